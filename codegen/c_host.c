@@ -1,0 +1,879 @@
+/*
+ * c_host.c — portable C99 host code for a planned kernel program: the public header, the
+ * schedule (<name>.c, one block per kernel call, llama2.c-style shape comments), the weights,
+ * the .npy driver and the Makefile, plus a copy of the runtime sources.
+ */
+#include "codegen.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+#include "embed.h"
+#include "ir.h"
+#include "kprog.h"
+#include "memplan.h"
+
+typedef struct out_file {
+    FILE *f;
+    char path[4096];
+    char tmp[4200];
+} out_file;
+
+static int
+ensure_dir(const char *path, diag *d)
+{
+    char buf[4096];
+    size_t i, n = strlen(path);
+    if (n >= sizeof buf) {
+        diag_error(d, "output path '%s' is too long", path);
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char c = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                diag_error(d, "cannot create folder '%s': %s", buf, strerror(errno));
+                return -1;
+            }
+            buf[i] = c;
+        }
+    }
+    return 0;
+}
+
+static int
+open_out(out_file *o, const char *dir, const char *name, diag *d)
+{
+    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
+        diag_error(d, "cannot write '%s': %s", o->tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int
+close_out(out_file *o, diag *d)
+{
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0 || bad) {
+        diag_error(d, "cannot write '%s'", o->tmp);
+        remove(o->tmp);
+        return -1;
+    }
+    if (rename(o->tmp, o->path) != 0) {
+        diag_error(d, "cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
+        remove(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int
+cg_name_ok(const char *s)
+{
+    size_t i;
+    if (!s || !*s || strlen(s) > 64)
+        return 0;
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+        return 0;
+    for (i = 1; s[i]; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+void
+cg_sanitize_filename(const char *name, char *buf, unsigned long n)
+{
+    unsigned long i;
+    if (n == 0)
+        return;
+    for (i = 0; name[i] && i + 1 < n; i++) {
+        char c = name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '.' || c == '-';
+        buf[i] = ok ? c : '_';
+    }
+    buf[i] = '\0';
+    /* "." and ".." are not file names one can write */
+    if (strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0 || buf[0] == '\0')
+        snprintf(buf, n, "_%s", name[0] ? buf : "output");
+}
+
+static void
+upper(const char *s, char *buf, size_t n)
+{
+    size_t i;
+    for (i = 0; s[i] && i + 1 < n; i++)
+        buf[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 'a' + 'A') : s[i];
+    buf[i] = '\0';
+}
+
+static const char *
+ctype(ir_dtype t)
+{
+    switch (t) {
+    case IR_DT_F32: return "float";
+    case IR_DT_I64: return "int64_t";
+    case IR_DT_I32: return "int32_t";
+    case IR_DT_BOOL: return "uint8_t";
+    default: return "unsigned char";
+    }
+}
+
+static const char *
+rt_dtype(ir_dtype t)
+{
+    switch (t) {
+    case IR_DT_F32: return "LSTMC_RT_F32";
+    case IR_DT_I64: return "LSTMC_RT_I64";
+    case IR_DT_I32: return "LSTMC_RT_I32";
+    case IR_DT_BOOL: return "LSTMC_RT_U8";
+    default: return "0";
+    }
+}
+
+/* A float as a C literal that reads back to the same value. */
+static void
+put_float(FILE *f, float v)
+{
+    char buf[64];
+    if (isnan(v)) {
+        fputs("NAN", f);
+        return;
+    }
+    if (isinf(v)) {
+        fputs(v > 0 ? "INFINITY" : "-INFINITY", f);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.9g", (double)v);
+    if (!strpbrk(buf, ".en"))
+        strcat(buf, ".0");
+    fprintf(f, "%sf", buf);
+}
+
+static void
+put_shape(FILE *f, const ir_shape *s)
+{
+    int i;
+    fputc('[', f);
+    for (i = 0; i < s->rank; i++)
+        fprintf(f, "%s%lld", i ? "," : "", (long long)s->d[i]);
+    fputc(']', f);
+}
+
+static void
+put_i64s(FILE *f, const int64_t *v, int n)
+{
+    int i;
+    fputc('{', f);
+    for (i = 0; i < n; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (n == 0)
+        fputc('0', f);
+    fputc('}', f);
+}
+
+/* --- params structs as C initialisers -------------------------------------------- */
+
+static void
+put_params(FILE *f, const kp_call *c)
+{
+    int i;
+    switch (c->kind) {
+    case KP_RNN: {
+        const lstmc_rt_rnn_params *p = &c->p.rnn;
+        fprintf(f,
+                "static const lstmc_rt_rnn_params p = {\n"
+                "            .cell = %d, .seq_len = %lld, .batch = %lld, .input_size = %lld,\n"
+                "            .hidden = %lld, .n_dirs = %d, .reverse = %d, .layout = %d,\n"
+                "            .has_clip = %d, .clip = ",
+                p->cell, (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
+                (long long)p->hidden, p->n_dirs, p->reverse, p->layout, p->has_clip);
+        put_float(f, p->clip);
+        fprintf(f, ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
+                   "            .act = {",
+                p->input_forget, p->linear_before_reset);
+        for (i = 0; i < 6; i++) {
+            fprintf(f, "%s{%d, ", i ? ", " : "", p->act[i].kind);
+            put_float(f, p->act[i].alpha);
+            fputs(", ", f);
+            put_float(f, p->act[i].beta);
+            fputc('}', f);
+        }
+        fputs("}};\n", f);
+        break;
+    }
+    case KP_GEMM: {
+        const lstmc_rt_gemm_params *p = &c->p.gemm;
+        fprintf(f,
+                "static const lstmc_rt_gemm_params p = {.m = %lld, .n = %lld, .k = %lld, "
+                ".trans_a = %d, .trans_b = %d,\n            .alpha = ",
+                (long long)p->m, (long long)p->n, (long long)p->k, p->trans_a, p->trans_b);
+        put_float(f, p->alpha);
+        fputs(", .beta = ", f);
+        put_float(f, p->beta);
+        fprintf(f, ", .c_stride_m = %lld, .c_stride_n = %lld};\n", (long long)p->c_stride_m,
+                (long long)p->c_stride_n);
+        break;
+    }
+    case KP_MATMUL: {
+        const lstmc_rt_matmul_params *p = &c->p.matmul;
+        fprintf(f, "static const lstmc_rt_matmul_params p = {.n_batch = %d, .batch = ",
+                p->n_batch);
+        put_i64s(f, p->batch, p->n_batch);
+        fputs(",\n            .a_stride = ", f);
+        put_i64s(f, p->a_stride, p->n_batch);
+        fputs(", .b_stride = ", f);
+        put_i64s(f, p->b_stride, p->n_batch);
+        fprintf(f, ",\n            .m = %lld, .n = %lld, .k = %lld};\n", (long long)p->m,
+                (long long)p->n, (long long)p->k);
+        break;
+    }
+    case KP_BINARY: {
+        const lstmc_rt_binary_params *p = &c->p.binary;
+        fprintf(f, "static const lstmc_rt_binary_params p = {.op = %d, .dtype = %d, .rank = %d,",
+                p->op, p->dtype, p->rank);
+        fputs("\n            .out_dims = ", f);
+        put_i64s(f, p->out_dims, p->rank);
+        fputs(",\n            .a_stride = ", f);
+        put_i64s(f, p->a_stride, p->rank);
+        fputs(",\n            .b_stride = ", f);
+        put_i64s(f, p->b_stride, p->rank);
+        fputs("};\n", f);
+        break;
+    }
+    case KP_UNARY:
+        fprintf(f, "static const lstmc_rt_unary_params p = {.op = %d, .n = %lld};\n",
+                c->p.unary.op, (long long)c->p.unary.n);
+        break;
+    case KP_SOFTMAX:
+        fprintf(f,
+                "static const lstmc_rt_softmax_params p = {.log_softmax = %d, .outer = %lld, "
+                ".axis_len = %lld, .inner = %lld};\n",
+                c->p.softmax.log_softmax, (long long)c->p.softmax.outer,
+                (long long)c->p.softmax.axis_len, (long long)c->p.softmax.inner);
+        break;
+    case KP_CAST:
+        fprintf(f, "static const lstmc_rt_cast_params p = {.from = %d, .to = %d, .n = %lld};\n",
+                c->p.cast.from, c->p.cast.to, (long long)c->p.cast.n);
+        break;
+    case KP_ARGMAX:
+        fprintf(f,
+                "static const lstmc_rt_argmax_params p = {.dtype = %d, .select_last_index = %d,"
+                "\n            .outer = %lld, .axis_len = %lld, .inner = %lld};\n",
+                c->p.argmax.dtype, c->p.argmax.select_last_index, (long long)c->p.argmax.outer,
+                (long long)c->p.argmax.axis_len, (long long)c->p.argmax.inner);
+        break;
+    case KP_STRIDED: {
+        const lstmc_rt_strided_params *p = &c->p.strided;
+        fprintf(f,
+                "static const lstmc_rt_strided_params p = {.rank = %d, .elem_size = %d, "
+                ".offset = %lld,\n            .out_dims = ",
+                p->rank, p->elem_size, (long long)p->offset);
+        put_i64s(f, p->out_dims, p->rank);
+        fputs(", .in_stride = ", f);
+        put_i64s(f, p->in_stride, p->rank);
+        fputs("};\n", f);
+        break;
+    }
+    case KP_GATHER:
+        fprintf(f,
+                "static const lstmc_rt_gather_params p = {.elem_size = %d, .index_dtype = %d,"
+                "\n            .outer = %lld, .axis_len = %lld, .inner = %lld, .n_indices = "
+                "%lld};\n",
+                c->p.gather.elem_size, c->p.gather.index_dtype, (long long)c->p.gather.outer,
+                (long long)c->p.gather.axis_len, (long long)c->p.gather.inner,
+                (long long)c->p.gather.n_indices);
+        break;
+    case KP_CONCAT:
+        fprintf(f,
+                "static const lstmc_rt_concat_params p = {.elem_size = %d, .outer = %lld, "
+                ".in_cols = %lld,\n            .out_cols = %lld, .offset = %lld};\n",
+                c->p.concat.elem_size, (long long)c->p.concat.outer,
+                (long long)c->p.concat.in_cols, (long long)c->p.concat.out_cols,
+                (long long)c->p.concat.offset);
+        break;
+    case KP_FILL:
+        fputs("static const unsigned char value[8] = {", f);
+        for (i = 0; i < 8; i++)
+            fprintf(f, "%s%u", i ? ", " : "", c->p.fill.value[i]);
+        fputs("};\n", f);
+        break;
+    default:
+        break;
+    }
+}
+
+/* --- buffer expressions ------------------------------------------------------------ */
+
+/* C type of buffer argument j (inputs first, then outputs) of a call kind; NULL = void. */
+static const char *
+arg_type(const kp_call *c, int j)
+{
+    switch (c->kind) {
+    case KP_RNN:
+        if (j == 4)
+            return "int32_t";
+        return "float";
+    case KP_GEMM:
+    case KP_MATMUL:
+    case KP_UNARY:
+    case KP_SOFTMAX:
+        return "float";
+    case KP_ARGMAX:
+        return j == c->n_in ? "int64_t" : NULL;
+    default:
+        return NULL;
+    }
+}
+
+static void
+put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const char *type,
+        int is_const)
+{
+    const char *ty = type ? type : "void";
+    const memplan_loc *l;
+    if (!t) {
+        fputs("NULL", f);
+        return;
+    }
+    l = &mp->tensor[t->id];
+    switch (l->kind) {
+    case MEMPLAN_INPUT:
+        fprintf(f, "(const %s *)inputs[%d]", ty, l->index);
+        break;
+    case MEMPLAN_OUTPUT:
+        fprintf(f, "(%s%s *)outputs[%d]", is_const ? "const " : "", ty, l->index);
+        break;
+    case MEMPLAN_CONST:
+        fprintf(f, "%s_w%d", name, l->index);
+        break;
+    case MEMPLAN_ARENA:
+        fprintf(f, "(%s%s *)(arena + %lld)", is_const ? "const " : "", ty, (long long)l->offset);
+        break;
+    default:
+        fputs("NULL", f);
+        break;
+    }
+}
+
+static void
+put_tensor_comment(FILE *f, const ir_tensor *t)
+{
+    fprintf(f, "%s %s", t->name, ir_dtype_name(t->dtype));
+    put_shape(f, &t->shape);
+}
+
+static void
+put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx)
+{
+    int j, first = 1;
+    fprintf(f, "    /* --- %d: ", idx);
+    if (c->node)
+        fprintf(f, "node '%s' (%s)", c->node->name, c->node->op_type);
+    else
+        fputs("output copy", f);
+    fputs("\n     *   in:  ", f);
+    for (j = 0; j < c->n_in; j++) {
+        if (!c->in[j])
+            continue;
+        fputs(first ? "" : ", ", f);
+        put_tensor_comment(f, c->in[j]);
+        first = 0;
+    }
+    first = 1;
+    fputs("\n     *   out: ", f);
+    for (j = 0; j < c->n_out; j++) {
+        if (!c->out[j])
+            continue;
+        fputs(first ? "" : ", ", f);
+        put_tensor_comment(f, c->out[j]);
+        first = 0;
+    }
+    fputs(" */\n    {\n", f);
+    if (c->kind != KP_COPY) {
+        fputs("        ", f);
+        put_params(f, c);
+    }
+    fprintf(f, "        st = %s(", kp_kind_fn(c->kind));
+    if (c->kind == KP_FILL) {
+        put_buf(f, name, mp, c->out[0], NULL, 0);
+        fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
+    } else if (c->kind == KP_COPY) {
+        put_buf(f, name, mp, c->out[0], NULL, 0);
+        fputs(", ", f);
+        put_buf(f, name, mp, c->in[0], NULL, 1);
+        fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
+    } else {
+        fputs("&p", f);
+        for (j = 0; j < c->n_in; j++) {
+            fputs(j % 3 == 0 ? ",\n                " : ", ", f);
+            put_buf(f, name, mp, c->in[j], arg_type(c, j), 1);
+        }
+        for (j = 0; j < c->n_out; j++) {
+            fputs(",\n                ", f);
+            put_buf(f, name, mp, c->out[j], arg_type(c, c->n_in + j), 0);
+        }
+        if (c->scratch_bytes > 0)
+            fprintf(f, ",\n                (float *)(arena + %lld)",
+                    (long long)mp->scratch[idx]);
+        fputs(");\n", f);
+    }
+    fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
+}
+
+/* --- the files --------------------------------------------------------------------- */
+
+static void
+put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tensor *t)
+{
+    int k;
+    int64_t n = ir_shape_numel(&t->shape);
+    fprintf(f, "#define %s_%s_%d_NAME  \"", NAME, what, i);
+    for (k = 0; t->name[k]; k++) {
+        unsigned char ch = (unsigned char)t->name[k];
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 32 || ch > 126)
+            fprintf(f, "\\%03o", ch);
+        else
+            fputc(ch, f);
+    }
+    fprintf(f, "\"\n#define %s_%s_%d_DTYPE %s\n", NAME, what, i, rt_dtype(t->dtype));
+    fprintf(f, "#define %s_%s_%d_RANK  %d\n", NAME, what, i, t->shape.rank);
+    fprintf(f, "#define %s_%s_%d_SHAPE ", NAME, what, i);
+    put_i64s(f, t->shape.d, t->shape.rank);
+    fprintf(f, "\n#define %s_%s_%d_NUMEL %lld\n", NAME, what, i, (long long)n);
+}
+
+static int
+write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+             diag *d)
+{
+    out_file of;
+    FILE *f;
+    char NAME[128];
+    int i;
+    char fname[256];
+    upper(o->name, NAME, sizeof NAME);
+    snprintf(fname, sizeof fname, "%s.h", o->name);
+    if (open_out(&of, o->outdir, fname, d) < 0)
+        return -1;
+    f = of.f;
+    fprintf(f,
+            "/*\n * %s.h — generated by lstmc from %s (graph '%s', target %s).\n"
+            " *\n"
+            " * Usage:\n"
+            " *   static unsigned char arena[%s_ARENA_SIZE + LSTMC_RT_ALIGN];  // caller-owned\n"
+            " *   %s_ctx ctx;\n"
+            " *   %s_init(&ctx, aligned arena pointer, %s_ARENA_SIZE);\n"
+            " *   %s_run(&ctx, inputs, outputs);   // never allocates\n"
+            " * inputs[i] / outputs[i] point at C-order buffers of the shapes below.\n */\n",
+            o->name, g->file, g->name, o->target ? o->target : "host", NAME, o->name, o->name,
+            NAME, o->name);
+    fprintf(f, "#ifndef %s_H\n#define %s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+               "#include \"lstmc_rt.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+            NAME, NAME);
+    fprintf(f, "/* Bytes of working memory %s_run needs (buffers shared across lifetimes; "
+               "%lld without sharing). */\n",
+            o->name, (long long)mp->naive_size);
+    fprintf(f, "#define %s_ARENA_SIZE %lldu\n\n", NAME, (long long)mp->arena_size);
+    fprintf(f, "#define %s_N_INPUTS  %d\n#define %s_N_OUTPUTS %d\n\n", NAME, g->n_inputs, NAME,
+            kp->n_outputs);
+    for (i = 0; i < g->n_inputs; i++) {
+        put_io_macros(f, NAME, "INPUT", i, g->inputs[i]);
+        fputc('\n', f);
+    }
+    for (i = 0; i < kp->n_outputs; i++) {
+        put_io_macros(f, NAME, "OUTPUT", i, g->outputs[i]);
+        fputc('\n', f);
+    }
+    fprintf(f,
+            "typedef struct %s_ctx {\n    unsigned char *arena; /* caller-owned, "
+            "%s_ARENA_SIZE bytes */\n} %s_ctx;\n\n",
+            o->name, NAME, o->name);
+    fprintf(f,
+            "/* Bind ctx to the caller's arena: size >= %s_ARENA_SIZE bytes, aligned to\n"
+            " * LSTMC_RT_ALIGN. Returns LSTMC_RT_OK, or an error status; never allocates. */\n"
+            "lstmc_rt_status %s_init(%s_ctx *ctx, void *arena, size_t size);\n\n",
+            NAME, o->name, o->name);
+    fprintf(f,
+            "/* Run the model once: inputs[%s_N_INPUTS] are read, outputs[%s_N_OUTPUTS] are\n"
+            " * written (each a C-order buffer of the shape and dtype above; they must not\n"
+            " * overlap each other or the arena). Returns LSTMC_RT_OK or the failing kernel's\n"
+            " * status (e.g. LSTMC_RT_ERR_INDEX for an out-of-range token). */\n"
+            "lstmc_rt_status %s_run(%s_ctx *ctx, const void *const *inputs, void *const "
+            "*outputs);\n\n",
+            NAME, NAME, o->name, o->name);
+    fprintf(f, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n", NAME);
+    return close_out(&of, d);
+}
+
+static int
+write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d)
+{
+    out_file oh, oc;
+    char fname[256];
+    int i;
+    char NAME[128];
+    upper(o->name, NAME, sizeof NAME);
+    snprintf(fname, sizeof fname, "%s_weights.h", o->name);
+    if (open_out(&oh, o->outdir, fname, d) < 0)
+        return -1;
+    snprintf(fname, sizeof fname, "%s_weights.c", o->name);
+    if (open_out(&oc, o->outdir, fname, d) < 0) {
+        fclose(oh.f);
+        remove(oh.tmp);
+        return -1;
+    }
+    fprintf(oh.f,
+            "/* %s_weights.h — generated by lstmc: the model's constant tensors. */\n"
+            "#ifndef %s_WEIGHTS_H\n#define %s_WEIGHTS_H\n\n#include <stdint.h>\n\n",
+            o->name, NAME, NAME);
+    fprintf(oc.f,
+            "/* %s_weights.c — generated by lstmc: the model's constant tensors, C order. */\n"
+            "#include <math.h>\n#include <stdint.h>\n\n#include \"%s_weights.h\"\n",
+            o->name, o->name);
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        int64_t n, k;
+        if (mp->tensor[i].kind != MEMPLAN_CONST)
+            continue;
+        n = ir_shape_numel(&t->shape);
+        fprintf(oh.f, "/* %s ", t->name);
+        put_shape(oh.f, &t->shape);
+        fprintf(oh.f, " */\nextern const %s %s_w%d[%lld];\n", ctype(t->dtype), o->name, i,
+                (long long)(n > 0 ? n : 1));
+        fprintf(oc.f, "\n/* %s ", t->name);
+        put_shape(oc.f, &t->shape);
+        fprintf(oc.f, " */\nconst %s %s_w%d[%lld] = {", ctype(t->dtype), o->name, i,
+                (long long)(n > 0 ? n : 1));
+        if (n <= 0)
+            fputs("0", oc.f);
+        for (k = 0; k < n; k++) {
+            fputs(k % 8 == 0 ? "\n    " : " ", oc.f);
+            switch (t->dtype) {
+            case IR_DT_F32:
+                put_float(oc.f, ((const float *)t->data)[k]);
+                break;
+            case IR_DT_I64:
+                fprintf(oc.f, "INT64_C(%lld)", (long long)((const int64_t *)t->data)[k]);
+                break;
+            case IR_DT_I32:
+                fprintf(oc.f, "%ld", (long)((const int32_t *)t->data)[k]);
+                break;
+            default:
+                fprintf(oc.f, "%u", ((const unsigned char *)t->data)[k]);
+                break;
+            }
+            fputc(',', oc.f);
+        }
+        fputs("\n};\n", oc.f);
+    }
+    fprintf(oh.f, "\n#endif\n");
+    if (close_out(&oh, d) < 0) {
+        fclose(oc.f);
+        remove(oc.tmp);
+        return -1;
+    }
+    return close_out(&oc, d);
+}
+
+static int
+write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o, diag *d)
+{
+    out_file of;
+    FILE *f;
+    char fname[256];
+    char NAME[128];
+    int i;
+    upper(o->name, NAME, sizeof NAME);
+    snprintf(fname, sizeof fname, "%s.c", o->name);
+    if (open_out(&of, o->outdir, fname, d) < 0)
+        return -1;
+    f = of.f;
+    fprintf(f,
+            "/*\n * %s.c — generated by lstmc from %s: the schedule, one kernel call per "
+            "block.\n * Buffers live in the caller's arena at fixed offsets (%lld bytes in "
+            "all); nothing\n * here allocates.\n */\n"
+            "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n#include "
+            "\"%s_weights.h\"\n\n",
+            o->name, g->file, (long long)mp->arena_size, o->name, o->name);
+    fprintf(f,
+            "lstmc_rt_status\n%s_init(%s_ctx *ctx, void *arena, size_t size)\n{\n"
+            "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    st = lstmc_rt_arena_check(arena, size, %s_ARENA_SIZE);\n"
+            "    if (st != LSTMC_RT_OK)\n        return st;\n"
+            "    ctx->arena = (unsigned char *)arena;\n    return LSTMC_RT_OK;\n}\n\n",
+            o->name, o->name, NAME);
+    fprintf(f,
+            "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
+            "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
+            "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    arena = ctx->arena;\n    (void)arena;\n",
+            o->name, o->name);
+    for (i = 0; i < g->n_inputs; i++)
+        fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    for (i = 0; i < kp->n_outputs; i++)
+        fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    fputc('\n', f);
+    for (i = 0; i < kp->n_calls; i++) {
+        put_call(f, o->name, mp, &kp->calls[i], i);
+    }
+    fputs("    return st;\n}\n", f);
+    return close_out(&of, d);
+}
+
+static void
+put_dtype_check(FILE *f, const char *NAME, const char *what, int i)
+{
+    fprintf(f, "%s_%s_%d_DTYPE", NAME, what, i);
+}
+
+static int
+write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
+{
+    out_file of;
+    FILE *f;
+    char fname[256];
+    char NAME[128];
+    int i;
+    upper(o->name, NAME, sizeof NAME);
+    snprintf(fname, sizeof fname, "%s_run.c", o->name);
+    if (open_out(&of, o->outdir, fname, d) < 0)
+        return -1;
+    f = of.f;
+    fprintf(f,
+            "/*\n * %s_run.c — generated by lstmc: runs %s on .npy inputs, writes .npy "
+            "outputs.\n *\n *   %s_run [--bench N] [--output-dir DIR] INPUT.npy...\n"
+            " *\n * Inputs in graph order: ",
+            o->name, o->name, o->name);
+    for (i = 0; i < g->n_inputs; i++)
+        fprintf(f, "%s'%s'", i ? ", " : "", g->inputs[i]->name);
+    fprintf(f, ". Buffers are static: no allocation.\n */\n"
+               "#define _POSIX_C_SOURCE 199309L\n#include <stdio.h>\n#include <stdlib.h>\n"
+               "#include <string.h>\n#include <time.h>\n\n#include \"%s.h\"\n"
+               "#include \"lstmc_rt_npy.h\"\n\n",
+            o->name);
+    fprintf(f, "static unsigned char arena_raw[%s_ARENA_SIZE + LSTMC_RT_ALIGN];\n", NAME);
+    for (i = 0; i < g->n_inputs; i++) {
+        const ir_tensor *t = g->inputs[i];
+        int64_t n = ir_shape_numel(&t->shape);
+        fprintf(f, "static %s in%d[%lld];\nstatic const int64_t in%d_dims[] = ", ctype(t->dtype),
+                i, (long long)(n > 0 ? n : 1), i);
+        put_i64s(f, t->shape.d, t->shape.rank);
+        fputs(";\n", f);
+    }
+    for (i = 0; i < kp->n_outputs; i++) {
+        const ir_tensor *t = g->outputs[i];
+        int64_t n = ir_shape_numel(&t->shape);
+        char san[512];
+        cg_sanitize_filename(t->name, san, sizeof san);
+        fprintf(f, "static %s out%d[%lld];\nstatic const int64_t out%d_dims[] = ",
+                ctype(t->dtype), i, (long long)(n > 0 ? n : 1), i);
+        put_i64s(f, t->shape.d, t->shape.rank);
+        fprintf(f, ";\nstatic const char out%d_file[] = \"%s.npy\";\n", i, san);
+    }
+    fputs("\nstatic const char *const input_names[] = {", f);
+    for (i = 0; i < g->n_inputs; i++)
+        fprintf(f, "%s_INPUT_%d_NAME, ", NAME, i);
+    fputs("NULL};\n\n", f);
+    fputs("static int\ncmp_double(const void *a, const void *b)\n{\n"
+          "    double x = *(const double *)a, y = *(const double *)b;\n"
+          "    return x < y ? -1 : x > y;\n}\n\n",
+          f);
+    fputs("static const char *\nlstmc_dtype_str(int32_t t)\n{\n"
+          "    return t == LSTMC_RT_F32 ? \"float32\" : t == LSTMC_RT_I64 ? \"int64\"\n"
+          "         : t == LSTMC_RT_I32 ? \"int32\" : t == LSTMC_RT_U8 ? \"bool\" : \"?\";\n}\n\n",
+          f);
+    fputs("static int\nload(int i, const char *path, int32_t dtype, int rank, const int64_t "
+          "*dims,\n     void *buf, size_t size)\n{\n"
+          "    lstmc_npy_info info;\n    char err[256];\n    int k;\n"
+          "    if (lstmc_npy_info_read(path, &info, err, sizeof err) != 0) {\n"
+          "        fprintf(stderr, \"input '%s' (%s): %s\\n\", input_names[i], path, err);\n"
+          "        return -1;\n    }\n"
+          "    if (info.dtype != dtype) {\n"
+          "        fprintf(stderr, \"input '%s' (%s): dtype %s, the model expects %s\\n\",\n"
+          "                input_names[i], path, lstmc_dtype_str(info.dtype), "
+          "lstmc_dtype_str(dtype));\n"
+          "        return -1;\n    }\n"
+          "    for (k = 0; k < rank && info.rank == rank; k++)\n"
+          "        if (info.dims[k] != dims[k])\n            break;\n"
+          "    if (info.rank != rank || k != rank) {\n"
+          "        fprintf(stderr, \"input '%s' (%s): shape \", input_names[i], path);\n"
+          "        for (k = 0; k < info.rank; k++)\n"
+          "            fprintf(stderr, \"%s%lld\", k ? \"x\" : \"\", (long long)info.dims[k]);\n"
+          "        fprintf(stderr, \" does not match the compiled shape \");\n"
+          "        for (k = 0; k < rank; k++)\n"
+          "            fprintf(stderr, \"%s%lld\", k ? \"x\" : \"\", (long long)dims[k]);\n"
+          "        fprintf(stderr, \"\\n\");\n        return -1;\n    }\n"
+          "    if (lstmc_npy_read_data(path, &info, buf, size, err, sizeof err) != 0) {\n"
+          "        fprintf(stderr, \"input '%s' (%s): %s\\n\", input_names[i], path, err);\n"
+          "        return -1;\n    }\n    return 0;\n}\n\n",
+          f);
+    fprintf(f,
+            "int\nmain(int argc, char **argv)\n{\n"
+            "    const char *outdir = \".\";\n    const char *paths[%s_N_INPUTS + 1];\n"
+            "    const void *inputs[%s_N_INPUTS + 1];\n    void *outputs[%s_N_OUTPUTS + 1];\n"
+            "    %s_ctx ctx;\n    lstmc_rt_status st;\n    long bench = 0;\n"
+            "    int n_paths = 0, i;\n"
+            "    unsigned char *arena = arena_raw + (LSTMC_RT_ALIGN - (size_t)arena_raw %% "
+            "LSTMC_RT_ALIGN) %% LSTMC_RT_ALIGN;\n\n",
+            NAME, NAME, NAME, o->name);
+    fprintf(f,
+            "    for (i = 1; i < argc; i++) {\n"
+            "        if (strcmp(argv[i], \"--bench\") == 0 && i + 1 < argc) {\n"
+            "            char *end;\n            bench = strtol(argv[++i], &end, 10);\n"
+            "            if (*end || bench < 1 || bench > 1000000) {\n"
+            "                fprintf(stderr, \"%s_run: --bench takes a count from 1 to "
+            "1000000\\n\");\n                return 2;\n            }\n"
+            "        } else if (strcmp(argv[i], \"--output-dir\") == 0 && i + 1 < argc) {\n"
+            "            outdir = argv[++i];\n"
+            "        } else if (argv[i][0] == '-' && argv[i][1] == '-') {\n"
+            "            fprintf(stderr, \"%s_run: unknown option '%%s'\\n\", argv[i]);\n"
+            "            return 2;\n"
+            "        } else if (n_paths < %s_N_INPUTS) {\n"
+            "            paths[n_paths++] = argv[i];\n"
+            "        } else {\n"
+            "            fprintf(stderr, \"%s_run: too many inputs (the model has %%d)\\n\", "
+            "%s_N_INPUTS);\n            return 2;\n        }\n    }\n",
+            o->name, o->name, NAME, o->name, NAME);
+    fprintf(f,
+            "    if (n_paths != %s_N_INPUTS) {\n"
+            "        fprintf(stderr, \"usage: %s_run [--bench N] [--output-dir DIR]",
+            NAME, o->name);
+    for (i = 0; i < g->n_inputs; i++)
+        fprintf(f, " INPUT%d.npy", i);
+    fputs("\\n\");\n        return 2;\n    }\n", f);
+    for (i = 0; i < g->n_inputs; i++) {
+        fprintf(f,
+                "    if (load(%d, paths[%d], ", i, i);
+        put_dtype_check(f, NAME, "INPUT", i);
+        fprintf(f, ", %d, in%d_dims, in%d, sizeof in%d) != 0)\n        return 1;\n"
+                   "    inputs[%d] = in%d;\n",
+                g->inputs[i]->shape.rank, i, i, i, i, i);
+    }
+    for (i = 0; i < kp->n_outputs; i++)
+        fprintf(f, "    outputs[%d] = out%d;\n", i, i);
+    fprintf(f,
+            "    st = %s_init(&ctx, arena, %s_ARENA_SIZE);\n"
+            "    if (st == LSTMC_RT_OK)\n        st = %s_run(&ctx, inputs, outputs);\n"
+            "    if (st != LSTMC_RT_OK) {\n"
+            "        fprintf(stderr, \"%s_run: %%s\\n\", lstmc_rt_status_str(st));\n"
+            "        return 1;\n    }\n",
+            o->name, NAME, o->name, o->name);
+    fprintf(f,
+            "    if (bench > 0) {\n"
+            "        static double ms[1000000];\n        long r;\n"
+            "        for (r = 0; r < bench; r++) {\n            struct timespec t0, t1;\n"
+            "            clock_gettime(CLOCK_MONOTONIC, &t0);\n"
+            "            %s_run(&ctx, inputs, outputs);\n"
+            "            clock_gettime(CLOCK_MONOTONIC, &t1);\n"
+            "            ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - "
+            "t0.tv_nsec) / 1e6;\n        }\n"
+            "        qsort(ms, (size_t)bench, sizeof ms[0], cmp_double);\n"
+            "        printf(\"%s: median %%.4f ms over %%ld runs\\n\", ms[bench / 2], bench);\n"
+            "    }\n",
+            o->name, o->name);
+    for (i = 0; i < kp->n_outputs; i++) {
+        const ir_tensor *t = g->outputs[i];
+        fprintf(f,
+                "    {\n        char path[4096], err[256];\n"
+                "        snprintf(path, sizeof path, \"%%s/%%s\", outdir, out%d_file);\n"
+                "        if (lstmc_npy_write(path, %s, %d, out%d_dims, out%d, err, sizeof err) "
+                "!= 0) {\n"
+                "            fprintf(stderr, \"%s_run: cannot write %%s: %%s\\n\", path, err);\n"
+                "            return 1;\n        }\n    }\n",
+                i, rt_dtype(t->dtype), t->shape.rank, i, i, o->name);
+    }
+    fputs("    return 0;\n}\n", f);
+    return close_out(&of, d);
+}
+
+static int
+write_makefile(const cg_options *o, diag *d)
+{
+    out_file of;
+    FILE *f;
+    int i;
+    if (open_out(&of, o->outdir, "Makefile", d) < 0)
+        return -1;
+    f = of.f;
+    fprintf(f, "# Makefile — generated by lstmc: builds lib%s.a and %s_run.\n"
+               "# Override CC, CFLAGS, AR for your toolchain (e.g. make CC=aarch64-linux-gnu-gcc).\n"
+               "CC ?= cc\nAR ?= ar\nCFLAGS ?= -O2\n"
+               "LSTMC_CPPFLAGS = -I. -Iruntime/include\n"
+               "LSTMC_STD = -std=c99\n\nRT_OBJS =",
+            o->name, o->name);
+    for (i = 0; embed_runtime_files[i].path; i++) {
+        const char *p = embed_runtime_files[i].path;
+        size_t n = strlen(p);
+        if (strncmp(p, "src/", 4) == 0 && n > 2 && strcmp(p + n - 2, ".c") == 0 &&
+            strcmp(p, "src/rt_npy.c") != 0 && strcmp(p, "src/rt_opencl.c") != 0)
+            fprintf(f, " runtime/%.*s.o", (int)(n - 2), p);
+    }
+    fprintf(f, "\nOBJS = %s.o %s_weights.o $(RT_OBJS)\n\n", o->name, o->name);
+    fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
+    fprintf(f, "lib%s.a: $(OBJS)\n\t$(AR) rcs $@ $(OBJS)\n\n", o->name);
+    fprintf(f,
+            "%s_run: %s_run.c runtime/src/rt_npy.c lib%s.a\n"
+            "\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -o $@ %s_run.c "
+            "runtime/src/rt_npy.c lib%s.a $(LDFLAGS) -lm\n\n",
+            o->name, o->name, o->name, o->name, o->name);
+    fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ $<\n\n");
+    fprintf(f, "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h\n\n", o->name, o->name);
+    fprintf(f, "clean:\n\trm -f $(OBJS) lib%s.a %s_run\n\n.PHONY: all clean\n", o->name,
+            o->name);
+    return close_out(&of, d);
+}
+
+static int
+write_runtime(const cg_options *o, diag *d)
+{
+    char dir[4096];
+    int i;
+    for (i = 0; embed_runtime_files[i].path; i++) {
+        const embed_file *e = &embed_runtime_files[i];
+        const char *slash = strrchr(e->path, '/');
+        out_file of;
+        snprintf(dir, sizeof dir, "%s/runtime/%.*s", o->outdir,
+                 slash ? (int)(slash - e->path) : 0, e->path);
+        if (ensure_dir(dir, d) < 0)
+            return -1;
+        if (open_out(&of, dir, slash ? slash + 1 : e->path, d) < 0)
+            return -1;
+        fwrite(e->data, 1, e->size, of.f);
+        if (close_out(&of, d) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int
+cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o, diag *d)
+{
+    if (!cg_name_ok(o->name)) {
+        diag_error(d, "library name '%s' is not a C identifier (letters, digits, _)", o->name);
+        return -1;
+    }
+    if (ensure_dir(o->outdir, d) < 0)
+        return -1;
+    if (write_header(g, kp, mp, o, d) < 0 || write_weights(g, mp, o, d) < 0 ||
+        write_host(g, kp, mp, o, d) < 0 || write_driver(g, kp, o, d) < 0 ||
+        write_makefile(o, d) < 0 || write_runtime(o, d) < 0)
+        return -1;
+    return 0;
+}

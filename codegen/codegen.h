@@ -1,0 +1,40 @@
+/*
+ * codegen.h — writes the generated library (DESIGN.md "The generated library"):
+ *
+ *   OUTDIR/<name>.h            API: <name>_init / <name>_run, arena size, I/O shapes
+ *   OUTDIR/<name>.c            host code: the kernel program as a readable schedule
+ *   OUTDIR/<name>_weights.[ch] constant tensors in kernel layout
+ *   OUTDIR/<name>_run.c        .npy in/out driver with --bench N
+ *   OUTDIR/runtime/            the runtime sources (embedded in lstmc)
+ *   OUTDIR/Makefile            builds lib<name>.a and <name>_run
+ */
+#ifndef LSTMC_CODEGEN_H
+#define LSTMC_CODEGEN_H
+
+typedef struct diag diag;
+typedef struct ir_graph ir_graph;
+typedef struct kprog kprog;
+typedef struct memplan memplan;
+
+typedef struct cg_options {
+    const char *name;   /* C identifier prefix of everything generated */
+    const char *outdir; /* created if missing */
+    const char *target; /* target profile name, for the header comment */
+} cg_options;
+
+/* 1 when s is a valid C identifier that lstmc accepts as a library name. */
+int cg_name_ok(const char *s);
+
+/*
+ * Write every file of the library for the planned program. Errors (cannot create the
+ * folder or a file) are reported through d; returns 0 or -1. Files are written to a
+ * temporary name and renamed, so a failed run never leaves a half-written file behind.
+ */
+int cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+             diag *d);
+
+/* Output file name for a graph output: every char outside [A-Za-z0-9_.-] becomes '_'.
+ * Writes at most n bytes including the NUL. */
+void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
+
+#endif /* LSTMC_CODEGEN_H */

@@ -1,0 +1,120 @@
+/*
+ * diag.c — collects and prints errors about one model file, with the file, node and op
+ * type as prefix so no call site can forget them.
+ */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ir.h"
+
+struct diag {
+    arena *a;
+    const char *file;
+    FILE *sink;
+    int count;
+    char *text; /* every message, '\n'-separated */
+    size_t len, cap;
+};
+
+diag *
+diag_new(arena *a, const char *file, FILE *sink)
+{
+    diag *d = arena_alloc(a, sizeof *d);
+    d->a = a;
+    d->file = arena_strdup(a, file ? file : "lstmc");
+    d->sink = sink;
+    d->text = arena_alloc(a, 1);
+    d->cap = 1;
+    return d;
+}
+
+static void
+append(diag *d, const char *msg)
+{
+    size_t n = strlen(msg);
+    d->text = arena_grow(d->a, d->text, 1, d->len + 1, &d->cap, d->len + n + 2);
+    memcpy(d->text + d->len, msg, n);
+    d->len += n;
+    d->text[d->len++] = '\n';
+    d->text[d->len] = '\0';
+    d->count++;
+    if (d->sink) {
+        fprintf(d->sink, "%s\n", msg);
+        fflush(d->sink);
+    }
+}
+
+static void
+vreport(diag *d, const char *prefix, const char *fmt, va_list ap)
+{
+    char body[2048];
+    char msg[4096];
+    vsnprintf(body, sizeof body, fmt, ap);
+    snprintf(msg, sizeof msg, "%s: %s%s", d->file, prefix, body);
+    append(d, msg);
+}
+
+void
+diag_error(diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, "", fmt, ap);
+    va_end(ap);
+}
+
+void
+diag_at(diag *d, const char *node_name, const char *op_type, const char *fmt, ...)
+{
+    char prefix[512];
+    va_list ap;
+    snprintf(prefix, sizeof prefix, "node '%s' (%s): ", node_name ? node_name : "",
+             op_type ? op_type : "?");
+    va_start(ap, fmt);
+    vreport(d, prefix, fmt, ap);
+    va_end(ap);
+}
+
+void
+diag_node(diag *d, const ir_node *n, const char *fmt, ...)
+{
+    char prefix[512];
+    va_list ap;
+    snprintf(prefix, sizeof prefix, "node '%s' (%s): ", n->name,
+             n->op_type ? n->op_type : ir_op_name(n->op));
+    va_start(ap, fmt);
+    vreport(d, prefix, fmt, ap);
+    va_end(ap);
+}
+
+void
+diag_tensor(diag *d, const ir_tensor *t, const char *fmt, ...)
+{
+    char prefix[512];
+    va_list ap;
+    snprintf(prefix, sizeof prefix, "tensor '%s': ", t->name);
+    va_start(ap, fmt);
+    vreport(d, prefix, fmt, ap);
+    va_end(ap);
+}
+
+int
+diag_count(const diag *d)
+{
+    return d->count;
+}
+
+const char *
+diag_text(const diag *d)
+{
+    return d->text;
+}
+
+const char *
+diag_file(const diag *d)
+{
+    return d->file;
+}

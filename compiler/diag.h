@@ -1,0 +1,52 @@
+/*
+ * diag.h — the error sink for bad models and bad usage (STYLE.md "Errors", kind 1).
+ *
+ * diag collects errors rather than stopping at the first, so one run lists every
+ * unsupported node. Each message is prefixed with the model file, and for diag_node with
+ * the node's name and op type:  "model.onnx: node 'lstm_1' (LSTM): attribute ...".
+ * Messages are printed to the sink (stderr by default) as they come, and kept in memory so
+ * tests can read them back.
+ */
+#ifndef LSTMC_DIAG_H
+#define LSTMC_DIAG_H
+
+#include <stdio.h>
+
+typedef struct arena arena;
+typedef struct diag diag;
+typedef struct ir_node ir_node;
+typedef struct ir_tensor ir_tensor;
+
+#if defined(__GNUC__)
+#define DIAG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define DIAG_PRINTF(a, b)
+#endif
+
+/* A sink for errors about `file` (borrowed), living in arena a. sink NULL: messages are
+ * only kept, not printed. */
+diag *diag_new(arena *a, const char *file, FILE *sink);
+
+/* "file: <message>" */
+void diag_error(diag *d, const char *fmt, ...) DIAG_PRINTF(2, 3);
+
+/* "file: node 'name' (OpType): <message>" */
+void diag_node(diag *d, const ir_node *n, const char *fmt, ...) DIAG_PRINTF(3, 4);
+
+/* "file: tensor 'name': <message>" */
+void diag_tensor(diag *d, const ir_tensor *t, const char *fmt, ...) DIAG_PRINTF(3, 4);
+
+/* "file: node 'name' (OpType): <message>" for a node not yet in the IR (importers). */
+void diag_at(diag *d, const char *node_name, const char *op_type, const char *fmt, ...)
+    DIAG_PRINTF(4, 5);
+
+/* Number of errors so far. */
+int diag_count(const diag *d);
+
+/* Every message so far, newline-separated ("" when none). */
+const char *diag_text(const diag *d);
+
+/* The file name the messages are about. */
+const char *diag_file(const diag *d);
+
+#endif /* LSTMC_DIAG_H */

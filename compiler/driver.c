@@ -1,0 +1,322 @@
+/*
+ * driver.c — runs the pipeline stages in order and stops at the first stage that reports.
+ */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "codegen.h"
+#include "diag.h"
+#include "ir_print.h"
+#include "kprog.h"
+#include "memplan.h"
+#include "onnx.h"
+#include "shape.h"
+#include "target.h"
+
+/* Constant subgraphs bigger than this stay in the program rather than the weights. */
+#define FOLD_MAX_BYTES ((int64_t)64 << 20)
+
+static void
+maybe_print(const ir_graph *g, const driver_options *o, const char *stage)
+{
+    if (o && o->print_after && strcmp(o->print_after, stage) == 0) {
+        printf("; IR after %s\n", stage);
+        ir_print(g, stdout);
+    }
+}
+
+ir_graph *
+driver_import(arena *a, const char *model, diag *d)
+{
+    return onnx_import(model, a, d);
+}
+
+const char *
+driver_default_name(arena *a, const char *model)
+{
+    const char *base = strrchr(model, '/');
+    char *s, *dot;
+    size_t i;
+    base = base ? base + 1 : model;
+    s = arena_strdup(a, base);
+    dot = strrchr(s, '.');
+    if (dot && dot != s)
+        *dot = '\0';
+    for (i = 0; s[i]; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            s[i] = '_';
+    }
+    if (!s[0] || (s[0] >= '0' && s[0] <= '9'))
+        s = arena_printf(a, "m_%s", s);
+    if (strlen(s) > 48)
+        s[48] = '\0';
+    return s;
+}
+
+static void
+fmt_shape(const ir_shape *s, char *buf, size_t n)
+{
+    shape_fmt(s, buf, n);
+}
+
+/* Give every graph input a concrete shape: whole-shape bindings first (they also bind the
+ * input's symbols), then --dim values; a dim still unknown is an error. */
+static int
+bind_inputs(ir_graph *g, const driver_options *o, diag *d)
+{
+    const char *sym_name[DRIVER_MAX_BINDINGS * IR_MAX_RANK];
+    int64_t sym_val[DRIVER_MAX_BINDINGS * IR_MAX_RANK];
+    int n_sym = 0, i, j, k, errors = 0;
+
+    for (i = 0; o && i < o->n_dims; i++) {
+        sym_name[n_sym] = o->dims[i].name;
+        sym_val[n_sym++] = o->dims[i].value;
+    }
+    for (i = 0; o && i < o->n_shapes; i++) {
+        const driver_binding *b = &o->shapes[i];
+        ir_tensor *t = NULL;
+        char want[256], got[256];
+        for (j = 0; j < g->n_inputs; j++)
+            if (strcmp(g->inputs[j]->name, b->name) == 0)
+                t = g->inputs[j];
+        if (!t) {
+            diag_error(d, "the model has no input named '%s'", b->name);
+            errors++;
+            continue;
+        }
+        fmt_shape(&t->shape, want, sizeof want);
+        fmt_shape(&b->shape, got, sizeof got);
+        if (b->dtype && t->dtype != (ir_dtype)b->dtype) {
+            diag_error(d, "input '%s': %s holds %s data, the model expects %s", t->name,
+                       b->what ? b->what : "the data", ir_dtype_name((ir_dtype)b->dtype),
+                       ir_dtype_name(t->dtype));
+            errors++;
+            continue;
+        }
+        if (t->shape.rank >= 0 && t->shape.rank != b->shape.rank) {
+            diag_error(d, "input '%s': %s has shape %s, the model expects %s", t->name,
+                       b->what ? b->what : "the data", got, want);
+            errors++;
+            continue;
+        }
+        for (k = 0; k < b->shape.rank; k++) {
+            if (b->shape.d[k] == 0) {
+                diag_error(d, "input '%s': %s has shape %s: dim %d is 0, and a zero-length "
+                              "sequence or empty batch cannot be run",
+                           t->name, b->what ? b->what : "the data", got, k);
+                errors++;
+                break;
+            }
+            if (t->shape.rank >= 0 && t->shape.d[k] >= 0 && t->shape.d[k] != b->shape.d[k]) {
+                diag_error(d, "input '%s': %s has shape %s, the model expects %s", t->name,
+                           b->what ? b->what : "the data", got, want);
+                errors++;
+                break;
+            }
+        }
+        if (k < b->shape.rank)
+            continue;
+        for (k = 0; t->shape.rank >= 0 && k < t->shape.rank; k++) {
+            if (t->shape.d[k] < 0 && t->shape.sym[k] && n_sym < (int)(sizeof sym_val / 8)) {
+                int m;
+                for (m = 0; m < n_sym; m++)
+                    if (strcmp(sym_name[m], t->shape.sym[k]) == 0)
+                        break;
+                if (m < n_sym && sym_val[m] != b->shape.d[k]) {
+                    diag_error(d, "input '%s': dim '%s' is %lld in %s but %lld elsewhere",
+                               t->name, t->shape.sym[k], (long long)b->shape.d[k],
+                               b->what ? b->what : "the data", (long long)sym_val[m]);
+                    errors++;
+                } else if (m == n_sym) {
+                    sym_name[n_sym] = t->shape.sym[k];
+                    sym_val[n_sym++] = b->shape.d[k];
+                }
+            }
+        }
+        t->shape = b->shape;
+    }
+    if (errors)
+        return -1;
+    for (i = 0; i < g->n_inputs; i++) {
+        ir_tensor *t = g->inputs[i];
+        if (t->shape.rank < 0) {
+            diag_error(d, "input '%s' has no declared shape; give its data (lstmc run) to "
+                          "fix it",
+                       t->name);
+            errors++;
+            continue;
+        }
+        for (k = 0; k < t->shape.rank; k++) {
+            int m;
+            if (t->shape.d[k] >= 0)
+                continue;
+            for (m = 0; t->shape.sym[k] && m < n_sym; m++)
+                if (strcmp(sym_name[m], t->shape.sym[k]) == 0)
+                    break;
+            if (t->shape.sym[k] && m < n_sym) {
+                t->shape.d[k] = sym_val[m];
+            } else {
+                diag_error(d, "input '%s': dim %d%s%s%s is symbolic; give it a value with "
+                              "--dim %s=N",
+                           t->name, k, t->shape.sym[k] ? " ('" : "",
+                           t->shape.sym[k] ? t->shape.sym[k] : "", t->shape.sym[k] ? "')" : "",
+                           t->shape.sym[k] ? t->shape.sym[k] : "NAME");
+                errors++;
+                break;
+            }
+            if (t->shape.d[k] <= 0) {
+                diag_error(d, "input '%s': dim %d ('%s') must be at least 1", t->name, k,
+                           t->shape.sym[k]);
+                errors++;
+                break;
+            }
+        }
+        if (!errors && ir_shape_numel(&t->shape) == -2) {
+            diag_error(d, "input '%s' has more than 2^31 elements", t->name);
+            errors++;
+        }
+    }
+    return errors ? -1 : 0;
+}
+
+static int
+all_inputs_const(const ir_node *n)
+{
+    int i;
+    for (i = 0; i < n->n_inputs; i++)
+        if (n->inputs[i] && !n->inputs[i]->data)
+            return 0;
+    return 1;
+}
+
+/* Evaluate node n (all inputs constant) with the runtime kernels; its outputs become
+ * constants. */
+static int
+fold_node(ir_graph *g, ir_node *n, diag *d)
+{
+    arena *scratch = arena_new(0);
+    kprog kp = {0};
+    int i, j, rc = 0;
+    int64_t total = 0;
+
+    for (j = 0; j < n->n_outputs; j++) {
+        ir_tensor *t = n->outputs[j];
+        int64_t ne;
+        if (!t)
+            continue;
+        ne = ir_shape_numel(&t->shape);
+        if (ne < 0)
+            goto keep;
+        total += ne * (int64_t)ir_dtype_size(t->dtype);
+    }
+    if (total > FOLD_MAX_BYTES)
+        goto keep;
+    if (kp_lower_node(scratch, &kp, n, d) < 0) {
+        rc = -1;
+        goto done;
+    }
+    for (j = 0; j < n->n_outputs; j++) {
+        ir_tensor *t = n->outputs[j];
+        if (t && !t->data)
+            t->data = arena_alloc(g->a, (size_t)ir_shape_numel(&t->shape) *
+                                            ir_dtype_size(t->dtype));
+    }
+    for (i = 0; i < kp.n_calls; i++) {
+        const kp_call *c = &kp.calls[i];
+        const void *in[KP_MAX_ARGS] = {0};
+        void *out[KP_MAX_ARGS] = {0};
+        void *s = c->scratch_bytes > 0 ? arena_alloc(scratch, (size_t)c->scratch_bytes) : NULL;
+        lstmc_rt_status st;
+        for (j = 0; j < c->n_in; j++)
+            in[j] = c->in[j] ? c->in[j]->data : NULL;
+        for (j = 0; j < c->n_out; j++)
+            out[j] = c->out[j] ? c->out[j]->data : NULL;
+        st = kp_exec(c, in, out, s);
+        if (st != LSTMC_RT_OK) {
+            diag_node(d, n, "evaluating it on constant inputs failed: %s",
+                      lstmc_rt_status_str(st));
+            rc = -1;
+            goto done;
+        }
+    }
+    goto fold;
+keep:
+    arena_free(scratch);
+    return 0;
+fold:
+    for (j = 0; j < n->n_outputs; j++)
+        if (n->outputs[j])
+            n->outputs[j]->producer = NULL;
+    n->dead = 1;
+done:
+    arena_free(scratch);
+    return rc;
+}
+
+int
+driver_prepare(ir_graph *g, const driver_options *o, diag *d)
+{
+    int i;
+    if (bind_inputs(g, o, d) < 0)
+        return -1;
+    if (ir_toposort(g, d) < 0)
+        return -1;
+    maybe_print(g, o, "bind");
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        int j, done = 1;
+        if (n->dead)
+            continue;
+        if (shape_infer_node(g, n, d) < 0)
+            return -1;
+        for (j = 0; j < n->n_outputs; j++)
+            if (n->outputs[j] && !n->outputs[j]->data)
+                done = 0;
+        if (done) { /* shape inference computed it already (shape arithmetic) */
+            for (j = 0; j < n->n_outputs; j++)
+                if (n->outputs[j])
+                    n->outputs[j]->producer = NULL;
+            n->dead = 1;
+            continue;
+        }
+        if (all_inputs_const(n) && n->op != IR_OP_SHAPE && fold_node(g, n, d) < 0)
+            return -1;
+    }
+    maybe_print(g, o, "infer");
+    ir_dce(g);
+    maybe_print(g, o, "dce");
+    return 0;
+}
+
+int
+driver_compile(arena *a, const driver_options *o, diag *d)
+{
+    ir_graph *g;
+    kprog kp = {0};
+    memplan mp;
+    cg_options co;
+
+    if (!target_find(o->target)) {
+        diag_error(d, "unknown target '%s' (lstmc targets lists them)", o->target);
+        return -1;
+    }
+    g = driver_import(a, o->model, d);
+    if (!g)
+        return -1;
+    maybe_print(g, o, "import");
+    if (driver_prepare(g, o, d) < 0)
+        return -1;
+    if (kp_lower_graph(a, g, &kp, d) < 0)
+        return -1;
+    if (memplan_run(a, g, &kp, &mp, d) < 0)
+        return -1;
+    co.name = o->name ? o->name : driver_default_name(a, o->model);
+    co.outdir = o->outdir;
+    co.target = o->target;
+    return cg_write(g, &kp, &mp, &co, d);
+}

@@ -1,0 +1,55 @@
+/*
+ * driver.h — the compiler pipeline, one call per stage (QBE main.c):
+ *
+ *   import → bind dims → toposort → infer shapes + fold constants → dce → lower → memplan
+ *   → codegen
+ */
+#ifndef LSTMC_DRIVER_H
+#define LSTMC_DRIVER_H
+
+#include <stdint.h>
+
+#include "ir.h"
+
+typedef struct arena arena;
+typedef struct diag diag;
+
+#define DRIVER_MAX_BINDINGS 64
+
+/* A value for a symbolic dim (--dim NAME=N), or a whole input shape (from a .npy). */
+typedef struct driver_binding {
+    const char *name; /* dim_param name, or graph input name for a shape */
+    int64_t value;    /* dim bindings */
+    ir_shape shape;   /* input-shape bindings */
+    int dtype;        /* input-shape bindings: ir_dtype of the data, 0 if unknown */
+    const char *what; /* where the binding comes from, for messages ("x.npy") */
+} driver_binding;
+
+typedef struct driver_options {
+    const char *model;       /* path of the ONNX file */
+    const char *target;      /* built-in target name */
+    const char *outdir;      /* where codegen writes */
+    const char *name;        /* library name; NULL: derived from the model file name */
+    const char *print_after; /* stage name whose IR is printed to stdout, or NULL */
+    int n_dims;
+    driver_binding dims[DRIVER_MAX_BINDINGS];
+    int n_shapes;
+    driver_binding shapes[DRIVER_MAX_BINDINGS];
+} driver_options;
+
+/* Import only (inspect). NULL after reporting through d. */
+ir_graph *driver_import(arena *a, const char *model, diag *d);
+
+/*
+ * Bind symbolic input dims from o (dims by name, whole shapes by input name), infer every
+ * shape and fold every constant subgraph. Returns 0 or -1 after reporting through d.
+ */
+int driver_prepare(ir_graph *g, const driver_options *o, diag *d);
+
+/* The whole pipeline. Returns 0, or -1 after reporting through d. */
+int driver_compile(arena *a, const driver_options *o, diag *d);
+
+/* A C identifier derived from a model path ("models/har-lstm.onnx" -> "har_lstm"). */
+const char *driver_default_name(arena *a, const char *model);
+
+#endif /* LSTMC_DRIVER_H */

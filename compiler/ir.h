@@ -1,0 +1,204 @@
+/*
+ * ir.h — lstmc's graph IR: tensors, nodes, attributes, the graph.
+ *
+ * A small typed dataflow graph close to ONNX: ops from ir_ops.def with ONNX semantics at
+ * their newest opset, tensors with a dtype, a shape whose dims may be symbolic (sequence
+ * length, batch) until bound, and constant data for weights and folded values.
+ *
+ * Ownership: everything hangs off the graph's arena (g->a). Nodes are unlinked (dead = 1),
+ * never freed singly. Optional inputs/outputs that are absent are NULL entries.
+ * Order: g->nodes is kept in topological order once ir_toposort() has run.
+ */
+#ifndef LSTMC_IR_H
+#define LSTMC_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct arena arena;
+typedef struct diag diag;
+
+/* --- ops -------------------------------------------------------------------------- */
+
+typedef enum ir_op {
+#define X(e, s) e,
+#include "ir_ops.def"
+#undef X
+    IR_OP_COUNT
+} ir_op;
+
+/* ONNX name of an op ("LSTM"); "?" when out of range. */
+const char *ir_op_name(ir_op op);
+
+/* Op for an ONNX op_type in the default domain, or IR_OP_COUNT when unknown. */
+ir_op ir_op_from_name(const char *s);
+
+/* --- dtypes and shapes ------------------------------------------------------------- */
+
+/* Values match lstmc_rt_dtype. */
+typedef enum ir_dtype {
+    IR_DT_UNDEF = 0,
+    IR_DT_F32 = 1,
+    IR_DT_I64 = 2,
+    IR_DT_I32 = 3,
+    IR_DT_BOOL = 4
+} ir_dtype;
+
+const char *ir_dtype_name(ir_dtype t); /* "f32", "i64", ... */
+size_t ir_dtype_size(ir_dtype t);      /* 0 for IR_DT_UNDEF */
+
+#define IR_MAX_RANK 8
+/* Largest element count a tensor may have (2^31), so every size fits an int64 product
+ * and a hostile shape is refused before anything is allocated for it. */
+#define IR_MAX_ELEMS ((int64_t)1 << 31)
+
+/* A shape. rank -1: unknown. d[i] >= 0: a known dim; d[i] < 0: unknown, and then sym[i]
+ * may name it (ONNX dim_param, e.g. "seq") so that equal names bind to equal values. */
+typedef struct ir_shape {
+    int rank;
+    int64_t d[IR_MAX_RANK];
+    const char *sym[IR_MAX_RANK]; /* in the graph arena, or NULL */
+} ir_shape;
+
+/* 1 when rank >= 0 and every dim is known. */
+int ir_shape_known(const ir_shape *s);
+
+/* Product of dims (1 for rank 0); -1 when unknown; -2 when it exceeds IR_MAX_ELEMS. */
+int64_t ir_shape_numel(const ir_shape *s);
+
+/* --- tensors ----------------------------------------------------------------------- */
+
+typedef struct ir_node ir_node;
+
+typedef struct ir_tensor {
+    int id;           /* index in g->tensors */
+    const char *name; /* ONNX value name; unique in the graph */
+    ir_dtype dtype;
+    ir_shape shape;
+    void *data;          /* constant data, numel * dtype size bytes, C order; NULL if not */
+    ir_node *producer;   /* NULL for graph inputs and constants */
+    int is_input;        /* a graph input (not an initializer) */
+    int is_output;       /* a graph output */
+} ir_tensor;
+
+/* --- attributes -------------------------------------------------------------------- */
+
+typedef enum ir_attr_kind {
+    IR_ATTR_INT,
+    IR_ATTR_FLOAT,
+    IR_ATTR_STRING,
+    IR_ATTR_INTS,
+    IR_ATTR_FLOATS,
+    IR_ATTR_STRINGS,
+    IR_ATTR_TENSOR
+} ir_attr_kind;
+
+typedef struct ir_attr {
+    const char *name;
+    ir_attr_kind kind;
+    int64_t i;
+    float f;
+    const char *s;
+    int n; /* element count for INTS / FLOATS / STRINGS */
+    int64_t *ints;
+    float *floats;
+    const char **strings;
+    ir_tensor *t; /* IR_ATTR_TENSOR: a constant tensor not registered in the graph */
+} ir_attr;
+
+/* --- nodes ------------------------------------------------------------------------- */
+
+struct ir_node {
+    int id;
+    ir_op op;
+    const char *name;    /* ONNX node name, or a generated "OpType_<k>" when empty */
+    const char *op_type; /* ONNX op_type as written in the model */
+    int opset;           /* default-domain opset the model imports */
+    int n_inputs;
+    ir_tensor **inputs; /* NULL entries for absent optional inputs */
+    int n_outputs;
+    ir_tensor **outputs; /* NULL entries for absent optional outputs */
+    int n_attrs;
+    ir_attr *attrs;
+    int dead; /* unlinked by a pass */
+};
+
+/* --- graph ------------------------------------------------------------------------- */
+
+typedef struct ir_graph {
+    arena *a;
+    const char *name; /* ONNX graph name */
+    const char *file; /* model path, for messages */
+    int opset;        /* default-domain opset */
+    int n_nodes, cap_nodes;
+    ir_node **nodes;
+    int n_tensors, cap_tensors;
+    ir_tensor **tensors;
+    int n_inputs, cap_inputs;
+    ir_tensor **inputs; /* graph inputs in ONNX order (initializers excluded) */
+    int n_outputs, cap_outputs;
+    ir_tensor **outputs; /* graph outputs in ONNX order */
+    size_t hcap;         /* name -> tensor hash (open addressing), private to ir.c */
+    ir_tensor **htab;
+    int tmp_counter;     /* for generated names */
+} ir_graph;
+
+/* A new empty graph in arena a. */
+ir_graph *ir_graph_new(arena *a, const char *name, const char *file);
+
+/* A new tensor named `name` (copied). Returns NULL when the name is taken. */
+ir_tensor *ir_tensor_new(ir_graph *g, const char *name, ir_dtype dt, const ir_shape *shape);
+
+/* The tensor with this name, or NULL. */
+ir_tensor *ir_tensor_find(const ir_graph *g, const char *name);
+
+/* A tensor with a fresh unique name derived from `hint`. */
+ir_tensor *ir_tensor_tmp(ir_graph *g, const char *hint, ir_dtype dt, const ir_shape *shape);
+
+/* A constant tensor holding a copy of `data` (numel * dtype size bytes). */
+ir_tensor *ir_const_new(ir_graph *g, const char *hint, ir_dtype dt, const ir_shape *shape,
+                        const void *data);
+
+/* A new node with n_in input and n_out output slots (all NULL), appended to g->nodes.
+ * name NULL or "" gives a generated name. */
+ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, const char *op_type, int n_in,
+                     int n_out);
+
+/* Set output slot i to t and make n its producer. */
+void ir_node_set_output(ir_node *n, int i, ir_tensor *t);
+
+/* Add a graph input / output. */
+void ir_graph_add_input(ir_graph *g, ir_tensor *t);
+void ir_graph_add_output(ir_graph *g, ir_tensor *t);
+
+/* Attributes: add (the value is copied into the arena) and get. */
+ir_attr *ir_attr_add(ir_graph *g, ir_node *n, const char *name, ir_attr_kind kind);
+void ir_attr_set_int(ir_graph *g, ir_node *n, const char *name, int64_t v);
+void ir_attr_set_float(ir_graph *g, ir_node *n, const char *name, float v);
+void ir_attr_set_string(ir_graph *g, ir_node *n, const char *name, const char *v);
+void ir_attr_set_ints(ir_graph *g, ir_node *n, const char *name, const int64_t *v, int count);
+void ir_attr_set_floats(ir_graph *g, ir_node *n, const char *name, const float *v, int count);
+void ir_attr_set_strings(ir_graph *g, ir_node *n, const char *name, const char *const *v,
+                         int count);
+const ir_attr *ir_attr_get(const ir_node *n, const char *name);
+int64_t ir_attr_int(const ir_node *n, const char *name, int64_t dflt);
+float ir_attr_float(const ir_node *n, const char *name, float dflt);
+const char *ir_attr_string(const ir_node *n, const char *name, const char *dflt);
+
+/* Input i if present, else NULL (also when i >= n_inputs). Same for outputs. */
+ir_tensor *ir_in(const ir_node *n, int i);
+ir_tensor *ir_out(const ir_node *n, int i);
+
+/* Sort g->nodes topologically. On a cycle, reports every node on it through d (naming the
+ * first) and returns -1. Also reports inputs that are produced by nothing, are no graph
+ * input and hold no constant data ("input 'W' is not produced by any node, initializer
+ * or graph input"). Returns 0 on success. */
+int ir_toposort(ir_graph *g, diag *d);
+
+/* Drop dead nodes from g->nodes, and nodes none of whose outputs reach a graph output. */
+void ir_dce(ir_graph *g);
+
+/* Number of live nodes reading t. */
+int ir_n_consumers(const ir_graph *g, const ir_tensor *t);
+
+#endif /* LSTMC_IR_H */

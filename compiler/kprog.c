@@ -1,0 +1,611 @@
+/*
+ * kprog.c — lowering IR nodes to runtime kernel calls, and running a call in-process.
+ *
+ * Every op resolves its shape-dependent work here, once, at compile time: broadcasting
+ * becomes strides, Transpose/Slice/Expand become one strided copy, Softmax's axis becomes
+ * [outer, axis_len, inner], Concat becomes one call per input. The runtime kernels then
+ * only loop.
+ */
+#include "kprog.h"
+
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+
+static const char *const kind_fn[KP_KIND_COUNT] = {
+    "lstmc_rt_rnn",     "lstmc_rt_gemm",   "lstmc_rt_matmul", "lstmc_rt_binary",
+    "lstmc_rt_unary",   "lstmc_rt_softmax", "lstmc_rt_cast",  "lstmc_rt_argmax",
+    "lstmc_rt_strided_copy", "lstmc_rt_gather", "lstmc_rt_concat", "lstmc_rt_fill",
+    "lstmc_rt_copy",
+};
+
+const char *
+kp_kind_fn(kp_kind k)
+{
+    return k < KP_KIND_COUNT ? kind_fn[k] : "?";
+}
+
+static kp_call *
+push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
+{
+    size_t cap = (size_t)kp->cap_calls;
+    kp_call *c;
+    kp->calls = arena_grow(a, kp->calls, sizeof *kp->calls, (size_t)kp->n_calls, &cap,
+                           (size_t)kp->n_calls + 1);
+    kp->cap_calls = (int)cap;
+    c = &kp->calls[kp->n_calls++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->node = n;
+    return c;
+}
+
+/* Row-major element strides of a shape. */
+static void
+strides_of(const ir_shape *s, int64_t *st)
+{
+    int64_t acc = 1;
+    int i;
+    for (i = s->rank - 1; i >= 0; i--) {
+        st[i] = acc;
+        acc *= s->d[i];
+    }
+}
+
+/* Strides of `in` read through numpy broadcasting into an output of rank `rank`: dims
+ * of size 1 (or missing on the left) get stride 0. */
+static void
+bcast_strides(const ir_shape *in, int rank, const ir_shape *out, int64_t *st)
+{
+    int64_t s[IR_MAX_RANK];
+    int i, off = rank - in->rank;
+    strides_of(in, s);
+    for (i = 0; i < rank; i++) {
+        int j = i - off;
+        st[i] = (j < 0 || (in->d[j] == 1 && out->d[i] != 1)) ? 0 : s[j];
+    }
+}
+
+static int64_t
+prod(const ir_shape *s, int from, int to)
+{
+    int64_t p = 1;
+    int i;
+    for (i = from; i < to; i++)
+        p *= s->d[i];
+    return p;
+}
+
+static int
+norm_axis(int64_t axis, int rank)
+{
+    return (int)(axis < 0 ? axis + rank : axis);
+}
+
+static int64_t
+numel(const ir_tensor *t)
+{
+    return ir_shape_numel(&t->shape);
+}
+
+static int
+lower_rnn(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_RNN, n);
+    lstmc_rt_rnn_params *p = &c->p.rnn;
+    const ir_tensor *X = ir_in(n, 0), *W = ir_in(n, 1);
+    const ir_attr *acts = ir_attr_get(n, "activations");
+    const ir_attr *al = ir_attr_get(n, "activation_alpha");
+    const ir_attr *be = ir_attr_get(n, "activation_beta");
+    int64_t dir = ir_attr_int(n, "direction", 0);
+    int i;
+
+    p->cell = n->op == IR_OP_LSTM ? LSTMC_RT_CELL_LSTM
+              : n->op == IR_OP_GRU ? LSTMC_RT_CELL_GRU
+                                   : LSTMC_RT_CELL_RNN;
+    p->layout = (int32_t)ir_attr_int(n, "layout", 0);
+    p->seq_len = X->shape.d[p->layout ? 1 : 0];
+    p->batch = X->shape.d[p->layout ? 0 : 1];
+    p->input_size = X->shape.d[2];
+    p->hidden = ir_attr_int(n, "hidden_size", 0);
+    p->n_dirs = dir == 2 ? 2 : 1;
+    p->reverse = dir == 1;
+    p->has_clip = ir_attr_get(n, "clip") != NULL;
+    p->clip = ir_attr_float(n, "clip", 0.0f);
+    p->input_forget = (int32_t)ir_attr_int(n, "input_forget", 0);
+    p->linear_before_reset = (int32_t)ir_attr_int(n, "linear_before_reset", 0);
+    for (i = 0; acts && i < acts->n && i < 6; i++) {
+        p->act[i].kind = (int32_t)acts->ints[i];
+        p->act[i].alpha = al && i < al->n ? al->floats[i] : 0.0f;
+        p->act[i].beta = be && i < be->n ? be->floats[i] : 0.0f;
+    }
+    (void)W;
+    c->n_in = 8;
+    for (i = 0; i < 6; i++)
+        c->in[i] = ir_in(n, i);
+    if (n->op == IR_OP_LSTM) {
+        c->in[6] = ir_in(n, 6);
+        c->in[7] = ir_in(n, 7);
+    }
+    c->n_out = 3;
+    for (i = 0; i < 3; i++)
+        c->out[i] = ir_out(n, i);
+    c->scratch_bytes = lstmc_rt_rnn_scratch(p) * (int64_t)sizeof(float);
+    return 0;
+}
+
+static int
+lower_gemm(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_GEMM, n);
+    lstmc_rt_gemm_params *p = &c->p.gemm;
+    const ir_tensor *A = ir_in(n, 0), *C = ir_in(n, 2);
+    const ir_tensor *Y = ir_out(n, 0);
+    p->trans_a = (int32_t)ir_attr_int(n, "transA", 0);
+    p->trans_b = (int32_t)ir_attr_int(n, "transB", 0);
+    p->alpha = ir_attr_float(n, "alpha", 1.0f);
+    p->beta = ir_attr_float(n, "beta", 1.0f);
+    p->m = Y->shape.d[0];
+    p->n = Y->shape.d[1];
+    p->k = p->trans_a ? A->shape.d[0] : A->shape.d[1];
+    if (C) {
+        int64_t st[2];
+        bcast_strides(&C->shape, 2, &Y->shape, st);
+        p->c_stride_m = st[0];
+        p->c_stride_n = st[1];
+    }
+    c->n_in = 3;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_matmul(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_MATMUL, n);
+    lstmc_rt_matmul_params *p = &c->p.matmul;
+    ir_shape sa = ir_in(n, 0)->shape, sb = ir_in(n, 1)->shape;
+    int i, nb;
+    int64_t sta = 1, stb = 1;
+
+    if (sa.rank == 1) { /* [K] -> [1,K] */
+        sa.d[1] = sa.d[0];
+        sa.d[0] = 1;
+        sa.rank = 2;
+    }
+    if (sb.rank == 1) { /* [K] -> [K,1] */
+        sb.d[1] = 1;
+        sb.rank = 2;
+    }
+    p->m = sa.d[sa.rank - 2];
+    p->k = sa.d[sa.rank - 1];
+    p->n = sb.d[sb.rank - 1];
+    nb = (sa.rank > sb.rank ? sa.rank : sb.rank) - 2;
+    p->n_batch = nb;
+    /* walk batch dims right to left, accumulating each operand's matrix-count stride */
+    for (i = nb - 1; i >= 0; i--) {
+        int ja = i - (nb - (sa.rank - 2)), jb = i - (nb - (sb.rank - 2));
+        int64_t da = ja >= 0 ? sa.d[ja] : 1, db = jb >= 0 ? sb.d[jb] : 1;
+        p->batch[i] = da > db ? da : db;
+        p->a_stride[i] = da == 1 ? 0 : sta * p->m * p->k;
+        p->b_stride[i] = db == 1 ? 0 : stb * p->k * p->n;
+        sta *= da;
+        stb *= db;
+    }
+    c->n_in = 2;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_binary(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_BINARY, n);
+    lstmc_rt_binary_params *p = &c->p.binary;
+    const ir_tensor *Y = ir_out(n, 0);
+    int i;
+    p->op = n->op == IR_OP_ADD   ? LSTMC_RT_ADD
+            : n->op == IR_OP_SUB ? LSTMC_RT_SUB
+            : n->op == IR_OP_MUL ? LSTMC_RT_MUL
+                                 : LSTMC_RT_DIV;
+    p->dtype = (int32_t)Y->dtype;
+    p->rank = Y->shape.rank;
+    for (i = 0; i < Y->shape.rank; i++)
+        p->out_dims[i] = Y->shape.d[i];
+    bcast_strides(&ir_in(n, 0)->shape, Y->shape.rank, &Y->shape, p->a_stride);
+    bcast_strides(&ir_in(n, 1)->shape, Y->shape.rank, &Y->shape, p->b_stride);
+    c->n_in = 2;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static void
+copy_call(arena *a, kprog *kp, const ir_node *n, ir_tensor *in, ir_tensor *out)
+{
+    kp_call *c = push(a, kp, KP_COPY, n);
+    c->p.copy.n_bytes = numel(out) * (int64_t)ir_dtype_size(out->dtype);
+    c->n_in = 1;
+    c->in[0] = in;
+    c->n_out = 1;
+    c->out[0] = out;
+}
+
+static int
+lower_unary(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c;
+    if (ir_in(n, 0)->dtype != IR_DT_F32) {
+        diag_node(d, n, "only float32 inputs are supported, got %s",
+                  ir_dtype_name(ir_in(n, 0)->dtype));
+        return -1;
+    }
+    c = push(a, kp, KP_UNARY, n);
+    c->p.unary.op = n->op == IR_OP_RELU      ? LSTMC_RT_RELU
+                    : n->op == IR_OP_SIGMOID ? LSTMC_RT_SIGMOID
+                    : n->op == IR_OP_TANH    ? LSTMC_RT_TANH
+                    : n->op == IR_OP_NEG     ? LSTMC_RT_NEG
+                    : n->op == IR_OP_EXP     ? LSTMC_RT_EXP
+                                             : LSTMC_RT_SQRT;
+    c->p.unary.n = numel(ir_out(n, 0));
+    c->n_in = 1;
+    c->in[0] = ir_in(n, 0);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_softmax(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_SOFTMAX, n);
+    const ir_shape *s = &ir_in(n, 0)->shape;
+    int legacy = (int)ir_attr_int(n, "legacy", 0);
+    int axis = norm_axis(ir_attr_int(n, "axis", legacy ? 1 : -1), s->rank);
+    c->p.softmax.log_softmax = n->op == IR_OP_LOG_SOFTMAX;
+    c->p.softmax.outer = prod(s, 0, axis);
+    if (legacy) {
+        c->p.softmax.axis_len = prod(s, axis, s->rank);
+        c->p.softmax.inner = 1;
+    } else {
+        c->p.softmax.axis_len = s->d[axis];
+        c->p.softmax.inner = prod(s, axis + 1, s->rank);
+    }
+    c->n_in = 1;
+    c->in[0] = ir_in(n, 0);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_argmax(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_ARGMAX, n);
+    const ir_tensor *X = ir_in(n, 0);
+    const ir_shape *s = &X->shape;
+    int axis = norm_axis(ir_attr_int(n, "axis", 0), s->rank);
+    c->p.argmax.dtype = (int32_t)X->dtype;
+    c->p.argmax.select_last_index = (int32_t)ir_attr_int(n, "select_last_index", 0);
+    c->p.argmax.outer = prod(s, 0, axis);
+    c->p.argmax.axis_len = s->d[axis];
+    c->p.argmax.inner = prod(s, axis + 1, s->rank);
+    c->n_in = 1;
+    c->in[0] = ir_in(n, 0);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_cast(arena *a, kprog *kp, const ir_node *n)
+{
+    ir_tensor *X = ir_in(n, 0), *Y = ir_out(n, 0);
+    kp_call *c;
+    if (X->dtype == Y->dtype) {
+        copy_call(a, kp, n, X, Y);
+        return 0;
+    }
+    c = push(a, kp, KP_CAST, n);
+    c->p.cast.from = (int32_t)X->dtype;
+    c->p.cast.to = (int32_t)Y->dtype;
+    c->p.cast.n = numel(Y);
+    c->n_in = 1;
+    c->in[0] = X;
+    c->n_out = 1;
+    c->out[0] = Y;
+    return 0;
+}
+
+static int
+lower_gather(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_GATHER, n);
+    const ir_tensor *D = ir_in(n, 0), *I = ir_in(n, 1);
+    const ir_shape *s = &D->shape;
+    int axis = norm_axis(ir_attr_int(n, "axis", 0), s->rank);
+    c->p.gather.elem_size = (int32_t)ir_dtype_size(D->dtype);
+    c->p.gather.index_dtype = (int32_t)I->dtype;
+    c->p.gather.outer = prod(s, 0, axis);
+    c->p.gather.axis_len = s->d[axis];
+    c->p.gather.inner = prod(s, axis + 1, s->rank);
+    c->p.gather.n_indices = numel(I);
+    c->n_in = 2;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+/* A strided copy of `in` into node output 0, given per-output-dim input strides. */
+static kp_call *
+strided_call(arena *a, kprog *kp, const ir_node *n, int64_t offset, const int64_t *in_stride)
+{
+    kp_call *c = push(a, kp, KP_STRIDED, n);
+    const ir_tensor *Y = ir_out(n, 0);
+    int i;
+    c->p.strided.rank = Y->shape.rank;
+    c->p.strided.elem_size = (int32_t)ir_dtype_size(Y->dtype);
+    c->p.strided.offset = offset;
+    for (i = 0; i < Y->shape.rank; i++) {
+        c->p.strided.out_dims[i] = Y->shape.d[i];
+        c->p.strided.in_stride[i] = in_stride[i];
+    }
+    c->n_in = 1;
+    c->in[0] = ir_in(n, 0);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return c;
+}
+
+static int
+lower_transpose(arena *a, kprog *kp, const ir_node *n)
+{
+    const ir_attr *perm = ir_attr_get(n, "perm");
+    const ir_shape *s = &ir_in(n, 0)->shape;
+    int64_t st[IR_MAX_RANK], in_st[IR_MAX_RANK];
+    int i;
+    strides_of(s, st);
+    for (i = 0; i < s->rank; i++)
+        in_st[i] = perm && i < perm->n ? st[perm->ints[i]] : st[s->rank - 1 - i];
+    strided_call(a, kp, n, 0, in_st);
+    return 0;
+}
+
+static int
+lower_expand(arena *a, kprog *kp, const ir_node *n)
+{
+    const ir_tensor *Y = ir_out(n, 0);
+    int64_t st[IR_MAX_RANK];
+    bcast_strides(&ir_in(n, 0)->shape, Y->shape.rank, &Y->shape, st);
+    strided_call(a, kp, n, 0, st);
+    return 0;
+}
+
+static int64_t
+const_i64(const ir_tensor *t, int64_t i)
+{
+    if (t->dtype == IR_DT_I32)
+        return ((const int32_t *)t->data)[i];
+    return ((const int64_t *)t->data)[i];
+}
+
+/* Slice: ONNX clamping rules, then one strided copy starting at the first element. */
+static int
+lower_slice(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    const ir_tensor *X = ir_in(n, 0), *S = ir_in(n, 1), *A = ir_in(n, 3), *P = ir_in(n, 4);
+    const ir_shape *s = &X->shape;
+    int64_t st[IR_MAX_RANK], in_st[IR_MAX_RANK], start[IR_MAX_RANK], step[IR_MAX_RANK];
+    int64_t off = 0, k, cnt = numel(S);
+    int i;
+    strides_of(s, st);
+    for (i = 0; i < s->rank; i++) {
+        start[i] = 0;
+        step[i] = 1;
+    }
+    for (k = 0; k < cnt; k++) {
+        int ax = A ? norm_axis(const_i64(A, k), s->rank) : (int)k;
+        int64_t dim = s->d[ax], b = const_i64(S, k), stp = P ? const_i64(P, k) : 1;
+        if (ax < 0 || ax >= s->rank || stp == 0) {
+            diag_node(d, n, "bad axes or steps");
+            return -1;
+        }
+        if (b < 0)
+            b += dim;
+        if (stp > 0)
+            b = b < 0 ? 0 : (b > dim ? dim : b);
+        else
+            b = b < 0 ? -1 : (b > dim - 1 ? dim - 1 : b);
+        start[ax] = b;
+        step[ax] = stp;
+    }
+    for (i = 0; i < s->rank; i++) {
+        off += start[i] * st[i];
+        in_st[i] = st[i] * step[i];
+    }
+    if (numel(ir_out(n, 0)) == 0)
+        off = 0;
+    strided_call(a, kp, n, off, in_st);
+    return 0;
+}
+
+static int
+lower_concat(arena *a, kprog *kp, const ir_node *n)
+{
+    const ir_tensor *Y = ir_out(n, 0);
+    const ir_shape *s = &Y->shape;
+    int axis = norm_axis(ir_attr_int(n, "axis", 0), s->rank);
+    int64_t outer = prod(s, 0, axis), inner = prod(s, axis + 1, s->rank), off = 0;
+    int i;
+    for (i = 0; i < n->n_inputs; i++) {
+        ir_tensor *X = ir_in(n, i);
+        kp_call *c;
+        int64_t cols;
+        if (!X)
+            continue;
+        cols = X->shape.d[axis] * inner;
+        if (cols == 0)
+            continue;
+        c = push(a, kp, KP_CONCAT, n);
+        c->p.concat.elem_size = (int32_t)ir_dtype_size(Y->dtype);
+        c->p.concat.outer = outer;
+        c->p.concat.in_cols = cols;
+        c->p.concat.out_cols = s->d[axis] * inner;
+        c->p.concat.offset = off;
+        off += cols;
+        c->n_in = 1;
+        c->in[0] = X;
+        c->n_out = 1;
+        c->out[0] = ir_out(n, 0);
+    }
+    return 0;
+}
+
+static int
+lower_fill(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_FILL, n);
+    const ir_tensor *Y = ir_out(n, 0);
+    const ir_attr *v = ir_attr_get(n, "value");
+    size_t es = ir_dtype_size(Y->dtype);
+    c->p.fill.n = numel(Y);
+    c->p.fill.elem_size = (int32_t)es;
+    if (v && v->kind == IR_ATTR_TENSOR && v->t && v->t->data)
+        memcpy(c->p.fill.value, v->t->data, es);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+int
+kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    switch (n->op) {
+    case IR_OP_LSTM:
+    case IR_OP_GRU:
+    case IR_OP_RNN:
+        return lower_rnn(a, kp, n);
+    case IR_OP_GEMM:
+        return lower_gemm(a, kp, n);
+    case IR_OP_MATMUL:
+        return lower_matmul(a, kp, n);
+    case IR_OP_ADD:
+    case IR_OP_SUB:
+    case IR_OP_MUL:
+    case IR_OP_DIV:
+        return lower_binary(a, kp, n);
+    case IR_OP_RELU:
+    case IR_OP_SIGMOID:
+    case IR_OP_TANH:
+    case IR_OP_NEG:
+    case IR_OP_EXP:
+    case IR_OP_SQRT:
+        return lower_unary(a, kp, n, d);
+    case IR_OP_SOFTMAX:
+    case IR_OP_LOG_SOFTMAX:
+        return lower_softmax(a, kp, n);
+    case IR_OP_ARGMAX:
+        return lower_argmax(a, kp, n);
+    case IR_OP_CAST:
+        return lower_cast(a, kp, n);
+    case IR_OP_GATHER:
+        return lower_gather(a, kp, n);
+    case IR_OP_TRANSPOSE:
+        return lower_transpose(a, kp, n);
+    case IR_OP_EXPAND:
+        return lower_expand(a, kp, n);
+    case IR_OP_SLICE:
+        return lower_slice(a, kp, n, d);
+    case IR_OP_CONCAT:
+        return lower_concat(a, kp, n);
+    case IR_OP_CONSTANT_OF_SHAPE:
+        return lower_fill(a, kp, n);
+    case IR_OP_SQUEEZE:
+    case IR_OP_UNSQUEEZE:
+    case IR_OP_RESHAPE:
+    case IR_OP_FLATTEN:
+    case IR_OP_IDENTITY:
+        copy_call(a, kp, n, ir_in(n, 0), ir_out(n, 0));
+        return 0;
+    case IR_OP_SHAPE:
+    default:
+        diag_node(d, n, "cannot be lowered to a kernel (it should have been folded)");
+        return -1;
+    }
+}
+
+int
+kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
+{
+    int i, j, errors = 0;
+    for (i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && kp_lower_node(a, kp, g->nodes[i], d) < 0)
+            errors++;
+    if (errors)
+        return -1;
+    kp->n_outputs = g->n_outputs;
+    kp->outputs = arena_calloc(a, (size_t)g->n_outputs + 1, sizeof *kp->outputs);
+    for (i = 0; i < g->n_outputs; i++) {
+        ir_tensor *t = g->outputs[i];
+        int dup = t->is_input || t->data || !t->producer;
+        for (j = 0; j < i; j++)
+            if (kp->outputs[j] == t)
+                dup = 1;
+        if (dup) {
+            ir_tensor *c = ir_tensor_tmp(g, "output_copy", t->dtype, &t->shape);
+            copy_call(a, kp, NULL, t, c);
+            t = c;
+        }
+        kp->outputs[i] = t;
+    }
+    return 0;
+}
+
+lstmc_rt_status
+kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch)
+{
+    switch (c->kind) {
+    case KP_RNN:
+        return lstmc_rt_rnn(&c->p.rnn, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7],
+                            out[0], out[1], out[2], scratch);
+    case KP_GEMM:
+        return lstmc_rt_gemm(&c->p.gemm, in[0], in[1], in[2], out[0]);
+    case KP_MATMUL:
+        return lstmc_rt_matmul(&c->p.matmul, in[0], in[1], out[0]);
+    case KP_BINARY:
+        return lstmc_rt_binary(&c->p.binary, in[0], in[1], out[0]);
+    case KP_UNARY:
+        return lstmc_rt_unary(&c->p.unary, in[0], out[0]);
+    case KP_SOFTMAX:
+        return lstmc_rt_softmax(&c->p.softmax, in[0], out[0]);
+    case KP_CAST:
+        return lstmc_rt_cast(&c->p.cast, in[0], out[0]);
+    case KP_ARGMAX:
+        return lstmc_rt_argmax(&c->p.argmax, in[0], out[0]);
+    case KP_STRIDED:
+        return lstmc_rt_strided_copy(&c->p.strided, in[0], out[0]);
+    case KP_GATHER:
+        return lstmc_rt_gather(&c->p.gather, in[0], in[1], out[0]);
+    case KP_CONCAT:
+        return lstmc_rt_concat(&c->p.concat, in[0], out[0]);
+    case KP_FILL:
+        return lstmc_rt_fill(out[0], c->p.fill.n, c->p.fill.elem_size, c->p.fill.value);
+    case KP_COPY:
+        return lstmc_rt_copy(out[0], in[0], c->p.copy.n_bytes);
+    default:
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    }
+}

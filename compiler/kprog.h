@@ -1,0 +1,103 @@
+/*
+ * kprog.h — the kernel program: the optimised graph lowered to a flat list of runtime
+ * kernel calls over explicit buffers (DESIGN.md pipeline step 4).
+ *
+ * Each call names one lstmc_rt kernel, carries its params struct exactly as the generated
+ * code will declare it, and lists its buffer arguments in the kernel's argument order.
+ * The same call can be executed here (kp_exec: constant folding, reference evaluation) or
+ * printed as C by codegen, so the compiler and the device run the very same kernels.
+ */
+#ifndef LSTMC_KPROG_H
+#define LSTMC_KPROG_H
+
+#include <stdint.h>
+
+#include "lstmc_rt.h"
+
+typedef struct arena arena;
+typedef struct diag diag;
+typedef struct ir_graph ir_graph;
+typedef struct ir_node ir_node;
+typedef struct ir_tensor ir_tensor;
+
+typedef enum kp_kind {
+    KP_RNN,     /* lstmc_rt_rnn: X W R B seq_lens init_h init_c P | Y Y_h Y_c, scratch */
+    KP_GEMM,    /* lstmc_rt_gemm: A B C | Y */
+    KP_MATMUL,  /* lstmc_rt_matmul: A B | Y */
+    KP_BINARY,  /* lstmc_rt_binary: a b | out */
+    KP_UNARY,   /* lstmc_rt_unary: in | out */
+    KP_SOFTMAX, /* lstmc_rt_softmax: in | out */
+    KP_CAST,    /* lstmc_rt_cast: in | out */
+    KP_ARGMAX,  /* lstmc_rt_argmax: in | out */
+    KP_STRIDED, /* lstmc_rt_strided_copy: in | out */
+    KP_GATHER,  /* lstmc_rt_gather: data indices | out */
+    KP_CONCAT,  /* lstmc_rt_concat: in | out (one call per Concat input) */
+    KP_FILL,    /* lstmc_rt_fill: | out */
+    KP_COPY,    /* lstmc_rt_copy: in | out */
+    KP_KIND_COUNT
+} kp_kind;
+
+#define KP_MAX_ARGS 11
+
+typedef struct kp_call {
+    kp_kind kind;
+    const ir_node *node; /* where it comes from (for comments and messages); may be NULL */
+    union {
+        lstmc_rt_rnn_params rnn;
+        lstmc_rt_gemm_params gemm;
+        lstmc_rt_matmul_params matmul;
+        lstmc_rt_binary_params binary;
+        lstmc_rt_unary_params unary;
+        lstmc_rt_softmax_params softmax;
+        lstmc_rt_cast_params cast;
+        lstmc_rt_argmax_params argmax;
+        lstmc_rt_strided_params strided;
+        lstmc_rt_gather_params gather;
+        lstmc_rt_concat_params concat;
+        struct {
+            int64_t n;
+            int32_t elem_size;
+            unsigned char value[8];
+        } fill;
+        struct {
+            int64_t n_bytes;
+        } copy;
+    } p;
+    int n_in, n_out;
+    ir_tensor *in[KP_MAX_ARGS];  /* kernel input order; NULL = absent optional */
+    ir_tensor *out[KP_MAX_ARGS]; /* kernel output order; NULL = not wanted */
+    int64_t scratch_bytes;       /* > 0: the call takes a scratch buffer last */
+} kp_call;
+
+/* A whole program: the calls in execution order. */
+typedef struct kprog {
+    int n_calls, cap_calls;
+    kp_call *calls;
+    int n_outputs;
+    ir_tensor **outputs; /* the tensor that fills each graph output slot, in order */
+} kprog;
+
+/* Name of the runtime function a kind calls ("lstmc_rt_rnn"). */
+const char *kp_kind_fn(kp_kind k);
+
+/*
+ * Lower one node (shapes inferred, constant inputs resolved) to kernel calls appended to
+ * kp. Returns 0, or -1 after reporting through d (an op that cannot be lowered).
+ */
+int kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d);
+
+/*
+ * Lower every live node of g (topologically sorted, shapes inferred, constants folded) and
+ * bind the graph outputs: an output that is a graph input, a constant or already bound to
+ * an earlier slot gets a copy into a fresh tensor. Returns 0 or -1 (reported through d).
+ */
+int kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d);
+
+/*
+ * Run call c now. in[i]/out[i] point at the data of c->in[i]/c->out[i] (NULL where those
+ * are NULL); scratch holds c->scratch_bytes bytes. Returns the kernel's status.
+ */
+lstmc_rt_status kp_exec(const kp_call *c, const void *const *in, void *const *out,
+                        void *scratch);
+
+#endif /* LSTMC_KPROG_H */

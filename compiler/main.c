@@ -1,0 +1,424 @@
+/*
+ * main.c — the lstmc command line (DESIGN.md "Command line"). The only place that exits:
+ * 0 success, 1 bad input or unsupported model, 2 bad usage.
+ *
+ *   lstmc MODEL.onnx --target=NAME -o OUTDIR [options]
+ *   lstmc run MODEL.onnx [--input NAME=FILE.npy]... --output-dir DIR [options]
+ *   lstmc inspect MODEL.onnx
+ *   lstmc targets
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "driver.h"
+#include "ir.h"
+#include "ir_print.h"
+#include "lstmc_rt_npy.h"
+#include "target.h"
+
+extern char **environ;
+
+static const char usage_text[] =
+    "usage:\n"
+    "  lstmc MODEL.onnx --target=NAME -o OUTDIR [options]   compile to a C library\n"
+    "  lstmc run MODEL.onnx [--input NAME=FILE.npy]... --output-dir DIR [options]\n"
+    "  lstmc inspect MODEL.onnx                             what the model is\n"
+    "  lstmc targets                                        built-in target profiles\n"
+    "options:\n"
+    "  --name=NAME          C prefix of the generated library (default: from the file name)\n"
+    "  --dim=SYM=N          value of a symbolic input dim (dim_param SYM)\n"
+    "  --print-after=STAGE  print the IR after import, bind, infer or dce\n"
+    "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
+    "  --keep-build=DIR     (run) build the library in DIR and keep it\n";
+
+static int
+usage(const char *fmt, const char *arg)
+{
+    fputs("lstmc: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n", stderr);
+    fputs(usage_text, stderr);
+    return 2;
+}
+
+typedef struct cli {
+    driver_options o;
+    const char *cmd;
+    const char *inputs[DRIVER_MAX_BINDINGS]; /* run: NAME=FILE or FILE */
+    int n_inputs;
+    const char *output_dir;
+    const char *keep_build;
+} cli;
+
+/* "--opt=value" or "--opt value": returns the value or NULL (and *i advanced). */
+static const char *
+opt_value(int argc, char **argv, int *i, const char *opt)
+{
+    size_t n = strlen(opt);
+    if (strncmp(argv[*i], opt, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] == '\0' && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static int
+parse_alpha(const char *v, const char *opt)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || end == v || x < 0) {
+        fprintf(stderr, "lstmc: %s takes a number >= 0, got '%s'\n", opt, v);
+        return 2;
+    }
+    if (x != 0) {
+        fprintf(stderr, "lstmc: %s=%s: the approximate passes (breakpoints, dynamic row "
+                        "skip) are not available yet; only exact mode (0) is\n",
+                opt, v);
+        return 2;
+    }
+    return 0;
+}
+
+static int
+parse_args(int argc, char **argv, cli *c)
+{
+    int i, model_seen = 0;
+    memset(c, 0, sizeof *c);
+    c->o.target = "host";
+    i = 1;
+    if (argc > 1 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "inspect") == 0 ||
+                     strcmp(argv[1], "targets") == 0)) {
+        c->cmd = argv[1];
+        i = 2;
+    } else if (argc > 1 && (strcmp(argv[1], "analyze") == 0 || strcmp(argv[1], "calibrate") == 0 ||
+                            strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "profile") == 0)) {
+        fprintf(stderr, "lstmc: '%s' is not available in this version yet\n", argv[1]);
+        return 2;
+    } else {
+        c->cmd = "compile";
+    }
+    for (; i < argc; i++) {
+        const char *v;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if ((v = opt_value(argc, argv, &i, "--target"))) {
+            c->o.target = v;
+        } else if ((v = opt_value(argc, argv, &i, "-o"))) {
+            c->o.outdir = v;
+        } else if ((v = opt_value(argc, argv, &i, "--output-dir"))) {
+            c->output_dir = v;
+        } else if ((v = opt_value(argc, argv, &i, "--name"))) {
+            c->o.name = v;
+        } else if ((v = opt_value(argc, argv, &i, "--print-after"))) {
+            c->o.print_after = v;
+        } else if ((v = opt_value(argc, argv, &i, "--keep-build"))) {
+            c->keep_build = v;
+        } else if ((v = opt_value(argc, argv, &i, "--input"))) {
+            if (c->n_inputs == DRIVER_MAX_BINDINGS)
+                return usage("too many --input options", "");
+            c->inputs[c->n_inputs++] = v;
+        } else if ((v = opt_value(argc, argv, &i, "--dim"))) {
+            const char *eq = strrchr(v, '=');
+            char *end;
+            long long n;
+            driver_binding *b;
+            if (!eq || eq == v)
+                return usage("--dim takes SYM=N, got '%s'", v);
+            n = strtoll(eq + 1, &end, 10);
+            if (*end || end == eq + 1 || n < 1 || n > IR_MAX_ELEMS)
+                return usage("--dim value must be an integer from 1 to 2^31, got '%s'", v);
+            if (c->o.n_dims == DRIVER_MAX_BINDINGS)
+                return usage("too many --dim options", "");
+            static char dim_names[DRIVER_MAX_BINDINGS][256];
+            if ((size_t)(eq - v) >= sizeof dim_names[0])
+                return usage("--dim name too long: '%s'", v);
+            memcpy(dim_names[c->o.n_dims], v, (size_t)(eq - v));
+            dim_names[c->o.n_dims][eq - v] = '\0';
+            b = &c->o.dims[c->o.n_dims];
+            b->name = dim_names[c->o.n_dims++];
+            b->value = n;
+        } else if ((v = opt_value(argc, argv, &i, "--alpha-inter"))) {
+            if (parse_alpha(v, "--alpha-inter"))
+                return 2;
+        } else if ((v = opt_value(argc, argv, &i, "--alpha-intra"))) {
+            if (parse_alpha(v, "--alpha-intra"))
+                return 2;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage("unknown or incomplete option '%s'", argv[i]);
+        } else if (!model_seen) {
+            c->o.model = argv[i];
+            model_seen = 1;
+        } else {
+            return usage("unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (strcmp(c->cmd, "targets") == 0)
+        return 0;
+    if (!c->o.model)
+        return usage("no model given%s", "");
+    if (strcmp(c->cmd, "compile") == 0 && !c->o.outdir)
+        return usage("no output folder: give -o OUTDIR%s", "");
+    if (strcmp(c->cmd, "run") == 0 && !c->output_dir)
+        return usage("no output folder: give --output-dir DIR%s", "");
+    return 0;
+}
+
+static int
+cmd_targets(void)
+{
+    int i;
+    for (i = 0; target_builtin[i].name; i++)
+        printf("%-10s %s\n", target_builtin[i].name, target_builtin[i].summary);
+    return 0;
+}
+
+static int
+cmd_inspect(const cli *c)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c->o.model, stderr);
+    ir_graph *g = driver_import(a, c->o.model, d);
+    int rc = 1;
+    if (g) {
+        int i, counts[IR_OP_COUNT] = {0};
+        int64_t params = 0;
+        for (i = 0; i < g->n_nodes; i++)
+            counts[g->nodes[i]->op]++;
+        for (i = 0; i < g->n_tensors; i++) {
+            const ir_tensor *t = g->tensors[i];
+            if (t->data && !t->producer && t->dtype == IR_DT_F32)
+                params += ir_shape_numel(&t->shape);
+        }
+        printf("model   %s\nopset   %d\nnodes   %d\nparams  %lld float32 values\nops    ",
+               c->o.model, g->opset, g->n_nodes, (long long)params);
+        for (i = 0; i < IR_OP_COUNT; i++)
+            if (counts[i])
+                printf(" %s x%d", ir_op_name((ir_op)i), counts[i]);
+        printf("\n\n");
+        ir_print(g, stdout);
+        rc = 0;
+    }
+    arena_free(a);
+    return rc;
+}
+
+static int
+cmd_compile(cli *c)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c->o.model, stderr);
+    int rc = driver_compile(a, &c->o, d) < 0 ? 1 : 0;
+    arena_free(a);
+    return rc;
+}
+
+/* Run argv, wait, and return its exit status (or 1 with a message if it cannot start or
+ * dies of a signal). */
+static int
+spawn_wait(char *const argv[])
+{
+    pid_t pid;
+    int st, err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (err != 0) {
+        fprintf(stderr, "lstmc: cannot run '%s': %s\n", argv[0], strerror(err));
+        return 127;
+    }
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "lstmc: waiting for '%s': %s\n", argv[0], strerror(errno));
+            return 1;
+        }
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    fprintf(stderr, "lstmc: '%s' died of signal %d\n", argv[0], WTERMSIG(st));
+    return 1;
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static const char *
+npy_dtype_ir(int32_t t)
+{
+    return t == 1 ? "f32" : t == 2 ? "i64" : t == 3 ? "i32" : "bool";
+}
+
+static int
+cmd_run(cli *c)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c->o.model, stderr);
+    ir_graph *g;
+    const char *paths[DRIVER_MAX_BINDINGS];
+    char builddir[4096], exe[4200], cflags[1024];
+    const char *name;
+    int i, j, rc = 1, made_tmp = 0;
+
+    /* which graph input each --input feeds */
+    g = driver_import(a, c->o.model, d);
+    if (!g)
+        goto out;
+    if (g->n_inputs > DRIVER_MAX_BINDINGS) {
+        diag_error(d, "the model has %d inputs; lstmc run handles at most %d", g->n_inputs,
+                   DRIVER_MAX_BINDINGS);
+        goto out;
+    }
+    for (i = 0; i < g->n_inputs; i++)
+        paths[i] = NULL;
+    for (i = 0; i < c->n_inputs; i++) {
+        const char *arg = c->inputs[i], *eq = strrchr(arg, '='), *file = arg;
+        int slot = -1;
+        if (eq) {
+            for (j = 0; j < g->n_inputs; j++)
+                if (strlen(g->inputs[j]->name) == (size_t)(eq - arg) &&
+                    strncmp(g->inputs[j]->name, arg, (size_t)(eq - arg)) == 0)
+                    slot = j;
+            if (slot >= 0)
+                file = eq + 1;
+        }
+        if (slot < 0) {
+            /* a plain FILE: only for single-input models (a name may itself contain '=') */
+            if (eq && ir_tensor_find(g, arg) == NULL && g->n_inputs != 1) {
+                diag_error(d, "--input %s: the model has no input named '%.*s'", arg,
+                           (int)(eq - arg), arg);
+                goto out;
+            }
+            if (g->n_inputs != 1) {
+                diag_error(d, "--input %s: the model has %d inputs; name each one as "
+                              "--input NAME=FILE.npy",
+                           arg, g->n_inputs);
+                goto out;
+            }
+            slot = 0;
+        }
+        if (paths[slot]) {
+            diag_error(d, "input '%s' is given twice", g->inputs[slot]->name);
+            goto out;
+        }
+        paths[slot] = file;
+    }
+    for (i = 0; i < g->n_inputs; i++) {
+        lstmc_npy_info info;
+        char err[256];
+        driver_binding *b;
+        int k;
+        if (!paths[i]) {
+            diag_error(d, "input '%s' has no data: give --input %s=FILE.npy",
+                       g->inputs[i]->name, g->inputs[i]->name);
+            continue;
+        }
+        if (lstmc_npy_info_read(paths[i], &info, err, sizeof err) != 0) {
+            diag_error(d, "input '%s': %s: %s", g->inputs[i]->name, paths[i], err);
+            continue;
+        }
+        b = &c->o.shapes[c->o.n_shapes++];
+        b->name = g->inputs[i]->name;
+        b->what = paths[i];
+        b->dtype = info.dtype;
+        b->shape.rank = info.rank;
+        for (k = 0; k < info.rank; k++)
+            b->shape.d[k] = info.dims[k];
+        (void)npy_dtype_ir;
+    }
+    if (diag_count(d))
+        goto out;
+
+    /* compile into the build folder */
+    if (c->keep_build) {
+        snprintf(builddir, sizeof builddir, "%s", c->keep_build);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(builddir, sizeof builddir, "%s/lstmc-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(builddir)) {
+            diag_error(d, "cannot create a build folder in %s: %s", tmp ? tmp : "/tmp",
+                       strerror(errno));
+            goto out;
+        }
+        made_tmp = 1;
+    }
+    name = c->o.name ? c->o.name : "model";
+    c->o.name = name;
+    c->o.outdir = builddir;
+    {
+        /* a fresh arena and diag: the import above only served to map inputs */
+        arena *a2 = arena_new(0);
+        diag *d2 = diag_new(a2, c->o.model, stderr);
+        int bad = driver_compile(a2, &c->o, d2) < 0;
+        arena_free(a2);
+        if (bad)
+            goto out;
+    }
+    {
+        const char *cc = getenv("CC");
+        const char *extra = getenv("LSTMC_CFLAGS");
+        char ccvar[512];
+        static char make_s[] = "make", dash_s[] = "-s", dash_c[] = "-C";
+        char *argv_make[] = {make_s, dash_s, dash_c, builddir, ccvar, cflags, NULL};
+        snprintf(ccvar, sizeof ccvar, "CC=%s", cc && *cc ? cc : "cc");
+        snprintf(cflags, sizeof cflags, "CFLAGS=-O2 %s", extra ? extra : "");
+        if (spawn_wait(argv_make) != 0) {
+            diag_error(d, "building the generated library in %s failed", builddir);
+            goto out;
+        }
+    }
+    if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
+        diag_error(d, "cannot create output folder '%s': %s", c->output_dir, strerror(errno));
+        goto out;
+    }
+    {
+        char *argv_run[DRIVER_MAX_BINDINGS + 4];
+        int k = 0, st;
+        snprintf(exe, sizeof exe, "%s/%s_run", builddir, name);
+        argv_run[k++] = exe;
+        static char outdir_opt[] = "--output-dir";
+        argv_run[k++] = outdir_opt;
+        argv_run[k++] = (char *)c->output_dir;
+        for (i = 0; i < g->n_inputs; i++)
+            argv_run[k++] = (char *)paths[i];
+        argv_run[k] = NULL;
+        st = spawn_wait(argv_run);
+        rc = st == 0 ? 0 : 1;
+    }
+out:
+    if (made_tmp)
+        nftw(builddir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    arena_free(a);
+    return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    cli c;
+    int rc = parse_args(argc, argv, &c);
+    if (rc)
+        return rc;
+    if (strcmp(c.cmd, "targets") == 0)
+        return cmd_targets();
+    if (strcmp(c.cmd, "inspect") == 0)
+        return cmd_inspect(&c);
+    if (strcmp(c.cmd, "run") == 0)
+        return cmd_run(&c);
+    return cmd_compile(&c);
+}

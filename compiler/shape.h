@@ -1,0 +1,49 @@
+/*
+ * shape.h — dtype and shape inference per IR op, and shape helpers.
+ */
+#ifndef LSTMC_SHAPE_H
+#define LSTMC_SHAPE_H
+
+#include <stddef.h>
+
+typedef struct diag diag;
+typedef struct ir_graph ir_graph;
+typedef struct ir_node ir_node;
+typedef struct ir_shape ir_shape;
+
+/*
+ * Set the dtype and shape of every present output of n from its inputs, checking
+ * everything a bad model can get wrong (ranks, dims, dtypes, attribute ranges, constant
+ * inputs that shape-computing ops read). Every present input must have a dtype and a
+ * concrete shape: the driver binds symbolic dims to numbers before inference.
+ *
+ * Side effects, all in g's arena: Transpose without "perm" gets the default (reversed)
+ * perm; integer shape arithmetic (Shape, and Gather, Unsqueeze, Squeeze, Concat, Slice,
+ * Cast, Reshape, Identity, Add, Sub, Mul on small int constants) also fills the output's
+ * data when every input is constant, so Shape → Gather → Concat → Reshape chains give
+ * Reshape a constant shape. The node stays; passes may fold it.
+ *
+ * Errors go through diag_node and name the input by its ONNX name (input 'W' ...). Returns
+ * 0, or -1 after reporting.
+ */
+int shape_infer_node(ir_graph *g, ir_node *n, diag *d);
+
+/*
+ * numpy broadcasting of a and b into out (rank max of both). Unknown dims broadcast with 1
+ * and with an unknown dim of the same symbol; otherwise give an unknown dim. Returns 0, or
+ * -1 when a and b are incompatible (out is then unspecified). out may alias a or b.
+ */
+int shape_broadcast(const ir_shape *a, const ir_shape *b, ir_shape *out);
+
+/*
+ * Write s as "[1,16,3]" into buf (n bytes, always NUL-terminated when n > 0): symbolic
+ * dims by their name, unknown dims as "?", an unknown rank as "?", rank 0 as "[]".
+ * Returns the length the full text has (as snprintf).
+ */
+int shape_fmt(const ir_shape *s, char *buf, size_t n);
+
+/* ONNX name of input slot i of op ("W" for LSTM's slot 1), or "input" when the op has no
+ * name for it (variadic inputs). */
+const char *shape_input_name(int op, int i);
+
+#endif /* LSTMC_SHAPE_H */

@@ -1,0 +1,28 @@
+/*
+ * onnx.h — the ONNX frontend: ModelProto file → ir_graph.
+ */
+#ifndef LSTMC_ONNX_H
+#define LSTMC_ONNX_H
+
+typedef struct arena arena;
+typedef struct diag diag;
+typedef struct ir_graph ir_graph;
+
+/*
+ * Read the ONNX model at `path` and build its IR graph in arena a.
+ *
+ * The graph holds the graph inputs (initializers excluded) with their dtypes and shapes as
+ * declared (dim_param dims stay symbolic, named), the initializers and Constant nodes as
+ * constant tensors, one IR node per remaining ONNX node with its attributes normalised onto
+ * the newest opset (see compiler/ir_ops.def), and the graph outputs; nodes are sorted
+ * topologically. Shapes of node outputs are not inferred here (compiler/shape.c does that
+ * once symbolic dims are bound).
+ *
+ * Everything wrong with the file is reported through d, as many problems as one pass can
+ * find (every unsupported operator, every bad initializer); then NULL is returned. The
+ * file is read in full, but never more than its real size, and decoding memory is capped
+ * relative to it. Everything returned lives in a.
+ */
+ir_graph *onnx_import(const char *path, arena *a, diag *d);
+
+#endif /* LSTMC_ONNX_H */

@@ -1,0 +1,610 @@
+/*
+ * onnx_import.c — the ModelProto walk: read the file, decode it with protobuf-c into the
+ * arena, find the default-domain opset, turn initializers into constant tensors, declare
+ * graph inputs and outputs, and hand every node to its importer (onnx_ops.c's table).
+ *
+ * A hostile file must get a message, never a crash or an unbounded allocation: the file is
+ * read up to its real size, decoding may use at most DECODE_BASE + DECODE_FACTOR times the
+ * file size, and every count and size taken from the model (ranks, dims, element counts,
+ * data lengths, external data offsets) is checked before it is used.
+ *
+ * Constant data is kept little-endian as ONNX stores it: lstmc builds on little-endian
+ * hosts only.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "onnx.h"
+#include "onnx_impl.h"
+#include "shape.h"
+
+/* Decoding budget: protobuf-c's structs are larger than their encoding (a 2-byte empty
+ * message becomes a ~100-byte struct), so allow a generous multiple of the file size. */
+#define DECODE_BASE ((size_t)64 << 20)
+#define DECODE_FACTOR 16
+
+/* --- data types ------------------------------------------------------------------- */
+
+static const char *const dtype_names[] = {
+    "UNDEFINED", "FLOAT",     "UINT8",      "INT8",         "UINT16",         "INT16",
+    "INT32",     "INT64",     "STRING",     "BOOL",         "FLOAT16",        "DOUBLE",
+    "UINT32",    "UINT64",    "COMPLEX64",  "COMPLEX128",   "BFLOAT16",       "FLOAT8E4M3FN",
+    "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",       "FLOAT4E2M1",
+};
+
+const char *
+onnx_dtype_name(int32_t code)
+{
+    if (code >= 0 && (size_t)code < sizeof dtype_names / sizeof dtype_names[0])
+        return dtype_names[code];
+    return "UNKNOWN";
+}
+
+ir_dtype
+onnx_dtype(int32_t code)
+{
+    switch (code) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return IR_DT_F32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return IR_DT_I64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return IR_DT_I32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return IR_DT_BOOL;
+    default: return IR_DT_UNDEF;
+    }
+}
+
+/* --- tensors ---------------------------------------------------------------------- */
+
+/* "tensor 'name': <message>", inside the current node when there is one. */
+static void
+terr(onnx_ctx *cx, const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void
+terr(onnx_ctx *cx, const char *name, const char *fmt, ...)
+{
+    char body[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    onnx_err(cx, "tensor '%s': %s", name, body);
+}
+
+/* Parse a non-negative decimal (external data offset/length); -1 when malformed. */
+static int64_t
+parse_size(const char *s)
+{
+    int64_t v = 0;
+    if (!s || !*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (INT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+/* A relative path that stays inside the model's folder: no leading '/', no ".." part. */
+static int
+path_is_safe(const char *p)
+{
+    const char *s = p;
+    if (!*p || *p == '/')
+        return 0;
+    while (*s) {
+        size_t n = strcspn(s, "/");
+        if (n == 2 && s[0] == '.' && s[1] == '.')
+            return 0;
+        s += n;
+        while (*s == '/')
+            s++;
+    }
+    return 1;
+}
+
+/* Read `need` bytes of external data for tensor `name` into the arena; NULL on error. */
+static unsigned char *
+read_external(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, size_t need)
+{
+    const char *loc = NULL, *off_s = NULL, *len_s = NULL;
+    int64_t off = 0, len = (int64_t)need;
+    const char *path;
+    struct stat st;
+    unsigned char *buf;
+    FILE *f;
+    size_t i;
+
+    for (i = 0; i < tp->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = tp->external_data[i];
+        if (!e || !e->key)
+            continue;
+        if (strcmp(e->key, "location") == 0)
+            loc = e->value;
+        else if (strcmp(e->key, "offset") == 0)
+            off_s = e->value;
+        else if (strcmp(e->key, "length") == 0)
+            len_s = e->value;
+    }
+    if (!loc || !*loc) {
+        terr(cx, name, "external data has no 'location'");
+        return NULL;
+    }
+    if (!path_is_safe(loc)) {
+        terr(cx, name, "external data location '%s' must be a relative path inside the "
+                       "model's folder", loc);
+        return NULL;
+    }
+    if (off_s && (off = parse_size(off_s)) < 0) {
+        terr(cx, name, "external data offset '%s' is not a non-negative integer", off_s);
+        return NULL;
+    }
+    if (len_s && (len = parse_size(len_s)) < 0) {
+        terr(cx, name, "external data length '%s' is not a non-negative integer", len_s);
+        return NULL;
+    }
+    if ((uint64_t)len != need) {
+        terr(cx, name, "external data length %lld does not match its dims (%zu bytes)",
+             (long long)len, need);
+        return NULL;
+    }
+    path = arena_printf(cx->a, "%s/%s", cx->dir, loc);
+    f = fopen(path, "rb");
+    if (!f) {
+        terr(cx, name, "external data file '%s' cannot be opened: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        terr(cx, name, "external data file '%s' is not a regular file", path);
+        fclose(f);
+        return NULL;
+    }
+    if (off > (int64_t)st.st_size || (int64_t)need > (int64_t)st.st_size - off) {
+        terr(cx, name, "external data file '%s' has %lld bytes; offset %lld + length %zu "
+                       "does not fit", path, (long long)st.st_size, (long long)off, need);
+        fclose(f);
+        return NULL;
+    }
+    buf = arena_alloc(cx->a, need);
+    if (fseeko(f, (off_t)off, SEEK_SET) != 0 || fread(buf, 1, need, f) != need) {
+        terr(cx, name, "external data file '%s' cannot be read: %s", path, strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+ir_tensor *
+onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, int in_graph)
+{
+    int32_t code = tp->has_data_type ? tp->data_type : 0;
+    ir_dtype dt = onnx_dtype(code);
+    size_t src_size, n_typed = 0, i;
+    int is_double = code == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
+    const unsigned char *raw = NULL;
+    const char *typed_name = NULL;
+    unsigned char *data;
+    int64_t numel = 1;
+    char dims[256];
+    ir_shape s;
+    ir_tensor *t;
+
+    if (is_double)
+        dt = IR_DT_F32; /* doubles become floats */
+    if (dt == IR_DT_UNDEF) {
+        terr(cx, name, "has element type %s; supported: FLOAT, INT64, INT32, BOOL (and "
+                       "DOUBLE, converted to FLOAT)", onnx_dtype_name(code));
+        return NULL;
+    }
+    src_size = is_double ? 8 : ir_dtype_size(dt);
+
+    memset(&s, 0, sizeof s);
+    if (tp->n_dims > IR_MAX_RANK) {
+        terr(cx, name, "has rank %zu; lstmc supports at most %d", tp->n_dims, IR_MAX_RANK);
+        return NULL;
+    }
+    s.rank = (int)tp->n_dims;
+    for (i = 0; i < tp->n_dims; i++)
+        s.d[i] = tp->dims[i];
+    shape_fmt(&s, dims, sizeof dims);
+    for (i = 0; i < tp->n_dims; i++) {
+        if (tp->dims[i] < 0) {
+            terr(cx, name, "has a negative dim in dims %s", dims);
+            return NULL;
+        }
+    }
+    numel = ir_shape_numel(&s);
+    if (numel < 0) {
+        terr(cx, name, "dims %s hold more than %lld elements, the most lstmc allows", dims,
+             (long long)IR_MAX_ELEMS);
+        return NULL;
+    }
+    if (tp->segment) {
+        terr(cx, name, "segmented tensors are not supported");
+        return NULL;
+    }
+
+    if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+        raw = read_external(cx, tp, name, (size_t)numel * src_size);
+        if (!raw)
+            return NULL;
+    } else if (tp->has_raw_data) {
+        if (tp->raw_data.len != (size_t)numel * src_size) {
+            terr(cx, name, "raw_data has %zu bytes; dims %s of %s need %zu", tp->raw_data.len,
+                 dims, onnx_dtype_name(code), (size_t)numel * src_size);
+            return NULL;
+        }
+        raw = tp->raw_data.data;
+    } else {
+        switch (code) {
+        case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+            n_typed = tp->n_float_data, typed_name = "float_data";
+            break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+            n_typed = tp->n_int64_data, typed_name = "int64_data";
+            break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+            n_typed = tp->n_double_data, typed_name = "double_data";
+            break;
+        default: /* INT32, BOOL */
+            n_typed = tp->n_int32_data, typed_name = "int32_data";
+            break;
+        }
+        if (n_typed != (size_t)numel) {
+            terr(cx, name, "%s has %zu values; dims %s need %lld", typed_name, n_typed, dims,
+                 (long long)numel);
+            return NULL;
+        }
+    }
+
+    data = arena_alloc(cx->a, (size_t)numel * ir_dtype_size(dt));
+    if (raw && is_double) {
+        for (i = 0; i < (size_t)numel; i++) {
+            double v;
+            memcpy(&v, raw + 8 * i, 8);
+            ((float *)data)[i] = (float)v;
+        }
+    } else if (raw && dt == IR_DT_BOOL) {
+        for (i = 0; i < (size_t)numel; i++)
+            data[i] = raw[i] != 0;
+    } else if (raw) {
+        memcpy(data, raw, (size_t)numel * src_size);
+    } else if (is_double) {
+        for (i = 0; i < (size_t)numel; i++)
+            ((float *)data)[i] = (float)tp->double_data[i];
+    } else if (dt == IR_DT_F32) {
+        memcpy(data, tp->float_data, (size_t)numel * 4);
+    } else if (dt == IR_DT_I64) {
+        memcpy(data, tp->int64_data, (size_t)numel * 8);
+    } else if (dt == IR_DT_I32) {
+        memcpy(data, tp->int32_data, (size_t)numel * 4);
+    } else {
+        for (i = 0; i < (size_t)numel; i++)
+            data[i] = tp->int32_data[i] != 0;
+    }
+
+    if (in_graph) {
+        t = ir_tensor_new(cx->g, name, dt, &s);
+        if (!t) {
+            terr(cx, name, "is defined twice");
+            return NULL;
+        }
+    } else {
+        t = arena_alloc(cx->a, sizeof *t);
+        t->id = -1;
+        t->name = arena_strdup(cx->a, name);
+        t->dtype = dt;
+        t->shape = s;
+    }
+    t->data = data;
+    return t;
+}
+
+/* --- graph inputs ----------------------------------------------------------------- */
+
+static int
+import_input(onnx_ctx *cx, const Onnx__ValueInfoProto *vi)
+{
+    const Onnx__TypeProto__Tensor *tt;
+    ir_tensor *t;
+    ir_shape s;
+    size_t i;
+
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        !vi->type->tensor_type) {
+        diag_error(cx->d, "graph input '%s' is not a tensor (or has no type)", vi->name);
+        return -1;
+    }
+    tt = vi->type->tensor_type;
+    if (onnx_dtype(tt->elem_type) == IR_DT_UNDEF) {
+        diag_error(cx->d, "graph input '%s' has element type %s; supported: FLOAT, INT64, "
+                          "INT32, BOOL", vi->name, onnx_dtype_name(tt->elem_type));
+        return -1;
+    }
+    memset(&s, 0, sizeof s);
+    s.rank = -1;
+    if (tt->shape) {
+        if (tt->shape->n_dim > IR_MAX_RANK) {
+            diag_error(cx->d, "graph input '%s' has rank %zu; lstmc supports at most %d",
+                       vi->name, tt->shape->n_dim, IR_MAX_RANK);
+            return -1;
+        }
+        s.rank = (int)tt->shape->n_dim;
+        for (i = 0; i < tt->shape->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
+            s.d[i] = -1;
+            if (!dm)
+                continue;
+            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+                if (dm->dim_value < 0 || dm->dim_value > IR_MAX_ELEMS) {
+                    diag_error(cx->d, "graph input '%s' has dim %zu = %lld; expected 0 to %lld",
+                               vi->name, i, (long long)dm->dim_value, (long long)IR_MAX_ELEMS);
+                    return -1;
+                }
+                s.d[i] = dm->dim_value;
+            } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                       dm->dim_param && dm->dim_param[0]) {
+                s.sym[i] = arena_strdup(cx->a, dm->dim_param);
+            }
+        }
+        if (ir_shape_numel(&s) == -2) {
+            char buf[256];
+            shape_fmt(&s, buf, sizeof buf);
+            diag_error(cx->d, "graph input '%s' has shape %s, more than %lld elements",
+                       vi->name, buf, (long long)IR_MAX_ELEMS);
+            return -1;
+        }
+    }
+    t = ir_tensor_new(cx->g, vi->name, onnx_dtype(tt->elem_type), &s);
+    if (!t) {
+        diag_error(cx->d, "graph input '%s' is declared twice", vi->name);
+        return -1;
+    }
+    ir_graph_add_input(cx->g, t);
+    return 0;
+}
+
+/* --- the model -------------------------------------------------------------------- */
+
+typedef struct decode_budget {
+    arena *a;
+    size_t used, cap;
+    int over;
+} decode_budget;
+
+static void *
+decode_alloc(void *ud, size_t size)
+{
+    decode_budget *b = ud;
+    size_t r = (size + 63) & ~(size_t)63;
+    if (r < size || r > b->cap - b->used) {
+        b->over = 1;
+        return NULL;
+    }
+    b->used += r;
+    return arena_alloc(b->a, size);
+}
+
+static void
+decode_free(void *ud, void *p)
+{
+    (void)ud;
+    (void)p; /* the arena owns it */
+}
+
+/* The whole file in the arena; NULL after reporting. */
+static unsigned char *
+read_model(diag *d, arena *a, const char *path, size_t *len)
+{
+    struct stat st;
+    unsigned char *buf;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_error(d, "cannot open the model: %s", strerror(errno));
+        return NULL;
+    }
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        diag_error(d, "cannot read the model: not a regular file");
+        fclose(f);
+        return NULL;
+    }
+    if (st.st_size == 0) {
+        diag_error(d, "not a valid ONNX model (the file is empty)");
+        fclose(f);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / (DECODE_FACTOR + 1)) {
+        diag_error(d, "not a valid ONNX model (the file is too large: %lld bytes)",
+                   (long long)st.st_size);
+        fclose(f);
+        return NULL;
+    }
+    *len = (size_t)st.st_size;
+    buf = arena_alloc(a, *len);
+    if (fread(buf, 1, *len, f) != *len) {
+        diag_error(d, "cannot read the model: %s", ferror(f) ? strerror(errno) : "short read");
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+static const char *
+dir_of(arena *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash)
+        return ".";
+    if (slash == path)
+        return "/";
+    dir = arena_alloc(a, (size_t)(slash - path) + 1);
+    memcpy(dir, path, (size_t)(slash - path));
+    return dir;
+}
+
+static int
+default_opset(const Onnx__ModelProto *m)
+{
+    size_t i;
+    for (i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+        if (!o)
+            continue;
+        if (!o->domain || !o->domain[0] || strcmp(o->domain, "ai.onnx") == 0) {
+            if (!o->has_version || o->version < 1 || o->version > INT_MAX)
+                return -1;
+            return (int)o->version;
+        }
+    }
+    return 0;
+}
+
+static int
+is_default_domain(const char *dom)
+{
+    return !dom || !dom[0] || strcmp(dom, "ai.onnx") == 0;
+}
+
+static void
+import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
+{
+    onnx_importer fn;
+    const char *op = np->op_type && np->op_type[0] ? np->op_type : "?";
+    cx->op_type = op;
+    cx->node = np->name && np->name[0] ? np->name : arena_printf(cx->a, "%s_%zu", op, k);
+    if (!np->op_type || !np->op_type[0]) {
+        onnx_err(cx, "has no op_type");
+    } else if (!is_default_domain(np->domain)) {
+        onnx_err(cx, "unsupported operator '%s' (domain '%s')", op, np->domain);
+    } else if (!(fn = onnx_op_find(op))) {
+        onnx_err(cx, "unsupported operator '%s'", op);
+    } else {
+        fn(cx, np);
+    }
+    cx->node = NULL;
+    cx->op_type = NULL;
+}
+
+ir_graph *
+onnx_import(const char *path, arena *a, diag *d)
+{
+    int errors0 = diag_count(d);
+    decode_budget budget;
+    ProtobufCAllocator alloc;
+    Onnx__ModelProto *m;
+    const Onnx__GraphProto *gp;
+    unsigned char *buf;
+    onnx_ctx cx;
+    size_t len = 0, i;
+    int opset;
+
+    buf = read_model(d, a, path, &len);
+    if (!buf)
+        return NULL;
+    budget.a = a;
+    budget.used = 0;
+    budget.cap = DECODE_BASE + DECODE_FACTOR * len;
+    budget.over = 0;
+    alloc.alloc = decode_alloc;
+    alloc.free = decode_free;
+    alloc.allocator_data = &budget;
+    m = onnx__model_proto__unpack(&alloc, len, buf);
+    if (!m) {
+        if (budget.over)
+            diag_error(d, "not a valid ONNX model (decoding it needs more than %zu MiB)",
+                       budget.cap >> 20);
+        else
+            diag_error(d, "not a valid ONNX model (protobuf decoding failed: truncated or "
+                          "not a ModelProto)");
+        return NULL;
+    }
+    gp = m->graph;
+    if (!gp) {
+        diag_error(d, "not a valid ONNX model (it has no graph)");
+        return NULL;
+    }
+    opset = default_opset(m);
+    if (opset == 0) {
+        diag_error(d, "not a valid ONNX model (it imports no opset of the default domain)");
+        return NULL;
+    }
+    if (opset < 0) {
+        diag_error(d, "not a valid ONNX model (the default-domain opset has a bad version)");
+        return NULL;
+    }
+
+    memset(&cx, 0, sizeof cx);
+    cx.a = a;
+    cx.d = d;
+    cx.opset = opset;
+    cx.dir = dir_of(a, path);
+    cx.g = ir_graph_new(a, gp->name && gp->name[0] ? gp->name : "graph", path);
+    cx.g->opset = opset;
+
+    for (i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        if (!tp->name || !tp->name[0]) {
+            diag_error(d, "initializer %zu has no name", i);
+            continue;
+        }
+        onnx_tensor_read(&cx, tp, tp->name, 1);
+    }
+    for (i = 0; i < gp->n_sparse_initializer; i++) {
+        const Onnx__SparseTensorProto *sp = gp->sparse_initializer[i];
+        diag_error(d, "tensor '%s': sparse initializers are not supported",
+                   sp->values && sp->values->name ? sp->values->name : "?");
+    }
+    for (i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        ir_tensor *t;
+        if (!vi->name || !vi->name[0]) {
+            diag_error(d, "graph input %zu has no name", i);
+            continue;
+        }
+        t = ir_tensor_find(cx.g, vi->name);
+        if (t && t->data)
+            continue; /* an initializer listed as input (IR version < 4): a constant */
+        import_input(&cx, vi);
+    }
+    for (i = 0; i < gp->n_node; i++)
+        import_node(&cx, gp->node[i], i);
+    for (i = 0; i < gp->n_output; i++) {
+        const Onnx__ValueInfoProto *vi = gp->output[i];
+        ir_tensor *t;
+        if (!vi->name || !vi->name[0]) {
+            diag_error(d, "graph output %zu has no name", i);
+            continue;
+        }
+        t = onnx_tensor_ref(&cx, vi->name);
+        if (t->is_output) {
+            diag_error(d, "graph output '%s' is listed twice", vi->name);
+            continue;
+        }
+        ir_graph_add_output(cx.g, t);
+    }
+    if (gp->n_output == 0)
+        diag_error(d, "the graph has no outputs");
+
+    if (diag_count(d) > errors0)
+        return NULL;
+    if (ir_toposort(cx.g, d) < 0)
+        return NULL;
+    return cx.g;
+}

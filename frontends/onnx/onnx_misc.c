@@ -1,0 +1,508 @@
+/*
+ * onnx_misc.c — importers for the non-recurrent ops around LSTM layers (projections,
+ * element-wise maths, shape plumbing), and Constant.
+ *
+ * Older opset forms are rewritten onto the newest one, as compiler/ir_ops.def states:
+ *   Squeeze/Unsqueeze (< 13)   attribute axes        → constant int64 input 1
+ *   Slice (< 10)               attributes starts, ends, axes → constant inputs 1..3
+ *   Reshape (< 5)              attribute shape       → constant int64 input 1
+ *   Softmax/LogSoftmax (< 13)  legacy = 1 (2-D coercion), default axis 1; else axis -1
+ *   Cast                       "to" holds an ir_dtype
+ *   ConstantOfShape            "value" always present (default float 0)
+ *   Transpose                  "perm" filled with the reversed order when the input's
+ *                              rank is known here; shape inference fills it otherwise
+ * Every attribute the IR op has is stored, defaults included.
+ */
+#include <string.h>
+
+#include "arena.h"
+#include "onnx_impl.h"
+
+static ir_op
+op_of(const Onnx__NodeProto *np)
+{
+    return ir_op_from_name(np->op_type);
+}
+
+/* Read an INT attribute with a default and store it on n. */
+static int
+copy_int(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, int64_t dflt)
+{
+    int64_t v;
+    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
+        return -1;
+    ir_attr_set_int(cx->g, n, name, v);
+    return 0;
+}
+
+static int
+copy_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name)
+{
+    int64_t v;
+    if (onnx_attr_int(cx, np, name, 0, &v) < 0)
+        return -1;
+    if (v != 0 && v != 1) {
+        onnx_err(cx, "attribute '%s' is %lld; expected 0 or 1", name, (long long)v);
+        return -1;
+    }
+    ir_attr_set_int(cx->g, n, name, v);
+    return 0;
+}
+
+/* --- Constant --------------------------------------------------------------------- */
+
+int
+onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    static const char *const unsupported[] = {"sparse_value", "value_string",
+                                              "value_strings"};
+    const char *out = np->n_output == 1 ? np->output[0] : NULL;
+    const Onnx__TensorProto *tp;
+    const int64_t *iv;
+    const float *fv;
+    ir_tensor *v = NULL, *t;
+    size_t k;
+    int n_given = 0, n, r;
+    float f;
+    int64_t i;
+
+    if (!out || !out[0]) {
+        onnx_err(cx, "has %zu outputs; Constant has exactly one", np->n_output);
+        return -1;
+    }
+    if (np->n_input) {
+        onnx_err(cx, "has %zu inputs; Constant takes none", np->n_input);
+        return -1;
+    }
+    for (k = 0; k < sizeof unsupported / sizeof unsupported[0]; k++) {
+        if (onnx_attr_find(np, unsupported[k])) {
+            onnx_err(cx, "attribute '%s' is not supported", unsupported[k]);
+            return -1;
+        }
+    }
+    /* Build the value as a loose tensor, then give it the output's name. */
+    v = arena_alloc(cx->a, sizeof *v);
+    v->id = -1;
+    if ((r = onnx_attr_tensor(cx, np, "value", &tp)) == 1) {
+        n_given++;
+        if (!(v = onnx_tensor_read(cx, tp, out, 0)))
+            return -1;
+    }
+    if (r < 0 || (r = onnx_attr_float(cx, np, "value_float", 0.0f, &f)) < 0)
+        return -1;
+    if (r == 1 && n_given++ == 0) {
+        v->dtype = IR_DT_F32;
+        v->data = arena_alloc(cx->a, sizeof f);
+        memcpy(v->data, &f, sizeof f);
+    }
+    if ((r = onnx_attr_int(cx, np, "value_int", 0, &i)) < 0)
+        return -1;
+    if (r == 1 && n_given++ == 0) {
+        v->dtype = IR_DT_I64;
+        v->data = arena_alloc(cx->a, sizeof i);
+        memcpy(v->data, &i, sizeof i);
+    }
+    if ((r = onnx_attr_floats(cx, np, "value_floats", &fv, &n)) < 0)
+        return -1;
+    if (r == 1 && n_given++ == 0) {
+        v->dtype = IR_DT_F32;
+        v->shape.rank = 1;
+        v->shape.d[0] = n;
+        v->data = arena_alloc(cx->a, (size_t)n * sizeof *fv);
+        if (n)
+            memcpy(v->data, fv, (size_t)n * sizeof *fv);
+    }
+    if ((r = onnx_attr_ints(cx, np, "value_ints", &iv, &n)) < 0)
+        return -1;
+    if (r == 1 && n_given++ == 0) {
+        v->dtype = IR_DT_I64;
+        v->shape.rank = 1;
+        v->shape.d[0] = n;
+        v->data = arena_alloc(cx->a, (size_t)n * sizeof *iv);
+        if (n)
+            memcpy(v->data, iv, (size_t)n * sizeof *iv);
+    }
+    if (n_given != 1) {
+        onnx_err(cx, "needs exactly one of the attributes value, value_float, value_floats, "
+                     "value_int, value_ints; it has %d", n_given);
+        return -1;
+    }
+
+    t = onnx_tensor_ref(cx, out); /* a placeholder when a node used it already */
+    if (t->producer || t->data || t->is_input) {
+        onnx_err(cx, "output '%s' is also %s", out,
+                 t->producer ? "produced by another node"
+                             : t->is_input ? "a graph input" : "an initializer or Constant");
+        return -1;
+    }
+    t->dtype = v->dtype;
+    t->shape = v->shape;
+    t->data = v->data;
+    return 0;
+}
+
+/* --- projections and element-wise ops --------------------------------------------- */
+
+int
+onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    /* C is optional from opset 11. */
+    onnx_arity ar = {cx->opset >= 11 ? 2 : 3, 3, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_GEMM, ar);
+    float alpha, beta;
+    if (!n)
+        return -1;
+    if (onnx_attr_float(cx, np, "alpha", 1.0f, &alpha) < 0 ||
+        onnx_attr_float(cx, np, "beta", 1.0f, &beta) < 0)
+        return -1;
+    ir_attr_set_float(cx->g, n, "alpha", alpha);
+    ir_attr_set_float(cx->g, n, "beta", beta);
+    if (copy_flag(cx, np, n, "transA") < 0 || copy_flag(cx, np, n, "transB") < 0)
+        return -1;
+    return 0;
+}
+
+int
+onnx_import_matmul(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {2, 2, 1, 1};
+    return onnx_node_new(cx, np, IR_OP_MATMUL, ar) ? 0 : -1;
+}
+
+int
+onnx_import_binary(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {2, 2, 1, 1};
+    ir_node *n;
+    int64_t bc;
+    if (cx->opset < 7) {
+        /* Opsets 1-6 broadcast only with broadcast=1, and then from `axis` if given. */
+        if (onnx_attr_find(np, "axis")) {
+            onnx_err(cx, "legacy broadcasting with attribute 'axis' (opset %d) is not "
+                         "supported", cx->opset);
+            return -1;
+        }
+        if (onnx_attr_int(cx, np, "broadcast", 0, &bc) < 0)
+            return -1;
+    }
+    n = onnx_node_new(cx, np, op_of(np), ar);
+    return n ? 0 : -1;
+}
+
+int
+onnx_import_unary(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    return onnx_node_new(cx, np, op_of(np), ar) ? 0 : -1;
+}
+
+int
+onnx_import_softmax(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, op_of(np), ar);
+    int legacy = cx->opset < 13;
+    if (!n)
+        return -1;
+    if (copy_int(cx, np, n, "axis", legacy ? 1 : -1) < 0)
+        return -1;
+    ir_attr_set_int(cx->g, n, "legacy", legacy);
+    return 0;
+}
+
+int
+onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_ARGMAX, ar);
+    if (!n)
+        return -1;
+    if (copy_int(cx, np, n, "axis", 0) < 0 || copy_flag(cx, np, n, "keepdims") < 0 ||
+        copy_flag(cx, np, n, "select_last_index") < 0)
+        return -1;
+    /* keepdims defaults to 1, copy_flag's default is 0 */
+    if (!onnx_attr_find(np, "keepdims"))
+        ir_attr_set_int(cx->g, n, "keepdims", 1);
+    return 0;
+}
+
+int
+onnx_import_cast(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_CAST, ar);
+    int64_t to;
+    int r;
+    if (!n)
+        return -1;
+    if (cx->opset < 6) {
+        /* Cast-1 names the type as a string ("FLOAT"). */
+        const char *s;
+        size_t k;
+        r = onnx_attr_string(cx, np, "to", NULL, &s);
+        if (r < 0)
+            return -1;
+        to = -1;
+        for (k = 0; r == 1 && k < 24; k++)
+            if (strcmp(onnx_dtype_name((int32_t)k), s) == 0)
+                to = (int64_t)k;
+        if (r == 0)
+            to = -2;
+    } else {
+        r = onnx_attr_int(cx, np, "to", -2, &to);
+        if (r < 0)
+            return -1;
+    }
+    if (to == -2) {
+        onnx_err(cx, "attribute 'to' is required");
+        return -1;
+    }
+    if (to < 0 || to > INT32_MAX || onnx_dtype((int32_t)to) == IR_DT_UNDEF) {
+        onnx_err(cx, "attribute 'to' is %s; supported: FLOAT, INT64, INT32, BOOL",
+                 to >= 0 && to <= INT32_MAX ? onnx_dtype_name((int32_t)to) : "not a type");
+        return -1;
+    }
+    ir_attr_set_int(cx->g, n, "to", onnx_dtype((int32_t)to));
+    return 0;
+}
+
+/* --- shape plumbing --------------------------------------------------------------- */
+
+int
+onnx_import_gather(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {2, 2, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_GATHER, ar);
+    if (!n)
+        return -1;
+    return copy_int(cx, np, n, "axis", 0);
+}
+
+int
+onnx_import_transpose(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_TRANSPOSE, ar);
+    const int64_t *perm;
+    int r, k;
+    if (!n)
+        return -1;
+    r = onnx_attr_ints(cx, np, "perm", &perm, &k);
+    if (r < 0)
+        return -1;
+    if (r == 1) {
+        ir_attr_set_ints(cx->g, n, "perm", perm, k);
+    } else if (n->inputs[0]->shape.rank >= 0) {
+        int64_t rev[IR_MAX_RANK];
+        int rank = n->inputs[0]->shape.rank;
+        for (k = 0; k < rank; k++)
+            rev[k] = rank - 1 - k;
+        ir_attr_set_ints(cx->g, n, "perm", rev, rank);
+    }
+    return 0;
+}
+
+/* Squeeze and Unsqueeze: axes is an attribute before opset 13, input 1 from 13. */
+int
+onnx_import_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_op op = op_of(np);
+    int is_unsqueeze = op == IR_OP_UNSQUEEZE;
+    const int64_t *axes;
+    int n_axes, r;
+    ir_node *n;
+
+    if (cx->opset >= 13) {
+        onnx_arity ar = {is_unsqueeze ? 2 : 1, 2, 1, 1};
+        return onnx_node_new(cx, np, op, ar) ? 0 : -1;
+    } else {
+        onnx_arity ar = {1, 1, 1, 1};
+        r = onnx_attr_ints(cx, np, "axes", &axes, &n_axes);
+        if (r < 0)
+            return -1;
+        if (r == 0 && is_unsqueeze) {
+            onnx_err(cx, "attribute 'axes' is required");
+            return -1;
+        }
+        ar.max_out = 1;
+        n = onnx_node_new(cx, np, op, ar);
+        if (!n)
+            return -1;
+        /* widen to the opset-13 form: data, axes */
+        {
+            ir_tensor **in = arena_calloc(cx->a, 2, sizeof *in);
+            in[0] = n->inputs[0];
+            in[1] = r == 1 ? onnx_const_i64(cx, "axes", axes, n_axes) : NULL;
+            n->inputs = in;
+            n->n_inputs = 2;
+        }
+        return 0;
+    }
+}
+
+int
+onnx_import_slice(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    static const char *const names[] = {"starts", "ends", "axes"};
+    const int64_t *v[3];
+    int cnt[3], r[3], k;
+    ir_tensor **in;
+    ir_node *n;
+
+    if (cx->opset >= 10) {
+        onnx_arity ar = {3, 5, 1, 1};
+        return onnx_node_new(cx, np, IR_OP_SLICE, ar) ? 0 : -1;
+    }
+    for (k = 0; k < 3; k++) {
+        r[k] = onnx_attr_ints(cx, np, names[k], &v[k], &cnt[k]);
+        if (r[k] < 0)
+            return -1;
+        if (r[k] == 0 && k < 2) {
+            onnx_err(cx, "attribute '%s' is required", names[k]);
+            return -1;
+        }
+    }
+    {
+        onnx_arity ar = {1, 1, 1, 1};
+        n = onnx_node_new(cx, np, IR_OP_SLICE, ar);
+    }
+    if (!n)
+        return -1;
+    in = arena_calloc(cx->a, 5, sizeof *in);
+    in[0] = n->inputs[0];
+    for (k = 0; k < 3; k++)
+        in[k + 1] = r[k] == 1 ? onnx_const_i64(cx, names[k], v[k], cnt[k]) : NULL;
+    n->inputs = in;
+    n->n_inputs = 5;
+    return 0;
+}
+
+int
+onnx_import_shape(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_SHAPE, ar);
+    int64_t end;
+    int r;
+    if (!n)
+        return -1;
+    if (copy_int(cx, np, n, "start", 0) < 0)
+        return -1;
+    r = onnx_attr_int(cx, np, "end", 0, &end);
+    if (r < 0)
+        return -1;
+    if (r == 1)
+        ir_attr_set_int(cx->g, n, "end", end);
+    return 0;
+}
+
+int
+onnx_import_concat(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, -1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_CONCAT, ar);
+    int64_t axis;
+    int r, k;
+    if (!n)
+        return -1;
+    for (k = 0; k < n->n_inputs; k++) {
+        if (!n->inputs[k]) {
+            onnx_err(cx, "input %d is empty; Concat's inputs are all required", k);
+            return -1;
+        }
+    }
+    r = onnx_attr_int(cx, np, "axis", 1, &axis); /* Concat-1 defaulted to 1 */
+    if (r < 0)
+        return -1;
+    if (r == 0 && cx->opset >= 4) {
+        onnx_err(cx, "attribute 'axis' is required");
+        return -1;
+    }
+    ir_attr_set_int(cx->g, n, "axis", axis);
+    return 0;
+}
+
+int
+onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_node *n;
+    if (cx->opset >= 5) {
+        onnx_arity ar = {2, 2, 1, 1};
+        n = onnx_node_new(cx, np, IR_OP_RESHAPE, ar);
+        if (!n)
+            return -1;
+    } else {
+        onnx_arity ar = {1, 1, 1, 1};
+        const int64_t *shape;
+        int k, r = onnx_attr_ints(cx, np, "shape", &shape, &k);
+        ir_tensor **in;
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            onnx_err(cx, "attribute 'shape' is required");
+            return -1;
+        }
+        n = onnx_node_new(cx, np, IR_OP_RESHAPE, ar);
+        if (!n)
+            return -1;
+        in = arena_calloc(cx->a, 2, sizeof *in);
+        in[0] = n->inputs[0];
+        in[1] = onnx_const_i64(cx, "shape", shape, k);
+        n->inputs = in;
+        n->n_inputs = 2;
+    }
+    return copy_flag(cx, np, n, "allowzero");
+}
+
+int
+onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_FLATTEN, ar);
+    if (!n)
+        return -1;
+    return copy_int(cx, np, n, "axis", 1);
+}
+
+int
+onnx_import_expand(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {2, 2, 1, 1};
+    return onnx_node_new(cx, np, IR_OP_EXPAND, ar) ? 0 : -1;
+}
+
+int
+onnx_import_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    onnx_arity ar = {1, 1, 1, 1};
+    ir_node *n = onnx_node_new(cx, np, IR_OP_CONSTANT_OF_SHAPE, ar);
+    const Onnx__TensorProto *tp;
+    ir_tensor *v;
+    ir_attr *at;
+    int r;
+    if (!n)
+        return -1;
+    r = onnx_attr_tensor(cx, np, "value", &tp);
+    if (r < 0)
+        return -1;
+    if (r == 1) {
+        v = onnx_tensor_read(cx, tp, "value", 0);
+        if (!v)
+            return -1;
+        if (ir_shape_numel(&v->shape) != 1) {
+            onnx_err(cx, "attribute 'value' must hold exactly one element");
+            return -1;
+        }
+    } else {
+        v = arena_alloc(cx->a, sizeof *v);
+        v->id = -1;
+        v->name = "value";
+        v->dtype = IR_DT_F32;
+        v->shape.rank = 1;
+        v->shape.d[0] = 1;
+        v->data = arena_alloc(cx->a, 4); /* zeroed: 0.0f */
+    }
+    at = ir_attr_add(cx->g, n, "value", IR_ATTR_TENSOR);
+    at->t = v;
+    return 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * onnx_ops.c — the table from ONNX op_type to importer, and the node plumbing importers
+ * share: wiring inputs and outputs by name, constants for rewritten attributes.
+ *
+ * An op_type missing from the table is unsupported: onnx_import.c reports it and goes on,
+ * so one run lists every unsupported node.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "onnx_impl.h"
+#include "shape.h"
+
+/* ORDER IR_OP (ir_ops.def), then the ONNX-only ops the frontend folds away. */
+static const struct {
+    const char *op_type;
+    onnx_importer fn;
+} op_table[] = {
+    {"LSTM", onnx_import_lstm},
+    {"GRU", onnx_import_gru},
+    {"RNN", onnx_import_rnn},
+    {"Gemm", onnx_import_gemm},
+    {"MatMul", onnx_import_matmul},
+    {"Add", onnx_import_binary},
+    {"Sub", onnx_import_binary},
+    {"Mul", onnx_import_binary},
+    {"Div", onnx_import_binary},
+    {"Relu", onnx_import_unary},
+    {"Sigmoid", onnx_import_unary},
+    {"Tanh", onnx_import_unary},
+    {"Neg", onnx_import_unary},
+    {"Exp", onnx_import_unary},
+    {"Sqrt", onnx_import_unary},
+    {"Softmax", onnx_import_softmax},
+    {"LogSoftmax", onnx_import_softmax},
+    {"ArgMax", onnx_import_argmax},
+    {"Cast", onnx_import_cast},
+    {"Gather", onnx_import_gather},
+    {"Transpose", onnx_import_transpose},
+    {"Squeeze", onnx_import_squeeze},
+    {"Unsqueeze", onnx_import_squeeze},
+    {"Slice", onnx_import_slice},
+    {"Shape", onnx_import_shape},
+    {"Concat", onnx_import_concat},
+    {"Reshape", onnx_import_reshape},
+    {"Flatten", onnx_import_flatten},
+    {"Expand", onnx_import_expand},
+    {"ConstantOfShape", onnx_import_constant_of_shape},
+    {"Identity", onnx_import_unary},
+    {"Constant", onnx_import_constant}, /* becomes a constant tensor, no IR op */
+};
+
+onnx_importer
+onnx_op_find(const char *op_type)
+{
+    size_t i;
+    for (i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+        if (strcmp(op_table[i].op_type, op_type) == 0)
+            return op_table[i].fn;
+    return NULL;
+}
+
+void
+onnx_err(onnx_ctx *cx, const char *fmt, ...)
+{
+    char body[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    if (cx->node)
+        diag_at(cx->d, cx->node, cx->op_type, "%s", body);
+    else
+        diag_error(cx->d, "%s", body);
+}
+
+ir_tensor *
+onnx_tensor_ref(onnx_ctx *cx, const char *name)
+{
+    ir_tensor *t = ir_tensor_find(cx->g, name);
+    if (!t) {
+        ir_shape s;
+        memset(&s, 0, sizeof s);
+        s.rank = -1;
+        t = ir_tensor_new(cx->g, name, IR_DT_UNDEF, &s);
+    }
+    return t;
+}
+
+ir_tensor *
+onnx_const_i64(onnx_ctx *cx, const char *hint, const int64_t *v, int n)
+{
+    ir_shape s;
+    memset(&s, 0, sizeof s);
+    s.rank = 1;
+    s.d[0] = n;
+    return ir_const_new(cx->g, arena_printf(cx->a, "%s_%s", cx->node, hint), IR_DT_I64, &s, v);
+}
+
+static int
+present(const Onnx__NodeProto *np, size_t i)
+{
+    return i < np->n_input && np->input[i] && np->input[i][0];
+}
+
+ir_node *
+onnx_node_new(onnx_ctx *cx, const Onnx__NodeProto *np, ir_op op, onnx_arity ar)
+{
+    int n_in = ar.max_in < 0 ? (int)np->n_input : ar.max_in;
+    int errors = 0, i;
+    ir_node *n;
+
+    if (ar.max_in >= 0 && np->n_input > (size_t)ar.max_in) {
+        onnx_err(cx, "has %zu inputs; %s takes at most %d", np->n_input, cx->op_type,
+                 ar.max_in);
+        errors++;
+    }
+    if (np->n_output > (size_t)ar.max_out) {
+        onnx_err(cx, "has %zu outputs; %s has at most %d", np->n_output, cx->op_type,
+                 ar.max_out);
+        errors++;
+    }
+    for (i = 0; i < ar.min_in; i++) {
+        if (!present(np, (size_t)i)) {
+            onnx_err(cx, "input %d ('%s') is required but %s", i, shape_input_name(op, i),
+                     (size_t)i < np->n_input ? "empty" : "missing");
+            errors++;
+        }
+    }
+    for (i = 0; i < ar.min_out; i++) {
+        if ((size_t)i >= np->n_output || !np->output[i] || !np->output[i][0]) {
+            onnx_err(cx, "output %d is required but %s", i,
+                     (size_t)i < np->n_output ? "empty" : "missing");
+            errors++;
+        }
+    }
+    if (errors)
+        return NULL;
+
+    n = ir_node_new(cx->g, op, cx->node, cx->op_type, n_in, ar.max_out);
+    n->opset = cx->opset;
+    for (i = 0; i < n_in && (size_t)i < np->n_input; i++)
+        if (present(np, (size_t)i))
+            n->inputs[i] = onnx_tensor_ref(cx, np->input[i]);
+    for (i = 0; i < ar.max_out && (size_t)i < np->n_output; i++) {
+        const char *name = np->output[i];
+        ir_tensor *t;
+        if (!name || !name[0])
+            continue;
+        t = onnx_tensor_ref(cx, name);
+        if (t->producer) {
+            onnx_err(cx, "output '%s' is also produced by node '%s'", name, t->producer->name);
+            errors++;
+            continue;
+        }
+        if (t->data || t->is_input) {
+            onnx_err(cx, "output '%s' is also %s", name,
+                     t->is_input ? "a graph input" : "an initializer or Constant");
+            errors++;
+            continue;
+        }
+        ir_node_set_output(n, i, t);
+    }
+    if (errors) {
+        n->dead = 1;
+        return NULL;
+    }
+    return n;
+}

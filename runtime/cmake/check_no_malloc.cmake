@@ -1,0 +1,33 @@
+# check_no_malloc.cmake — fail if a static library imports an allocator, stdio printing or a
+# process exit. Run as:  cmake -DNM=<nm> -DLIB=<liblstmc_rt.a> -P check_no_malloc.cmake
+if(NOT NM OR NOT LIB)
+  message(FATAL_ERROR "usage: cmake -DNM=<nm> -DLIB=<library> -P check_no_malloc.cmake")
+endif()
+if(NOT EXISTS "${LIB}")
+  message(FATAL_ERROR "${LIB}: no such file (build lstmc_rt first)")
+endif()
+execute_process(COMMAND "${NM}" -u "${LIB}"
+                OUTPUT_VARIABLE undef RESULT_VARIABLE rc ERROR_VARIABLE nm_err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} -u ${LIB} failed: ${nm_err}")
+endif()
+set(forbidden malloc calloc realloc free aligned_alloc posix_memalign memalign
+              printf fprintf vprintf vfprintf puts fputs putchar exit _exit _Exit abort)
+string(REPLACE "\n" ";" lines "${undef}")
+set(found "")
+foreach(line IN LISTS lines)
+  # "                 U malloc" (ELF), "U _malloc" (Mach-O), "U malloc@GLIBC_2.2.5"
+  string(REGEX REPLACE "^[ \t]*U[ \t]+" "" sym "${line}")
+  string(REGEX REPLACE "@.*$" "" sym "${sym}")
+  string(REGEX REPLACE "^_([a-z])" "\\1" sym_nounderscore "${sym}")
+  foreach(f IN LISTS forbidden)
+    if(sym STREQUAL f OR sym_nounderscore STREQUAL f)
+      list(APPEND found "${f}")
+    endif()
+  endforeach()
+endforeach()
+if(found)
+  list(REMOVE_DUPLICATES found)
+  message(FATAL_ERROR "${LIB} imports forbidden symbols: ${found}")
+endif()
+message(STATUS "${LIB}: no allocator, printing or exit imported")

@@ -1,0 +1,311 @@
+/*
+ * lstmc_rt.h — the lstmc runtime: the one public header.
+ *
+ * The runtime is the small, freestanding C99 library that every generated model library
+ * links. It holds the portable reference kernels (recurrent cells, GEMM, element-wise and
+ * data-movement ops) that the generated host code calls in order. The compiler links the
+ * very same kernels to fold constant subgraphs, so what lstmc computes at compile time and
+ * what the device computes at run time cannot drift apart.
+ *
+ * Contract for every kernel:
+ *   - it never allocates, prints, exits or aborts; it returns an lstmc_rt_status;
+ *   - buffers are borrowed from the caller; inputs are const, outputs must not alias inputs
+ *     unless a kernel says so;
+ *   - shapes are fixed by the compiler and passed in a params struct whose fields are plain
+ *     integers and floats, so the generated code can declare them `static const`;
+ *   - element counts are int64_t, dims of a tensor are at most LSTMC_RT_MAX_RANK.
+ *
+ * This header includes only <stddef.h> and <stdint.h>.
+ */
+#ifndef LSTMC_RT_H
+#define LSTMC_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lstmc_rt_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- status ------------------------------------------------------------------------- */
+
+typedef enum lstmc_rt_status {
+    LSTMC_RT_OK = 0,
+    LSTMC_RT_ERR_NULL = 1,            /* a required pointer is NULL */
+    LSTMC_RT_ERR_ARENA_TOO_SMALL = 2, /* caller's arena is smaller than the model needs */
+    LSTMC_RT_ERR_MISALIGNED = 3,      /* arena not aligned to LSTMC_RT_ALIGN */
+    LSTMC_RT_ERR_BAD_PARAMS = 4,      /* a params struct is inconsistent (compiler bug) */
+    LSTMC_RT_ERR_INDEX = 5,           /* a Gather index is out of range */
+    LSTMC_RT_ERR_SEQ_LEN = 6,         /* a sequence_lens entry is < 0 or > seq_length */
+    LSTMC_RT_ERR_IO = 7               /* .npy reading/writing failed (driver only) */
+} lstmc_rt_status;
+
+/* Short English text for a status; never NULL. */
+const char *lstmc_rt_status_str(lstmc_rt_status s);
+
+/* --- data types ------------------------------------------------------------------- */
+
+typedef enum lstmc_rt_dtype {
+    LSTMC_RT_F32 = 1,
+    LSTMC_RT_I64 = 2,
+    LSTMC_RT_I32 = 3,
+    LSTMC_RT_U8 = 4 /* bool */
+} lstmc_rt_dtype;
+
+/* Size in bytes of one element of dtype, 0 for an unknown dtype. */
+size_t lstmc_rt_dtype_size(int32_t dtype);
+
+/* --- recurrent cells (ONNX LSTM / GRU / RNN, every attribute) ------------------------ */
+
+/* Activation functions of the ONNX RNN operators, in the spec's notation. */
+typedef enum lstmc_rt_act_kind {
+    LSTMC_RT_ACT_SIGMOID = 0,          /* 1/(1+e^-x) */
+    LSTMC_RT_ACT_TANH = 1,             /* tanh(x) */
+    LSTMC_RT_ACT_RELU = 2,             /* max(0, x) */
+    LSTMC_RT_ACT_HARD_SIGMOID = 3,     /* min(max(alpha*x + beta, 0), 1) */
+    LSTMC_RT_ACT_AFFINE = 4,           /* alpha*x + beta */
+    LSTMC_RT_ACT_LEAKY_RELU = 5,       /* x < 0 ? alpha*x : x */
+    LSTMC_RT_ACT_THRESHOLDED_RELU = 6, /* x > alpha ? x : 0 */
+    LSTMC_RT_ACT_SCALED_TANH = 7,      /* alpha*tanh(beta*x) */
+    LSTMC_RT_ACT_ELU = 8,              /* x >= 0 ? x : alpha*(e^x - 1) */
+    LSTMC_RT_ACT_SOFTSIGN = 9,         /* x/(1+|x|) */
+    LSTMC_RT_ACT_SOFTPLUS = 10         /* log(1+e^x) */
+} lstmc_rt_act_kind;
+
+typedef struct lstmc_rt_act {
+    int32_t kind; /* lstmc_rt_act_kind */
+    float alpha;  /* already defaulted by the compiler where the spec gives a default */
+    float beta;
+} lstmc_rt_act;
+
+/* Apply one activation to a scalar. */
+float lstmc_rt_act_apply(const lstmc_rt_act *a, float x);
+
+typedef enum lstmc_rt_cell {
+    LSTMC_RT_CELL_LSTM = 0, /* gates i o f c, W [D,4H,I], R [D,4H,H], B [D,8H], P [D,3H] (i o f) */
+    LSTMC_RT_CELL_GRU = 1,  /* gates z r h,   W [D,3H,I], R [D,3H,H], B [D,6H] */
+    LSTMC_RT_CELL_RNN = 2   /* gate  i,       W [D,H,I],  R [D,H,H],  B [D,2H] */
+} lstmc_rt_cell;
+
+/*
+ * One recurrent layer exactly as the ONNX operators LSTM/GRU/RNN define it.
+ * Dims:  T = seq_len, N = batch, I = input_size, H = hidden, D = n_dirs.
+ * layout 0:  X [T,N,I]  Y [T,D,N,H]  Y_h/Y_c [D,N,H]  initial_h/c [D,N,H]
+ * layout 1:  X [N,T,I]  Y [N,T,D,H]  Y_h/Y_c [N,D,H]  initial_h/c [N,D,H]
+ * act[] holds the activations per direction in spec order: LSTM f,g,h (forward first, then
+ * reverse), GRU f,g, RNN f.
+ * sequence_lens entries must lie in [0, T]; for an entry s, Y rows t >= s are zero and
+ * Y_h/Y_c are the state after s steps (the initial state, or zero, when s == 0).
+ */
+typedef struct lstmc_rt_rnn_params {
+    int32_t cell;       /* lstmc_rt_cell */
+    int64_t seq_len;    /* T */
+    int64_t batch;      /* N */
+    int64_t input_size; /* I */
+    int64_t hidden;     /* H */
+    int32_t n_dirs;     /* D: 1 or 2 */
+    int32_t reverse;    /* D == 1 only: 1 runs the single direction backwards */
+    int32_t layout;     /* 0 or 1, see above */
+    int32_t has_clip;   /* 1: clip gate pre-activations to [-clip, clip] */
+    float clip;
+    int32_t input_forget;        /* LSTM: couple input and forget gates */
+    int32_t linear_before_reset; /* GRU */
+    lstmc_rt_act act[6];
+} lstmc_rt_rnn_params;
+
+/* Scratch floats lstmc_rt_rnn needs for p (h, c and gate buffers). */
+int64_t lstmc_rt_rnn_scratch(const lstmc_rt_rnn_params *p);
+
+/*
+ * Run the layer. X, W, R are required; B, seq_lens, init_h, init_c, P may be NULL (zero /
+ * full length); Y, Y_h, Y_c may be NULL when the output is not wanted. scratch holds
+ * lstmc_rt_rnn_scratch(p) floats. Returns LSTMC_RT_ERR_SEQ_LEN for a bad sequence_lens entry.
+ */
+lstmc_rt_status lstmc_rt_rnn(const lstmc_rt_rnn_params *p, const float *X, const float *W,
+                             const float *R, const float *B, const int32_t *seq_lens,
+                             const float *init_h, const float *init_c, const float *P, float *Y,
+                             float *Y_h, float *Y_c, float *scratch);
+
+/* --- dense linear algebra ------------------------------------------------------------ */
+
+/*
+ * ONNX Gemm: Y[M,N] = alpha * A'[M,K] * B'[K,N] + beta * C, where A' = trans_a ? A^T : A
+ * (A stored [K,M] when transposed) and B' likewise. C (may be NULL) is broadcast to [M,N]
+ * through its strides: element (m,n) is C[m*c_stride_m + n*c_stride_n] (0 for a broadcast
+ * dim).
+ */
+typedef struct lstmc_rt_gemm_params {
+    int64_t m, n, k;
+    int32_t trans_a, trans_b;
+    float alpha, beta;
+    int64_t c_stride_m, c_stride_n;
+} lstmc_rt_gemm_params;
+
+lstmc_rt_status lstmc_rt_gemm(const lstmc_rt_gemm_params *p, const float *A, const float *B,
+                              const float *C, float *Y);
+
+/*
+ * numpy MatMul of float tensors after the compiler has resolved broadcasting: the output is
+ * batch dims batch[0..n_batch) then [M,N]. For batch index vector b, A's matrix starts at
+ * sum b[i]*a_stride[i] (elements) and B's at sum b[i]*b_stride[i]; a stride is 0 on a
+ * broadcast dim. Each matrix is row-major, A [M,K], B [K,N].
+ */
+typedef struct lstmc_rt_matmul_params {
+    int32_t n_batch;
+    int64_t batch[LSTMC_RT_MAX_RANK];
+    int64_t a_stride[LSTMC_RT_MAX_RANK];
+    int64_t b_stride[LSTMC_RT_MAX_RANK];
+    int64_t m, n, k;
+} lstmc_rt_matmul_params;
+
+lstmc_rt_status lstmc_rt_matmul(const lstmc_rt_matmul_params *p, const float *A, const float *B,
+                                float *Y);
+
+/* --- element-wise ------------------------------------------------------------------ */
+
+typedef enum lstmc_rt_binop {
+    LSTMC_RT_ADD = 0,
+    LSTMC_RT_SUB = 1,
+    LSTMC_RT_MUL = 2,
+    LSTMC_RT_DIV = 3 /* integer division truncates toward zero, as ONNX Runtime does */
+} lstmc_rt_binop;
+
+/*
+ * out = a (op) b with numpy broadcasting resolved by the compiler: out has dims
+ * out_dims[0..rank); element at index vector j reads a[sum j[i]*a_stride[i]] and
+ * b[sum j[i]*b_stride[i]] (stride 0 on broadcast dims). dtype is F32, I64 or I32;
+ * a, b and out share it. Integer division by zero yields 0.
+ */
+typedef struct lstmc_rt_binary_params {
+    int32_t op;    /* lstmc_rt_binop */
+    int32_t dtype; /* lstmc_rt_dtype */
+    int32_t rank;  /* 0 for scalars */
+    int64_t out_dims[LSTMC_RT_MAX_RANK];
+    int64_t a_stride[LSTMC_RT_MAX_RANK];
+    int64_t b_stride[LSTMC_RT_MAX_RANK];
+} lstmc_rt_binary_params;
+
+lstmc_rt_status lstmc_rt_binary(const lstmc_rt_binary_params *p, const void *a, const void *b,
+                                void *out);
+
+typedef enum lstmc_rt_unop {
+    LSTMC_RT_RELU = 0,
+    LSTMC_RT_SIGMOID = 1,
+    LSTMC_RT_TANH = 2,
+    LSTMC_RT_NEG = 3,
+    LSTMC_RT_EXP = 4,
+    LSTMC_RT_SQRT = 5
+} lstmc_rt_unop;
+
+/* out[i] = op(in[i]) for n float elements; in and out may be the same buffer. */
+typedef struct lstmc_rt_unary_params {
+    int32_t op; /* lstmc_rt_unop */
+    int64_t n;
+} lstmc_rt_unary_params;
+
+lstmc_rt_status lstmc_rt_unary(const lstmc_rt_unary_params *p, const float *in, float *out);
+
+/*
+ * Softmax (log_softmax = 0) or LogSoftmax (1) over the middle dim of a tensor viewed as
+ * [outer, axis_len, inner]. The compiler maps both the opset-13 per-axis form (inner = prod
+ * of dims after axis) and the older 2-D coercion (inner = 1, axis_len = prod of dims from
+ * axis on) onto this. Numerically stable (max subtracted).
+ */
+typedef struct lstmc_rt_softmax_params {
+    int32_t log_softmax;
+    int64_t outer, axis_len, inner;
+} lstmc_rt_softmax_params;
+
+lstmc_rt_status lstmc_rt_softmax(const lstmc_rt_softmax_params *p, const float *in, float *out);
+
+/* Cast n elements from one dtype to another; float to integer truncates toward zero. */
+typedef struct lstmc_rt_cast_params {
+    int32_t from, to; /* lstmc_rt_dtype */
+    int64_t n;
+} lstmc_rt_cast_params;
+
+lstmc_rt_status lstmc_rt_cast(const lstmc_rt_cast_params *p, const void *in, void *out);
+
+/*
+ * ArgMax over the middle dim of [outer, axis_len, inner]; out is int64 [outer, inner].
+ * Ties: the first index, or the last with select_last_index. dtype is F32, I64 or I32.
+ */
+typedef struct lstmc_rt_argmax_params {
+    int32_t dtype;
+    int32_t select_last_index;
+    int64_t outer, axis_len, inner;
+} lstmc_rt_argmax_params;
+
+lstmc_rt_status lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out);
+
+/* --- data movement ----------------------------------------------------------------- */
+
+/*
+ * Strided N-d copy, the one kernel behind Transpose, Expand, Slice and broadcasting copies:
+ * for every index vector j over out_dims[0..rank), out (contiguous, row-major) gets
+ * in[offset + sum j[i]*in_stride[i]]. Strides and offset are in elements and may be
+ * negative (Slice with negative steps) or 0 (broadcast). elem_size is 1, 2, 4 or 8 bytes.
+ */
+typedef struct lstmc_rt_strided_params {
+    int32_t rank;
+    int32_t elem_size;
+    int64_t offset;
+    int64_t out_dims[LSTMC_RT_MAX_RANK];
+    int64_t in_stride[LSTMC_RT_MAX_RANK];
+} lstmc_rt_strided_params;
+
+lstmc_rt_status lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in,
+                                      void *out);
+
+/*
+ * Gather along one axis: data viewed as [outer, axis_len, inner], indices (n_indices
+ * entries, dtype I64 or I32; negative ones count from the end) give out
+ * [outer, n_indices, inner]. An index outside [-axis_len, axis_len) returns
+ * LSTMC_RT_ERR_INDEX and leaves out partly written.
+ */
+typedef struct lstmc_rt_gather_params {
+    int32_t elem_size;
+    int32_t index_dtype;
+    int64_t outer, axis_len, inner;
+    int64_t n_indices;
+} lstmc_rt_gather_params;
+
+lstmc_rt_status lstmc_rt_gather(const lstmc_rt_gather_params *p, const void *data,
+                                const void *indices, void *out);
+
+/*
+ * One input of a Concat: in viewed as [outer, in_axis*inner] is written into out viewed as
+ * [outer, out_axis*inner] starting at column `offset` (elements). The compiler calls it once
+ * per input with increasing offsets.
+ */
+typedef struct lstmc_rt_concat_params {
+    int32_t elem_size;
+    int64_t outer;
+    int64_t in_cols;  /* in_axis * inner */
+    int64_t out_cols; /* out_axis * inner */
+    int64_t offset;
+} lstmc_rt_concat_params;
+
+lstmc_rt_status lstmc_rt_concat(const lstmc_rt_concat_params *p, const void *in, void *out);
+
+/* Fill n elements of elem_size bytes with the value at `value` (ConstantOfShape). */
+lstmc_rt_status lstmc_rt_fill(void *out, int64_t n, int32_t elem_size, const void *value);
+
+/* Copy n bytes (Reshape, Squeeze, Unsqueeze, Flatten, Identity); src == dst is allowed. */
+lstmc_rt_status lstmc_rt_copy(void *dst, const void *src, int64_t n_bytes);
+
+/* --- arena ------------------------------------------------------------------------- */
+
+/*
+ * Check a caller-supplied arena: NULL, smaller than `need` bytes or not aligned to
+ * LSTMC_RT_ALIGN are errors. Generated <name>_init() calls this.
+ */
+lstmc_rt_status lstmc_rt_arena_check(const void *arena, size_t size, size_t need);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LSTMC_RT_H */

@@ -1,0 +1,18 @@
+/*
+ * lstmc_rt_config.h — compile-time limits of the lstmc runtime.
+ * A firmware build may override them with -D before including lstmc_rt.h.
+ */
+#ifndef LSTMC_RT_CONFIG_H
+#define LSTMC_RT_CONFIG_H
+
+/* Largest tensor rank any kernel handles. */
+#ifndef LSTMC_RT_MAX_RANK
+#define LSTMC_RT_MAX_RANK 8
+#endif
+
+/* Alignment in bytes of the caller's arena and of every buffer the memory plan places in it. */
+#ifndef LSTMC_RT_ALIGN
+#define LSTMC_RT_ALIGN 64
+#endif
+
+#endif /* LSTMC_RT_CONFIG_H */

@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""Write the malformed-input corpus for lstmc's error paths into tests/bad/.
+
+    /usr/bin/python3 tests/bad/make_bad.py
+
+Deterministic (fixed seeds): rerunning produces byte-identical files.
+See README.md in this directory for what is wrong with each file.
+"""
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = Path(__file__).resolve().parent
+I, H = 4, 3
+
+
+def lstm_weights(seed, hidden=H, rows=None):
+    rng = np.random.RandomState(seed)
+    rows = 4 * hidden if rows is None else rows
+    W = (rng.uniform(-0.5, 0.5, (1, rows, I))).astype(np.float32)
+    R = (rng.uniform(-0.5, 0.5, (1, rows, hidden))).astype(np.float32)
+    B = (rng.uniform(-0.2, 0.2, (1, 2 * rows))).astype(np.float32)
+    return W, R, B
+
+
+def model(nodes, inputs, outputs, inits, opset=14, name="bad"):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="lstmc-make_bad")
+    m.ir_version = 7
+    return m
+
+
+def fin(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def valid_lstm(seed=1, seq=5):
+    W, R, B = lstm_weights(seed)
+    return model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H)],
+                 [fin("X", [seq, 1, I])],
+                 [fin("Y", [seq, 1, 1, H]), fin("Y_h", [1, 1, H])],
+                 [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"),
+                  numpy_helper.from_array(B, "B")], name="valid_lstm")
+
+
+def write(name, data):
+    (HERE / name).write_bytes(data)
+
+
+def main():
+    # 1. empty file
+    write("empty.onnx", b"")
+
+    # 2. valid model cut in half
+    full = valid_lstm().SerializeToString()
+    write("truncated.onnx", full[: len(full) // 2])
+
+    # 3. 4 KB of random bytes
+    write("random_bytes.onnx", np.random.RandomState(1234).bytes(4096))
+
+    # 4. LSTM whose W is neither initializer, graph input nor produced by a node
+    W, R, B = lstm_weights(4)
+    m = model([helper.make_node("LSTM", ["X", "W_missing", "R", "B"], ["Y", "Y_h"], hidden_size=H)],
+              [fin("X", [5, 1, I])], [fin("Y", [5, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")], name="missing_weights")
+    write("missing_weights.onnx", m.SerializeToString())
+
+    # 5. two unsupported ops (Einsum, NonMaxSuppression) next to a valid LSTM
+    W, R, B = lstm_weights(5)
+    rng = np.random.RandomState(5)
+    m = model([
+        helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H, name="lstm_ok"),
+        helper.make_node("Einsum", ["Y_h", "E"], ["einsum_out"], equation="dbh,hk->dbk", name="einsum_1"),
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou_thr"], ["selected"],
+                         name="nms_1"),
+    ], [fin("X", [5, 1, I]), fin("boxes", [1, 6, 4]), fin("scores", [1, 1, 6])],
+        [fin("einsum_out", [1, 1, 2]), helper.make_tensor_value_info("selected", TensorProto.INT64, [None, 3])],
+        [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B"),
+         numpy_helper.from_array(rng.uniform(-1, 1, (H, 2)).astype(np.float32), "E"),
+         numpy_helper.from_array(np.array([3], np.int64), "max_out"),
+         numpy_helper.from_array(np.array([0.5], np.float32), "iou_thr")], opset=14, name="unsupported_ops")
+    write("unsupported_ops.onnx", m.SerializeToString())
+
+    # 6. W shape contradicts hidden_size (W has 4*5 rows, hidden_size=3)
+    W, _, _ = lstm_weights(6, hidden=5)
+    _, R, B = lstm_weights(6)
+    m = model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H)],
+              [fin("X", [5, 1, I])], [fin("Y", [5, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")],
+              name="w_shape_mismatch")
+    write("lstm_w_shape_mismatch.onnx", m.SerializeToString())
+
+    # 7. hidden_size = 2^40 with small weights (must be rejected, not allocated)
+    W, R, B = lstm_weights(7)
+    m = model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=2 ** 40)],
+              [fin("X", [5, 1, I])], [fin("Y", [5, 1, 1, 2 ** 40]), fin("Y_h", [1, 1, 2 ** 40])],
+              [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")],
+              name="hidden_huge")
+    write("lstm_hidden_huge.onnx", m.SerializeToString())
+
+    # 8a. initializer with a negative dim
+    W, R, B = lstm_weights(8)
+    Wt = numpy_helper.from_array(W, "W")
+    del Wt.dims[:]
+    Wt.dims.extend([1, -12, I])
+    m = model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H)],
+              [fin("X", [5, 1, I])], [fin("Y", [5, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [Wt, numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")], name="neg_dim_init")
+    write("negative_dim_initializer.onnx", m.SerializeToString())
+
+    # 8b. graph input with a negative dim_value
+    W, R, B = lstm_weights(9)
+    m = model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H)],
+              [fin("X", [5, -2, I])], [fin("Y", [5, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")],
+              name="neg_dim_input")
+    write("negative_dim_input.onnx", m.SerializeToString())
+
+    # 9. initializer stored EXTERNAL in a file that does not exist
+    W, R, B = lstm_weights(10)
+    Wt = numpy_helper.from_array(W, "W")
+    Wt.ClearField("raw_data")
+    Wt.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "does_not_exist.bin"), ("offset", "0"), ("length", str(W.nbytes))):
+        e = Wt.external_data.add()
+        e.key, e.value = k, v
+    m = model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H)],
+              [fin("X", [5, 1, I])], [fin("Y", [5, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [Wt, numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")], name="external_missing")
+    write("external_data_missing.onnx", m.SerializeToString())
+
+    # 10. cycle: a = Add(x, b); b = Add(a, x)
+    m = model([helper.make_node("Add", ["x", "b"], ["a"], name="add_a"),
+               helper.make_node("Add", ["a", "x"], ["b"], name="add_b")],
+              [fin("x", [2, 3])], [fin("a", [2, 3])], [], name="cycle")
+    write("cycle.onnx", m.SerializeToString())
+
+    # 11. valid LSTM with symbolic seq dim + an input of sequence length 0 (run-time check)
+    W, R, B = lstm_weights(11)
+    m = model([helper.make_node("LSTM", ["X", "W", "R", "B"], ["Y", "Y_h", "Y_c"], hidden_size=H)],
+              [fin("X", ["seq", 1, I])],
+              [fin("Y", ["seq", 1, 1, H]), fin("Y_h", [1, 1, H]), fin("Y_c", [1, 1, H])],
+              [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")],
+              name="zero_len_seq")
+    onnx.checker.check_model(m)
+    write("zero_len_seq.onnx", m.SerializeToString())
+    np.save(HERE / "zero_len_seq_input.npy", np.zeros((0, 1, I), np.float32))
+    # a matching well-formed input of length 5, so the same model can be run successfully too
+    np.save(HERE / "zero_len_seq_ok_input.npy",
+            np.random.RandomState(11).standard_normal((5, 1, I)).astype(np.float32))
+
+    # 12. .npy with a truncated header (for the run command)
+    import io
+    buf = io.BytesIO()
+    np.save(buf, np.random.RandomState(12).standard_normal((5, 1, I)).astype(np.float32))
+    write("truncated_header.npy", buf.getvalue()[:40])
+
+    # sanity: the files that should not parse, do not; the rest parse
+    for f in ("empty.onnx",):
+        assert (HERE / f).stat().st_size == 0
+    for f in ("missing_weights.onnx", "unsupported_ops.onnx", "lstm_w_shape_mismatch.onnx",
+              "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
+              "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx"):
+        onnx.load(str(HERE / f), load_external_data=False)
+    for f in ("truncated.onnx", "random_bytes.onnx"):
+        try:
+            onnx.load_model_from_string((HERE / f).read_bytes())
+        except Exception:
+            continue
+        raise SystemExit(f"{f} unexpectedly parses as a ModelProto")
+    print("tests/bad written")
+
+
+if __name__ == "__main__":
+    main()
