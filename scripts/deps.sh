@@ -1,0 +1,15 @@
+#!/bin/sh
+# deps.sh — install the Debian packages lstmc needs to build and test, if any is missing.
+# Runs apt-get as root (directly, or through sudo when not root).
+set -eu
+pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps.sh: installing$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q >&2
+$sudo apt-get install -y -q --no-install-recommends $missing >&2

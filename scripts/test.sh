@@ -1,0 +1,16 @@
+#!/bin/sh
+# test.sh — every test: install what is missing, then build and run the unit (Criterion)
+# and end-to-end (ctest) suites twice: a normal -Werror build, and one under
+# AddressSanitizer + UndefinedBehaviorSanitizer (the generated libraries are built with the
+# sanitizers too).
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/deps.sh
+jobs=$(nproc)
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLSTMC_WERROR=ON >/dev/null
+cmake --build build-test -j"$jobs"
+(cd build-test && ctest --output-on-failure -j"$jobs")
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSTMC_WERROR=ON -DLSTMC_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j"$jobs")
