@@ -11,10 +11,10 @@
  * (LSTMC_RT_ERR_NULL; a data pointer may be NULL only when there is nothing to read or
  * write). Index vectors over up to LSTMC_RT_MAX_RANK dims are walked with an odometer.
  */
+#include "lstmc_rt.h"
+
 #include <math.h>
 #include <string.h>
-
-#include "lstmc_rt.h"
 
 /* --- status, dtypes, arena ----------------------------------------------------------- */
 
@@ -611,8 +611,7 @@ lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in, void *ou
 }
 
 lstmc_rt_status
-lstmc_rt_gather(const lstmc_rt_gather_params *p, const void *data, const void *indices,
-                void *out)
+lstmc_rt_gather(const lstmc_rt_gather_params *p, const void *data, const void *indices, void *out)
 {
     int64_t o, k, L, S, n, row;
     size_t es;
@@ -667,8 +666,8 @@ lstmc_rt_concat(const lstmc_rt_concat_params *p, const void *in, void *out)
     if (!p)
         return LSTMC_RT_ERR_NULL;
     if (p->elem_size <= 0 || p->outer < 0 || p->in_cols < 0 || p->out_cols < 0 || p->offset < 0 ||
-        p->offset > p->out_cols - p->in_cols || mul_nn(mul_nn(p->outer, p->out_cols),
-                                                       p->elem_size) < 0)
+        p->offset > p->out_cols - p->in_cols ||
+        mul_nn(mul_nn(p->outer, p->out_cols), p->elem_size) < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (p->outer == 0 || p->in_cols == 0)
         return LSTMC_RT_OK;

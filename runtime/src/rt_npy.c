@@ -12,13 +12,13 @@
  * overflow-checked, and the file must hold all the data it announces. Nothing is read past
  * what fread returns.
  */
+#include "lstmc_rt.h"
+#include "lstmc_rt_npy.h"
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "lstmc_rt.h"
-#include "lstmc_rt_npy.h"
 
 /* Longest header accepted; numpy writes 64-byte-aligned headers of well under 256 bytes. */
 #define NPY_MAX_HEADER 4096

@@ -3,12 +3,12 @@
  * dtypes, arena check, GEMM/MatMul, element-wise, softmax, cast, argmax and data movement.
  * Expected values are worked by hand in the comments or follow from identities.
  */
+#include "lstmc_rt.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#include "lstmc_rt.h"
 
 #define N_OF(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -362,7 +362,9 @@ Test(rt_kernels, unary_identities_in_place)
         cr_assert_eq(lstmc_rt_unary(&p, in, out), LSTMC_RT_OK);
         cr_assert_float_eq(out[1], 1.0f, 0.0f);
         p.op = LSTMC_RT_SQRT;
+        p.n = 2; /* sqrt(0), sqrt(4) */
         cr_assert_eq(lstmc_rt_unary(&p, in + 1, out), LSTMC_RT_OK);
+        cr_assert_float_eq(out[0], 0.0f, 0.0f);
         cr_assert_float_eq(out[1], 2.0f, 0.0f);
     }
     /* sigmoid(x) + sigmoid(-x) = 1 */

@@ -1,0 +1,164 @@
+/*
+ * test_ir.c — graph building, name lookup, topological order, cycles, dangling inputs,
+ * dead-code removal and the diag prefixes.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+
+static arena *a;
+static diag *d;
+static ir_graph *g;
+
+static void
+setup(void)
+{
+    a = arena_new(0);
+    d = diag_new(a, "m.onnx", NULL);
+    g = ir_graph_new(a, "main", "m.onnx");
+}
+
+static void
+teardown(void)
+{
+    arena_free(a);
+}
+
+TestSuite(ir, .init = setup, .fini = teardown);
+
+static ir_shape
+shp(int rank, int64_t d0, int64_t d1)
+{
+    ir_shape s = {0};
+    s.rank = rank;
+    s.d[0] = d0;
+    s.d[1] = d1;
+    return s;
+}
+
+static ir_node *
+add(const char *name, ir_tensor *x, ir_tensor *y, ir_tensor *out)
+{
+    ir_node *n = ir_node_new(g, IR_OP_ADD, name, "Add", 2, 1);
+    n->inputs[0] = x;
+    n->inputs[1] = y;
+    ir_node_set_output(n, 0, out);
+    return n;
+}
+
+Test(ir, op_table_round_trips)
+{
+    int i;
+    for (i = 0; i < IR_OP_COUNT; i++)
+        cr_assert_eq(ir_op_from_name(ir_op_name((ir_op)i)), i);
+    cr_assert_eq(ir_op_from_name("Einsum"), IR_OP_COUNT);
+    cr_assert_str_eq(ir_op_name(IR_OP_LSTM), "LSTM");
+}
+
+Test(ir, names_are_unique_and_found)
+{
+    ir_shape s = shp(2, 2, 3);
+    ir_tensor *t = ir_tensor_new(g, "x", IR_DT_F32, &s);
+    int i;
+    cr_assert_not_null(t);
+    cr_assert_null(ir_tensor_new(g, "x", IR_DT_F32, &s));
+    for (i = 0; i < 500; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d", i);
+        cr_assert_not_null(ir_tensor_new(g, name, IR_DT_F32, &s));
+    }
+    cr_assert_eq(ir_tensor_find(g, "x"), t);
+    cr_assert_str_eq(ir_tensor_find(g, "t499")->name, "t499");
+    cr_assert_null(ir_tensor_find(g, "nope"));
+    cr_assert_eq(ir_shape_numel(&s), 6);
+}
+
+Test(ir, numel_refuses_overflow)
+{
+    ir_shape s = shp(2, (int64_t)1 << 40, (int64_t)1 << 40);
+    cr_assert_eq(ir_shape_numel(&s), -2);
+    s = shp(2, -1, 3);
+    cr_assert_eq(ir_shape_numel(&s), -1);
+}
+
+Test(ir, toposort_orders_reversed_nodes)
+{
+    ir_shape s = shp(1, 4, 0);
+    ir_tensor *x = ir_tensor_new(g, "x", IR_DT_F32, &s);
+    ir_tensor *b = ir_tensor_new(g, "b", IR_DT_F32, &s);
+    ir_tensor *c = ir_tensor_new(g, "c", IR_DT_F32, &s);
+    ir_graph_add_input(g, x);
+    add("second", b, x, c);
+    add("first", x, x, b);
+    ir_graph_add_output(g, c);
+    cr_assert_eq(ir_toposort(g, d), 0);
+    cr_assert_str_eq(g->nodes[0]->name, "first");
+    cr_assert_str_eq(g->nodes[1]->name, "second");
+}
+
+Test(ir, cycle_is_reported_with_node_names)
+{
+    ir_shape s = shp(1, 4, 0);
+    ir_tensor *x = ir_tensor_new(g, "x", IR_DT_F32, &s);
+    ir_tensor *ta = ir_tensor_new(g, "a", IR_DT_F32, &s);
+    ir_tensor *tb = ir_tensor_new(g, "b", IR_DT_F32, &s);
+    ir_graph_add_input(g, x);
+    add("add_a", x, tb, ta);
+    add("add_b", ta, x, tb);
+    ir_graph_add_output(g, ta);
+    cr_assert_eq(ir_toposort(g, d), -1);
+    cr_assert(strstr(diag_text(d), "m.onnx: node 'add_a' (Add): is part of a cycle"),
+              "%s", diag_text(d));
+    cr_assert(strstr(diag_text(d), "node 'add_b' (Add)"));
+}
+
+Test(ir, dangling_input_is_reported)
+{
+    ir_shape s = shp(1, 4, 0);
+    ir_tensor *x = ir_tensor_new(g, "x", IR_DT_F32, &s);
+    ir_tensor *w = ir_tensor_new(g, "W_missing", IR_DT_F32, &s);
+    ir_tensor *y = ir_tensor_new(g, "y", IR_DT_F32, &s);
+    ir_graph_add_input(g, x);
+    add("mix", x, w, y);
+    ir_graph_add_output(g, y);
+    cr_assert_eq(ir_toposort(g, d), -1);
+    cr_assert(strstr(diag_text(d), "node 'mix' (Add): input 'W_missing' is not produced"),
+              "%s", diag_text(d));
+}
+
+Test(ir, dce_drops_unreachable_nodes)
+{
+    ir_shape s = shp(1, 4, 0);
+    ir_tensor *x = ir_tensor_new(g, "x", IR_DT_F32, &s);
+    ir_tensor *y = ir_tensor_new(g, "y", IR_DT_F32, &s);
+    ir_tensor *z = ir_tensor_new(g, "z", IR_DT_F32, &s);
+    ir_graph_add_input(g, x);
+    add("used", x, x, y);
+    add("unused", x, x, z);
+    ir_graph_add_output(g, y);
+    cr_assert_eq(ir_toposort(g, d), 0);
+    ir_dce(g);
+    cr_assert_eq(g->n_nodes, 1);
+    cr_assert_str_eq(g->nodes[0]->name, "used");
+}
+
+Test(ir, attributes)
+{
+    ir_node *n = ir_node_new(g, IR_OP_LSTM, NULL, "LSTM", 8, 3);
+    int64_t acts[3] = {0, 1, 1};
+    ir_attr_set_int(g, n, "hidden_size", 32);
+    ir_attr_set_float(g, n, "clip", 2.5f);
+    ir_attr_set_ints(g, n, "activations", acts, 3);
+    ir_attr_set_int(g, n, "hidden_size", 16); /* replaces */
+    cr_assert_eq(ir_attr_int(n, "hidden_size", 0), 16);
+    cr_assert_float_eq(ir_attr_float(n, "clip", 0), 2.5f, 0);
+    cr_assert_eq(ir_attr_get(n, "activations")->n, 3);
+    cr_assert_eq(ir_attr_int(n, "layout", 7), 7);
+    cr_assert_str_eq(n->name, "LSTM_0");
+    diag_node(d, n, "bad %s", "thing");
+    cr_assert_str_eq(diag_text(d), "m.onnx: node 'LSTM_0' (LSTM): bad thing\n");
+    cr_assert_eq(diag_count(d), 1);
+}
