@@ -15,8 +15,9 @@
 
 typedef struct chunk {
     struct chunk *next;
-    size_t size; /* usable bytes after the header */
+    size_t size; /* usable bytes from base */
     size_t used;
+    char *base;  /* first byte aligned to ARENA_ALIGN after the header */
 } chunk;
 
 struct arena {
@@ -105,10 +106,11 @@ arena_alloc(arena *a, size_t size)
     off = c ? (c->used + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1) : 0;
     if (!c || off + need > c->size) {
         size_t csize = need > ARENA_CHUNK ? need : ARENA_CHUNK;
-        /* the header is padded to ARENA_ALIGN so data is aligned */
-        chunk *nc = malloc(ARENA_ALIGN + csize);
+        chunk *nc = malloc(sizeof *nc + ARENA_ALIGN + csize);
         if (!nc)
             oom(size, a->cap);
+        nc->base = (char *)(((uintptr_t)(nc + 1) + ARENA_ALIGN - 1) &
+                            ~(uintptr_t)(ARENA_ALIGN - 1));
         nc->size = csize;
         nc->used = 0;
         if (c && need > ARENA_CHUNK) {
@@ -125,7 +127,7 @@ arena_alloc(arena *a, size_t size)
     c->used = off + need;
     a->used += need;
     {
-        void *p = (char *)c + ARENA_ALIGN + off;
+        void *p = c->base + off;
         memset(p, 0, need);
         return p;
     }

@@ -91,7 +91,7 @@ numel(const ir_tensor *t)
 }
 
 static int
-lower_rnn(arena *a, kprog *kp, const ir_node *n)
+lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
     kp_call *c = push(a, kp, KP_RNN, n);
     lstmc_rt_rnn_params *p = &c->p.rnn;
@@ -133,6 +133,10 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n)
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnn_scratch(p) * (int64_t)sizeof(float);
+    if (c->scratch_bytes < 0) {
+        diag_node(d, n, "its shapes and attributes do not make a valid recurrent layer");
+        return -1;
+    }
     return 0;
 }
 
@@ -497,7 +501,7 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_LSTM:
     case IR_OP_GRU:
     case IR_OP_RNN:
-        return lower_rnn(a, kp, n);
+        return lower_rnn(a, kp, n, d);
     case IR_OP_GEMM:
         return lower_gemm(a, kp, n);
     case IR_OP_MATMUL:

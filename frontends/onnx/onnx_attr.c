@@ -3,11 +3,11 @@
  * with another type reports it, naming the node and the attribute, so importers never read
  * a field the model did not set.
  */
-#include <limits.h>
-#include <string.h>
-
 #include "arena.h"
 #include "onnx_impl.h"
+
+#include <limits.h>
+#include <string.h>
 
 typedef Onnx__AttributeProto__AttributeType attr_type;
 
@@ -15,9 +15,9 @@ static const char *
 attr_type_name(attr_type t)
 {
     static const char *const names[] = {
-        "UNDEFINED", "FLOAT",   "INT",     "STRING",        "TENSOR",
-        "GRAPH",     "FLOATS",  "INTS",    "STRINGS",       "TENSORS",
-        "GRAPHS",    "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS",
+        "UNDEFINED",      "FLOAT",      "INT",         "STRING",  "TENSOR", "GRAPH",
+        "FLOATS",         "INTS",       "STRINGS",     "TENSORS", "GRAPHS", "SPARSE_TENSOR",
+        "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS",
     };
     if ((int)t >= 0 && (size_t)t < sizeof names / sizeof names[0])
         return names[t];
@@ -95,8 +95,7 @@ list_count(onnx_ctx *cx, const char *name, size_t n, int *out)
 }
 
 int
-onnx_attr_int(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, int64_t dflt,
-              int64_t *v)
+onnx_attr_int(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, int64_t dflt, int64_t *v)
 {
     const Onnx__AttributeProto *at;
     int r = lookup(cx, np, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT, &at);
@@ -105,8 +104,7 @@ onnx_attr_int(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, int64_t
 }
 
 int
-onnx_attr_float(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, float dflt,
-                float *v)
+onnx_attr_float(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, float dflt, float *v)
 {
     const Onnx__AttributeProto *at;
     int r = lookup(cx, np, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT, &at);
@@ -135,8 +133,7 @@ onnx_attr_string(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, cons
 }
 
 int
-onnx_attr_ints(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const int64_t **v,
-               int *n)
+onnx_attr_ints(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const int64_t **v, int *n)
 {
     const Onnx__AttributeProto *at;
     int r = lookup(cx, np, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS, &at);
@@ -151,8 +148,7 @@ onnx_attr_ints(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const 
 }
 
 int
-onnx_attr_floats(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const float **v,
-                 int *n)
+onnx_attr_floats(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const float **v, int *n)
 {
     const Onnx__AttributeProto *at;
     int r = lookup(cx, np, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS, &at);

@@ -13,10 +13,10 @@
 #ifndef LSTMC_ONNX_IMPL_H
 #define LSTMC_ONNX_IMPL_H
 
-#include <stdint.h>
-
 #include "ir.h"
 #include "onnx/onnx.pb-c.h"
+
+#include <stdint.h>
 
 /* State of one import. The node fields name the node being imported, for messages. */
 typedef struct onnx_ctx {
@@ -95,14 +95,14 @@ int onnx_attr_int(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, int
                   int64_t *v);
 int onnx_attr_float(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, float dflt,
                     float *v);
-int onnx_attr_string(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
-                     const char *dflt, const char **v);
-int onnx_attr_ints(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
-                   const int64_t **v, int *n);
-int onnx_attr_floats(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
-                     const float **v, int *n);
-int onnx_attr_strings(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
-                      const char ***v, int *n);
+int onnx_attr_string(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const char *dflt,
+                     const char **v);
+int onnx_attr_ints(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const int64_t **v,
+                   int *n);
+int onnx_attr_floats(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const float **v,
+                     int *n);
+int onnx_attr_strings(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const char ***v,
+                      int *n);
 int onnx_attr_tensor(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                      const Onnx__TensorProto **v);
 

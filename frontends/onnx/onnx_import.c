@@ -15,6 +15,12 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "arena.h"
+#include "diag.h"
+#include "onnx.h"
+#include "onnx_impl.h"
+#include "shape.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -23,24 +29,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "onnx.h"
-#include "onnx_impl.h"
-#include "shape.h"
-
 /* Decoding budget: protobuf-c's structs are larger than their encoding (a 2-byte empty
  * message becomes a ~100-byte struct), so allow a generous multiple of the file size. */
-#define DECODE_BASE ((size_t)64 << 20)
+#define DECODE_BASE   ((size_t)64 << 20)
 #define DECODE_FACTOR 16
 
 /* --- data types ------------------------------------------------------------------- */
 
 static const char *const dtype_names[] = {
-    "UNDEFINED", "FLOAT",     "UINT8",      "INT8",         "UINT16",         "INT16",
-    "INT32",     "INT64",     "STRING",     "BOOL",         "FLOAT16",        "DOUBLE",
-    "UINT32",    "UINT64",    "COMPLEX64",  "COMPLEX128",   "BFLOAT16",       "FLOAT8E4M3FN",
-    "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",       "FLOAT4E2M1",
+    "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
+    "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
+    "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+    "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",     "FLOAT4E2M1",
 };
 
 const char *
@@ -55,19 +55,23 @@ ir_dtype
 onnx_dtype(int32_t code)
 {
     switch (code) {
-    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return IR_DT_F32;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return IR_DT_I64;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return IR_DT_I32;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return IR_DT_BOOL;
-    default: return IR_DT_UNDEF;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+        return IR_DT_F32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+        return IR_DT_I64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+        return IR_DT_I32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+        return IR_DT_BOOL;
+    default:
+        return IR_DT_UNDEF;
     }
 }
 
 /* --- tensors ---------------------------------------------------------------------- */
 
 /* "tensor 'name': <message>", inside the current node when there is one. */
-static void
-terr(onnx_ctx *cx, const char *name, const char *fmt, ...)
+static void terr(onnx_ctx *cx, const char *name, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -145,8 +149,10 @@ read_external(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, size_
         return NULL;
     }
     if (!path_is_safe(loc)) {
-        terr(cx, name, "external data location '%s' must be a relative path inside the "
-                       "model's folder", loc);
+        terr(cx, name,
+             "external data location '%s' must be a relative path inside the "
+             "model's folder",
+             loc);
         return NULL;
     }
     if (off_s && (off = parse_size(off_s)) < 0) {
@@ -174,8 +180,10 @@ read_external(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, size_
         return NULL;
     }
     if (off > (int64_t)st.st_size || (int64_t)need > (int64_t)st.st_size - off) {
-        terr(cx, name, "external data file '%s' has %lld bytes; offset %lld + length %zu "
-                       "does not fit", path, (long long)st.st_size, (long long)off, need);
+        terr(cx, name,
+             "external data file '%s' has %lld bytes; offset %lld + length %zu "
+             "does not fit",
+             path, (long long)st.st_size, (long long)off, need);
         fclose(f);
         return NULL;
     }
@@ -207,8 +215,10 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     if (is_double)
         dt = IR_DT_F32; /* doubles become floats */
     if (dt == IR_DT_UNDEF) {
-        terr(cx, name, "has element type %s; supported: FLOAT, INT64, INT32, BOOL (and "
-                       "DOUBLE, converted to FLOAT)", onnx_dtype_name(code));
+        terr(cx, name,
+             "has element type %s; supported: FLOAT, INT64, INT32, BOOL (and "
+             "DOUBLE, converted to FLOAT)",
+             onnx_dtype_name(code));
         return NULL;
     }
     src_size = is_double ? 8 : ir_dtype_size(dt);
@@ -219,9 +229,17 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
         return NULL;
     }
     s.rank = (int)tp->n_dims;
-    for (i = 0; i < tp->n_dims; i++)
-        s.d[i] = tp->dims[i];
-    shape_fmt(&s, dims, sizeof dims);
+    {
+        size_t len = (size_t)snprintf(dims, sizeof dims, "[");
+        for (i = 0; i < tp->n_dims; i++) {
+            s.d[i] = tp->dims[i];
+            if (len < sizeof dims)
+                len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%lld", i ? "," : "",
+                                        (long long)tp->dims[i]);
+        }
+        if (len < sizeof dims)
+            snprintf(dims + len, sizeof dims - len, "]");
+    }
     for (i = 0; i < tp->n_dims; i++) {
         if (tp->dims[i] < 0) {
             terr(cx, name, "has a negative dim in dims %s", dims);
@@ -245,8 +263,8 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
             return NULL;
     } else if (tp->has_raw_data) {
         if (tp->raw_data.len != (size_t)numel * src_size) {
-            terr(cx, name, "raw_data has %zu bytes; dims %s of %s need %zu", tp->raw_data.len,
-                 dims, onnx_dtype_name(code), (size_t)numel * src_size);
+            terr(cx, name, "raw_data has %zu bytes; dims %s of %s need %zu", tp->raw_data.len, dims,
+                 onnx_dtype_name(code), (size_t)numel * src_size);
             return NULL;
         }
         raw = tp->raw_data.data;
@@ -332,16 +350,18 @@ import_input(onnx_ctx *cx, const Onnx__ValueInfoProto *vi)
     }
     tt = vi->type->tensor_type;
     if (onnx_dtype(tt->elem_type) == IR_DT_UNDEF) {
-        diag_error(cx->d, "graph input '%s' has element type %s; supported: FLOAT, INT64, "
-                          "INT32, BOOL", vi->name, onnx_dtype_name(tt->elem_type));
+        diag_error(cx->d,
+                   "graph input '%s' has element type %s; supported: FLOAT, INT64, "
+                   "INT32, BOOL",
+                   vi->name, onnx_dtype_name(tt->elem_type));
         return -1;
     }
     memset(&s, 0, sizeof s);
     s.rank = -1;
     if (tt->shape) {
         if (tt->shape->n_dim > IR_MAX_RANK) {
-            diag_error(cx->d, "graph input '%s' has rank %zu; lstmc supports at most %d",
-                       vi->name, tt->shape->n_dim, IR_MAX_RANK);
+            diag_error(cx->d, "graph input '%s' has rank %zu; lstmc supports at most %d", vi->name,
+                       tt->shape->n_dim, IR_MAX_RANK);
             return -1;
         }
         s.rank = (int)tt->shape->n_dim;
@@ -365,8 +385,8 @@ import_input(onnx_ctx *cx, const Onnx__ValueInfoProto *vi)
         if (ir_shape_numel(&s) == -2) {
             char buf[256];
             shape_fmt(&s, buf, sizeof buf);
-            diag_error(cx->d, "graph input '%s' has shape %s, more than %lld elements",
-                       vi->name, buf, (long long)IR_MAX_ELEMS);
+            diag_error(cx->d, "graph input '%s' has shape %s, more than %lld elements", vi->name,
+                       buf, (long long)IR_MAX_ELEMS);
             return -1;
         }
     }

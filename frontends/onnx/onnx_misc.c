@@ -13,10 +13,10 @@
  *                              rank is known here; shape inference fills it otherwise
  * Every attribute the IR op has is stored, defaults included.
  */
-#include <string.h>
-
 #include "arena.h"
 #include "onnx_impl.h"
+
+#include <string.h>
 
 static ir_op
 op_of(const Onnx__NodeProto *np)
@@ -54,8 +54,7 @@ copy_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name)
 int
 onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    static const char *const unsupported[] = {"sparse_value", "value_string",
-                                              "value_strings"};
+    static const char *const unsupported[] = {"sparse_value", "value_string", "value_strings"};
     const char *out = np->n_output == 1 ? np->output[0] : NULL;
     const Onnx__TensorProto *tp;
     const int64_t *iv;
@@ -123,16 +122,19 @@ onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np)
             memcpy(v->data, iv, (size_t)n * sizeof *iv);
     }
     if (n_given != 1) {
-        onnx_err(cx, "needs exactly one of the attributes value, value_float, value_floats, "
-                     "value_int, value_ints; it has %d", n_given);
+        onnx_err(cx,
+                 "needs exactly one of the attributes value, value_float, value_floats, "
+                 "value_int, value_ints; it has %d",
+                 n_given);
         return -1;
     }
 
     t = onnx_tensor_ref(cx, out); /* a placeholder when a node used it already */
     if (t->producer || t->data || t->is_input) {
         onnx_err(cx, "output '%s' is also %s", out,
-                 t->producer ? "produced by another node"
-                             : t->is_input ? "a graph input" : "an initializer or Constant");
+                 t->producer   ? "produced by another node"
+                 : t->is_input ? "a graph input"
+                               : "an initializer or Constant");
         return -1;
     }
     t->dtype = v->dtype;
@@ -178,8 +180,10 @@ onnx_import_binary(onnx_ctx *cx, const Onnx__NodeProto *np)
     if (cx->opset < 7) {
         /* Opsets 1-6 broadcast only with broadcast=1, and then from `axis` if given. */
         if (onnx_attr_find(np, "axis")) {
-            onnx_err(cx, "legacy broadcasting with attribute 'axis' (opset %d) is not "
-                         "supported", cx->opset);
+            onnx_err(cx,
+                     "legacy broadcasting with attribute 'axis' (opset %d) is not "
+                     "supported",
+                     cx->opset);
             return -1;
         }
         if (onnx_attr_int(cx, np, "broadcast", 0, &bc) < 0)

@@ -5,14 +5,14 @@
  * An op_type missing from the table is unsupported: onnx_import.c reports it and goes on,
  * so one run lists every unsupported node.
  */
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "onnx_impl.h"
 #include "shape.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 /* ORDER IR_OP (ir_ops.def), then the ONNX-only ops the frontend folds away. */
 static const struct {
@@ -114,13 +114,11 @@ onnx_node_new(onnx_ctx *cx, const Onnx__NodeProto *np, ir_op op, onnx_arity ar)
     ir_node *n;
 
     if (ar.max_in >= 0 && np->n_input > (size_t)ar.max_in) {
-        onnx_err(cx, "has %zu inputs; %s takes at most %d", np->n_input, cx->op_type,
-                 ar.max_in);
+        onnx_err(cx, "has %zu inputs; %s takes at most %d", np->n_input, cx->op_type, ar.max_in);
         errors++;
     }
     if (np->n_output > (size_t)ar.max_out) {
-        onnx_err(cx, "has %zu outputs; %s has at most %d", np->n_output, cx->op_type,
-                 ar.max_out);
+        onnx_err(cx, "has %zu outputs; %s has at most %d", np->n_output, cx->op_type, ar.max_out);
         errors++;
     }
     for (i = 0; i < ar.min_in; i++) {

@@ -25,12 +25,12 @@
  * Inputs:  LSTM X W R B sequence_lens initial_h initial_c P;  GRU/RNN X W R B sequence_lens
  * initial_h.  Outputs: LSTM Y Y_h Y_c;  GRU/RNN Y Y_h.  Absent ones are NULL slots.
  */
+#include "arena.h"
+#include "onnx_impl.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <string.h>
-
-#include "arena.h"
-#include "onnx_impl.h"
 
 /* Hidden sizes above this are refused: no real model needs more, and W [D,4H,I] stays
  * far from any overflow. */
@@ -44,24 +44,24 @@ static const struct {
     int uses_alpha, uses_beta;
     float alpha, beta; /* operator defaults */
 } acts[] = {
-    {"Sigmoid", 0, 0, 0.0f, 0.0f},          /* LSTMC_RT_ACT_SIGMOID */
-    {"Tanh", 0, 0, 0.0f, 0.0f},             /* LSTMC_RT_ACT_TANH */
-    {"Relu", 0, 0, 0.0f, 0.0f},             /* LSTMC_RT_ACT_RELU */
-    {"HardSigmoid", 1, 1, 0.2f, 0.5f},      /* LSTMC_RT_ACT_HARD_SIGMOID */
-    {"Affine", 1, 1, 1.0f, 0.0f},           /* LSTMC_RT_ACT_AFFINE */
-    {"LeakyRelu", 1, 0, 0.01f, 0.0f},       /* LSTMC_RT_ACT_LEAKY_RELU */
-    {"ThresholdedRelu", 1, 0, 1.0f, 0.0f},  /* LSTMC_RT_ACT_THRESHOLDED_RELU */
-    {"ScaledTanh", 1, 1, 1.0f, 1.0f},       /* LSTMC_RT_ACT_SCALED_TANH */
-    {"Elu", 1, 0, 1.0f, 0.0f},              /* LSTMC_RT_ACT_ELU */
-    {"Softsign", 0, 0, 0.0f, 0.0f},         /* LSTMC_RT_ACT_SOFTSIGN */
-    {"Softplus", 0, 0, 0.0f, 0.0f},         /* LSTMC_RT_ACT_SOFTPLUS */
+    {"Sigmoid", 0, 0, 0.0f, 0.0f},         /* LSTMC_RT_ACT_SIGMOID */
+    {"Tanh", 0, 0, 0.0f, 0.0f},            /* LSTMC_RT_ACT_TANH */
+    {"Relu", 0, 0, 0.0f, 0.0f},            /* LSTMC_RT_ACT_RELU */
+    {"HardSigmoid", 1, 1, 0.2f, 0.5f},     /* LSTMC_RT_ACT_HARD_SIGMOID */
+    {"Affine", 1, 1, 1.0f, 0.0f},          /* LSTMC_RT_ACT_AFFINE */
+    {"LeakyRelu", 1, 0, 0.01f, 0.0f},      /* LSTMC_RT_ACT_LEAKY_RELU */
+    {"ThresholdedRelu", 1, 0, 1.0f, 0.0f}, /* LSTMC_RT_ACT_THRESHOLDED_RELU */
+    {"ScaledTanh", 1, 1, 1.0f, 1.0f},      /* LSTMC_RT_ACT_SCALED_TANH */
+    {"Elu", 1, 0, 1.0f, 0.0f},             /* LSTMC_RT_ACT_ELU */
+    {"Softsign", 0, 0, 0.0f, 0.0f},        /* LSTMC_RT_ACT_SOFTSIGN */
+    {"Softplus", 0, 0, 0.0f, 0.0f},        /* LSTMC_RT_ACT_SOFTPLUS */
 };
 #define N_ACTS ((int)(sizeof acts / sizeof acts[0]))
 
 static const struct {
     ir_op op;
-    int n_acts;                 /* activations per direction */
-    int default_acts[3];        /* spec defaults, per direction */
+    int n_acts;          /* activations per direction */
+    int default_acts[3]; /* spec defaults, per direction */
     onnx_arity arity;
 } cells[] = {
     [CELL_LSTM] = {IR_OP_LSTM, 3, {0, 1, 1}, {3, 8, 0, 3}},
@@ -106,9 +106,10 @@ import_activations(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, int cell
         if (r == 1) {
             int k = act_find(names[i]);
             if (k < 0) {
-                onnx_err(cx, "attribute 'activations' names '%s'; expected one of Sigmoid, "
-                             "Tanh, Relu, HardSigmoid, Affine, LeakyRelu, ThresholdedRelu, "
-                             "ScaledTanh, Elu, Softsign, Softplus",
+                onnx_err(cx,
+                         "attribute 'activations' names '%s'; expected one of Sigmoid, "
+                         "Tanh, Relu, HardSigmoid, Affine, LeakyRelu, ThresholdedRelu, "
+                         "ScaledTanh, Elu, Softsign, Softplus",
                          names[i]);
                 errors++;
                 continue;
@@ -187,8 +188,10 @@ import_cell(onnx_ctx *cx, const Onnx__NodeProto *np, int cell)
     } else if (strcmp(dir_s, "bidirectional") == 0) {
         dir = 2;
     } else {
-        onnx_err(cx, "attribute 'direction' is \"%s\"; expected forward, reverse or "
-                     "bidirectional", dir_s);
+        onnx_err(cx,
+                 "attribute 'direction' is \"%s\"; expected forward, reverse or "
+                 "bidirectional",
+                 dir_s);
         return -1;
     }
     n_dirs = dir == 2 ? 2 : 1;

@@ -3,18 +3,18 @@
  * protobuf-c structs, packed to a temporary file and imported. Expected values come from
  * the ONNX operator spec (defaults, normalised forms), not from lstmc's output.
  */
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+#include "onnx.h"
+#include "onnx/onnx.pb-c.h"
+
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "arena.h"
-#include "diag.h"
-#include "ir.h"
-#include "onnx.h"
-#include "onnx/onnx.pb-c.h"
 
 static arena *A;
 static diag *D;
@@ -451,13 +451,13 @@ Test(onnx, activation_defaults_per_function)
     n = find_node(g, "lstm_1");
     al = ir_attr_get(n, "activation_alpha");
     be = ir_attr_get(n, "activation_beta");
-    cr_assert_float_eq(al->floats[0], 1.0f, 0);  /* ThresholdedRelu */
-    cr_assert_float_eq(al->floats[1], 1.0f, 0);  /* Affine */
+    cr_assert_float_eq(al->floats[0], 1.0f, 0); /* ThresholdedRelu */
+    cr_assert_float_eq(al->floats[1], 1.0f, 0); /* Affine */
     cr_assert_float_eq(be->floats[1], 0.0f, 0);
-    cr_assert_float_eq(al->floats[2], 0.2f, 0);  /* HardSigmoid */
+    cr_assert_float_eq(al->floats[2], 0.2f, 0); /* HardSigmoid */
     cr_assert_float_eq(be->floats[2], 0.5f, 0);
-    cr_assert_float_eq(al->floats[3], 1.0f, 0);  /* Elu */
-    cr_assert_float_eq(al->floats[4], 1.0f, 0);  /* ScaledTanh */
+    cr_assert_float_eq(al->floats[3], 1.0f, 0); /* Elu */
+    cr_assert_float_eq(al->floats[4], 1.0f, 0); /* ScaledTanh */
     cr_assert_float_eq(be->floats[4], 1.0f, 0);
     cr_assert_float_eq(al->floats[5], 0.01f, 0); /* LeakyRelu */
 }
@@ -792,8 +792,8 @@ Test(onnx, external_data)
     static const float w[4] = {9.0f, 1.5f, -2.0f, 4.25f};
     mb *b = model_new(13);
     Onnx__TensorProto *tp;
-    Onnx__StringStringEntryProto *kv[2], e[2] = {ONNX__STRING_STRING_ENTRY_PROTO__INIT,
-                                                   ONNX__STRING_STRING_ENTRY_PROTO__INIT};
+    Onnx__StringStringEntryProto *kv[2],
+        e[2] = {ONNX__STRING_STRING_ENTRY_PROTO__INIT, ONNX__STRING_STRING_ENTRY_PROTO__INIT};
     ir_graph *g;
     const float *v;
     write_bytes("w.bin", w, sizeof w);

@@ -2,14 +2,14 @@
  * test_shape.c — shape inference against hand-worked shapes (numpy broadcasting rules,
  * the ONNX operator definitions).
  */
-#include <criterion/criterion.h>
-#include <stdarg.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
 #include "shape.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <string.h>
 
 static arena *A;
 static diag *D;
@@ -260,8 +260,7 @@ Test(shape, flatten_transpose_expand_concat)
     ir_attr_set_ints(G, n, "perm", (int64_t[]){1, 1, 0}, 3);
     infer_fails(n, "attribute 'perm' is [1,1,0]; expected a permutation of 0..2");
 
-    n = mk(IR_OP_EXPAND, 1, 2, tin("e", IR_DT_F32, shp(2, I(3), I(1))),
-           ci64(3, I(2), I(1), I(4)));
+    n = mk(IR_OP_EXPAND, 1, 2, tin("e", IR_DT_F32, shp(2, I(3), I(1))), ci64(3, I(2), I(1), I(4)));
     infer_ok(n);
     expect_shape(n->outputs[0], shp(3, I(2), I(3), I(4)));
 
@@ -291,8 +290,7 @@ Test(shape, slice_negative_steps_and_clamping)
     infer_ok(n);
     expect_i64(n->outputs[0], 3, I(2), I(5), I(8));
     /* x[:, -3::2] → [4,2];  x[::-1] on axis 0 → [4,6] */
-    n = mk(IR_OP_SLICE, 1, 5, x, ci64(1, I(-3)), ci64(1, INT64_MAX), ci64(1, I(-1)),
-           ci64(1, I(2)));
+    n = mk(IR_OP_SLICE, 1, 5, x, ci64(1, I(-3)), ci64(1, INT64_MAX), ci64(1, I(-1)), ci64(1, I(2)));
     infer_ok(n);
     expect_shape(n->outputs[0], shp(2, I(4), I(2)));
     n = mk(IR_OP_SLICE, 1, 5, x, ci64(1, I(-1)), ci64(1, -INT64_MAX), ci64(1, I(0)),
@@ -326,8 +324,8 @@ Test(shape, shape_chain_gives_reshape_a_constant)
     ir_shape s0 = shp(0);
     int64_t zero = 0;
     ir_node *sh = mk(IR_OP_SHAPE, 1, 1, x);
-    ir_node *ga = mk(IR_OP_GATHER, 1, 2, sh->outputs[0], ir_const_new(G, "i", IR_DT_I64, &s0,
-                                                                       &zero));
+    ir_node *ga =
+        mk(IR_OP_GATHER, 1, 2, sh->outputs[0], ir_const_new(G, "i", IR_DT_I64, &s0, &zero));
     ir_node *us = mk(IR_OP_UNSQUEEZE, 1, 2, ga->outputs[0], ci64(1, I(0)));
     ir_node *cc = mk(IR_OP_CONCAT, 1, 2, us->outputs[0], ci64(1, I(-1)));
     ir_node *rs = mk(IR_OP_RESHAPE, 1, 2, x, cc->outputs[0]);
