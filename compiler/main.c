@@ -264,6 +264,40 @@ npy_dtype_ir(int32_t t)
     return t == 1 ? "f32" : t == 2 ? "i64" : t == 3 ? "i32" : "bool";
 }
 
+/* "'x', 'h0'" */
+static const char *
+input_list(arena *a, const ir_graph *g)
+{
+    const char *s = "";
+    int i;
+    for (i = 0; i < g->n_inputs; i++)
+        s = arena_printf(a, "%s%s'%s'", s, i ? ", " : "", g->inputs[i]->name);
+    return s;
+}
+
+/* mkdir -p */
+static int
+make_dirs(const char *path)
+{
+    char buf[4096];
+    size_t i, n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char ch = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            buf[i] = ch;
+        }
+    }
+    return 0;
+}
+
 static int
 cmd_run(cli *c)
 {
@@ -298,10 +332,10 @@ cmd_run(cli *c)
                 file = eq + 1;
         }
         if (slot < 0) {
-            /* a plain FILE: only for single-input models (a name may itself contain '=') */
-            if (eq && ir_tensor_find(g, arg) == NULL && g->n_inputs != 1) {
-                diag_error(d, "--input %s: the model has no input named '%.*s'", arg,
-                           (int)(eq - arg), arg);
+            /* NAME=FILE with an unknown NAME, unless the whole argument is a file */
+            if (eq && access(arg, F_OK) != 0) {
+                diag_error(d, "--input %s: the model has no input named '%.*s' (its inputs: %s)",
+                           arg, (int)(eq - arg), arg, input_list(a, g));
                 goto out;
             }
             if (g->n_inputs != 1) {
@@ -382,7 +416,7 @@ cmd_run(cli *c)
             goto out;
         }
     }
-    if (mkdir(c->output_dir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(c->output_dir) != 0) {
         diag_error(d, "cannot create output folder '%s': %s", c->output_dir, strerror(errno));
         goto out;
     }

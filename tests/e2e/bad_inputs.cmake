@@ -1,1 +1,85 @@
-# filled in below
+# Bad input: every malformed model or data file gets exit status 1 (2 for bad usage), a
+# message naming what is wrong, no signal, within seconds (expect_fail.sh kills at 60 s),
+# and the compiler's arena capped at 256 MiB so an absurd size cannot be allocated.
+set(BAD ${CMAKE_SOURCE_DIR}/tests/bad)
+set(XF ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh)
+set(LSTMC $<TARGET_FILE:lstmc>)
+set(BOUT ${CMAKE_CURRENT_BINARY_DIR}/bad_out)
+
+function(lstmc_bad name code substr)
+  add_test(NAME bad_${name} COMMAND ${XF} ${code} ${substr} ${ARGN})
+  set_tests_properties(bad_${name} PROPERTIES TIMEOUT 90
+                       ENVIRONMENT "LSTMC_MEMORY_LIMIT=268435456;${LSTMC_E2E_ENV}")
+endfunction()
+
+# compile-time: the model file itself
+lstmc_bad(empty 1 "empty.onnx: not a valid ONNX model (the file is empty)"
+          ${LSTMC} ${BAD}/empty.onnx --target=host -o ${BOUT}/empty)
+lstmc_bad(truncated 1 "truncated.onnx: not a valid ONNX model"
+          ${LSTMC} ${BAD}/truncated.onnx --target=host -o ${BOUT}/truncated)
+lstmc_bad(random_bytes 1 "random_bytes.onnx: not a valid ONNX model"
+          ${LSTMC} ${BAD}/random_bytes.onnx --target=host -o ${BOUT}/random)
+lstmc_bad(missing_model 1 "cannot open the model"
+          ${LSTMC} ${BAD}/no_such_model.onnx --target=host -o ${BOUT}/none)
+lstmc_bad(missing_weights 1
+          "node 'LSTM_0' (LSTM): input 'W_missing' is not produced by any node, initializer or graph input"
+          ${LSTMC} ${BAD}/missing_weights.onnx --target=host -o ${BOUT}/mw)
+lstmc_bad(unsupported_op_einsum 1 "node 'einsum_1' (Einsum): unsupported operator 'Einsum'"
+          ${LSTMC} ${BAD}/unsupported_ops.onnx --target=host -o ${BOUT}/uo)
+# the same run lists the second unsupported node too
+lstmc_bad(unsupported_op_nms 1
+          "node 'nms_1' (NonMaxSuppression): unsupported operator 'NonMaxSuppression'"
+          ${LSTMC} ${BAD}/unsupported_ops.onnx --target=host -o ${BOUT}/uo2)
+lstmc_bad(w_shape_mismatch 1
+          "node 'LSTM_0' (LSTM): input 'W' has shape [1,20,4]"
+          ${LSTMC} ${BAD}/lstm_w_shape_mismatch.onnx --target=host -o ${BOUT}/wsm)
+lstmc_bad(hidden_huge 1
+          "node 'LSTM_0' (LSTM): attribute 'hidden_size' is 1099511627776"
+          ${LSTMC} ${BAD}/lstm_hidden_huge.onnx --target=host -o ${BOUT}/hh)
+lstmc_bad(negative_dim_initializer 1 "tensor 'W': has a negative dim in dims [1,-12,4]"
+          ${LSTMC} ${BAD}/negative_dim_initializer.onnx --target=host -o ${BOUT}/ndi)
+lstmc_bad(negative_dim_input 1 "graph input 'X' has dim 1 = -2"
+          ${LSTMC} ${BAD}/negative_dim_input.onnx --target=host -o ${BOUT}/ndx)
+lstmc_bad(external_data_missing 1
+          "tensor 'W': external data file '${BAD}/does_not_exist.bin' cannot be opened"
+          ${LSTMC} ${BAD}/external_data_missing.onnx --target=host -o ${BOUT}/edm)
+lstmc_bad(cycle 1 "node 'add_a' (Add): is part of a cycle"
+          ${LSTMC} ${BAD}/cycle.onnx --target=host -o ${BOUT}/cyc)
+lstmc_bad(symbolic_unbound 1 "input 'X': dim 0 ('seq') is symbolic"
+          ${LSTMC} ${BAD}/zero_len_seq.onnx --target=host -o ${BOUT}/sym)
+
+# run time: the data
+lstmc_bad(zero_length_sequence 1
+          "input 'X': ${BAD}/zero_len_seq_input.npy has shape [0,1,4]: dim 0 is 0, and a zero-length sequence"
+          ${LSTMC} run ${BAD}/zero_len_seq.onnx --input X=${BAD}/zero_len_seq_input.npy
+          --output-dir ${BOUT}/zl)
+lstmc_bad(truncated_npy 1 "input 'X': ${BAD}/truncated_header.npy:"
+          ${LSTMC} run ${BAD}/zero_len_seq.onnx --input X=${BAD}/truncated_header.npy
+          --output-dir ${BOUT}/tn)
+lstmc_bad(npy_wrong_dtype 1 "holds i64 data, the model expects f32"
+          ${LSTMC} run ${FIX}/lstm_fwd_b1/model.onnx
+          --input X=${FIX}/pt_embed_lstm2_cls/inputs/input.1.npy --output-dir ${BOUT}/wd)
+lstmc_bad(npy_wrong_shape 1 "zero_len_seq_ok_input.npy has shape [5,1,4], the model expects [1,128,9]"
+          ${LSTMC} run ${FIX}/pt_har_lstm/model.onnx
+          --input input=${BAD}/zero_len_seq_ok_input.npy --output-dir ${BOUT}/ws)
+lstmc_bad(unknown_input_name 1 "the model has no input named 'nope'"
+          ${LSTMC} run ${BAD}/zero_len_seq.onnx --input nope=${BAD}/zero_len_seq_ok_input.npy
+          --output-dir ${BOUT}/un)
+lstmc_bad(missing_input_data 1 "input 'X' has no data"
+          ${LSTMC} run ${BAD}/zero_len_seq.onnx --output-dir ${BOUT}/mi)
+
+# usage
+lstmc_bad(usage_no_model 2 "no model given" ${LSTMC} --target=host -o ${BOUT}/u)
+lstmc_bad(usage_no_outdir 2 "no output folder" ${LSTMC} ${BAD}/cycle.onnx --target=host)
+lstmc_bad(usage_unknown_option 2 "unknown or incomplete option '--frobnicate'"
+          ${LSTMC} ${BAD}/cycle.onnx --frobnicate -o ${BOUT}/u)
+lstmc_bad(usage_bad_dim 2 "--dim value must be an integer"
+          ${LSTMC} ${BAD}/zero_len_seq.onnx --dim=seq=-3 -o ${BOUT}/u)
+lstmc_bad(unknown_target 1 "unknown target 'nosuchboard'"
+          ${LSTMC} ${FIX}/lstm_fwd_b1/model.onnx --target=nosuchboard -o ${BOUT}/u)
+
+# a good run of the same model after all that: binding the symbolic dim works
+add_test(NAME run_symbolic_dim_bound
+         COMMAND ${LSTMC} run ${BAD}/zero_len_seq.onnx --input ${BAD}/zero_len_seq_ok_input.npy
+                 --output-dir ${BOUT}/ok)
+set_tests_properties(run_symbolic_dim_bound PROPERTIES ENVIRONMENT "${LSTMC_E2E_ENV}")
