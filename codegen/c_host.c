@@ -50,8 +50,11 @@ ensure_dir(const char *path, diag *d)
 static int
 open_out(out_file *o, const char *dir, const char *name, diag *d)
 {
-    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+    if (snprintf(o->path, sizeof o->path, "%s/%s", dir, name) >= (int)sizeof o->path ||
+        snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path) >= (int)sizeof o->tmp) {
+        diag_error(d, "output path '%s/%s' is too long", dir, name);
+        return -1;
+    }
     o->f = fopen(o->tmp, "w");
     if (!o->f) {
         diag_error(d, "cannot write '%s': %s", o->tmp, strerror(errno));
@@ -107,9 +110,14 @@ cg_sanitize_filename(const char *name, char *buf, unsigned long n)
         buf[i] = ok ? c : '_';
     }
     buf[i] = '\0';
-    /* "." and ".." are not file names one can write */
-    if (strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0 || buf[0] == '\0')
-        snprintf(buf, n, "_%s", name[0] ? buf : "output");
+    /* "", "." and ".." are not file names one can write: prefix '_' */
+    if (strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0 || buf[0] == '\0') {
+        size_t len = strlen(buf);
+        if (len + 2 <= n) {
+            memmove(buf + 1, buf, len + 1);
+            buf[0] = '_';
+        }
+    }
 }
 
 static void

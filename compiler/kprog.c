@@ -560,6 +560,24 @@ kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
             errors++;
     if (errors)
         return -1;
+    {
+        /* a recurrent layer's Y / Y_h / Y_c that nothing reads are not computed at all */
+        char *read = arena_calloc(a, (size_t)g->n_tensors + 1, 1);
+        for (i = 0; i < kp->n_calls; i++)
+            for (j = 0; j < kp->calls[i].n_in; j++)
+                if (kp->calls[i].in[j])
+                    read[kp->calls[i].in[j]->id] = 1;
+        for (i = 0; i < g->n_outputs; i++)
+            read[g->outputs[i]->id] = 1;
+        for (i = 0; i < kp->n_calls; i++) {
+            kp_call *c = &kp->calls[i];
+            if (c->kind != KP_RNN)
+                continue;
+            for (j = 0; j < c->n_out; j++)
+                if (c->out[j] && !read[c->out[j]->id])
+                    c->out[j] = NULL;
+        }
+    }
     kp->n_outputs = g->n_outputs;
     kp->outputs = arena_calloc(a, (size_t)g->n_outputs + 1, sizeof *kp->outputs);
     for (i = 0; i < g->n_outputs; i++) {

@@ -14,3 +14,6 @@ make -s -C build/har
 echo "generated: $(ls build/har | tr '\n' ' ')"
 ./build/har/har_run --print --output-dir build/har $ex/input.npy
 ./build/har/har_run --bench 200 --output-dir build/har $ex/input.npy
+# the same library from firmware-style C: static arena, no heap
+cc -O2 -Ibuild/har -Ibuild/har/runtime/include $ex/main.c build/har/libhar.a -lm -o build/har_demo
+./build/har_demo
