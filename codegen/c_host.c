@@ -201,7 +201,18 @@ put_params(FILE *f, const kp_call *c)
 {
     int i;
     switch (c->kind) {
-    case KP_RNN: {
+    case KP_RNN_PROJ: {
+        const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+        fprintf(f,
+                "static const lstmc_rt_rnn_proj_params p = {.cell = %d, .n_dirs = %d, "
+                ".rows = %lld,\n            .input_size = %lld, .hidden = %lld, "
+                ".linear_before_reset = %d, .packed = %d};\n",
+                p->cell, p->n_dirs, (long long)p->rows, (long long)p->input_size,
+                (long long)p->hidden, p->linear_before_reset, p->packed);
+        break;
+    }
+    case KP_RNN:
+    case KP_RNN_REC: {
         const lstmc_rt_rnn_params *p = &c->p.rnn;
         fprintf(f,
                 "static const lstmc_rt_rnn_params p = {\n"
@@ -221,7 +232,7 @@ put_params(FILE *f, const kp_call *c)
             put_float(f, p->act[i].beta);
             fputc('}', f);
         }
-        fputs("}};\n", f);
+        fprintf(f, "},\n            .packed = %d};\n", p->packed);
         break;
     }
     case KP_GEMM: {
@@ -333,9 +344,10 @@ arg_type(const kp_call *c, int j)
 {
     switch (c->kind) {
     case KP_RNN:
-        if (j == 4)
-            return "int32_t";
-        return "float";
+        return j == 4 ? "int32_t" : "float";
+    case KP_RNN_REC:
+        return j == 3 ? "int32_t" : "float";
+    case KP_RNN_PROJ:
     case KP_GEMM:
     case KP_MATMUL:
     case KP_UNARY:

@@ -14,6 +14,7 @@
 #include "kprog.h"
 #include "memplan.h"
 #include "onnx.h"
+#include "passes.h"
 #include "shape.h"
 #include "target.h"
 
@@ -287,21 +288,34 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
         if (all_inputs_const(n) && n->op != IR_OP_SHAPE && fold_node(g, n, d) < 0)
             return -1;
     }
-    maybe_print(g, o, "infer");
     ir_dce(g);
-    maybe_print(g, o, "dce");
+    maybe_print(g, o, "infer");
     return 0;
 }
 
-int
-driver_compile(arena *a, const driver_options *o, diag *d)
+/* Run the pass list: o->passes, or the target's default, minus o->disable. The IR is
+ * verified after every pass. */
+static int
+driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
 {
-    ir_graph *g;
-    kprog kp = {0};
-    memplan mp;
-    cg_options co;
+    pass_ctx cx;
+    int rc;
+    memset(&cx, 0, sizeof cx);
+    cx.t = t;
+    cx.print_after = o->print_after;
+    cx.time_passes = o->time_passes;
+    cx.disable = o->disable;
+    cx.n_disable = o->n_disable;
+    rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);
+    return rc;
+}
 
-    if (!target_find(o->target)) {
+int
+driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp, diag *d)
+{
+    const target *t = target_find(o->target);
+    ir_graph *g;
+    if (!t) {
         diag_error(d, "unknown target '%s' (lstmc targets lists them)", o->target);
         return -1;
     }
@@ -311,9 +325,26 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     maybe_print(g, o, "import");
     if (driver_prepare(g, o, d) < 0)
         return -1;
-    if (kp_lower_graph(a, g, &kp, d) < 0)
+    if (driver_passes(g, t, o, d) < 0)
         return -1;
-    if (memplan_run(a, g, &kp, &mp, d) < 0)
+    memset(kp, 0, sizeof *kp);
+    if (kp_lower_graph(a, g, kp, d) < 0)
+        return -1;
+    if (memplan_run(a, g, kp, mp, d) < 0)
+        return -1;
+    *gp = g;
+    return 0;
+}
+
+int
+driver_compile(arena *a, const driver_options *o, diag *d)
+{
+    ir_graph *g;
+    kprog kp;
+    memplan mp;
+    cg_options co;
+
+    if (driver_lower(a, o, &g, &kp, &mp, d) < 0)
         return -1;
     co.name = o->name ? o->name : driver_default_name(a, o->model);
     co.outdir = o->outdir;

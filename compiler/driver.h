@@ -30,7 +30,11 @@ typedef struct driver_options {
     const char *target;      /* built-in target name */
     const char *outdir;      /* where codegen writes */
     const char *name;        /* library name; NULL: derived from the model file name */
-    const char *print_after; /* stage name whose IR is printed to stdout, or NULL */
+    const char *print_after; /* stage or pass name whose IR is printed to stdout, or NULL */
+    const char *passes;      /* comma-separated pass list; NULL: the target's default */
+    int n_disable;
+    const char *disable[16]; /* passes to leave out (--disable-pass) */
+    int time_passes;         /* print each pass's time to stderr */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;
@@ -45,6 +49,14 @@ ir_graph *driver_import(arena *a, const char *model, diag *d);
  * shape and fold every constant subgraph. Returns 0 or -1 after reporting through d.
  */
 int driver_prepare(ir_graph *g, const driver_options *o, diag *d);
+
+/* Everything but codegen: import, prepare, the passes, lowering and the memory plan. On
+ * success *gp, *kp and *mp describe the program (all in a) and 0 is returned; else -1
+ * after reporting through d. */
+typedef struct kprog kprog;
+typedef struct memplan memplan;
+int driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp,
+                 diag *d);
 
 /* The whole pipeline. Returns 0, or -1 after reporting through d. */
 int driver_compile(arena *a, const driver_options *o, diag *d);

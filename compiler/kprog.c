@@ -18,7 +18,7 @@ static const char *const kind_fn[KP_KIND_COUNT] = {
     "lstmc_rt_rnn",     "lstmc_rt_gemm",   "lstmc_rt_matmul", "lstmc_rt_binary",
     "lstmc_rt_unary",   "lstmc_rt_softmax", "lstmc_rt_cast",  "lstmc_rt_argmax",
     "lstmc_rt_strided_copy", "lstmc_rt_gather", "lstmc_rt_concat", "lstmc_rt_fill",
-    "lstmc_rt_copy",
+    "lstmc_rt_copy",    "lstmc_rt_rnn_proj", "lstmc_rt_rnn_rec",
 };
 
 const char *
@@ -90,25 +90,32 @@ numel(const ir_tensor *t)
     return ir_shape_numel(&t->shape);
 }
 
-static int
-lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
+/* The layer's params from a recurrent node (ONNX op, or lstmc.RnnRec made by split_gates). */
+static void
+rnn_params(const ir_node *n, lstmc_rt_rnn_params *p)
 {
-    kp_call *c = push(a, kp, KP_RNN, n);
-    lstmc_rt_rnn_params *p = &c->p.rnn;
-    const ir_tensor *X = ir_in(n, 0), *W = ir_in(n, 1);
     const ir_attr *acts = ir_attr_get(n, "activations");
     const ir_attr *al = ir_attr_get(n, "activation_alpha");
     const ir_attr *be = ir_attr_get(n, "activation_beta");
     int64_t dir = ir_attr_int(n, "direction", 0);
     int i;
 
-    p->cell = n->op == IR_OP_LSTM ? LSTMC_RT_CELL_LSTM
-              : n->op == IR_OP_GRU ? LSTMC_RT_CELL_GRU
-                                   : LSTMC_RT_CELL_RNN;
     p->layout = (int32_t)ir_attr_int(n, "layout", 0);
-    p->seq_len = X->shape.d[p->layout ? 1 : 0];
-    p->batch = X->shape.d[p->layout ? 0 : 1];
-    p->input_size = X->shape.d[2];
+    if (n->op == IR_OP_RNN_REC) {
+        p->cell = (int32_t)ir_attr_int(n, "cell", 0);
+        p->seq_len = ir_attr_int(n, "seq_len", 0);
+        p->batch = ir_attr_int(n, "batch", 0);
+        p->input_size = ir_attr_int(n, "input_size", 0);
+        p->packed = (int32_t)ir_attr_int(n, "packed", 0);
+    } else {
+        const ir_tensor *X = ir_in(n, 0);
+        p->cell = n->op == IR_OP_LSTM ? LSTMC_RT_CELL_LSTM
+                  : n->op == IR_OP_GRU ? LSTMC_RT_CELL_GRU
+                                       : LSTMC_RT_CELL_RNN;
+        p->seq_len = X->shape.d[p->layout ? 1 : 0];
+        p->batch = X->shape.d[p->layout ? 0 : 1];
+        p->input_size = X->shape.d[2];
+    }
     p->hidden = ir_attr_int(n, "hidden_size", 0);
     p->n_dirs = dir == 2 ? 2 : 1;
     p->reverse = dir == 1;
@@ -121,14 +128,19 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
         p->act[i].alpha = al && i < al->n ? al->floats[i] : 0.0f;
         p->act[i].beta = be && i < be->n ? be->floats[i] : 0.0f;
     }
-    (void)W;
-    c->n_in = 8;
-    for (i = 0; i < 6; i++)
+}
+
+static int
+lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c = push(a, kp, n->op == IR_OP_RNN_REC ? KP_RNN_REC : KP_RNN, n);
+    lstmc_rt_rnn_params *p = &c->p.rnn;
+    int i;
+
+    rnn_params(n, p);
+    c->n_in = n->op == IR_OP_RNN_REC ? 7 : 8;
+    for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);
-    if (n->op == IR_OP_LSTM) {
-        c->in[6] = ir_in(n, 6);
-        c->in[7] = ir_in(n, 7);
-    }
     c->n_out = 3;
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
@@ -137,6 +149,28 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
         diag_node(d, n, "its shapes and attributes do not make a valid recurrent layer");
         return -1;
     }
+    return 0;
+}
+
+static int
+lower_proj(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_RNN_PROJ, n);
+    lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    const ir_tensor *P = ir_out(n, 0);
+    p->cell = (int32_t)ir_attr_int(n, "cell", 0);
+    p->n_dirs = (int32_t)P->shape.d[0];
+    p->rows = P->shape.d[1];
+    p->input_size = ir_in(n, 0)->shape.d[2];
+    p->hidden = ir_attr_int(n, "hidden_size", 0);
+    p->linear_before_reset = (int32_t)ir_attr_int(n, "linear_before_reset", 0);
+    p->packed = (int32_t)ir_attr_int(n, "packed", 0);
+    c->n_in = 3;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->n_out = 1;
+    c->out[0] = ir_out(n, 0);
     return 0;
 }
 
@@ -501,7 +535,10 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_LSTM:
     case IR_OP_GRU:
     case IR_OP_RNN:
+    case IR_OP_RNN_REC:
         return lower_rnn(a, kp, n, d);
+    case IR_OP_RNN_PROJ:
+        return lower_proj(a, kp, n);
     case IR_OP_GEMM:
         return lower_gemm(a, kp, n);
     case IR_OP_MATMUL:
@@ -571,7 +608,7 @@ kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
             read[g->outputs[i]->id] = 1;
         for (i = 0; i < kp->n_calls; i++) {
             kp_call *c = &kp->calls[i];
-            if (c->kind != KP_RNN)
+            if (c->kind != KP_RNN && c->kind != KP_RNN_REC)
                 continue;
             for (j = 0; j < c->n_out; j++)
                 if (c->out[j] && !read[c->out[j]->id])
@@ -627,6 +664,11 @@ kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch
         return lstmc_rt_fill(out[0], c->p.fill.n, c->p.fill.elem_size, c->p.fill.value);
     case KP_COPY:
         return lstmc_rt_copy(out[0], in[0], c->p.copy.n_bytes);
+    case KP_RNN_PROJ:
+        return lstmc_rt_rnn_proj(&c->p.proj, in[0], in[1], in[2], out[0]);
+    case KP_RNN_REC:
+        return lstmc_rt_rnn_rec(&c->p.rnn, in[0], in[1], in[2], in[3], in[4], in[5], in[6],
+                                out[0], out[1], out[2], scratch);
     default:
         return LSTMC_RT_ERR_BAD_PARAMS;
     }

@@ -34,6 +34,9 @@ typedef enum kp_kind {
     KP_CONCAT,  /* lstmc_rt_concat: in | out (one call per Concat input) */
     KP_FILL,    /* lstmc_rt_fill: | out */
     KP_COPY,    /* lstmc_rt_copy: in | out */
+    KP_RNN_PROJ, /* lstmc_rt_rnn_proj: X Wt bias | P            (schedule A+, G1) */
+    KP_RNN_REC,  /* lstmc_rt_rnn_rec: P Rt rb_h seq_lens init_h init_c Peep | Y Y_h Y_c,
+                    scratch                                   (schedule A+, G2) */
     KP_KIND_COUNT
 } kp_kind;
 
@@ -43,7 +46,8 @@ typedef struct kp_call {
     kp_kind kind;
     const ir_node *node; /* where it comes from (for comments and messages); may be NULL */
     union {
-        lstmc_rt_rnn_params rnn;
+        lstmc_rt_rnn_params rnn; /* KP_RNN and KP_RNN_REC */
+        lstmc_rt_rnn_proj_params proj;
         lstmc_rt_gemm_params gemm;
         lstmc_rt_matmul_params matmul;
         lstmc_rt_binary_params binary;

@@ -37,7 +37,10 @@ static const char usage_text[] =
     "options:\n"
     "  --name=NAME          C prefix of the generated library (default: from the file name)\n"
     "  --dim=SYM=N          value of a symbolic input dim (dim_param SYM)\n"
-    "  --print-after=STAGE  print the IR after import, bind, infer or dce\n"
+    "  --print-after=NAME   print the IR after a stage (import, bind, infer) or a pass\n"
+    "  --passes=LIST        comma-separated passes to run (default: the target's list)\n"
+    "  --disable-pass=NAME  leave a pass out (e.g. split_gates for schedule A)\n"
+    "  --time-passes        print the time each pass takes\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
     "  --keep-build=DIR     (run) build the library in DIR and keep it\n";
 
@@ -125,6 +128,14 @@ parse_args(int argc, char **argv, cli *c)
             c->o.name = v;
         } else if ((v = opt_value(argc, argv, &i, "--print-after"))) {
             c->o.print_after = v;
+        } else if ((v = opt_value(argc, argv, &i, "--passes"))) {
+            c->o.passes = v;
+        } else if ((v = opt_value(argc, argv, &i, "--disable-pass"))) {
+            if (c->o.n_disable == (int)(sizeof c->o.disable / sizeof c->o.disable[0]))
+                return usage("too many --disable-pass options%s", "");
+            c->o.disable[c->o.n_disable++] = v;
+        } else if (strcmp(argv[i], "--time-passes") == 0) {
+            c->o.time_passes = 1;
         } else if ((v = opt_value(argc, argv, &i, "--keep-build"))) {
             c->keep_build = v;
         } else if ((v = opt_value(argc, argv, &i, "--input"))) {

@@ -7,13 +7,16 @@
 
 #include <string.h>
 
+/* What every CPU target runs unless it says otherwise. */
+#define LSTMC_DEFAULT_PASSES "split_gates,fold_constants,dce"
+
 const target target_builtin[] = {
     {"host", "the machine lstmc runs on; portable C kernels", "", "", 0, 0, 0, NULL, 0, 0, 0,
-     0.0, 0},
+     0.0, 0, LSTMC_DEFAULT_PASSES},
     {"tegra-x1", "NVIDIA Jetson TX1: 4x Cortex-A57 + Maxwell GPU (2 SMM, 256 cores)",
      "aarch64-unknown-linux-gnu", "cortex-a57", 4, 32 * 1024, 2 * 1024 * 1024,
-     "Maxwell GM20B", 2, 998, 64 * 1024, 25.6, 5},
-    {NULL, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0.0, 0},
+     "Maxwell GM20B", 2, 998, 64 * 1024, 25.6, 5, LSTMC_DEFAULT_PASSES},
+    {NULL, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0.0, 0, NULL},
 };
 
 const target *

@@ -21,6 +21,7 @@ typedef struct target {
     int64_t gpu_shared_bytes;   /* on-chip shared memory per compute unit */
     double dram_gbps;           /* off-chip bandwidth */
     int mts;                    /* maximum tissue size (MICRO'18 §IV-C), 0 = unknown */
+    const char *passes;         /* default pass list, comma-separated */
 } target;
 
 /* The built-in profile called name, or NULL. */

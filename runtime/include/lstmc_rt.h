@@ -113,6 +113,7 @@ typedef struct lstmc_rt_rnn_params {
     int32_t input_forget;        /* LSTM: couple input and forget gates */
     int32_t linear_before_reset; /* GRU */
     lstmc_rt_act act[6];
+    int32_t packed; /* lstmc_rt_rnn_rec only: 1 = R packed transposed, see there */
 } lstmc_rt_rnn_params;
 
 /* Scratch floats lstmc_rt_rnn needs for p (h, c and gate buffers). */
@@ -127,6 +128,47 @@ lstmc_rt_status lstmc_rt_rnn(const lstmc_rt_rnn_params *p, const float *X, const
                              const float *R, const float *B, const int32_t *seq_lens,
                              const float *init_h, const float *init_c, const float *P, float *Y,
                              float *Y_h, float *Y_c, float *scratch);
+
+/*
+ * The same layer split as the Arm paper's schedule A+ (§IV, Algorithm 2): G = [W | U] is
+ * broken into G1 = W, applied to every time step at once before the time loop, and G2 = U,
+ * the only matrix the loop still reads.
+ *
+ * lstmc_rt_rnn_proj — line 5, X' = G1 * I': for every direction d and every row r of X
+ * viewed as [rows, I] (rows = T*N, in X's own order), P[d][r][g] = bias[d][g] +
+ * sum_i X[r][i] * W[d][g][i] for g < G*H.
+ *   packed = 1: w is W packed transposed [D, I, G*H] and b the summed bias [D, G*H]
+ *               (Wb + Rb; for a GRU with linear_before_reset, Wb alone on the h gate);
+ *   packed = 0: w is W as ONNX has it [D, G*H, I] and b is ONNX's B [D, 2*G*H], summed here.
+ * b may be NULL (no bias).
+ */
+typedef struct lstmc_rt_rnn_proj_params {
+    int32_t cell;       /* lstmc_rt_cell */
+    int32_t n_dirs;     /* D */
+    int64_t rows;       /* T * N */
+    int64_t input_size; /* I */
+    int64_t hidden;     /* H */
+    int32_t linear_before_reset;
+    int32_t packed;
+} lstmc_rt_rnn_proj_params;
+
+lstmc_rt_status lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                  const float *w, const float *b, float *P);
+
+/*
+ * lstmc_rt_rnn_rec — lines 6-17: the time loop of lstmc_rt_rnn with the input projection
+ * and biases already in P [D, rows, G*H] (rows in X's order: layout 0 t*N + n, layout 1
+ * n*T + t). With p->packed = 1, r is R packed transposed [D, H, G*H] and rb the GRU's Rbh
+ * [D, H] (linear_before_reset = 1 only: it multiplies r, so it cannot be folded into P); with
+ * p->packed = 0, r is ONNX's R [D, G*H, H] and rb ONNX's B [D, 2*G*H] (only Rbh is read).
+ * rb is NULL when there is no such bias. Everything else, including sequence_lens and the
+ * outputs, is as lstmc_rt_rnn; p->input_size is not used. scratch holds
+ * lstmc_rt_rnn_scratch(p) floats.
+ */
+lstmc_rt_status lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r,
+                                 const float *rb, const int32_t *seq_lens, const float *init_h,
+                                 const float *init_c, const float *Peep, float *Y, float *Y_h,
+                                 float *Y_c, float *scratch);
 
 /* --- dense linear algebra ------------------------------------------------------------ */
 

@@ -172,6 +172,9 @@ typedef struct dir_args {
     const float *init_c;     /* whole initial_c or NULL */
     float *Y, *Y_h, *Y_c;    /* whole outputs, each may be NULL */
     float *scratch;          /* lstmc_rt_rnn_scratch(p) floats */
+    const float *Pp;         /* schedule A+: this direction's projection [rows, G*H], or NULL */
+    const float *Rt;         /* schedule A+: R packed transposed [H, G*H], or R [G*H, H] */
+    const float *rb_h;       /* schedule A+, GRU linear_before_reset: Rbh [H], or NULL */
 } dir_args;
 
 static float
@@ -197,11 +200,18 @@ clip_pre(const lstmc_rt_rnn_params *p, float v)
     return v;
 }
 
+/* Row index of (t, n) in X's own order. */
+static int64_t
+row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
+{
+    return p->layout ? n * p->seq_len + t : t * p->batch + n;
+}
+
 /* Offset (floats) of row (t, n) of X. */
 static int64_t
 x_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
 {
-    return (p->layout ? n * p->seq_len + t : t * p->batch + n) * p->input_size;
+    return row_at(p, t, n) * p->input_size;
 }
 
 /* Offset of row (t, d, n) of Y: layout 0 [T,D,N,H], layout 1 [N,T,D,H]. */
@@ -220,28 +230,29 @@ state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
     return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
 }
 
-/* One LSTM step: h, c updated in place; gates [4H] is scratch. */
+/*
+ * The element-wise part of an LSTM step, shared by both schedules: gates [4H] holds the
+ * pre-activations X*W^T + H*R^T (plus the biases when Wb is NULL: schedule A+ folds them in);
+ * peepholes, biases, clip and activations are applied here and h, c updated in place.
+ */
 static void
-lstm_step(const dir_args *a, const float *restrict x, float *restrict h, float *restrict c,
-          float *restrict gates)
+lstm_update(const dir_args *a, const float *restrict gates, const float *Wb, const float *Rb,
+            float *restrict h, float *restrict c)
 {
     const lstmc_rt_rnn_params *p = a->p;
-    const int64_t H = p->hidden, I = p->input_size;
+    const int64_t H = p->hidden;
     const float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
-    int64_t r, j;
-
-    for (r = 0; r < 4 * H; r++)
-        gates[r] = dot(x, a->W + r * I, I) + dot(h, a->R + r * H, H);
+    int64_t j;
 
     for (j = 0; j < H; j++) {
         float pi = gi[j], pf = gf[j], pc = gc[j], po = go[j];
         float bi = 0.0f, bo = 0.0f, bf = 0.0f, bc = 0.0f, it, ft, ct, ot, cn;
 
-        if (a->Wb) {
-            bi = a->Wb[j] + a->Rb[j];
-            bo = a->Wb[H + j] + a->Rb[H + j];
-            bf = a->Wb[2 * H + j] + a->Rb[2 * H + j];
-            bc = a->Wb[3 * H + j] + a->Rb[3 * H + j];
+        if (Wb) {
+            bi = Wb[j] + Rb[j];
+            bo = Wb[H + j] + Rb[H + j];
+            bf = Wb[2 * H + j] + Rb[2 * H + j];
+            bc = Wb[3 * H + j] + Rb[3 * H + j];
         }
         if (a->P) {
             pi += a->P[j] * c[j];
@@ -259,6 +270,21 @@ lstm_step(const dir_args *a, const float *restrict x, float *restrict h, float *
         c[j] = cn;
         h[j] = ot * lstmc_rt_act_apply(&a->act[2], cn);
     }
+}
+
+/* One LSTM step: h, c updated in place; gates [4H] is scratch. */
+static void
+lstm_step(const dir_args *a, const float *restrict x, float *restrict h, float *restrict c,
+          float *restrict gates)
+{
+    const lstmc_rt_rnn_params *p = a->p;
+    const int64_t H = p->hidden, I = p->input_size;
+
+    int64_t r;
+
+    for (r = 0; r < 4 * H; r++)
+        gates[r] = dot(x, a->W + r * I, I) + dot(h, a->R + r * H, H);
+    lstm_update(a, gates, a->Wb, a->Rb, h, c);
 }
 
 /* One GRU step: h updated in place; gates [3H] and tmp [H] are scratch. */
@@ -330,6 +356,89 @@ rnn_step(const dir_args *a, const float *restrict x, float *restrict h, float *r
         h[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, gates[j]));
 }
 
+/* --- schedule A+: the time loop over a precomputed input projection ----------------- */
+
+/* gates[0..n) += h * Rt[:, col0 .. col0+n) over the H rows of Rt [H, ld]: one pass over the
+ * rows of U (G2), each read once and contiguously. */
+static void
+rec_accumulate(const dir_args *a, const float *restrict h, int64_t ld, int64_t col0, int64_t n,
+               float *restrict gates)
+{
+    const int64_t H = a->p->hidden;
+    int64_t k, g;
+
+    if (!a->p->packed) { /* R [G*H, H]: a dot product per gate row */
+        for (g = 0; g < n; g++)
+            gates[g] += dot(h, a->Rt + (col0 + g) * H, H);
+        return;
+    }
+    for (k = 0; k < H; k++) {
+        const float hk = h[k];
+        const float *restrict row = a->Rt + k * ld + col0;
+
+        for (g = 0; g < n; g++)
+            gates[g] += hk * row[g];
+    }
+}
+
+static void
+lstm_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, float *restrict c,
+              float *restrict gates)
+{
+    const int64_t H = a->p->hidden;
+
+    memcpy(gates, xw, (size_t)(4 * H) * sizeof(float));
+    rec_accumulate(a, h, 4 * H, 0, 4 * H, gates);
+    lstm_update(a, gates, NULL, NULL, h, c);
+}
+
+static void
+gru_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, float *restrict gates,
+             float *restrict tmp)
+{
+    const lstmc_rt_rnn_params *p = a->p;
+    const int64_t H = p->hidden;
+    float *z = gates, *rg = gates + H, *hh = gates + 2 * H;
+    int64_t j;
+
+    memcpy(gates, xw, (size_t)(3 * H) * sizeof(float));
+    rec_accumulate(a, h, 3 * H, 0, 2 * H, gates);
+    for (j = 0; j < H; j++) {
+        z[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, z[j]));
+        rg[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, rg[j]));
+    }
+    if (p->linear_before_reset) {
+        /* ht pre-activation = (Xt*Wh^T + Wbh) + rt.(Ht-1*Rh^T + Rbh) */
+        memset(tmp, 0, (size_t)H * sizeof(float));
+        rec_accumulate(a, h, 3 * H, 2 * H, H, tmp);
+        for (j = 0; j < H; j++)
+            hh[j] += rg[j] * (tmp[j] + (a->rb_h ? a->rb_h[j] : 0.0f));
+    } else {
+        /* ht pre-activation = (Xt*Wh^T + Wbh + Rbh) + (rt.Ht-1)*Rh^T */
+        for (j = 0; j < H; j++)
+            tmp[j] = rg[j] * h[j];
+        rec_accumulate(a, tmp, 3 * H, 2 * H, H, hh);
+    }
+    for (j = 0; j < H; j++) {
+        float ht = lstmc_rt_act_apply(&a->act[1], clip_pre(p, hh[j]));
+
+        h[j] = (1.0f - z[j]) * ht + z[j] * h[j];
+    }
+}
+
+static void
+rnn_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, float *restrict gates)
+{
+    const lstmc_rt_rnn_params *p = a->p;
+    const int64_t H = p->hidden;
+    int64_t j;
+
+    memcpy(gates, xw, (size_t)H * sizeof(float));
+    rec_accumulate(a, h, H, 0, H, gates);
+    for (j = 0; j < H; j++)
+        h[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, gates[j]));
+}
+
 static void
 run_direction(const dir_args *a)
 {
@@ -359,13 +468,23 @@ run_direction(const dir_args *a)
             const float *x;
 
             t = a->rev ? s - 1 - step : step;
-            x = a->X + x_at(p, t, n);
-            if (p->cell == LSTMC_RT_CELL_LSTM)
-                lstm_step(a, x, h, c, gates);
-            else if (p->cell == LSTMC_RT_CELL_GRU)
-                gru_step(a, x, h, gates, tmp);
-            else
-                rnn_step(a, x, h, gates);
+            if (a->Pp) { /* schedule A+: the input projection row, biases included */
+                x = a->Pp + row_at(p, t, n) * cell_gates(p->cell) * p->hidden;
+                if (p->cell == LSTMC_RT_CELL_LSTM)
+                    lstm_rec_step(a, x, h, c, gates);
+                else if (p->cell == LSTMC_RT_CELL_GRU)
+                    gru_rec_step(a, x, h, gates, tmp);
+                else
+                    rnn_rec_step(a, x, h, gates);
+            } else {
+                x = a->X + x_at(p, t, n);
+                if (p->cell == LSTMC_RT_CELL_LSTM)
+                    lstm_step(a, x, h, c, gates);
+                else if (p->cell == LSTMC_RT_CELL_GRU)
+                    gru_step(a, x, h, gates, tmp);
+                else
+                    rnn_step(a, x, h, gates);
+            }
             if (a->Y)
                 memcpy(a->Y + y_at(p, t, a->d, n), h, hbytes);
         }
@@ -441,6 +560,117 @@ lstmc_rt_rnn(const lstmc_rt_rnn_params *p, const float *X, const float *W, const
         a.Y_h = Y_h;
         a.Y_c = Y_c;
         a.scratch = scratch;
+        a.Pp = NULL;
+        a.Rt = NULL;
+        a.rb_h = NULL;
+        run_direction(&a);
+    }
+    return LSTMC_RT_OK;
+}
+
+/* Summed bias of gate row g for direction d from ONNX's B [D, 2*G*H]: Wb + Rb, except the
+ * GRU h gate under linear_before_reset, whose Rbh stays in the loop. */
+static float
+proj_bias(const lstmc_rt_rnn_proj_params *p, const float *B, int32_t d, int64_t g)
+{
+    const int64_t GH = cell_gates(p->cell) * p->hidden;
+    const float *Bd = B + d * 2 * GH;
+
+    if (p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset && g >= 2 * p->hidden)
+        return Bd[g];
+    return Bd[g] + Bd[GH + g];
+}
+
+/* Contract in lstmc_rt.h: X' = G1 * I' for every direction (Arm Algorithm 2, line 5). */
+lstmc_rt_status
+lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w,
+                  const float *b, float *P)
+{
+    int64_t r, i, g, GH, I;
+    int32_t d;
+
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    GH = cell_gates(p->cell) * p->hidden;
+    I = p->input_size;
+    if (p->rows < 0 || I < 1 || p->hidden < 1 || GH < 1 || p->n_dirs < 1 || p->n_dirs > 2)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (p->rows == 0)
+        return LSTMC_RT_OK;
+    if (!X || !w || !P)
+        return LSTMC_RT_ERR_NULL;
+    for (d = 0; d < p->n_dirs; d++) {
+        const float *wd = w + d * I * GH;
+
+        for (r = 0; r < p->rows; r++) {
+            const float *restrict x = X + r * I;
+            float *restrict out = P + (d * p->rows + r) * GH;
+
+            if (!p->packed) { /* W [G*H, I]: a dot product per gate row */
+                for (g = 0; g < GH; g++)
+                    out[g] = (b ? proj_bias(p, b, d, g) : 0.0f) + dot(x, wd + g * I, I);
+                continue;
+            }
+            for (g = 0; g < GH; g++)
+                out[g] = b ? b[d * GH + g] : 0.0f;
+            for (i = 0; i < I; i++) {
+                const float xi = x[i];
+                const float *restrict wi = wd + i * GH;
+
+                for (g = 0; g < GH; g++)
+                    out[g] += xi * wi[g];
+            }
+        }
+    }
+    return LSTMC_RT_OK;
+}
+
+/* Contract in lstmc_rt.h: the time loop reading only G2 (Arm Algorithm 2, lines 6-17). */
+lstmc_rt_status
+lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, const float *rb,
+                 const int32_t *seq_lens, const float *init_h, const float *init_c,
+                 const float *Peep, float *Y, float *Y_h, float *Y_c, float *scratch)
+{
+    int64_t G, H, rows, n;
+    int32_t d;
+
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    if (!params_ok(p))
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (p->batch == 0)
+        return LSTMC_RT_OK;
+    if (!P || !r || !scratch)
+        return LSTMC_RT_ERR_NULL;
+    if (seq_lens)
+        for (n = 0; n < p->batch; n++)
+            if (seq_lens[n] < 0 || seq_lens[n] > p->seq_len)
+                return LSTMC_RT_ERR_SEQ_LEN;
+
+    G = cell_gates(p->cell);
+    H = p->hidden;
+    rows = p->seq_len * p->batch;
+    for (d = 0; d < p->n_dirs; d++) {
+        dir_args a;
+
+        memset(&a, 0, sizeof a);
+        a.p = p;
+        a.d = d;
+        a.rev = p->n_dirs == 2 ? d : p->reverse;
+        a.act = &p->act[d * cell_acts(p->cell)];
+        a.P = Peep && p->cell == LSTMC_RT_CELL_LSTM ? Peep + d * 3 * H : NULL;
+        a.seq_lens = seq_lens;
+        a.init_h = init_h;
+        a.init_c = init_c;
+        a.Y = Y;
+        a.Y_h = Y_h;
+        a.Y_c = Y_c;
+        a.scratch = scratch;
+        a.Pp = P + d * rows * G * H;
+        a.Rt = r + d * H * G * H;
+        a.rb_h = NULL;
+        if (rb && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset)
+            a.rb_h = p->packed ? rb + d * H : rb + d * 2 * G * H + G * H + 2 * H;
         run_direction(&a);
     }
     return LSTMC_RT_OK;

@@ -1,0 +1,55 @@
+/*
+ * passes.h — the optimisation passes and the pass manager (TVM-style: the target chooses
+ * an ordered list; each pass is one file and one row of pass_table.c).
+ *
+ * A pass takes a prepared graph (shapes inferred, constant subgraphs folded, nodes in
+ * topological order) and rewrites it in place. It returns 0, or -1 after reporting through
+ * d. After each pass the manager runs ir_verify() and stops on a broken invariant.
+ */
+#ifndef LSTMC_PASSES_H
+#define LSTMC_PASSES_H
+
+typedef struct diag diag;
+typedef struct ir_graph ir_graph;
+typedef struct target target;
+
+typedef struct pass_ctx {
+    const target *t;         /* the target profile */
+    const char *print_after; /* print the IR after the pass of this name */
+    int time_passes;         /* print each pass's wall time to stderr */
+    const char *const *disable; /* passes to skip */
+    int n_disable;
+} pass_ctx;
+
+typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
+
+typedef struct pass_info {
+    const char *name;
+    pass_fn fn;
+    const char *summary;
+} pass_info;
+
+/* Every pass, terminated by a row whose name is NULL. */
+extern const pass_info pass_table[];
+
+/* The pass called name, or NULL. */
+const pass_info *pass_find(const char *name);
+
+/*
+ * Run the comma-separated list (an empty string runs nothing), skipping cx->disable.
+ * Unknown names are reported (all of them) before anything runs. Returns 0 or -1.
+ */
+int pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d);
+
+/* --- the passes (one file each) ---------------------------------------------------- */
+
+/* split_gates.c: G = [W | U] -> G1 input projection for all steps + G2 loop (Arm §IV). */
+int pass_split_gates(ir_graph *g, const pass_ctx *cx, diag *d);
+
+/* fold_constants.c: summed biases, packed weights, row sums D = sum|U| (MICRO'18 Alg. 2). */
+int pass_fold_constants(ir_graph *g, const pass_ctx *cx, diag *d);
+
+/* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
+int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);
+
+#endif /* LSTMC_PASSES_H */
