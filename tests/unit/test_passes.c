@@ -1,0 +1,332 @@
+/*
+ * test_passes.c — the pass manager and the passes. Truth comes from outside: every fixture
+ * (ONNX Runtime / PyTorch references in tests/fixtures) must match through the reference
+ * path (ir_eval) with every pass on, with each pass off, and with none; structure checks
+ * use hand-worked values.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "driver.h"
+#include "ir.h"
+#include "ir_eval.h"
+#include "lstmc_rt_npy.h"
+#include "passes.h"
+#include "target.h"
+
+#define FIX LSTMC_SOURCE_DIR "/tests/fixtures/cases"
+
+static void *
+load_npy(arena *a, const char *path, lstmc_npy_info *info)
+{
+    char err[256];
+    void *buf;
+    if (lstmc_npy_info_read(path, info, err, sizeof err) != 0)
+        return NULL;
+    buf = arena_alloc(a, info->n_bytes);
+    if (lstmc_npy_read_data(path, info, buf, info->n_bytes, err, sizeof err) != 0)
+        return NULL;
+    return buf;
+}
+
+/* Prepare the case's model with its inputs bound; NULL on failure (diag holds why). */
+static ir_graph *
+prepare_case(arena *a, const char *c, diag *d, const void **inputs)
+{
+    char path[1024], line[1024];
+    driver_options o;
+    ir_graph *g;
+    FILE *f;
+    int i;
+    memset(&o, 0, sizeof o);
+    o.target = "host";
+    snprintf(path, sizeof path, FIX "/%s/model.onnx", c);
+    g = driver_import(a, arena_strdup(a, path), d);
+    if (!g)
+        return NULL;
+    snprintf(path, sizeof path, FIX "/%s/inputs.txt", c);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+        driver_binding *b = &o.shapes[o.n_shapes];
+        lstmc_npy_info info;
+        void *data;
+        if (!tab)
+            continue;
+        *tab = '\0';
+        if (nl)
+            *nl = '\0';
+        snprintf(path, sizeof path, FIX "/%s/%s", c, tab + 1);
+        data = load_npy(a, path, &info);
+        cr_assert_not_null(data, "%s", path);
+        b->name = arena_strdup(a, line);
+        b->dtype = info.dtype;
+        b->shape.rank = info.rank;
+        for (i = 0; i < info.rank; i++)
+            b->shape.d[i] = info.dims[i];
+        for (i = 0; i < g->n_inputs; i++)
+            if (strcmp(g->inputs[i]->name, line) == 0)
+                inputs[i] = data;
+        o.n_shapes++;
+    }
+    fclose(f);
+    if (driver_prepare(g, &o, d) < 0)
+        return NULL;
+    return g;
+}
+
+static void
+sanitize(const char *name, char *buf, size_t n)
+{
+    size_t i;
+    for (i = 0; name[i] && i + 1 < n; i++) {
+        char ch = name[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '.' || ch == '-';
+        buf[i] = ok ? ch : '_';
+    }
+    buf[i] = '\0';
+}
+
+/* Run case c with pass list `passes` minus `disable`; 1 when every output matches the
+ * reference within rtol 1e-4, atol 1e-5 (integers exactly). */
+static int
+case_matches(const char *c, const char *passes, const char *disable)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c, NULL);
+    const void *inputs[64] = {0};
+    void *outputs[64] = {0};
+    pass_ctx cx;
+    ir_graph *g = prepare_case(a, c, d, inputs);
+    int i, ok = 1;
+    const char *dis[1];
+
+    if (!g) {
+        fprintf(stderr, "%s: %s", c, diag_text(d));
+        arena_free(a);
+        return 0;
+    }
+    memset(&cx, 0, sizeof cx);
+    cx.t = target_find("host");
+    if (disable) {
+        dis[0] = disable;
+        cx.disable = dis;
+        cx.n_disable = 1;
+    }
+    if (pass_run_list(g, passes, &cx, d) < 0 || ir_eval(a, g, inputs, outputs, d) < 0) {
+        fprintf(stderr, "%s: %s", c, diag_text(d));
+        arena_free(a);
+        return 0;
+    }
+    for (i = 0; i < g->n_outputs && ok; i++) {
+        const ir_tensor *t = g->outputs[i];
+        char name[512], path[1024];
+        lstmc_npy_info info;
+        const void *want;
+        int64_t k, n = ir_shape_numel(&t->shape);
+        sanitize(t->name, name, sizeof name);
+        snprintf(path, sizeof path, FIX "/%s/expected/%s.npy", c, name);
+        want = load_npy(a, path, &info);
+        if (!want || info.n_elems != n || info.dtype != (int32_t)t->dtype) {
+            fprintf(stderr, "%s: output %s: reference missing or of another shape\n", c, name);
+            ok = 0;
+            break;
+        }
+        for (k = 0; k < n; k++) {
+            int good;
+            if (t->dtype == IR_DT_F32) {
+                float x = ((const float *)outputs[i])[k], y = ((const float *)want)[k];
+                good = fabsf(x - y) <= 1e-5f + 1e-4f * fabsf(y);
+            } else {
+                good = memcmp((const char *)outputs[i] + k * (int64_t)ir_dtype_size(t->dtype),
+                              (const char *)want + k * (int64_t)ir_dtype_size(t->dtype),
+                              ir_dtype_size(t->dtype)) == 0;
+            }
+            if (!good) {
+                fprintf(stderr, "%s [%s -%s]: output %s element %lld differs\n", c, passes,
+                        disable ? disable : "", name, (long long)k);
+                ok = 0;
+                break;
+            }
+        }
+    }
+    arena_free(a);
+    return ok;
+}
+
+static void
+every_fixture(const char *passes, const char *disable)
+{
+    FILE *f = fopen(FIX "/index.txt", "r");
+    char line[256];
+    int n = 0, bad = 0;
+    cr_assert_not_null(f);
+    while (fgets(line, sizeof line, f)) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!line[0])
+            continue;
+        n++;
+        if (!case_matches(line, passes, disable))
+            bad++;
+    }
+    fclose(f);
+    cr_assert_gt(n, 100, "the corpus has %d cases", n);
+    cr_assert_eq(bad, 0, "%d of %d fixtures differ from the reference", bad, n);
+}
+
+Test(passes, every_fixture_all_passes)
+{
+    every_fixture("split_gates,fold_constants,dce", NULL);
+}
+
+Test(passes, every_fixture_without_split_gates)
+{
+    every_fixture("split_gates,fold_constants,dce", "split_gates");
+}
+
+Test(passes, every_fixture_without_fold_constants)
+{
+    every_fixture("split_gates,fold_constants,dce", "fold_constants");
+}
+
+Test(passes, every_fixture_no_passes)
+{
+    every_fixture("", NULL);
+}
+
+Test(passes, unknown_pass_is_reported)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "m.onnx", NULL);
+    ir_graph *g = ir_graph_new(a, "g", "m.onnx");
+    pass_ctx cx;
+    const char *dis[1] = {"nope2"};
+    memset(&cx, 0, sizeof cx);
+    cx.disable = dis;
+    cx.n_disable = 1;
+    cr_assert_eq(pass_run_list(g, "dce,nope", &cx, d), -1);
+    cr_assert(strstr(diag_text(d), "unknown pass 'nope'"), "%s", diag_text(d));
+    cr_assert(strstr(diag_text(d), "--disable-pass: unknown pass 'nope2'"), "%s", diag_text(d));
+    arena_free(a);
+}
+
+static const ir_node *
+find_op(const ir_graph *g, ir_op op, int nth)
+{
+    int i;
+    for (i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->op == op && nth-- == 0)
+            return g->nodes[i];
+    return NULL;
+}
+
+/* split_gates on a bidirectional LSTM (I 3, H 4): one projection [2, T*N, 16] before one
+ * recurrence; fold_constants packs W^T and sums the biases, checked element by element
+ * against the ONNX initializers. */
+Test(split_gates, structure_and_folded_constants)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "lstm_bidir_init", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = prepare_case(a, "lstm_bidir_init", d, inputs);
+    pass_ctx cx;
+    const ir_node *lstm, *proj, *rec;
+    const ir_tensor *W, *B, *R, *Wt, *bias, *Rt, *X;
+    const ir_attr *sums;
+    int64_t D, GH, I, H, r, k, T, N;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    lstm = find_op(g, IR_OP_LSTM, 0);
+    cr_assert_not_null(lstm);
+    X = ir_in(lstm, 0);
+    W = ir_in(lstm, 1);
+    R = ir_in(lstm, 2);
+    B = ir_in(lstm, 3);
+    D = W->shape.d[0];
+    GH = W->shape.d[1];
+    I = W->shape.d[2];
+    H = GH / 4;
+    T = X->shape.d[0];
+    N = X->shape.d[1];
+    cr_assert_eq(D, 2);
+    memset(&cx, 0, sizeof cx);
+    cx.t = target_find("host");
+    cr_assert_eq(pass_run_list(g, "split_gates", &cx, d), 0, "%s", diag_text(d));
+    cr_assert_null(find_op(g, IR_OP_LSTM, 0));
+    proj = find_op(g, IR_OP_RNN_PROJ, 0);
+    rec = find_op(g, IR_OP_RNN_REC, 0);
+    cr_assert_not_null(proj);
+    cr_assert_not_null(rec);
+    cr_assert_lt(proj->id, rec->id, "the projection runs before the time loop");
+    cr_assert_eq(ir_out(proj, 0)->shape.d[0], D);
+    cr_assert_eq(ir_out(proj, 0)->shape.d[1], T * N);
+    cr_assert_eq(ir_out(proj, 0)->shape.d[2], GH);
+    cr_assert_eq(ir_in(rec, 0), ir_out(proj, 0));
+    cr_assert_eq(ir_in(rec, 1), R);
+    cr_assert_eq(ir_attr_int(rec, "packed", 1), 0);
+
+    cr_assert_eq(pass_run_list(g, "fold_constants", &cx, d), 0, "%s", diag_text(d));
+    Wt = ir_in(proj, 1);
+    bias = ir_in(proj, 2);
+    Rt = ir_in(rec, 1);
+    cr_assert_eq(ir_attr_int(proj, "packed", 0), 1);
+    cr_assert_eq(Wt->shape.d[1], I);
+    cr_assert_eq(Wt->shape.d[2], GH);
+    cr_assert_eq(Rt->shape.d[1], H);
+    for (r = 0; r < D * GH; r++) {
+        int64_t dd = r / GH, gg = r % GH;
+        float want = ((const float *)B->data)[dd * 2 * GH + gg] +
+                     ((const float *)B->data)[dd * 2 * GH + GH + gg];
+        float absum = 0;
+        cr_assert_float_eq(((const float *)bias->data)[r], want, 0);
+        for (k = 0; k < I; k++)
+            cr_assert_float_eq(((const float *)Wt->data)[(dd * I + k) * GH + gg],
+                               ((const float *)W->data)[(dd * GH + gg) * I + k], 0);
+        for (k = 0; k < H; k++) {
+            cr_assert_float_eq(((const float *)Rt->data)[(dd * H + k) * GH + gg],
+                               ((const float *)R->data)[(dd * GH + gg) * H + k], 0);
+            absum += fabsf(((const float *)R->data)[(dd * GH + gg) * H + k]);
+        }
+        sums = ir_attr_get(rec, "row_abs_sum");
+        cr_assert_not_null(sums);
+        cr_assert_float_eq(((const float *)sums->t->data)[r], absum, 1e-6);
+    }
+    arena_free(a);
+}
+
+/* GRU with linear_before_reset keeps Rbh out of the projection: the recurrence reads it. */
+Test(split_gates, gru_linear_before_reset_keeps_rbh)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "gru_fwd_lbr1", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = prepare_case(a, "gru_fwd_lbr1", d, inputs);
+    pass_ctx cx;
+    const ir_node *rec, *gru;
+    const ir_tensor *B;
+    int64_t H, j;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    gru = find_op(g, IR_OP_GRU, 0);
+    B = ir_in(gru, 3);
+    cr_assert_not_null(B);
+    H = ir_attr_int(gru, "hidden_size", 0);
+    memset(&cx, 0, sizeof cx);
+    cr_assert_eq(pass_run_list(g, "split_gates,fold_constants", &cx, d), 0);
+    rec = find_op(g, IR_OP_RNN_REC, 0);
+    cr_assert_not_null(ir_in(rec, 2));
+    cr_assert_eq(ir_in(rec, 2)->shape.d[1], H);
+    for (j = 0; j < H; j++)
+        cr_assert_float_eq(((const float *)ir_in(rec, 2)->data)[j],
+                           ((const float *)B->data)[3 * H + 2 * H + j], 0);
+    arena_free(a);
+}
