@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -398,7 +399,7 @@ put_tensor_comment(FILE *f, const ir_tensor *t)
 }
 
 static void
-put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx)
+put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx, int llvm)
 {
     int j, first = 1;
     fprintf(f, "    /* --- %d: ", idx);
@@ -428,7 +429,10 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
         fputs("        ", f);
         put_params(f, c);
     }
-    fprintf(f, "        st = %s(", kp_kind_fn(c->kind));
+    if (llvm)
+        fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
+    else
+        fprintf(f, "        st = %s(", kp_kind_fn(c->kind));
     if (c->kind == KP_FILL) {
         put_buf(f, name, mp, c->out[0], NULL, 0);
         fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
@@ -612,8 +616,33 @@ write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d
     return close_out(&oc, d);
 }
 
+/* Prototypes of the LLVM kernels in <name>_kernels.o: the runtime kernels' signatures. */
+static void
+put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled)
+{
+    int i, n = 0;
+    for (i = 0; handled && i < kp->n_calls; i++) {
+        if (!handled[i])
+            continue;
+        if (n++ == 0)
+            fprintf(f, "/* CPU kernels specialised to this model's shapes: %s_kernels.o (LLVM) "
+                       "*/\n", name);
+        if (kp->calls[i].kind == KP_RNN_PROJ)
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
+                       "\n    const float *w, const float *b, float *P);\n", name, i);
+        else
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
+                       "    const float *r, const float *rb, const int32_t *seq_lens,\n"
+                       "    const float *init_h, const float *init_c, const float *Peep, "
+                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i);
+    }
+    if (n)
+        fputc('\n', f);
+}
+
 static int
-write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o, diag *d)
+write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+           const unsigned char *handled, diag *d)
 {
     out_file of;
     FILE *f;
@@ -632,6 +661,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n#include "
             "\"%s_weights.h\"\n\n",
             o->name, g->file, (long long)mp->arena_size, o->name, o->name);
+    put_llvm_protos(f, o->name, kp, handled);
     fprintf(f,
             "lstmc_rt_status\n%s_init(%s_ctx *ctx, void *arena, size_t size)\n{\n"
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
@@ -651,7 +681,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
         fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     fputc('\n', f);
     for (i = 0; i < kp->n_calls; i++) {
-        put_call(f, o->name, mp, &kp->calls[i], i);
+        put_call(f, o->name, mp, &kp->calls[i], i, handled && handled[i]);
     }
     fputs("    return st;\n}\n", f);
     return close_out(&of, d);
@@ -840,7 +870,7 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
 }
 
 static int
-write_makefile(const cg_options *o, diag *d)
+write_makefile(const cg_options *o, int n_llvm, diag *d)
 {
     out_file of;
     FILE *f;
@@ -861,9 +891,14 @@ write_makefile(const cg_options *o, diag *d)
             strcmp(p, "src/rt_npy.c") != 0 && strcmp(p, "src/rt_opencl.c") != 0)
             fprintf(f, " runtime/%.*s.o", (int)(n - 2), p);
     }
-    fprintf(f, "\nOBJS = %s.o %s_weights.o $(RT_OBJS)\n\n", o->name, o->name);
+    fprintf(f, "\nOBJS = %s.o %s_weights.o $(RT_OBJS)\n", o->name, o->name);
+    /* written by lstmc (LLVM, for the target's triple): no rule makes or cleans it */
+    if (n_llvm > 0)
+        fprintf(f, "KOBJS = %s_kernels.o\n\n", o->name);
+    else
+        fputs("KOBJS =\n\n", f);
     fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
-    fprintf(f, "lib%s.a: $(OBJS)\n\t$(AR) rcs $@ $(OBJS)\n\n", o->name);
+    fprintf(f, "lib%s.a: $(OBJS) $(KOBJS)\n\t$(AR) rcs $@ $(OBJS) $(KOBJS)\n\n", o->name);
     fprintf(f,
             "%s_run: %s_run.c runtime/src/rt_npy.c lib%s.a\n"
             "\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -o $@ %s_run.c "
@@ -901,15 +936,36 @@ write_runtime(const cg_options *o, diag *d)
 int
 cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o, diag *d)
 {
+    unsigned char *handled = NULL;
+    int n_llvm = 0, rc = 0;
+
     if (!cg_name_ok(o->name)) {
         diag_error(d, "library name '%s' is not a C identifier (letters, digits, _)", o->name);
         return -1;
     }
     if (ensure_dir(o->outdir, d) < 0)
         return -1;
+    if (o->llvm) {
+        char stale[4200];
+        handled = calloc((size_t)kp->n_calls + 1, 1);
+        if (!handled) {
+            diag_error(d, "out of memory");
+            return -1;
+        }
+        n_llvm = cg_llvm_kernels(kp, o, handled, d);
+        if (n_llvm < 0) {
+            free(handled);
+            return -1;
+        }
+        if (n_llvm == 0) { /* nothing for LLVM: no object, the Makefile does not name one */
+            snprintf(stale, sizeof stale, "%s/%s_kernels.o", o->outdir, o->name);
+            remove(stale);
+        }
+    }
     if (write_header(g, kp, mp, o, d) < 0 || write_weights(g, mp, o, d) < 0 ||
-        write_host(g, kp, mp, o, d) < 0 || write_driver(g, kp, o, d) < 0 ||
-        write_makefile(o, d) < 0 || write_runtime(o, d) < 0)
-        return -1;
-    return 0;
+        write_host(g, kp, mp, o, handled, d) < 0 || write_driver(g, kp, o, d) < 0 ||
+        write_makefile(o, n_llvm, d) < 0 || write_runtime(o, d) < 0)
+        rc = -1;
+    free(handled);
+    return rc;
 }

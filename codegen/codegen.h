@@ -14,12 +14,14 @@
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
 typedef struct kprog kprog;
+typedef struct kp_call kp_call;
 typedef struct memplan memplan;
 
 typedef struct cg_options {
     const char *name;   /* C identifier prefix of everything generated */
     const char *outdir; /* created if missing */
-    const char *target; /* target profile name, for the header comment */
+    const char *target; /* target profile name (header comment; LLVM triple and cpu) */
+    int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */
@@ -36,5 +38,23 @@ int cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
 /* Output file name for a graph output: every char outside [A-Za-z0-9_.-] becomes '_'.
  * Writes at most n bytes including the NUL. */
 void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
+
+/* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
+
+/* 1 when this lstmc was built with LLVM (otherwise only --emit=c works). */
+int cg_llvm_available(void);
+
+/* 1 when call c gets an LLVM kernel (KP_RNN_PROJ / KP_RNN_REC with packed weights and
+ * activations other than softplus); every other call keeps its C runtime kernel. */
+int cg_llvm_handles(const kp_call *c);
+
+/*
+ * Write OUTDIR/<name>_kernels.o for o->target's triple and CPU (the host's triple, CPU and
+ * features for "host"): a function <name>_k<i> for every call i of kp that cg_llvm_handles,
+ * with the same C signature as the runtime kernel it replaces. handled[i] (kp->n_calls
+ * entries, written) says which. Returns the number of kernels, or -1 after reporting
+ * through d (no LLVM backend for the triple, cannot write the file).
+ */
+int cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
 
 #endif /* LSTMC_CODEGEN_H */

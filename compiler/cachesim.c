@@ -11,18 +11,18 @@
  */
 #include "cachesim.h"
 
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
+
+#include <string.h>
 
 #define NIL (-1)
 
 typedef struct cs_node {
-    uint64_t line;   /* addr / line size */
-    int32_t prev;    /* LRU list of the set: toward the head (more recent) */
-    int32_t next;    /* toward the tail (less recent) */
-    int32_t hnext;   /* next node in the same hash bucket */
+    uint64_t line; /* addr / line size */
+    int32_t prev;  /* LRU list of the set: toward the head (more recent) */
+    int32_t next;  /* toward the tail (less recent) */
+    int32_t hnext; /* next node in the same hash bucket */
     int32_t dirty;
 } cs_node;
 
@@ -36,13 +36,12 @@ struct cachesim {
     int32_t line_shift; /* log2(line) */
     int32_t ways;       /* lines per set */
     int64_t n_sets;
-    cs_set *sets;       /* [n_sets] */
-    cs_node *nodes;     /* [n_sets * ways] */
-    int32_t n_used;     /* nodes handed out so far */
-    int32_t *bucket;    /* [hmask + 1] first node of each chain, NIL when empty */
-    uint64_t hmask;
-    int32_t hshift;     /* 64 - log2(buckets) */
-    int32_t last;       /* node of the last line touched (it is its set's head), or NIL */
+    cs_set *sets;    /* [n_sets] */
+    cs_node *nodes;  /* [n_sets * ways] */
+    int32_t n_used;  /* nodes handed out so far */
+    int32_t *bucket; /* [hmask + 1] first node of each chain, NIL when empty */
+    int32_t hshift;  /* 64 - log2(buckets) */
+    int32_t last;    /* node of the last line touched (it is its set's head), or NIL */
     cachesim_stats st;
 };
 
@@ -95,7 +94,6 @@ cachesim_new(arena *a, const cachesim_config *cfg, diag *d)
         bits++;
     c->bucket = arena_calloc(a, (size_t)buckets, sizeof *c->bucket);
     memset(c->bucket, 0xff, (size_t)buckets * sizeof *c->bucket); /* NIL */
-    c->hmask = (uint64_t)buckets - 1;
     c->hshift = 64 - bits;
     c->last = NIL;
     return c;

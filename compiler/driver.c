@@ -313,10 +313,13 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
 int
 driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp, diag *d)
 {
-    const target *t = target_find(o->target);
+    const target *t = target_resolve(o->target, d);
     ir_graph *g;
     if (!t) {
-        diag_error(d, "unknown target '%s' (lstmc targets lists them)", o->target);
+        if (!diag_count(d))
+            diag_error(d, "unknown target '%s' (lstmc targets lists them; a profile file "
+                          "is a path ending in .json)",
+                       o->target);
         return -1;
     }
     g = driver_import(a, o->model, d);
@@ -349,5 +352,6 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.name = o->name ? o->name : driver_default_name(a, o->model);
     co.outdir = o->outdir;
     co.target = o->target;
+    co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
     return cg_write(g, &kp, &mp, &co, d);
 }

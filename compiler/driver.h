@@ -35,6 +35,8 @@ typedef struct driver_options {
     int n_disable;
     const char *disable[16]; /* passes to leave out (--disable-pass) */
     int time_passes;         /* print each pass's time to stderr */
+    const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
+                                this lstmc has LLVM, else c */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

@@ -9,7 +9,6 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyze.h"
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
 #include "ir.h"
 #include "ir_print.h"
 #include "lstmc_rt_npy.h"
+#include "outdir.h"
 #include "target.h"
 
 extern char **environ;
@@ -34,6 +35,7 @@ static const char usage_text[] =
     "  lstmc run MODEL.onnx [--input NAME=FILE.npy]... --output-dir DIR [options]\n"
     "  lstmc inspect MODEL.onnx                             what the model is\n"
     "  lstmc targets                                        built-in target profiles\n"
+    "  lstmc analyze MODEL.onnx [--llc=BYTES] [--dim=SYM=N]  working set, traffic, DRE\n"
     "options:\n"
     "  --name=NAME          C prefix of the generated library (default: from the file name)\n"
     "  --dim=SYM=N          value of a symbolic input dim (dim_param SYM)\n"
@@ -41,7 +43,10 @@ static const char usage_text[] =
     "  --passes=LIST        comma-separated passes to run (default: the target's list)\n"
     "  --disable-pass=NAME  leave a pass out (e.g. split_gates for schedule A)\n"
     "  --time-passes        print the time each pass takes\n"
+    "  --emit=c|llvm        CPU kernels: portable C, or LLVM object code for the target\n"
+    "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
+    "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --keep-build=DIR     (run) build the library in DIR and keep it\n";
 
 static int
@@ -61,6 +66,7 @@ typedef struct cli {
     int n_inputs;
     const char *output_dir;
     const char *keep_build;
+    int force; /* --force: replace an OUTDIR lstmc did not make */
 } cli;
 
 /* "--opt=value" or "--opt value": returns the value or NULL (and *i advanced). */
@@ -106,7 +112,7 @@ parse_args(int argc, char **argv, cli *c)
                      strcmp(argv[1], "targets") == 0)) {
         c->cmd = argv[1];
         i = 2;
-    } else if (argc > 1 && (strcmp(argv[1], "analyze") == 0 || strcmp(argv[1], "calibrate") == 0 ||
+    } else if (argc > 1 && (strcmp(argv[1], "calibrate") == 0 ||
                             strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "profile") == 0)) {
         fprintf(stderr, "lstmc: '%s' is not available in this version yet\n", argv[1]);
         return 2;
@@ -134,8 +140,14 @@ parse_args(int argc, char **argv, cli *c)
             if (c->o.n_disable == (int)(sizeof c->o.disable / sizeof c->o.disable[0]))
                 return usage("too many --disable-pass options%s", "");
             c->o.disable[c->o.n_disable++] = v;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            c->force = 1;
         } else if (strcmp(argv[i], "--time-passes") == 0) {
             c->o.time_passes = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--emit"))) {
+            if (strcmp(v, "c") != 0 && strcmp(v, "llvm") != 0)
+                return usage("--emit takes c or llvm, got '%s'", v);
+            c->o.emit = v;
         } else if ((v = opt_value(argc, argv, &i, "--keep-build"))) {
             c->keep_build = v;
         } else if ((v = opt_value(argc, argv, &i, "--input"))) {
@@ -220,6 +232,7 @@ cmd_inspect(const cli *c)
             if (counts[i])
                 printf(" %s x%d", ir_op_name((ir_op)i), counts[i]);
         printf("\n\n");
+        analyze_inspect(a, g, &c->o, stdout, d);
         ir_print(g, stdout);
         rc = 0;
     }
@@ -232,7 +245,17 @@ cmd_compile(cli *c)
 {
     arena *a = arena_new(0);
     diag *d = diag_new(a, c->o.model, stderr);
-    int rc = driver_compile(a, &c->o, d) < 0 ? 1 : 0;
+    const char *final = c->o.outdir;
+    int rc = 1;
+
+    /* write beside OUTDIR, swap in only on success: a failed compile loses nothing */
+    c->o.outdir = outdir_begin(final, c->force, d);
+    if (c->o.outdir) {
+        if (driver_compile(a, &c->o, d) == 0 && outdir_commit(d) == 0)
+            rc = 0;
+        else
+            outdir_abort();
+    }
     arena_free(a);
     return rc;
 }
@@ -260,20 +283,6 @@ spawn_wait(char *const argv[])
     return 1;
 }
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static const char *
-npy_dtype_ir(int32_t t)
-{
-    return t == 1 ? "f32" : t == 2 ? "i64" : t == 3 ? "i32" : "bool";
-}
 
 /* "'x', 'h0'" */
 static const char *
@@ -384,7 +393,6 @@ cmd_run(cli *c)
         b->shape.rank = info.rank;
         for (k = 0; k < info.rank; k++)
             b->shape.d[k] = info.dims[k];
-        (void)npy_dtype_ir;
     }
     if (diag_count(d))
         goto out;
@@ -447,7 +455,7 @@ cmd_run(cli *c)
     }
 out:
     if (made_tmp)
-        nftw(builddir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        outdir_remove_tree(builddir);
     arena_free(a);
     return rc;
 }
@@ -456,7 +464,10 @@ int
 main(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c);
+    int rc;
+    if (argc > 1 && strcmp(argv[1], "analyze") == 0)
+        return analyze_main(argc - 1, argv + 1);
+    rc = parse_args(argc, argv, &c);
     if (rc)
         return rc;
     if (strcmp(c.cmd, "targets") == 0)

@@ -1,30 +1,457 @@
 /*
- * target.c — built-in target profiles. Figures for tegra-x1 are from the Jetson TX1
- * documentation as quoted in MICRO'18 §VI-A (Maxwell, 2 SMM, 256 cores, 998 MHz, LPDDR4
- * 25.6 GB/s, MTS 5).
+ * target.c — built-in target profiles and the JSON profile loader (cJSON, Debian
+ * libcjson-dev). Figures for tegra-x1 are MICRO'18 Table I (Jetson TX1: Maxwell GPU, 2 SMM,
+ * 256 cores, 998 MHz, 4 GB LPDDR4 at 25.6 GB/s; 4x Cortex-A57 + 4x Cortex-A53) and its
+ * measured MTS (Fig. 9: 5, and 6 for BABI's hidden size 256).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "target.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "diag.h"
 
 /* What every CPU target runs unless it says otherwise. */
 #define LSTMC_DEFAULT_PASSES "split_gates,fold_constants,dce"
 
+/* Largest profile file read (a profile is a few hundred bytes). */
+#define TARGET_FILE_MAX (1 << 20)
+
 const target target_builtin[] = {
-    {"host", "the machine lstmc runs on; portable C kernels", "", "", 0, 0, 0, NULL, 0, 0, 0,
-     0.0, 0, LSTMC_DEFAULT_PASSES},
-    {"tegra-x1", "NVIDIA Jetson TX1: 4x Cortex-A57 + Maxwell GPU (2 SMM, 256 cores)",
-     "aarch64-unknown-linux-gnu", "cortex-a57", 4, 32 * 1024, 2 * 1024 * 1024,
-     "Maxwell GM20B", 2, 998, 64 * 1024, 25.6, 5, LSTMC_DEFAULT_PASSES},
-    {NULL, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0.0, 0, NULL},
+    {.name = "host",
+     .summary = "the machine lstmc runs on (caches and cores detected)",
+     .triple = "",
+     .cpu = "",
+     .features = "",
+     .passes = LSTMC_DEFAULT_PASSES},
+    {.name = "tegra-x1",
+     .summary = "NVIDIA Jetson TX1: 4x Cortex-A57 + Maxwell GPU (2 SMM, 256 cores)",
+     .triple = "aarch64-unknown-linux-gnu",
+     .cpu = "cortex-a57",
+     .features = "+neon,+fp-armv8",
+     .cores = 4,
+     .l1d_bytes = 32 * 1024,
+     .l2_bytes = 2 * 1024 * 1024,
+     .llc_bytes = 2 * 1024 * 1024,
+     .gpu = "Maxwell GM20B",
+     .gpu_device = "gpu",
+     .gpu_compute_units = 2,
+     .gpu_mhz = 998,
+     .gpu_shared_bytes = 64 * 1024,
+     .dram_gbps = 25.6,
+     .gpu_work_group = 128,
+     .mts = 5,
+     .n_mts = 2,
+     .mts_hidden = {128, 256},
+     .mts_value = {5, 6},
+     .passes = LSTMC_DEFAULT_PASSES},
+    {.name = "pocl",
+     .summary = "OpenCL on the host CPU through PoCL (for tests of the GPU path)",
+     .triple = "",
+     .cpu = "",
+     .features = "",
+     .gpu = "PoCL CPU device",
+     .gpu_device = "cpu",
+     .gpu_work_group = 64,
+     .passes = LSTMC_DEFAULT_PASSES},
+    {.name = NULL},
 };
+
+static long
+sys_long(int name)
+{
+    long v = sysconf(name);
+    return v > 0 ? v : 0;
+}
+
+static const target *
+host_profile(void)
+{
+    static target host;
+    static int done;
+    if (!done) {
+        host = target_builtin[0];
+        host.cores = (int)sys_long(_SC_NPROCESSORS_ONLN);
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+        host.l1d_bytes = sys_long(_SC_LEVEL1_DCACHE_SIZE);
+        host.l2_bytes = sys_long(_SC_LEVEL2_CACHE_SIZE);
+        host.llc_bytes = sys_long(_SC_LEVEL3_CACHE_SIZE);
+#endif
+        if (host.llc_bytes == 0)
+            host.llc_bytes = host.l2_bytes;
+        done = 1;
+    }
+    return &host;
+}
+
+/* --- JSON profiles --------------------------------------------------------------- */
+
+typedef struct loader {
+    const char *path;
+    diag *d;
+    int errors;
+} loader;
+
+static void
+bad(loader *L, const char *field, const char *fmt, const char *detail)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, detail ? detail : "");
+    if (L->d)
+        diag_error(L->d, "target profile '%s': field '%s' %s", L->path, field, msg);
+    else
+        fprintf(stderr, "lstmc: target profile '%s': field '%s' %s\n", L->path, field, msg);
+    L->errors++;
+}
+
+static const char *
+kind_of(const cJSON *v)
+{
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsObject(v))
+        return "an object";
+    if (cJSON_IsArray(v))
+        return "an array";
+    return "null";
+}
+
+/* Profiles live for the whole process, in one arena of their own. */
+static arena *
+profile_arena(void)
+{
+    static arena *a;
+    if (!a)
+        a = arena_new(8 << 20);
+    return a;
+}
+
+static char *
+dup_str(const char *s)
+{
+    return arena_strdup(profile_arena(), s);
+}
+
+static void
+get_str(loader *L, const cJSON *v, const char *field, const char **out)
+{
+    if (!cJSON_IsString(v) || !v->valuestring) {
+        bad(L, field, "must be a string, got %s", kind_of(v));
+        return;
+    }
+    if (strlen(v->valuestring) > 256) {
+        bad(L, field, "is longer than 256 characters%s", "");
+        return;
+    }
+    *out = dup_str(v->valuestring);
+}
+
+static void
+get_int(loader *L, const cJSON *v, const char *field, int64_t lo, int64_t hi, int64_t *out)
+{
+    char range[96];
+    snprintf(range, sizeof range, "%lld to %lld", (long long)lo, (long long)hi);
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+        v->valuedouble < (double)lo || v->valuedouble > (double)hi) {
+        char want[160];
+        snprintf(want, sizeof want, "must be an integer from %s, got %%s", range);
+        bad(L, field, want, cJSON_IsNumber(v) ? "an out-of-range number" : kind_of(v));
+        return;
+    }
+    *out = (int64_t)v->valuedouble;
+}
+
+static void
+get_num(loader *L, const cJSON *v, const char *field, double hi, double *out)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > hi) {
+        bad(L, field, "must be a number from 0 up, got %s",
+            cJSON_IsNumber(v) ? "an out-of-range number" : kind_of(v));
+        return;
+    }
+    *out = v->valuedouble;
+}
+
+#define GIB ((int64_t)1 << 30)
+
+static void
+load_cpu(loader *L, const cJSON *o, target *t)
+{
+    const cJSON *v;
+    int64_t x;
+    if (!cJSON_IsObject(o)) {
+        bad(L, "cpu", "must be an object, got %s", kind_of(o));
+        return;
+    }
+    cJSON_ArrayForEach(v, o)
+    {
+        const char *k = v->string;
+        char f[64];
+        snprintf(f, sizeof f, "cpu.%.40s", k);
+        if (strcmp(k, "triple") == 0)
+            get_str(L, v, f, &t->triple);
+        else if (strcmp(k, "cpu") == 0)
+            get_str(L, v, f, &t->cpu);
+        else if (strcmp(k, "features") == 0)
+            get_str(L, v, f, &t->features);
+        else if (strcmp(k, "cores") == 0) {
+            x = t->cores;
+            get_int(L, v, f, 1, 1024, &x);
+            t->cores = (int)x;
+        } else if (strcmp(k, "l1d_bytes") == 0)
+            get_int(L, v, f, 0, GIB, &t->l1d_bytes);
+        else if (strcmp(k, "l2_bytes") == 0)
+            get_int(L, v, f, 0, 64 * GIB, &t->l2_bytes);
+        else if (strcmp(k, "llc_bytes") == 0)
+            get_int(L, v, f, 0, 64 * GIB, &t->llc_bytes);
+        else
+            bad(L, f, "is not a cpu field (triple, cpu, features, cores, l1d_bytes, l2_bytes, "
+                      "llc_bytes)%s",
+                "");
+    }
+}
+
+static void
+load_gpu(loader *L, const cJSON *o, target *t)
+{
+    const cJSON *v;
+    int64_t x;
+    if (!cJSON_IsObject(o)) {
+        bad(L, "gpu", "must be an object, got %s", kind_of(o));
+        return;
+    }
+    t->gpu = "gpu";
+    cJSON_ArrayForEach(v, o)
+    {
+        const char *k = v->string;
+        char f[64];
+        snprintf(f, sizeof f, "gpu.%.40s", k);
+        if (strcmp(k, "name") == 0)
+            get_str(L, v, f, &t->gpu);
+        else if (strcmp(k, "opencl_device") == 0) {
+            get_str(L, v, f, &t->gpu_device);
+            if (t->gpu_device && strcmp(t->gpu_device, "gpu") != 0 &&
+                strcmp(t->gpu_device, "cpu") != 0 && strcmp(t->gpu_device, "accelerator") != 0)
+                bad(L, f, "must be \"gpu\", \"cpu\" or \"accelerator\", got \"%s\"",
+                    t->gpu_device);
+        } else if (strcmp(k, "compute_units") == 0) {
+            x = 0;
+            get_int(L, v, f, 1, 65536, &x);
+            t->gpu_compute_units = (int)x;
+        } else if (strcmp(k, "clock_mhz") == 0) {
+            x = 0;
+            get_int(L, v, f, 1, 100000, &x);
+            t->gpu_mhz = (int)x;
+        } else if (strcmp(k, "shared_mem_bytes") == 0)
+            get_int(L, v, f, 0, GIB, &t->gpu_shared_bytes);
+        else if (strcmp(k, "shared_mem_gbps") == 0)
+            get_num(L, v, f, 1e6, &t->gpu_shared_gbps);
+        else if (strcmp(k, "dram_gbps") == 0)
+            get_num(L, v, f, 1e6, &t->dram_gbps);
+        else if (strcmp(k, "work_group") == 0) {
+            x = 0;
+            get_int(L, v, f, 1, 4096, &x);
+            t->gpu_work_group = (int)x;
+        } else
+            bad(L, f, "is not a gpu field (name, opencl_device, compute_units, clock_mhz, "
+                      "shared_mem_bytes, shared_mem_gbps, dram_gbps, work_group)%s",
+                "");
+    }
+}
+
+/* "mts": 5, or {"default": 5, "by_hidden": {"128": 5, "256": 6}} */
+static void
+load_mts(loader *L, const cJSON *o, target *t)
+{
+    const cJSON *v, *e;
+    int64_t x;
+    if (cJSON_IsNumber(o)) {
+        x = 0;
+        get_int(L, o, "mts", 1, 1024, &x);
+        t->mts = (int)x;
+        return;
+    }
+    if (!cJSON_IsObject(o)) {
+        bad(L, "mts", "must be an integer or an object, got %s", kind_of(o));
+        return;
+    }
+    cJSON_ArrayForEach(v, o)
+    {
+        if (strcmp(v->string, "default") == 0) {
+            x = 0;
+            get_int(L, v, "mts.default", 1, 1024, &x);
+            t->mts = (int)x;
+        } else if (strcmp(v->string, "by_hidden") == 0 && cJSON_IsObject(v)) {
+            cJSON_ArrayForEach(e, v)
+            {
+                char *end;
+                long long h = strtoll(e->string, &end, 10);
+                char f[96];
+                snprintf(f, sizeof f, "mts.by_hidden.%.40s", e->string);
+                if (*end || h < 1 || h > (1 << 20)) {
+                    bad(L, f, "names no hidden size (a key must be an integer)%s", "");
+                    continue;
+                }
+                if (t->n_mts == TARGET_MAX_MTS) {
+                    bad(L, f, "is one measurement too many (at most 16)%s", "");
+                    break;
+                }
+                x = 0;
+                get_int(L, e, f, 1, 1024, &x);
+                t->mts_hidden[t->n_mts] = h;
+                t->mts_value[t->n_mts++] = (int)x;
+            }
+        } else {
+            char f[64];
+            snprintf(f, sizeof f, "mts.%.40s", v->string);
+            bad(L, f, "is not an mts field (default, by_hidden: an object)%s", "");
+        }
+    }
+}
+
+static target *
+load_file(const char *path, diag *d)
+{
+    loader L = {path, d, 0};
+    FILE *f = fopen(path, "rb");
+    char *text;
+    long n;
+    cJSON *root, *v;
+    target *t;
+
+    if (!f) {
+        if (d)
+            diag_error(d, "target profile '%s' cannot be opened: %s", path, strerror(errno));
+        else
+            fprintf(stderr, "lstmc: target profile '%s' cannot be opened: %s\n", path,
+                    strerror(errno));
+        return NULL;
+    }
+    text = malloc(TARGET_FILE_MAX + 1);
+    n = text ? (long)fread(text, 1, TARGET_FILE_MAX + 1, f) : -1;
+    fclose(f);
+    if (n < 0 || n > TARGET_FILE_MAX) {
+        free(text);
+        if (d)
+            diag_error(d, "target profile '%s' is larger than 1 MiB", path);
+        else
+            fprintf(stderr, "lstmc: target profile '%s' is larger than 1 MiB\n", path);
+        return NULL;
+    }
+    text[n] = '\0';
+    root = cJSON_ParseWithLength(text, (size_t)n);
+    if (!root || !cJSON_IsObject(root)) {
+        const char *at = cJSON_GetErrorPtr();
+        long line = 1, i, off = at && at >= text && at <= text + n ? (long)(at - text) : 0;
+        for (i = 0; i < off; i++)
+            line += text[i] == '\n';
+        if (d)
+            diag_error(d, "target profile '%s' is not a JSON object (syntax error near line "
+                          "%ld)",
+                       path, line);
+        else
+            fprintf(stderr, "lstmc: target profile '%s' is not a JSON object (syntax error near "
+                            "line %ld)\n",
+                    path, line);
+        cJSON_Delete(root);
+        free(text);
+        return NULL;
+    }
+    free(text);
+    t = arena_alloc(profile_arena(), sizeof *t);
+    t->name = dup_str(path);
+    t->summary = "a profile from a file";
+    t->triple = t->cpu = t->features = "";
+    t->passes = LSTMC_DEFAULT_PASSES;
+    cJSON_ArrayForEach(v, root)
+    {
+        const char *k = v->string;
+        if (strcmp(k, "name") == 0)
+            get_str(&L, v, "name", &t->name);
+        else if (strcmp(k, "summary") == 0)
+            get_str(&L, v, "summary", &t->summary);
+        else if (strcmp(k, "cpu") == 0)
+            load_cpu(&L, v, t);
+        else if (strcmp(k, "gpu") == 0)
+            load_gpu(&L, v, t);
+        else if (strcmp(k, "mts") == 0)
+            load_mts(&L, v, t);
+        else if (strcmp(k, "passes") == 0)
+            get_str(&L, v, "passes", &t->passes);
+        else
+            bad(&L, k, "is not a profile field (name, summary, cpu, gpu, mts, passes)%s", "");
+    }
+    cJSON_Delete(root);
+    if (L.errors)
+        return NULL;
+    if (t->llc_bytes == 0)
+        t->llc_bytes = t->l2_bytes > t->l1d_bytes ? t->l2_bytes : t->l1d_bytes;
+    return t;
+}
+
+typedef struct loaded {
+    char *path;
+    target *t;
+} loaded;
+
+static loaded cache[16];
+static int n_cache;
+
+static int
+is_path(const char *name)
+{
+    size_t n = strlen(name);
+    return strchr(name, '/') || (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+const target *
+target_resolve(const char *name, diag *d)
+{
+    int i;
+    target *t;
+    if (!name)
+        return NULL;
+    if (strcmp(name, "host") == 0)
+        return host_profile();
+    for (i = 1; target_builtin[i].name; i++)
+        if (strcmp(target_builtin[i].name, name) == 0)
+            return &target_builtin[i];
+    if (!is_path(name))
+        return NULL;
+    for (i = 0; i < n_cache; i++)
+        if (strcmp(cache[i].path, name) == 0)
+            return cache[i].t;
+    t = load_file(name, d);
+    if (t && n_cache < (int)(sizeof cache / sizeof cache[0])) {
+        cache[n_cache].path = dup_str(name);
+        cache[n_cache++].t = t;
+    }
+    return t;
+}
 
 const target *
 target_find(const char *name)
 {
-    int i;
-    for (i = 0; target_builtin[i].name; i++)
-        if (strcmp(target_builtin[i].name, name) == 0)
-            return &target_builtin[i];
-    return NULL;
+    return target_resolve(name, NULL);
+}
+
+int
+target_mts(const target *t, int64_t hidden)
+{
+    int i, best = -1;
+    for (i = 0; i < t->n_mts; i++)
+        if (t->mts_hidden[i] <= hidden && (best < 0 || t->mts_hidden[i] > t->mts_hidden[best]))
+            best = i;
+    return best >= 0 ? t->mts_value[best] : t->mts;
 }

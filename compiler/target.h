@@ -1,33 +1,62 @@
 /*
  * target.h — target profiles (DESIGN.md "Targets"): what lstmc knows about a device.
- * Built-in profiles only for now; profile files (--target=./board.json) come with the
- * optimising passes that read them.
+ *
+ * Built in: host (detected at run time), tegra-x1 (MICRO'18 Table I), pocl (OpenCL on the
+ * host CPU). A user's board is a JSON file, --target=./board.json; its format is documented
+ * in docs/TARGETS.md and every field is checked (unknown fields are errors, so a typo is
+ * caught rather than ignored).
  */
 #ifndef LSTMC_TARGET_H
 #define LSTMC_TARGET_H
 
 #include <stdint.h>
 
+typedef struct diag diag;
+
+#define TARGET_MAX_MTS 16
+
 typedef struct target {
     const char *name;
     const char *summary;
-    const char *triple;    /* LLVM target triple of the CPU */
-    const char *cpu;       /* LLVM cpu name */
+    /* CPU */
+    const char *triple;   /* LLVM target triple; "" = the host's */
+    const char *cpu;      /* LLVM cpu name; "" = the host's */
+    const char *features; /* LLVM feature string ("+neon,+fp-armv8"); "" = the cpu's */
     int cores;
     int64_t l1d_bytes, l2_bytes;
-    const char *gpu;       /* NULL when the target has no GPU */
+    const char *gpu;            /* GPU name; NULL when the target has no GPU */
     int gpu_compute_units;
     int gpu_mhz;
     int64_t gpu_shared_bytes;   /* on-chip shared memory per compute unit */
     double dram_gbps;           /* off-chip bandwidth */
     int mts;                    /* maximum tissue size (MICRO'18 §IV-C), 0 = unknown */
     const char *passes;         /* default pass list, comma-separated */
+    /* added with profile files */
+    int64_t llc_bytes;          /* last-level cache; 0 = the largest of l1d/l2 */
+    const char *gpu_device;     /* OpenCL device kind: "gpu", "cpu", "accelerator" */
+    double gpu_shared_gbps;     /* on-chip shared memory bandwidth */
+    int gpu_work_group;         /* preferred work-group size */
+    int n_mts;                  /* measured MTS per hidden size (MICRO'18 Fig. 9) */
+    int64_t mts_hidden[TARGET_MAX_MTS];
+    int mts_value[TARGET_MAX_MTS];
 } target;
 
-/* The built-in profile called name, or NULL. */
+/*
+ * The profile called name: a built-in name, or a path to a JSON profile (a name holding
+ * '/' or ending in ".json"). A file is read once and kept for the rest of the process.
+ * NULL when unknown or when the file is bad; the reason goes to d (stderr when d is NULL).
+ */
+const target *target_resolve(const char *name, diag *d);
+
+/* target_resolve(name, NULL) */
 const target *target_find(const char *name);
 
-/* Built-in profiles, terminated by an entry whose name is NULL. */
+/* The MTS for a layer of hidden size H: the measured value of the nearest H at or below,
+ * else t->mts (0 when unknown). */
+int target_mts(const target *t, int64_t hidden);
+
+/* Built-in profiles, terminated by an entry whose name is NULL (host's caches as 0:
+ * target_find("host") fills them from the machine). */
 extern const target target_builtin[];
 
 #endif /* LSTMC_TARGET_H */

@@ -14,3 +14,5 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSTMC_WERROR=ON -DLSTMC_SANI
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j"$jobs")
+# the fuzz targets, a minute each (clang-19 + libFuzzer, ASan + UBSan): fuzz/run.sh
+sh fuzz/run.sh 60

@@ -4,6 +4,8 @@
 #ifndef LSTMC_ONNX_H
 #define LSTMC_ONNX_H
 
+#include <stddef.h>
+
 typedef struct arena arena;
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
@@ -24,5 +26,13 @@ typedef struct ir_graph ir_graph;
  * relative to it. Everything returned lives in a.
  */
 ir_graph *onnx_import(const char *path, arena *a, diag *d);
+
+/*
+ * The same for a model already in memory: data[size] (borrowed; copied into a) is decoded
+ * as onnx_import decodes a file's bytes. `name` stands for the file in messages, and its
+ * folder is where external data is looked for.
+ */
+ir_graph *onnx_import_buffer(const void *data, size_t size, const char *name, arena *a,
+                             diag *d);
 
 #endif /* LSTMC_ONNX_H */

@@ -291,7 +291,9 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     }
 
     data = arena_alloc(cx->a, (size_t)numel * ir_dtype_size(dt));
-    if (raw && is_double) {
+    if (numel == 0) {
+        /* nothing to copy, and the typed arrays may be NULL (memcpy from NULL is UB) */
+    } else if (raw && is_double) {
         for (i = 0; i < (size_t)numel; i++) {
             double v;
             memcpy(&v, raw + 8 * i, 8);
@@ -522,22 +524,52 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
     cx->op_type = NULL;
 }
 
+static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
+                              diag *d);
+
 ir_graph *
 onnx_import(const char *path, arena *a, diag *d)
+{
+    unsigned char *buf;
+    size_t len = 0;
+
+    buf = read_model(d, a, path, &len);
+    if (!buf)
+        return NULL;
+    return import_model(buf, len, path, a, d);
+}
+
+ir_graph *
+onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, diag *d)
+{
+    unsigned char *buf;
+    if (size == 0) {
+        diag_error(d, "not a valid ONNX model (the file is empty)");
+        return NULL;
+    }
+    if (size > SIZE_MAX / (DECODE_FACTOR + 1)) {
+        diag_error(d, "not a valid ONNX model (the file is too large: %zu bytes)", size);
+        return NULL;
+    }
+    buf = arena_alloc(a, size);
+    memcpy(buf, data, size);
+    return import_model(buf, size, name, a, d);
+}
+
+/* Decode the ModelProto in buf[len] (in a) and build its graph; path names it in messages
+ * and locates external data. */
+static ir_graph *
+import_model(const unsigned char *buf, size_t len, const char *path, arena *a, diag *d)
 {
     int errors0 = diag_count(d);
     decode_budget budget;
     ProtobufCAllocator alloc;
     Onnx__ModelProto *m;
     const Onnx__GraphProto *gp;
-    unsigned char *buf;
     onnx_ctx cx;
-    size_t len = 0, i;
+    size_t i;
     int opset;
 
-    buf = read_model(d, a, path, &len);
-    if (!buf)
-        return NULL;
     budget.a = a;
     budget.used = 0;
     budget.cap = DECODE_BASE + DECODE_FACTOR * len;

@@ -15,4 +15,11 @@
 #define LSTMC_RT_ALIGN 64
 #endif
 
+/* Columns of the packed input weights W^T that lstmc_rt_rnn_proj applies to every row of X
+ * before moving on (cache blocking: each panel of G1 is read from memory once, as the Arm
+ * paper's model assumes). */
+#ifndef LSTMC_RT_PROJ_PANEL
+#define LSTMC_RT_PROJ_PANEL 64
+#endif
+
 #endif /* LSTMC_RT_CONFIG_H */

@@ -601,24 +601,35 @@ lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float
         return LSTMC_RT_ERR_NULL;
     for (d = 0; d < p->n_dirs; d++) {
         const float *wd = w + d * I * GH;
+        float *Pd = P + d * p->rows * GH;
+        int64_t g0;
 
-        for (r = 0; r < p->rows; r++) {
-            const float *restrict x = X + r * I;
-            float *restrict out = P + (d * p->rows + r) * GH;
-
-            if (!p->packed) { /* W [G*H, I]: a dot product per gate row */
+        if (!p->packed) { /* W [G*H, I]: a dot product per gate row */
+            for (r = 0; r < p->rows; r++)
                 for (g = 0; g < GH; g++)
-                    out[g] = (b ? proj_bias(p, b, d, g) : 0.0f) + dot(x, wd + g * I, I);
-                continue;
-            }
-            for (g = 0; g < GH; g++)
-                out[g] = b ? b[d * GH + g] : 0.0f;
+                    Pd[r * GH + g] = (b ? proj_bias(p, b, d, g) : 0.0f) +
+                                     dot(X + r * I, wd + g * I, I);
+            continue;
+        }
+        /* Blocked: a panel of LSTMC_RT_PROJ_PANEL columns of W^T is applied to every row
+         * before the next, so G1 is read once whatever the cache; each P element still sums
+         * bias + X[r][0]*W[0] + X[r][1]*W[1] + ... in that order. */
+        for (g0 = 0; g0 < GH; g0 += LSTMC_RT_PROJ_PANEL) {
+            const int64_t g1 = g0 + LSTMC_RT_PROJ_PANEL < GH ? g0 + LSTMC_RT_PROJ_PANEL : GH;
+
+            for (r = 0; r < p->rows; r++)
+                for (g = g0; g < g1; g++)
+                    Pd[r * GH + g] = b ? b[d * GH + g] : 0.0f;
             for (i = 0; i < I; i++) {
-                const float xi = x[i];
                 const float *restrict wi = wd + i * GH;
 
-                for (g = 0; g < GH; g++)
-                    out[g] += xi * wi[g];
+                for (r = 0; r < p->rows; r++) {
+                    const float xi = X[r * I + i];
+                    float *restrict out = Pd + r * GH;
+
+                    for (g = g0; g < g1; g++)
+                        out[g] += xi * wi[g];
+                }
             }
         }
     }

@@ -157,6 +157,13 @@ def main():
     np.save(buf, np.random.RandomState(12).standard_normal((5, 1, I)).astype(np.float32))
     write("truncated_header.npy", buf.getvalue()[:40])
 
+    # run time: NaN and infinity in an input are computed through, never a crash
+    x = np.random.RandomState(7).randn(5, 1, 4).astype(np.float32)
+    x[0, 0, 0] = np.nan
+    x[2, 0, 1] = np.inf
+    x[4, 0, 3] = -np.inf
+    np.save(HERE / "nan_inf_input.npy", x)
+
     # sanity: the files that should not parse, do not; the rest parse
     for f in ("empty.onnx",):
         assert (HERE / f).stat().st_size == 0

@@ -83,3 +83,22 @@ add_test(NAME run_symbolic_dim_bound
          COMMAND ${LSTMC} run ${BAD}/zero_len_seq.onnx --input ${BAD}/zero_len_seq_ok_input.npy
                  --output-dir ${BOUT}/ok)
 set_tests_properties(run_symbolic_dim_bound PROPERTIES ENVIRONMENT "${LSTMC_E2E_ENV}")
+
+# found by fuzzing (fuzz/run.sh, issue 11): the reproducers are in tests/bad/fuzz/
+# an empty (0-element) tensor in a ConstantOfShape 'value': memcpy from NULL in the importer
+lstmc_bad(fuzz_empty_value_tensor 1
+          "node 'ConstantOfShape_5' (ConstantOfShape): attribute 'value' must hold exactly one element"
+          ${LSTMC} ${BAD}/fuzz/empty_value_tensor.onnx --target=host -o ${BOUT}/fz_evt)
+# a valid model: Slice steps of 2^61+2 (one element taken) must compile without an int64
+# overflow in the strides (kprog.c lower_slice; the ASan+UBSan build catches it)
+add_test(NAME fuzz_slice_huge_step
+         COMMAND ${LSTMC} ${BAD}/fuzz/slice_huge_step.onnx --target=host -o ${BOUT}/fz_shs)
+set_tests_properties(fuzz_slice_huge_step PROPERTIES TIMEOUT 90
+                     ENVIRONMENT "LSTMC_MEMORY_LIMIT=268435456;${LSTMC_E2E_ENV}")
+
+# huge graphs compile in bounded time: 20,000 nodes (tests/stress/make_chain.py)
+add_test(NAME stress_chain_20k
+         COMMAND ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/stress/chain_20k.onnx --target=host
+                 -o ${BOUT}/chain_20k)
+set_tests_properties(stress_chain_20k PROPERTIES TIMEOUT 30
+                     ENVIRONMENT "LSTMC_MEMORY_LIMIT=1073741824;${LSTMC_E2E_ENV}")

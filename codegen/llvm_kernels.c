@@ -1,0 +1,1012 @@
+/*
+ * llvm_kernels.c — CPU kernels of a kernel program as object code, built with the LLVM C
+ * API (DESIGN.md step 6, issue 4): OUTDIR/<name>_kernels.o.
+ *
+ * For every call of the Arm paper's schedule A+ (§IV, Algorithm 2) that it can handle —
+ * KP_RNN_PROJ (line 5, X' = G1 * I') and KP_RNN_REC (lines 6-17, the time loop over G2)
+ * with packed weights — it emits a function <name>_k<call index> with exactly the C
+ * signature of the runtime kernel it replaces (lstmc_rt_rnn_proj / lstmc_rt_rnn_rec), so the
+ * host code only changes the name it calls. Every shape (T, N, I, H, D, layout, direction,
+ * which optional buffers exist, the activations and their alpha/beta, clip) is a constant of
+ * the IR; the params pointer is ignored. Calls it does not handle (unpacked weights, the
+ * softplus activation, every other kernel kind) stay on the portable C runtime.
+ *
+ * The GEMM parts are register tiles written with explicit <VL x float> vectors:
+ *   out[r][c .. c+NB*VL) = init + sum_k a[r][k] * B[k][c .. c+NB*VL)
+ * with RB x NB accumulators (REC: 1 x 8, the recurrent product h * U for one step; PROJ:
+ * 4 x 4, four rows of X at once), a vector tail and a scalar tail for the columns left.
+ * The gate arithmetic is a scalar loop with a constant trip count that LLVM's loop vectoriser
+ * turns into vector code: sigmoid and tanh are inline (no libm call):
+ *   exp(x):   Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, a degree-6 polynomial for
+ *             e^r (Cephes expf) and 2^n built in the exponent bits; x clamped to
+ *             [-87.34, 88.38] so 2^n stays normal;
+ *   sigmoid:  1 / (1 + exp(-x));
+ *   tanh:     the odd/even [13/6] rational approximation used by Eigen and XLA on x clamped
+ *             to [-7.9053, 7.9053] (tanh there is 1 to float precision).
+ * The module is optimised with the new pass manager at O3 for the target's triple, CPU and
+ * features and written as a position-independent ELF object.
+ */
+#include "codegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "kprog.h"
+#include "target.h"
+
+#ifdef LSTMC_HAVE_LLVM
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+/* --- generator state ----------------------------------------------------------------- */
+
+typedef struct kg {
+    LLVMContextRef cx;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    LLVMTypeRef f32, i32, i64, i1, ptr, vf; /* vf = <vl x float> */
+    int vl;                                 /* floats per vector register of the target */
+    LLVMValueRef fn;
+    LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
+    LLVMBuilderRef ab;           /* positioned in alloca_bb */
+} kg;
+
+static LLVMValueRef
+ci(kg *g, int64_t v)
+{
+    return LLVMConstInt(g->i64, (unsigned long long)v, 1);
+}
+
+static LLVMValueRef
+cf(kg *g, double v)
+{
+    return LLVMConstReal(g->f32, v);
+}
+
+static LLVMValueRef
+entry_alloca(kg *g, LLVMTypeRef ty)
+{
+    return LLVMBuildAlloca(g->ab, ty, "");
+}
+
+/* base + i floats (base a ptr, i an i64 value). */
+static LLVMValueRef
+gepf(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, g->f32, base, &i, 1, "");
+}
+
+static LLVMValueRef
+gepc(kg *g, LLVMValueRef base, int64_t i)
+{
+    return i == 0 ? base : gepf(g, base, ci(g, i));
+}
+
+static LLVMValueRef
+ldf(kg *g, LLVMValueRef p)
+{
+    return LLVMBuildLoad2(g->b, g->f32, p, "");
+}
+
+static void
+stf(kg *g, LLVMValueRef v, LLVMValueRef p)
+{
+    LLVMBuildStore(g->b, v, p);
+}
+
+/* Load/store a value of type ty (float or <vl x float>) from a float pointer. */
+static LLVMValueRef
+ldt(kg *g, LLVMTypeRef ty, LLVMValueRef p)
+{
+    LLVMValueRef v = LLVMBuildLoad2(g->b, ty, p, "");
+    LLVMSetAlignment(v, 4);
+    return v;
+}
+
+static void
+stt(kg *g, LLVMValueRef v, LLVMValueRef p)
+{
+    LLVMValueRef s = LLVMBuildStore(g->b, v, p);
+    LLVMSetAlignment(s, 4);
+}
+
+static LLVMValueRef
+add(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildAdd(g->b, a, b, "");
+}
+
+static LLVMValueRef
+mul(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildMul(g->b, a, b, "");
+}
+
+static LLVMValueRef
+fadd(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFAdd(g->b, a, b, "");
+}
+
+static LLVMValueRef
+fsub(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFSub(g->b, a, b, "");
+}
+
+static LLVMValueRef
+fmul(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFMul(g->b, a, b, "");
+}
+
+/* c ? a : b */
+static LLVMValueRef
+sel(kg *g, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(g->b, c, a, b, "");
+}
+
+static LLVMValueRef
+flt(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFCmp(g->b, LLVMRealOLT, a, b, "");
+}
+
+static LLVMValueRef
+fgt(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFCmp(g->b, LLVMRealOGT, a, b, "");
+}
+
+/* Call the overloaded intrinsic `name` at type ty. */
+static LLVMValueRef
+intrinsic(kg *g, const char *name, LLVMTypeRef ty, LLVMValueRef *args, unsigned n)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, &ty, 1);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(g->cx, id, &ty, 1);
+    return LLVMBuildCall2(g->b, ft, f, args, n, "");
+}
+
+/* a * b + c, fused where the target has FMA (llvm.fmuladd). */
+static LLVMValueRef
+fma_(kg *g, LLVMTypeRef ty, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    LLVMValueRef args[3];
+    args[0] = a;
+    args[1] = b;
+    args[2] = c;
+    return intrinsic(g, "llvm.fmuladd", ty, args, 3);
+}
+
+/* --- loops --------------------------------------------------------------------------- */
+
+/* A counted loop for (i = start; i < end; i++) whose counter lives in an entry alloca (SROA
+ * turns it into a phi). The body is emitted between loop_begin and loop_end. */
+typedef struct kloop {
+    LLVMValueRef var, end, iv;
+    LLVMBasicBlockRef cond, exit;
+} kloop;
+
+static LLVMValueRef
+loop_begin(kg *g, kloop *l, LLVMValueRef start, LLVMValueRef end)
+{
+    LLVMBasicBlockRef body;
+    l->var = entry_alloca(g, g->i64);
+    l->end = end;
+    LLVMBuildStore(g->b, start, l->var);
+    l->cond = LLVMAppendBasicBlockInContext(g->cx, g->fn, "cond");
+    body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "body");
+    l->exit = LLVMAppendBasicBlockInContext(g->cx, g->fn, "exit");
+    LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->cond);
+    LLVMBuildCondBr(g->b,
+                    LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildLoad2(g->b, g->i64, l->var, ""),
+                                  end, ""),
+                    body, l->exit);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    l->iv = LLVMBuildLoad2(g->b, g->i64, l->var, "");
+    return l->iv;
+}
+
+static void
+loop_end(kg *g, kloop *l)
+{
+    LLVMBuildStore(g->b, add(g, l->iv, ci(g, 1)), l->var);
+    LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+/* if (c) { ... }: the then-block ends in a return; returns the block to continue in. */
+static LLVMBasicBlockRef
+if_begin(kg *g, LLVMValueRef c)
+{
+    LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->cx, g->fn, "then");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "join");
+    LLVMBuildCondBr(g->b, c, then, join);
+    LLVMPositionBuilderAtEnd(g->b, then);
+    return join;
+}
+
+/* --- math ---------------------------------------------------------------------------- */
+
+/* exp(x), float, no libm (see the top of the file). */
+static LLVMValueRef
+emit_exp(kg *g, LLVMValueRef x)
+{
+    LLVMValueRef fx, r, y, n, pow2n;
+
+    x = sel(g, fgt(g, x, cf(g, 88.3762626647949)), cf(g, 88.3762626647949), x);
+    x = sel(g, flt(g, x, cf(g, -87.3365478515625)), cf(g, -87.3365478515625), x);
+    fx = fma_(g, g->f32, x, cf(g, 1.44269504088896341), cf(g, 0.5));
+    fx = intrinsic(g, "llvm.floor", g->f32, &fx, 1);
+    r = fsub(g, x, fmul(g, fx, cf(g, 0.693359375)));
+    r = fsub(g, r, fmul(g, fx, cf(g, -2.12194440e-4)));
+    y = cf(g, 1.9875691500E-4);
+    y = fma_(g, g->f32, y, r, cf(g, 1.3981999507E-3));
+    y = fma_(g, g->f32, y, r, cf(g, 8.3334519073E-3));
+    y = fma_(g, g->f32, y, r, cf(g, 4.1665795894E-2));
+    y = fma_(g, g->f32, y, r, cf(g, 1.6666665459E-1));
+    y = fma_(g, g->f32, y, r, cf(g, 5.0000001201E-1));
+    y = fma_(g, g->f32, y, fmul(g, r, r), fadd(g, r, cf(g, 1.0)));
+    n = LLVMBuildFPToSI(g->b, fx, g->i32, "");
+    n = LLVMBuildShl(g->b, LLVMBuildAdd(g->b, n, LLVMConstInt(g->i32, 127, 0), ""),
+                     LLVMConstInt(g->i32, 23, 0), "");
+    pow2n = LLVMBuildBitCast(g->b, n, g->f32, "");
+    return fmul(g, y, pow2n);
+}
+
+static LLVMValueRef
+emit_sigmoid(kg *g, LLVMValueRef x)
+{
+    LLVMValueRef e = emit_exp(g, LLVMBuildFNeg(g->b, x, ""));
+    return LLVMBuildFDiv(g->b, cf(g, 1.0), fadd(g, cf(g, 1.0), e), "");
+}
+
+static LLVMValueRef
+emit_tanh(kg *g, LLVMValueRef x)
+{
+    static const double alpha[7] = {4.89352455891786e-03, 6.37261928875436e-04,
+                                    1.48572235717979e-05, 5.12229709037114e-08,
+                                    -8.60467152213735e-11, 2.00018790482477e-13,
+                                    -2.76076847742355e-16};
+    static const double beta[4] = {4.89352518554385e-03, 2.26843463243900e-03,
+                                   1.18534705686654e-04, 1.19825839466702e-06};
+    const double lim = 7.90531110763549805;
+    LLVMValueRef x2, p, q;
+    int k;
+
+    x = sel(g, fgt(g, x, cf(g, lim)), cf(g, lim), x);
+    x = sel(g, flt(g, x, cf(g, -lim)), cf(g, -lim), x);
+    x2 = fmul(g, x, x);
+    p = cf(g, alpha[6]);
+    for (k = 5; k >= 0; k--)
+        p = fma_(g, g->f32, p, x2, cf(g, alpha[k]));
+    p = fmul(g, p, x);
+    q = cf(g, beta[3]);
+    for (k = 2; k >= 0; k--)
+        q = fma_(g, g->f32, q, x2, cf(g, beta[k]));
+    return LLVMBuildFDiv(g->b, p, q, "");
+}
+
+/* 1 when the LLVM kernels implement activation kind k. */
+static int
+act_ok(int32_t k)
+{
+    return k >= LSTMC_RT_ACT_SIGMOID && k <= LSTMC_RT_ACT_SOFTSIGN;
+}
+
+/* lstmc_rt_act_apply, inline. */
+static LLVMValueRef
+emit_act(kg *g, const lstmc_rt_act *a, LLVMValueRef x)
+{
+    LLVMValueRef zero = cf(g, 0.0), one = cf(g, 1.0), e;
+
+    switch (a->kind) {
+    case LSTMC_RT_ACT_SIGMOID:
+        return emit_sigmoid(g, x);
+    case LSTMC_RT_ACT_TANH:
+        return emit_tanh(g, x);
+    case LSTMC_RT_ACT_RELU:
+        return sel(g, fgt(g, x, zero), x, zero);
+    case LSTMC_RT_ACT_HARD_SIGMOID:
+        e = fadd(g, fmul(g, cf(g, a->alpha), x), cf(g, a->beta));
+        return sel(g, flt(g, e, zero), zero, sel(g, fgt(g, e, one), one, e));
+    case LSTMC_RT_ACT_AFFINE:
+        return fadd(g, fmul(g, cf(g, a->alpha), x), cf(g, a->beta));
+    case LSTMC_RT_ACT_LEAKY_RELU:
+        return sel(g, flt(g, x, zero), fmul(g, cf(g, a->alpha), x), x);
+    case LSTMC_RT_ACT_THRESHOLDED_RELU:
+        return sel(g, fgt(g, x, cf(g, a->alpha)), x, zero);
+    case LSTMC_RT_ACT_SCALED_TANH:
+        return fmul(g, cf(g, a->alpha), emit_tanh(g, fmul(g, cf(g, a->beta), x)));
+    case LSTMC_RT_ACT_ELU:
+        e = fmul(g, cf(g, a->alpha), fsub(g, emit_exp(g, x), one));
+        return sel(g, LLVMBuildFCmp(g->b, LLVMRealOGE, x, zero, ""), x, e);
+    case LSTMC_RT_ACT_SOFTSIGN:
+        return LLVMBuildFDiv(g->b, x,
+                             fadd(g, one, intrinsic(g, "llvm.fabs", g->f32, &x, 1)), "");
+    default:
+        return x; /* not reached: act_ok */
+    }
+}
+
+/* clip_pre of rt_rnn.c: bound a gate pre-activation to [-clip, clip] (NaN passes). */
+static LLVMValueRef
+emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v)
+{
+    if (!p->has_clip)
+        return v;
+    v = sel(g, flt(g, v, cf(g, -p->clip)), cf(g, -p->clip), v);
+    return sel(g, fgt(g, v, cf(g, p->clip)), cf(g, p->clip), v);
+}
+
+/* --- register tiles ------------------------------------------------------------------ */
+
+/*
+ * out[r*ldo + c] = (init ? init[r*ldi + c] : 0) + sum_{k<K} a[r*lda + k] * b[k*ldb + c]
+ * for r < rb and c < nv*w, where w is the vector width (1: scalar columns). The rb*nv
+ * accumulators stay in registers across the k loop.
+ */
+#define KG_MAX_ACC 32
+
+static void
+emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
+          LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w)
+{
+    LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
+    LLVMValueRef acc[KG_MAX_ACC], k, brow;
+    kloop lk;
+    int r, v;
+
+    for (r = 0; r < rb; r++)
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef x0 = init ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
+                                   : LLVMConstNull(ty);
+            acc[r * nv + v] = entry_alloca(g, ty);
+            LLVMBuildStore(g->b, x0, acc[r * nv + v]);
+        }
+    k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
+    brow = gepf(g, b, mul(g, k, ci(g, ldb)));
+    for (r = 0; r < rb; r++) {
+        LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
+        if (w > 1) {
+            LLVMValueRef vec = LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
+                                                      LLVMConstInt(g->i32, 0, 0), "");
+            s = LLVMBuildShuffleVector(g->b, vec, LLVMGetPoison(g->vf),
+                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+        }
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef bv = ldt(g, ty, gepc(g, brow, v * w));
+            LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
+            LLVMBuildStore(g->b, fma_(g, ty, s, bv, cur), acc[r * nv + v]);
+        }
+    }
+    loop_end(g, &lk);
+    for (r = 0; r < rb; r++)
+        for (v = 0; v < nv; v++)
+            stt(g, LLVMBuildLoad2(g->b, ty, acc[r * nv + v], ""),
+                gepc(g, out, r * ldo + v * w));
+}
+
+/* One column segment: columns [col, col + nv*w) (col an i64 value). */
+typedef void (*seg_fn)(kg *g, LLVMValueRef col, int nv, int w, void *ctx);
+
+/* Cover columns [0, ncols) with tiles of nb vectors: a loop over the full tiles, then one
+ * tile of the vectors left, then one of the scalar columns left. */
+static void
+for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
+{
+    const int64_t tw = (int64_t)nb * g->vl, nfull = ncols / tw;
+    int64_t col0 = nfull * tw;
+    int nv, ns;
+
+    if (nfull == 1) {
+        fn(g, ci(g, 0), nb, g->vl, ctx);
+    } else if (nfull > 1) {
+        kloop l;
+        LLVMValueRef t = loop_begin(g, &l, ci(g, 0), ci(g, nfull));
+        fn(g, mul(g, t, ci(g, tw)), nb, g->vl, ctx);
+        loop_end(g, &l);
+    }
+    nv = (int)((ncols - col0) / g->vl);
+    if (nv > 0) {
+        fn(g, ci(g, col0), nv, g->vl, ctx);
+        col0 += (int64_t)nv * g->vl;
+    }
+    ns = (int)(ncols - col0);
+    while (ns > 0) { /* scalar columns, at most KG_MAX_ACC per tile */
+        int n = ns > 8 ? 8 : ns;
+        fn(g, ci(g, col0), n, 1, ctx);
+        col0 += n;
+        ns -= n;
+    }
+}
+
+/* --- KP_RNN_PROJ --------------------------------------------------------------------- */
+
+#define PROJ_RB 4 /* rows of X per tile */
+#define PROJ_NB 4 /* vectors of columns per tile */
+#define REC_NB 8  /* vectors of columns per tile of the recurrent product */
+
+typedef struct proj_ctx {
+    int64_t rows, I, GH;
+    LLVMValueRef X, wd, bd, Pd;
+} proj_ctx;
+
+static void
+proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
+{
+    const proj_ctx *c = vctx;
+    const int64_t nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
+    LLVMValueRef wcol = gepf(g, c->wd, col), bcol = c->bd ? gepf(g, c->bd, col) : NULL;
+    LLVMValueRef pcol = gepf(g, c->Pd, col);
+
+    if (nblk > 0) {
+        kloop l;
+        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
+        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, c->GH, c->I, bcol, 0,
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w);
+        loop_end(g, &l);
+    }
+    if (rem > 0) {
+        int64_t r = c->rows - rem;
+        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, c->GH, c->I, bcol, 0,
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w);
+    }
+}
+
+static int64_t
+cell_gates(int32_t cell)
+{
+    return cell == LSTMC_RT_CELL_LSTM ? 4 : cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+}
+
+/* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]. */
+static void
+emit_proj(kg *g, const kp_call *c)
+{
+    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    LLVMValueRef X = LLVMGetParam(g->fn, 1), w = LLVMGetParam(g->fn, 2);
+    LLVMValueRef b = LLVMGetParam(g->fn, 3), P = LLVMGetParam(g->fn, 4);
+    int32_t d;
+
+    for (d = 0; d < p->n_dirs; d++) {
+        proj_ctx pc;
+        pc.rows = p->rows;
+        pc.I = I;
+        pc.GH = GH;
+        pc.X = X;
+        pc.wd = gepc(g, w, d * I * GH);
+        pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
+        pc.Pd = gepc(g, P, d * p->rows * GH);
+        for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
+    }
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* --- KP_RNN_REC ---------------------------------------------------------------------- */
+
+/* Per-direction values of one lstmc_rt_rnn_rec. */
+typedef struct rec_ctx {
+    const lstmc_rt_rnn_params *p;
+    const lstmc_rt_act *act; /* this direction's activations */
+    int64_t H, GH;
+    LLVMValueRef Rt;   /* [H, GH] */
+    LLVMValueRef peep; /* [3H] or NULL */
+    LLVMValueRef rbh;  /* [H] or NULL */
+    LLVMValueRef h, c, gates, tmp; /* scratch */
+    /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
+    LLVMValueRef sa, sb, sinit, sout;
+    int64_t sldb;
+} rec_ctx;
+
+static void
+gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
+{
+    const rec_ctx *c = vctx;
+    emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
+              c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w);
+}
+
+/* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
+static void
+emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
+          LLVMValueRef out)
+{
+    c->sa = a;
+    c->sb = gepc(g, c->Rt, col0);
+    c->sldb = c->GH;
+    c->sinit = init;
+    c->sout = out;
+    for_col_segments(g, n, REC_NB, gemv_seg, c);
+}
+
+/* One LSTM step (rt_rnn.c lstm_rec_step + lstm_update); y = this step's Y row or NULL. */
+static void
+emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    const lstmc_rt_rnn_params *p = c->p;
+    const int64_t H = c->H;
+    LLVMValueRef j, pi, po, pf, pc, cj, it, ft, ct, cn, ot, hj;
+    kloop l;
+
+    emit_gemv(g, c, c->h, 0, 4 * H, x, c->gates);
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    pi = ldf(g, gepf(g, c->gates, j));
+    po = ldf(g, gepf(g, gepc(g, c->gates, H), j));
+    pf = ldf(g, gepf(g, gepc(g, c->gates, 2 * H), j));
+    pc = ldf(g, gepf(g, gepc(g, c->gates, 3 * H), j));
+    cj = ldf(g, gepf(g, c->c, j));
+    if (c->peep) {
+        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, c->peep, j)), cj));
+        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, c->peep, 2 * H), j)), cj));
+    }
+    it = emit_act(g, &c->act[0], emit_clip(g, p, pi));
+    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &c->act[0], emit_clip(g, p, pf));
+    ct = emit_act(g, &c->act[1], emit_clip(g, p, pc));
+    cn = fadd(g, fmul(g, ft, cj), fmul(g, it, ct));
+    if (c->peep) /* the output gate's peephole sees the new cell state */
+        po = fadd(g, po, fmul(g, ldf(g, gepf(g, gepc(g, c->peep, H), j)), cn));
+    ot = emit_act(g, &c->act[0], emit_clip(g, p, po));
+    hj = fmul(g, ot, emit_act(g, &c->act[2], cn));
+    stf(g, cn, gepf(g, c->c, j));
+    stf(g, hj, gepf(g, c->h, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* One GRU step (rt_rnn.c gru_rec_step). */
+static void
+emit_gru_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    const lstmc_rt_rnn_params *p = c->p;
+    const int64_t H = c->H;
+    LLVMValueRef j, z, hh, ht, hj, hp;
+    LLVMValueRef zg = c->gates, rg = gepc(g, c->gates, H), hg = gepc(g, c->gates, 2 * H);
+    kloop l;
+
+    emit_gemv(g, c, c->h, 0, 2 * H, x, c->gates);
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    stf(g, emit_act(g, &c->act[0], emit_clip(g, p, ldf(g, gepf(g, zg, j)))), gepf(g, zg, j));
+    stf(g, emit_act(g, &c->act[0], emit_clip(g, p, ldf(g, gepf(g, rg, j)))), gepf(g, rg, j));
+    loop_end(g, &l);
+    if (p->linear_before_reset) {
+        /* ht pre-activation = (Xt*Wh^T + Wbh) + rt.(Ht-1*Rh^T + Rbh) */
+        emit_gemv(g, c, c->h, 2 * H, H, NULL, c->tmp);
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        hh = ldf(g, gepf(g, c->tmp, j));
+        if (c->rbh)
+            hh = fadd(g, hh, ldf(g, gepf(g, c->rbh, j)));
+        hh = fadd(g, ldf(g, gepf(g, gepc(g, x, 2 * H), j)),
+                  fmul(g, ldf(g, gepf(g, rg, j)), hh));
+        stf(g, hh, gepf(g, hg, j));
+        loop_end(g, &l);
+    } else {
+        /* ht pre-activation = (Xt*Wh^T + Wbh + Rbh) + (rt.Ht-1)*Rh^T */
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        stf(g, fmul(g, ldf(g, gepf(g, rg, j)), ldf(g, gepf(g, c->h, j))), gepf(g, c->tmp, j));
+        loop_end(g, &l);
+        emit_gemv(g, c, c->tmp, 2 * H, H, gepc(g, x, 2 * H), hg);
+    }
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    ht = emit_act(g, &c->act[1], emit_clip(g, p, ldf(g, gepf(g, hg, j))));
+    z = ldf(g, gepf(g, zg, j));
+    hp = ldf(g, gepf(g, c->h, j));
+    hj = fadd(g, fmul(g, fsub(g, cf(g, 1.0), z), ht), fmul(g, z, hp));
+    stf(g, hj, gepf(g, c->h, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* One RNN step (rt_rnn.c rnn_rec_step). */
+static void
+emit_rnn_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMValueRef j, hj;
+    kloop l;
+
+    emit_gemv(g, c, c->h, 0, c->H, x, c->gates);
+    j = loop_begin(g, &l, ci(g, 0), ci(g, c->H));
+    hj = emit_act(g, &c->act[0], emit_clip(g, c->p, ldf(g, gepf(g, c->gates, j))));
+    stf(g, hj, gepf(g, c->h, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* dst[0..n) = src ? src[0..n) : 0, optionally zeroed where zero (an i1) holds. */
+static void
+emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zero)
+{
+    kloop l;
+    LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, n)), v;
+
+    v = src ? ldf(g, gepf(g, src, j)) : cf(g, 0.0);
+    if (zero)
+        v = sel(g, zero, cf(g, 0.0), v);
+    stf(g, v, gepf(g, dst, j));
+    loop_end(g, &l);
+}
+
+/* lstmc_rt_rnn_rec(p, P, r, rb, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch)
+ * with packed weights: rt_rnn.c run_direction, every shape a constant. */
+static void
+emit_rec(kg *g, const kp_call *kc)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.rnn;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = cell_gates(p->cell);
+    const int64_t GH = G * H, D = p->n_dirs, rows = T * N;
+    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+    LLVMValueRef P = LLVMGetParam(g->fn, 1), r = LLVMGetParam(g->fn, 2);
+    LLVMValueRef rb = LLVMGetParam(g->fn, 3), sl = LLVMGetParam(g->fn, 4);
+    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 5) : NULL;
+    LLVMValueRef init_c = kc->in[5] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 6)
+                                                                     : NULL;
+    LLVMValueRef Peep = kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 7)
+                                                                   : NULL;
+    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 8) : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 9) : NULL;
+    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 10)
+                                                                   : NULL;
+    LLVMValueRef scratch = LLVMGetParam(g->fn, 11);
+    int has_sl = kc->in[3] != NULL;
+    int32_t d;
+
+    if (N == 0) {
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return;
+    }
+    if (has_sl) { /* every entry in [0, T] before anything is written */
+        kloop l;
+        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
+        LLVMBasicBlockRef join;
+        s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
+        bad = LLVMBuildOr(g->b,
+                          LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
+                          LLVMBuildICmp(g->b, LLVMIntSGT, s,
+                                        LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
+                          "");
+        join = if_begin(g, bad);
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
+        LLVMPositionBuilderAtEnd(g->b, join);
+        loop_end(g, &l);
+    }
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        LLVMValueRef Pp = gepc(g, P, d * rows * GH), n, s, st, t, x, y, s0, row;
+        rec_ctx c;
+        kloop ln, ls, lz;
+
+        memset(&c, 0, sizeof c);
+        c.p = p;
+        c.act = &p->act[d * nacts];
+        c.H = H;
+        c.GH = GH;
+        c.Rt = gepc(g, r, d * H * GH);
+        c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        c.rbh = kc->in[2] && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset
+                    ? gepc(g, rb, d * H)
+                    : NULL;
+        c.h = scratch;
+        c.c = gepc(g, scratch, H);
+        c.gates = gepc(g, scratch, 2 * H);
+        c.tmp = gepc(g, scratch, (2 + G) * H);
+
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        if (has_sl)
+            s = LLVMBuildSExt(g->b,
+                              LLVMBuildLoad2(g->b, g->i32,
+                                             LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
+                                             ""),
+                              g->i64, "");
+        else
+            s = ci(g, T);
+        /* state_at: [D,N,H] or [N,D,H] */
+        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d))
+                              : add(g, ci(g, d * N), n),
+                 ci(g, H));
+        emit_copy(g, c.h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
+        if (p->cell == LSTMC_RT_CELL_LSTM)
+            emit_copy(g, c.c, init_c ? gepf(g, init_c, st) : NULL, H, NULL);
+
+        /* steps: t = rev ? s-1-step : step */
+        t = loop_begin(g, &ls, ci(g, 0), s);
+        if (rev)
+            t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
+        row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+        x = gepf(g, Pp, mul(g, row, ci(g, GH)));
+        /* y_at: layout 0 [T,D,N,H], layout 1 [N,T,D,H] */
+        y = NULL;
+        if (Y)
+            y = gepf(g, Y,
+                     mul(g,
+                         p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
+                                   : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)),
+                                                ci(g, N)),
+                                         n),
+                         ci(g, H)));
+        if (p->cell == LSTMC_RT_CELL_LSTM)
+            emit_lstm_step(g, &c, x, y);
+        else if (p->cell == LSTMC_RT_CELL_GRU)
+            emit_gru_step(g, &c, x, y);
+        else
+            emit_rnn_step(g, &c, x, y);
+        loop_end(g, &ls);
+
+        if (Y && has_sl) { /* rows t >= s are zero */
+            t = loop_begin(g, &lz, s, ci(g, T));
+            row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+            y = gepf(g, Y,
+                     mul(g,
+                         p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
+                                   : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)),
+                                                ci(g, N)),
+                                         n),
+                         ci(g, H)));
+            emit_copy(g, y, NULL, H, NULL);
+            loop_end(g, &lz);
+        }
+        /* Y_h / Y_c: the state at the sequence's own end, zero when s == 0 */
+        s0 = has_sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        if (Y_h)
+            emit_copy(g, gepf(g, Y_h, st), c.h, H, s0);
+        if (Y_c)
+            emit_copy(g, gepf(g, Y_c, st), c.c, H, s0);
+        loop_end(g, &ln);
+    }
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* --- which calls ----------------------------------------------------------------------- */
+
+int
+cg_llvm_handles(const kp_call *c)
+{
+    int k, nacts;
+
+    if (c->kind == KP_RNN_PROJ) {
+        const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+        return p->packed && p->rows >= 0 && p->input_size >= 1 && p->hidden >= 1 &&
+               (p->n_dirs == 1 || p->n_dirs == 2) && p->cell >= LSTMC_RT_CELL_LSTM &&
+               p->cell <= LSTMC_RT_CELL_RNN;
+    }
+    if (c->kind == KP_RNN_REC) {
+        const lstmc_rt_rnn_params *p = &c->p.rnn;
+        if (!p->packed || p->cell < LSTMC_RT_CELL_LSTM || p->cell > LSTMC_RT_CELL_RNN ||
+            p->hidden < 1 || p->seq_len < 0 || p->batch < 0 ||
+            (p->n_dirs != 1 && p->n_dirs != 2) || (p->layout != 0 && p->layout != 1) ||
+            (p->has_clip && !(p->clip >= 0.0f)) || c->scratch_bytes <= 0)
+            return 0;
+        nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+        for (k = 0; k < nacts * p->n_dirs; k++)
+            if (!act_ok(p->act[k].kind))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* --- module, passes, object file ------------------------------------------------------ */
+
+static void
+init_targets(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeARMTargetInfo();
+    LLVMInitializeARMTarget();
+    LLVMInitializeARMTargetMC();
+    LLVMInitializeARMAsmPrinter();
+}
+
+/* Floats per vector register for the target's features. */
+static int
+vector_floats(const char *triple, const char *features)
+{
+    if (strncmp(triple, "x86_64", 6) == 0 || strncmp(triple, "i686", 4) == 0) {
+        if (strstr(features, "+avx512f"))
+            return 16;
+        if (strstr(features, "+avx"))
+            return 8;
+    }
+    return 4; /* SSE, NEON */
+}
+
+/* Build the function for call i, named <name>_k<i>, with the runtime kernel's signature. */
+static void
+emit_call(kg *g, const char *name, const kp_call *c, int i)
+{
+    LLVMTypeRef params[12];
+    unsigned n = c->kind == KP_RNN_PROJ ? 5 : 12, k;
+    LLVMTypeRef fty;
+    LLVMBasicBlockRef body;
+    char fname[256];
+    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+
+    for (k = 0; k < n; k++)
+        params[k] = g->ptr;
+    fty = LLVMFunctionType(g->i32, params, n, 0);
+    snprintf(fname, sizeof fname, "%s_k%d", name, i);
+    g->fn = LLVMAddFunction(g->m, fname, fty);
+    for (k = 1; k < n; k++)
+        LLVMAddAttributeAtIndex(g->fn, k + 1, LLVMCreateEnumAttribute(g->cx, noalias, 0));
+    LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->cx, nounwind, 0));
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    if (c->kind == KP_RNN_PROJ)
+        emit_proj(g, c);
+    else
+        emit_rec(g, c);
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMBuildBr(g->ab, body);
+}
+
+int
+cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+{
+    const target *t = target_find(o->target ? o->target : "host");
+    char *triple = NULL, *cpu = NULL, *features = NULL, *err = NULL;
+    char path[4096], fname[256];
+    LLVMTargetRef tgt;
+    LLVMTargetMachineRef tm = NULL;
+    LLVMTargetDataRef td;
+    char *dl;
+    LLVMPassBuilderOptionsRef pbo;
+    LLVMErrorRef perr;
+    kg g;
+    int i, n = 0, rc = -1;
+
+    for (i = 0; i < kp->n_calls; i++) {
+        handled[i] = (unsigned char)cg_llvm_handles(&kp->calls[i]);
+        n += handled[i];
+    }
+    init_targets();
+    if (!t || !t->triple || !t->triple[0]) { /* the host */
+        triple = LLVMGetDefaultTargetTriple();
+        cpu = LLVMGetHostCPUName();
+        features = LLVMGetHostCPUFeatures();
+    } else {
+        triple = LLVMCreateMessage(t->triple);
+        cpu = LLVMCreateMessage(t->cpu && t->cpu[0] ? t->cpu : "generic");
+        features = LLVMCreateMessage("");
+    }
+    if (LLVMGetTargetFromTriple(triple, &tgt, &err)) {
+        diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)",
+                   o->target ? o->target : "host", triple, err ? err : "unknown");
+        LLVMDisposeMessage(err);
+        goto out_msgs;
+    }
+    tm = LLVMCreateTargetMachine(tgt, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                 LLVMRelocPIC, LLVMCodeModelDefault);
+    if (!tm) {
+        diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
+                   o->target ? o->target : "host", triple, cpu);
+        goto out_msgs;
+    }
+
+    memset(&g, 0, sizeof g);
+    g.cx = LLVMContextCreate();
+    snprintf(fname, sizeof fname, "%s_kernels", o->name);
+    g.m = LLVMModuleCreateWithNameInContext(fname, g.cx);
+    LLVMSetTarget(g.m, triple);
+    td = LLVMCreateTargetDataLayout(tm);
+    dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(g.m, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    g.b = LLVMCreateBuilderInContext(g.cx);
+    g.ab = LLVMCreateBuilderInContext(g.cx);
+    g.f32 = LLVMFloatTypeInContext(g.cx);
+    g.i32 = LLVMInt32TypeInContext(g.cx);
+    g.i64 = LLVMInt64TypeInContext(g.cx);
+    g.i1 = LLVMInt1TypeInContext(g.cx);
+    g.ptr = LLVMPointerTypeInContext(g.cx, 0);
+    g.vl = vector_floats(triple, features);
+    g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
+
+    for (i = 0; i < kp->n_calls; i++)
+        if (handled[i])
+            emit_call(&g, o->name, &kp->calls[i], i);
+
+    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &err)) {
+        diag_error(d, "internal error: the LLVM kernels do not verify: %s", err);
+        LLVMDisposeMessage(err);
+        goto out_module;
+    }
+    LLVMDisposeMessage(err);
+    err = NULL;
+    pbo = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(pbo, 1);
+    LLVMPassBuilderOptionsSetSLPVectorization(pbo, 1);
+    LLVMPassBuilderOptionsSetLoopUnrolling(pbo, 1);
+    perr = LLVMRunPasses(g.m, "default<O3>", tm, pbo);
+    LLVMDisposePassBuilderOptions(pbo);
+    if (perr) {
+        char *msg = LLVMGetErrorMessage(perr);
+        diag_error(d, "internal error: LLVM passes failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+        goto out_module;
+    }
+    if (snprintf(path, sizeof path, "%s/%s.o", o->outdir, fname) >= (int)sizeof path) {
+        diag_error(d, "output path '%s/%s.o' is too long", o->outdir, fname);
+        goto out_module;
+    }
+    if (LLVMTargetMachineEmitToFile(tm, g.m, path, LLVMObjectFile, &err)) {
+        diag_error(d, "cannot write '%s': %s", path, err ? err : "LLVM error");
+        LLVMDisposeMessage(err);
+        remove(path);
+        goto out_module;
+    }
+    rc = n;
+out_module:
+    LLVMDisposeBuilder(g.b);
+    LLVMDisposeBuilder(g.ab);
+    LLVMDisposeModule(g.m);
+    LLVMContextDispose(g.cx);
+out_msgs:
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    return rc;
+}
+
+int
+cg_llvm_available(void)
+{
+    return 1;
+}
+
+#else /* !LSTMC_HAVE_LLVM */
+
+int
+cg_llvm_handles(const kp_call *c)
+{
+    (void)c;
+    return 0;
+}
+
+int
+cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+{
+    (void)kp;
+    (void)o;
+    (void)handled;
+    diag_error(d, "--emit=llvm: this lstmc was built without LLVM (install llvm-19-dev and "
+                  "rebuild), use --emit=c");
+    return -1;
+}
+
+int
+cg_llvm_available(void)
+{
+    return 0;
+}
+
+#endif
