@@ -197,6 +197,32 @@ put_i64s(FILE *f, const int64_t *v, int n)
 
 /* --- params structs as C initialisers -------------------------------------------- */
 
+/* The fields of an lstmc_rt_rnn_params as a C initialiser "{...}". */
+static void
+put_rnn_fields(FILE *f, const lstmc_rt_rnn_params *p)
+{
+    int i;
+    fprintf(f,
+            "{\n"
+            "            .cell = %d, .seq_len = %lld, .batch = %lld, .input_size = %lld,\n"
+            "            .hidden = %lld, .n_dirs = %d, .reverse = %d, .layout = %d,\n"
+            "            .has_clip = %d, .clip = ",
+            p->cell, (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
+            (long long)p->hidden, p->n_dirs, p->reverse, p->layout, p->has_clip);
+    put_float(f, p->clip);
+    fprintf(f, ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
+               "            .act = {",
+            p->input_forget, p->linear_before_reset);
+    for (i = 0; i < 6; i++) {
+        fprintf(f, "%s{%d, ", i ? ", " : "", p->act[i].kind);
+        put_float(f, p->act[i].alpha);
+        fputs(", ", f);
+        put_float(f, p->act[i].beta);
+        fputc('}', f);
+    }
+    fprintf(f, "},\n            .packed = %d}", p->packed);
+}
+
 static void
 put_params(FILE *f, const kp_call *c)
 {
@@ -213,29 +239,16 @@ put_params(FILE *f, const kp_call *c)
         break;
     }
     case KP_RNN:
-    case KP_RNN_REC: {
-        const lstmc_rt_rnn_params *p = &c->p.rnn;
-        fprintf(f,
-                "static const lstmc_rt_rnn_params p = {\n"
-                "            .cell = %d, .seq_len = %lld, .batch = %lld, .input_size = %lld,\n"
-                "            .hidden = %lld, .n_dirs = %d, .reverse = %d, .layout = %d,\n"
-                "            .has_clip = %d, .clip = ",
-                p->cell, (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
-                (long long)p->hidden, p->n_dirs, p->reverse, p->layout, p->has_clip);
-        put_float(f, p->clip);
-        fprintf(f, ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
-                   "            .act = {",
-                p->input_forget, p->linear_before_reset);
-        for (i = 0; i < 6; i++) {
-            fprintf(f, "%s{%d, ", i ? ", " : "", p->act[i].kind);
-            put_float(f, p->act[i].alpha);
-            fputs(", ", f);
-            put_float(f, p->act[i].beta);
-            fputc('}', f);
-        }
-        fprintf(f, "},\n            .packed = %d};\n", p->packed);
+    case KP_RNN_REC:
+        fputs("static const lstmc_rt_rnn_params p = ", f);
+        put_rnn_fields(f, &c->p.rnn);
+        fputs(";\n", f);
         break;
-    }
+    case KP_LSTM_TISSUE:
+        fputs("static const lstmc_rt_tissue_params p = {.rnn = ", f);
+        put_rnn_fields(f, &c->p.tissue.p.rnn);
+        fprintf(f, ",\n            .mts = %d};\n", c->p.tissue.p.mts);
+        break;
     case KP_GEMM: {
         const lstmc_rt_gemm_params *p = &c->p.gemm;
         fprintf(f,
@@ -347,6 +360,7 @@ arg_type(const kp_call *c, int j)
     case KP_RNN:
         return j == 4 ? "int32_t" : "float";
     case KP_RNN_REC:
+    case KP_LSTM_TISSUE:
         return j == 3 ? "int32_t" : "float";
     case KP_RNN_PROJ:
     case KP_GEMM:
@@ -443,6 +457,8 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
         fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
     } else {
         fputs("&p", f);
+        if (c->kind == KP_LSTM_TISSUE) /* the per-run threshold (MICRO'18 §IV-D) */
+            fputs(", ctx->alpha_inter", f);
         for (j = 0; j < c->n_in; j++) {
             fputs(j % 3 == 0 ? ",\n                " : ", ", f);
             put_buf(f, name, mp, c->in[j], arg_type(c, j), 1);
@@ -451,9 +467,11 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
             fputs(",\n                ", f);
             put_buf(f, name, mp, c->out[j], arg_type(c, c->n_in + j), 0);
         }
+        if (c->kind == KP_LSTM_TISSUE)
+            fputs(",\n                &ctx->tissue_stats", f);
         if (c->scratch_bytes > 0)
-            fprintf(f, ",\n                (float *)(arena + %lld)",
-                    (long long)mp->scratch[idx]);
+            fprintf(f, ",\n                (%s *)(arena + %lld)",
+                    c->kind == KP_LSTM_TISSUE ? "void" : "float", (long long)mp->scratch[idx]);
         fputs(");\n", f);
     }
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
@@ -525,15 +543,34 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
         put_io_macros(f, NAME, "OUTPUT", i, g->outputs[i]);
         fputc('\n', f);
     }
+    fprintf(f, "/* Default thresholds (lstmc --alpha-inter / --alpha-intra); 0 is exact. */\n"
+               "#define %s_ALPHA_INTER ",
+            NAME);
+    put_float(f, o->alpha_inter);
+    fprintf(f, "\n#define %s_ALPHA_INTRA ", NAME);
+    put_float(f, o->alpha_intra);
     fprintf(f,
-            "typedef struct %s_ctx {\n    unsigned char *arena; /* caller-owned, "
-            "%s_ARENA_SIZE bytes */\n} %s_ctx;\n\n",
-            o->name, NAME, o->name);
+            "\n\ntypedef struct %s_ctx {\n    unsigned char *arena; /* caller-owned, "
+            "%s_ARENA_SIZE bytes */\n"
+            "    float alpha_inter; /* breakpoint threshold (MICRO'18 §IV) used by %s_run */\n"
+            "    float alpha_intra; /* dynamic row skip threshold (MICRO'18 §V) */\n"
+            "    lstmc_rt_tissue_stats tissue_stats; /* sub-layers and tissues of the last run "
+            "*/\n} %s_ctx;\n\n",
+            o->name, NAME, o->name, o->name);
     fprintf(f,
             "/* Bind ctx to the caller's arena: size >= %s_ARENA_SIZE bytes, aligned to\n"
             " * LSTMC_RT_ALIGN. Returns LSTMC_RT_OK, or an error status; never allocates. */\n"
             "lstmc_rt_status %s_init(%s_ctx *ctx, void *arena, size_t size);\n\n",
             NAME, o->name, o->name);
+    fprintf(f,
+            "/* Change the thresholds for the next runs, no recompilation: alpha_inter cuts\n"
+            " * the context links whose relevance is below it (breakpoints; layers compiled\n"
+            " * with --alpha-inter only), alpha_intra skips rows (dynamic row skip). 0 is the\n"
+            " * exact result. A negative, NaN or infinite value gives LSTMC_RT_ERR_BAD_PARAMS\n"
+            " * and changes nothing. */\n"
+            "lstmc_rt_status %s_set_thresholds(%s_ctx *ctx, float alpha_inter, float "
+            "alpha_intra);\n\n",
+            o->name, o->name);
     fprintf(f,
             "/* Run the model once: inputs[%s_N_INPUTS] are read, outputs[%s_N_OUTPUTS] are\n"
             " * written (each a C-order buffer of the shape and dtype above; they must not\n"
@@ -658,7 +695,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "/*\n * %s.c — generated by lstmc from %s: the schedule, one kernel call per "
             "block.\n * Buffers live in the caller's arena at fixed offsets (%lld bytes in "
             "all); nothing\n * here allocates.\n */\n"
-            "#include <stddef.h>\n#include <stdint.h>\n\n#include \"%s.h\"\n#include "
+            "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include "
             "\"%s_weights.h\"\n\n",
             o->name, g->file, (long long)mp->arena_size, o->name, o->name);
     put_llvm_protos(f, o->name, kp, handled);
@@ -667,8 +704,22 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
             "    st = lstmc_rt_arena_check(arena, size, %s_ARENA_SIZE);\n"
             "    if (st != LSTMC_RT_OK)\n        return st;\n"
-            "    ctx->arena = (unsigned char *)arena;\n    return LSTMC_RT_OK;\n}\n\n",
-            o->name, o->name, NAME);
+            "    ctx->arena = (unsigned char *)arena;\n"
+            "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
+            "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+            "    return LSTMC_RT_OK;\n}\n\n",
+            o->name, o->name, NAME, NAME, NAME);
+    fprintf(f,
+            "lstmc_rt_status\n%s_set_thresholds(%s_ctx *ctx, float alpha_inter, float "
+            "alpha_intra)\n{\n"
+            "    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    /* x - x is 0 for finite x, NaN for NaN and infinity */\n"
+            "    if (!(alpha_inter >= 0.0f && alpha_inter - alpha_inter == 0.0f) ||\n"
+            "        !(alpha_intra >= 0.0f && alpha_intra - alpha_intra == 0.0f))\n"
+            "        return LSTMC_RT_ERR_BAD_PARAMS;\n"
+            "    ctx->alpha_inter = alpha_inter;\n    ctx->alpha_intra = alpha_intra;\n"
+            "    return LSTMC_RT_OK;\n}\n\n",
+            o->name, o->name);
     fprintf(f,
             "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
             "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"

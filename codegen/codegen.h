@@ -22,6 +22,8 @@ typedef struct cg_options {
     const char *outdir; /* created if missing */
     const char *target; /* target profile name (header comment; LLVM triple and cpu) */
     int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
+    float alpha_inter;  /* default thresholds compiled into <name>_init */
+    float alpha_intra;
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */

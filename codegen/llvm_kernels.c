@@ -869,7 +869,7 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
 int
 cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
 {
-    const target *t = target_find(o->target ? o->target : "host");
+    const target *t = target_resolve(o->target ? o->target : "host", d);
     char *triple = NULL, *cpu = NULL, *features = NULL, *err = NULL;
     char path[4096], fname[256];
     LLVMTargetRef tgt;
@@ -885,15 +885,18 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         handled[i] = (unsigned char)cg_llvm_handles(&kp->calls[i]);
         n += handled[i];
     }
+    if (!t)
+        return -1; /* reported by target_resolve */
     init_targets();
-    if (!t || !t->triple || !t->triple[0]) { /* the host */
+    if (!t->triple || !t->triple[0]) { /* the host: its triple, CPU and detected features */
         triple = LLVMGetDefaultTargetTriple();
-        cpu = LLVMGetHostCPUName();
-        features = LLVMGetHostCPUFeatures();
+        cpu = t->cpu && t->cpu[0] ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
+        features = t->features && t->features[0] ? LLVMCreateMessage(t->features)
+                                                 : LLVMGetHostCPUFeatures();
     } else {
         triple = LLVMCreateMessage(t->triple);
         cpu = LLVMCreateMessage(t->cpu && t->cpu[0] ? t->cpu : "generic");
-        features = LLVMCreateMessage("");
+        features = LLVMCreateMessage(t->features ? t->features : "");
     }
     if (LLVMGetTargetFromTriple(triple, &tgt, &err)) {
         diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)",

@@ -18,8 +18,12 @@
 #include "shape.h"
 #include "target.h"
 
-/* Constant subgraphs bigger than this stay in the program rather than the weights. */
+/* A constant subgraph node bigger than this stays in the program rather than the weights;
+ * all folding together may make at most FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE times the
+ * model file's size (so a small malicious file cannot make us compute gigabytes). */
 #define FOLD_MAX_BYTES ((int64_t)64 << 20)
+#define FOLD_BUDGET_BASE ((int64_t)64 << 20)
+#define FOLD_BUDGET_PER_BYTE 16
 
 static void
 maybe_print(const ir_graph *g, const driver_options *o, const char *stage)
@@ -198,7 +202,7 @@ all_inputs_const(const ir_node *n)
 /* Evaluate node n (all inputs constant) with the runtime kernels; its outputs become
  * constants. */
 static int
-fold_node(ir_graph *g, ir_node *n, diag *d)
+fold_node(ir_graph *g, ir_node *n, int64_t *budget, diag *d)
 {
     arena *scratch = arena_new(0);
     kprog kp = {0};
@@ -215,8 +219,9 @@ fold_node(ir_graph *g, ir_node *n, diag *d)
             goto keep;
         total += ne * (int64_t)ir_dtype_size(t->dtype);
     }
-    if (total > FOLD_MAX_BYTES)
+    if (total > FOLD_MAX_BYTES || total > *budget)
         goto keep;
+    *budget -= total;
     if (kp_lower_node(scratch, &kp, n, d) < 0) {
         rc = -1;
         goto done;
@@ -259,9 +264,23 @@ done:
     return rc;
 }
 
+/* Size of the model file, for the folding budget (0 when it cannot be read). */
+static int64_t
+file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    if (!f)
+        return 0;
+    n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
+    fclose(f);
+    return n > 0 ? (int64_t)n : 0;
+}
+
 int
 driver_prepare(ir_graph *g, const driver_options *o, diag *d)
 {
+    int64_t budget = FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE * file_size(g->file);
     int i;
     if (bind_inputs(g, o, d) < 0)
         return -1;
@@ -285,7 +304,7 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
             n->dead = 1;
             continue;
         }
-        if (all_inputs_const(n) && n->op != IR_OP_SHAPE && fold_node(g, n, d) < 0)
+        if (all_inputs_const(n) && n->op != IR_OP_SHAPE && fold_node(g, n, &budget, d) < 0)
             return -1;
     }
     ir_dce(g);
@@ -306,8 +325,43 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
     cx.time_passes = o->time_passes;
     cx.disable = o->disable;
     cx.n_disable = o->n_disable;
+    cx.alpha_inter = o->alpha_inter;
+    if (!o->passes && o->has_alpha_inter) {
+        /* --alpha-inter turns the breakpoints pass on (after packing, before dce) */
+        char list[512];
+        snprintf(list, sizeof list, "%s,breakpoints,dce", t->passes);
+        return pass_run_list(g, list, &cx, d);
+    }
     rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);
     return rc;
+}
+
+/* Refuse weights or an arena over the configured limits (issue 11: bounded resources). */
+static int
+check_limits(const ir_graph *g, const memplan *mp, const driver_options *o, diag *d)
+{
+    int64_t max_w = o->max_weights > 0 ? o->max_weights : DRIVER_MAX_WEIGHTS;
+    int64_t max_a = o->max_arena > 0 ? o->max_arena : DRIVER_MAX_ARENA;
+    int64_t weights = 0;
+    int i, bad = 0;
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        if (mp->tensor[i].kind == MEMPLAN_CONST)
+            weights += ir_shape_numel(&t->shape) * (int64_t)ir_dtype_size(t->dtype);
+    }
+    if (weights > max_w) {
+        diag_error(d, "the weights would take %lld bytes, more than the limit of %lld "
+                      "(--max-weights=BYTES to change it)",
+                   (long long)weights, (long long)max_w);
+        bad++;
+    }
+    if (mp->arena_size > max_a) {
+        diag_error(d, "the working memory (arena) would take %lld bytes, more than the limit "
+                      "of %lld (--max-arena=BYTES to change it)",
+                   (long long)mp->arena_size, (long long)max_a);
+        bad++;
+    }
+    return bad ? -1 : 0;
 }
 
 int
@@ -335,6 +389,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
         return -1;
     if (memplan_run(a, g, kp, mp, d) < 0)
         return -1;
+    if (check_limits(g, mp, o, d) < 0)
+        return -1;
     *gp = g;
     return 0;
 }
@@ -352,6 +408,8 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.name = o->name ? o->name : driver_default_name(a, o->model);
     co.outdir = o->outdir;
     co.target = o->target;
+    co.alpha_inter = o->alpha_inter;
+    co.alpha_intra = o->alpha_intra;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
     return cg_write(g, &kp, &mp, &co, d);
 }

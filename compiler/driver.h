@@ -16,6 +16,11 @@ typedef struct diag diag;
 
 #define DRIVER_MAX_BINDINGS 64
 
+/* Default limits (--max-weights, --max-arena): a model whose weights or working memory
+ * would exceed them is refused with a message rather than compiled. */
+#define DRIVER_MAX_WEIGHTS ((int64_t)1 << 30)
+#define DRIVER_MAX_ARENA ((int64_t)1 << 30)
+
 /* A value for a symbolic dim (--dim NAME=N), or a whole input shape (from a .npy). */
 typedef struct driver_binding {
     const char *name; /* dim_param name, or graph input name for a shape */
@@ -35,6 +40,11 @@ typedef struct driver_options {
     int n_disable;
     const char *disable[16]; /* passes to leave out (--disable-pass) */
     int time_passes;         /* print each pass's time to stderr */
+    float alpha_inter;       /* --alpha-inter: breakpoint threshold (MICRO'18 §IV) */
+    int has_alpha_inter;     /* given: the breakpoints pass runs */
+    float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
+    int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
+    int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */
     int n_dims;

@@ -19,6 +19,7 @@ static const char *const kind_fn[KP_KIND_COUNT] = {
     "lstmc_rt_unary",   "lstmc_rt_softmax", "lstmc_rt_cast",  "lstmc_rt_argmax",
     "lstmc_rt_strided_copy", "lstmc_rt_gather", "lstmc_rt_concat", "lstmc_rt_fill",
     "lstmc_rt_copy",    "lstmc_rt_rnn_proj", "lstmc_rt_rnn_rec",
+    "lstmc_rt_lstm_tissue",
 };
 
 const char *
@@ -101,7 +102,7 @@ rnn_params(const ir_node *n, lstmc_rt_rnn_params *p)
     int i;
 
     p->layout = (int32_t)ir_attr_int(n, "layout", 0);
-    if (n->op == IR_OP_RNN_REC) {
+    if (n->op == IR_OP_RNN_REC || n->op == IR_OP_RNN_TISSUE) {
         p->cell = (int32_t)ir_attr_int(n, "cell", 0);
         p->seq_len = ir_attr_int(n, "seq_len", 0);
         p->batch = ir_attr_int(n, "batch", 0);
@@ -149,6 +150,34 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
         diag_node(d, n, "its shapes and attributes do not make a valid recurrent layer");
         return -1;
     }
+    return 0;
+}
+
+/* lstmc.RnnTissue (breakpoints pass): P Up row_abs_sum seq_lens init_h init_c Peep h_pred
+ * c_pred -> Y Y_h Y_c, one lstmc_rt_lstm_tissue call. */
+static int
+lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c = push(a, kp, KP_LSTM_TISSUE, n);
+    lstmc_rt_tissue_params *p = &c->p.tissue.p;
+    int64_t words;
+    int i;
+
+    rnn_params(n, &p->rnn);
+    p->mts = (int32_t)ir_attr_int(n, "mts", 8);
+    c->p.tissue.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
+    c->n_in = 9;
+    for (i = 0; i < c->n_in; i++)
+        c->in[i] = ir_in(n, i);
+    c->n_out = 3;
+    for (i = 0; i < 3; i++)
+        c->out[i] = ir_out(n, i);
+    words = lstmc_rt_lstm_tissue_scratch(p);
+    if (words < 0) {
+        diag_node(d, n, "its shapes and attributes do not make a valid tissue LSTM layer");
+        return -1;
+    }
+    c->scratch_bytes = words * 4;
     return 0;
 }
 
@@ -456,11 +485,18 @@ lower_slice(arena *a, kprog *kp, const ir_node *n, diag *d)
     }
     for (k = 0; k < cnt; k++) {
         int ax = A ? norm_axis(const_i64(A, k), s->rank) : (int)k;
-        int64_t dim = s->d[ax], b = const_i64(S, k), stp = P ? const_i64(P, k) : 1;
+        int64_t dim, b = const_i64(S, k), stp = P ? const_i64(P, k) : 1;
         if (ax < 0 || ax >= s->rank || stp == 0) {
             diag_node(d, n, "bad axes or steps");
             return -1;
         }
+        dim = s->d[ax];
+        /* |step| >= dim takes at most one element: clamp it so the strides cannot overflow
+         * (found by fuzzing: tests/bad/fuzz/slice_huge_step.onnx) */
+        if (stp > dim)
+            stp = dim > 0 ? dim : 1;
+        else if (stp < -dim)
+            stp = dim > 0 ? -dim : -1;
         if (b < 0)
             b += dim;
         if (stp > 0)
@@ -539,6 +575,8 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_rnn(a, kp, n, d);
     case IR_OP_RNN_PROJ:
         return lower_proj(a, kp, n);
+    case IR_OP_RNN_TISSUE:
+        return lower_tissue(a, kp, n, d);
     case IR_OP_GEMM:
         return lower_gemm(a, kp, n);
     case IR_OP_MATMUL:
@@ -608,7 +646,7 @@ kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
             read[g->outputs[i]->id] = 1;
         for (i = 0; i < kp->n_calls; i++) {
             kp_call *c = &kp->calls[i];
-            if (c->kind != KP_RNN && c->kind != KP_RNN_REC)
+            if (c->kind != KP_RNN && c->kind != KP_RNN_REC && c->kind != KP_LSTM_TISSUE)
                 continue;
             for (j = 0; j < c->n_out; j++)
                 if (c->out[j] && !read[c->out[j]->id])
@@ -669,6 +707,10 @@ kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch
     case KP_RNN_REC:
         return lstmc_rt_rnn_rec(&c->p.rnn, in[0], in[1], in[2], in[3], in[4], in[5], in[6],
                                 out[0], out[1], out[2], scratch);
+    case KP_LSTM_TISSUE:
+        return lstmc_rt_lstm_tissue(&c->p.tissue.p, c->p.tissue.alpha_inter, in[0], in[1], in[2],
+                                    in[3], in[4], in[5], in[6], in[7], in[8], out[0], out[1],
+                                    out[2], NULL, scratch);
     default:
         return LSTMC_RT_ERR_BAD_PARAMS;
     }

@@ -37,6 +37,9 @@ typedef enum kp_kind {
     KP_RNN_PROJ, /* lstmc_rt_rnn_proj: X Wt bias | P            (schedule A+, G1) */
     KP_RNN_REC,  /* lstmc_rt_rnn_rec: P Rt rb_h seq_lens init_h init_c Peep | Y Y_h Y_c,
                     scratch                                   (schedule A+, G2) */
+    KP_LSTM_TISSUE, /* lstmc_rt_lstm_tissue(&p.tissue.p, p.tissue.alpha_inter, P Up row_abs_sum
+                       seq_lens init_h init_c Peep h_pred c_pred | Y Y_h Y_c, stats = NULL,
+                       scratch)                          (MICRO'18 §IV breakpoints + tissues) */
     KP_KIND_COUNT
 } kp_kind;
 
@@ -47,6 +50,10 @@ typedef struct kp_call {
     const ir_node *node; /* where it comes from (for comments and messages); may be NULL */
     union {
         lstmc_rt_rnn_params rnn; /* KP_RNN and KP_RNN_REC */
+        struct {
+            lstmc_rt_tissue_params p; /* static: the layer and its MTS */
+            float alpha_inter;        /* a kernel argument: changeable per run */
+        } tissue;                     /* KP_LSTM_TISSUE */
         lstmc_rt_rnn_proj_params proj;
         lstmc_rt_gemm_params gemm;
         lstmc_rt_matmul_params matmul;

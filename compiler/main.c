@@ -47,6 +47,8 @@ static const char usage_text[] =
     "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
+    "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
+    "                       (default 1GiB each)\n"
     "  --keep-build=DIR     (run) build the library in DIR and keep it\n";
 
 static int
@@ -83,21 +85,17 @@ opt_value(int argc, char **argv, int *i, const char *opt)
     return NULL;
 }
 
+/* A threshold: a finite number >= 0. Returns 0 and sets *out, or 2 (usage). */
 static int
-parse_alpha(const char *v, const char *opt)
+parse_alpha(const char *v, const char *opt, float *out)
 {
     char *end;
     double x = strtod(v, &end);
-    if (*end || end == v || x < 0) {
+    if (*end || end == v || !(x >= 0) || x > 1e30) {
         fprintf(stderr, "lstmc: %s takes a number >= 0, got '%s'\n", opt, v);
         return 2;
     }
-    if (x != 0) {
-        fprintf(stderr, "lstmc: %s=%s: the approximate passes (breakpoints, dynamic row "
-                        "skip) are not available yet; only exact mode (0) is\n",
-                opt, v);
-        return 2;
-    }
+    *out = (float)x;
     return 0;
 }
 
@@ -140,6 +138,17 @@ parse_args(int argc, char **argv, cli *c)
             if (c->o.n_disable == (int)(sizeof c->o.disable / sizeof c->o.disable[0]))
                 return usage("too many --disable-pass options%s", "");
             c->o.disable[c->o.n_disable++] = v;
+        } else if ((v = opt_value(argc, argv, &i, "--max-weights")) ||
+                   (v = opt_value(argc, argv, &i, "--max-arena"))) {
+            int64_t bytes;
+            if (analyze_parse_bytes(v, &bytes) != 0 || bytes < 1)
+                return usage("--max-weights / --max-arena take a size such as 64MiB, got '%s'",
+                             v);
+            if (strncmp(argv[i], "--max-weights", 13) == 0 ||
+                (i > 0 && strcmp(argv[i - 1], "--max-weights") == 0))
+                c->o.max_weights = bytes;
+            else
+                c->o.max_arena = bytes;
         } else if (strcmp(argv[i], "--force") == 0) {
             c->force = 1;
         } else if (strcmp(argv[i], "--time-passes") == 0) {
@@ -175,11 +184,18 @@ parse_args(int argc, char **argv, cli *c)
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
         } else if ((v = opt_value(argc, argv, &i, "--alpha-inter"))) {
-            if (parse_alpha(v, "--alpha-inter"))
+            if (parse_alpha(v, "--alpha-inter", &c->o.alpha_inter))
                 return 2;
+            c->o.has_alpha_inter = 1;
         } else if ((v = opt_value(argc, argv, &i, "--alpha-intra"))) {
-            if (parse_alpha(v, "--alpha-intra"))
+            if (parse_alpha(v, "--alpha-intra", &c->o.alpha_intra))
                 return 2;
+            if (c->o.alpha_intra != 0) {
+                fprintf(stderr, "lstmc: --alpha-intra=%s: dynamic row skip is not available "
+                                "yet; only 0 (exact) is\n",
+                        v);
+                return 2;
+            }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage("unknown or incomplete option '%s'", argv[i]);
         } else if (!model_seen) {

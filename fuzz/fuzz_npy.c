@@ -8,13 +8,13 @@
  * header has 0 <= rank <= LSTMC_RT_MAX_RANK, non-negative dims whose product is n_elems,
  * data_offset + n_bytes within the file, and a NUL-terminated error message on failure.
  */
+#include "lstmc_rt_npy.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "lstmc_rt_npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,18 +18,11 @@
  *  - symbolic input dims are bound to FUZZ_DIM, and a model whose declared inputs exceed
  *    FUZZ_MAX_DIM per dim or FUZZ_MAX_NUMEL elements is skipped.
  *
- * The model is named <tmpdir>/fuzz.onnx, where tmpdir (made at start-up, removed at exit)
- * holds one external data file, w.bin (FUZZ_EXT_BYTES bytes), so that external data
- * offsets and lengths get fuzzed too (seed: fuzz/corpus/onnx/ext_*.onnx).
+ * The model is named <dir>/fuzz.onnx, where dir (/dev/shm/lstmc_fuzz_onnx.<uid>, made at
+ * start-up and left for the next run) holds one external data file, w.bin (FUZZ_EXT_BYTES
+ * bytes), so that external data offsets and lengths get fuzzed too (seed:
+ * fuzz/corpus/onnx/ext_*.onnx).
  */
-#include <setjmp.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
@@ -42,48 +35,56 @@
 #include "passes.h"
 #include "target.h"
 
-#define FUZZ_ARENA_CAP ((size_t)64 << 20)
+#include <errno.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FUZZ_ARENA_CAP  ((size_t)64 << 20)
 #define FUZZ_MAX_ARENAS 256
-#define FUZZ_DIM 2
-#define FUZZ_MAX_DIM 64
-#define FUZZ_MAX_NUMEL 4096
-#define FUZZ_PASSES "split_gates,fold_constants,dce"
-#define FUZZ_EXT_BYTES 1024
+#define FUZZ_DIM        2
+#define FUZZ_MAX_DIM    64
+#define FUZZ_MAX_NUMEL  4096
+#define FUZZ_PASSES     "split_gates,fold_constants,dce"
+#define FUZZ_EXT_BYTES  1024
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* --- the model's folder, with external data ----------------------------------------- */
 
-static char model_dir[64], model_path[96], ext_path[96];
+static char model_dir[64], model_path[96];
 
-static void
-remove_model_dir(void)
-{
-    unlink(ext_path);
-    rmdir(model_dir);
-}
-
+/* The folder is per user and reused by every run (a crash skips atexit, so a folder per
+ * process would pile up); w.bin is written to a temporary name and renamed into place, so
+ * concurrent runs (-fork, -jobs) always see it whole. */
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     unsigned char buf[FUZZ_EXT_BYTES];
+    char tmp[128], ext[96];
     FILE *f;
     size_t i;
     (void)argc;
     (void)argv;
-    snprintf(model_dir, sizeof model_dir, "%s/lstmc_fuzz_onnx.XXXXXX",
-             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(model_dir))
+    snprintf(model_dir, sizeof model_dir, "%s/lstmc_fuzz_onnx.%ld",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (long)getuid());
+    if (mkdir(model_dir, 0700) != 0 && errno != EEXIST)
         abort();
     snprintf(model_path, sizeof model_path, "%s/fuzz.onnx", model_dir);
-    snprintf(ext_path, sizeof ext_path, "%s/w.bin", model_dir);
+    snprintf(ext, sizeof ext, "%s/w.bin", model_dir);
+    snprintf(tmp, sizeof tmp, "%s.%ld", ext, (long)getpid());
     for (i = 0; i < sizeof buf; i++) /* small floats: 0x3c000000 + i, i.e. near 0.0078 */
         buf[i] = (unsigned char)(i % 4 == 3 ? 0x3c : i % 4 == 0 ? i / 4 : 0);
-    f = fopen(ext_path, "wb");
-    if (!f || fwrite(buf, 1, sizeof buf, f) != sizeof buf || fclose(f) != 0)
+    f = fopen(tmp, "wb");
+    if (!f || fwrite(buf, 1, sizeof buf, f) != sizeof buf || fclose(f) != 0 ||
+        rename(tmp, ext) != 0)
         abort();
-    atexit(remove_model_dir);
     return 0;
 }
 

@@ -5,7 +5,9 @@
 #   fuzz_onnx  fuzz/corpus/onnx  ONNX import → prepare → passes → verify → lower → memplan
 #   fuzz_npy   fuzz/corpus/npy   the .npy reader
 #
-# New inputs go to build-fuzz/corpus/<target> (the committed seeds stay as they are).
+# New inputs go to build-fuzz/corpus/<target> (the committed seeds stay as they are). The
+# reproducers of past findings (tests/bad/fuzz/) are seeds too, so each run replays them
+# under clang's sanitizers (gcc's UBSan misses some, e.g. memcpy from NULL).
 # Exits non-zero when any target finds a crash, a sanitizer report, a leak, a timeout
 # (FUZZ_TIMEOUT, default 20 s for one input) or an RSS above FUZZ_RSS_MB (default 2048);
 # the input is saved as fuzz/crashes/<target>-<kind>-<sha1>. Replay one with
@@ -23,8 +25,8 @@ mkdir -p fuzz/crashes
 status=0
 for t in onnx npy; do
     case $t in
-    onnx) max_len=8192 dict="-dict=fuzz/onnx.dict" ;;
-    npy) max_len=4096 dict="" ;;
+    onnx) max_len=8192 dict="-dict=fuzz/onnx.dict" regress=tests/bad/fuzz ;;
+    npy) max_len=4096 dict="" regress="" ;;
     esac
     work=build-fuzz/corpus/$t
     log=build-fuzz/fuzz_$t.log
@@ -32,7 +34,7 @@ for t in onnx npy; do
     echo "fuzz_$t: ${secs}s, -max_len=$max_len" >&2
     if ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "build-fuzz/fuzz/fuzz_$t" "$work" "fuzz/corpus/$t" -max_total_time="$secs" \
+        "build-fuzz/fuzz/fuzz_$t" "$work" "fuzz/corpus/$t" $regress -max_total_time="$secs" \
         -max_len="$max_len" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
         -timeout="${FUZZ_TIMEOUT:-20}" -artifact_prefix="fuzz/crashes/$t-" \
         -print_final_stats=1 $dict >"$log" 2>&1; then

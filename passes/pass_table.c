@@ -16,6 +16,7 @@
 const pass_info pass_table[] = {
     {"split_gates", pass_split_gates, "G1/G2 split: input projection hoisted out of the time loop (Arm §IV, schedule A+)"},
     {"fold_constants", pass_fold_constants, "summed biases, packed weights, row sums D (MICRO'18 Alg. 2 l.2)"},
+    {"breakpoints", pass_breakpoints, "LSTM breakpoints search + tissues sized by MTS (MICRO'18 §IV, Alg. 2, Fig. 8)"},
     {"dce", pass_dce, "remove dead nodes and unused constants"},
     {NULL, NULL, NULL},
 };
@@ -81,7 +82,7 @@ pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d)
 
     while (next_name(&s, name, sizeof name)) {
         if (!pass_find(name)) {
-            diag_error(d, "unknown pass '%s' (passes: split_gates, fold_constants, dce)", name);
+            diag_error(d, "unknown pass '%s' (passes: split_gates, fold_constants, breakpoints, dce)", name);
             errors++;
         }
     }

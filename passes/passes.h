@@ -19,6 +19,7 @@ typedef struct pass_ctx {
     int time_passes;         /* print each pass's wall time to stderr */
     const char *const *disable; /* passes to skip */
     int n_disable;
+    float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
@@ -48,6 +49,9 @@ int pass_split_gates(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* fold_constants.c: summed biases, packed weights, row sums D = sum|U| (MICRO'18 Alg. 2). */
 int pass_fold_constants(ir_graph *g, const pass_ctx *cx, diag *d);
+
+/* breakpoints.c: packed LSTM RnnRec -> lstmc.RnnTissue: breakpoints + tissues (MICRO'18 §IV). */
+int pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);

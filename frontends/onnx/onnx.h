@@ -32,7 +32,6 @@ ir_graph *onnx_import(const char *path, arena *a, diag *d);
  * as onnx_import decodes a file's bytes. `name` stands for the file in messages, and its
  * folder is where external data is looked for.
  */
-ir_graph *onnx_import_buffer(const void *data, size_t size, const char *name, arena *a,
-                             diag *d);
+ir_graph *onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, diag *d);
 
 #endif /* LSTMC_ONNX_H */

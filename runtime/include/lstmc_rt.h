@@ -346,6 +346,105 @@ lstmc_rt_status lstmc_rt_copy(void *dst, const void *src, int64_t n_bytes);
  */
 lstmc_rt_status lstmc_rt_arena_check(const void *arena, size_t size, size_t need);
 
+/* --- inter-cell optimisation: breakpoints and tissues (MICRO'18 §IV), LSTM ------------ */
+
+/*
+ * lstmc_rt_lstm_relevance — MICRO'18 Algorithm 2: the relevance value S of the link from the
+ * previous cell to the current one. x is the current cell's projection row [4H] (X^j + b^j:
+ * lstmc_rt_rnn_proj folds the biases into P) and dsum the row sums D = sum|U| [4H]
+ * (fold_constants' "row_abs_sum"), both in the kernels' ONNX gate order i, o, f, c. Per
+ * element j (a = |X^j + b^j|):
+ *   S_f^j = min(4, max(X_f^j + b_f^j + D_f^j + 2, 0))                      line 4
+ *   S_g^j = min(2 + min(2, a), min(2, 2 + D_g^j - max(2, a)))  g = i, c, o  line 5
+ *   S    += S_o^j * (S_f^j + S_i^j * S_c^j)                                 lines 6-7
+ * One deviation, needed for the result to mean anything: line 5 goes negative when the
+ * whole range [a - D, a + D] lies in the insensitive area (a > 2 + D); that is "no
+ * overlap", so S_g is clamped at 0 (otherwise two negative gates would multiply into a
+ * positive relevance). Hence S >= 0 always, and S == 0 when U == 0.
+ */
+float lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum);
+
+/*
+ * lstmc_rt_tissue_align — tissue formation and alignment (MICRO'18 §IV-C, Fig. 8 b1/b2) over
+ * n_sub independent sub-layers of len[s] >= 1 cells. Cells are numbered sub-layer-major
+ * (the len[0] cells of sub-layer 0, then those of sub-layer 1, ...); tissue[c] receives the
+ * tissue of every cell. Returns the number of tissues, or -1 for bad arguments.
+ *   mts <= 0: formation only (b1): cell k of every sub-layer goes to tissue k.
+ *   mts >= 1: alignment (b2): every tissue holds at most mts cells, and the cells of a
+ *             sub-layer stay in order, one per tissue, in strictly increasing tissues (no
+ *             link is broken). Greedy, tissue by tissue, for a target count K (first the
+ *             lower bound max(longest sub-layer, ceil(cells / mts))): a sub-layer whose
+ *             remaining cells need every tissue left (rem >= K - k) must place its next
+ *             cell in tissue k; the other places go to the other sub-layers in sub-layer
+ *             order, so cells move from fat tissues to later, thinner ones. If K is
+ *             infeasible (more than mts sub-layers must place a cell), K grows by one.
+ * work holds lstmc_rt_tissue_align_work(n_sub) int32 entries (3 * n_sub).
+ */
+int64_t lstmc_rt_tissue_align_work(int64_t n_sub);
+int32_t lstmc_rt_tissue_align(int32_t n_sub, const int32_t *len, int32_t mts, int32_t *tissue,
+                              int32_t *work);
+
+/*
+ * lstmc_rt_lstm_tissue_pack — lay U out for lstmc_rt_lstm_tissue: from Ut, U packed transposed
+ * [D, H, 4H] (fold_constants' form, lstmc_rt_rnn_rec's input), to column panels of 16 gate
+ * columns, each [H, 16] row-major (the last panel narrower when 4H is not a multiple of 16),
+ * so the per-tissue product reads U contiguously. Up holds D * H * 4H floats. The compiler
+ * calls it once at compile time (breakpoints pass).
+ */
+lstmc_rt_status lstmc_rt_lstm_tissue_pack(int64_t n_dirs, int64_t hidden, const float *Ut,
+                                          float *Up);
+
+/* The layer (rnn.cell = LSTM, rnn.packed = 1) and its maximum tissue size. */
+typedef struct lstmc_rt_tissue_params {
+    lstmc_rt_rnn_params rnn;
+    int32_t mts; /* maximum tissue size (MICRO'18 §IV-C, from the target), >= 1 */
+} lstmc_rt_tissue_params;
+
+/* What one lstmc_rt_lstm_tissue call did, summed over directions. */
+typedef struct lstmc_rt_tissue_stats {
+    int64_t cells;      /* cells run: sum of the sequence lengths, times D */
+    int64_t links;      /* links between consecutive cells examined */
+    int64_t sub_layers; /* independent sub-layers (links cut = sub_layers - chains) */
+    int64_t tissues;    /* tissues run = passes over U */
+} lstmc_rt_tissue_stats;
+
+/* Scratch lstmc_rt_lstm_tissue needs, in 4-byte words (floats and int32); -1 for bad p. */
+int64_t lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p);
+
+/*
+ * lstmc_rt_lstm_tissue — the LSTM time loop of lstmc_rt_rnn_rec reorganised as MICRO'18 §IV:
+ * per direction (Fig. 10 steps 5-9),
+ *   1. breakpoint search: for every batch entry n and every link into step k >= 1 of its own
+ *      sequence, S = lstmc_rt_lstm_relevance(P row of that step, row_abs_sum[d]); the link
+ *      is cut when S < alpha_inter (strict: alpha_inter <= 0, or NaN, cuts nothing). Each
+ *      batch entry's sequence is a chain; the cuts split it into sub-layers;
+ *   2. tissue formation and alignment (lstmc_rt_tissue_align, p->mts), sub-layers ordered by
+ *      batch entry, then by step;
+ *   3. per tissue, one pass over U: gates[cells, 4H] = P rows + H_prev[cells, H] x U, U
+ *      streamed once for all the tissue's cells; then the element-wise update of
+ *      every cell, exactly lstmc_rt_rnn_rec's (clip, activations, peepholes, input_forget).
+ * The first sub-layer of a chain starts from init_h/init_c (or zero) as usual; every other
+ * sub-layer starts from the predicted context link h_pred[d] [D, H] (Eq. 6) and the
+ * predicted cell state c_pred[d] [D, H]; NULL for either means zero (no calibration).
+ * With alpha_inter = 0 nothing is cut: N chains, tissues of one cell per batch entry (while
+ * N <= mts), the same numbers as lstmc_rt_rnn_rec.
+ *
+ * Up is U from lstmc_rt_lstm_tissue_pack [D, H * 4H]. P, seq_lens, init_h, init_c, Peep, Y,
+ * Y_h, Y_c are as lstmc_rt_rnn_rec's. row_abs_sum [D, 4H] may be NULL only when alpha_inter <= 0.
+ * alpha_inter is an argument, not a params field, so that it can change per run. stats may
+ * be NULL. scratch holds lstmc_rt_lstm_tissue_scratch(p) 4-byte words (any 4-aligned
+ * address). Errors: LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not an LSTM, not packed,
+ * mts < 1, sizes out of range), LSTMC_RT_ERR_SEQ_LEN; all checked before any output is
+ * written.
+ */
+lstmc_rt_status lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *p, float alpha_inter,
+                                     const float *P, const float *Up, const float *row_abs_sum,
+                                     const int32_t *seq_lens, const float *init_h,
+                                     const float *init_c, const float *Peep,
+                                     const float *h_pred, const float *c_pred, float *Y,
+                                     float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,
+                                     void *scratch);
+
 #ifdef __cplusplus
 }
 #endif

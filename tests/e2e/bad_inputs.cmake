@@ -102,3 +102,14 @@ add_test(NAME stress_chain_20k
                  -o ${BOUT}/chain_20k)
 set_tests_properties(stress_chain_20k PROPERTIES TIMEOUT 30
                      ENVIRONMENT "LSTMC_MEMORY_LIMIT=1073741824;${LSTMC_E2E_ENV}")
+
+# resource limits: weights and arena over the configured limit are refused, fast
+lstmc_bad(limit_arena_8GB 1
+          "the working memory (arena) would take 8589934592 bytes, more than the limit"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/stress/const_arena_8GB.onnx -o ${BOUT}/ca)
+lstmc_bad(limit_const_blowup 1 "more than the limit of 1073741824"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/stress/const_blowup_20x60MB.onnx -o ${BOUT}/cb)
+lstmc_bad(limit_max_weights 1 "the weights would take 56096 bytes, more than the limit of 1000"
+          ${LSTMC} ${FIX}/pt_har_lstm/model.onnx --max-weights=1000 -o ${BOUT}/mw2)
+lstmc_bad(usage_bad_limit 2 "--max-weights / --max-arena take a size"
+          ${LSTMC} ${FIX}/pt_har_lstm/model.onnx --max-arena=lots -o ${BOUT}/mw3)

@@ -1,0 +1,158 @@
+/*
+ * breakpoints.c — MICRO'18 §IV: LSTM layer division (breakpoints search, §IV-B) and
+ * reorganisation into tissues (§IV-C), as one runtime op.
+ *
+ * After split_gates and fold_constants, an LSTM layer is lstmc.RnnProj (X' = W x_t + b for
+ * every step, Fig. 10's Sgemm(W, x)) followed by the packed lstmc.RnnRec (the time loop over
+ * U). This pass replaces that RnnRec by lstmc.RnnTissue, whose kernel (lstmc_rt_lstm_tissue,
+ * runtime/src/rt_tissue.c) does the per-layer runtime work of Fig. 10: relevance S of every
+ * link (Algorithm 2) from P and the row sums D = sum|U| that fold_constants left on the node,
+ * cuts at S < alpha_inter, sub-layers started from the predicted context link (Eq. 6),
+ * tissues of at most MTS cells (the target's, by hidden size), one pass over U per tissue.
+ *
+ *   lstmc.RnnTissue  inputs  P, U [D, H * 4H] (lstmc_rt_lstm_tissue_pack's column panels of the
+ *                            packed Ut), row_abs_sum [D, 4H], sequence_lens, initial_h, initial_c,
+ *                            P(eephole), h_pred [D, H], c_pred [D, H]
+ *                    outputs Y, Y_h, Y_c (those of the RnnRec)
+ *                    attributes: the RnnRec's (less row_abs_sum), "alpha_inter" (float) and
+ *                            "mts" (int)
+ *
+ * alpha_inter = 0 cuts nothing and gives the exact result (the batched schedule). GRU and
+ * RNN layers, and LSTM layers whose weights are not constants (not packed), keep RnnRec.
+ * Not in a default pass list: --passes=split_gates,fold_constants,breakpoints,dce.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "lstmc_rt.h"
+#include "passes.h"
+#include "target.h"
+
+/* MTS when the target does not know one (MICRO'18 Fig. 9 measured 5 and 6 on a Tegra X1;
+ * on a CPU a somewhat larger tissue still fits the cache). */
+#define DEFAULT_MTS 8
+
+/*
+ * HOOK (--alpha-inter): the compile-time default threshold. pass_ctx has no field for it
+ * yet; until the driver passes one, a node's own "alpha_inter" attribute (set by whoever
+ * builds the graph) wins, else 0 = exact.
+ */
+static float
+default_alpha(const pass_ctx *cx, const ir_node *rec)
+{
+    return ir_attr_float(rec, "alpha_inter", cx->alpha_inter);
+}
+
+/*
+ * HOOK (--calib): the predicted context link h_pred (Eq. 6, the per-element expectation of h
+ * over calibration data) and the predicted cell state c_pred for direction dir of this layer,
+ * H floats each, or NULL for zero. `lstmc calibrate` will produce them; until then, zero.
+ */
+static const float *
+calib_vector(const pass_ctx *cx, const ir_node *rec, int dir, int which_c)
+{
+    (void)cx;
+    (void)rec;
+    (void)dir;
+    (void)which_c;
+    return NULL;
+}
+
+/* A constant [D, H] from the calibration hook (zero where it has nothing). */
+static ir_tensor *
+pred_tensor(ir_graph *g, const pass_ctx *cx, const ir_node *rec, int64_t D, int64_t H,
+            int which_c)
+{
+    ir_shape s = {0};
+    ir_tensor *t;
+    int64_t dir;
+
+    s.rank = 2;
+    s.d[0] = D;
+    s.d[1] = H;
+    t = ir_const_new(g, which_c ? "c_pred" : "h_pred", IR_DT_F32, &s, NULL); /* zeroed */
+    for (dir = 0; dir < D; dir++) {
+        const float *v = calib_vector(cx, rec, (int)dir, which_c);
+        if (v)
+            memcpy((float *)t->data + dir * H, v, (size_t)H * sizeof(float));
+    }
+    return t;
+}
+
+/* U in lstmc_rt_lstm_tissue_pack's column panels, [D, H * 4H], from Ut [D, H, 4H]. */
+static ir_tensor *
+pack_u(ir_graph *g, const ir_tensor *Ut, int64_t D, int64_t H)
+{
+    ir_shape s = {0};
+    ir_tensor *t;
+
+    s.rank = 2;
+    s.d[0] = D;
+    s.d[1] = H * 4 * H;
+    if (!Ut || !Ut->data || Ut->shape.rank != 3 || Ut->shape.d[0] != D || Ut->shape.d[1] != H ||
+        Ut->shape.d[2] != 4 * H)
+        return NULL;
+    t = ir_const_new(g, "G2_panels", IR_DT_F32, &s, NULL);
+    return lstmc_rt_lstm_tissue_pack(D, H, Ut->data, t->data) == LSTMC_RT_OK ? t : NULL;
+}
+
+/* Replace rec; 0 when it is left alone (U is not a constant of the expected shape). */
+static int
+to_tissue(ir_graph *g, const pass_ctx *cx, ir_node *rec)
+{
+    const ir_attr *sums = ir_attr_get(rec, "row_abs_sum");
+    int64_t H = ir_attr_int(rec, "hidden_size", 0);
+    int64_t D = ir_attr_int(rec, "direction", 0) == 2 ? 2 : 1;
+    int mts = cx && cx->t ? target_mts(cx->t, H) : 0;
+    float alpha = default_alpha(cx, rec);
+    ir_tensor *Up = pack_u(g, ir_in(rec, 1), D, H);
+    char name[512];
+    ir_node *n;
+    int i;
+
+    if (!Up)
+        return 0;
+    snprintf(name, sizeof name, "%s/tissues", rec->name);
+    n = ir_node_new(g, IR_OP_RNN_TISSUE, name, "lstmc.RnnTissue", 9, 3);
+    n->inputs[0] = ir_in(rec, 0); /* P */
+    n->inputs[1] = Up; /* U in the kernel's column panels */
+    n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);
+    for (i = 3; i < 7; i++) /* sequence_lens, initial_h, initial_c, peepholes */
+        n->inputs[i] = ir_in(rec, i);
+    n->inputs[7] = pred_tensor(g, cx, rec, D, H, 0);
+    n->inputs[8] = pred_tensor(g, cx, rec, D, H, 1);
+    for (i = 0; i < rec->n_attrs; i++)
+        if (strcmp(rec->attrs[i].name, "row_abs_sum") != 0 &&
+            strcmp(rec->attrs[i].name, "alpha_inter") != 0)
+            *ir_attr_add(g, n, rec->attrs[i].name, rec->attrs[i].kind) = rec->attrs[i];
+    ir_attr_set_float(g, n, "alpha_inter", alpha);
+    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : DEFAULT_MTS);
+    for (i = 0; i < 3 && i < rec->n_outputs; i++)
+        if (rec->outputs[i])
+            ir_node_set_output(n, i, rec->outputs[i]);
+    rec->dead = 1;
+    return 1;
+}
+
+int
+pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
+{
+    int i, n0 = g->n_nodes, changed = 0;
+
+    for (i = 0; i < n0; i++) {
+        ir_node *n = g->nodes[i];
+        const ir_attr *sums;
+
+        if (n->dead || n->op != IR_OP_RNN_REC || ir_attr_int(n, "cell", -1) != 0 ||
+            ir_attr_int(n, "packed", 0) != 1)
+            continue;
+        sums = ir_attr_get(n, "row_abs_sum");
+        if (!sums || sums->kind != IR_ATTR_TENSOR || !sums->t || !sums->t->data)
+            continue;
+        changed |= to_tissue(g, cx, n);
+    }
+    /* the new nodes were appended; restore topological order */
+    return changed ? ir_toposort(g, d) : 0;
+}

@@ -1,0 +1,385 @@
+/*
+ * test_breakpoints.c — the breakpoints pass (passes/breakpoints.c, MICRO'18 §IV): structure
+ * of lstmc.RnnTissue, and with alpha_inter = 0 every fixture still matches its ONNX Runtime
+ * reference through ir_eval (the exact result). Helpers copied from test_passes.c.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "driver.h"
+#include "ir.h"
+#include "ir_eval.h"
+#include "ir_verify.h"
+#include "lstmc_rt_npy.h"
+#include "passes.h"
+#include "target.h"
+
+#define FIX LSTMC_SOURCE_DIR "/tests/fixtures/cases"
+#define PIPELINE "split_gates,fold_constants,breakpoints,dce"
+
+static void *
+load_npy(arena *a, const char *path, lstmc_npy_info *info)
+{
+    char err[256];
+    void *buf;
+    if (lstmc_npy_info_read(path, info, err, sizeof err) != 0)
+        return NULL;
+    buf = arena_alloc(a, info->n_bytes);
+    if (lstmc_npy_read_data(path, info, buf, info->n_bytes, err, sizeof err) != 0)
+        return NULL;
+    return buf;
+}
+
+/* Prepare the case's model with its inputs bound; NULL on failure (diag holds why). */
+static ir_graph *
+prepare_case(arena *a, const char *c, diag *d, const void **inputs)
+{
+    char path[1024], line[1024];
+    driver_options o;
+    ir_graph *g;
+    FILE *f;
+    int i;
+    memset(&o, 0, sizeof o);
+    o.target = "host";
+    snprintf(path, sizeof path, FIX "/%s/model.onnx", c);
+    g = driver_import(a, arena_strdup(a, path), d);
+    if (!g)
+        return NULL;
+    snprintf(path, sizeof path, FIX "/%s/inputs.txt", c);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+        driver_binding *b = &o.shapes[o.n_shapes];
+        lstmc_npy_info info;
+        void *data;
+        if (!tab)
+            continue;
+        *tab = '\0';
+        if (nl)
+            *nl = '\0';
+        snprintf(path, sizeof path, FIX "/%s/%s", c, tab + 1);
+        data = load_npy(a, path, &info);
+        cr_assert_not_null(data, "%s", path);
+        b->name = arena_strdup(a, line);
+        b->dtype = info.dtype;
+        b->shape.rank = info.rank;
+        for (i = 0; i < info.rank; i++)
+            b->shape.d[i] = info.dims[i];
+        for (i = 0; i < g->n_inputs; i++)
+            if (strcmp(g->inputs[i]->name, line) == 0)
+                inputs[i] = data;
+        o.n_shapes++;
+    }
+    fclose(f);
+    if (driver_prepare(g, &o, d) < 0)
+        return NULL;
+    return g;
+}
+
+static void
+sanitize(const char *name, char *buf, size_t n)
+{
+    size_t i;
+    for (i = 0; name[i] && i + 1 < n; i++) {
+        char ch = name[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '.' || ch == '-';
+        buf[i] = ok ? ch : '_';
+    }
+    buf[i] = '\0';
+}
+
+/* Run case c through PIPELINE; 1 when every output matches the reference within rtol 1e-4,
+ * atol 1e-5 (integers exactly). *n_tissue counts the RnnTissue nodes made. */
+static int
+case_matches(const char *c, const char *target_name, int *n_tissue)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c, NULL);
+    const void *inputs[64] = {0};
+    void *outputs[64] = {0};
+    pass_ctx cx;
+    ir_graph *g = prepare_case(a, c, d, inputs);
+    int i, ok = 1;
+
+    if (!g) {
+        fprintf(stderr, "%s: %s", c, diag_text(d));
+        arena_free(a);
+        return 0;
+    }
+    memset(&cx, 0, sizeof cx);
+    cx.t = target_find(target_name);
+    if (pass_run_list(g, PIPELINE, &cx, d) < 0 || ir_eval(a, g, inputs, outputs, d) < 0) {
+        fprintf(stderr, "%s: %s", c, diag_text(d));
+        arena_free(a);
+        return 0;
+    }
+    for (i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_RNN_TISSUE)
+            (*n_tissue)++;
+    for (i = 0; i < g->n_outputs && ok; i++) {
+        const ir_tensor *t = g->outputs[i];
+        char name[512], path[1024];
+        lstmc_npy_info info;
+        const void *want;
+        int64_t k, n = ir_shape_numel(&t->shape);
+        sanitize(t->name, name, sizeof name);
+        snprintf(path, sizeof path, FIX "/%s/expected/%s.npy", c, name);
+        want = load_npy(a, path, &info);
+        if (!want || info.n_elems != n || info.dtype != (int32_t)t->dtype) {
+            fprintf(stderr, "%s: output %s: reference missing or of another shape\n", c, name);
+            ok = 0;
+            break;
+        }
+        for (k = 0; k < n; k++) {
+            int good;
+            if (t->dtype == IR_DT_F32) {
+                float x = ((const float *)outputs[i])[k], y = ((const float *)want)[k];
+                good = fabsf(x - y) <= 1e-5f + 1e-4f * fabsf(y);
+            } else {
+                good = memcmp((const char *)outputs[i] + k * (int64_t)ir_dtype_size(t->dtype),
+                              (const char *)want + k * (int64_t)ir_dtype_size(t->dtype),
+                              ir_dtype_size(t->dtype)) == 0;
+            }
+            if (!good) {
+                fprintf(stderr, "%s [%s]: output %s element %lld differs\n", c, PIPELINE, name,
+                        (long long)k);
+                ok = 0;
+                break;
+            }
+        }
+    }
+    arena_free(a);
+    return ok;
+}
+
+static void
+every_fixture(const char *target_name)
+{
+    FILE *f = fopen(FIX "/index.txt", "r");
+    char line[256];
+    int n = 0, bad = 0, tissues = 0;
+    cr_assert_not_null(f);
+    while (fgets(line, sizeof line, f)) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!line[0])
+            continue;
+        n++;
+        if (!case_matches(line, target_name, &tissues))
+            bad++;
+    }
+    fclose(f);
+    cr_assert_gt(n, 100, "the corpus has %d cases", n);
+    cr_assert_gt(tissues, 30, "only %d LSTM layers became tissues", tissues);
+    cr_assert_eq(bad, 0, "%d of %d fixtures differ from the reference", bad, n);
+}
+
+/* alpha_inter = 0 (the default) is exact: every fixture, with the host's MTS (8) and the
+ * Tegra X1's (5: smaller than some batches, so alignment splits the batch). */
+Test(breakpoints, every_fixture_alpha0_host)
+{
+    every_fixture("host");
+}
+
+Test(breakpoints, every_fixture_alpha0_tegra_x1)
+{
+    every_fixture("tegra-x1");
+}
+
+static const ir_node *
+find_op(const ir_graph *g, ir_op op, int nth)
+{
+    int i;
+    for (i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->op == op && nth-- == 0)
+            return g->nodes[i];
+    return NULL;
+}
+
+/* lstm_fwd_b3_noB (H from the model): the packed RnnRec becomes one RnnTissue reading the
+ * projection, the packed U, D = sum|U| per gate row (checked against the ONNX R), zero
+ * h_pred / c_pred [1, H], alpha_inter 0 and the target's MTS. */
+Test(breakpoints, structure_lstm_fwd_b3_noB)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "lstm_fwd_b3_noB", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = prepare_case(a, "lstm_fwd_b3_noB", d, inputs);
+    const ir_node *lstm, *proj, *tis;
+    const ir_tensor *R, *Y_h, *sums, *Up;
+    pass_ctx cx;
+    int64_t H, r, k;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    lstm = find_op(g, IR_OP_LSTM, 0);
+    cr_assert_not_null(lstm);
+    R = ir_in(lstm, 2);
+    Y_h = ir_out(lstm, 1);
+    H = ir_attr_int(lstm, "hidden_size", 0);
+    memset(&cx, 0, sizeof cx);
+    cx.t = target_find("host");
+    cr_assert_eq(pass_run_list(g, PIPELINE, &cx, d), 0, "%s", diag_text(d));
+    cr_assert_eq(ir_verify(g, d), 0, "%s", diag_text(d));
+    cr_assert_null(find_op(g, IR_OP_RNN_REC, 0));
+    proj = find_op(g, IR_OP_RNN_PROJ, 0);
+    tis = find_op(g, IR_OP_RNN_TISSUE, 0);
+    cr_assert_not_null(proj);
+    cr_assert_not_null(tis);
+    cr_assert_null(find_op(g, IR_OP_RNN_TISSUE, 1));
+    cr_assert_str_eq(tis->op_type, "lstmc.RnnTissue");
+    cr_assert_lt(proj->id, tis->id);
+    cr_assert_eq(tis->n_inputs, 9);
+    cr_assert_eq(ir_in(tis, 0), ir_out(proj, 0), "P from the hoisted projection");
+    /* U in column panels of 16: element (k, g) of R's row g at g0*H + k*w + g - g0 */
+    Up = ir_in(tis, 1);
+    cr_assert_eq(Up->shape.rank, 2);
+    cr_assert_eq(Up->shape.d[1], H * 4 * H);
+    for (r = 0; r < 4 * H; r++)
+        for (k = 0; k < H; k++) {
+            int64_t g0 = r / 16 * 16, w = 4 * H - g0 < 16 ? 4 * H - g0 : 16;
+            cr_assert_eq(((const float *)Up->data)[g0 * H + k * w + r - g0],
+                         ((const float *)R->data)[r * H + k]);
+        }
+    if (Y_h)
+        cr_assert_eq(ir_out(tis, 1), Y_h, "the layer's outputs are the tissue node's");
+    sums = ir_in(tis, 2);
+    cr_assert_not_null(sums->data, "row_abs_sum is a constant input");
+    cr_assert_eq(sums->shape.d[1], 4 * H);
+    for (r = 0; r < 4 * H; r++) {
+        float want = 0.0f;
+        for (k = 0; k < H; k++)
+            want += fabsf(((const float *)R->data)[r * H + k]);
+        cr_assert_float_eq(((const float *)sums->data)[r], want, 1e-6);
+    }
+    for (k = 7; k <= 8; k++) {
+        const ir_tensor *pred = ir_in(tis, (int)k);
+        int64_t j;
+        cr_assert_not_null(pred->data);
+        cr_assert_eq(pred->shape.rank, 2);
+        cr_assert_eq(pred->shape.d[0], 1);
+        cr_assert_eq(pred->shape.d[1], H);
+        for (j = 0; j < H; j++)
+            cr_assert_eq(((const float *)pred->data)[j], 0.0f, "no calibration: zero");
+    }
+    cr_assert_eq(ir_attr_float(tis, "alpha_inter", -1.0f), 0.0f);
+    cr_assert_eq(ir_attr_int(tis, "mts", 0), 8, "host knows no MTS: the default 8");
+    cr_assert_eq(ir_attr_int(tis, "packed", 0), 1);
+    cr_assert_null(ir_attr_get(tis, "row_abs_sum"));
+    arena_free(a);
+}
+
+/* pt_har_lstm (a PyTorch export) on the Tegra X1 profile: every LSTM layer becomes a tissue
+ * node with the MTS the profile gives for its hidden size (MICRO'18 Fig. 9: 5, or 6 from
+ * H = 256 on), and nothing else is touched. */
+Test(breakpoints, structure_pt_har_lstm_tegra)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "pt_har_lstm", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = prepare_case(a, "pt_har_lstm", d, inputs);
+    pass_ctx cx;
+    int i, n_lstm = 0, n_tis = 0;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    for (i = 0; i < g->n_nodes; i++)
+        n_lstm += !g->nodes[i]->dead && g->nodes[i]->op == IR_OP_LSTM;
+    cr_assert_gt(n_lstm, 0);
+    memset(&cx, 0, sizeof cx);
+    cx.t = target_find("tegra-x1");
+    cr_assert_eq(pass_run_list(g, PIPELINE, &cx, d), 0, "%s", diag_text(d));
+    for (i = 0; i < g->n_nodes; i++) {
+        const ir_node *n = g->nodes[i];
+        if (n->dead || n->op != IR_OP_RNN_TISSUE)
+            continue;
+        n_tis++;
+        cr_assert_eq(ir_attr_int(n, "mts", 0),
+                     target_mts(cx.t, ir_attr_int(n, "hidden_size", 0)));
+        cr_assert_eq(ir_attr_int(n, "cell", -1), 0);
+    }
+    cr_assert_eq(n_tis, n_lstm);
+    cr_assert_null(find_op(g, IR_OP_RNN_REC, 0));
+    arena_free(a);
+}
+
+/* GRU and RNN layers keep the exact schedule. */
+Test(breakpoints, gru_and_rnn_untouched)
+{
+    static const char *const cases[] = {"gru_fwd_lbr1", "rnn_bidir_seqlens"};
+    int c;
+
+    for (c = 0; c < 2; c++) {
+        arena *a = arena_new(0);
+        diag *d = diag_new(a, cases[c], NULL);
+        const void *inputs[8] = {0};
+        ir_graph *g = prepare_case(a, cases[c], d, inputs);
+        pass_ctx cx;
+
+        cr_assert_not_null(g, "%s", diag_text(d));
+        memset(&cx, 0, sizeof cx);
+        cr_assert_eq(pass_run_list(g, PIPELINE, &cx, d), 0, "%s", diag_text(d));
+        cr_assert_not_null(find_op(g, IR_OP_RNN_REC, 0));
+        cr_assert_null(find_op(g, IR_OP_RNN_TISSUE, 0));
+        arena_free(a);
+    }
+}
+
+/* Without fold_constants the RnnRec is not packed (no D): the pass leaves it. */
+Test(breakpoints, unpacked_layer_untouched)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "lstm_fwd_b1", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = prepare_case(a, "lstm_fwd_b1", d, inputs);
+    pass_ctx cx;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    memset(&cx, 0, sizeof cx);
+    cr_assert_eq(pass_run_list(g, "split_gates,breakpoints", &cx, d), 0, "%s", diag_text(d));
+    cr_assert_not_null(find_op(g, IR_OP_RNN_REC, 0));
+    cr_assert_null(find_op(g, IR_OP_RNN_TISSUE, 0));
+    arena_free(a);
+}
+
+/* A node's own alpha_inter (the hook until --alpha-inter reaches pass_ctx) is carried to the
+ * tissue node and to the kernel call; a huge one cuts every link and still runs (finite
+ * outputs). */
+Test(breakpoints, alpha_attribute_carried)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "lstm_seqlens", NULL);
+    const void *inputs[8] = {0};
+    void *outputs[8] = {0};
+    ir_graph *g = prepare_case(a, "lstm_seqlens", d, inputs);
+    pass_ctx cx;
+    ir_node *rec;
+    const ir_node *tis;
+    int i;
+    int64_t k, n;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    memset(&cx, 0, sizeof cx);
+    cr_assert_eq(pass_run_list(g, "split_gates,fold_constants", &cx, d), 0, "%s", diag_text(d));
+    rec = (ir_node *)find_op(g, IR_OP_RNN_REC, 0);
+    cr_assert_not_null(rec);
+    ir_attr_set_float(g, rec, "alpha_inter", 1e30f);
+    cr_assert_eq(pass_run_list(g, "breakpoints,dce", &cx, d), 0, "%s", diag_text(d));
+    tis = find_op(g, IR_OP_RNN_TISSUE, 0);
+    cr_assert_not_null(tis);
+    cr_assert_eq(ir_attr_float(tis, "alpha_inter", 0.0f), 1e30f);
+    cr_assert_eq(ir_eval(a, g, inputs, outputs, d), 0, "%s", diag_text(d));
+    for (i = 0; i < g->n_outputs; i++) {
+        n = ir_shape_numel(&g->outputs[i]->shape);
+        if (g->outputs[i]->dtype == IR_DT_F32)
+            for (k = 0; k < n; k++)
+                cr_assert(isfinite(((const float *)outputs[i])[k]));
+    }
+    arena_free(a);
+}
