@@ -326,6 +326,7 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
     cx.disable = o->disable;
     cx.n_disable = o->n_disable;
     cx.alpha_inter = o->alpha_inter;
+    cx.calib = o->calib;
     if (!o->passes && o->has_alpha_inter) {
         /* --alpha-inter turns the breakpoints pass on (after packing, before dce) */
         char list[512];

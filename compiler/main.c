@@ -6,6 +6,7 @@
  *   lstmc run MODEL.onnx [--input NAME=FILE.npy]... --output-dir DIR [options]
  *   lstmc inspect MODEL.onnx
  *   lstmc targets
+ *   lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "analyze.h"
 #include "arena.h"
+#include "calibrate.h"
 #include "diag.h"
 #include "driver.h"
 #include "ir.h"
@@ -36,6 +38,7 @@ static const char usage_text[] =
     "  lstmc inspect MODEL.onnx                             what the model is\n"
     "  lstmc targets                                        built-in target profiles\n"
     "  lstmc analyze MODEL.onnx [--llc=BYTES] [--dim=SYM=N]  working set, traffic, DRE\n"
+    "  lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB  predicted context link (Eq. 6)\n"
     "options:\n"
     "  --name=NAME          C prefix of the generated library (default: from the file name)\n"
     "  --dim=SYM=N          value of a symbolic input dim (dim_param SYM)\n"
@@ -46,6 +49,8 @@ static const char usage_text[] =
     "  --emit=c|llvm        CPU kernels: portable C, or LLVM object code for the target\n"
     "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
+    "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
+    "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis\n"
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
     "                       (default 1GiB each)\n"
@@ -68,6 +73,7 @@ typedef struct cli {
     int n_inputs;
     const char *output_dir;
     const char *keep_build;
+    const char *data; /* calibrate: --data */
     int force; /* --force: replace an OUTDIR lstmc did not make */
 } cli;
 
@@ -107,11 +113,10 @@ parse_args(int argc, char **argv, cli *c)
     c->o.target = "host";
     i = 1;
     if (argc > 1 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "inspect") == 0 ||
-                     strcmp(argv[1], "targets") == 0)) {
+                     strcmp(argv[1], "targets") == 0 || strcmp(argv[1], "calibrate") == 0)) {
         c->cmd = argv[1];
         i = 2;
-    } else if (argc > 1 && (strcmp(argv[1], "calibrate") == 0 ||
-                            strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "profile") == 0)) {
+    } else if (argc > 1 && (strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "profile") == 0)) {
         fprintf(stderr, "lstmc: '%s' is not available in this version yet\n", argv[1]);
         return 2;
     } else {
@@ -157,6 +162,10 @@ parse_args(int argc, char **argv, cli *c)
             if (strcmp(v, "c") != 0 && strcmp(v, "llvm") != 0)
                 return usage("--emit takes c or llvm, got '%s'", v);
             c->o.emit = v;
+        } else if ((v = opt_value(argc, argv, &i, "--calib"))) {
+            c->o.calib = v;
+        } else if ((v = opt_value(argc, argv, &i, "--data"))) {
+            c->data = v;
         } else if ((v = opt_value(argc, argv, &i, "--keep-build"))) {
             c->keep_build = v;
         } else if ((v = opt_value(argc, argv, &i, "--input"))) {
@@ -211,6 +220,8 @@ parse_args(int argc, char **argv, cli *c)
         return usage("no model given%s", "");
     if (strcmp(c->cmd, "compile") == 0 && !c->o.outdir)
         return usage("no output folder: give -o OUTDIR%s", "");
+    if (strcmp(c->cmd, "calibrate") == 0 && (!c->data || !c->o.outdir))
+        return usage("calibrate needs --data FILE.npy and -o CALIB%s", "");
     if (strcmp(c->cmd, "run") == 0 && !c->output_dir)
         return usage("no output folder: give --output-dir DIR%s", "");
     return 0;
@@ -252,6 +263,16 @@ cmd_inspect(const cli *c)
         ir_print(g, stdout);
         rc = 0;
     }
+    arena_free(a);
+    return rc;
+}
+
+static int
+cmd_calibrate(const cli *c)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c->o.model, stderr);
+    int rc = calibrate_run(a, &c->o, c->data, c->o.outdir, d) == 0 ? 0 : 1;
     arena_free(a);
     return rc;
 }
@@ -492,5 +513,7 @@ main(int argc, char **argv)
         return cmd_inspect(&c);
     if (strcmp(c.cmd, "run") == 0)
         return cmd_run(&c);
+    if (strcmp(c.cmd, "calibrate") == 0)
+        return cmd_calibrate(&c);
     return cmd_compile(&c);
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "diag.h"
 #include "ir.h"
 #include "lstmc_rt.h"
@@ -46,23 +47,23 @@ default_alpha(const pass_ctx *cx, const ir_node *rec)
 }
 
 /*
- * HOOK (--calib): the predicted context link h_pred (Eq. 6, the per-element expectation of h
- * over calibration data) and the predicted cell state c_pred for direction dir of this layer,
- * H floats each, or NULL for zero. `lstmc calibrate` will produce them; until then, zero.
+ * --calib: the predicted context link h_pred (Eq. 6, the per-element expectation of h over
+ * calibration data) and the predicted cell state c_pred (the same expectation of c) for
+ * direction dir of this layer, H floats each, from the CALIB file `lstmc calibrate` wrote
+ * (compiler/calibrate.h), keyed by the RnnRec node's name; NULL (zero) without --calib.
  */
 static const float *
-calib_vector(const pass_ctx *cx, const ir_node *rec, int dir, int which_c)
+calib_vector(const calib_layer *cl, const ir_node *rec, int dir, int which_c)
 {
-    (void)cx;
     (void)rec;
-    (void)dir;
-    (void)which_c;
-    return NULL;
+    if (!cl)
+        return NULL;
+    return (which_c ? cl->c : cl->h) + (int64_t)dir * cl->hidden;
 }
 
 /* A constant [D, H] from the calibration hook (zero where it has nothing). */
 static ir_tensor *
-pred_tensor(ir_graph *g, const pass_ctx *cx, const ir_node *rec, int64_t D, int64_t H,
+pred_tensor(ir_graph *g, const calib_layer *cx, const ir_node *rec, int64_t D, int64_t H,
             int which_c)
 {
     ir_shape s = {0};
@@ -100,7 +101,7 @@ pack_u(ir_graph *g, const ir_tensor *Ut, int64_t D, int64_t H)
 
 /* Replace rec; 0 when it is left alone (U is not a constant of the expected shape). */
 static int
-to_tissue(ir_graph *g, const pass_ctx *cx, ir_node *rec)
+to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
 {
     const ir_attr *sums = ir_attr_get(rec, "row_abs_sum");
     int64_t H = ir_attr_int(rec, "hidden_size", 0);
@@ -121,8 +122,8 @@ to_tissue(ir_graph *g, const pass_ctx *cx, ir_node *rec)
     n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);
     for (i = 3; i < 7; i++) /* sequence_lens, initial_h, initial_c, peepholes */
         n->inputs[i] = ir_in(rec, i);
-    n->inputs[7] = pred_tensor(g, cx, rec, D, H, 0);
-    n->inputs[8] = pred_tensor(g, cx, rec, D, H, 1);
+    n->inputs[7] = pred_tensor(g, cl, rec, D, H, 0);
+    n->inputs[8] = pred_tensor(g, cl, rec, D, H, 1);
     for (i = 0; i < rec->n_attrs; i++)
         if (strcmp(rec->attrs[i].name, "row_abs_sum") != 0 &&
             strcmp(rec->attrs[i].name, "alpha_inter") != 0)
@@ -140,7 +141,11 @@ int
 pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
 {
     int i, n0 = g->n_nodes, changed = 0;
+    calib_table tab;
+    const calib_layer *cl = NULL;
 
+    if (cx && cx->calib && calib_read(g->a, cx->calib, &tab, d) < 0)
+        return -1;
     for (i = 0; i < n0; i++) {
         ir_node *n = g->nodes[i];
         const ir_attr *sums;
@@ -151,7 +156,27 @@ pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
         sums = ir_attr_get(n, "row_abs_sum");
         if (!sums || sums->kind != IR_ATTR_TENSOR || !sums->t || !sums->t->data)
             continue;
-        changed |= to_tissue(g, cx, n);
+        if (cx && cx->calib) {
+            calib_layer *c = calib_find(&tab, n->name);
+            int64_t H = ir_attr_int(n, "hidden_size", 0);
+            int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
+            if (!c) {
+                diag_node(d, n, "--calib %s has no entry for this LSTM layer (run lstmc "
+                                "calibrate on this model)",
+                          cx->calib);
+                return -1;
+            }
+            if (c->hidden != H || c->n_dirs != D) {
+                diag_node(d, n, "--calib %s: the entry has %lld directions of hidden size "
+                                "%lld; the layer has %lld of %lld",
+                          cx->calib, (long long)c->n_dirs, (long long)c->hidden, (long long)D,
+                          (long long)H);
+                return -1;
+            }
+            c->used = 1;
+            cl = c;
+        }
+        changed |= to_tissue(g, cx, cl, n);
     }
     /* the new nodes were appended; restore topological order */
     return changed ? ir_toposort(g, d) : 0;

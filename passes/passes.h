@@ -20,6 +20,7 @@ typedef struct pass_ctx {
     const char *const *disable; /* passes to skip */
     int n_disable;
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
+    const char *calib;          /* --calib: CALIB file (lstmc calibrate) for h_pred / c_pred */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);

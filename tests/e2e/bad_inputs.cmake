@@ -113,3 +113,11 @@ lstmc_bad(limit_max_weights 1 "the weights would take 56096 bytes, more than the
           ${LSTMC} ${FIX}/pt_har_lstm/model.onnx --max-weights=1000 -o ${BOUT}/mw2)
 lstmc_bad(usage_bad_limit 2 "--max-weights / --max-arena take a size"
           ${LSTMC} ${FIX}/pt_har_lstm/model.onnx --max-arena=lots -o ${BOUT}/mw3)
+
+# calibration files and data
+lstmc_bad(calib_truncated 1 "truncated.calib:3: expected 3 values, got 2"
+          ${LSTMC} ${BAD}/zero_len_seq.onnx --dim=seq=5 --alpha-inter=1
+          --calib=${BAD}/truncated.calib -o ${BOUT}/cal1)
+lstmc_bad(calib_bad_data 1 "truncated_header.npy: truncated header"
+          ${LSTMC} calibrate ${BAD}/zero_len_seq.onnx --data ${BAD}/truncated_header.npy
+          -o ${BOUT}/x.calib)

@@ -1,0 +1,524 @@
+/*
+ * calibrate.c — see calibrate.h.
+ */
+#include "calibrate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "driver.h"
+#include "ir.h"
+#include "ir_eval.h"
+#include "kprog.h"
+#include "lstmc_rt.h"
+#include "lstmc_rt_npy.h"
+#include "passes.h"
+#include "target.h"
+
+#define CALIB_MAGIC "lstmc-calib 1"
+
+/* One LSTM layer being calibrated. */
+typedef struct cal_layer {
+    ir_node *n;
+    lstmc_rt_rnn_params p; /* as lowered */
+    int64_t T, N, H, D;
+    int slot[7];  /* graph output slot of rec input i, -1: constant data or absent */
+    int y_slot;   /* graph output slot of Y */
+    double *hsum, *csum; /* [D, H] */
+    int64_t cells;       /* per direction */
+    double max_dh;       /* max |h of the one-step run - Y| */
+    const float *dsum;   /* row_abs_sum [D, 4H] (fold_constants), or NULL */
+    float *S;            /* relevance of every link seen (Algorithm 2), for percentiles */
+    int64_t nS, capS;
+} cal_layer;
+
+static int
+cmp_f(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int
+add_output(ir_graph *g, ir_tensor *t)
+{
+    ir_graph_add_output(g, t);
+    return g->n_outputs - 1;
+}
+
+/* The buffer of rec input i for this sample. */
+static const float *
+rec_in(const cal_layer *L, int i, void **outs)
+{
+    const ir_tensor *t = ir_in(L->n, i);
+    if (!t)
+        return NULL;
+    if (L->slot[i] >= 0)
+        return outs[L->slot[i]];
+    return t->data;
+}
+
+/* Accumulate one sample of layer L. Returns 0 or -1. */
+static int
+cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
+{
+    const int64_t T = L->T, N = L->N, H = L->H, D = L->D, G = 4 * H;
+    const int lay = L->p.layout;
+    const float *Y = outs[L->y_slot], *P = rec_in(L, 0, outs), *r = rec_in(L, 1, outs),
+                *rb = rec_in(L, 2, outs), *ih = rec_in(L, 4, outs), *ic = rec_in(L, 5, outs),
+                *peep = rec_in(L, 6, outs);
+    lstmc_rt_rnn_params p1 = L->p;
+    float *P1 = arena_alloc(a, (size_t)(D * N * G) * sizeof(float));
+    float *h0 = arena_calloc(a, (size_t)(D * N * H), sizeof(float));
+    float *c0 = arena_calloc(a, (size_t)(D * N * H), sizeof(float));
+    float *h1 = arena_alloc(a, (size_t)(D * N * H) * sizeof(float));
+    float *c1 = arena_alloc(a, (size_t)(D * N * H) * sizeof(float));
+    float *scratch;
+    int64_t k, dd, n, j, t;
+
+    /* h from Y, every cell */
+    for (t = 0; t < T; t++)
+        for (dd = 0; dd < D; dd++)
+            for (n = 0; n < N; n++) {
+                const float *y = lay ? Y + ((n * T + t) * D + dd) * H : Y + ((t * D + dd) * N + n) * H;
+                for (j = 0; j < H; j++)
+                    L->hsum[dd * H + j] += y[j];
+            }
+    /* relevance S of every link (steps 1..T-1), to help choose alpha_inter */
+    if (L->dsum)
+        for (dd = 0; dd < D; dd++)
+            for (n = 0; n < N; n++)
+                for (k = 1; k < T; k++) {
+                    int rev = D == 2 ? dd == 1 : L->p.reverse;
+                    int64_t row;
+                    t = rev ? T - 1 - k : k;
+                    row = lay ? n * T + t : t * N + n;
+                    if (L->nS == L->capS) {
+                        float *ns = realloc(L->S, (size_t)(L->capS * 2 + 1024) * sizeof(float));
+                        if (!ns)
+                            return -1;
+                        L->S = ns;
+                        L->capS = L->capS * 2 + 1024;
+                    }
+                    L->S[L->nS++] = lstmc_rt_lstm_relevance(H, P + (dd * T * N + row) * G,
+                                                            L->dsum + dd * G);
+                }
+    /* c: the same time loop one step at a time; Y_c of each step is c_t */
+    p1.seq_len = 1;
+    p1.layout = 0;
+    scratch = arena_alloc(a, (size_t)lstmc_rt_rnn_scratch(&p1) * sizeof(float) + 64);
+    for (dd = 0; dd < D; dd++)
+        for (n = 0; n < N; n++) {
+            size_t src = lay ? (size_t)((n * D + dd) * H) : (size_t)((dd * N + n) * H);
+            if (ih)
+                memcpy(h0 + (dd * N + n) * H, ih + src, (size_t)H * sizeof(float));
+            if (ic)
+                memcpy(c0 + (dd * N + n) * H, ic + src, (size_t)H * sizeof(float));
+        }
+    for (k = 0; k < T; k++) {
+        lstmc_rt_status st;
+        for (dd = 0; dd < D; dd++) {
+            int rev = D == 2 ? dd == 1 : L->p.reverse;
+            t = rev ? T - 1 - k : k;
+            for (n = 0; n < N; n++) {
+                int64_t row = lay ? n * T + t : t * N + n;
+                memcpy(P1 + (dd * N + n) * G, P + (dd * T * N + row) * G, (size_t)G * sizeof(float));
+            }
+        }
+        st = lstmc_rt_rnn_rec(&p1, P1, r, rb, NULL, h0, c0, peep, NULL, h1, c1, scratch);
+        if (st != LSTMC_RT_OK)
+            return -1;
+        for (dd = 0; dd < D; dd++) {
+            int rev = D == 2 ? dd == 1 : L->p.reverse;
+            t = rev ? T - 1 - k : k;
+            for (n = 0; n < N; n++) {
+                const float *y = lay ? Y + ((n * T + t) * D + dd) * H : Y + ((t * D + dd) * N + n) * H;
+                for (j = 0; j < H; j++) {
+                    double e = fabs((double)h1[(dd * N + n) * H + j] - y[j]);
+                    if (e > L->max_dh)
+                        L->max_dh = e;
+                    L->csum[dd * H + j] += c1[(dd * N + n) * H + j];
+                }
+            }
+        }
+        memcpy(h0, h1, (size_t)(D * N * H) * sizeof(float));
+        memcpy(c0, c1, (size_t)(D * N * H) * sizeof(float));
+    }
+    L->cells += T * N;
+    (void)d;
+    return 0;
+}
+
+int
+calibrate_run(arena *a, const driver_options *o, const char *data, const char *out, diag *d)
+{
+    driver_options o2 = *o;
+    const target *t = target_resolve(o->target, d);
+    lstmc_npy_info info;
+    char err[256];
+    ir_graph *g;
+    pass_ctx cx;
+    cal_layer *L;
+    int nl = 0, i, j, n_out0;
+    int64_t K, k, sample_bytes;
+    unsigned char *buf;
+    FILE *f;
+
+    if (!t) {
+        if (!diag_count(d))
+            diag_error(d, "unknown target '%s'", o->target);
+        return -1;
+    }
+    g = driver_import(a, o->model, d);
+    if (!g)
+        return -1;
+    if (g->n_inputs != 1) {
+        diag_error(d, "calibrate handles models with one input; this one has %d", g->n_inputs);
+        return -1;
+    }
+    if (lstmc_npy_info_read(data, &info, err, sizeof err) != 0) {
+        diag_error(d, "--data %s: %s", data, err);
+        return -1;
+    }
+    if (info.rank < 2 || info.dims[0] < 1) {
+        diag_error(d, "--data %s: expected K samples stacked on a leading axis "
+                      "([K, ...input shape]), got rank %d",
+                   data, (int)info.rank);
+        return -1;
+    }
+    K = info.dims[0];
+    if (o2.n_shapes >= DRIVER_MAX_BINDINGS) {
+        diag_error(d, "too many bindings");
+        return -1;
+    }
+    {
+        driver_binding *b = &o2.shapes[o2.n_shapes++];
+        memset(b, 0, sizeof *b);
+        b->name = g->inputs[0]->name;
+        b->what = data;
+        b->dtype = info.dtype;
+        b->shape.rank = info.rank - 1;
+        for (i = 1; i < info.rank; i++)
+            b->shape.d[i - 1] = info.dims[i];
+    }
+    if (driver_prepare(g, &o2, d) < 0)
+        return -1;
+    memset(&cx, 0, sizeof cx);
+    cx.t = t;
+    cx.disable = o->disable;
+    cx.n_disable = o->n_disable;
+    if (pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d) < 0)
+        return -1;
+
+    /* the LSTM layers, their inputs and Y made graph outputs */
+    L = arena_calloc(a, (size_t)g->n_nodes + 1, sizeof *L);
+    n_out0 = g->n_outputs;
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        cal_layer *l = &L[nl];
+        kprog kp1;
+        if (n->dead || n->op != IR_OP_RNN_REC || ir_attr_int(n, "cell", -1) != 0)
+            continue;
+        memset(&kp1, 0, sizeof kp1);
+        if (kp_lower_node(a, &kp1, n, d) < 0 || kp1.n_calls != 1)
+            return -1;
+        l->n = n;
+        l->p = kp1.calls[0].p.rnn;
+        l->T = l->p.seq_len;
+        l->N = l->p.batch;
+        l->H = l->p.hidden;
+        l->D = l->p.n_dirs;
+        if (ir_in(n, 3)) {
+            diag_node(d, n, "calibrate does not handle sequence_lens (the layer has one)");
+            return -1;
+        }
+        for (j = 0; j < 7; j++) {
+            ir_tensor *x = ir_in(n, j);
+            l->slot[j] = x && !x->data ? add_output(g, x) : -1;
+        }
+        if (!ir_out(n, 0)) {
+            ir_shape s = {0};
+            s.rank = 4;
+            s.d[0] = l->p.layout ? l->N : l->T;
+            s.d[1] = l->p.layout ? l->T : l->D;
+            s.d[2] = l->p.layout ? l->D : l->N;
+            s.d[3] = l->H;
+            ir_node_set_output(n, 0, ir_tensor_tmp(g, "calib_Y", IR_DT_F32, &s));
+        }
+        l->y_slot = add_output(g, ir_out(n, 0));
+        {
+            const ir_attr *rs = ir_attr_get(n, "row_abs_sum");
+            l->dsum = rs && rs->kind == IR_ATTR_TENSOR && rs->t && rs->t->data &&
+                              ir_shape_numel(&rs->t->shape) == l->D * 4 * l->H
+                          ? rs->t->data
+                          : NULL;
+        }
+        l->hsum = arena_calloc(a, (size_t)(l->D * l->H), sizeof(double));
+        l->csum = arena_calloc(a, (size_t)(l->D * l->H), sizeof(double));
+        nl++;
+    }
+    if (nl == 0) {
+        diag_error(d, "no LSTM layer (lstmc.RnnRec) after the passes '%s': nothing to calibrate",
+                   o->passes ? o->passes : t->passes);
+        return -1;
+    }
+    (void)n_out0;
+
+    /* every sample */
+    sample_bytes = (int64_t)info.n_bytes / K;
+    buf = malloc(info.n_bytes ? info.n_bytes : 1);
+    if (!buf) {
+        diag_error(d, "--data %s: out of memory (%zu bytes)", data, info.n_bytes);
+        return -1;
+    }
+    if (lstmc_npy_read_data(data, &info, buf, info.n_bytes, err, sizeof err) != 0) {
+        diag_error(d, "--data %s: %s", data, err);
+        free(buf);
+        return -1;
+    }
+    for (k = 0; k < K; k++) {
+        arena *s = arena_new(0);
+        const void *in[1];
+        void **outs = arena_calloc(s, (size_t)g->n_outputs + 1, sizeof *outs);
+        int bad = 0;
+        in[0] = buf + k * sample_bytes;
+        if (ir_eval(s, g, in, outs, d) < 0)
+            bad = 1;
+        for (i = 0; !bad && i < nl; i++)
+            if (cal_sample(s, &L[i], outs, d) < 0) {
+                diag_node(d, L[i].n, "the one-step replay of the layer failed");
+                bad = 1;
+            }
+        arena_free(s);
+        if (bad) {
+            free(buf);
+            return -1;
+        }
+    }
+    free(buf);
+
+    f = fopen(out, "w");
+    if (!f) {
+        diag_error(d, "cannot write %s: %s", out, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "%s\n# model %s, %lld samples from %s; per-element means of h_t and c_t over "
+               "every cell (MICRO'18 Eq. 6)\n",
+            CALIB_MAGIC, o->model, (long long)K, data);
+    for (i = 0; i < nl; i++) {
+        cal_layer *l = &L[i];
+        int64_t dd;
+        if (l->max_dh > 1e-4)
+            fprintf(stderr, "lstmc: warning: %s: the one-step replay differs from Y by %g\n",
+                    l->n->name, l->max_dh);
+        fprintf(f, "layer %lld %lld %lld %s\n", (long long)l->D, (long long)l->H,
+                (long long)l->cells, l->n->name);
+        for (dd = 0; dd < l->D; dd++) {
+            int w;
+            for (w = 0; w < 2; w++) {
+                const double *s = w ? l->csum : l->hsum;
+                fprintf(f, "%c %lld", w ? 'c' : 'h', (long long)dd);
+                for (j = 0; j < l->H; j++)
+                    fprintf(f, " %.9g", (double)(float)(s[dd * l->H + j] / (double)l->cells));
+                fputc('\n', f);
+            }
+        }
+        fprintf(stderr, "lstmc: calibrated %s: %lld directions, hidden %lld, %lld cells\n",
+                l->n->name, (long long)l->D, (long long)l->H, (long long)l->cells);
+        if (l->nS > 0) {
+            static const int pc[] = {0, 1, 5, 10, 25, 50, 75, 90, 99, 100};
+            size_t q;
+            qsort(l->S, (size_t)l->nS, sizeof *l->S, cmp_f);
+            fprintf(stderr, "lstmc:   relevance S of its %lld links (Algorithm 2), "
+                            "percentiles:", (long long)l->nS);
+            for (q = 0; q < sizeof pc / sizeof pc[0]; q++)
+                fprintf(stderr, " p%d=%.4g", pc[q],
+                        (double)l->S[(size_t)((double)pc[q] / 100.0 * (double)(l->nS - 1))]);
+            fputc('\n', stderr);
+        }
+    }
+    for (i = 0; i < nl; i++)
+        free(L[i].S);
+    if (ferror(f) | (fclose(f) != 0)) {
+        diag_error(d, "writing %s failed", out);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- reading --------------------------------------------------------------------------- */
+
+calib_layer *
+calib_find(const calib_table *t, const char *name)
+{
+    int i;
+    for (i = 0; t && i < t->n; i++)
+        if (strcmp(t->layers[i].name, name) == 0)
+            return &t->layers[i];
+    return NULL;
+}
+
+/* a whole line into *line (arena); 0 at EOF, -1 too long / NUL byte */
+static int
+get_line(FILE *f, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = fgetc(f)) != EOF) {
+        if (ch == '\n')
+            break;
+        if (ch == '\0' || n + 1 >= cap)
+            return -1;
+        buf[n++] = (char)ch;
+    }
+    if (ch == EOF && n == 0)
+        return 0;
+    if (n && buf[n - 1] == '\r')
+        n--;
+    buf[n] = '\0';
+    return 1;
+}
+
+int
+calib_read(arena *a, const char *path, calib_table *t, diag *d)
+{
+    enum { LINE_CAP = 1 << 22 };
+    FILE *f = fopen(path, "rb");
+    char *line;
+    int lineno = 0, r, cap = 0;
+    calib_layer *cur = NULL;
+    unsigned char *seen = NULL; /* [D][2] of cur */
+
+    memset(t, 0, sizeof *t);
+    if (!f) {
+        diag_error(d, "--calib %s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    line = malloc(LINE_CAP);
+    if (!line) {
+        fclose(f);
+        diag_error(d, "--calib %s: out of memory", path);
+        return -1;
+    }
+#define BAD(...)                                                                           \
+    do {                                                                                   \
+        diag_error(d, "--calib " __VA_ARGS__);                                             \
+        goto fail;                                                                         \
+    } while (0)
+    while ((r = get_line(f, line, LINE_CAP)) != 0) {
+        char *p = line, *end;
+        lineno++;
+        if (r < 0)
+            BAD("%s:%d: line too long or holds a NUL byte", path, lineno);
+        if (lineno == 1) {
+            if (strcmp(line, CALIB_MAGIC) != 0)
+                BAD("%s:1: not a CALIB file (expected the first line '%s')", path, CALIB_MAGIC);
+            continue;
+        }
+        if (*p == '#' || *p == '\0')
+            continue;
+        if (strncmp(p, "layer ", 6) == 0) {
+            long long v[3];
+            int q;
+            if (cur) {
+                int64_t x;
+                for (x = 0; x < cur->n_dirs * 2; x++)
+                    if (!seen[x])
+                        BAD("%s:%d: layer '%s' lacks its %c line for direction %lld", path,
+                            lineno, cur->name, x % 2 ? 'c' : 'h', (long long)(x / 2));
+            }
+            p += 6;
+            for (q = 0; q < 3; q++) {
+                errno = 0;
+                v[q] = strtoll(p, &end, 10);
+                if (end == p || *end != ' ' || errno)
+                    BAD("%s:%d: expected 'layer D H CELLS NAME'", path, lineno);
+                p = end + 1;
+            }
+            if (v[0] < 1 || v[0] > 2 || v[1] < 1 || v[1] > (1 << 20) || v[2] < 0)
+                BAD("%s:%d: bad layer header (directions %lld, hidden %lld, cells %lld)", path,
+                    lineno, v[0], v[1], v[2]);
+            if (!*p)
+                BAD("%s:%d: layer without a name", path, lineno);
+            if (calib_find(t, p))
+                BAD("%s:%d: layer '%s' appears twice", path, lineno, p);
+            if (t->n == cap) {
+                size_t c2 = (size_t)cap;
+                t->layers = arena_grow(a, t->layers, sizeof *t->layers, (size_t)t->n, &c2,
+                                       (size_t)t->n + 1);
+                cap = (int)c2;
+            }
+            cur = &t->layers[t->n++];
+            memset(cur, 0, sizeof *cur);
+            cur->name = arena_strdup(a, p);
+            cur->n_dirs = v[0];
+            cur->hidden = v[1];
+            cur->cells = v[2];
+            cur->h = arena_calloc(a, (size_t)(v[0] * v[1]), sizeof(float));
+            cur->c = arena_calloc(a, (size_t)(v[0] * v[1]), sizeof(float));
+            seen = arena_calloc(a, (size_t)v[0] * 2, 1);
+        } else if ((p[0] == 'h' || p[0] == 'c') && p[1] == ' ') {
+            int is_c = p[0] == 'c';
+            long long dir;
+            float *dst;
+            int64_t j;
+            if (!cur)
+                BAD("%s:%d: a vector line before any 'layer' line", path, lineno);
+            p += 2;
+            errno = 0;
+            dir = strtoll(p, &end, 10);
+            if (end == p || errno || dir < 0 || dir >= cur->n_dirs)
+                BAD("%s:%d: bad direction (layer '%s' has %lld)", path, lineno, cur->name,
+                    (long long)cur->n_dirs);
+            if (seen[dir * 2 + is_c])
+                BAD("%s:%d: second %c line for direction %lld", path, lineno, p[-2], dir);
+            seen[dir * 2 + is_c] = 1;
+            p = end;
+            dst = (is_c ? cur->c : cur->h) + dir * cur->hidden;
+            for (j = 0; j < cur->hidden; j++) {
+                float x;
+                if (*p != ' ')
+                    BAD("%s:%d: expected %lld values, got %lld", path, lineno,
+                        (long long)cur->hidden, (long long)j);
+                errno = 0;
+                x = strtof(p + 1, &end);
+                if (end == p + 1 || (*end != ' ' && *end != '\0'))
+                    BAD("%s:%d: value %lld is not a number", path, lineno, (long long)j);
+                if (!isfinite(x))
+                    BAD("%s:%d: value %lld is not finite", path, lineno, (long long)j);
+                dst[j] = x;
+                p = end;
+            }
+            if (*p)
+                BAD("%s:%d: more than %lld values", path, lineno, (long long)cur->hidden);
+        } else {
+            BAD("%s:%d: unrecognised line (expected 'layer', 'h', 'c' or '#')", path, lineno);
+        }
+    }
+    if (ferror(f))
+        BAD("%s: read error", path);
+    if (lineno == 0)
+        BAD("%s: empty file", path);
+    if (!cur)
+        BAD("%s: no layer in the file", path);
+    {
+        int64_t x;
+        for (x = 0; x < cur->n_dirs * 2; x++)
+            if (!seen[x])
+                BAD("%s: layer '%s' lacks its %c line for direction %lld", path, cur->name,
+                    x % 2 ? 'c' : 'h', (long long)(x / 2));
+    }
+#undef BAD
+    free(line);
+    fclose(f);
+    return 0;
+fail:
+    free(line);
+    fclose(f);
+    return -1;
+}
