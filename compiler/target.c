@@ -128,13 +128,14 @@ kind_of(const cJSON *v)
 }
 
 /* Profiles live for the whole process, in one arena of their own. */
+static arena *profiles;
+
 static arena *
 profile_arena(void)
 {
-    static arena *a;
-    if (!a)
-        a = arena_new(8 << 20);
-    return a;
+    if (!profiles)
+        profiles = arena_new(8 << 20);
+    return profiles;
 }
 
 static char *
@@ -454,4 +455,18 @@ target_mts(const target *t, int64_t hidden)
         if (t->mts_hidden[i] <= hidden && (best < 0 || t->mts_hidden[i] > t->mts_hidden[best]))
             best = i;
     return best >= 0 ? t->mts_value[best] : t->mts;
+}
+
+const target *
+target_parse_file(const char *path, diag *d)
+{
+    return load_file(path, d);
+}
+
+void
+target_forget_files(void)
+{
+    n_cache = 0;
+    arena_free(profiles);
+    profiles = NULL;
 }

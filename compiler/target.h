@@ -48,6 +48,13 @@ typedef struct target {
  */
 const target *target_resolve(const char *name, diag *d);
 
+/* Parse the profile file at path without caching it (fuzzing): NULL after reporting
+ * through d. What it returns lives until target_forget_files(). */
+const target *target_parse_file(const char *path, diag *d);
+
+/* Forget every profile read from a file (and free them). */
+void target_forget_files(void);
+
 /* target_resolve(name, NULL) */
 const target *target_find(const char *name);
 

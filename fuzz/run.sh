@@ -4,6 +4,7 @@
 #
 #   fuzz_onnx  fuzz/corpus/onnx  ONNX import → prepare → passes → verify → lower → memplan
 #   fuzz_npy   fuzz/corpus/npy   the .npy reader
+#   fuzz_text  fuzz/corpus/text  the JSON target-profile and calibration-file readers
 #
 # New inputs go to build-fuzz/corpus/<target> (the committed seeds stay as they are). The
 # reproducers of past findings (tests/bad/fuzz/) are seeds too, so each run replays them
@@ -20,13 +21,14 @@ cc=${LSTMC_FUZZ_CC:-clang-19}
 command -v "$cc" >/dev/null 2>&1 || sh scripts/deps.sh
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DLSTMC_SANITIZE=ON -DLSTMC_FUZZ=ON -DLSTMC_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_onnx fuzz_npy >/dev/null
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_onnx fuzz_npy fuzz_text >/dev/null
 mkdir -p fuzz/crashes
 status=0
-for t in onnx npy; do
+for t in onnx npy text; do
     case $t in
     onnx) max_len=8192 dict="-dict=fuzz/onnx.dict" regress=tests/bad/fuzz ;;
     npy) max_len=4096 dict="" regress="" ;;
+    text) max_len=4096 dict="" regress="" ;;
     esac
     work=build-fuzz/corpus/$t
     log=build-fuzz/fuzz_$t.log

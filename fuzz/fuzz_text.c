@@ -1,0 +1,76 @@
+/*
+ * fuzz_text.c — libFuzzer harness for lstmc's text readers: the first byte picks the
+ * reader, the rest is written to a temporary file and parsed.
+ *   byte & 1 == 0: a JSON target profile (compiler/target.c, cJSON + field checks)
+ *   byte & 1 == 1: a calibration file (compiler/calibrate.c, calib_read)
+ * A reader must accept or refuse with a message; it must never crash, leak, or accept a
+ * profile whose numbers are outside the documented ranges (checked here).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "calibrate.h"
+#include "diag.h"
+#include "target.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char path[64];
+
+static void
+remove_file(void)
+{
+    unlink(path);
+}
+
+static int
+write_file(const uint8_t *data, size_t size)
+{
+    FILE *f;
+    if (!path[0]) {
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        /* ".json" so the name is also what a --target path looks like */
+        snprintf(path, sizeof path, "%s/lstmc_fuzz_text.%ld.json", dir, (long)getpid());
+        atexit(remove_file);
+    }
+    f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+        abort();
+    return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    arena *a;
+    diag *d;
+    if (size < 1)
+        return 0;
+    write_file(data + 1, size - 1);
+    a = arena_new(64 << 20);
+    d = diag_new(a, "fuzz", NULL);
+    if ((data[0] & 1) == 0) {
+        const target *t = target_parse_file(path, d);
+        if (t) {
+            if (t->cores < 0 || t->cores > 1024 || t->mts < 0 || t->mts > 1024 ||
+                t->n_mts < 0 || t->n_mts > TARGET_MAX_MTS || t->l2_bytes < 0 ||
+                t->llc_bytes < 0 || !(t->dram_gbps >= 0))
+                abort();
+            (void)target_mts(t, 256);
+        } else if (diag_count(d) == 0) {
+            abort(); /* refused without saying why */
+        }
+        target_forget_files();
+    } else {
+        calib_table tab;
+        memset(&tab, 0, sizeof tab);
+        if (calib_read(a, path, &tab, d) != 0 && diag_count(d) == 0)
+            abort();
+    }
+    arena_free(a);
+    return 0;
+}
