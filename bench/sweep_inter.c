@@ -9,8 +9,8 @@
  * on axis 0), scores argmax over the output's last axis against EVAL_Y (K * positions int64
  * labels), and for every ALPHA (set with PFX_set_thresholds, no recompilation) prints one
  * row: alpha, accuracy, agreement with the first ALPHA's predictions (give 0 first: the exact
- * result), mean sub-layers and tissues (ctx->tissue_stats / N_LAYERS; the
- * kernel resets the stats on every layer call, so they describe the last layer: N_LAYERS=1), median
+ * result), mean sub-layers and tissues per layer (ctx->tissue_stats, which sums the layers of
+ * a run, / N_LAYERS), median
  * microseconds per inference (each sample REPS times). -DBASELINE: a library compiled
  * without the breakpoints pass; one row, no thresholds.
  *

@@ -4,8 +4,8 @@
 # eval set (lstmc calibrate), the model is compiled once with --alpha-inter=0 --calib, and
 # bench/sweep_inter.c measures on the HELD-OUT second half, for every alpha (set per run with
 # <name>_set_thresholds, no recompilation): accuracy against the labels, agreement with the
-# exact (alpha 0) predictions, mean sub-layers and tissues of the LAST LSTM layer
-# (ctx->tissue_stats is reset by every layer's kernel call, so it holds the last layer's), median time per
+# exact (alpha 0) predictions, mean sub-layers and tissues per LSTM layer (ctx->tissue_stats
+# sums the layers of a run; divided by the model's layer count), median time per
 # inference and the speed-up over the exact schedule without the breakpoints pass (a plain
 # `lstmc` compile, the "baseline" row).
 #
@@ -29,8 +29,8 @@ mkdir -p "$work"
 
 for m in "$@"; do
     case $m in
-    har)    K=200 ALPHAS="0 100 505 508 510 511 511.5 511.9 512.01 1e30" ;;
-    charlm) K=50  ALPHAS="0 1000 4095 4095.9 4096.01 1e30" ;;
+    har)    K=200 L=2 ALPHAS="0 100 505 508 510 511 511.5 511.9 512.01 1e30" ;;
+    charlm) K=50  L=2 ALPHAS="0 1000 4095 4095.9 4096.01 1e30" ;;
     *) echo "$0: unknown model $m" >&2; exit 2 ;;
     esac
     half=$((K / 2))
@@ -42,7 +42,7 @@ for m in "$@"; do
     # the exact schedule without the breakpoints pass (speed baseline; also slices the data)
     "$lstmc" "$src/model.onnx" --name="$m" -o "$w/base" >/dev/null
     make -s -C "$w/base" CC="$cc" CFLAGS="$cflags" "lib$m.a"
-    $cc $cflags -std=c11 -DMODEL_H="\"$m.h\"" -DPFX="$m" -DUPFX="$up" -DN_LAYERS=1 -DBASELINE \
+    $cc $cflags -std=c11 -DMODEL_H="\"$m.h\"" -DPFX="$m" -DUPFX="$up" -DN_LAYERS=$L -DBASELINE \
         -I"$w/base" -I"$w/base/runtime/include" "$root/bench/sweep_inter.c" \
         "$w/base/runtime/src/rt_npy.c" "$w/base/lib$m.a" -lm -o "$w/sweep_base"
     "$w/sweep_base" slice "$src/eval_x.npy" "$w/calib_x.npy" 0 "$half"
@@ -52,7 +52,7 @@ for m in "$@"; do
     "$lstmc" "$src/model.onnx" --name="$m" --alpha-inter=0 --calib="$w/$m.calib" \
         -o "$w/bp" >/dev/null
     make -s -C "$w/bp" CC="$cc" CFLAGS="$cflags" "lib$m.a"
-    $cc $cflags -std=c11 -DMODEL_H="\"$m.h\"" -DPFX="$m" -DUPFX="$up" -DN_LAYERS=1 \
+    $cc $cflags -std=c11 -DMODEL_H="\"$m.h\"" -DPFX="$m" -DUPFX="$up" -DN_LAYERS=$L \
         -I"$w/bp" -I"$w/bp/runtime/include" "$root/bench/sweep_inter.c" \
         "$w/bp/runtime/src/rt_npy.c" "$w/bp/lib$m.a" -lm -o "$w/sweep_bp"
 

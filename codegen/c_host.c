@@ -443,6 +443,8 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
         fputs("        ", f);
         put_params(f, c);
     }
+    if (c->kind == KP_LSTM_TISSUE)
+        fputs("        lstmc_rt_tissue_stats stats;\n", f);
     if (llvm)
         fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
     else
@@ -468,13 +470,20 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
             put_buf(f, name, mp, c->out[j], arg_type(c, c->n_in + j), 0);
         }
         if (c->kind == KP_LSTM_TISSUE)
-            fputs(",\n                &ctx->tissue_stats", f);
+            fputs(",\n                &stats", f);
         if (c->scratch_bytes > 0)
             fprintf(f, ",\n                (%s *)(arena + %lld)",
                     c->kind == KP_LSTM_TISSUE ? "void" : "float", (long long)mp->scratch[idx]);
         fputs(");\n", f);
     }
-    fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
+    fputs("        if (st != LSTMC_RT_OK)\n            return st;\n", f);
+    if (c->kind == KP_LSTM_TISSUE)
+        fputs("        ctx->tissue_stats.cells += stats.cells;\n"
+              "        ctx->tissue_stats.links += stats.links;\n"
+              "        ctx->tissue_stats.sub_layers += stats.sub_layers;\n"
+              "        ctx->tissue_stats.tissues += stats.tissues;\n",
+              f);
+    fputs("    }\n", f);
 }
 
 /* --- the files --------------------------------------------------------------------- */
@@ -554,8 +563,9 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
             "%s_ARENA_SIZE bytes */\n"
             "    float alpha_inter; /* breakpoint threshold (MICRO'18 §IV) used by %s_run */\n"
             "    float alpha_intra; /* dynamic row skip threshold (MICRO'18 §V) */\n"
-            "    lstmc_rt_tissue_stats tissue_stats; /* sub-layers and tissues of the last run "
-            "*/\n} %s_ctx;\n\n",
+            "    lstmc_rt_tissue_stats tissue_stats; /* the last run's cells, links, sub-layers "
+            "and\n                                          tissues, summed over its layers */\n"
+            "} %s_ctx;\n\n",
             o->name, NAME, o->name, o->name);
     fprintf(f,
             "/* Bind ctx to the caller's arena: size >= %s_ARENA_SIZE bytes, aligned to\n"
@@ -724,7 +734,8 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
             "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
             "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
-            "    arena = ctx->arena;\n    (void)arena;\n",
+            "    arena = ctx->arena;\n    (void)arena;\n"
+            "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n",
             o->name, o->name);
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
