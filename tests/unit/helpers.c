@@ -3,8 +3,15 @@
  */
 #include "helpers.h"
 
+#include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "codegen.h"
+#include "diag.h"
+#include "driver.h"
 
 int
 helpers_allclose(const float *got, const float *want, size_t n, float rtol, float atol)
@@ -18,4 +25,111 @@ helpers_allclose(const float *got, const float *want, size_t n, float rtol, floa
         }
     }
     return 1;
+}
+
+void *
+helpers_load_npy(arena *a, const char *path, lstmc_npy_info *info)
+{
+    char err[256];
+    void *buf;
+    if (lstmc_npy_info_read(path, info, err, sizeof err) != 0)
+        return NULL;
+    buf = arena_alloc(a, info->n_bytes);
+    if (lstmc_npy_read_data(path, info, buf, info->n_bytes, err, sizeof err) != 0)
+        return NULL;
+    return buf;
+}
+
+ir_graph *
+helpers_prepare_case(arena *a, const char *c, diag *d, const void **inputs)
+{
+    char path[1024], line[1024];
+    driver_options o;
+    ir_graph *g;
+    FILE *f;
+    int i;
+    memset(&o, 0, sizeof o);
+    o.target = "host";
+    snprintf(path, sizeof path, HELPERS_FIXTURES "/%s/model.onnx", c);
+    g = driver_import(a, arena_strdup(a, path), d);
+    if (!g)
+        return NULL;
+    snprintf(path, sizeof path, HELPERS_FIXTURES "/%s/inputs.txt", c);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+        driver_binding *b = &o.shapes[o.n_shapes];
+        lstmc_npy_info info;
+        void *data;
+        if (!tab)
+            continue;
+        *tab = '\0';
+        if (nl)
+            *nl = '\0';
+        snprintf(path, sizeof path, HELPERS_FIXTURES "/%s/%s", c, tab + 1);
+        data = helpers_load_npy(a, path, &info);
+        cr_assert_not_null(data, "%s", path);
+        b->name = arena_strdup(a, line);
+        b->dtype = info.dtype;
+        b->shape.rank = info.rank;
+        for (i = 0; i < info.rank; i++)
+            b->shape.d[i] = info.dims[i];
+        for (i = 0; i < g->n_inputs; i++)
+            if (strcmp(g->inputs[i]->name, line) == 0)
+                inputs[i] = data;
+        o.n_shapes++;
+    }
+    fclose(f);
+    if (driver_prepare(g, &o, d) < 0)
+        return NULL;
+    return g;
+}
+
+int
+helpers_outputs_match(arena *a, const char *c, const ir_graph *g, void *const *outputs,
+                      const char *tag)
+{
+    int i;
+    for (i = 0; i < g->n_outputs; i++) {
+        const ir_tensor *t = g->outputs[i];
+        size_t es = ir_dtype_size(t->dtype);
+        char name[512], path[1024];
+        lstmc_npy_info info;
+        const void *want;
+        int64_t k, n = ir_shape_numel(&t->shape);
+        cg_sanitize_filename(t->name, name, sizeof name);
+        snprintf(path, sizeof path, HELPERS_FIXTURES "/%s/expected/%s.npy", c, name);
+        want = helpers_load_npy(a, path, &info);
+        if (!want || info.n_elems != n || info.dtype != (int32_t)t->dtype) {
+            fprintf(stderr, "%s: output %s: reference missing or of another shape\n", c, name);
+            return 0;
+        }
+        for (k = 0; k < n; k++) {
+            int good;
+            if (t->dtype == IR_DT_F32) {
+                float x = ((const float *)outputs[i])[k], y = ((const float *)want)[k];
+                good = fabsf(x - y) <= 1e-5f + 1e-4f * fabsf(y);
+            } else {
+                good = memcmp((const char *)outputs[i] + (size_t)k * es,
+                              (const char *)want + (size_t)k * es, es) == 0;
+            }
+            if (!good) {
+                fprintf(stderr, "%s [%s]: output %s element %lld differs\n", c, tag, name,
+                        (long long)k);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+const ir_node *
+helpers_find_op(const ir_graph *g, ir_op op, int nth)
+{
+    int i;
+    for (i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->op == op && nth-- == 0)
+            return g->nodes[i];
+    return NULL;
 }

@@ -1,12 +1,33 @@
 /*
- * helpers.h — shared test helpers: a fresh arena + diag per test, float comparison.
+ * helpers.h — shared test helpers: float comparison, and the fixture corpus
+ * (tests/fixtures/cases/<case>: model.onnx, inputs.txt, expected/*.npy from ONNX Runtime).
  */
 #ifndef LSTMC_TEST_HELPERS_H
 #define LSTMC_TEST_HELPERS_H
 
 #include <stddef.h>
 
+#include "ir.h"
+#include "lstmc_rt_npy.h"
+
+#define HELPERS_FIXTURES LSTMC_SOURCE_DIR "/tests/fixtures/cases"
+
 /* 1 when |got - want| <= atol + rtol*|want| for all n elements; prints the first miss. */
 int helpers_allclose(const float *got, const float *want, size_t n, float rtol, float atol);
+
+/* The .npy at path read into a; NULL when it cannot be read. */
+void *helpers_load_npy(arena *a, const char *path, lstmc_npy_info *info);
+
+/* Fixture case c imported and prepared with its inputs' shapes bound; inputs[i] receives
+ * graph input i's data. NULL on failure (d holds why). */
+ir_graph *helpers_prepare_case(arena *a, const char *c, diag *d, const void **inputs);
+
+/* 1 when every graph output of g (outputs[i], from ir_eval) matches case c's ONNX Runtime
+ * reference within rtol 1e-4, atol 1e-5 (integers exactly); prints the first miss with tag. */
+int helpers_outputs_match(arena *a, const char *c, const ir_graph *g, void *const *outputs,
+                          const char *tag);
+
+/* The nth live node of op in g, or NULL. */
+const ir_node *helpers_find_op(const ir_graph *g, ir_op op, int nth);
 
 #endif

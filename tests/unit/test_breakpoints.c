@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
+#include "helpers.h"
 #include "ir.h"
 #include "ir_eval.h"
 #include "ir_verify.h"
@@ -19,81 +20,8 @@
 #include "passes.h"
 #include "target.h"
 
-#define FIX LSTMC_SOURCE_DIR "/tests/fixtures/cases"
+#define FIX HELPERS_FIXTURES
 #define PIPELINE "split_gates,fold_constants,breakpoints,dce"
-
-static void *
-load_npy(arena *a, const char *path, lstmc_npy_info *info)
-{
-    char err[256];
-    void *buf;
-    if (lstmc_npy_info_read(path, info, err, sizeof err) != 0)
-        return NULL;
-    buf = arena_alloc(a, info->n_bytes);
-    if (lstmc_npy_read_data(path, info, buf, info->n_bytes, err, sizeof err) != 0)
-        return NULL;
-    return buf;
-}
-
-/* Prepare the case's model with its inputs bound; NULL on failure (diag holds why). */
-static ir_graph *
-prepare_case(arena *a, const char *c, diag *d, const void **inputs)
-{
-    char path[1024], line[1024];
-    driver_options o;
-    ir_graph *g;
-    FILE *f;
-    int i;
-    memset(&o, 0, sizeof o);
-    o.target = "host";
-    snprintf(path, sizeof path, FIX "/%s/model.onnx", c);
-    g = driver_import(a, arena_strdup(a, path), d);
-    if (!g)
-        return NULL;
-    snprintf(path, sizeof path, FIX "/%s/inputs.txt", c);
-    f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    while (fgets(line, sizeof line, f)) {
-        char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
-        driver_binding *b = &o.shapes[o.n_shapes];
-        lstmc_npy_info info;
-        void *data;
-        if (!tab)
-            continue;
-        *tab = '\0';
-        if (nl)
-            *nl = '\0';
-        snprintf(path, sizeof path, FIX "/%s/%s", c, tab + 1);
-        data = load_npy(a, path, &info);
-        cr_assert_not_null(data, "%s", path);
-        b->name = arena_strdup(a, line);
-        b->dtype = info.dtype;
-        b->shape.rank = info.rank;
-        for (i = 0; i < info.rank; i++)
-            b->shape.d[i] = info.dims[i];
-        for (i = 0; i < g->n_inputs; i++)
-            if (strcmp(g->inputs[i]->name, line) == 0)
-                inputs[i] = data;
-        o.n_shapes++;
-    }
-    fclose(f);
-    if (driver_prepare(g, &o, d) < 0)
-        return NULL;
-    return g;
-}
-
-static void
-sanitize(const char *name, char *buf, size_t n)
-{
-    size_t i;
-    for (i = 0; name[i] && i + 1 < n; i++) {
-        char ch = name[i];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                 ch == '_' || ch == '.' || ch == '-';
-        buf[i] = ok ? ch : '_';
-    }
-    buf[i] = '\0';
-}
 
 /* Run case c through PIPELINE; 1 when every output matches the reference within rtol 1e-4,
  * atol 1e-5 (integers exactly). *n_tissue counts the RnnTissue nodes made. */
@@ -105,7 +33,7 @@ case_matches(const char *c, const char *target_name, int *n_tissue)
     const void *inputs[64] = {0};
     void *outputs[64] = {0};
     pass_ctx cx;
-    ir_graph *g = prepare_case(a, c, d, inputs);
+    ir_graph *g = helpers_prepare_case(a, c, d, inputs);
     int i, ok = 1;
 
     if (!g) {
@@ -123,38 +51,7 @@ case_matches(const char *c, const char *target_name, int *n_tissue)
     for (i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_RNN_TISSUE)
             (*n_tissue)++;
-    for (i = 0; i < g->n_outputs && ok; i++) {
-        const ir_tensor *t = g->outputs[i];
-        char name[512], path[1024];
-        lstmc_npy_info info;
-        const void *want;
-        int64_t k, n = ir_shape_numel(&t->shape);
-        sanitize(t->name, name, sizeof name);
-        snprintf(path, sizeof path, FIX "/%s/expected/%s.npy", c, name);
-        want = load_npy(a, path, &info);
-        if (!want || info.n_elems != n || info.dtype != (int32_t)t->dtype) {
-            fprintf(stderr, "%s: output %s: reference missing or of another shape\n", c, name);
-            ok = 0;
-            break;
-        }
-        for (k = 0; k < n; k++) {
-            int good;
-            if (t->dtype == IR_DT_F32) {
-                float x = ((const float *)outputs[i])[k], y = ((const float *)want)[k];
-                good = fabsf(x - y) <= 1e-5f + 1e-4f * fabsf(y);
-            } else {
-                good = memcmp((const char *)outputs[i] + k * (int64_t)ir_dtype_size(t->dtype),
-                              (const char *)want + k * (int64_t)ir_dtype_size(t->dtype),
-                              ir_dtype_size(t->dtype)) == 0;
-            }
-            if (!good) {
-                fprintf(stderr, "%s [%s]: output %s element %lld differs\n", c, PIPELINE, name,
-                        (long long)k);
-                ok = 0;
-                break;
-            }
-        }
-    }
+    ok = helpers_outputs_match(a, c, g, outputs, PIPELINE);
     arena_free(a);
     return ok;
 }
@@ -194,15 +91,6 @@ Test(breakpoints, every_fixture_alpha0_tegra_x1)
     every_fixture("tegra-x1");
 }
 
-static const ir_node *
-find_op(const ir_graph *g, ir_op op, int nth)
-{
-    int i;
-    for (i = 0; i < g->n_nodes; i++)
-        if (!g->nodes[i]->dead && g->nodes[i]->op == op && nth-- == 0)
-            return g->nodes[i];
-    return NULL;
-}
 
 /* lstm_fwd_b3_noB (H from the model): the packed RnnRec becomes one RnnTissue reading the
  * projection, the packed U, D = sum|U| per gate row (checked against the ONNX R), zero
@@ -212,14 +100,14 @@ Test(breakpoints, structure_lstm_fwd_b3_noB)
     arena *a = arena_new(0);
     diag *d = diag_new(a, "lstm_fwd_b3_noB", NULL);
     const void *inputs[8] = {0};
-    ir_graph *g = prepare_case(a, "lstm_fwd_b3_noB", d, inputs);
+    ir_graph *g = helpers_prepare_case(a, "lstm_fwd_b3_noB", d, inputs);
     const ir_node *lstm, *proj, *tis;
     const ir_tensor *R, *Y_h, *sums, *Up;
     pass_ctx cx;
     int64_t H, r, k;
 
     cr_assert_not_null(g, "%s", diag_text(d));
-    lstm = find_op(g, IR_OP_LSTM, 0);
+    lstm = helpers_find_op(g, IR_OP_LSTM, 0);
     cr_assert_not_null(lstm);
     R = ir_in(lstm, 2);
     Y_h = ir_out(lstm, 1);
@@ -228,12 +116,12 @@ Test(breakpoints, structure_lstm_fwd_b3_noB)
     cx.t = target_find("host");
     cr_assert_eq(pass_run_list(g, PIPELINE, &cx, d), 0, "%s", diag_text(d));
     cr_assert_eq(ir_verify(g, d), 0, "%s", diag_text(d));
-    cr_assert_null(find_op(g, IR_OP_RNN_REC, 0));
-    proj = find_op(g, IR_OP_RNN_PROJ, 0);
-    tis = find_op(g, IR_OP_RNN_TISSUE, 0);
+    cr_assert_null(helpers_find_op(g, IR_OP_RNN_REC, 0));
+    proj = helpers_find_op(g, IR_OP_RNN_PROJ, 0);
+    tis = helpers_find_op(g, IR_OP_RNN_TISSUE, 0);
     cr_assert_not_null(proj);
     cr_assert_not_null(tis);
-    cr_assert_null(find_op(g, IR_OP_RNN_TISSUE, 1));
+    cr_assert_null(helpers_find_op(g, IR_OP_RNN_TISSUE, 1));
     cr_assert_str_eq(tis->op_type, "lstmc.RnnTissue");
     cr_assert_lt(proj->id, tis->id);
     cr_assert_eq(tis->n_inputs, 9);
@@ -284,7 +172,7 @@ Test(breakpoints, structure_pt_har_lstm_tegra)
     arena *a = arena_new(0);
     diag *d = diag_new(a, "pt_har_lstm", NULL);
     const void *inputs[8] = {0};
-    ir_graph *g = prepare_case(a, "pt_har_lstm", d, inputs);
+    ir_graph *g = helpers_prepare_case(a, "pt_har_lstm", d, inputs);
     pass_ctx cx;
     int i, n_lstm = 0, n_tis = 0;
 
@@ -305,7 +193,7 @@ Test(breakpoints, structure_pt_har_lstm_tegra)
         cr_assert_eq(ir_attr_int(n, "cell", -1), 0);
     }
     cr_assert_eq(n_tis, n_lstm);
-    cr_assert_null(find_op(g, IR_OP_RNN_REC, 0));
+    cr_assert_null(helpers_find_op(g, IR_OP_RNN_REC, 0));
     arena_free(a);
 }
 
@@ -319,14 +207,14 @@ Test(breakpoints, gru_and_rnn_untouched)
         arena *a = arena_new(0);
         diag *d = diag_new(a, cases[c], NULL);
         const void *inputs[8] = {0};
-        ir_graph *g = prepare_case(a, cases[c], d, inputs);
+        ir_graph *g = helpers_prepare_case(a, cases[c], d, inputs);
         pass_ctx cx;
 
         cr_assert_not_null(g, "%s", diag_text(d));
         memset(&cx, 0, sizeof cx);
         cr_assert_eq(pass_run_list(g, PIPELINE, &cx, d), 0, "%s", diag_text(d));
-        cr_assert_not_null(find_op(g, IR_OP_RNN_REC, 0));
-        cr_assert_null(find_op(g, IR_OP_RNN_TISSUE, 0));
+        cr_assert_not_null(helpers_find_op(g, IR_OP_RNN_REC, 0));
+        cr_assert_null(helpers_find_op(g, IR_OP_RNN_TISSUE, 0));
         arena_free(a);
     }
 }
@@ -337,14 +225,14 @@ Test(breakpoints, unpacked_layer_untouched)
     arena *a = arena_new(0);
     diag *d = diag_new(a, "lstm_fwd_b1", NULL);
     const void *inputs[8] = {0};
-    ir_graph *g = prepare_case(a, "lstm_fwd_b1", d, inputs);
+    ir_graph *g = helpers_prepare_case(a, "lstm_fwd_b1", d, inputs);
     pass_ctx cx;
 
     cr_assert_not_null(g, "%s", diag_text(d));
     memset(&cx, 0, sizeof cx);
     cr_assert_eq(pass_run_list(g, "split_gates,breakpoints", &cx, d), 0, "%s", diag_text(d));
-    cr_assert_not_null(find_op(g, IR_OP_RNN_REC, 0));
-    cr_assert_null(find_op(g, IR_OP_RNN_TISSUE, 0));
+    cr_assert_not_null(helpers_find_op(g, IR_OP_RNN_REC, 0));
+    cr_assert_null(helpers_find_op(g, IR_OP_RNN_TISSUE, 0));
     arena_free(a);
 }
 
@@ -357,7 +245,7 @@ Test(breakpoints, alpha_attribute_carried)
     diag *d = diag_new(a, "lstm_seqlens", NULL);
     const void *inputs[8] = {0};
     void *outputs[8] = {0};
-    ir_graph *g = prepare_case(a, "lstm_seqlens", d, inputs);
+    ir_graph *g = helpers_prepare_case(a, "lstm_seqlens", d, inputs);
     pass_ctx cx;
     ir_node *rec;
     const ir_node *tis;
@@ -367,11 +255,11 @@ Test(breakpoints, alpha_attribute_carried)
     cr_assert_not_null(g, "%s", diag_text(d));
     memset(&cx, 0, sizeof cx);
     cr_assert_eq(pass_run_list(g, "split_gates,fold_constants", &cx, d), 0, "%s", diag_text(d));
-    rec = (ir_node *)find_op(g, IR_OP_RNN_REC, 0);
+    rec = (ir_node *)helpers_find_op(g, IR_OP_RNN_REC, 0);
     cr_assert_not_null(rec);
     ir_attr_set_float(g, rec, "alpha_inter", 1e30f);
     cr_assert_eq(pass_run_list(g, "breakpoints,dce", &cx, d), 0, "%s", diag_text(d));
-    tis = find_op(g, IR_OP_RNN_TISSUE, 0);
+    tis = helpers_find_op(g, IR_OP_RNN_TISSUE, 0);
     cr_assert_not_null(tis);
     cr_assert_eq(ir_attr_float(tis, "alpha_inter", 0.0f), 1e30f);
     cr_assert_eq(ir_eval(a, g, inputs, outputs, d), 0, "%s", diag_text(d));

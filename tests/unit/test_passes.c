@@ -13,86 +13,14 @@
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
+#include "helpers.h"
 #include "ir.h"
 #include "ir_eval.h"
 #include "lstmc_rt_npy.h"
 #include "passes.h"
 #include "target.h"
 
-#define FIX LSTMC_SOURCE_DIR "/tests/fixtures/cases"
-
-static void *
-load_npy(arena *a, const char *path, lstmc_npy_info *info)
-{
-    char err[256];
-    void *buf;
-    if (lstmc_npy_info_read(path, info, err, sizeof err) != 0)
-        return NULL;
-    buf = arena_alloc(a, info->n_bytes);
-    if (lstmc_npy_read_data(path, info, buf, info->n_bytes, err, sizeof err) != 0)
-        return NULL;
-    return buf;
-}
-
-/* Prepare the case's model with its inputs bound; NULL on failure (diag holds why). */
-static ir_graph *
-prepare_case(arena *a, const char *c, diag *d, const void **inputs)
-{
-    char path[1024], line[1024];
-    driver_options o;
-    ir_graph *g;
-    FILE *f;
-    int i;
-    memset(&o, 0, sizeof o);
-    o.target = "host";
-    snprintf(path, sizeof path, FIX "/%s/model.onnx", c);
-    g = driver_import(a, arena_strdup(a, path), d);
-    if (!g)
-        return NULL;
-    snprintf(path, sizeof path, FIX "/%s/inputs.txt", c);
-    f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    while (fgets(line, sizeof line, f)) {
-        char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
-        driver_binding *b = &o.shapes[o.n_shapes];
-        lstmc_npy_info info;
-        void *data;
-        if (!tab)
-            continue;
-        *tab = '\0';
-        if (nl)
-            *nl = '\0';
-        snprintf(path, sizeof path, FIX "/%s/%s", c, tab + 1);
-        data = load_npy(a, path, &info);
-        cr_assert_not_null(data, "%s", path);
-        b->name = arena_strdup(a, line);
-        b->dtype = info.dtype;
-        b->shape.rank = info.rank;
-        for (i = 0; i < info.rank; i++)
-            b->shape.d[i] = info.dims[i];
-        for (i = 0; i < g->n_inputs; i++)
-            if (strcmp(g->inputs[i]->name, line) == 0)
-                inputs[i] = data;
-        o.n_shapes++;
-    }
-    fclose(f);
-    if (driver_prepare(g, &o, d) < 0)
-        return NULL;
-    return g;
-}
-
-static void
-sanitize(const char *name, char *buf, size_t n)
-{
-    size_t i;
-    for (i = 0; name[i] && i + 1 < n; i++) {
-        char ch = name[i];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                 ch == '_' || ch == '.' || ch == '-';
-        buf[i] = ok ? ch : '_';
-    }
-    buf[i] = '\0';
-}
+#define FIX HELPERS_FIXTURES
 
 /* Run case c with pass list `passes` minus `disable`; 1 when every output matches the
  * reference within rtol 1e-4, atol 1e-5 (integers exactly). */
@@ -104,8 +32,8 @@ case_matches(const char *c, const char *passes, const char *disable)
     const void *inputs[64] = {0};
     void *outputs[64] = {0};
     pass_ctx cx;
-    ir_graph *g = prepare_case(a, c, d, inputs);
-    int i, ok = 1;
+    ir_graph *g = helpers_prepare_case(a, c, d, inputs);
+    int ok = 1;
     const char *dis[1];
 
     if (!g) {
@@ -125,38 +53,7 @@ case_matches(const char *c, const char *passes, const char *disable)
         arena_free(a);
         return 0;
     }
-    for (i = 0; i < g->n_outputs && ok; i++) {
-        const ir_tensor *t = g->outputs[i];
-        char name[512], path[1024];
-        lstmc_npy_info info;
-        const void *want;
-        int64_t k, n = ir_shape_numel(&t->shape);
-        sanitize(t->name, name, sizeof name);
-        snprintf(path, sizeof path, FIX "/%s/expected/%s.npy", c, name);
-        want = load_npy(a, path, &info);
-        if (!want || info.n_elems != n || info.dtype != (int32_t)t->dtype) {
-            fprintf(stderr, "%s: output %s: reference missing or of another shape\n", c, name);
-            ok = 0;
-            break;
-        }
-        for (k = 0; k < n; k++) {
-            int good;
-            if (t->dtype == IR_DT_F32) {
-                float x = ((const float *)outputs[i])[k], y = ((const float *)want)[k];
-                good = fabsf(x - y) <= 1e-5f + 1e-4f * fabsf(y);
-            } else {
-                good = memcmp((const char *)outputs[i] + k * (int64_t)ir_dtype_size(t->dtype),
-                              (const char *)want + k * (int64_t)ir_dtype_size(t->dtype),
-                              ir_dtype_size(t->dtype)) == 0;
-            }
-            if (!good) {
-                fprintf(stderr, "%s [%s -%s]: output %s element %lld differs\n", c, passes,
-                        disable ? disable : "", name, (long long)k);
-                ok = 0;
-                break;
-            }
-        }
-    }
+    ok = helpers_outputs_match(a, c, g, outputs, passes);
     arena_free(a);
     return ok;
 }
@@ -219,15 +116,6 @@ Test(passes, unknown_pass_is_reported)
     arena_free(a);
 }
 
-static const ir_node *
-find_op(const ir_graph *g, ir_op op, int nth)
-{
-    int i;
-    for (i = 0; i < g->n_nodes; i++)
-        if (!g->nodes[i]->dead && g->nodes[i]->op == op && nth-- == 0)
-            return g->nodes[i];
-    return NULL;
-}
 
 /* split_gates on a bidirectional LSTM (I 3, H 4): one projection [2, T*N, 16] before one
  * recurrence; fold_constants packs W^T and sums the biases, checked element by element
@@ -237,7 +125,7 @@ Test(split_gates, structure_and_folded_constants)
     arena *a = arena_new(0);
     diag *d = diag_new(a, "lstm_bidir_init", NULL);
     const void *inputs[8] = {0};
-    ir_graph *g = prepare_case(a, "lstm_bidir_init", d, inputs);
+    ir_graph *g = helpers_prepare_case(a, "lstm_bidir_init", d, inputs);
     pass_ctx cx;
     const ir_node *lstm, *proj, *rec;
     const ir_tensor *W, *B, *R, *Wt, *bias, *Rt, *X;
@@ -245,7 +133,7 @@ Test(split_gates, structure_and_folded_constants)
     int64_t D, GH, I, H, r, k, T, N;
 
     cr_assert_not_null(g, "%s", diag_text(d));
-    lstm = find_op(g, IR_OP_LSTM, 0);
+    lstm = helpers_find_op(g, IR_OP_LSTM, 0);
     cr_assert_not_null(lstm);
     X = ir_in(lstm, 0);
     W = ir_in(lstm, 1);
@@ -261,9 +149,9 @@ Test(split_gates, structure_and_folded_constants)
     memset(&cx, 0, sizeof cx);
     cx.t = target_find("host");
     cr_assert_eq(pass_run_list(g, "split_gates", &cx, d), 0, "%s", diag_text(d));
-    cr_assert_null(find_op(g, IR_OP_LSTM, 0));
-    proj = find_op(g, IR_OP_RNN_PROJ, 0);
-    rec = find_op(g, IR_OP_RNN_REC, 0);
+    cr_assert_null(helpers_find_op(g, IR_OP_LSTM, 0));
+    proj = helpers_find_op(g, IR_OP_RNN_PROJ, 0);
+    rec = helpers_find_op(g, IR_OP_RNN_REC, 0);
     cr_assert_not_null(proj);
     cr_assert_not_null(rec);
     cr_assert_lt(proj->id, rec->id, "the projection runs before the time loop");
@@ -309,20 +197,20 @@ Test(split_gates, gru_linear_before_reset_keeps_rbh)
     arena *a = arena_new(0);
     diag *d = diag_new(a, "gru_fwd_lbr1", NULL);
     const void *inputs[8] = {0};
-    ir_graph *g = prepare_case(a, "gru_fwd_lbr1", d, inputs);
+    ir_graph *g = helpers_prepare_case(a, "gru_fwd_lbr1", d, inputs);
     pass_ctx cx;
     const ir_node *rec, *gru;
     const ir_tensor *B;
     int64_t H, j;
 
     cr_assert_not_null(g, "%s", diag_text(d));
-    gru = find_op(g, IR_OP_GRU, 0);
+    gru = helpers_find_op(g, IR_OP_GRU, 0);
     B = ir_in(gru, 3);
     cr_assert_not_null(B);
     H = ir_attr_int(gru, "hidden_size", 0);
     memset(&cx, 0, sizeof cx);
     cr_assert_eq(pass_run_list(g, "split_gates,fold_constants", &cx, d), 0);
-    rec = find_op(g, IR_OP_RNN_REC, 0);
+    rec = helpers_find_op(g, IR_OP_RNN_REC, 0);
     cr_assert_not_null(ir_in(rec, 2));
     cr_assert_eq(ir_in(rec, 2)->shape.d[1], H);
     for (j = 0; j < H; j++)
