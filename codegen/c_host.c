@@ -558,6 +558,13 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
     put_float(f, o->alpha_inter);
     fprintf(f, "\n#define %s_ALPHA_INTRA ", NAME);
     put_float(f, o->alpha_intra);
+    fprintf(f, "\n/* The range lstmc tune measured (--thresholds; 0 when not tuned): the upper\n"
+               " * limits of alpha_inter and alpha_intra, bounds for lstmc_rt_uo. */\n"
+               "#define %s_ALPHA_INTER_MAX ",
+            NAME);
+    put_float(f, o->alpha_inter_max);
+    fprintf(f, "\n#define %s_ALPHA_INTRA_MAX ", NAME);
+    put_float(f, o->alpha_intra_max);
     fprintf(f,
             "\n\ntypedef struct %s_ctx {\n    unsigned char *arena; /* caller-owned, "
             "%s_ARENA_SIZE bytes */\n"

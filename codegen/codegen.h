@@ -24,6 +24,8 @@ typedef struct cg_options {
     int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
     float alpha_inter;  /* default thresholds compiled into <name>_init */
     float alpha_intra;
+    float alpha_inter_max; /* the range lstmc tune found (0: not tuned) */
+    float alpha_intra_max;
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */

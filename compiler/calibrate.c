@@ -157,6 +157,14 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
 int
 calibrate_run(arena *a, const driver_options *o, const char *data, const char *out, diag *d)
 {
+    calib_summary s;
+    return calibrate_run_summary(a, o, data, out, &s, d);
+}
+
+int
+calibrate_run_summary(arena *a, const driver_options *o, const char *data, const char *out,
+                      calib_summary *sum, diag *d)
+{
     driver_options o2 = *o;
     const target *t = target_resolve(o->target, d);
     lstmc_npy_info info;
@@ -342,8 +350,34 @@ calibrate_run(arena *a, const driver_options *o, const char *data, const char *o
             fputc('\n', stderr);
         }
     }
-    for (i = 0; i < nl; i++)
+    memset(sum, 0, sizeof *sum);
+    sum->n_layers = nl;
+    sum->seq_len = L[0].T;
+    sum->hidden = L[0].H;
+    {
+        size_t tot = 0, at = 0;
+        float *all;
+        for (i = 0; i < nl; i++)
+            tot += (size_t)L[i].nS;
+        all = tot ? malloc(tot * sizeof *all) : NULL;
+        if (all) {
+            for (i = 0; i < nl; i++) {
+                memcpy(all + at, L[i].S, (size_t)L[i].nS * sizeof *all);
+                at += (size_t)L[i].nS;
+            }
+            qsort(all, tot, sizeof *all, cmp_f);
+            for (j = 0; j <= 100; j++)
+                sum->s_pct[j] = all[(size_t)((double)j / 100.0 * (double)(tot - 1))];
+            free(all);
+        }
+    }
+    for (i = 0; i < nl; i++) {
+        if (L[i].H < sum->hidden)
+            sum->hidden = L[i].H;
+        if (L[i].nS > 0 && L[i].S[L[i].nS - 1] > sum->s_max)
+            sum->s_max = L[i].S[L[i].nS - 1]; /* sorted above */
         free(L[i].S);
+    }
     if (ferror(f) | (fclose(f) != 0)) {
         diag_error(d, "writing %s failed", out);
         return -1;

@@ -48,6 +48,19 @@ typedef struct calib_table {
 int calibrate_run(arena *a, const driver_options *o, const char *data, const char *out,
                   diag *d);
 
+/* What calibrate_run_summary also tells (lstmc tune sizes its threshold range from it). */
+typedef struct calib_summary {
+    int n_layers;     /* LSTM layers calibrated */
+    int64_t seq_len;  /* T of the first layer (N_origin of MICRO'18 Eq. 7) */
+    int64_t hidden;   /* the smallest hidden size of the layers */
+    float s_max;      /* the largest relevance S of any link seen (Algorithm 2) */
+    float s_pct[101]; /* percentiles 0..100 of S over the links of every layer */
+} calib_summary;
+
+/* calibrate_run, filling *s as well. */
+int calibrate_run_summary(arena *a, const driver_options *o, const char *data, const char *out,
+                          calib_summary *s, diag *d);
+
 /* Read a CALIB file into *t (all in a). Returns 0, or -1 after reporting through d (the
  * file, the line and what is wrong). */
 int calib_read(arena *a, const char *path, calib_table *t, diag *d);

@@ -411,6 +411,8 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.target = o->target;
     co.alpha_inter = o->alpha_inter;
     co.alpha_intra = o->alpha_intra;
+    co.alpha_inter_max = o->alpha_inter_max;
+    co.alpha_intra_max = o->alpha_intra_max;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
     return cg_write(g, &kp, &mp, &co, d);
 }

@@ -10,12 +10,10 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -27,9 +25,9 @@
 #include "ir_print.h"
 #include "lstmc_rt_npy.h"
 #include "outdir.h"
+#include "proc.h"
+#include "tune.h"
 #include "target.h"
-
-extern char **environ;
 
 static const char usage_text[] =
     "usage:\n"
@@ -39,6 +37,8 @@ static const char usage_text[] =
     "  lstmc targets                                        built-in target profiles\n"
     "  lstmc analyze MODEL.onnx [--llc=BYTES] [--dim=SYM=N]  working set, traffic, DRE\n"
     "  lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB  predicted context link (Eq. 6)\n"
+    "  lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
+    "                                                       choose the thresholds (lstmc tune -h)\n"
     "options:\n"
     "  --name=NAME          C prefix of the generated library (default: from the file name)\n"
     "  --dim=SYM=N          value of a symbolic input dim (dim_param SYM)\n"
@@ -50,6 +50,7 @@ static const char usage_text[] =
     "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
+    "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis\n"
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
@@ -74,6 +75,7 @@ typedef struct cli {
     const char *output_dir;
     const char *keep_build;
     const char *data; /* calibrate: --data */
+    const char *thresholds; /* --thresholds=TUNED */
     int force; /* --force: replace an OUTDIR lstmc did not make */
 } cli;
 
@@ -116,7 +118,7 @@ parse_args(int argc, char **argv, cli *c)
                      strcmp(argv[1], "targets") == 0 || strcmp(argv[1], "calibrate") == 0)) {
         c->cmd = argv[1];
         i = 2;
-    } else if (argc > 1 && (strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "profile") == 0)) {
+    } else if (argc > 1 && strcmp(argv[1], "profile") == 0) {
         fprintf(stderr, "lstmc: '%s' is not available in this version yet\n", argv[1]);
         return 2;
     } else {
@@ -164,6 +166,8 @@ parse_args(int argc, char **argv, cli *c)
             c->o.emit = v;
         } else if ((v = opt_value(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
+        } else if ((v = opt_value(argc, argv, &i, "--thresholds"))) {
+            c->thresholds = v;
         } else if ((v = opt_value(argc, argv, &i, "--data"))) {
             c->data = v;
         } else if ((v = opt_value(argc, argv, &i, "--keep-build"))) {
@@ -216,6 +220,8 @@ parse_args(int argc, char **argv, cli *c)
     }
     if (strcmp(c->cmd, "targets") == 0)
         return 0;
+    if (c->thresholds && (c->o.has_alpha_inter || c->o.alpha_intra != 0))
+        return usage("give either --thresholds or --alpha-inter / --alpha-intra%s", "");
     if (!c->o.model)
         return usage("no model given%s", "");
     if (strcmp(c->cmd, "compile") == 0 && !c->o.outdir)
@@ -285,6 +291,10 @@ cmd_compile(cli *c)
     const char *final = c->o.outdir;
     int rc = 1;
 
+    if (c->thresholds && tune_load(a, c->thresholds, &c->o, d) < 0) {
+        arena_free(a);
+        return 1;
+    }
     /* write beside OUTDIR, swap in only on success: a failed compile loses nothing */
     c->o.outdir = outdir_begin(final, c->force, d);
     if (c->o.outdir) {
@@ -297,30 +307,6 @@ cmd_compile(cli *c)
     return rc;
 }
 
-/* Run argv, wait, and return its exit status (or 1 with a message if it cannot start or
- * dies of a signal). */
-static int
-spawn_wait(char *const argv[])
-{
-    pid_t pid;
-    int st, err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (err != 0) {
-        fprintf(stderr, "lstmc: cannot run '%s': %s\n", argv[0], strerror(err));
-        return 127;
-    }
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, "lstmc: waiting for '%s': %s\n", argv[0], strerror(errno));
-            return 1;
-        }
-    }
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    fprintf(stderr, "lstmc: '%s' died of signal %d\n", argv[0], WTERMSIG(st));
-    return 1;
-}
-
-
 /* "'x', 'h0'" */
 static const char *
 input_list(arena *a, const ir_graph *g)
@@ -330,29 +316,6 @@ input_list(arena *a, const ir_graph *g)
     for (i = 0; i < g->n_inputs; i++)
         s = arena_printf(a, "%s%s'%s'", s, i ? ", " : "", g->inputs[i]->name);
     return s;
-}
-
-/* mkdir -p */
-static int
-make_dirs(const char *path)
-{
-    char buf[4096];
-    size_t i, n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char ch = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            buf[i] = ch;
-        }
-    }
-    return 0;
 }
 
 static int
@@ -467,12 +430,12 @@ cmd_run(cli *c)
         char *argv_make[] = {make_s, dash_s, dash_c, builddir, ccvar, cflags, NULL};
         snprintf(ccvar, sizeof ccvar, "CC=%s", cc && *cc ? cc : "cc");
         snprintf(cflags, sizeof cflags, "CFLAGS=-O2 %s", extra ? extra : "");
-        if (spawn_wait(argv_make) != 0) {
+        if (proc_run(argv_make, NULL) != 0) {
             diag_error(d, "building the generated library in %s failed", builddir);
             goto out;
         }
     }
-    if (make_dirs(c->output_dir) != 0) {
+    if (proc_mkdirs(c->output_dir) != 0) {
         diag_error(d, "cannot create output folder '%s': %s", c->output_dir, strerror(errno));
         goto out;
     }
@@ -487,7 +450,7 @@ cmd_run(cli *c)
         for (i = 0; i < g->n_inputs; i++)
             argv_run[k++] = (char *)paths[i];
         argv_run[k] = NULL;
-        st = spawn_wait(argv_run);
+        st = proc_run(argv_run, NULL);
         rc = st == 0 ? 0 : 1;
     }
 out:
@@ -504,6 +467,8 @@ main(int argc, char **argv)
     int rc;
     if (argc > 1 && strcmp(argv[1], "analyze") == 0)
         return analyze_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "tune") == 0)
+        return tune_main(argc - 1, argv + 1);
     rc = parse_args(argc, argv, &c);
     if (rc)
         return rc;

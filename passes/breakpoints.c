@@ -31,9 +31,6 @@
 #include "passes.h"
 #include "target.h"
 
-/* MTS when the target does not know one (MICRO'18 Fig. 9 measured 5 and 6 on a Tegra X1;
- * on a CPU a somewhat larger tissue still fits the cache). */
-#define DEFAULT_MTS 8
 
 /*
  * HOOK (--alpha-inter): the compile-time default threshold. pass_ctx has no field for it
@@ -129,7 +126,7 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
             strcmp(rec->attrs[i].name, "alpha_inter") != 0)
             *ir_attr_add(g, n, rec->attrs[i].name, rec->attrs[i].kind) = rec->attrs[i];
     ir_attr_set_float(g, n, "alpha_inter", alpha);
-    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : DEFAULT_MTS);
+    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
     for (i = 0; i < 3 && i < rec->n_outputs; i++)
         if (rec->outputs[i])
             ir_node_set_output(n, i, rec->outputs[i]);

@@ -1,0 +1,73 @@
+/*
+ * tune.h — `lstmc tune`: the accuracy–performance dial of MICRO'18 §IV-D and §VI-C.
+ *
+ *   lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED [options]
+ *
+ * The paper's offline steps, on the user's data: the MTS from the target profile;
+ * N_min = ceil(N_origin / MTS) (Eq. 7); the alpha_inter upper limit, the smallest alpha_inter
+ * at which the model equipped with the optimisations runs N_min tissues per layer; the
+ * alpha_intra range; then 11 threshold sets, set i = (i/10 of each upper limit), each
+ * measured for accuracy and speed. AO (accuracy oriented) is the fastest set whose accuracy
+ * is at least A times the exact model's; BPA (best performance-accuracy) the set with the
+ * highest speed-up x normalised accuracy. The exact schedule itself is a candidate for both,
+ * so a set is only chosen when it is really faster. Everything is reported on held-out
+ * samples the tuning did not see. docs/TUNING.md has the whole story.
+ *
+ * TUNED (text, written last, atomically):
+ *   lstmc-thresholds 1
+ *   schedule approx|exact        exact: the AO choice is the exact schedule
+ *   alpha_inter X                the AO thresholds (what --thresholds=TUNED embeds)
+ *   alpha_intra Y
+ *   alpha_inter_max X            the tuned range (upper limits; the UO scheme's bounds)
+ *   alpha_intra_max Y
+ *   bpa_alpha_inter X
+ *   bpa_alpha_intra Y
+ *   calib FILE                   the predicted context link, relative to TUNED's folder
+ * '#' lines are comments. Beside it: TUNED.calib, TUNED.svg (the Fig. 19 style plot) and
+ * TUNED.txt (the table printed on stdout).
+ */
+#ifndef LSTMC_TUNE_H
+#define LSTMC_TUNE_H
+
+typedef struct arena arena;
+typedef struct diag diag;
+typedef struct driver_options driver_options;
+
+#define TUNE_SETS 11
+
+/* One measured threshold set. */
+typedef struct tune_point {
+    double alpha_inter, alpha_intra;
+    double us;       /* median microseconds per inference */
+    double speedup;  /* the exact schedule's time / us (or the model's estimate) */
+    double accuracy; /* against the labels, or agreement with the exact model */
+    double norm_acc; /* accuracy / the exact model's accuracy */
+    double tissues;  /* tissues per layer, mean over samples */
+    double skipped;  /* fraction of recurrent rows skipped (dynamic row skip), 0..1 */
+} tune_point;
+
+/*
+ * AO and BPA over p[0..n-1] (MICRO'18 §VI-C). The exact schedule counts as a candidate with
+ * speed-up 1 and normalised accuracy 1; it is index -1. AO: the highest speed-up among the
+ * points with norm_acc >= pref (ties: the lower index); BPA: the highest speedup * norm_acc
+ * (ties: the lower index).
+ */
+void tune_pick(const tune_point *p, int n, double pref, int *ao, int *bpa);
+
+/* N_min of Eq. 7: ceil(n_origin / mts); mts < 1 counts as 1. */
+long long tune_n_min(long long n_origin, int mts);
+
+/*
+ * The user-oriented scheme's step (see lstmc_rt_uo.h for the runtime side) lives in the
+ * runtime; the compiler side is only the tuned range in TUNED.
+ */
+
+/* Read TUNED into o: alpha_inter/alpha_intra (and has_alpha_inter when the schedule is
+ * approx), the calib path (unless o->calib is set) and the tuned range. Returns 0, or -1
+ * after reporting through d. Strings are allocated in a. */
+int tune_load(arena *a, const char *path, driver_options *o, diag *d);
+
+/* `lstmc tune ...` (argv[0] is "tune"). Returns the exit status. */
+int tune_main(int argc, char **argv);
+
+#endif /* LSTMC_TUNE_H */

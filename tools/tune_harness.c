@@ -1,0 +1,149 @@
+/*
+ * tune_harness.c — the measuring program of `lstmc tune` (compiler/tune.c). lstmc embeds this
+ * file, writes it next to a library it generated and builds it with the library:
+ *
+ *   cc -O2 -DMODEL_H='"NAME.h"' -DPFX=NAME -DUPFX=UPPER_NAME -DN_LAYERS=L [-DBASELINE]
+ *      tune_harness.c runtime/src/rt_npy.c libNAME.a -lm
+ *
+ *   harness X.npy FIRST COUNT REPS OUT.npy [ALPHA_INTER ALPHA_INTRA]...
+ *
+ * For every threshold pair (set per run with NAME_set_thresholds, no recompilation; one set
+ * and no pairs with -DBASELINE, a library compiled without the approximations), runs samples
+ * FIRST .. FIRST+COUNT-1 of X (samples of the model's one input stacked on axis 0) REPS times
+ * each, and prints one line
+ *
+ *   SET MEDIAN_US TISSUES_PER_LAYER SUB_LAYERS_PER_LAYER
+ *
+ * after a first line "out C NUMEL" (the last dim and the element count of output 0)
+ * (median microseconds of one inference over COUNT * REPS runs; the tissue counts are the
+ * runtime's tissue_stats, which sum the layers of a run, over N_LAYERS, averaged over the
+ * samples; 0 with -DBASELINE). OUT.npy receives output 0 of every run: float32
+ * [SETS, COUNT, OUTPUT_0_NUMEL]. The caller (lstmc) scores the outputs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include MODEL_H
+#include "lstmc_rt_npy.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define API(s) CAT(PFX, s)
+#define MAC(s) CAT(UPFX, s)
+
+static unsigned char arena_raw[MAC(_ARENA_SIZE) + LSTMC_RT_ALIGN];
+
+static double
+now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static int
+cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int
+fail(const char *what)
+{
+    fprintf(stderr, "tune_harness: %s\n", what);
+    return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+    unsigned char *arena =
+        arena_raw + (LSTMC_RT_ALIGN - (size_t)arena_raw % LSTMC_RT_ALIGN) % LSTMC_RT_ALIGN;
+    const int64_t numel = MAC(_OUTPUT_0_NUMEL);
+    char err[256];
+    lstmc_npy_info xi;
+    unsigned char *X;
+    float *outs;
+    double *times;
+    int64_t first, count, k, dims[3];
+    int reps, s, r, n_sets;
+    size_t sample_bytes;
+    API(_ctx) ctx;
+
+    if (argc < 6 || (argc - 6) % 2 != 0)
+        return fail("usage: harness X.npy FIRST COUNT REPS OUT.npy [ALPHA_INTER ALPHA_INTRA]...");
+    if (MAC(_OUTPUT_0_DTYPE) != LSTMC_RT_F32)
+        return fail("output 0 is not float32");
+    if (lstmc_npy_info_read(argv[1], &xi, err, sizeof err) != 0 || xi.rank < 1 ||
+        xi.dims[0] < 1)
+        return fail(err);
+    first = atoll(argv[2]);
+    count = atoll(argv[3]);
+    reps = atoi(argv[4]);
+    sample_bytes = xi.n_bytes / (size_t)xi.dims[0];
+    if (sample_bytes !=
+            (size_t)MAC(_INPUT_0_NUMEL) * lstmc_rt_dtype_size(MAC(_INPUT_0_DTYPE)) ||
+        first < 0 || count < 1 || first + count > xi.dims[0] || reps < 1)
+        return fail("the data does not fit the model, or the sample range is wrong");
+#ifdef BASELINE
+    n_sets = 1;
+#else
+    n_sets = (argc - 6) / 2;
+    if (n_sets < 1)
+        return fail("no threshold pairs");
+#endif
+    X = malloc(xi.n_bytes);
+    outs = malloc((size_t)(n_sets * count * numel) * sizeof *outs);
+    times = malloc((size_t)(count * reps) * sizeof *times);
+    if (!X || !outs || !times)
+        return fail("out of memory");
+    if (lstmc_npy_read_data(argv[1], &xi, X, xi.n_bytes, err, sizeof err) != 0)
+        return fail(err);
+    if (API(_init)(&ctx, arena, MAC(_ARENA_SIZE)) != LSTMC_RT_OK)
+        return fail("init failed");
+    {
+        static const int64_t oshape[] = MAC(_OUTPUT_0_SHAPE);
+        printf("out %lld %lld\n", (long long)oshape[MAC(_OUTPUT_0_RANK) - 1], (long long)numel);
+    }
+    for (s = 0; s < n_sets; s++) {
+        double tis = 0, sub = 0;
+#ifndef BASELINE
+        if (API(_set_thresholds)(&ctx, (float)atof(argv[6 + 2 * s]),
+                                 (float)atof(argv[7 + 2 * s])) != LSTMC_RT_OK)
+            return fail("bad thresholds");
+#endif
+        for (k = 0; k < count; k++) {
+            const void *in[1];
+            void *o[1];
+            in[0] = X + (size_t)(first + k) * sample_bytes;
+            o[0] = outs + (s * count + k) * numel;
+            for (r = 0; r < reps; r++) {
+                double t0 = now_us();
+                if (API(_run)(&ctx, in, o) != LSTMC_RT_OK)
+                    return fail("run failed");
+                times[k * reps + r] = now_us() - t0;
+            }
+#ifndef BASELINE
+            tis += (double)ctx.tissue_stats.tissues / N_LAYERS;
+            sub += (double)ctx.tissue_stats.sub_layers / N_LAYERS;
+#endif
+        }
+        qsort(times, (size_t)(count * reps), sizeof *times, cmp_d);
+        printf("%d %.3f %.4f %.4f\n", s, times[count * reps / 2], tis / count, sub / count);
+        fflush(stdout);
+    }
+    dims[0] = n_sets;
+    dims[1] = count;
+    dims[2] = numel;
+    if (lstmc_npy_write(argv[5], LSTMC_RT_F32, 3, dims, outs, err, sizeof err) != 0)
+        return fail(err);
+    free(X);
+    free(outs);
+    free(times);
+    return 0;
+}
