@@ -34,14 +34,16 @@ else
     # the driver takes the inputs in graph order, which is the order of inputs.txt
     set --
     while IFS='	' read -r name file; do
-        [ -n "$name" ] && set -- "$@" "$case/$file"
+        [ -n "$name" ] || continue
+        set -- "$@" "$case/$file"
     done < "$case/inputs.txt"
+    cflags="-O2 ${LSTMC_CFLAGS:-}" # as `lstmc run` builds on the host
     "$lstmc" "$case/model.onnx" --target="$CROSS_TARGET" --name=model $extra -o "$work/build"
     if [ -n "${CROSS_RTLIB:-}" ]; then
-        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" RT_OBJS= \
+        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" RT_OBJS= \
             LDFLAGS="-static $CROSS_RTLIB"
     else
-        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" LDFLAGS=-static
+        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" LDFLAGS=-static
         if [ -n "${CROSS_RTLIB_MAKE:-}" ]; then
             rm -f "$CROSS_RTLIB_MAKE.tmp"
             "$CROSS_AR" rcs "$CROSS_RTLIB_MAKE.tmp" "$work"/build/runtime/src/*.o
