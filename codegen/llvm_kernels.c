@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "kprog.h"
@@ -52,6 +53,7 @@ typedef struct kg {
     LLVMBuilderRef b;
     LLVMTypeRef f32, i32, i64, i1, ptr, vf; /* vf = <vl x float> */
     int vl;                                 /* floats per vector register of the target */
+    int floor_by_cvt; /* 32-bit Arm: VFPv4 has no VRINTM, llvm.floor would call floorf */
     LLVMValueRef fn;
     LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
@@ -246,7 +248,12 @@ emit_exp(kg *g, LLVMValueRef x)
     x = sel(g, fgt(g, x, cf(g, 88.3762626647949)), cf(g, 88.3762626647949), x);
     x = sel(g, flt(g, x, cf(g, -87.3365478515625)), cf(g, -87.3365478515625), x);
     fx = fma_(g, g->f32, x, cf(g, 1.44269504088896341), cf(g, 0.5));
-    fx = intrinsic(g, "llvm.floor", g->f32, &fx, 1);
+    if (g->floor_by_cvt) { /* |fx| < 2^31 here: floor = trunc, minus 1 if that rounded up */
+        LLVMValueRef tr = LLVMBuildSIToFP(g->b, LLVMBuildFPToSI(g->b, fx, g->i32, ""), g->f32, "");
+        fx = sel(g, fgt(g, tr, fx), fsub(g, tr, cf(g, 1.0)), tr);
+    } else {
+        fx = intrinsic(g, "llvm.floor", g->f32, &fx, 1);
+    }
     r = fsub(g, x, fmul(g, fx, cf(g, 0.693359375)));
     r = fsub(g, r, fmul(g, fx, cf(g, -2.12194440e-4)));
     y = cf(g, 1.9875691500E-4);
@@ -820,7 +827,29 @@ init_targets(void)
     LLVMInitializeARMAsmPrinter();
 }
 
-/* Floats per vector register for the target's features. */
+/* Whether the comma-separated LLVM feature list turns feature name on (1) or off (0), the
+ * last mention winning as in LLVM; -1 when it does not mention it. */
+static int
+feature_state(const char *features, const char *name)
+{
+    size_t n = strlen(name);
+    int state = -1;
+    const char *p = features;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n + 1 && (p[0] == '+' || p[0] == '-') && strncmp(p + 1, name, n) == 0)
+            state = p[0] == '+';
+        p += len + (end != NULL);
+    }
+    return state;
+}
+
+/* Floats per vector register for the target's features. 32-bit Arm has float vectors only
+ * with NEON, which a profile must name (+neon): Cortex-M (thumbv7em, FPU only) gets 1, so
+ * the tiles are scalar accumulators in the FPU's registers rather than <4 x float> values
+ * LLVM would split into scalars anyway, with four times the register pressure. AArch64
+ * always has NEON unless the profile says -neon. */
 static int
 vector_floats(const char *triple, const char *features)
 {
@@ -830,7 +859,64 @@ vector_floats(const char *triple, const char *features)
         if (strstr(features, "+avx"))
             return 8;
     }
-    return 4; /* SSE, NEON */
+    if (strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0)
+        return feature_state(features, "neon") == 1 ? 4 : 1;
+    if (strncmp(triple, "aarch64", 7) == 0)
+        return feature_state(features, "neon") == 0 ? 1 : 4;
+    return 4; /* SSE */
+}
+
+/*
+ * LLVMCreateTargetMachine with a check of the CPU and feature names. LLVM only prints
+ * "'+x' is not a recognized feature for this target (ignoring feature)" (or "processor")
+ * on stderr and goes on, which would give an object for a different CPU than the profile
+ * says; so stderr is captured while the target machine (and with it the subtarget) is made,
+ * and such a warning is an error naming the profile. Anything else LLVM prints is passed on.
+ */
+static LLVMTargetMachineRef
+checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu,
+                       const char *features, const char *tname, diag *d)
+{
+    LLVMTargetMachineRef tm;
+    FILE *cap = tmpfile();
+    int saved = -1, bad = 0;
+    char line[512];
+
+    fflush(stderr);
+    if (cap)
+        saved = dup(2);
+    if (saved >= 0 && dup2(fileno(cap), 2) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    tm = LLVMCreateTargetMachine(tgt, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                 LLVMRelocPIC, LLVMCodeModelDefault);
+    if (saved < 0) { /* no capture possible: make the machine unchecked */
+        if (cap)
+            fclose(cap);
+        return tm;
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(cap);
+    while (fgets(line, sizeof line, cap)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strstr(line, "is not a recognized")) {
+            diag_error(d, "target '%s': LLVM for '%s' (cpu %s, features '%s'): %s", tname,
+                       triple, cpu, features, line);
+            bad = 1;
+            break; /* LLVM repeats the warning once per table it looks in */
+        } else if (line[0]) {
+            fprintf(stderr, "%s\n", line);
+        }
+    }
+    fclose(cap);
+    if (bad && tm) {
+        LLVMDisposeTargetMachine(tm);
+        tm = NULL;
+    }
+    return tm;
 }
 
 /* Build the function for call i, named <name>_k<i>, with the runtime kernel's signature. */
@@ -879,7 +965,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     LLVMPassBuilderOptionsRef pbo;
     LLVMErrorRef perr;
     kg g;
-    int i, n = 0, rc = -1;
+    int i, n = 0, rc = -1, n_diag;
 
     for (i = 0; i < kp->n_calls; i++) {
         handled[i] = (unsigned char)cg_llvm_handles(&kp->calls[i]);
@@ -894,7 +980,10 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         features = t->features && t->features[0] ? LLVMCreateMessage(t->features)
                                                  : LLVMGetHostCPUFeatures();
     } else {
-        triple = LLVMCreateMessage(t->triple);
+        /* normalised: "thumbv7em-none-eabihf" has its environment (eabihf, the hard-float
+         * ABI) in the OS position, which LLVM only finds after normalising; unnormalised,
+         * the object silently gets the soft-float ABI */
+        triple = LLVMNormalizeTargetTriple(t->triple);
         cpu = LLVMCreateMessage(t->cpu && t->cpu[0] ? t->cpu : "generic");
         features = LLVMCreateMessage(t->features ? t->features : "");
     }
@@ -904,11 +993,12 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         LLVMDisposeMessage(err);
         goto out_msgs;
     }
-    tm = LLVMCreateTargetMachine(tgt, triple, cpu, features, LLVMCodeGenLevelAggressive,
-                                 LLVMRelocPIC, LLVMCodeModelDefault);
+    n_diag = diag_count(d);
+    tm = checked_target_machine(tgt, triple, cpu, features, o->target ? o->target : "host", d);
     if (!tm) {
-        diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
-                   o->target ? o->target : "host", triple, cpu);
+        if (diag_count(d) == n_diag) /* else checked_target_machine said why */
+            diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
+                       o->target ? o->target : "host", triple, cpu);
         goto out_msgs;
     }
 
@@ -931,6 +1021,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     g.ptr = LLVMPointerTypeInContext(g.cx, 0);
     g.vl = vector_floats(triple, features);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
+    g.floor_by_cvt = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
 
     for (i = 0; i < kp->n_calls; i++)
         if (handled[i])

@@ -52,6 +52,44 @@ const target target_builtin[] = {
      .mts_hidden = {128, 256},
      .mts_value = {5, 6},
      .passes = LSTMC_DEFAULT_PASSES},
+    /* Generic 64-bit Arm Linux (any Cortex-A53/A57/A72/...): NEON is part of the base ISA.
+     * Caches and cores vary by SoC: unknown here, give --llc to `lstmc analyze` or write a
+     * profile file for the board. */
+    {.name = "aarch64",
+     .summary = "64-bit Arm Linux, any ARMv8-A core (NEON)",
+     .triple = "aarch64-unknown-linux-gnu",
+     .cpu = "generic",
+     .features = "+neon,+fp-armv8",
+     .passes = LSTMC_DEFAULT_PASSES},
+    /* 32-bit Arm Linux, hard-float ABI (Debian armhf's gcc). Cortex-A7 is the scheduling
+     * model: the most common ARMv7-A core on current boards (Raspberry Pi 2, Allwinner
+     * H3, i.MX7), in order, so code scheduled for it does not lose on the out-of-order A9/
+     * A15/A17, and it implies exactly the VFPv4 + NEON named here. Debian's armhf baseline
+     * (VFPv3-D16, no NEON) needs a profile file without +neon. */
+    {.name = "armv7",
+     .summary = "32-bit Arm Linux, hard float (gnueabihf), Cortex-A7 class, VFPv4 + NEON",
+     .triple = "armv7a-unknown-linux-gnueabihf",
+     .cpu = "cortex-a7",
+     .features = "+neon,+vfp4",
+     .passes = LSTMC_DEFAULT_PASSES},
+    /* Cortex-M with the FPU, bare metal, hard-float ABI (gcc -mfloat-abi=hard). No float
+     * SIMD: the LLVM kernels are scalar. M4: FPv4-SP-D16. M7: its FPv5 in the single-
+     * precision form (fpv5-sp-d16), which every FPU-equipped M7 has (the kernels use
+     * no double). One core, no data cache worth modelling (M4 has none). */
+    {.name = "cortex-m4",
+     .summary = "Cortex-M4F bare metal (thumbv7em, FPv4-SP-D16, hard float)",
+     .triple = "thumbv7em-none-eabihf",
+     .cpu = "cortex-m4",
+     .features = "+vfp4d16sp",
+     .cores = 1,
+     .passes = LSTMC_DEFAULT_PASSES},
+    {.name = "cortex-m7",
+     .summary = "Cortex-M7 bare metal (thumbv7em, FPv5-SP-D16, hard float)",
+     .triple = "thumbv7em-none-eabihf",
+     .cpu = "cortex-m7",
+     .features = "+fp-armv8d16sp,-fp64",
+     .cores = 1,
+     .passes = LSTMC_DEFAULT_PASSES},
     {.name = "pocl",
      .summary = "OpenCL on the host CPU through PoCL (for tests of the GPU path)",
      .triple = "",

@@ -3,6 +3,8 @@
 # Runs apt-get as root (directly, or through sudo when not root).
 set -eu
 pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev libcjson-dev llvm-19-dev clang-19 libclang-rt-19-dev valgrind"
+# Arm cross builds run under user-mode emulation (tests/cross, examples/aarch64_linux)
+pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

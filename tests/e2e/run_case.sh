@@ -3,6 +3,14 @@
 # Runs `lstmc run` on a fixture case (model.onnx, inputs.txt, expected/*.npy) and compares
 # every expected output with npycmp (rtol 1e-4, atol 1e-5). Extra arguments go to lstmc
 # (e.g. --disable-pass=split_gates).
+#
+# Cross mode (tests/cross), when CROSS_TARGET is set: compile for that target profile,
+# build the generated library and driver with the generated Makefile and CROSS_CC /
+# CROSS_AR (static link, so the emulator needs no sysroot), run the driver under CROSS_RUN
+# (e.g. qemu-aarch64) and compare as above. The runtime is the same for every model, so
+# CROSS_RTLIB_MAKE=FILE builds it in full and keeps its objects in the archive FILE, and
+# CROSS_RTLIB=FILE links that archive instead of compiling the runtime again. Exits 77
+# (a ctest skip) when the cross compiler or the emulator is not installed.
 set -eu
 lstmc=$1 npycmp=$2 case=$3 work=$4
 shift 4
@@ -14,7 +22,36 @@ while IFS='	' read -r name file; do
     [ -n "$name" ] || continue
     set -- "$@" --input "$name=$case/$file"
 done < "$case/inputs.txt"
-"$lstmc" run "$case/model.onnx" "$@" $extra --output-dir "$work/out"
+if [ -z "${CROSS_TARGET:-}" ]; then
+    "$lstmc" run "$case/model.onnx" "$@" $extra --output-dir "$work/out"
+else
+    for tool in "$CROSS_CC" "$CROSS_AR" "$CROSS_RUN"; do
+        command -v "$tool" >/dev/null 2>&1 || {
+            echo "SKIP: $tool is not installed (sh scripts/deps.sh installs it)"
+            exit 77
+        }
+    done
+    # the driver takes the inputs in graph order, which is the order of inputs.txt
+    set --
+    while IFS='	' read -r name file; do
+        [ -n "$name" ] || continue
+        set -- "$@" "$case/$file"
+    done < "$case/inputs.txt"
+    cflags="-O2 ${LSTMC_CFLAGS:-}" # as `lstmc run` builds on the host
+    "$lstmc" "$case/model.onnx" --target="$CROSS_TARGET" --name=model $extra -o "$work/build"
+    if [ -n "${CROSS_RTLIB:-}" ]; then
+        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" RT_OBJS= \
+            LDFLAGS="-static $CROSS_RTLIB"
+    else
+        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" LDFLAGS=-static
+        if [ -n "${CROSS_RTLIB_MAKE:-}" ]; then
+            rm -f "$CROSS_RTLIB_MAKE.tmp"
+            "$CROSS_AR" rcs "$CROSS_RTLIB_MAKE.tmp" "$work"/build/runtime/src/*.o
+            mv "$CROSS_RTLIB_MAKE.tmp" "$CROSS_RTLIB_MAKE"
+        fi
+    fi
+    $CROSS_RUN "$work/build/model_run" --output-dir "$work/out" "$@"
+fi
 status=0
 for want in "$case"/expected/*.npy; do
     got="$work/out/$(basename "$want")"
