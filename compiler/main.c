@@ -199,12 +199,7 @@ parse_args(int argc, char **argv, cli *c)
         } else if ((v = opt_value(argc, argv, &i, "--alpha-intra"))) {
             if (parse_alpha(v, "--alpha-intra", &c->o.alpha_intra))
                 return 2;
-            if (c->o.alpha_intra != 0) {
-                fprintf(stderr, "lstmc: --alpha-intra=%s: dynamic row skip is not available "
-                                "yet; only 0 (exact) is\n",
-                        v);
-                return 2;
-            }
+            c->o.has_alpha_intra = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage("unknown or incomplete option '%s'", argv[i]);
         } else if (!model_seen) {
