@@ -774,8 +774,8 @@ emit_rec(kg *g, const kp_call *kc)
  * lstmc_rt_lstm_drs(p, alpha_intra, P, Uo, Ufic, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c,
  * stats, scratch), every shape a constant (rt_drs.c is the reference). Per cell:
  *   line 4  go = P_o + h U_o: the register tiles of the recurrent product over Uo [H, H];
- *   line 5  o = f(clip(go)), and line 6 in the same loop: R[n] = j; n += |o| >= alpha
- *           (branch-free compaction, the kept units in ascending order);
+ *   line 5  o = f(clip(go)) (a vectorised loop);
+ *   line 6  R[n] = j; n += |o| >= alpha (branch-free compaction, the kept units ascending);
  *   line 7  a loop over R only: unit j's rows of U_i, U_f, U_c (3H contiguous floats of
  *           Ufic) against h, DRS_NA vectors of accumulators per row, reduced horizontally;
  *           the rows of units not in R are never loaded;
@@ -979,11 +979,15 @@ emit_drs(kg *g, const kp_call *kc)
         x = gepf(g, Pp, mul(g, row, ci(g, G)));
         /* line 4 */
         emit_gemv(g, &rc, h, 0, H, gepc(g, x, H), gepc(g, gates, H));
-        /* lines 5-6 */
-        LLVMBuildStore(g->b, ci(g, 0), cnt);
+        /* line 5, a loop of its own so that it vectorises */
         j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
         o = emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, gepc(g, gates, H), j))));
         stf(g, o, gepf(g, gepc(g, gates, H), j));
+        loop_end(g, &lj);
+        /* line 6 */
+        LLVMBuildStore(g->b, ci(g, 0), cnt);
+        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+        o = ldf(g, gepf(g, gepc(g, gates, H), j));
         nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
         LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, j, g->i32, ""),
                        LLVMBuildInBoundsGEP2(g->b, g->i32, R, &nk, 1, ""));
