@@ -407,29 +407,43 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
         if (dr->count[j] > 0)
             dr->R[n_union++] = (int32_t)j;
     dr->st->rows_loaded += 3 * n_union;
-    /* line 7: a unit's three rows (3H contiguous floats) are loaded once for the tissue */
+    /* line 7: a unit's three rows (3H contiguous floats) are loaded once for the tissue and
+     * multiplied for the cells that keep it, up to MR cells at a time (3 MR independent sums,
+     * each in k order) */
     for (r = 0; r < n_union; r++) {
         const float *ri, *rf, *rc;
+        int64_t cell[MR], nc = 0;
 
         j = dr->R[r];
         ri = dr->Ufic + j * 3 * H;
         rf = ri + H;
         rc = rf + H;
-        for (i = 0; i < m; i++) {
-            const float *restrict h = hbuf + i * H;
-            float *gi = gates + i * G;
-            float ai = gi[j], af = gi[2 * H + j], ac = gi[3 * H + j];
+        for (i = 0; i <= m; i++) {
+            float acc[3][MR];
 
-            if (!dr->keep[i * H + j])
+            if (i < m && dr->keep[i * H + j])
+                cell[nc++] = i;
+            if (nc < MR && !(i == m && nc > 0))
                 continue;
-            for (k = 0; k < H; k++) {
-                ai += h[k] * ri[k];
-                af += h[k] * rf[k];
-                ac += h[k] * rc[k];
+            for (c = 0; c < nc; c++) {
+                acc[0][c] = gates[cell[c] * G + j];
+                acc[1][c] = gates[cell[c] * G + 2 * H + j];
+                acc[2][c] = gates[cell[c] * G + 3 * H + j];
             }
-            gi[j] = ai;
-            gi[2 * H + j] = af;
-            gi[3 * H + j] = ac;
+            for (k = 0; k < H; k++)
+                for (c = 0; c < nc; c++) {
+                    const float hk = hbuf[cell[c] * H + k];
+
+                    acc[0][c] += hk * ri[k];
+                    acc[1][c] += hk * rf[k];
+                    acc[2][c] += hk * rc[k];
+                }
+            for (c = 0; c < nc; c++) {
+                gates[cell[c] * G + j] = acc[0][c];
+                gates[cell[c] * G + 2 * H + j] = acc[1][c];
+                gates[cell[c] * G + 3 * H + j] = acc[2][c];
+            }
+            nc = 0;
         }
     }
 }
