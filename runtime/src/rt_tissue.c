@@ -430,14 +430,30 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
                 acc[1][c] = gates[cell[c] * G + 2 * H + j];
                 acc[2][c] = gates[cell[c] * G + 3 * H + j];
             }
-            for (k = 0; k < H; k++)
-                for (c = 0; c < nc; c++) {
-                    const float hk = hbuf[cell[c] * H + k];
+            if (nc == MR) { /* fixed trip count: unrolled, 3 MR chains */
+                for (k = 0; k < H; k++)
+                    for (c = 0; c < MR; c++) {
+                        const float hk = hbuf[cell[c] * H + k];
 
-                    acc[0][c] += hk * ri[k];
-                    acc[1][c] += hk * rf[k];
-                    acc[2][c] += hk * rc[k];
+                        acc[0][c] += hk * ri[k];
+                        acc[1][c] += hk * rf[k];
+                        acc[2][c] += hk * rc[k];
+                    }
+            } else { /* the cells left, one at a time */
+                for (c = 0; c < nc; c++) {
+                    const float *restrict h = hbuf + cell[c] * H;
+                    float ai = acc[0][c], af = acc[1][c], ac = acc[2][c];
+
+                    for (k = 0; k < H; k++) {
+                        ai += h[k] * ri[k];
+                        af += h[k] * rf[k];
+                        ac += h[k] * rc[k];
+                    }
+                    acc[0][c] = ai;
+                    acc[1][c] = af;
+                    acc[2][c] = ac;
                 }
+            }
             for (c = 0; c < nc; c++) {
                 gates[cell[c] * G + j] = acc[0][c];
                 gates[cell[c] * G + 2 * H + j] = acc[1][c];
