@@ -146,7 +146,8 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n)
         return 0;
     }
     if (ir_attr_int(n, "packed", 0) != 1 || !U || !U->data || H < 1) {
-        note(g, n, "the recurrent weights are not constants");
+        note(g, n, "the recurrent weights are not packed constants (drs runs after "
+                   "fold_constants)");
         return 0;
     }
     if (!po_is_zero(ir_in(n, 6), D, H)) {
