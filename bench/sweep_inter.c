@@ -28,6 +28,7 @@
 
 #include MODEL_H
 #include "lstmc_rt_npy.h"
+#include "sweep_common.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -36,35 +37,6 @@
 
 static unsigned char arena_raw[MAC(_ARENA_SIZE) + LSTMC_RT_ALIGN];
 static float out[MAC(_OUTPUT_0_NUMEL)];
-
-static double
-now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int
-cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void *
-load(const char *path, lstmc_npy_info *info)
-{
-    char err[256];
-    void *buf;
-    if (lstmc_npy_info_read(path, info, err, sizeof err) != 0 ||
-        !(buf = malloc(info->n_bytes ? info->n_bytes : 1)) ||
-        lstmc_npy_read_data(path, info, buf, info->n_bytes, err, sizeof err) != 0) {
-        fprintf(stderr, "sweep_inter: %s: %s\n", path, err);
-        exit(1);
-    }
-    return buf;
-}
 
 int
 main(int argc, char **argv)
@@ -85,7 +57,7 @@ main(int argc, char **argv)
         char err[256];
         int64_t f = atoll(argv[4]), n = atoll(argv[5]);
         size_t sb;
-        X = load(argv[2], &xi);
+        X = load_npy("sweep_inter", argv[2], &xi);
         if (f < 0 || n < 1 || f + n > xi.dims[0]) {
             fprintf(stderr, "sweep_inter: slice out of range\n");
             return 1;
@@ -103,8 +75,8 @@ main(int argc, char **argv)
         fprintf(stderr, "usage: sweep_inter EVAL_X EVAL_Y FIRST COUNT REPS ALPHA...\n");
         return 2;
     }
-    X = load(argv[1], &xi);
-    Yl = load(argv[2], &yi);
+    X = load_npy("sweep_inter", argv[1], &xi);
+    Yl = load_npy("sweep_inter", argv[2], &yi);
     first = atoll(argv[3]);
     count = atoll(argv[4]);
     reps = atoi(argv[5]);

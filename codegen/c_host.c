@@ -244,7 +244,13 @@ put_params(FILE *f, const kp_call *c)
         put_rnn_fields(f, &c->p.rnn);
         fputs(";\n", f);
         break;
+    case KP_LSTM_DRS:
+        fputs("static const lstmc_rt_rnn_params p = ", f);
+        put_rnn_fields(f, &c->p.drs.p);
+        fputs(";\n", f);
+        break;
     case KP_LSTM_TISSUE:
+    case KP_LSTM_TISSUE_DRS:
         fputs("static const lstmc_rt_tissue_params p = {.rnn = ", f);
         put_rnn_fields(f, &c->p.tissue.p.rnn);
         fprintf(f, ",\n            .mts = %d};\n", c->p.tissue.p.mts);
@@ -361,6 +367,8 @@ arg_type(const kp_call *c, int j)
         return j == 4 ? "int32_t" : "float";
     case KP_RNN_REC:
     case KP_LSTM_TISSUE:
+    case KP_LSTM_DRS:
+    case KP_LSTM_TISSUE_DRS:
         return j == 3 ? "int32_t" : "float";
     case KP_RNN_PROJ:
     case KP_GEMM:
@@ -443,8 +451,10 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
         fputs("        ", f);
         put_params(f, c);
     }
-    if (c->kind == KP_LSTM_TISSUE)
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
         fputs("        lstmc_rt_tissue_stats stats;\n", f);
+    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+        fputs("        lstmc_rt_drs_stats drs;\n", f);
     if (llvm)
         fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
     else
@@ -459,8 +469,10 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
         fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
     } else {
         fputs("&p", f);
-        if (c->kind == KP_LSTM_TISSUE) /* the per-run threshold (MICRO'18 §IV-D) */
+        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) /* per-run (§IV-D) */
             fputs(", ctx->alpha_inter", f);
+        if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS) /* per-run (§V, §VI-C) */
+            fputs(", ctx->alpha_intra", f);
         for (j = 0; j < c->n_in; j++) {
             fputs(j % 3 == 0 ? ",\n                " : ", ", f);
             put_buf(f, name, mp, c->in[j], arg_type(c, j), 1);
@@ -469,15 +481,27 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
             fputs(",\n                ", f);
             put_buf(f, name, mp, c->out[j], arg_type(c, c->n_in + j), 0);
         }
-        if (c->kind == KP_LSTM_TISSUE)
+        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
             fputs(",\n                &stats", f);
+        if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+            fputs(",\n                &drs", f);
         if (c->scratch_bytes > 0)
             fprintf(f, ",\n                (%s *)(arena + %lld)",
-                    c->kind == KP_LSTM_TISSUE ? "void" : "float", (long long)mp->scratch[idx]);
+                    c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS ||
+                            c->kind == KP_LSTM_TISSUE_DRS
+                        ? "void"
+                        : "float",
+                    (long long)mp->scratch[idx]);
         fputs(");\n", f);
     }
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n", f);
-    if (c->kind == KP_LSTM_TISSUE)
+    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+        fputs("        ctx->drs_stats.cells += drs.cells;\n"
+              "        ctx->drs_stats.rows_total += drs.rows_total;\n"
+              "        ctx->drs_stats.rows_skipped += drs.rows_skipped;\n"
+              "        ctx->drs_stats.rows_loaded += drs.rows_loaded;\n",
+              f);
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
         fputs("        ctx->tissue_stats.cells += stats.cells;\n"
               "        ctx->tissue_stats.links += stats.links;\n"
               "        ctx->tissue_stats.sub_layers += stats.sub_layers;\n"
@@ -572,6 +596,9 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
             "    float alpha_intra; /* dynamic row skip threshold (MICRO'18 §V) */\n"
             "    lstmc_rt_tissue_stats tissue_stats; /* the last run's cells, links, sub-layers "
             "and\n                                          tissues, summed over its layers */\n"
+            "    lstmc_rt_drs_stats drs_stats; /* the last run's rows of U_f,i,c: total, skipped "
+            "and\n                                    loaded (--alpha-intra), summed over its "
+            "layers */\n"
             "} %s_ctx;\n\n",
             o->name, NAME, o->name, o->name);
     fprintf(f,
@@ -684,6 +711,12 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
         if (kp->calls[i].kind == KP_RNN_PROJ)
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
                        "\n    const float *w, const float *b, float *P);\n", name, i);
+        else if (kp->calls[i].kind == KP_LSTM_DRS)
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, float alpha_intra,\n"
+                       "    const float *P, const float *Uo, const float *Ufic,\n"
+                       "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
+                       "    const float *Peep, float *Y, float *Y_h, float *Y_c,\n"
+                       "    lstmc_rt_drs_stats *stats, void *scratch);\n", name, i);
         else
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
                        "    const float *r, const float *rb, const int32_t *seq_lens,\n"
@@ -724,6 +757,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "    ctx->arena = (unsigned char *)arena;\n"
             "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+            "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n"
             "    return LSTMC_RT_OK;\n}\n\n",
             o->name, o->name, NAME, NAME, NAME);
     fprintf(f,
@@ -742,7 +776,8 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
             "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
             "    arena = ctx->arena;\n    (void)arena;\n"
-            "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n",
+            "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+            "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
             o->name, o->name);
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);

@@ -327,10 +327,13 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
     cx.n_disable = o->n_disable;
     cx.alpha_inter = o->alpha_inter;
     cx.calib = o->calib;
-    if (!o->passes && o->has_alpha_inter) {
-        /* --alpha-inter turns the breakpoints pass on (after packing, before dce) */
+    cx.alpha_intra = o->alpha_intra;
+    if (!o->passes && (o->has_alpha_inter || o->has_alpha_intra)) {
+        /* --alpha-inter turns the breakpoints pass on, --alpha-intra the drs pass (after
+         * packing, breakpoints first so that DRS runs inside its tissues, before dce) */
         char list[512];
-        snprintf(list, sizeof list, "%s,breakpoints,dce", t->passes);
+        snprintf(list, sizeof list, "%s%s%s,dce", t->passes,
+                 o->has_alpha_inter ? ",breakpoints" : "", o->has_alpha_intra ? ",drs" : "");
         return pass_run_list(g, list, &cx, d);
     }
     rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);

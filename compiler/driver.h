@@ -44,6 +44,7 @@ typedef struct driver_options {
     int has_alpha_inter;     /* given: the breakpoints pass runs */
     const char *calib;       /* --calib: CALIB file giving the breakpoints pass h_pred/c_pred */
     float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
+    int has_alpha_intra;     /* given: the drs pass runs */
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */
     float alpha_intra_max;
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */

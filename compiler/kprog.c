@@ -19,7 +19,7 @@ static const char *const kind_fn[KP_KIND_COUNT] = {
     "lstmc_rt_unary",   "lstmc_rt_softmax", "lstmc_rt_cast",  "lstmc_rt_argmax",
     "lstmc_rt_strided_copy", "lstmc_rt_gather", "lstmc_rt_concat", "lstmc_rt_fill",
     "lstmc_rt_copy",    "lstmc_rt_rnn_proj", "lstmc_rt_rnn_rec",
-    "lstmc_rt_lstm_tissue",
+    "lstmc_rt_lstm_tissue", "lstmc_rt_lstm_drs", "lstmc_rt_lstm_tissue_drs",
 };
 
 const char *
@@ -102,7 +102,7 @@ rnn_params(const ir_node *n, lstmc_rt_rnn_params *p)
     int i;
 
     p->layout = (int32_t)ir_attr_int(n, "layout", 0);
-    if (n->op == IR_OP_RNN_REC || n->op == IR_OP_RNN_TISSUE) {
+    if (n->op == IR_OP_RNN_REC || n->op == IR_OP_RNN_TISSUE || n->op == IR_OP_RNN_DRS) {
         p->cell = (int32_t)ir_attr_int(n, "cell", 0);
         p->seq_len = ir_attr_int(n, "seq_len", 0);
         p->batch = ir_attr_int(n, "batch", 0);
@@ -175,6 +175,58 @@ lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
     words = lstmc_rt_lstm_tissue_scratch(p);
     if (words < 0) {
         diag_node(d, n, "its shapes and attributes do not make a valid tissue LSTM layer");
+        return -1;
+    }
+    c->scratch_bytes = words * 4;
+    return 0;
+}
+
+/* lstmc.RnnTissue with DRS inputs 9, 10 (drs pass after breakpoints): as lower_tissue plus
+ * Uo Ufic, one lstmc_rt_lstm_tissue_drs call. */
+static int
+lower_tissue_drs(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c;
+    int64_t words;
+    int i;
+
+    if (lower_tissue(a, kp, n, d) < 0)
+        return -1;
+    c = &kp->calls[kp->n_calls - 1];
+    c->kind = KP_LSTM_TISSUE_DRS;
+    c->p.tissue.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
+    c->n_in = 11;
+    for (i = 0; i < c->n_in; i++)
+        c->in[i] = ir_in(n, i);
+    words = lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p);
+    if (words < 0) {
+        diag_node(d, n, "its shapes and attributes do not make a valid tissue LSTM layer");
+        return -1;
+    }
+    c->scratch_bytes = words * 4;
+    return 0;
+}
+
+/* lstmc.RnnDrs (drs pass): P Uo Ufic seq_lens init_h init_c Peep -> Y Y_h Y_c, one
+ * lstmc_rt_lstm_drs call. */
+static int
+lower_drs(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c = push(a, kp, KP_LSTM_DRS, n);
+    int64_t words;
+    int i;
+
+    rnn_params(n, &c->p.drs.p);
+    c->p.drs.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
+    c->n_in = 7;
+    for (i = 0; i < c->n_in; i++)
+        c->in[i] = ir_in(n, i);
+    c->n_out = 3;
+    for (i = 0; i < 3; i++)
+        c->out[i] = ir_out(n, i);
+    words = lstmc_rt_lstm_drs_scratch(&c->p.drs.p);
+    if (words < 0) {
+        diag_node(d, n, "its shapes and attributes do not make a valid DRS LSTM layer");
         return -1;
     }
     c->scratch_bytes = words * 4;
@@ -576,7 +628,11 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_RNN_PROJ:
         return lower_proj(a, kp, n);
     case IR_OP_RNN_TISSUE:
+        if (n->n_inputs > 9)
+            return lower_tissue_drs(a, kp, n, d);
         return lower_tissue(a, kp, n, d);
+    case IR_OP_RNN_DRS:
+        return lower_drs(a, kp, n, d);
     case IR_OP_GEMM:
         return lower_gemm(a, kp, n);
     case IR_OP_MATMUL:
@@ -646,7 +702,8 @@ kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
             read[g->outputs[i]->id] = 1;
         for (i = 0; i < kp->n_calls; i++) {
             kp_call *c = &kp->calls[i];
-            if (c->kind != KP_RNN && c->kind != KP_RNN_REC && c->kind != KP_LSTM_TISSUE)
+            if (c->kind != KP_RNN && c->kind != KP_RNN_REC && c->kind != KP_LSTM_TISSUE &&
+                c->kind != KP_LSTM_DRS && c->kind != KP_LSTM_TISSUE_DRS)
                 continue;
             for (j = 0; j < c->n_out; j++)
                 if (c->out[j] && !read[c->out[j]->id])
@@ -711,6 +768,14 @@ kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch
         return lstmc_rt_lstm_tissue(&c->p.tissue.p, c->p.tissue.alpha_inter, in[0], in[1], in[2],
                                     in[3], in[4], in[5], in[6], in[7], in[8], out[0], out[1],
                                     out[2], NULL, scratch);
+    case KP_LSTM_DRS:
+        return lstmc_rt_lstm_drs(&c->p.drs.p, c->p.drs.alpha_intra, in[0], in[1], in[2], in[3],
+                                 in[4], in[5], in[6], out[0], out[1], out[2], NULL, scratch);
+    case KP_LSTM_TISSUE_DRS:
+        return lstmc_rt_lstm_tissue_drs(&c->p.tissue.p, c->p.tissue.alpha_inter,
+                                        c->p.tissue.alpha_intra, in[0], in[1], in[2], in[3],
+                                        in[4], in[5], in[6], in[7], in[8], in[9], in[10],
+                                        out[0], out[1], out[2], NULL, NULL, scratch);
     default:
         return LSTMC_RT_ERR_BAD_PARAMS;
     }

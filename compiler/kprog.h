@@ -40,6 +40,11 @@ typedef enum kp_kind {
     KP_LSTM_TISSUE, /* lstmc_rt_lstm_tissue(&p.tissue.p, p.tissue.alpha_inter, P Up row_abs_sum
                        seq_lens init_h init_c Peep h_pred c_pred | Y Y_h Y_c, stats = NULL,
                        scratch)                          (MICRO'18 §IV breakpoints + tissues) */
+    KP_LSTM_DRS, /* lstmc_rt_lstm_drs(&p.drs.p, p.drs.alpha_intra, P Uo Ufic seq_lens init_h
+                    init_c Peep | Y Y_h Y_c, stats = NULL, scratch)  (MICRO'18 §V, Alg. 3) */
+    KP_LSTM_TISSUE_DRS, /* lstmc_rt_lstm_tissue_drs(&p.tissue.p, p.tissue.alpha_inter,
+                           p.tissue.alpha_intra, the KP_LSTM_TISSUE inputs + Uo Ufic | Y Y_h
+                           Y_c, stats = NULL, drs_stats = NULL, scratch)  (§IV tissues + §V) */
     KP_KIND_COUNT
 } kp_kind;
 
@@ -53,7 +58,12 @@ typedef struct kp_call {
         struct {
             lstmc_rt_tissue_params p; /* static: the layer and its MTS */
             float alpha_inter;        /* a kernel argument: changeable per run */
-        } tissue;                     /* KP_LSTM_TISSUE */
+            float alpha_intra;        /* KP_LSTM_TISSUE_DRS: likewise */
+        } tissue;                     /* KP_LSTM_TISSUE, KP_LSTM_TISSUE_DRS */
+        struct {
+            lstmc_rt_rnn_params p; /* the layer (LSTM, packed) */
+            float alpha_intra;     /* a kernel argument: changeable per run */
+        } drs;                     /* KP_LSTM_DRS */
         lstmc_rt_rnn_proj_params proj;
         lstmc_rt_gemm_params gemm;
         lstmc_rt_matmul_params matmul;

@@ -203,12 +203,7 @@ parse_args(int argc, char **argv, cli *c)
         } else if ((v = opt_value(argc, argv, &i, "--alpha-intra"))) {
             if (parse_alpha(v, "--alpha-intra", &c->o.alpha_intra))
                 return 2;
-            if (c->o.alpha_intra != 0) {
-                fprintf(stderr, "lstmc: --alpha-intra=%s: dynamic row skip is not available "
-                                "yet; only 0 (exact) is\n",
-                        v);
-                return 2;
-            }
+            c->o.has_alpha_intra = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage("unknown or incomplete option '%s'", argv[i]);
         } else if (!model_seen) {
@@ -220,7 +215,7 @@ parse_args(int argc, char **argv, cli *c)
     }
     if (strcmp(c->cmd, "targets") == 0)
         return 0;
-    if (c->thresholds && (c->o.has_alpha_inter || c->o.alpha_intra != 0))
+    if (c->thresholds && (c->o.has_alpha_inter || c->o.has_alpha_intra))
         return usage("give either --thresholds or --alpha-inter / --alpha-intra%s", "");
     if (!c->o.model)
         return usage("no model given%s", "");

@@ -1255,9 +1255,9 @@ infer_constant_of_shape(ir_graph *g, ir_node *n, diag *d)
 
 /* --- dispatch ------------------------------------------------------------------------- */
 
-/* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue) have no row: the pass
+/* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the pass
  * that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 34, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 35, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = infer_rnn,

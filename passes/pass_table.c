@@ -17,6 +17,7 @@ const pass_info pass_table[] = {
     {"split_gates", pass_split_gates, "G1/G2 split: input projection hoisted out of the time loop (Arm §IV, schedule A+)"},
     {"fold_constants", pass_fold_constants, "summed biases, packed weights, row sums D (MICRO'18 Alg. 2 l.2)"},
     {"breakpoints", pass_breakpoints, "LSTM breakpoints search + tissues sized by MTS (MICRO'18 §IV, Alg. 2, Fig. 8)"},
+    {"drs", pass_drs, "LSTM dynamic row skip: U_o first, rows of U_f,i,c only where o >= alpha_intra (MICRO'18 §V, Alg. 3)"},
     {"dce", pass_dce, "remove dead nodes and unused constants"},
     {NULL, NULL, NULL},
 };
@@ -82,7 +83,7 @@ pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d)
 
     while (next_name(&s, name, sizeof name)) {
         if (!pass_find(name)) {
-            diag_error(d, "unknown pass '%s' (passes: split_gates, fold_constants, breakpoints, dce)", name);
+            diag_error(d, "unknown pass '%s' (passes: split_gates, fold_constants, breakpoints, drs, dce)", name);
             errors++;
         }
     }

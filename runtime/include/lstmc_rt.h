@@ -445,6 +445,122 @@ lstmc_rt_status lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *p, float alph
                                      float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,
                                      void *scratch);
 
+/* --- intra-cell optimisation: dynamic row skip (MICRO'18 §V, Algorithm 3), LSTM ------- */
+
+/*
+ * Dynamic row skip. h_t = o_t . h(c_t) (Eq. 5): where the output gate o_t is near zero, h_t is
+ * near zero whatever c_t is, so rows j of U_f, U_i, U_c (which only feed c_t[j]) are skipped
+ * for that cell. Per cell (Algorithm 3 lines 4-8):
+ *   4  go = P_o + U_o h_{t-1}                (Sgemv(U_o, h_{t-1}))
+ *   5  o_t = f(clip(go))                     (lstm_ew(o_t))
+ *   6  R = { j : |o_t[j]| >= alpha_intra }   (DRS(o_t, alpha_intra, R): lstmc_rt_drs_compact)
+ *   7  for j in R: rows j of U_i, U_f, U_c times h_{t-1}   (Sgemv(U_f,i,c, h_{t-1}, R))
+ *   8  for j in R: c_t[j], h_t[j] as the exact cell;
+ *      for j not in R: c_t[j] = 0 (the paper's approximation of c_t) and
+ *                      h_t[j] = o_t[j] . h(0) (Eq. 5 with that c_t: 0 for tanh).
+ * R here is the compact list of the rows that are KEPT (the paper's R lists the trivial
+ * rows; the complement carries the same information and is what the row kernel iterates
+ * over, so every iteration does useful work). alpha_intra <= 0 (or NaN) keeps every row,
+ * and the result is the exact cell. With sigmoid as f, o >= 0 and |o| < alpha is the paper's
+ * "o below the near-zero threshold".
+ *
+ * Weights (lstmc_rt_drs_pack, done once at compile time by the drs pass):
+ *   Uo   [D, H, H]    Uo[d][k][j] = U_o[j][k]: k-major like the packed Ut, so line 4 sums
+ *                     P_o + h[0]*U[0][j] + h[1]*U[1][j] + ... exactly as lstmc_rt_rnn_rec;
+ *   Ufic [D, H, 3, H] Ufic[d][j][g][k] = U_g[j][k], g = i, f, c: the three rows of hidden unit
+ *                     j are one contiguous block of 3H floats, so a skipped unit is a block
+ *                     that is never touched (no load, no multiply).
+ * Only LSTMs qualify: GRU and vanilla RNN cells have no output gate, so there is no o_t
+ * that tells which rows of the recurrent matrix cannot reach h_t (the GRU's h_t mixes the
+ * candidate with h_{t-1} through z_t, which is no multiplicative mask on everything U
+ * computes). A peephole on the output gate (P_o != 0) makes o_t depend on c_t, which needs
+ * every row; such layers are not eligible either (P_i, P_f are fine).
+ *
+ * An OpenCL (or other GPU) backend follows the same split: one kernel for lines 4-5 (one
+ * work-item per o column), a work-group prefix sum over the keep flags for line 6 (R and its
+ * length, the software counterpart of the paper's CTA reorganisation module), and a row
+ * kernel launched over R only (work-item r handles unit R[r]), so no work-item idles on a
+ * skipped row; lstmc_rt_drs_stats is summed on the host from the R lengths.
+ */
+
+/* Counters of one call, summed over directions, batch entries and cells. */
+typedef struct lstmc_rt_drs_stats {
+    int64_t cells;        /* cells run */
+    int64_t rows_total;   /* rows of U_f, U_i, U_c the cells would multiply: 3H per cell */
+    int64_t rows_skipped; /* of those, skipped (unit not in R): 3 per skipped unit */
+    int64_t rows_loaded;  /* rows of U_f,i,c read from memory (tissues: once per tissue for
+                             the units any of its cells keeps; else rows_total - skipped) */
+} lstmc_rt_drs_stats;
+
+/* Ut [D, H, 4H] (fold_constants' packed form, gates i o f c) -> Uo [D, H, H] and
+ * Ufic [D, H, 3, H] as above. */
+lstmc_rt_status lstmc_rt_drs_pack(int64_t n_dirs, int64_t hidden, const float *Ut, float *Uo,
+                                  float *Ufic);
+
+/* Line 6: R[0..n) = the j < hidden with !(|o[j]| < alpha_intra), ascending; returns n. */
+int32_t lstmc_rt_drs_compact(int64_t hidden, const float *o, float alpha_intra, int32_t *R);
+
+/*
+ * One DRS cell (lines 4-8) of direction dir of layer p (an LSTM): x is the cell's projection
+ * row [4H] (P, gates i o f c, biases folded), Uo/Ufic this direction's weights, Peep this
+ * direction's [3H] peepholes or NULL (its P_o part must be zero), h and c the state, updated
+ * in place. work holds 4H floats followed by H int32 (any 4-aligned address); on return its
+ * first 4H floats hold the pre-activations of i, f, c for the kept units and o_t at [H, 2H).
+ * Returns the number of kept units |R|; stats (may be NULL) is added to.
+ */
+int32_t lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_intra,
+                               const float *x, const float *Uo, const float *Ufic,
+                               const float *Peep, float *h, float *c, void *work,
+                               lstmc_rt_drs_stats *stats);
+
+/* Scratch lstmc_rt_lstm_drs needs, in 4-byte words (h, c, 4H work, R); -1 for bad p. */
+int64_t lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p);
+
+/*
+ * lstmc_rt_lstm_drs — lstmc_rt_rnn_rec's LSTM time loop (p->cell = LSTM, p->packed = 1) with
+ * every cell run by lstmc_rt_lstm_drs_cell. Uo [D, H, H] and Ufic [D, H*3*H] come from
+ * lstmc_rt_drs_pack; P, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c are as lstmc_rt_rnn_rec's.
+ * alpha_intra is an argument, not a params field, so that it can change per run; 0 gives the
+ * same floats as lstmc_rt_rnn_rec (the rows are summed in the same order). stats may be NULL
+ * (it is set, not added to). Errors (checked before any output is written):
+ * LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not a packed LSTM, a non-zero P_o peephole),
+ * LSTMC_RT_ERR_SEQ_LEN.
+ */
+lstmc_rt_status lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra,
+                                  const float *P, const float *Uo, const float *Ufic,
+                                  const int32_t *seq_lens, const float *init_h,
+                                  const float *init_c, const float *Peep, float *Y, float *Y_h,
+                                  float *Y_c, lstmc_rt_drs_stats *stats, void *scratch);
+
+/*
+ * DRS inside tissues (MICRO'18 §IV + §V): lstmc_rt_lstm_tissue with every tissue's cells run
+ * as Algorithm 3. Per tissue of m cells:
+ *   lines 4-5  go[m, H] = P_o rows + H_prev[m, H] x U_o (one pass over U_o for the tissue,
+ *              U_o k-major as lstmc_rt_drs_pack writes it), o_t of every cell;
+ *   line 6     R_c per cell c (lstmc_rt_drs_compact), and the tissue's union of them;
+ *   line 7     for each unit j in the union, its three rows of U_f,i,c are loaded once and
+ *              multiplied only for the cells of the tissue whose R_c holds j (the row stays
+ *              in L1 for those cells); a unit no cell of the tissue keeps is never loaded;
+ *   line 8     per cell as lstmc_rt_lstm_drs_cell.
+ * So a row is skipped for a cell whose o is below the threshold (no multiply), and its load
+ * is saved only when every cell of the tissue skips it: drs_stats->rows_loaded counts the
+ * loads (3 per unit of the union per tissue), rows_skipped the multiplies saved.
+ * Arguments are lstmc_rt_lstm_tissue's with Up unused (may be NULL) and Uo, Ufic
+ * (lstmc_rt_drs_pack) after c_pred; alpha_intra and drs_stats (may be NULL) as
+ * lstmc_rt_lstm_drs's. Peep's P_o part must be zero (LSTMC_RT_ERR_BAD_PARAMS otherwise).
+ * alpha_intra = 0 gives the floats of lstmc_rt_lstm_tissue.
+ */
+int64_t lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p);
+lstmc_rt_status lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *p, float alpha_inter,
+                                         float alpha_intra, const float *P, const float *Up,
+                                         const float *row_abs_sum, const int32_t *seq_lens,
+                                         const float *init_h, const float *init_c,
+                                         const float *Peep, const float *h_pred,
+                                         const float *c_pred, const float *Uo,
+                                         const float *Ufic, float *Y, float *Y_h, float *Y_c,
+                                         lstmc_rt_tissue_stats *stats,
+                                         lstmc_rt_drs_stats *drs_stats, void *scratch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -334,6 +334,169 @@ tissue_gemm(int64_t m, int64_t H, const float *restrict hbuf, const float *restr
     }
 }
 
+/* --- DRS inside tissues (MICRO'18 §V in a tissue; contract in lstmc_rt.h) ------------- */
+
+/* This direction's DRS weights and threshold; NULL drs = the plain tissue kernel. */
+typedef struct drs_in {
+    const float *Uo, *Ufic; /* this direction's, lstmc_rt_drs_pack's layouts */
+    float alpha;
+    int32_t *keep;  /* scratch [cap, H]: 1 where cell i keeps unit j */
+    int32_t *count; /* scratch [H]: cells of the tissue keeping unit j */
+    int32_t *R;     /* scratch [H]: one cell's R, then the tissue's union */
+    lstmc_rt_drs_stats *st;
+} drs_in;
+
+/* Lines 4 (U_o part of the tissue's Sgemm) to 7 for the m cells of a tissue: the o columns
+ * of gates get P_o + H_prev x U_o (summed in lstmc_rt_rnn_rec's order), o_t is applied in
+ * place, then the rows of U_f,i,c of every unit some cell keeps are read once and multiplied
+ * for the cells that keep it. */
+static void
+drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *restrict hbuf,
+                   float *restrict gates)
+{
+    const lstmc_rt_rnn_params *p = a->p;
+    const int64_t H = p->hidden, G = 4 * H;
+    int64_t i, j, k, j0, c, g, n_union = 0;
+    int32_t n, r;
+
+    /* line 4: go[i] = P_o + hbuf[i] x U_o, MR cells x NR columns in registers */
+    for (j0 = 0; j0 < H; j0 += NR) {
+        const int64_t jn = H - j0 < NR ? H - j0 : NR;
+
+        for (i = 0; i < m; i += MR) {
+            const int64_t mi = m - i < MR ? m - i : MR;
+            float acc[MR][NR];
+
+            for (c = 0; c < mi; c++)
+                for (g = 0; g < jn; g++)
+                    acc[c][g] = gates[(i + c) * G + H + j0 + g];
+            for (k = 0; k < H; k++) {
+                const float *restrict row = dr->Uo + k * H + j0;
+
+                for (c = 0; c < mi; c++) {
+                    const float hk = hbuf[(i + c) * H + k];
+
+                    for (g = 0; g < jn; g++)
+                        acc[c][g] += hk * row[g];
+                }
+            }
+            for (c = 0; c < mi; c++)
+                for (g = 0; g < jn; g++)
+                    gates[(i + c) * G + H + j0 + g] = acc[c][g];
+        }
+    }
+    /* lines 5-6: o_t, each cell's R, the tissue's union */
+    memset(dr->count, 0, (size_t)H * sizeof(int32_t));
+    for (i = 0; i < m; i++) {
+        float *go = gates + i * G + H;
+        int32_t *keep = dr->keep + i * H;
+
+        for (j = 0; j < H; j++)
+            go[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, go[j] + 0.0f));
+        n = lstmc_rt_drs_compact(H, go, dr->alpha, dr->R);
+        memset(keep, 0, (size_t)H * sizeof(int32_t));
+        for (r = 0; r < n; r++) {
+            keep[dr->R[r]] = 1;
+            dr->count[dr->R[r]]++;
+        }
+        dr->st->cells++;
+        dr->st->rows_total += 3 * H;
+        dr->st->rows_skipped += 3 * (H - n);
+    }
+    for (j = 0; j < H; j++)
+        if (dr->count[j] > 0)
+            dr->R[n_union++] = (int32_t)j;
+    dr->st->rows_loaded += 3 * n_union;
+    /* line 7: a unit's three rows (3H contiguous floats) are loaded once for the tissue and
+     * multiplied for the cells that keep it, up to MR cells at a time (3 MR independent sums,
+     * each in k order) */
+    for (r = 0; r < n_union; r++) {
+        const float *ri, *rf, *rc;
+        int64_t cell[MR], nc = 0;
+
+        j = dr->R[r];
+        ri = dr->Ufic + j * 3 * H;
+        rf = ri + H;
+        rc = rf + H;
+        for (i = 0; i <= m; i++) {
+            float acc[3][MR];
+
+            if (i < m && dr->keep[i * H + j])
+                cell[nc++] = i;
+            if (nc < MR && !(i == m && nc > 0))
+                continue;
+            for (c = 0; c < nc; c++) {
+                acc[0][c] = gates[cell[c] * G + j];
+                acc[1][c] = gates[cell[c] * G + 2 * H + j];
+                acc[2][c] = gates[cell[c] * G + 3 * H + j];
+            }
+            if (nc == MR) { /* fixed trip count: unrolled, 3 MR chains */
+                for (k = 0; k < H; k++)
+                    for (c = 0; c < MR; c++) {
+                        const float hk = hbuf[cell[c] * H + k];
+
+                        acc[0][c] += hk * ri[k];
+                        acc[1][c] += hk * rf[k];
+                        acc[2][c] += hk * rc[k];
+                    }
+            } else { /* the cells left, one at a time */
+                for (c = 0; c < nc; c++) {
+                    const float *restrict h = hbuf + cell[c] * H;
+                    float ai = acc[0][c], af = acc[1][c], ac = acc[2][c];
+
+                    for (k = 0; k < H; k++) {
+                        ai += h[k] * ri[k];
+                        af += h[k] * rf[k];
+                        ac += h[k] * rc[k];
+                    }
+                    acc[0][c] = ai;
+                    acc[1][c] = af;
+                    acc[2][c] = ac;
+                }
+            }
+            for (c = 0; c < nc; c++) {
+                gates[cell[c] * G + j] = acc[0][c];
+                gates[cell[c] * G + 2 * H + j] = acc[1][c];
+                gates[cell[c] * G + 3 * H + j] = acc[2][c];
+            }
+            nc = 0;
+        }
+    }
+}
+
+/* Line 8 for one cell: lstm_update for the kept units (o_t already applied at [H, 2H)), c = 0
+ * and h = o h(0) for the others. */
+static void
+drs_update(const dir_ctx *a, const float *restrict gates, const int32_t *keep, float *restrict h,
+           float *restrict c)
+{
+    const lstmc_rt_rnn_params *p = a->p;
+    const int64_t H = p->hidden;
+    const float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
+    const float h0 = lstmc_rt_act_apply(&a->act[2], 0.0f);
+    int64_t j;
+
+    for (j = 0; j < H; j++) {
+        float pi = gi[j], pf = gf[j], it, ft, ct, cn;
+
+        if (!keep[j]) {
+            c[j] = 0.0f;
+            h[j] = go[j] * h0;
+            continue;
+        }
+        if (a->Peep) {
+            pi += a->Peep[j] * c[j];
+            pf += a->Peep[2 * H + j] * c[j];
+        }
+        it = lstmc_rt_act_apply(&a->act[0], clip_pre(p, pi + 0.0f));
+        ft = p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&a->act[0], clip_pre(p, pf + 0.0f));
+        ct = lstmc_rt_act_apply(&a->act[1], clip_pre(p, gc[j] + 0.0f));
+        cn = ft * c[j] + it * ct;
+        c[j] = cn;
+        h[j] = go[j] * lstmc_rt_act_apply(&a->act[2], cn);
+    }
+}
+
 /* --- layout helpers (as rt_rnn.c) ------------------------------------------------------ */
 
 static int64_t
@@ -441,7 +604,7 @@ seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
 
 static lstmc_rt_status
 run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, float alpha_inter,
-              lstmc_rt_tissue_stats *st)
+              lstmc_rt_tissue_stats *st, const drs_in *dr)
 {
     const lstmc_rt_rnn_params *p = a->p;
     const int64_t H = p->hidden, G = 4 * H, N = p->batch;
@@ -539,8 +702,12 @@ run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, flo
             memcpy(pl->gates + i * G, o->P + row_at(p, t, n) * G, (size_t)G * sizeof(float));
             memcpy(pl->hbuf + i * H, hs, hbytes);
         }
-        /* Sgemm(U, H_t): one pass over Ut for the whole tissue */
-        tissue_gemm(m, H, pl->hbuf, o->Up, pl->gates);
+        /* Sgemm(U, H_t): one pass over Ut for the whole tissue (DRS: U_o, then the rows of
+         * U_f,i,c some cell of the tissue keeps) */
+        if (dr)
+            drs_tissue_product(a, dr, m, pl->hbuf, pl->gates);
+        else
+            tissue_gemm(m, H, pl->hbuf, o->Up, pl->gates);
         /* lstm_ew per cell, outputs, and the end of sub-layers */
         for (i = 0; i < m; i++) {
             const int32_t sl = pl->order[c0 + i];
@@ -551,7 +718,10 @@ run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, flo
             sn = seq_of(p, o->seq_lens, n);
             step = pl->sub_step0[sl] + pl->work[sl];
             t = a->rev ? sn - 1 - step : step;
-            lstm_update(a, pl->gates + i * G, hs, cs);
+            if (dr)
+                drs_update(a, pl->gates + i * G, dr->keep + i * H, hs, cs);
+            else
+                lstm_update(a, pl->gates + i * G, hs, cs);
             if (o->Y)
                 memcpy(o->Y + y_at(p, t, a->d, n), hs, hbytes);
             if (++pl->work[sl] == pl->sub_len[sl]) {
@@ -584,13 +754,19 @@ run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, flo
     return LSTMC_RT_OK;
 }
 
-/* Contract in lstmc_rt.h. */
-lstmc_rt_status
-lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P,
-                     const float *Up, const float *row_abs_sum, const int32_t *seq_lens,
-                     const float *init_h, const float *init_c, const float *Peep,
-                     const float *h_pred, const float *c_pred, float *Y, float *Y_h,
-                     float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch)
+/* DRS weights of lstmc_rt_lstm_tissue_drs (NULL: the plain kernel). */
+typedef struct drs_args {
+    const float *Uo, *Ufic;
+    float alpha;
+    lstmc_rt_drs_stats *st;
+} drs_args;
+
+static lstmc_rt_status
+tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, const float *Up,
+           const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,
+           const float *init_c, const float *Peep, const float *h_pred, const float *c_pred,
+           float *Y, float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch,
+           const drs_args *da)
 {
     const lstmc_rt_rnn_params *p;
     lstmc_rt_tissue_stats local;
@@ -611,8 +787,15 @@ lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const 
     p = &tp->rnn;
     if (p->batch == 0)
         return LSTMC_RT_OK;
-    if (!P || !Up || !scratch || (alpha_inter > 0.0f && !row_abs_sum))
+    if (!P || (!Up && !da) || !scratch || (alpha_inter > 0.0f && !row_abs_sum))
         return LSTMC_RT_ERR_NULL;
+    if (da && (!da->Uo || !da->Ufic))
+        return LSTMC_RT_ERR_NULL;
+    if (da && Peep) /* o_t must not depend on c_t */
+        for (d = 0; d < p->n_dirs; d++)
+            for (n = 0; n < p->hidden; n++)
+                if (Peep[d * 3 * p->hidden + p->hidden + n] != 0.0f)
+                    return LSTMC_RT_ERR_BAD_PARAMS;
     if (seq_lens)
         for (n = 0; n < p->batch; n++)
             if (seq_lens[n] < 0 || seq_lens[n] > p->seq_len)
@@ -638,7 +821,18 @@ lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const 
     for (d = 0; d < p->n_dirs; d++) {
         dir_ctx a;
         io o;
+        drs_in dr;
         lstmc_rt_status s;
+
+        if (da) { /* after the plan: keep [cap, H] | count [H] | R [H] */
+            dr.Uo = da->Uo + d * H * H;
+            dr.Ufic = da->Ufic + d * 3 * H * H;
+            dr.alpha = da->alpha;
+            dr.keep = pl.work + 3 * z.C;
+            dr.count = dr.keep + z.cap * H;
+            dr.R = dr.count + H;
+            dr.st = da->st;
+        }
 
         a.p = p;
         a.d = d;
@@ -646,7 +840,7 @@ lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const 
         a.act = &p->act[d * 3];
         a.Peep = Peep ? Peep + d * 3 * H : NULL;
         o.P = P + d * z.C * G;
-        o.Up = Up + d * H * G;
+        o.Up = Up ? Up + d * H * G : NULL;
         o.dsum = row_abs_sum ? row_abs_sum + d * G : NULL;
         o.seq_lens = seq_lens;
         o.init_h = init_h;
@@ -656,9 +850,56 @@ lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const 
         o.Y = Y;
         o.Y_h = Y_h;
         o.Y_c = Y_c;
-        s = run_direction(&a, &z, &pl, &o, alpha_inter, stats);
+        s = run_direction(&a, &z, &pl, &o, alpha_inter, stats, da ? &dr : NULL);
         if (s != LSTMC_RT_OK)
             return s;
     }
     return LSTMC_RT_OK;
+}
+
+/* Contract in lstmc_rt.h. */
+lstmc_rt_status
+lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P,
+                     const float *Up, const float *row_abs_sum, const int32_t *seq_lens,
+                     const float *init_h, const float *init_c, const float *Peep,
+                     const float *h_pred, const float *c_pred, float *Y, float *Y_h,
+                     float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch)
+{
+    return tissue_run(tp, alpha_inter, P, Up, row_abs_sum, seq_lens, init_h, init_c, Peep,
+                      h_pred, c_pred, Y, Y_h, Y_c, stats, scratch, NULL);
+}
+
+int64_t
+lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p)
+{
+    sizes z;
+
+    if (!p || !params_ok(p, &z))
+        return -1;
+    return scratch_words(&z, p->rnn.hidden) + (z.cap + 2) * p->rnn.hidden;
+}
+
+/* Contract in lstmc_rt.h ("DRS inside tissues"). */
+lstmc_rt_status
+lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *tp, float alpha_inter, float alpha_intra,
+                         const float *P, const float *Up, const float *row_abs_sum,
+                         const int32_t *seq_lens, const float *init_h, const float *init_c,
+                         const float *Peep, const float *h_pred, const float *c_pred,
+                         const float *Uo, const float *Ufic, float *Y, float *Y_h, float *Y_c,
+                         lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats,
+                         void *scratch)
+{
+    lstmc_rt_drs_stats local;
+    drs_args da;
+
+    (void)Up; /* Uo and Ufic replace the panels */
+    if (!drs_stats)
+        drs_stats = &local;
+    memset(drs_stats, 0, sizeof *drs_stats);
+    da.Uo = Uo;
+    da.Ufic = Ufic;
+    da.alpha = alpha_intra;
+    da.st = drs_stats;
+    return tissue_run(tp, alpha_inter, P, NULL, row_abs_sum, seq_lens, init_h, init_c, Peep,
+                      h_pred, c_pred, Y, Y_h, Y_c, stats, scratch, &da);
 }

@@ -1,0 +1,308 @@
+/*
+ * rt_drs.c — MICRO'18 §V, intra-cell optimisation of an LSTM layer: dynamic row skip (DRS),
+ * Algorithm 3. Contract and weight layouts in lstmc_rt.h ("dynamic row skip").
+ *
+ * Algorithm 1 multiplies all of U_{f,i,c,o} by h_{t-1} per cell. Algorithm 3 reorders the
+ * cell: U_o first (line 4), o_t (line 5), the compact list R of the units whose o_t is not
+ * near zero (line 6), then only the rows of U_f, U_i, U_c of the units in R (line 7), then the
+ * element-wise step (line 8). A unit left out of R has c_t[j] approximated to zero (§V-A:
+ * "some of its elements corresponding to the skipped rows will be approximated to zero") and
+ * h_t[j] = o_t[j] . h(c_t[j]) = o_t[j] . h(0) by Eq. 5 (zero for the default tanh): the
+ * next cell's forget gate then multiplies a zero c_{t-1}[j], as the paper argues.
+ *
+ * Exactness: the U_o product sums P_o + h[0]*U[0][j] + h[1]*U[1][j] + ... and the row
+ * product of line 7 sums P_g[j] + h[0]*U_g[j][0] + h[1]*U_g[j][1] + ... (three independent
+ * chains, i, f and c, for ILP), which is lstmc_rt_rnn_rec's order for every gate; the
+ * element-wise code is rt_rnn.c's lstm_update. So with alpha_intra = 0 the floats are those
+ * of lstmc_rt_rnn_rec (tests/unit/test_rt_drs.c pins this).
+ *
+ * No allocation: h, c, the gate buffer and R live in the caller's scratch.
+ */
+#include "lstmc_rt.h"
+
+#include <math.h>
+#include <string.h>
+
+/* --- weights ------------------------------------------------------------------------- */
+
+lstmc_rt_status
+lstmc_rt_drs_pack(int64_t n_dirs, int64_t hidden, const float *Ut, float *Uo, float *Ufic)
+{
+    const int64_t H = hidden, G = 4 * hidden;
+    /* row offset in Ut's columns of gate g of Ufic: i 0, f 2H, c 3H (ONNX order i o f c) */
+    const int64_t off[3] = {0, 2 * hidden, 3 * hidden};
+    int64_t d, k, j, g;
+
+    if (!Ut || !Uo || !Ufic)
+        return LSTMC_RT_ERR_NULL;
+    if (n_dirs < 1 || n_dirs > 2 || H < 1 || H > INT32_MAX / 64)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    for (d = 0; d < n_dirs; d++) {
+        const float *ut = Ut + d * H * G;
+
+        for (k = 0; k < H; k++)
+            for (j = 0; j < H; j++)
+                Uo[(d * H + k) * H + j] = ut[k * G + H + j];
+        for (j = 0; j < H; j++)
+            for (g = 0; g < 3; g++)
+                for (k = 0; k < H; k++)
+                    Ufic[((d * H + j) * 3 + g) * H + k] = ut[k * G + off[g] + j];
+    }
+    return LSTMC_RT_OK;
+}
+
+/* --- Algorithm 3 line 6: the compact list R ------------------------------------------ */
+
+int32_t
+lstmc_rt_drs_compact(int64_t hidden, const float *o, float alpha_intra, int32_t *R)
+{
+    int32_t n = 0;
+    int64_t j;
+
+    if (!o || !R || hidden < 1 || hidden > INT32_MAX)
+        return 0;
+    /* Branch-free: R[n] is always written and n advances for a kept unit; this is the
+     * sequential form of the prefix sum a GPU would use. NaN o is kept (no skip). */
+    for (j = 0; j < hidden; j++) {
+        R[n] = (int32_t)j;
+        n += !(fabsf(o[j]) < alpha_intra);
+    }
+    return n;
+}
+
+/* --- one cell ------------------------------------------------------------------------ */
+
+static float
+clip_pre(const lstmc_rt_rnn_params *p, float v)
+{
+    if (p->has_clip) {
+        if (v < -p->clip)
+            return -p->clip;
+        if (v > p->clip)
+            return p->clip;
+    }
+    return v;
+}
+
+/* Line 7 for unit j: gi/gf/gc[j] = x + h . (rows i, f, c of unit j), summed in k order. */
+static void
+unit_rows(int64_t H, const float *restrict rows, const float *restrict h, float *gi, float *gf,
+          float *gc)
+{
+    const float *ri = rows, *rf = rows + H, *rc = rows + 2 * H;
+    float ai = *gi, af = *gf, ac = *gc;
+    int64_t k;
+
+    for (k = 0; k < H; k++) {
+        const float hk = h[k];
+
+        ai += hk * ri[k];
+        af += hk * rf[k];
+        ac += hk * rc[k];
+    }
+    *gi = ai;
+    *gf = af;
+    *gc = ac;
+}
+
+int32_t
+lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_intra,
+                       const float *x, const float *Uo, const float *Ufic, const float *Peep,
+                       float *h, float *c, void *work, lstmc_rt_drs_stats *stats)
+{
+    const int64_t H = p->hidden;
+    const lstmc_rt_act *act = &p->act[dir * 3];
+    float *gates = work, *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
+    int32_t *R = (int32_t *)(void *)(gates + 4 * H);
+    const float h0 = lstmc_rt_act_apply(&act[2], 0.0f); /* h(0) for skipped units */
+    int32_t n, r;
+    int64_t j, k;
+
+    /* line 4: go = P_o + h_{t-1} U_o, U_o k-major (one contiguous row per k) */
+    memcpy(go, x + H, (size_t)H * sizeof(float));
+    for (k = 0; k < H; k++) {
+        const float hk = h[k];
+        const float *restrict row = Uo + k * H;
+
+        for (j = 0; j < H; j++)
+            go[j] += hk * row[j];
+    }
+    /* line 5: o_t (the output gate's peephole is zero: the drs pass checks it) */
+    for (j = 0; j < H; j++)
+        go[j] = lstmc_rt_act_apply(&act[0], clip_pre(p, go[j] + 0.0f));
+    /* line 6 */
+    n = lstmc_rt_drs_compact(H, go, alpha_intra, R);
+    /* line 7: only the rows of the units in R are read */
+    for (r = 0; r < n; r++) {
+        j = R[r];
+        gi[j] = x[j];
+        gf[j] = x[2 * H + j];
+        gc[j] = x[3 * H + j];
+        unit_rows(H, Ufic + j * 3 * H, h, gi + j, gf + j, gc + j);
+    }
+    /* line 8: rt_rnn.c's lstm_update for the units in R, the approximation for the others */
+    for (j = 0, r = 0; j < H; j++) {
+        const float ot = go[j];
+
+        if (r < n && R[r] == j) {
+            float pi = gi[j], pf = gf[j], pc = gc[j], it, ft, ct, cn;
+
+            r++;
+            if (Peep) {
+                pi += Peep[j] * c[j];
+                pf += Peep[2 * H + j] * c[j];
+            }
+            it = lstmc_rt_act_apply(&act[0], clip_pre(p, pi + 0.0f));
+            ft = p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&act[0], clip_pre(p, pf + 0.0f));
+            ct = lstmc_rt_act_apply(&act[1], clip_pre(p, pc + 0.0f));
+            cn = ft * c[j] + it * ct;
+            c[j] = cn;
+            h[j] = ot * lstmc_rt_act_apply(&act[2], cn);
+        } else {
+            c[j] = 0.0f;
+            h[j] = ot * h0;
+        }
+    }
+    if (stats) {
+        stats->cells++;
+        stats->rows_total += 3 * H;
+        stats->rows_skipped += 3 * (H - n);
+        stats->rows_loaded += 3 * (int64_t)n;
+    }
+    return n;
+}
+
+/* --- the layer ----------------------------------------------------------------------- */
+
+static int
+params_ok(const lstmc_rt_rnn_params *p)
+{
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden;
+    int32_t k;
+
+    if (p->cell != LSTMC_RT_CELL_LSTM || p->packed != 1)
+        return 0;
+    if (T < 0 || N < 0 || H < 1 || H > INT32_MAX / 64)
+        return 0;
+    if (p->n_dirs != 1 && p->n_dirs != 2)
+        return 0;
+    if (p->reverse != 0 && (p->reverse != 1 || p->n_dirs != 1))
+        return 0;
+    if (p->layout != 0 && p->layout != 1)
+        return 0;
+    if (p->has_clip && !(p->clip >= 0.0f))
+        return 0;
+    if (N != 0 && T > INT64_MAX / N / 4 / H / p->n_dirs)
+        return 0;
+    for (k = 0; k < 3 * p->n_dirs; k++)
+        if (p->act[k].kind < LSTMC_RT_ACT_SIGMOID || p->act[k].kind > LSTMC_RT_ACT_SOFTPLUS)
+            return 0;
+    return 1;
+}
+
+int64_t
+lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p)
+{
+    if (!p || !params_ok(p))
+        return -1;
+    return 7 * p->hidden; /* h, c [H] | gates [4H] | R [H] int32 */
+}
+
+static int64_t
+row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
+{
+    return p->layout ? n * p->seq_len + t : t * p->batch + n;
+}
+
+static int64_t
+y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
+{
+    const int64_t D = p->n_dirs;
+
+    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
+}
+
+static int64_t
+state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
+{
+    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
+}
+
+/* Contract in lstmc_rt.h. The loop is rt_rnn.c's run_direction. */
+lstmc_rt_status
+lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *P,
+                  const float *Uo, const float *Ufic, const int32_t *seq_lens,
+                  const float *init_h, const float *init_c, const float *Peep, float *Y,
+                  float *Y_h, float *Y_c, lstmc_rt_drs_stats *stats, void *scratch)
+{
+    lstmc_rt_drs_stats local;
+    int64_t H, G, T, n, step, t, j;
+    size_t hbytes;
+    float *h, *c;
+    int32_t d;
+
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    if (!params_ok(p))
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (p->batch == 0)
+        return LSTMC_RT_OK;
+    if (!P || !Uo || !Ufic || !scratch)
+        return LSTMC_RT_ERR_NULL;
+    H = p->hidden;
+    G = 4 * H;
+    T = p->seq_len;
+    if (seq_lens)
+        for (n = 0; n < p->batch; n++)
+            if (seq_lens[n] < 0 || seq_lens[n] > T)
+                return LSTMC_RT_ERR_SEQ_LEN;
+    if (Peep) /* o_t must not depend on c_t */
+        for (d = 0; d < p->n_dirs; d++)
+            for (j = 0; j < H; j++)
+                if (Peep[d * 3 * H + H + j] != 0.0f)
+                    return LSTMC_RT_ERR_BAD_PARAMS;
+
+    hbytes = (size_t)H * sizeof(float);
+    h = scratch;
+    c = h + H;
+    for (d = 0; d < p->n_dirs; d++) {
+        const int32_t rev = p->n_dirs == 2 ? d : p->reverse;
+        const float *Pd = P + d * T * p->batch * G, *Uod = Uo + d * H * H;
+        const float *Ufd = Ufic + d * 3 * H * H, *Pe = Peep ? Peep + d * 3 * H : NULL;
+
+        for (n = 0; n < p->batch; n++) {
+            const int64_t s = seq_lens ? seq_lens[n] : T, st = state_at(p, d, n);
+
+            if (init_h)
+                memcpy(h, init_h + st, hbytes);
+            else
+                memset(h, 0, hbytes);
+            if (init_c)
+                memcpy(c, init_c + st, hbytes);
+            else
+                memset(c, 0, hbytes);
+            for (step = 0; step < s; step++) {
+                t = rev ? s - 1 - step : step;
+                lstmc_rt_lstm_drs_cell(p, d, alpha_intra, Pd + row_at(p, t, n) * G, Uod, Ufd, Pe,
+                                       h, c, c + H, stats);
+                if (Y)
+                    memcpy(Y + y_at(p, t, d, n), h, hbytes);
+            }
+            if (Y)
+                for (t = s; t < T; t++)
+                    memset(Y + y_at(p, t, d, n), 0, hbytes);
+            if (s == 0) { /* as lstmc_rt_rnn_rec: zero Y_h / Y_c for an empty sequence */
+                memset(h, 0, hbytes);
+                memset(c, 0, hbytes);
+            }
+            if (Y_h)
+                memcpy(Y_h + st, h, hbytes);
+            if (Y_c)
+                memcpy(Y_c + st, c, hbytes);
+        }
+    }
+    return LSTMC_RT_OK;
+}
