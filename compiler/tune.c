@@ -70,7 +70,7 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
 {
     FILE *f = fopen(path, "r");
     char line[4096];
-    int lineno = 0, approx = -1, seen = 0;
+    int lineno = 0, approx = -1, seen = 0, vary = 3; /* bit 1: inter, bit 2: intra */
     double v;
 
     if (!f) {
@@ -105,6 +105,13 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
                 goto bad;
             }
             approx = strcmp(val, "approx") == 0;
+        } else if (strcmp(key, "vary") == 0) {
+            if (strcmp(val, "both") && strcmp(val, "inter") && strcmp(val, "intra")) {
+                diag_error(d, "--thresholds %s:%d: vary is both, inter or intra, not '%s'", path,
+                           lineno, val);
+                goto bad;
+            }
+            vary = strcmp(val, "inter") == 0 ? 1 : strcmp(val, "intra") == 0 ? 2 : 3;
         } else if (strcmp(key, "calib") == 0) {
             if (!o->calib) {
                 const char *slash = strrchr(path, '/');
@@ -144,7 +151,12 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
         goto bad;
     }
     fclose(f);
-    o->has_alpha_inter = approx;
+    o->has_alpha_inter = approx && (vary & 1);
+    o->has_alpha_intra = approx && (vary & 2) && (o->alpha_intra > 0 || o->alpha_intra_max > 0);
+    if (!o->has_alpha_inter)
+        o->alpha_inter = 0;
+    if (!o->has_alpha_intra)
+        o->alpha_intra = 0;
     if (!approx)
         o->alpha_inter = o->alpha_intra = 0;
     return 0;
@@ -157,6 +169,7 @@ bad:
 
 typedef struct topts {
     const char *model, *target, *data, *labels, *out, *keep, *metric;
+    const char *vary; /* both, inter, intra: which thresholds the sets move */
     double accuracy, holdout;
     int reps;
 } topts;
@@ -173,7 +186,7 @@ on_signal(int sig)
 static const char tune_usage[] =
     "usage: lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
     "                  [--target=NAME] [--holdout=F] [--reps=N] [--metric=top1|error]\n"
-    "                  [--keep-build=DIR]\n"
+    "                  [--vary=both|inter|intra] [--keep-build=DIR]\n"
     "  --data X.npy      samples of the model's one input stacked on axis 0 [K, ...]\n"
     "  --labels Y.npy    integer labels, K x (positions of output 0); without them accuracy\n"
     "                    is agreement with the exact model\n"
@@ -183,6 +196,8 @@ static const char tune_usage[] =
     "  --reps N          timed runs per sample (3)\n"
     "  --metric M        top1: argmax over output 0's last axis (default when it has >= 2\n"
     "                    classes); error: 1 - ||y - y_exact|| / ||y_exact|| per sample\n"
+    "  --vary V          the thresholds the 11 sets move: both (the paper's, default),\n"
+    "                    inter (breakpoints + tissues only) or intra (row skip only)\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";
 
 static int
@@ -216,6 +231,7 @@ parse(int argc, char **argv, topts *t)
     t->holdout = 0.3;
     t->reps = 3;
     t->accuracy = -1;
+    t->vary = "both";
     for (i = 1; i < argc; i++) {
         const char *v;
         char *end;
@@ -232,6 +248,10 @@ parse(int argc, char **argv, topts *t)
             t->out = v;
         } else if ((v = topt(argc, argv, &i, "--keep-build"))) {
             t->keep = v;
+        } else if ((v = topt(argc, argv, &i, "--vary"))) {
+            if (strcmp(v, "both") && strcmp(v, "inter") && strcmp(v, "intra"))
+                return tusage("--vary takes both, inter or intra, got '%s'", v);
+            t->vary = v;
         } else if ((v = topt(argc, argv, &i, "--metric"))) {
             if (strcmp(v, "top1") && strcmp(v, "error"))
                 return tusage("--metric takes top1 or error, got '%s'", v);
@@ -366,8 +386,9 @@ compile(tune_run *r, const char *sub, int approx, const char *calib, const lstmc
     if (!r->measured)
         o.emit = "c";
     if (approx) {
-        o.has_alpha_inter = 1;
-        o.calib = calib;
+        o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0;
+        o.has_alpha_intra = strcmp(r->t->vary, "inter") != 0;
+        o.calib = o.has_alpha_inter ? calib : NULL;
     }
     if (proc_mkdirs(o.outdir) != 0) {
         diag_error(r->d, "cannot create %s: %s", o.outdir, strerror(errno));
@@ -401,7 +422,7 @@ compile(tune_run *r, const char *sub, int approx, const char *calib, const lstmc
 
 /* One harness result line. */
 typedef struct hres {
-    double us, tissues, sub;
+    double us, tissues, sub, skipped;
 } hres;
 
 /* Run the harness of work/sub over samples [first, first+count) with the threshold pairs
@@ -451,7 +472,8 @@ harness(tune_run *r, const char *sub, int64_t first, int64_t count, int reps,
     r->numel = numel_;
     for (i = 0; i < n_sets; i++) {
         int s;
-        if (fscanf(f, "%d %lf %lf %lf", &s, &res[i].us, &res[i].tissues, &res[i].sub) != 4 ||
+        if (fscanf(f, "%d %lf %lf %lf %lf", &s, &res[i].us, &res[i].tissues, &res[i].sub,
+                   &res[i].skipped) != 5 ||
             s != i) {
             fclose(f);
             diag_error(r->d, "cannot read the harness's results %s", txt);
@@ -508,18 +530,60 @@ score(const tune_run *r, const float *y, const float *y0, int64_t first, int64_t
     return acc / (double)count;
 }
 
-/* Mean tissues per layer at alpha_inter (alpha_intra 0) over the first probe samples. */
+/* Mean tissues per layer and the fraction of rows skipped at (alpha_inter, alpha_intra),
+ * over the first probe samples. */
 static int
-probe(tune_run *r, double alpha, double *tissues)
+probe2(tune_run *r, double alpha_inter, double alpha_intra, double *tissues, double *skipped)
 {
-    double pair[2] = {alpha, 0};
+    double pair[2] = {alpha_inter, alpha_intra};
     int64_t n = r->n_tune < 32 ? r->n_tune : 32;
     hres h;
     float *o = NULL;
     int rc = harness(r, "approx", 0, n, 1, pair, 1, &h, &o);
     free(o);
     *tissues = h.tissues;
+    *skipped = h.skipped;
     return rc;
+}
+
+static int
+probe(tune_run *r, double alpha, double *tissues)
+{
+    double skipped;
+    return probe2(r, alpha, 0, tissues, &skipped);
+}
+
+/* The alpha_intra upper limit: the smallest alpha_intra (in [0, 1]: o_t is a sigmoid) at
+ * which dynamic row skip skips half of the rows of U_f,i,c, the compression the paper reports
+ * on average (50.35 %, §VI-B); 0 when no layer has dynamic row skip. */
+static int
+intra_limit(tune_run *r, double *limit)
+{
+    double lo = 0, hi = 1, tis, sk;
+    int i;
+    *limit = 0;
+    if (probe2(r, 0, 1, &tis, &sk) < 0)
+        return -1;
+    if (sk <= 0)
+        return 0; /* no DRS layer (GRU / RNN, output-gate peepholes) */
+    if (sk < 0.5) {
+        *limit = 1;
+        return 0;
+    }
+    for (i = 0; i < 10; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (stopped(r) || probe2(r, 0, mid, &tis, &sk) < 0)
+            return -1;
+        fprintf(stderr, "lstmc: tune: alpha_intra limit search %2d/10: alpha %-8.4g %.1f %% of "
+                        "rows skipped\n",
+                i + 1, mid, 100 * sk);
+        if (sk >= 0.5)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *limit = hi;
+    return 0;
 }
 
 /* The alpha_inter upper limit (§IV-D step 2): the smallest alpha at which the mean tissue
@@ -839,11 +903,13 @@ run(tune_run *r)
     }
 
     /* 4. the threshold range */
-    if (inter_limit(r, cs.s_max, n_min, &inter_max) < 0)
+    if (strcmp(t->vary, "intra") != 0 && inter_limit(r, cs.s_max, n_min, &inter_max) < 0)
         return -1;
-    fprintf(stderr, "lstmc: tune: alpha_inter upper limit %.6g; alpha_intra 0 (dynamic row "
-                    "skip is not in this build)\n",
-            inter_max);
+    if (strcmp(t->vary, "inter") != 0 && intra_limit(r, &intra_max) < 0)
+        return -1;
+    fprintf(stderr, "lstmc: tune: upper limits: alpha_inter %.6g, alpha_intra %.6g%s\n",
+            inter_max, intra_max,
+            intra_max > 0 ? "" : " (no layer has dynamic row skip: GRU/RNN or peepholes)");
 
     /* 5. the 11 sets */
     for (i = 0; i < TUNE_SETS; i++) {
@@ -856,14 +922,15 @@ run(tune_run *r)
         p[i].alpha_intra = pair[1];
         p[i].us = h[i].us;
         p[i].tissues = h[i].tissues;
-        p[i].skipped = 0;
+        p[i].skipped = h[i].skipped;
         p[i].accuracy = score(r, y, r->exact_tune, 0, r->n_tune);
         p[i].norm_acc = p[i].accuracy / r->exact_acc_tune;
         free(y);
         y = NULL;
-        fprintf(stderr, "lstmc: tune: [%2d/%d] alpha_inter %-10.4g tissues %6.2f accuracy "
-                        "%.4f time %.1f us\n",
-                i + 1, TUNE_SETS, p[i].alpha_inter, p[i].tissues, p[i].accuracy, p[i].us);
+        fprintf(stderr, "lstmc: tune: [%2d/%d] alpha_inter %-10.4g alpha_intra %-8.4g tissues "
+                        "%6.2f rows skipped %5.1f %% accuracy %.4f time %.1f us\n",
+                i + 1, TUNE_SETS, p[i].alpha_inter, p[i].alpha_intra, p[i].tissues,
+                100 * p[i].skipped, p[i].accuracy, p[i].us);
     }
     /* the exact time again, after the sets: drift hits both */
     if (harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
@@ -872,9 +939,13 @@ run(tune_run *r)
     y = NULL;
     us2 = h[0].us;
     r->exact_us = 0.5 * (r->exact_us + us2);
+    /* the estimate: U read T times per layer, against once per tissue, of which the rows of
+     * U_f,i,c (3/4 of U) only for the units dynamic row skip keeps */
     for (i = 0; i < TUNE_SETS; i++)
         p[i].speedup = r->measured ? r->exact_us / p[i].us
-                                   : (double)r->T / (p[i].tissues > 0 ? p[i].tissues : r->T);
+                                   : (double)r->T /
+                                         ((p[i].tissues > 0 ? p[i].tissues : r->T) *
+                                          (0.25 + 0.75 * (1 - p[i].skipped)));
     tune_pick(p, TUNE_SETS, t->accuracy, &ao, &bpa);
 
     /* 6. held out: the exact model, AO and BPA on samples the tuning did not see */
@@ -917,12 +988,13 @@ run(tune_run *r)
                                                           : "= 1 - relative L2 error vs exact",
                 r->measured ? "measured on this machine (median of the runs)"
                             : "ESTIMATED by the memory model (T reads of U per layer vs one per "
-                              "tissue): the target is not this machine");
+                              "tissue, less the rows dynamic row skip leaves): the target is not "
+                              "this machine");
         table(fo, r, p, ao, bpa);
-        fprintf(fo, "\nN_min = ceil(%lld / MTS %d) = %lld; alpha_inter upper limit %.6g. "
-                    "AO (fastest with normalised accuracy >= %.3g): %s; BPA (best speed-up x "
-                    "accuracy): %s.\n",
-                (long long)r->T, mts, n_min, inter_max, t->accuracy,
+        fprintf(fo, "\nN_min = ceil(%lld / MTS %d) = %lld; upper limits: alpha_inter %.6g, "
+                    "alpha_intra %.6g. AO (fastest with normalised accuracy >= %.3g): %s; BPA "
+                    "(best speed-up x accuracy): %s.\n",
+                (long long)r->T, mts, n_min, inter_max, intra_max, t->accuracy,
                 ao < 0 ? "the exact schedule (no set is faster at that accuracy)"
                        : arena_printf(r->a, "set %d", ao),
                 bpa < 0 ? "the exact schedule" : arena_printf(r->a, "set %d", bpa));
@@ -949,6 +1021,7 @@ run(tune_run *r)
         }
         fprintf(fo, "%s\n# lstmc tune %s --target=%s --accuracy %g (see %s.txt)\n", TUNED_MAGIC,
                 t->model, tg->name, t->accuracy, base ? base + 1 : t->out);
+        fprintf(fo, "vary %s\n", t->vary);
         fprintf(fo, "schedule %s\nalpha_inter %.9g\nalpha_intra %.9g\n",
                 ao < 0 ? "exact" : "approx", ao < 0 ? 0.0 : p[ao].alpha_inter,
                 ao < 0 ? 0.0 : p[ao].alpha_intra);

@@ -15,6 +15,7 @@
  *
  * TUNED (text, written last, atomically):
  *   lstmc-thresholds 1
+ *   vary both|inter|intra        which thresholds tune moved (the passes compiled in)
  *   schedule approx|exact        exact: the AO choice is the exact schedule
  *   alpha_inter X                the AO thresholds (what --thresholds=TUNED embeds)
  *   alpha_intra Y

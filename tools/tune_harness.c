@@ -12,12 +12,13 @@
  * FIRST .. FIRST+COUNT-1 of X (samples of the model's one input stacked on axis 0) REPS times
  * each, and prints one line
  *
- *   SET MEDIAN_US TISSUES_PER_LAYER SUB_LAYERS_PER_LAYER
+ *   SET MEDIAN_US TISSUES_PER_LAYER SUB_LAYERS_PER_LAYER ROWS_SKIPPED_FRACTION
  *
  * after a first line "out C NUMEL" (the last dim and the element count of output 0)
  * (median microseconds of one inference over COUNT * REPS runs; the tissue counts are the
  * runtime's tissue_stats, which sum the layers of a run, over N_LAYERS, averaged over the
- * samples; 0 with -DBASELINE). OUT.npy receives output 0 of every run: float32
+ * samples; 0 with -DBASELINE; the fraction is ctx.drs_stats' rows skipped over rows, dynamic
+ * row skip, over every run). OUT.npy receives output 0 of every run: float32
  * [SETS, COUNT, OUTPUT_0_NUMEL]. The caller (lstmc) scores the outputs.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -111,7 +112,7 @@ main(int argc, char **argv)
         printf("out %lld %lld\n", (long long)oshape[MAC(_OUTPUT_0_RANK) - 1], (long long)numel);
     }
     for (s = 0; s < n_sets; s++) {
-        double tis = 0, sub = 0;
+        double tis = 0, sub = 0, rows = 0, skipped = 0;
 #ifndef BASELINE
         if (API(_set_thresholds)(&ctx, (float)atof(argv[6 + 2 * s]),
                                  (float)atof(argv[7 + 2 * s])) != LSTMC_RT_OK)
@@ -131,10 +132,13 @@ main(int argc, char **argv)
 #ifndef BASELINE
             tis += (double)ctx.tissue_stats.tissues / N_LAYERS;
             sub += (double)ctx.tissue_stats.sub_layers / N_LAYERS;
+            rows += (double)ctx.drs_stats.rows_total;
+            skipped += (double)ctx.drs_stats.rows_skipped;
 #endif
         }
         qsort(times, (size_t)(count * reps), sizeof *times, cmp_d);
-        printf("%d %.3f %.4f %.4f\n", s, times[count * reps / 2], tis / count, sub / count);
+        printf("%d %.3f %.4f %.4f %.6f\n", s, times[count * reps / 2], tis / count, sub / count,
+               rows > 0 ? skipped / rows : 0.0);
         fflush(stdout);
     }
     dims[0] = n_sets;

@@ -99,12 +99,30 @@ Test(tune, load_tuned_file)
     memset(&o, 0, sizeof o);
     cr_assert_eq(tune_load(a, p, &o, d), 0);
     cr_assert_eq(o.has_alpha_inter, 1);
+    cr_assert_eq(o.has_alpha_intra, 1); /* vary both (the default) with a row-skip range */
     cr_assert_float_eq(o.alpha_inter, 511.5f, 1e-6);
     cr_assert_float_eq(o.alpha_intra, 0.25f, 1e-6);
     cr_assert_float_eq(o.alpha_inter_max, 512.0f, 1e-6);
     cr_assert_float_eq(o.alpha_intra_max, 0.5f, 1e-6);
     snprintf(want, sizeof want, "/tmp/x.tuned.calib"); /* relative to the TUNED file */
     cr_assert_str_eq(o.calib, want);
+    unlink(p);
+    arena_free(a);
+}
+
+Test(tune, load_vary_intra_compiles_row_skip_only)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "m.onnx", stderr);
+    driver_options o;
+    const char *p = write_tmp("intra", "lstmc-thresholds 1\nvary intra\nschedule approx\n"
+                                       "alpha_inter 0\nalpha_intra 0.2\nalpha_inter_max 0\n"
+                                       "alpha_intra_max 0.5\ncalib c\n");
+    memset(&o, 0, sizeof o);
+    cr_assert_eq(tune_load(a, p, &o, d), 0);
+    cr_assert_eq(o.has_alpha_inter, 0, "no breakpoints pass when tune moved alpha_intra only");
+    cr_assert_eq(o.has_alpha_intra, 1);
+    cr_assert_float_eq(o.alpha_intra, 0.2f, 1e-6);
     unlink(p);
     arena_free(a);
 }
@@ -136,6 +154,7 @@ Test(tune, load_refuses_bad_files)
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1x\nalpha_intra 0\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nspeed 9\n",
         "lstmc-thresholds 1\nschedule\n",
+        "lstmc-thresholds 1\nvary sideways\nschedule approx\nalpha_inter 1\nalpha_intra 0\n",
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
