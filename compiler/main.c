@@ -23,6 +23,7 @@
 #include "calibrate.h"
 #include "diag.h"
 #include "driver.h"
+#include "elstm.h"
 #include "ir.h"
 #include "ir_print.h"
 #include "lstmc_rt_npy.h"
@@ -54,7 +55,8 @@ static const char usage_text[] =
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
     "                       (default 1GiB each)\n"
-    "  --keep-build=DIR     (run) build the library in DIR and keep it\n";
+    "  --keep-build=DIR     (run) build the library in DIR and keep it\n"
+    "  --sph=X              (--target=elstm) hidden-state sparsity for N_fuse (Eq. 6)\n";
 
 static int
 usage(const char *fmt, const char *arg)
@@ -75,6 +77,7 @@ typedef struct cli {
     const char *keep_build;
     const char *data; /* calibrate: --data */
     int force; /* --force: replace an OUTDIR lstmc did not make */
+    float sph; /* --sph: hidden-state sparsity the elstm target plans for (Eq. 6) */
 } cli;
 
 /* "--opt=value" or "--opt value": returns the value or NULL (and *i advanced). */
@@ -192,6 +195,9 @@ parse_args(int argc, char **argv, cli *c)
             b = &c->o.dims[c->o.n_dims];
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
+        } else if ((v = opt_value(argc, argv, &i, "--sph"))) {
+            if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)
+                return usage("--sph takes a sparsity in [0, 1), got '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--alpha-inter"))) {
             if (parse_alpha(v, "--alpha-inter", &c->o.alpha_inter))
                 return 2;
@@ -289,6 +295,29 @@ cmd_compile(cli *c)
     c->o.outdir = outdir_begin(final, c->force, d);
     if (c->o.outdir) {
         if (driver_compile(a, &c->o, d) == 0 && outdir_commit(d) == 0)
+            rc = 0;
+        else
+            outdir_abort();
+    }
+    arena_free(a);
+    return rc;
+}
+
+/* --target=elstm: the E-LSTM accelerator's RoCC program instead of a C library. */
+static int
+cmd_elstm(cli *c)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c->o.model, stderr);
+    const char *final = c->o.outdir;
+    ir_graph *g;
+    int rc = 1;
+    c->o.outdir = outdir_begin(final, c->force, d);
+    if (c->o.outdir) {
+        g = driver_import(a, c->o.model, d);
+        if (g && driver_prepare(g, &c->o, d) == 0 &&
+            elstm_emit(a, g, &elstm_default_profile, c->sph, c->o.outdir, d) == 0 &&
+            outdir_commit(d) == 0)
             rc = 0;
         else
             outdir_abort();
@@ -515,5 +544,7 @@ main(int argc, char **argv)
         return cmd_run(&c);
     if (strcmp(c.cmd, "calibrate") == 0)
         return cmd_calibrate(&c);
+    if (strcmp(c.o.target, "elstm") == 0)
+        return cmd_elstm(&c);
     return cmd_compile(&c);
 }
