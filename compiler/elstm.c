@@ -151,6 +151,8 @@ elstm_simulate(const elstm_profile *p, const elstm_sim_layer *l, int nfuse,
         }
         if (u_step >= l->ts)
             break;
+        if (!w.active && !u.active)
+            return -1; /* nothing can run: a broken dependency, never a hang */
         engine_take(&w);
         engine_take(&u);
         /* the port: one word, W first (its PEs idle otherwise; U fills the gaps, Fig. 8) */

@@ -79,7 +79,7 @@ typedef struct elstm_sim_stats {
  * a group of (N_pe - 1) * N_fuse steps needs the previous group's W x done and the one
  * before's U h done (two BUF_wx halves); U h_t needs W x of its group and U h_{t-1}. Vector
  * operations, x/h transfers and the CPU are not modelled (the paper's Eq. 6 omits them too).
- * Returns the cycle count; st may be NULL.
+ * Returns the cycle count (-1 if the schedule could not go on); st may be NULL.
  */
 int64_t elstm_simulate(const elstm_profile *p, const elstm_sim_layer *l, int nfuse,
                        elstm_sim_stats *st);
