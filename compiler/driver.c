@@ -327,6 +327,22 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
     cx.n_disable = o->n_disable;
     cx.alpha_inter = o->alpha_inter;
     cx.calib = o->calib;
+    cx.hsparse = o->hsparse;
+    if (o->hsparse && o->alpha_intra > 0) {
+        diag_error(d, "--hsparse does not combine with --alpha-intra: dynamic row skip and "
+                      "hidden-state sparsity both reshape U h, with different kernels");
+        return -1;
+    }
+    if (o->hsparse && o->has_alpha_inter) {
+        diag_error(d, "--hsparse does not combine with --alpha-inter: a tissue multiplies U "
+                      "by several h vectors at once (passes/hsparse.c)");
+        return -1;
+    }
+    if (o->hsparse) {
+        /* after the target's (or the given) passes: it marks the RnnRec nodes they made */
+        rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);
+        return rc ? rc : pass_run_list(g, "hsparse", &cx, d);
+    }
     if (!o->passes && o->has_alpha_inter) {
         /* --alpha-inter turns the breakpoints pass on (after packing, before dce) */
         char list[512];

@@ -44,6 +44,7 @@ typedef struct driver_options {
     int has_alpha_inter;     /* given: the breakpoints pass runs */
     const char *calib;       /* --calib: CALIB file giving the breakpoints pass h_pred/c_pred */
     float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
+    const char *hsparse;     /* --hsparse: E-LSTM hidden-state sparsity thresholds, or NULL */
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
     int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when

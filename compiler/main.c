@@ -56,7 +56,9 @@ static const char usage_text[] =
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
     "                       (default 1GiB each)\n"
     "  --keep-build=DIR     (run) build the library in DIR and keep it\n"
-    "  --sph=X              (--target=elstm) hidden-state sparsity for N_fuse (Eq. 6)\n";
+    "  --sph=X              (--target=elstm) hidden-state sparsity for N_fuse (Eq. 6)\n"
+    "  --hsparse=TH[,TH..]  skip U columns of h groups of 4 with sum|h| < TH, per LSTM layer\n"
+    "                       (E-LSTM §4.4; 0 = exact)\n";
 
 static int
 usage(const char *fmt, const char *arg)
@@ -195,6 +197,8 @@ parse_args(int argc, char **argv, cli *c)
             b = &c->o.dims[c->o.n_dims];
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
+        } else if ((v = opt_value(argc, argv, &i, "--hsparse"))) {
+            c->o.hsparse = v;
         } else if ((v = opt_value(argc, argv, &i, "--sph"))) {
             if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)
                 return usage("--sph takes a sparsity in [0, 1), got '%s'", v);

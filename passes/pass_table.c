@@ -18,6 +18,7 @@ const pass_info pass_table[] = {
     {"fold_constants", pass_fold_constants, "summed biases, packed weights, row sums D (MICRO'18 Alg. 2 l.2)"},
     {"breakpoints", pass_breakpoints, "LSTM breakpoints search + tissues sized by MTS (MICRO'18 §IV, Alg. 2, Fig. 8)"},
     {"dce", pass_dce, "remove dead nodes and unused constants"},
+    {"hsparse", pass_hsparse, "hidden-state sparsity: U columns of small h groups skipped (E-LSTM §4.4)"},
     {NULL, NULL, NULL},
 };
 

@@ -21,6 +21,7 @@ typedef struct pass_ctx {
     int n_disable;
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
     const char *calib;          /* --calib: CALIB file (lstmc calibrate) for h_pred / c_pred */
+    const char *hsparse;        /* --hsparse: per-layer thresholds "TH" or "TH0,TH1,..." */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
@@ -53,6 +54,9 @@ int pass_fold_constants(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* breakpoints.c: packed LSTM RnnRec -> lstmc.RnnTissue: breakpoints + tissues (MICRO'18 §IV). */
 int pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d);
+
+/* hsparse.c: LSTM RnnRec gets the E-LSTM hidden-state sparsity threshold (§4.4). */
+int pass_hsparse(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);
