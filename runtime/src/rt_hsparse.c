@@ -36,7 +36,8 @@ is_kept(const uint32_t *kept, int64_t cached, const float *h, int64_t H, int64_t
 
 void
 lstmc_rt_hsparse_accumulate(const float *h, const float *r, int64_t H, int64_t ld,
-                            int64_t col0, int64_t n, int32_t packed, float th, float *gates)
+                            int64_t col0, int64_t n, int32_t packed, float th,
+                            float *restrict gates)
 {
     int64_t n_groups = (H + GROUP - 1) / GROUP, j, k, g;
     /* the verdicts as a bitmask on the stack (no malloc), for H up to 8192; a bigger layer
@@ -62,7 +63,7 @@ lstmc_rt_hsparse_accumulate(const float *h, const float *r, int64_t H, int64_t l
                 continue;
             for (k = j * GROUP; k < end; k++) {
                 const float hk = h[k];
-                const float *row = r + k * ld + col0;
+                const float *restrict row = r + k * ld + col0;
                 for (g = 0; g < n; g++)
                     gates[g] += hk * row[g];
             }

@@ -66,7 +66,7 @@ urand(void)
 Test(elstm, nfuse_is_brute_force_minimum)
 {
     int trial, none = 0, bound = 0;
-    for (trial = 0; trial < 3000; trial++) {
+    for (trial = 0; trial < 2000; trial++) {
         elstm_profile p = elstm_default_profile;
         elstm_layer l;
         double twx, tuh, best_t = 0, t;
@@ -197,22 +197,26 @@ fig10(int x, int h, int ts, double spw, double spu, double sph, double *s_h, dou
 Test(elstm, fig10_shape)
 {
     double h[4], all[4];
-    int i;
+    int i, n = 4;
     fig10(28, 128, 28, 0.3, 0.5, 0.22, &h[0], &all[0]);
     fig10(128, 128, 28, 0.2, 0.4, 0.29, &h[1], &all[1]);
+#ifdef __SANITIZE_ADDRESS__
+    n = 2; /* the PTB layers are ~80 M simulated cycles: the normal build checks them */
+#else
     fig10(800, 800, 35, 0.2, 0.5, 0.56, &h[2], &all[2]);
     fig10(800, 800, 35, 0.2, 0.6, 0.41, &h[3], &all[3]);
-    for (i = 0; i < 4; i++) {
+#endif
+    for (i = 0; i < n; i++) {
         /* each optimisation helps; the paper's range is 1.4x-2.2x */
         cr_assert_gt(h[i], 1.1, "layer %d: sparse h %.2f", i, h[i]);
         cr_assert_gt(all[i], h[i] * 1.05, "layer %d: %.2f vs %.2f", i, all[i], h[i]);
         cr_assert(all[i] > 1.25 && all[i] < 2.6, "layer %d: %.2f", i, all[i]);
     }
     /* PTB-LSTM1, of the largest Sph, gains most; fusion adds least on MNIST-LSTM1 */
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < n && n == 4; i++)
         if (i != 2)
             cr_assert_gt(all[2], all[i]);
-    for (i = 1; i < 4; i++)
+    for (i = 1; i < n; i++)
         cr_assert_lt(all[0] / h[0], all[i] / h[i]);
 }
 
