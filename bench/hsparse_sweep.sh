@@ -83,7 +83,7 @@ for m in "$@"; do
             valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
                 "$1/sweep" "$x" "$y" 0 "$n" 1 2>&1 >/dev/null |
                 awk '/I *refs:/ { gsub(",", "", $NF); print $NF }'
-        done | awk -v n="$NI" 'NR == 1 { a = $1 } NR == 2 { printf "%.0f", ($1 - a) / n }'
+        done | awk -v n="$NI" 'NR == 1 { a = $1 } NR == 2 { printf "%.0f\n", ($1 - a) / n }'
     }
     for th in 1e-30 $THS; do
         build "$m" "$w/c$th" "" --hsparse="$th" --emit=c
