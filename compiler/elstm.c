@@ -448,6 +448,10 @@ elstm_emit(arena *a, const ir_graph *g, const elstm_profile *p, double sph,
                             "--dim or give the model a fixed one");
             goto out;
         }
+        if (l.ts >= (1 << 24) || l.x >= (1 << 24) || l.h >= (1 << 24)) {
+            diag_node(d, n, "the elstm command words hold sizes and steps below 2^24");
+            goto out;
+        }
         m = 4 * l.h;
         l.spw = sparsity(n->inputs[1]->data, m * l.x);
         l.spu = sparsity(n->inputs[2]->data, m * l.h);
