@@ -220,7 +220,12 @@ put_rnn_fields(FILE *f, const lstmc_rt_rnn_params *p)
         put_float(f, p->act[i].beta);
         fputc('}', f);
     }
-    fprintf(f, "},\n            .packed = %d}", p->packed);
+    fprintf(f, "},\n            .packed = %d", p->packed);
+    if (p->hsparse_th != 0.0f) { /* passes/hsparse.c */
+        fputs(", .hsparse_th = ", f);
+        put_float(f, p->hsparse_th);
+    }
+    fputc('}', f);
 }
 
 static void

@@ -1075,6 +1075,8 @@ cg_llvm_handles(const kp_call *c)
             (p->n_dirs != 1 && p->n_dirs != 2) || (p->layout != 0 && p->layout != 1) ||
             (p->has_clip && !(p->clip >= 0.0f)) || c->scratch_bytes <= 0)
             return 0;
+        if (p->hsparse_th != 0.0f) /* hidden-state sparsity: the C kernel (rt_hsparse.c) */
+            return 0;
         nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
         for (k = 0; k < nacts * p->n_dirs; k++)
             if (!act_ok(p->act[k].kind))

@@ -328,6 +328,22 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
     cx.alpha_inter = o->alpha_inter;
     cx.calib = o->calib;
     cx.alpha_intra = o->alpha_intra;
+    cx.hsparse = o->hsparse;
+    if (o->hsparse && o->has_alpha_intra) {
+        diag_error(d, "--hsparse does not combine with --alpha-intra: dynamic row skip and "
+                      "hidden-state sparsity both reshape U h, with different kernels");
+        return -1;
+    }
+    if (o->hsparse && o->has_alpha_inter) {
+        diag_error(d, "--hsparse does not combine with --alpha-inter: a tissue multiplies U "
+                      "by several h vectors at once (passes/hsparse.c)");
+        return -1;
+    }
+    if (o->hsparse) {
+        /* after the target's (or the given) passes: it marks the RnnRec nodes they made */
+        rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);
+        return rc ? rc : pass_run_list(g, "hsparse", &cx, d);
+    }
     if (!o->passes && (o->has_alpha_inter || o->has_alpha_intra)) {
         /* --alpha-inter turns the breakpoints pass on, --alpha-intra the drs pass (after
          * packing, breakpoints first so that DRS runs inside its tissues, before dce) */

@@ -47,6 +47,7 @@ typedef struct driver_options {
     int has_alpha_intra;     /* given: the drs pass runs */
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */
     float alpha_intra_max;
+    const char *hsparse;     /* --hsparse: E-LSTM hidden-state sparsity thresholds, or NULL */
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
     int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when

@@ -124,6 +124,7 @@ rnn_params(const ir_node *n, lstmc_rt_rnn_params *p)
     p->clip = ir_attr_float(n, "clip", 0.0f);
     p->input_forget = (int32_t)ir_attr_int(n, "input_forget", 0);
     p->linear_before_reset = (int32_t)ir_attr_int(n, "linear_before_reset", 0);
+    p->hsparse_th = ir_attr_float(n, "hsparse_th", 0.0f); /* passes/hsparse.c */
     for (i = 0; acts && i < acts->n && i < 6; i++) {
         p->act[i].kind = (int32_t)acts->ints[i];
         p->act[i].alpha = al && i < al->n ? al->floats[i] : 0.0f;

@@ -21,6 +21,7 @@
 #include "calibrate.h"
 #include "diag.h"
 #include "driver.h"
+#include "elstm.h"
 #include "ir.h"
 #include "ir_print.h"
 #include "lstmc_rt_npy.h"
@@ -55,7 +56,10 @@ static const char usage_text[] =
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
     "                       (default 1GiB each)\n"
-    "  --keep-build=DIR     (run) build the library in DIR and keep it\n";
+    "  --keep-build=DIR     (run) build the library in DIR and keep it\n"
+    "  --sph=X              (--target=elstm) hidden-state sparsity for N_fuse (Eq. 6)\n"
+    "  --hsparse=TH[,TH..]  skip U columns of h groups of 4 with sum|h| < TH, per LSTM layer\n"
+    "                       (E-LSTM §4.4; 0 = exact)\n";
 
 static int
 usage(const char *fmt, const char *arg)
@@ -77,6 +81,7 @@ typedef struct cli {
     const char *data; /* calibrate: --data */
     const char *thresholds; /* --thresholds=TUNED */
     int force; /* --force: replace an OUTDIR lstmc did not make */
+    float sph; /* --sph: hidden-state sparsity the elstm target plans for (Eq. 6) */
 } cli;
 
 /* "--opt=value" or "--opt value": returns the value or NULL (and *i advanced). */
@@ -196,6 +201,11 @@ parse_args(int argc, char **argv, cli *c)
             b = &c->o.dims[c->o.n_dims];
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
+        } else if ((v = opt_value(argc, argv, &i, "--hsparse"))) {
+            c->o.hsparse = v;
+        } else if ((v = opt_value(argc, argv, &i, "--sph"))) {
+            if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)
+                return usage("--sph takes a sparsity in [0, 1), got '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--alpha-inter"))) {
             if (parse_alpha(v, "--alpha-inter", &c->o.alpha_inter))
                 return 2;
@@ -234,6 +244,9 @@ cmd_targets(void)
     int i;
     for (i = 0; target_builtin[i].name; i++)
         printf("%-10s %s\n", target_builtin[i].name, target_builtin[i].summary);
+    /* not a CPU/GPU profile: compiler/elstm.c, docs/ELSTM.md */
+    printf("%-10s %s\n", elstm_default_profile.name,
+           "E-LSTM co-processor on a RISC-V RoCC port: eSELL word streams + schedule");
     return 0;
 }
 
@@ -294,6 +307,29 @@ cmd_compile(cli *c)
     c->o.outdir = outdir_begin(final, c->force, d);
     if (c->o.outdir) {
         if (driver_compile(a, &c->o, d) == 0 && outdir_commit(d) == 0)
+            rc = 0;
+        else
+            outdir_abort();
+    }
+    arena_free(a);
+    return rc;
+}
+
+/* --target=elstm: the E-LSTM accelerator's RoCC program instead of a C library. */
+static int
+cmd_elstm(cli *c)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c->o.model, stderr);
+    const char *final = c->o.outdir;
+    ir_graph *g;
+    int rc = 1;
+    c->o.outdir = outdir_begin(final, c->force, d);
+    if (c->o.outdir) {
+        g = driver_import(a, c->o.model, d);
+        if (g && driver_prepare(g, &c->o, d) == 0 &&
+            elstm_emit(a, g, &elstm_default_profile, c->sph, c->o.outdir, d) == 0 &&
+            outdir_commit(d) == 0)
             rc = 0;
         else
             outdir_abort();
@@ -475,5 +511,7 @@ main(int argc, char **argv)
         return cmd_run(&c);
     if (strcmp(c.cmd, "calibrate") == 0)
         return cmd_calibrate(&c);
+    if (strcmp(c.o.target, "elstm") == 0)
+        return cmd_elstm(&c);
     return cmd_compile(&c);
 }

@@ -19,6 +19,7 @@ const pass_info pass_table[] = {
     {"breakpoints", pass_breakpoints, "LSTM breakpoints search + tissues sized by MTS (MICRO'18 §IV, Alg. 2, Fig. 8)"},
     {"drs", pass_drs, "LSTM dynamic row skip: U_o first, rows of U_f,i,c only where o >= alpha_intra (MICRO'18 §V, Alg. 3)"},
     {"dce", pass_dce, "remove dead nodes and unused constants"},
+    {"hsparse", pass_hsparse, "hidden-state sparsity: U columns of small h groups skipped (E-LSTM §4.4)"},
     {NULL, NULL, NULL},
 };
 

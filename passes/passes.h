@@ -22,6 +22,7 @@ typedef struct pass_ctx {
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
     const char *calib;          /* --calib: CALIB file (lstmc calibrate) for h_pred / c_pred */
     float alpha_intra;          /* default dynamic row skip threshold for the drs pass */
+    const char *hsparse;        /* --hsparse: per-layer thresholds "TH" or "TH0,TH1,..." */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
@@ -57,6 +58,8 @@ int pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* drs.c: LSTM RnnRec -> lstmc.RnnDrs, U split into U_o and U_fic (MICRO'18 §V, Alg. 3). */
 int pass_drs(ir_graph *g, const pass_ctx *cx, diag *d);
+/* hsparse.c: LSTM RnnRec gets the E-LSTM hidden-state sparsity threshold (§4.4). */
+int pass_hsparse(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);

@@ -114,6 +114,8 @@ typedef struct lstmc_rt_rnn_params {
     int32_t linear_before_reset; /* GRU */
     lstmc_rt_act act[6];
     int32_t packed; /* lstmc_rt_rnn_rec only: 1 = R packed transposed, see there */
+    float hsparse_th; /* lstmc_rt_rnn_rec, LSTM: > 0 skips the U columns of each group of 4
+                         h elements whose summed |h| is below it (E-LSTM §4.4; 0 = exact) */
 } lstmc_rt_rnn_params;
 
 /* Scratch floats lstmc_rt_rnn needs for p (h, c and gate buffers). */
@@ -560,6 +562,24 @@ lstmc_rt_status lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *p, float 
                                          const float *Ufic, float *Y, float *Y_h, float *Y_c,
                                          lstmc_rt_tissue_stats *stats,
                                          lstmc_rt_drs_stats *drs_stats, void *scratch);
+
+/* --- hidden-state sparsity (E-LSTM §3.2.2, §4.4; rt_hsparse.c) ------------------------ */
+
+/*
+ * gates[0..n) += sum over the H elements k of h of h[k] * U'[k][col0 + g], where the groups
+ * h[4j..4j+3] (the last may be shorter) whose summed magnitude is below th count as zero and
+ * their U' rows are never read (sparse matrix x sparse vector). packed = 1: r is U' = R
+ * packed transposed [H, ld]; packed = 0: r is ONNX's R [G*H, H] (rows col0..col0+n) and the
+ * skipped groups are 4 skipped columns of each row. th <= 0 skips nothing.
+ * Built with LSTMC_RT_HSPARSE_STATS, it counts groups seen and skipped in the two globals
+ * below (benchmarks only: not thread-safe).
+ */
+void lstmc_rt_hsparse_accumulate(const float *h, const float *r, int64_t H, int64_t ld,
+                                 int64_t col0, int64_t n, int32_t packed, float th,
+                                 float *gates);
+#ifdef LSTMC_RT_HSPARSE_STATS
+extern int64_t lstmc_rt_hsparse_groups, lstmc_rt_hsparse_skipped;
+#endif
 
 #ifdef __cplusplus
 }

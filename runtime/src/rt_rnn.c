@@ -367,6 +367,11 @@ rec_accumulate(const dir_args *a, const float *restrict h, int64_t ld, int64_t c
     const int64_t H = a->p->hidden;
     int64_t k, g;
 
+    if (a->p->hsparse_th > 0.0f) { /* E-LSTM hidden-state sparsity: rt_hsparse.c */
+        lstmc_rt_hsparse_accumulate(h, a->Rt, H, ld, col0, n, a->p->packed, a->p->hsparse_th,
+                                    gates);
+        return;
+    }
     if (!a->p->packed) { /* R [G*H, H]: a dot product per gate row */
         for (g = 0; g < n; g++)
             gates[g] += dot(h, a->Rt + (col0 + g) * H, H);
