@@ -666,11 +666,17 @@ table(FILE *f, const tune_run *r, const tune_point *p, int ao, int bpa)
     fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
     fprintf(f, "| exact | - | - | %lld | - | %.4f | 1.0000 | %.1f | 1.00x |\n",
             (long long)r->T, r->exact_acc_tune, r->exact_us);
-    for (i = 0; i < TUNE_SETS; i++)
-        fprintf(f, "| %d%s%s | %.6g | %.6g | %.2f | %.1f %% | %.4f | %.4f | %.1f | %.2fx |\n", i,
+    for (i = 0; i < TUNE_SETS; i++) {
+        char tis[32];
+        if (p[i].tissues > 0) /* 0: no layer in tissues (--vary=intra) */
+            snprintf(tis, sizeof tis, "%.2f", p[i].tissues);
+        else
+            snprintf(tis, sizeof tis, "-");
+        fprintf(f, "| %d%s%s | %.6g | %.6g | %s | %.1f %% | %.4f | %.4f | %.1f | %.2fx |\n", i,
                 i == ao ? " AO" : "", i == bpa ? " BPA" : "", p[i].alpha_inter,
-                p[i].alpha_intra, p[i].tissues, 100 * p[i].skipped, p[i].accuracy,
-                p[i].norm_acc, p[i].us, p[i].speedup);
+                p[i].alpha_intra, tis, 100 * p[i].skipped, p[i].accuracy, p[i].norm_acc,
+                p[i].us, p[i].speedup);
+    }
 }
 
 /* The Fig. 19 style plot: speed-up (bars) and normalised accuracy (line) per set. */
@@ -911,27 +917,35 @@ run(tune_run *r)
             inter_max, intra_max,
             intra_max > 0 ? "" : " (no layer has dynamic row skip: GRU/RNN or peepholes)");
 
-    /* 5. the 11 sets */
+    /* 5. the 11 sets, interleaved in rounds by the harness */
     for (i = 0; i < TUNE_SETS; i++) {
-        double pair[2];
-        pair[0] = pairs[2 * i] = inter_set(&cs, inter_max, i);
-        pair[1] = pairs[2 * i + 1] = intra_max * i / (TUNE_SETS - 1);
-        if (stopped(r) || harness(r, "approx", 0, r->n_tune, t->reps, pair, 1, &h[i], &y) < 0)
-            return -1;
-        p[i].alpha_inter = pair[0];
-        p[i].alpha_intra = pair[1];
+        pairs[2 * i] = inter_set(&cs, inter_max, i);
+        pairs[2 * i + 1] = intra_max * i / (TUNE_SETS - 1);
+    }
+    fprintf(stderr, "lstmc: tune: measuring %d threshold sets: %lld samples x %d rounds\n",
+            TUNE_SETS, (long long)r->n_tune, t->reps);
+    if (stopped(r))
+        return -1;
+    setenv("LSTMC_TUNE_PROGRESS", "1", 1);
+    i = harness(r, "approx", 0, r->n_tune, t->reps, pairs, TUNE_SETS, h, &y);
+    unsetenv("LSTMC_TUNE_PROGRESS");
+    if (i < 0)
+        return -1;
+    for (i = 0; i < TUNE_SETS; i++) {
+        p[i].alpha_inter = pairs[2 * i];
+        p[i].alpha_intra = pairs[2 * i + 1];
         p[i].us = h[i].us;
         p[i].tissues = h[i].tissues;
         p[i].skipped = h[i].skipped;
-        p[i].accuracy = score(r, y, r->exact_tune, 0, r->n_tune);
+        p[i].accuracy = score(r, y + i * r->n_tune * r->numel, r->exact_tune, 0, r->n_tune);
         p[i].norm_acc = p[i].accuracy / r->exact_acc_tune;
-        free(y);
-        y = NULL;
         fprintf(stderr, "lstmc: tune: [%2d/%d] alpha_inter %-10.4g alpha_intra %-8.4g tissues "
                         "%6.2f rows skipped %5.1f %% accuracy %.4f time %.1f us\n",
                 i + 1, TUNE_SETS, p[i].alpha_inter, p[i].alpha_intra, p[i].tissues,
                 100 * p[i].skipped, p[i].accuracy, p[i].us);
     }
+    free(y);
+    y = NULL;
     /* the exact time again, after the sets: drift hits both */
     if (harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
         return -1;

@@ -9,8 +9,9 @@
  *
  * For every threshold pair (set per run with NAME_set_thresholds, no recompilation; one set
  * and no pairs with -DBASELINE, a library compiled without the approximations), runs samples
- * FIRST .. FIRST+COUNT-1 of X (samples of the model's one input stacked on axis 0) REPS times
- * each, and prints one line
+ * FIRST .. FIRST+COUNT-1 of X (samples of the model's one input stacked on axis 0) once per
+ * round, REPS rounds, the sets interleaved within each round (LSTMC_TUNE_PROGRESS in the
+ * environment: a progress line per round and set on stderr), and prints one line per set
  *
  *   SET MEDIAN_US TISSUES_PER_LAYER SUB_LAYERS_PER_LAYER ROWS_SKIPPED_FRACTION
  *
@@ -72,7 +73,8 @@ main(int argc, char **argv)
     float *outs;
     double *times;
     int64_t first, count, k, dims[3];
-    int reps, s, r, n_sets;
+    int reps, s, r, n_sets, progress = getenv("LSTMC_TUNE_PROGRESS") != NULL;
+    double *stats; /* per set: tissues, sub-layers, rows, rows skipped (summed, round 0) */
     size_t sample_bytes;
     API(_ctx) ctx;
 
@@ -100,8 +102,9 @@ main(int argc, char **argv)
 #endif
     X = malloc(xi.n_bytes);
     outs = malloc((size_t)(n_sets * count * numel) * sizeof *outs);
-    times = malloc((size_t)(count * reps) * sizeof *times);
-    if (!X || !outs || !times)
+    times = malloc((size_t)(n_sets * count * reps) * sizeof *times);
+    stats = calloc((size_t)n_sets * 4, sizeof *stats);
+    if (!X || !outs || !times || !stats)
         return fail("out of memory");
     if (lstmc_npy_read_data(argv[1], &xi, X, xi.n_bytes, err, sizeof err) != 0)
         return fail(err);
@@ -111,35 +114,45 @@ main(int argc, char **argv)
         static const int64_t oshape[] = MAC(_OUTPUT_0_SHAPE);
         printf("out %lld %lld\n", (long long)oshape[MAC(_OUTPUT_0_RANK) - 1], (long long)numel);
     }
-    for (s = 0; s < n_sets; s++) {
-        double tis = 0, sub = 0, rows = 0, skipped = 0;
+    /* rounds outermost: every set runs once per round, so a change of the machine's load
+     * during the measurement hits every set alike */
+    for (r = 0; r < reps; r++) {
+        for (s = 0; s < n_sets; s++) {
+            double *st = stats + 4 * s;
 #ifndef BASELINE
-        if (API(_set_thresholds)(&ctx, (float)atof(argv[6 + 2 * s]),
-                                 (float)atof(argv[7 + 2 * s])) != LSTMC_RT_OK)
-            return fail("bad thresholds");
+            if (API(_set_thresholds)(&ctx, (float)atof(argv[6 + 2 * s]),
+                                     (float)atof(argv[7 + 2 * s])) != LSTMC_RT_OK)
+                return fail("bad thresholds");
 #endif
-        for (k = 0; k < count; k++) {
-            const void *in[1];
-            void *o[1];
-            in[0] = X + (size_t)(first + k) * sample_bytes;
-            o[0] = outs + (s * count + k) * numel;
-            for (r = 0; r < reps; r++) {
-                double t0 = now_us();
+            if (progress)
+                fprintf(stderr, "lstmc: tune: round %d/%d, set %d/%d\n", r + 1, reps, s + 1,
+                        n_sets);
+            for (k = 0; k < count; k++) {
+                const void *in[1];
+                void *o[1];
+                double t0;
+                in[0] = X + (size_t)(first + k) * sample_bytes;
+                o[0] = outs + (s * count + k) * numel;
+                t0 = now_us();
                 if (API(_run)(&ctx, in, o) != LSTMC_RT_OK)
                     return fail("run failed");
-                times[k * reps + r] = now_us() - t0;
-            }
+                times[(s * count + k) * reps + r] = now_us() - t0;
 #ifndef BASELINE
-            tis += (double)ctx.tissue_stats.tissues / N_LAYERS;
-            sub += (double)ctx.tissue_stats.sub_layers / N_LAYERS;
-            rows += (double)ctx.drs_stats.rows_total;
-            skipped += (double)ctx.drs_stats.rows_skipped;
+                if (r == 0) {
+                    st[0] += (double)ctx.tissue_stats.tissues / N_LAYERS;
+                    st[1] += (double)ctx.tissue_stats.sub_layers / N_LAYERS;
+                    st[2] += (double)ctx.drs_stats.rows_total;
+                    st[3] += (double)ctx.drs_stats.rows_skipped;
+                }
 #endif
+            }
         }
-        qsort(times, (size_t)(count * reps), sizeof *times, cmp_d);
-        printf("%d %.3f %.4f %.4f %.6f\n", s, times[count * reps / 2], tis / count, sub / count,
-               rows > 0 ? skipped / rows : 0.0);
-        fflush(stdout);
+    }
+    for (s = 0; s < n_sets; s++) {
+        double *t = times + s * count * reps, *st = stats + 4 * s;
+        qsort(t, (size_t)(count * reps), sizeof *t, cmp_d);
+        printf("%d %.3f %.4f %.4f %.6f\n", s, t[count * reps / 2], st[0] / count, st[1] / count,
+               st[2] > 0 ? st[3] / st[2] : 0.0);
     }
     dims[0] = n_sets;
     dims[1] = count;
@@ -147,6 +160,7 @@ main(int argc, char **argv)
     if (lstmc_npy_write(argv[5], LSTMC_RT_F32, 3, dims, outs, err, sizeof err) != 0)
         return fail(err);
     free(X);
+    free(stats);
     free(outs);
     free(times);
     return 0;
