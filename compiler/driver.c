@@ -412,5 +412,6 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.alpha_inter = o->alpha_inter;
     co.alpha_intra = o->alpha_intra;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    co.opencl = cg_opencl_wanted(o->target);
     return cg_write(g, &kp, &mp, &co, d);
 }
