@@ -27,6 +27,7 @@
 #include "ir_print.h"
 #include "lstmc_rt_npy.h"
 #include "outdir.h"
+#include "profile.h"
 #include "target.h"
 
 extern char **environ;
@@ -116,7 +117,7 @@ parse_args(int argc, char **argv, cli *c)
                      strcmp(argv[1], "targets") == 0 || strcmp(argv[1], "calibrate") == 0)) {
         c->cmd = argv[1];
         i = 2;
-    } else if (argc > 1 && (strcmp(argv[1], "tune") == 0 || strcmp(argv[1], "profile") == 0)) {
+    } else if (argc > 1 && strcmp(argv[1], "tune") == 0) {
         fprintf(stderr, "lstmc: '%s' is not available in this version yet\n", argv[1]);
         return 2;
     } else {
@@ -504,6 +505,8 @@ main(int argc, char **argv)
     int rc;
     if (argc > 1 && strcmp(argv[1], "analyze") == 0)
         return analyze_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "profile") == 0) /* issue 7: measure a device */
+        return profile_main(argc - 1, argv + 1);
     rc = parse_args(argc, argv, &c);
     if (rc)
         return rc;
