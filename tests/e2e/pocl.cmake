@@ -65,7 +65,8 @@ endif()
 # the generated OpenCL library: no malloc in our code, a clean status without a device
 if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE)
   add_test(NAME generated_pocl_library
-           COMMAND ${E2E}/pocl_library.sh $<TARGET_FILE:lstmc> ${FIX}/pt_embed_lstm2_cls
+           COMMAND ${E2E}/pocl_library.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                   ${FIX}/pt_embed_lstm2_cls
                    ${WORK}/pocl_library)
   set_tests_properties(generated_pocl_library PROPERTIES
                        ENVIRONMENT "POCL_CACHE_DIR=${WORK}/pocl-cache" TIMEOUT 180 LABELS pocl)
