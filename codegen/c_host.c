@@ -672,8 +672,8 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
         if (!handled[i])
             continue;
         if (n++ == 0)
-            fprintf(f, "/* CPU kernels specialised to this model's shapes: %s_kernels.o (LLVM) "
-                       "*/\n", name);
+            fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
+                       "%s_ocl.c (OpenCL) */\n", name, name);
         if (kp->calls[i].kind == KP_RNN_PROJ)
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
                        "\n    const float *w, const float *b, float *P);\n", name, i);
