@@ -279,7 +279,7 @@ static const char *const layer_macros[] = {
     "X_O", "W_B", "W_O", "B_B", "B_O", "PO_B", "PO_O", "PI_B", "PI_O", "R_B", "R_O", "RB_B",
     "RB_O", "SEQ_B", "SEQ_O", "H0_B", "H0_O", "C0_B", "C0_O", "PE_B", "PE_O", "Y_B", "Y_O",
     "YH_B", "YH_O", "YC_B", "YC_O", "HA_O", "HB_O", "C_O", "Z_O", "RH_O", "ACT0", "ACT1",
-    "ACT2", NULL};
+    "ACT2", "LOOP", NULL};
 
 /* "#define NAME_B mem|wts" and "#define NAME_O off" for t, or mem/0 when t is NULL. */
 static void
@@ -305,6 +305,19 @@ rows_per_item(const ocl_plan *P, int64_t dn, int64_t H)
         if (H % r == 0)
             return (int)r;
     return 1;
+}
+
+/* 1 when recurrent call c fits one work-group of the profile's size: its whole time loop
+ * is one launch of the `loop` kernel (steps separated by barriers). */
+static int
+use_loop(const ocl_plan *P, const kp_call *c)
+{
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    int rpi;
+    if (c->kind == KP_RNN_PROJ)
+        return 0;
+    rpi = rows_per_item(P, p->n_dirs * p->batch, p->hidden);
+    return p->n_dirs * p->batch * (p->hidden / rpi) <= P->wg;
 }
 
 /* The layer parameters of call c: the recurrent part of KP_RNN/KP_RNN_REC, or NULL. */
@@ -361,10 +374,10 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
         put_flt(f, p->clip);
         fprintf(f,
                 "\n#define IFG %d\n#define LBR %d\n#define LBRH %d\n#define RPI %d\n"
-                "#define WPR %lld\n#define LW %d\n",
+                "#define WPR %lld\n#define LW %d\n#define LOOP %d\n",
                 p->input_forget, p->linear_before_reset,
                 p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset, rpi,
-                (long long)(p->hidden / rpi), P->wg);
+                (long long)(p->hidden / rpi), P->wg, use_loop(P, c));
         /* the recurrent weights and the GRU's Rbh */
         fprintf(f, "#define RPACK %d\n", rnn ? 0 : p->packed);
         put_tensor_macros(f, P, "R", Rt);
@@ -445,7 +458,7 @@ put_program(FILE *f, const ocl_plan *P, const cg_options *o)
 
 /* Kernel names of call c, in the order <name>_ocl.c indexes them. */
 static int
-kernel_names(const kp_call *c, const char **names)
+kernel_names(const ocl_plan *P, const kp_call *c, const char **names)
 {
     int n = 0;
     if (c->kind != KP_RNN_REC)
@@ -456,6 +469,8 @@ kernel_names(const kp_call *c, const char **names)
         if (c->p.rnn.cell == LSTMC_RT_CELL_GRU && !c->p.rnn.linear_before_reset)
             names[n++] = "step2";
         names[n++] = "final";
+        if (use_loop(P, c))
+            names[n++] = "loop";
     }
     return n;
 }
@@ -508,8 +523,8 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
             unsigned char *dev_valid)
 {
     const kp_call *c = &P->kp->calls[idx];
-    const char *kn[5];
-    int nk = kernel_names(c, kn), j, k, downloads = 0, last_ocl = 1;
+    const char *kn[6];
+    int nk = kernel_names(P, c, kn), j, k, downloads = 0, last_ocl = 1;
     int seq_arg = c->kind == KP_RNN ? 4 : c->kind == KP_RNN_REC ? 3 : -1;
     const lstmc_rt_rnn_params *p = rec_params(c);
 
@@ -565,9 +580,20 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
                 "0, NULL, NULL)); /* %s */\n",
                 (long long)(l.off * 4), (long long)bytes, j, t->name);
     }
-    /* the kernels: G1, then init, T steps, final, enqueued back to back */
+    /* the kernels: G1, then init, T steps, final, enqueued back to back (or the one loop
+     * launch of a layer that fits a work-group) */
     for (k = 0; k < nk; k++) {
         const char *n = kn[k];
+        if (p && use_loop(P, c) && strcmp(n, "proj") != 0) {
+            if (strcmp(n, "loop") == 0)
+                fprintf(f,
+                        "    { /* init, %lld steps, final: one work-group, one launch */\n"
+                        "        const size_t g = %d, l = %d;\n"
+                        "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
+                        "&l, 0, NULL, NULL));\n    }\n",
+                        (long long)p->seq_len, P->wg, P->wg, kbase + k);
+            continue;
+        }
         if (strcmp(n, "proj") == 0) {
             int64_t rows = c->kind == KP_RNN_PROJ ? c->p.proj.rows : p->seq_len * p->batch;
             int64_t GH = c->kind == KP_RNN_PROJ ? gates(c->p.proj.cell) * c->p.proj.hidden
@@ -741,11 +767,11 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
             (long long)(P->mem_words * 4), (long long)(P->wts_words * 4 + 4), n_kern);
     fputs("static const char *const ocl_kernel_names[] = {", f);
     for (i = 0; i < P->kp->n_calls; i++) {
-        const char *kn[5];
+        const char *kn[6];
         int nk;
         if (!P->handled[i])
             continue;
-        nk = kernel_names(&P->kp->calls[i], kn);
+        nk = kernel_names(P, &P->kp->calls[i], kn);
         for (k = 0; k < nk; k++)
             fprintf(f, "\"k%d_%s\", ", i, kn[k]);
     }
@@ -819,7 +845,7 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
             o->name);
 
     for (i = 0; i < P->kp->n_calls; i++) {
-        const char *kn[5];
+        const char *kn[6];
         if (!P->handled[i]) {
             /* a host call: what it writes is on the host only */
             const kp_call *c = &P->kp->calls[i];
@@ -829,7 +855,7 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
             continue;
         }
         put_call_fn(f, P, o->name, i, kbase, dev_valid);
-        kbase += kernel_names(&P->kp->calls[i], kn);
+        kbase += kernel_names(P, &P->kp->calls[i], kn);
     }
     free(dev_valid);
     rc = ferror(f);
@@ -918,11 +944,11 @@ cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         ;
     P.threads = (P.t->gpu_compute_units > 0 ? P.t->gpu_compute_units : 1) * P.wg;
     for (i = 0; i < kp->n_calls; i++) {
-        const char *kn[5];
+        const char *kn[6];
         handled[i] = (unsigned char)cg_opencl_handles(&kp->calls[i]);
         if (handled[i]) {
             n++;
-            n_kern += kernel_names(&kp->calls[i], kn);
+            n_kern += kernel_names(&P, &kp->calls[i], kn);
         }
     }
     P.const_off = malloc(sizeof *P.const_off * ((size_t)g->n_tensors + 1));
