@@ -968,8 +968,8 @@ write_makefile(const cg_options *o, int n_llvm, diag *d)
         fprintf(f, "OBJS += %s_ocl.o runtime/src/rt_opencl.o\nLSTMC_CPPFLAGS += -DLSTMC_RT_OPENCL\n"
                    "LSTMC_LIBS = -lOpenCL\n", o->name);
     /* written by lstmc (LLVM, for the target's triple): no rule makes or cleans it */
-    if (n_llvm > 0)
-        fprintf(f, "KOBJS = %s_kernels.o\n\n", o->name);
+    if (n_llvm > 0) /* GPU targets: the CPU side of the OpenCL policy, <name>_cpu_kernels.o */
+        fprintf(f, "KOBJS = %s%s_kernels.o\n\n", o->name, o->opencl ? "_cpu" : "");
     else
         fputs("KOBJS =\n\n", f);
     fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
@@ -1021,10 +1021,23 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
     if (ensure_dir(o->outdir, d) < 0)
         return -1;
     if (o->opencl) { /* the recurrent layers on the GPU; the rest keeps the C kernels */
+        unsigned char *cpu = calloc((size_t)kp->n_calls + 1, 1);
         handled = calloc((size_t)kp->n_calls + 1, 1);
-        if (!handled || cg_opencl_write(g, kp, mp, o, handled, d) < 0) {
-            if (!handled)
-                diag_error(d, "out of memory");
+        if (!handled || !cpu) {
+            diag_error(d, "out of memory");
+            rc = -1;
+        } else if (o->llvm) { /* the policy's CPU side: LLVM kernels <name>_cpu_k<i> */
+            cg_options oc = *o;
+            char cpu_name[96];
+            snprintf(cpu_name, sizeof cpu_name, "%s_cpu", o->name);
+            oc.name = cpu_name;
+            n_llvm = cg_llvm_kernels(kp, &oc, cpu, d);
+            rc = n_llvm < 0 ? -1 : 0;
+        }
+        if (rc == 0 && cg_opencl_write(g, kp, mp, o, handled, cpu, d) < 0)
+            rc = -1;
+        free(cpu);
+        if (rc < 0) {
             free(handled);
             return -1;
         }

@@ -72,10 +72,12 @@ int cg_opencl_handles(const kp_call *c);
 /*
  * Write OUTDIR/<name>.cl, <name>_ocl.h and <name>_ocl.c for o->target: a function
  * <name>_k<i>, with the runtime kernel's signature, for every call i that
- * cg_opencl_handles; handled[i] (kp->n_calls entries, written) says which. Returns the
- * number of such calls, or -1 after reporting through d.
+ * cg_opencl_handles; handled[i] (kp->n_calls entries, written) says which. cpu_llvm[i]
+ * (may be NULL) marks the calls whose CPU side (the GPU/CPU policy) is the LLVM kernel
+ * <name>_cpu_k<i> rather than the runtime's C kernel. Returns the number of offloaded
+ * calls, or -1 after reporting through d.
  */
 int cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-                    unsigned char *handled, diag *d);
+                    unsigned char *handled, const unsigned char *cpu_llvm, diag *d);
 
 #endif /* LSTMC_CODEGEN_H */

@@ -53,6 +53,7 @@ typedef struct ocl_plan {
     const memplan *mp;
     const target *t;
     const unsigned char *handled;
+    const unsigned char *cpu_llvm; /* by call: 1 = CPU side is <name>_cpu_k<i> (LLVM) */
     int64_t *const_off;  /* by tensor id: word offset in wts, -1 = not on the device */
     int64_t wts_words;
     int64_t in_off[64], out_off[64]; /* graph input/output regions in mem (words) */
@@ -544,7 +545,10 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
     if (first_ocl) /* the run's first layer decides where the run's layers go */
         fputs("    ocl_run_begin();\n", f);
     /* the CPU side of the policy: the runtime's C kernel on the host buffers */
-    fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s(p", kp_kind_fn(c->kind));
+    if (P->cpu_llvm && P->cpu_llvm[idx])
+        fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s_cpu_k%d(p", name, idx);
+    else
+        fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s(p", kp_kind_fn(c->kind));
     for (j = 0; j < c->n_in + c->n_out; j++)
         fprintf(f, ", a%d", j);
     fprintf(f, "%s);\n%s        return st;\n    }\n", p ? ", scratch" : "",
@@ -844,6 +848,19 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
             "    ocl_ready = 1;\n    return LSTMC_RT_OK;\n}\n\n",
             o->name);
 
+    for (i = 0; P->cpu_llvm && i < P->kp->n_calls; i++) {
+        if (!P->cpu_llvm[i])
+            continue;
+        if (P->kp->calls[i].kind == KP_RNN_PROJ)
+            fprintf(f, "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_proj_params *p, const "
+                       "float *X,\n    const float *w, const float *b, float *P);\n", o->name, i);
+        else
+            fprintf(f, "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
+                       "    const float *r, const float *rb, const int32_t *seq_lens,\n"
+                       "    const float *init_h, const float *init_c, const float *Peep, "
+                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", o->name, i);
+    }
+    fputc('\n', f);
     for (i = 0; i < P->kp->n_calls; i++) {
         const char *kn[6];
         if (!P->handled[i]) {
@@ -915,7 +932,7 @@ write_header(const cg_options *o, diag *d)
 
 int
 cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-                unsigned char *handled, diag *d)
+                unsigned char *handled, const unsigned char *cpu_llvm, diag *d)
 {
     ocl_plan P;
     char cl_path[4200];
@@ -937,6 +954,7 @@ cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         return -1;
     }
     P.handled = handled;
+    P.cpu_llvm = cpu_llvm;
     P.wg = P.t->gpu_work_group > 0 ? P.t->gpu_work_group : 64;
     if (P.wg > 1024)
         P.wg = 1024;
