@@ -3,7 +3,7 @@
 # (LLVM kernels, portable C kernels) and on the OpenCL path on PoCL, plus the GPU/CPU
 # policy of the PoCL library (LSTMC_OCL_POLICY=gpu|cpu|auto). Prints one line per
 # measurement: model variant median_ms (median of `m_run --bench N`, N = RUNS or 200, 20 for
-# IMDB). bench/RESULTS.md "OpenCL on PoCL" records the figures.
+# IMDB; MODELS="har mr" for a subset). bench/RESULTS.md "OpenCL on PoCL" records the figures.
 set -eu
 lstmc=$1 mk=$2 work=$3 runs=${4:-200}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,7 @@ export POCL_CACHE_DIR="$work/pocl-cache"
 [ -f imdb.onnx ] || "$mk" --hidden 512 --layers 3 --seq 80 -o imdb.onnx --npy imdb.npy >/dev/null
 cp "$here/examples/har_lstm/model.onnx" har.onnx
 cp "$here/examples/har_lstm/input.npy" har.npy
-for m in har mr imdb; do
+for m in ${MODELS:-har mr imdb}; do
     n=$runs
     [ "$m" = imdb ] && n=20
     for v in llvm c pocl; do
