@@ -54,14 +54,14 @@ typedef struct ocl_plan {
     const target *t;
     const unsigned char *handled;
     const unsigned char *cpu_llvm; /* by call: 1 = CPU side is <name>_cpu_k<i> (LLVM) */
-    int64_t *const_off;  /* by tensor id: word offset in wts, -1 = not on the device */
+    int64_t *const_off;            /* by tensor id: word offset in wts, -1 = not on the device */
     int64_t wts_words;
     int64_t in_off[64], out_off[64]; /* graph input/output regions in mem (words) */
-    int64_t *state_off;  /* by call: first word of the layer's state in mem */
+    int64_t *state_off;              /* by call: first word of the layer's state in mem */
     int64_t mem_words;
-    int wg;              /* 1-D work-group size (profile) */
-    int ts;              /* G1 tile size */
-    int threads;         /* work-items the device runs at once (profile) */
+    int wg;      /* 1-D work-group size (profile) */
+    int ts;      /* G1 tile size */
+    int threads; /* work-items the device runs at once (profile) */
 } ocl_plan;
 
 int
@@ -175,15 +175,16 @@ plan_memory(ocl_plan *P, diag *d)
             const ir_tensor *t = c->in[j];
             if (t && P->mp->tensor[t->id].kind == MEMPLAN_CONST && P->const_off[t->id] < 0) {
                 P->const_off[t->id] = P->wts_words;
-                P->wts_words += round_up(
-                    numel(t) * (int64_t)ir_dtype_size(t->dtype) / 4 + 1, OCL_ALIGN_WORDS);
+                P->wts_words +=
+                    round_up(numel(t) * (int64_t)ir_dtype_size(t->dtype) / 4 + 1, OCL_ALIGN_WORDS);
             }
         }
     }
     P->mem_words = w;
     if (P->mem_words >= ((int64_t)1 << 31) || P->wts_words >= ((int64_t)1 << 31)) {
-        diag_error(d, "the OpenCL kernels index device memory with 32-bit ints: this model "
-                      "needs %lld + %lld words, more than 2^31",
+        diag_error(d,
+                   "the OpenCL kernels index device memory with 32-bit ints: this model "
+                   "needs %lld + %lld words, more than 2^31",
                    (long long)P->mem_words, (long long)P->wts_words);
         return -1;
     }
@@ -274,13 +275,14 @@ put_act(FILE *f, int idx, const lstmc_rt_act *a)
 
 /* Every per-layer macro, #undef'd after each layer. */
 static const char *const layer_macros[] = {
-    "KN", "CELL", "G", "GH", "GREC", "T", "NB", "IN", "H", "D", "ROWS", "REV", "LAYOUT",
-    "HAS_CLIP", "CLIPV", "IFG", "LBR", "LBRH", "RPI", "WPR", "TS", "WPACK", "RPACK", "BMODE",
-    "RBMODE", "HAS_SEQ", "HAS_H0", "HAS_C0", "HAS_PEEP", "HAS_Y", "HAS_YH", "HAS_YC", "X_B",
-    "X_O", "W_B", "W_O", "B_B", "B_O", "PO_B", "PO_O", "PI_B", "PI_O", "R_B", "R_O", "RB_B",
-    "RB_O", "SEQ_B", "SEQ_O", "H0_B", "H0_O", "C0_B", "C0_O", "PE_B", "PE_O", "Y_B", "Y_O",
-    "YH_B", "YH_O", "YC_B", "YC_O", "HA_O", "HB_O", "C_O", "Z_O", "RH_O", "ACT0", "ACT1",
-    "ACT2", "LOOP", NULL};
+    "KN",     "CELL",     "G",     "GH",     "GREC",     "T",     "NB",     "IN",      "H",
+    "D",      "ROWS",     "REV",   "LAYOUT", "HAS_CLIP", "CLIPV", "IFG",    "LBR",     "LBRH",
+    "RPI",    "WPR",      "TS",    "WPACK",  "RPACK",    "BMODE", "RBMODE", "HAS_SEQ", "HAS_H0",
+    "HAS_C0", "HAS_PEEP", "HAS_Y", "HAS_YH", "HAS_YC",   "X_B",   "X_O",    "W_B",     "W_O",
+    "B_B",    "B_O",      "PO_B",  "PO_O",   "PI_B",     "PI_O",  "R_B",    "R_O",     "RB_B",
+    "RB_O",   "SEQ_B",    "SEQ_O", "H0_B",   "H0_O",     "C0_B",  "C0_O",   "PE_B",    "PE_O",
+    "Y_B",    "Y_O",      "YH_B",  "YH_O",   "YC_B",     "YC_O",  "HA_O",   "HB_O",    "C_O",
+    "Z_O",    "RH_O",     "ACT0",  "ACT1",   "ACT2",     "LOOP",  NULL};
 
 /* "#define NAME_B mem|wts" and "#define NAME_O off" for t, or mem/0 when t is NULL. */
 static void
@@ -348,7 +350,9 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
                 "#define BMODE %d\n#define LBRH %d\n",
                 q->cell, (long long)G, (long long)(G * q->hidden), (long long)q->hidden,
                 (long long)q->input_size, q->n_dirs, (long long)q->rows, q->packed,
-                !c->in[2] ? 0 : q->packed ? 1 : 2,
+                !c->in[2]   ? 0
+                : q->packed ? 1
+                            : 2,
                 q->cell == LSTMC_RT_CELL_GRU && q->linear_before_reset);
         put_tensor_macros(f, P, "X", c->in[0]);
         put_tensor_macros(f, P, "W", c->in[1]);
@@ -369,8 +373,8 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
                 p->cell, (long long)G, (long long)(G * p->hidden),
                 (long long)(p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset ? 2 : G),
                 (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
-                (long long)p->hidden, (long long)D, (long long)(p->seq_len * p->batch),
-                p->reverse, p->layout);
+                (long long)p->hidden, (long long)D, (long long)(p->seq_len * p->batch), p->reverse,
+                p->layout);
         fprintf(f, "#define HAS_CLIP %d\n#define CLIPV ", p->has_clip);
         put_flt(f, p->clip);
         fprintf(f,
@@ -402,8 +406,9 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
         put_tensor_macros(f, P, "Y", c->out[0]);
         put_tensor_macros(f, P, "YH", c->out[1]);
         put_tensor_macros(f, P, "YC", c->out[2]);
-        fprintf(f, "#define HA_O %lld\n#define HB_O %lld\n#define C_O %lld\n#define Z_O %lld\n"
-                   "#define RH_O %lld\n",
+        fprintf(f,
+                "#define HA_O %lld\n#define HB_O %lld\n#define C_O %lld\n#define Z_O %lld\n"
+                "#define RH_O %lld\n",
                 (long long)so, (long long)(so + dnh), (long long)(so + 2 * dnh),
                 (long long)(so + 3 * dnh), (long long)(so + 4 * dnh));
         if (rnn) { /* G1 into the layer's own P, then the steps read it */
@@ -590,54 +595,58 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
         const char *n = kn[k];
         if (p && use_loop(P, c) && strcmp(n, "proj") != 0) {
             if (strcmp(n, "loop") == 0)
-                fprintf(f,
-                        "    { /* init, %lld steps, final: one work-group, one launch */\n"
-                        "        const size_t g = %d, l = %d;\n"
-                        "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
-                        "&l, 0, NULL, NULL));\n    }\n",
-                        (long long)p->seq_len, P->wg, P->wg, kbase + k);
+                fprintf(
+                    f,
+                    "    { /* init, %lld steps, final: one work-group, one launch */\n"
+                    "        const size_t g = %d, l = %d;\n"
+                    "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
+                    "&l, 0, NULL, NULL));\n    }\n",
+                    (long long)p->seq_len, P->wg, P->wg, kbase + k);
             continue;
         }
         if (strcmp(n, "proj") == 0) {
             int64_t rows = c->kind == KP_RNN_PROJ ? c->p.proj.rows : p->seq_len * p->batch;
             int64_t GH = c->kind == KP_RNN_PROJ ? gates(c->p.proj.cell) * c->p.proj.hidden
-                                                 : gates(p->cell) * p->hidden;
+                                                : gates(p->cell) * p->hidden;
             int D = c->kind == KP_RNN_PROJ ? c->p.proj.n_dirs : p->n_dirs;
             if (rows == 0)
                 continue;
-            fprintf(f,
-                    "    { /* G1 */\n        const size_t g[3] = {%lld, %lld, %d}, l[3] = {%d, %d, "
-                    "1};\n        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 3, NULL, g, "
-                    "l, 0, NULL, NULL));\n    }\n",
-                    (long long)round_up(GH, P->ts), (long long)round_up(rows, P->ts), D, P->ts,
-                    P->ts, kbase + k);
+            fprintf(
+                f,
+                "    { /* G1 */\n        const size_t g[3] = {%lld, %lld, %d}, l[3] = {%d, %d, "
+                "1};\n        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 3, NULL, g, "
+                "l, 0, NULL, NULL));\n    }\n",
+                (long long)round_up(GH, P->ts), (long long)round_up(rows, P->ts), D, P->ts, P->ts,
+                kbase + k);
         } else if (strcmp(n, "init") == 0 || strcmp(n, "final") == 0) {
-            fprintf(f,
-                    "    { /* %s */\n        const size_t g = %lld, l = %d;\n"
-                    "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, &l, "
-                    "0, NULL, NULL));\n    }\n",
-                    n, (long long)round_up(p->n_dirs * p->batch * p->hidden, P->wg), P->wg,
-                    kbase + k);
+            fprintf(
+                f,
+                "    { /* %s */\n        const size_t g = %lld, l = %d;\n"
+                "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, &l, "
+                "0, NULL, NULL));\n    }\n",
+                n, (long long)round_up(p->n_dirs * p->batch * p->hidden, P->wg), P->wg, kbase + k);
         }
         if (strcmp(n, "init") == 0) { /* the time loop right after init */
             int rpi = rows_per_item(P, p->n_dirs * p->batch, p->hidden);
             int two = p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset;
-            fprintf(f,
-                    "    { /* %lld steps, %d row(s) per work-item */\n"
-                    "        const size_t g = %lld, l = %d;\n"
-                    "        for (cl_int s = 0; s < %lld && e == CL_SUCCESS; s++) {\n"
-                    "            OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof s, &s));\n"
-                    "            OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
-                    "&l, 0, NULL, NULL));\n",
-                    (long long)p->seq_len, rpi,
-                    (long long)round_up(p->n_dirs * p->batch * (p->hidden / rpi), P->wg), P->wg,
-                    (long long)p->seq_len, kbase + k + 1, kbase + k + 1);
+            fprintf(
+                f,
+                "    { /* %lld steps, %d row(s) per work-item */\n"
+                "        const size_t g = %lld, l = %d;\n"
+                "        for (cl_int s = 0; s < %lld && e == CL_SUCCESS; s++) {\n"
+                "            OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof s, &s));\n"
+                "            OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
+                "&l, 0, NULL, NULL));\n",
+                (long long)p->seq_len, rpi,
+                (long long)round_up(p->n_dirs * p->batch * (p->hidden / rpi), P->wg), P->wg,
+                (long long)p->seq_len, kbase + k + 1, kbase + k + 1);
             if (two)
-                fprintf(f,
-                        "            OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof s, &s));\n"
-                        "            OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, "
-                        "&g, &l, 0, NULL, NULL));\n",
-                        kbase + k + 2, kbase + k + 2);
+                fprintf(
+                    f,
+                    "            OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof s, &s));\n"
+                    "            OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, "
+                    "&g, &l, 0, NULL, NULL));\n",
+                    kbase + k + 2, kbase + k + 2);
             fputs("        }\n    }\n", f);
         }
     }
@@ -653,10 +662,11 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
         if (bytes == 0 || !host_needs(P, t, idx))
             continue;
         l = loc_of(P, t);
-        fprintf(f,
-                "    OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, %lldu, a%d, 0, "
-                "NULL, NULL)); /* %s */\n",
-                (long long)(l.off * 4), (long long)bytes, c->n_in + j, t->name);
+        fprintf(
+            f,
+            "    OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, %lldu, a%d, 0, "
+            "NULL, NULL)); /* %s */\n",
+            (long long)(l.off * 4), (long long)bytes, c->n_in + j, t->name);
         downloads++;
     }
     /* finish before anything on the host may read a download or reuse an uploaded buffer:
@@ -690,7 +700,6 @@ static const char ocl_policy_c[] =
     "    else\n        ocl_on_cpu = phase == 0 ? 0 : phase == 1 ? 1 : ocl_ms[1] < ocl_ms[0];\n"
     "    ocl_t0 = ocl_now_ms();\n}\n\n"
     "static void\nocl_run_end(void)\n{\n    ocl_ms[ocl_on_cpu] = ocl_now_ms() - ocl_t0;\n}\n\n";
-
 
 /* The OpenCL C program as C string literals, one per line. */
 static int
@@ -790,36 +799,38 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
             o->name, o->name);
 
     /* release / init */
-    fprintf(f,
-            "void\n%s_ocl_release(void)\n{\n    int k;\n"
-            "    for (k = 0; k < OCL_N_KERNELS; k++)\n        if (ocl_kern[k]) {\n"
-            "            clReleaseKernel(ocl_kern[k]);\n            ocl_kern[k] = NULL;\n        }\n"
-            "    lstmc_rt_ocl_close(&ocl);\n    ocl_mem = ocl_wts = NULL;\n    ocl_ready = 0;\n}\n\n",
-            o->name);
+    fprintf(
+        f,
+        "void\n%s_ocl_release(void)\n{\n    int k;\n"
+        "    for (k = 0; k < OCL_N_KERNELS; k++)\n        if (ocl_kern[k]) {\n"
+        "            clReleaseKernel(ocl_kern[k]);\n            ocl_kern[k] = NULL;\n        }\n"
+        "    lstmc_rt_ocl_close(&ocl);\n    ocl_mem = ocl_wts = NULL;\n    ocl_ready = 0;\n}\n\n",
+        o->name);
     fprintf(f,
             "void\n%s_ocl_set_binary_cache(unsigned char *buf, size_t cap, size_t *len)\n{\n"
             "    ocl_bin = buf;\n    ocl_bin_cap = cap;\n    ocl_bin_len = len;\n}\n\n"
             "const char *\n%s_ocl_log(void)\n{\n    return ocl.log;\n}\n\n"
             "const char *\n%s_ocl_device(void)\n{\n    return ocl.device_name;\n}\n\n",
             o->name, o->name, o->name);
-    fprintf(f,
-            "lstmc_rt_status\n%s_ocl_init(void)\n{\n"
-            "    lstmc_rt_ocl_config cfg;\n    lstmc_rt_status st;\n    cl_int e = CL_SUCCESS;\n"
-            "    int k;\n    const char *pol = getenv(\"LSTMC_OCL_POLICY\");\n"
-            "    %s_ocl_release();\n"
-            "    if (pol)\n        %s_ocl_set_policy(strcmp(pol, \"cpu\") == 0    ? LSTMC_OCL_CPU\n"
-            "                               : strcmp(pol, \"auto\") == 0 ? LSTMC_OCL_AUTO\n"
-            "                                                            : LSTMC_OCL_GPU);\n"
-            "    cfg.device_type = \"%s\";\n    cfg.sources = ocl_source;\n"
-            "    cfg.n_sources = OCL_SOURCE_LINES;\n    cfg.build_options = NULL;\n"
-            "    cfg.binary = ocl_bin;\n    cfg.binary_cap = ocl_bin_cap;\n"
-            "    cfg.binary_len = ocl_bin_len;\n"
-            "    st = lstmc_rt_ocl_open(&ocl, &cfg);\n    if (st != LSTMC_RT_OK)\n        return st;\n"
-            "    st = lstmc_rt_ocl_buffer(&ocl, OCL_MEM_BYTES, &ocl_mem);\n"
-            "    if (st == LSTMC_RT_OK)\n"
-            "        st = lstmc_rt_ocl_buffer(&ocl, OCL_WTS_BYTES, &ocl_wts);\n"
-            "    if (st != LSTMC_RT_OK) {\n        %s_ocl_release();\n        return st;\n    }\n",
-            o->name, o->name, o->name, P->t->gpu_device ? P->t->gpu_device : "gpu", o->name);
+    fprintf(
+        f,
+        "lstmc_rt_status\n%s_ocl_init(void)\n{\n"
+        "    lstmc_rt_ocl_config cfg;\n    lstmc_rt_status st;\n    cl_int e = CL_SUCCESS;\n"
+        "    int k;\n    const char *pol = getenv(\"LSTMC_OCL_POLICY\");\n"
+        "    %s_ocl_release();\n"
+        "    if (pol)\n        %s_ocl_set_policy(strcmp(pol, \"cpu\") == 0    ? LSTMC_OCL_CPU\n"
+        "                               : strcmp(pol, \"auto\") == 0 ? LSTMC_OCL_AUTO\n"
+        "                                                            : LSTMC_OCL_GPU);\n"
+        "    cfg.device_type = \"%s\";\n    cfg.sources = ocl_source;\n"
+        "    cfg.n_sources = OCL_SOURCE_LINES;\n    cfg.build_options = NULL;\n"
+        "    cfg.binary = ocl_bin;\n    cfg.binary_cap = ocl_bin_cap;\n"
+        "    cfg.binary_len = ocl_bin_len;\n"
+        "    st = lstmc_rt_ocl_open(&ocl, &cfg);\n    if (st != LSTMC_RT_OK)\n        return st;\n"
+        "    st = lstmc_rt_ocl_buffer(&ocl, OCL_MEM_BYTES, &ocl_mem);\n"
+        "    if (st == LSTMC_RT_OK)\n"
+        "        st = lstmc_rt_ocl_buffer(&ocl, OCL_WTS_BYTES, &ocl_wts);\n"
+        "    if (st != LSTMC_RT_OK) {\n        %s_ocl_release();\n        return st;\n    }\n",
+        o->name, o->name, o->name, P->t->gpu_device ? P->t->gpu_device : "gpu", o->name);
     for (i = 0; i < P->g->n_tensors; i++) {
         const ir_tensor *t = P->g->tensors[i];
         int64_t bytes;
@@ -852,13 +863,17 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
         if (!P->cpu_llvm[i])
             continue;
         if (P->kp->calls[i].kind == KP_RNN_PROJ)
-            fprintf(f, "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_proj_params *p, const "
-                       "float *X,\n    const float *w, const float *b, float *P);\n", o->name, i);
+            fprintf(f,
+                    "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_proj_params *p, const "
+                    "float *X,\n    const float *w, const float *b, float *P);\n",
+                    o->name, i);
         else
-            fprintf(f, "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
-                       "    const float *r, const float *rb, const int32_t *seq_lens,\n"
-                       "    const float *init_h, const float *init_c, const float *Peep, "
-                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", o->name, i);
+            fprintf(f,
+                    "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
+                    "    const float *r, const float *rb, const int32_t *seq_lens,\n"
+                    "    const float *init_h, const float *init_c, const float *Peep, "
+                    "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n",
+                    o->name, i);
     }
     fputc('\n', f);
     for (i = 0; i < P->kp->n_calls; i++) {
@@ -895,33 +910,34 @@ write_header(const cg_options *o, diag *d)
         diag_error(d, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
-    fprintf(f,
-            "/*\n * %s_ocl.h — generated by lstmc: the OpenCL device behind %s's recurrent "
-            "layers.\n * %s_init calls %s_ocl_init; the rest is for the caller.\n */\n"
-            "#ifndef %s_OCL_H\n#define %s_OCL_H\n\n#include <stddef.h>\n\n#include \"lstmc_rt.h\"\n\n"
-            "/* Choose the device (profile kind, else any; LSTMC_OCL_PLATFORM / LSTMC_OCL_DEVICE\n"
-            " * override), build the kernels, allocate every device buffer and upload the\n"
-            " * weights. LSTMC_RT_ERR_NO_DEVICE, _DEVICE_BUILD (see %s_ocl_log), _DEVICE_MEMORY\n"
-            " * or _DEVICE; calling it again starts over. */\n"
-            "lstmc_rt_status %s_ocl_init(void);\n\n"
-            "/* Release the device (the next %s_run fails with LSTMC_RT_ERR_NO_DEVICE). */\n"
-            "void %s_ocl_release(void);\n\n"
-            "/* Program binary cache for the next init (see lstmc_rt_ocl_config): buf of cap\n"
-            " * bytes holds *len bytes of binary from an earlier build (0: none yet). */\n"
-            "void %s_ocl_set_binary_cache(unsigned char *buf, size_t cap, size_t *len);\n\n"
-            "/* The build log after LSTMC_RT_ERR_DEVICE_BUILD, or why init failed. */\n"
-            "const char *%s_ocl_log(void);\n\n"
-            "/* The name of the device in use (\"\" before init). */\n"
-            "const char *%s_ocl_device(void);\n\n"
-            "/* Where the recurrent layers run (MobiRNN §4.5): on the device (the default), on the\n"
-            " * CPU (the runtime's C kernels), or auto: measured, each side once every 64 runs,\n"
-            " * the faster one otherwise. %s_ocl_init reads LSTMC_OCL_POLICY=gpu|cpu|auto. */\n"
-            "enum { LSTMC_OCL_GPU = 0, LSTMC_OCL_CPU = 1, LSTMC_OCL_AUTO = 2 };\n"
-            "void %s_ocl_set_policy(int policy);\n\n"
-            "/* 1 when the last run's layers ran on the CPU. */\n"
-            "int %s_ocl_last_on_cpu(void);\n\n#endif\n",
-            o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name,
-            o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+    fprintf(
+        f,
+        "/*\n * %s_ocl.h — generated by lstmc: the OpenCL device behind %s's recurrent "
+        "layers.\n * %s_init calls %s_ocl_init; the rest is for the caller.\n */\n"
+        "#ifndef %s_OCL_H\n#define %s_OCL_H\n\n#include <stddef.h>\n\n#include \"lstmc_rt.h\"\n\n"
+        "/* Choose the device (profile kind, else any; LSTMC_OCL_PLATFORM / LSTMC_OCL_DEVICE\n"
+        " * override), build the kernels, allocate every device buffer and upload the\n"
+        " * weights. LSTMC_RT_ERR_NO_DEVICE, _DEVICE_BUILD (see %s_ocl_log), _DEVICE_MEMORY\n"
+        " * or _DEVICE; calling it again starts over. */\n"
+        "lstmc_rt_status %s_ocl_init(void);\n\n"
+        "/* Release the device (the next %s_run fails with LSTMC_RT_ERR_NO_DEVICE). */\n"
+        "void %s_ocl_release(void);\n\n"
+        "/* Program binary cache for the next init (see lstmc_rt_ocl_config): buf of cap\n"
+        " * bytes holds *len bytes of binary from an earlier build (0: none yet). */\n"
+        "void %s_ocl_set_binary_cache(unsigned char *buf, size_t cap, size_t *len);\n\n"
+        "/* The build log after LSTMC_RT_ERR_DEVICE_BUILD, or why init failed. */\n"
+        "const char *%s_ocl_log(void);\n\n"
+        "/* The name of the device in use (\"\" before init). */\n"
+        "const char *%s_ocl_device(void);\n\n"
+        "/* Where the recurrent layers run (MobiRNN §4.5): on the device (the default), on the\n"
+        " * CPU (the runtime's C kernels), or auto: measured, each side once every 64 runs,\n"
+        " * the faster one otherwise. %s_ocl_init reads LSTMC_OCL_POLICY=gpu|cpu|auto. */\n"
+        "enum { LSTMC_OCL_GPU = 0, LSTMC_OCL_CPU = 1, LSTMC_OCL_AUTO = 2 };\n"
+        "void %s_ocl_set_policy(int policy);\n\n"
+        "/* 1 when the last run's layers ran on the CPU. */\n"
+        "int %s_ocl_last_on_cpu(void);\n\n#endif\n",
+        o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name,
+        o->name, o->name, o->name, o->name, o->name, o->name);
     rc = ferror(f);
     if (fclose(f) != 0 || rc) {
         diag_error(d, "cannot write '%s'", path);

@@ -33,7 +33,7 @@
 
 #define PROF_MAX_H 16
 #define PROF_MAX_K 16
-#define PROF_BIG (16 << 20) /* floats of each bandwidth buffer: 64 MiB */
+#define PROF_BIG   (16 << 20) /* floats of each bandwidth buffer: 64 MiB */
 
 typedef struct prof {
     int opencl;
@@ -271,8 +271,9 @@ ocl_measure(prof *P)
     clGetDeviceInfo(cl.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof maxwg, &maxwg, NULL);
     snprintf(P->device, sizeof P->device, "%s", cl.device_name);
     snprintf(P->kind, sizeof P->kind, "%s",
-             (type & CL_DEVICE_TYPE_GPU) ? "gpu" : (type & CL_DEVICE_TYPE_CPU) ? "cpu"
-                                                                             : "accelerator");
+             (type & CL_DEVICE_TYPE_GPU)   ? "gpu"
+             : (type & CL_DEVICE_TYPE_CPU) ? "cpu"
+                                           : "accelerator");
     wg = maxwg >= 128 ? 128 : maxwg >= 64 ? 64 : maxwg > 0 ? maxwg : 1;
     P->cu = (long)cu, P->mhz = (long)mhz, P->local_bytes = (long)lmem, P->wg = (long)wg;
     for (i = 0; i < P->n_hidden; i++)
@@ -313,7 +314,8 @@ ocl_measure(prof *P)
             e |= clSetKernelArg(kern, 2, sizeof ob, &ob);
             e |= clSetKernelArg(kern, 3, sizeof H, &H);
             if (e == CL_SUCCESS)
-                P->ms[i][k] = time_kernel(&cl, kern, round_up((size_t)(4 * H), wg), wg, P->reps, &e);
+                P->ms[i][k] =
+                    time_kernel(&cl, kern, round_up((size_t)(4 * H), wg), wg, P->reps, &e);
             clReleaseKernel(kern);
         }
     }
@@ -422,10 +424,12 @@ write_svg(const prof *P)
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"600\" height=\"400\" "
                "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"600\" height=\"400\" "
                "fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"300\" y=\"24\" text-anchor=\"middle\">Layer speed-up vs tissue size "
-               "(MICRO'18 Fig. 9): %s</text>\n", P->device);
-    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0, y0,
-            x0 + w, y0);
+    fprintf(f,
+            "<text x=\"300\" y=\"24\" text-anchor=\"middle\">Layer speed-up vs tissue size "
+            "(MICRO'18 Fig. 9): %s</text>\n",
+            P->device);
+    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0, y0, x0 + w,
+            y0);
     fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0, y0, x0,
             y0 - h);
     for (k = 1; k <= P->max_k; k++) {
@@ -435,8 +439,8 @@ write_svg(const prof *P)
     for (k = 0; k <= (int)ymax; k++)
         fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%dx</text>\n", x0 - 6,
                 y0 - h * k / ymax + 4, k);
-    fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">tissue size k</text>\n",
-            x0 + w / 2, y0 + 34);
+    fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">tissue size k</text>\n", x0 + w / 2,
+            y0 + 34);
     for (i = 0; i < P->n_hidden; i++) {
         const char *c = colour[i % 8];
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
@@ -476,8 +480,9 @@ write_profile(const prof *P)
             fprintf(f, "    \"compute_units\": %ld,\n", P->cu);
         if (P->mhz >= 1)
             fprintf(f, "    \"clock_mhz\": %ld,\n", P->mhz);
-        fprintf(f, "    \"shared_mem_bytes\": %ld,\n    \"shared_mem_gbps\": %.2f,\n"
-                   "    \"dram_gbps\": %.2f,\n    \"work_group\": %ld\n  },\n",
+        fprintf(f,
+                "    \"shared_mem_bytes\": %ld,\n    \"shared_mem_gbps\": %.2f,\n"
+                "    \"dram_gbps\": %.2f,\n    \"work_group\": %ld\n  },\n",
                 P->local_bytes, P->chip_gbps, P->dram_gbps, P->wg);
     }
     fprintf(f, "  \"mts\": {\"default\": %d, \"by_hidden\": {", P->mts[0]);

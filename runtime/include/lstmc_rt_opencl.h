@@ -24,15 +24,15 @@
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
-#include <CL/cl.h>
-
 #include "lstmc_rt.h"
+
+#include <CL/cl.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define LSTMC_RT_OCL_LOG 8192 /* bytes kept of a build log / failure message */
+#define LSTMC_RT_OCL_LOG         8192 /* bytes kept of a build log / failure message */
 #define LSTMC_RT_OCL_MAX_BUFFERS 8
 
 typedef struct lstmc_rt_ocl {
@@ -43,14 +43,14 @@ typedef struct lstmc_rt_ocl {
     cl_program program;
     int n_buffers;
     cl_mem buffers[LSTMC_RT_OCL_MAX_BUFFERS]; /* released by lstmc_rt_ocl_close */
-    cl_int err;                              /* the last OpenCL error code seen */
-    int from_binary;                         /* 1: the program came from cfg->binary */
+    cl_int err;                               /* the last OpenCL error code seen */
+    int from_binary;                          /* 1: the program came from cfg->binary */
     char device_name[128];
     char log[LSTMC_RT_OCL_LOG]; /* why open failed, or the compiler's build log */
 } lstmc_rt_ocl;
 
 typedef struct lstmc_rt_ocl_config {
-    const char *device_type;   /* preferred kind: "gpu", "cpu", "accelerator"; NULL any */
+    const char *device_type;    /* preferred kind: "gpu", "cpu", "accelerator"; NULL any */
     const char *const *sources; /* the OpenCL C program: n_sources NUL-terminated pieces */
     cl_uint n_sources;
     const char *build_options; /* clBuildProgram options, may be NULL */

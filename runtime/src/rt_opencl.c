@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define MAX_PLATFORMS 16
-#define MAX_DEVICES 32
+#define MAX_DEVICES   32
 
 /* Copy s into cl->log (truncated), for the caller to show. */
 static void
@@ -180,8 +180,7 @@ build_from_binary(lstmc_rt_ocl *cl, const lstmc_rt_ocl_config *cfg)
         cl->program = NULL;
         return 0;
     }
-    if (clBuildProgram(cl->program, 1, &cl->device, cfg->build_options, NULL, NULL) !=
-        CL_SUCCESS) {
+    if (clBuildProgram(cl->program, 1, &cl->device, cfg->build_options, NULL, NULL) != CL_SUCCESS) {
         clReleaseProgram(cl->program);
         cl->program = NULL;
         return 0;
@@ -198,12 +197,10 @@ store_binary(lstmc_rt_ocl *cl, const lstmc_rt_ocl_config *cfg)
     if (!cfg->binary || !cfg->binary_len)
         return;
     *cfg->binary_len = 0;
-    if (clGetProgramInfo(cl->program, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) !=
-            CL_SUCCESS ||
+    if (clGetProgramInfo(cl->program, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS ||
         n == 0 || n > cfg->binary_cap)
         return;
-    if (clGetProgramInfo(cl->program, CL_PROGRAM_BINARIES, sizeof dst, &dst, NULL) ==
-        CL_SUCCESS)
+    if (clGetProgramInfo(cl->program, CL_PROGRAM_BINARIES, sizeof dst, &dst, NULL) == CL_SUCCESS)
         *cfg->binary_len = n;
 }
 
@@ -214,8 +211,8 @@ build(lstmc_rt_ocl *cl, const lstmc_rt_ocl_config *cfg)
         cl->from_binary = 1;
         return LSTMC_RT_OK;
     }
-    cl->program = clCreateProgramWithSource(cl->context, cfg->n_sources, (const char **)cfg->sources,
-                                            NULL, &cl->err);
+    cl->program = clCreateProgramWithSource(cl->context, cfg->n_sources,
+                                            (const char **)cfg->sources, NULL, &cl->err);
     if (!cl->program || cl->err != CL_SUCCESS) {
         set_log(cl, "clCreateProgramWithSource failed");
         cl->program = NULL;
@@ -240,8 +237,8 @@ lstmc_rt_ocl_open(lstmc_rt_ocl *cl, const lstmc_rt_ocl_config *cfg)
     st = choose_device(cl, cfg);
     if (st != LSTMC_RT_OK)
         return st;
-    if (clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof cl->device_name - 1,
-                        cl->device_name, NULL) != CL_SUCCESS)
+    if (clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof cl->device_name - 1, cl->device_name,
+                        NULL) != CL_SUCCESS)
         cl->device_name[0] = '\0';
     cl->context = clCreateContext(NULL, 1, &cl->device, NULL, NULL, &cl->err);
     if (!cl->context || cl->err != CL_SUCCESS) {

@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "helpers.h"
+
 #ifdef LSTMC_RT_OPENCL /* the build found libOpenCL */
 #include "lstmc_rt_opencl.h"
 
@@ -128,8 +129,7 @@ Test(opencl, no_device)
     unsetenv("LSTMC_OCL_DEVICE");
     cr_assert_eq(lstmc_rt_ocl_open(NULL, &c), LSTMC_RT_ERR_NULL);
     cr_assert_eq(lstmc_rt_ocl_status(-1001), LSTMC_RT_ERR_NO_DEVICE);
-    cr_assert_eq(lstmc_rt_ocl_status(CL_MEM_OBJECT_ALLOCATION_FAILURE),
-                 LSTMC_RT_ERR_DEVICE_MEMORY);
+    cr_assert_eq(lstmc_rt_ocl_status(CL_MEM_OBJECT_ALLOCATION_FAILURE), LSTMC_RT_ERR_DEVICE_MEMORY);
     cr_assert_str_eq(lstmc_rt_status_str(LSTMC_RT_ERR_NO_DEVICE), "no OpenCL device");
 }
 
