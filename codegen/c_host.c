@@ -711,8 +711,8 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
         if (!handled[i])
             continue;
         if (n++ == 0)
-            fprintf(f, "/* CPU kernels specialised to this model's shapes: %s_kernels.o (LLVM) "
-                       "*/\n", name);
+            fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
+                       "%s_ocl.c (OpenCL) */\n", name, name);
         if (kp->calls[i].kind == KP_RNN_PROJ)
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
                        "\n    const float *w, const float *b, float *P);\n", name, i);
@@ -722,6 +722,11 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
                        "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
                        "    const float *Peep, float *Y, float *Y_h, float *Y_c,\n"
                        "    lstmc_rt_drs_stats *stats, void *scratch);\n", name, i);
+        else if (kp->calls[i].kind == KP_RNN) /* OpenCL targets only (codegen/opencl.c) */
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *X,\n"
+                       "    const float *W, const float *R, const float *B, const int32_t "
+                       "*seq_lens,\n    const float *init_h, const float *init_c, const float "
+                       "*P, float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i);
         else
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
                        "    const float *r, const float *rb, const int32_t *seq_lens,\n"
@@ -754,6 +759,8 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "\"%s_weights.h\"\n\n",
             o->name, g->file, (long long)mp->arena_size, o->name, o->name);
     put_llvm_protos(f, o->name, kp, handled);
+    if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl.c) */
+        fprintf(f, "#include \"%s_ocl.h\"\n\n", o->name);
     fprintf(f,
             "lstmc_rt_status\n%s_init(%s_ctx *ctx, void *arena, size_t size)\n{\n"
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
@@ -762,9 +769,12 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "    ctx->arena = (unsigned char *)arena;\n"
             "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
-            "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n"
-            "    return LSTMC_RT_OK;\n}\n\n",
+            "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
             o->name, o->name, NAME, NAME, NAME);
+    if (o->opencl) /* device, kernels and device buffers: once, here */
+        fprintf(f, "    st = %s_ocl_init();\n    if (st != LSTMC_RT_OK)\n        return st;\n",
+                o->name);
+    fputs("    return LSTMC_RT_OK;\n}\n\n", f);
     fprintf(f,
             "lstmc_rt_status\n%s_set_thresholds(%s_ctx *ctx, float alpha_inter, float "
             "alpha_intra)\n{\n"
@@ -1001,9 +1011,12 @@ write_makefile(const cg_options *o, int n_llvm, diag *d)
             fprintf(f, " runtime/%.*s.o", (int)(n - 2), p);
     }
     fprintf(f, "\nOBJS = %s.o %s_weights.o $(RT_OBJS)\n", o->name, o->name);
+    if (o->opencl) /* the OpenCL host runtime and layers, through the ICD loader */
+        fprintf(f, "OBJS += %s_ocl.o runtime/src/rt_opencl.o\nLSTMC_CPPFLAGS += -DLSTMC_RT_OPENCL\n"
+                   "LSTMC_LIBS = -lOpenCL\n", o->name);
     /* written by lstmc (LLVM, for the target's triple): no rule makes or cleans it */
-    if (n_llvm > 0)
-        fprintf(f, "KOBJS = %s_kernels.o\n\n", o->name);
+    if (n_llvm > 0) /* GPU targets: the CPU side of the OpenCL policy, <name>_cpu_kernels.o */
+        fprintf(f, "KOBJS = %s%s_kernels.o\n\n", o->name, o->opencl ? "_cpu" : "");
     else
         fputs("KOBJS =\n\n", f);
     fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
@@ -1011,7 +1024,7 @@ write_makefile(const cg_options *o, int n_llvm, diag *d)
     fprintf(f,
             "%s_run: %s_run.c runtime/src/rt_npy.c lib%s.a\n"
             "\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -o $@ %s_run.c "
-            "runtime/src/rt_npy.c lib%s.a $(LDFLAGS) -lm\n\n",
+            "runtime/src/rt_npy.c lib%s.a $(LDFLAGS) $(LSTMC_LIBS) -lm\n\n",
             o->name, o->name, o->name, o->name, o->name);
     fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ $<\n\n");
     fprintf(f, "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h\n\n", o->name, o->name);
@@ -1054,7 +1067,28 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
     }
     if (ensure_dir(o->outdir, d) < 0)
         return -1;
-    if (o->llvm) {
+    if (o->opencl) { /* the recurrent layers on the GPU; the rest keeps the C kernels */
+        unsigned char *cpu = calloc((size_t)kp->n_calls + 1, 1);
+        handled = calloc((size_t)kp->n_calls + 1, 1);
+        if (!handled || !cpu) {
+            diag_error(d, "out of memory");
+            rc = -1;
+        } else if (o->llvm) { /* the policy's CPU side: LLVM kernels <name>_cpu_k<i> */
+            cg_options oc = *o;
+            char cpu_name[96];
+            snprintf(cpu_name, sizeof cpu_name, "%s_cpu", o->name);
+            oc.name = cpu_name;
+            n_llvm = cg_llvm_kernels(kp, &oc, cpu, d);
+            rc = n_llvm < 0 ? -1 : 0;
+        }
+        if (rc == 0 && cg_opencl_write(g, kp, mp, o, handled, cpu, d) < 0)
+            rc = -1;
+        free(cpu);
+        if (rc < 0) {
+            free(handled);
+            return -1;
+        }
+    } else if (o->llvm) {
         char stale[4200];
         handled = calloc((size_t)kp->n_calls + 1, 1);
         if (!handled) {

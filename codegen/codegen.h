@@ -22,6 +22,7 @@ typedef struct cg_options {
     const char *outdir; /* created if missing */
     const char *target; /* target profile name (header comment; LLVM triple and cpu) */
     int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
+    int opencl;         /* 1: recurrent layers as OpenCL kernels (target with a GPU), issue 7 */
     float alpha_inter;  /* default thresholds compiled into <name>_init */
     float alpha_intra;
     float alpha_inter_max; /* the range lstmc tune found (0: not tuned) */
@@ -60,5 +61,25 @@ int cg_llvm_handles(const kp_call *c);
  * through d (no LLVM backend for the triple, cannot write the file).
  */
 int cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
+
+/* --- opencl.c: recurrent layers as OpenCL kernels (docs/OPENCL.md) ------------------- */
+
+/* 1 when the target called target_name has a GPU: its libraries run the recurrent layers
+ * through OpenCL. */
+int cg_opencl_wanted(const char *target_name);
+
+/* 1 when call c runs on the OpenCL device (KP_RNN, KP_RNN_PROJ, KP_RNN_REC). */
+int cg_opencl_handles(const kp_call *c);
+
+/*
+ * Write OUTDIR/<name>.cl, <name>_ocl.h and <name>_ocl.c for o->target: a function
+ * <name>_k<i>, with the runtime kernel's signature, for every call i that
+ * cg_opencl_handles; handled[i] (kp->n_calls entries, written) says which. cpu_llvm[i]
+ * (may be NULL) marks the calls whose CPU side (the GPU/CPU policy) is the LLVM kernel
+ * <name>_cpu_k<i> rather than the runtime's C kernel. Returns the number of offloaded
+ * calls, or -1 after reporting through d.
+ */
+int cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+                    unsigned char *handled, const unsigned char *cpu_llvm, diag *d);
 
 #endif /* LSTMC_CODEGEN_H */

@@ -433,5 +433,6 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.alpha_inter_max = o->alpha_inter_max;
     co.alpha_intra_max = o->alpha_intra_max;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    co.opencl = cg_opencl_wanted(o->target);
     return cg_write(g, &kp, &mp, &co, d);
 }

@@ -28,6 +28,7 @@
 #include "outdir.h"
 #include "proc.h"
 #include "tune.h"
+#include "profile.h"
 #include "target.h"
 
 static const char usage_text[] =
@@ -123,9 +124,6 @@ parse_args(int argc, char **argv, cli *c)
                      strcmp(argv[1], "targets") == 0 || strcmp(argv[1], "calibrate") == 0)) {
         c->cmd = argv[1];
         i = 2;
-    } else if (argc > 1 && strcmp(argv[1], "profile") == 0) {
-        fprintf(stderr, "lstmc: '%s' is not available in this version yet\n", argv[1]);
-        return 2;
     } else {
         c->cmd = "compile";
     }
@@ -500,6 +498,8 @@ main(int argc, char **argv)
         return analyze_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "tune") == 0)
         return tune_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "profile") == 0) /* issue 7: measure a device */
+        return profile_main(argc - 1, argv + 1);
     rc = parse_args(argc, argv, &c);
     if (rc)
         return rc;

@@ -52,6 +52,24 @@ const target target_builtin[] = {
      .mts_hidden = {128, 256},
      .mts_value = {5, 6},
      .passes = LSTMC_DEFAULT_PASSES},
+    /* The Jetson TX1's CPU side alone: the same Cortex-A57 cluster, no GPU section, so the
+     * whole model runs in the LLVM aarch64 kernels and the library needs no OpenCL (the
+     * CPU-only firmware of a TX1, examples/aarch64_linux). */
+    {.name = "tegra-x1-cpu",
+     .summary = "NVIDIA Jetson TX1, CPU side only: 4x Cortex-A57 (NEON), no OpenCL",
+     .triple = "aarch64-unknown-linux-gnu",
+     .cpu = "cortex-a57",
+     .features = "+neon,+fp-armv8",
+     .cores = 4,
+     .l1d_bytes = 32 * 1024,
+     .l2_bytes = 2 * 1024 * 1024,
+     .llc_bytes = 2 * 1024 * 1024,
+     .dram_gbps = 25.6,
+     .mts = 5,
+     .n_mts = 2,
+     .mts_hidden = {128, 256},
+     .mts_value = {5, 6},
+     .passes = LSTMC_DEFAULT_PASSES},
     /* Generic 64-bit Arm Linux (any Cortex-A53/A57/A72/...): NEON is part of the base ISA.
      * Caches and cores vary by SoC: unknown here, give --llc to `lstmc analyze` or write a
      * profile file for the board. */

@@ -24,7 +24,7 @@ cmp -s "$ex/model.onnx" "$fix/model.onnx" && cmp -s "$ex/input.npy" "$fix/inputs
 rm -rf "$work"
 mkdir -p "$work"
 
-"$lstmc" "$ex/model.onnx" --target=tegra-x1 --name=har -o "$work/har"
+"$lstmc" "$ex/model.onnx" --target=tegra-x1-cpu --name=har -o "$work/har"
 make -s -C "$work/har" CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
     CFLAGS="-O2 -Wall -Werror" libhar.a
 aarch64-linux-gnu-gcc -O2 -Wall -Werror -static -I"$work/har" -I"$work/har/runtime/include" \

@@ -39,7 +39,12 @@ typedef enum lstmc_rt_status {
     LSTMC_RT_ERR_BAD_PARAMS = 4,      /* a params struct is inconsistent (compiler bug) */
     LSTMC_RT_ERR_INDEX = 5,           /* a Gather index is out of range */
     LSTMC_RT_ERR_SEQ_LEN = 6,         /* a sequence_lens entry is < 0 or > seq_length */
-    LSTMC_RT_ERR_IO = 7               /* .npy reading/writing failed (driver only) */
+    LSTMC_RT_ERR_IO = 7,              /* .npy reading/writing failed (driver only) */
+    /* OpenCL targets only (lstmc_rt_opencl.h): */
+    LSTMC_RT_ERR_NO_DEVICE = 8,       /* no OpenCL platform/device (or not the one asked) */
+    LSTMC_RT_ERR_DEVICE_BUILD = 9,    /* the kernels did not build: see the build log */
+    LSTMC_RT_ERR_DEVICE_MEMORY = 10,  /* the device is out of memory */
+    LSTMC_RT_ERR_DEVICE = 11          /* any other OpenCL error (a failed enqueue...) */
 } lstmc_rt_status;
 
 /* Short English text for a status; never NULL. */

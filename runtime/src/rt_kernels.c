@@ -38,6 +38,14 @@ lstmc_rt_status_str(lstmc_rt_status s)
         return "sequence length out of range";
     case LSTMC_RT_ERR_IO:
         return "I/O error";
+    case LSTMC_RT_ERR_NO_DEVICE:
+        return "no OpenCL device";
+    case LSTMC_RT_ERR_DEVICE_BUILD:
+        return "the OpenCL kernels did not build";
+    case LSTMC_RT_ERR_DEVICE_MEMORY:
+        return "out of device memory";
+    case LSTMC_RT_ERR_DEVICE:
+        return "OpenCL device error";
     }
     return "unknown status";
 }

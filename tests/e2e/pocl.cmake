@@ -1,0 +1,82 @@
+# The OpenCL path (issue 7) end to end on PoCL: `lstmc run --target=pocl` on the recurrent
+# fixtures against the ONNX Runtime references, through run_case.sh like the host variants.
+#
+# PoCL compiles the kernels with LLVM at clBuildProgram (a second or more per case on a busy
+# machine, more than the rest of the case), so CI runs a representative subset (label
+# "pocl": every cell, direction, layout, sequence_lens, clip, peephole, input_forget,
+# linear_before_reset, activations, a mixed host/device PyTorch model, the unsplit and the
+# unpacked schedules); -DLSTMC_POCL_FULL=ON adds every other recurrent fixture (label
+# "pocl_full"): ctest -L pocl.   docs/OPENCL.md
+find_library(LSTMC_E2E_OPENCL OpenCL)
+option(LSTMC_POCL_FULL "Run every recurrent fixture on PoCL (ctest -L pocl_full)" OFF)
+if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
+  # kernels compiled by PoCL are cached per build tree, never in $HOME
+  set(LSTMC_POCL_ENV "${LSTMC_E2E_ENV}" "POCL_CACHE_DIR=${WORK}/pocl-cache")
+  if(LSTMC_SANITIZE)
+    # PoCL and its LLVM are not instrumented and keep allocations until exit
+    list(APPEND LSTMC_POCL_ENV "ASAN_OPTIONS=detect_leaks=0")
+  endif()
+  set(LSTMC_POCL_CI
+      lstm_bidir_peephole_seqlens lstm_everything_layout1 lstm_input_forget_peephole_clip
+      lstm_act_hsig_stanh_affine lstm_out_yc_only lstm_bidir_seqlens_zero
+      gru_bidir_lbr0_seqlens_zero gru_seqlens_reverse_lbr1 gru_act_softplus
+      rnn_bidir_leaky_elu rnn_reverse_init pt_embed_lstm2_cls)
+  if(LSTMC_SANITIZE) # a small subset under the sanitizers
+    set(LSTMC_POCL_CI lstm_bidir_peephole_seqlens gru_bidir_lbr0_seqlens_zero)
+  endif()
+  file(STRINGS ${FIX}/index.txt _pocl_cases)
+  foreach(c ${_pocl_cases})
+    if(NOT c MATCHES "^(lstm|gru|rnn|pt)_|^op_lstm")
+      continue()
+    endif()
+    list(FIND LSTMC_POCL_CI ${c} _in_ci)
+    if(_in_ci LESS 0 AND NOT LSTMC_POCL_FULL)
+      continue()
+    endif()
+    add_test(NAME e2e_pocl_${c}
+             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${FIX}/${c} ${WORK}/pocl_${c} --target=pocl ${LSTMC_E2E_EXTRA})
+    set_tests_properties(e2e_pocl_${c} PROPERTIES ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180)
+    if(_in_ci LESS 0)
+      set_tests_properties(e2e_pocl_${c} PROPERTIES LABELS "pocl;pocl_full")
+    else()
+      set_tests_properties(e2e_pocl_${c} PROPERTIES LABELS "pocl")
+    endif()
+  endforeach()
+  if(NOT LSTMC_SANITIZE)
+    # the other schedules on the device: A (unsplit, KP_RNN) and A+ with unpacked weights
+    add_test(NAME e2e_pocl_scheduleA_lstm_bidir_peephole_seqlens
+             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${FIX}/lstm_bidir_peephole_seqlens ${WORK}/poclA --target=pocl
+                     --disable-pass=split_gates)
+    add_test(NAME e2e_pocl_scheduleA_gru_bidir_lbr1_init
+             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${FIX}/gru_bidir_lbr1_init ${WORK}/poclA2 --target=pocl
+                     --disable-pass=split_gates)
+    add_test(NAME e2e_pocl_unpacked_gru_layout1
+             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${FIX}/gru_layout1 ${WORK}/poclU --target=pocl --disable-pass=fold_constants)
+    set_tests_properties(e2e_pocl_scheduleA_lstm_bidir_peephole_seqlens
+                         e2e_pocl_scheduleA_gru_bidir_lbr1_init e2e_pocl_unpacked_gru_layout1
+                         PROPERTIES ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+  endif()
+endif()
+
+# the generated OpenCL library: no malloc in our code, a clean status without a device
+if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE)
+  add_test(NAME generated_pocl_library
+           COMMAND ${E2E}/pocl_library.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                   ${FIX}/pt_embed_lstm2_cls
+                   ${WORK}/pocl_library)
+  set_tests_properties(generated_pocl_library PROPERTIES
+                       ENVIRONMENT "POCL_CACHE_DIR=${WORK}/pocl-cache" TIMEOUT 180 LABELS pocl)
+endif()
+
+# `lstmc profile` writes a profile that compiles and runs (issue 7)
+if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE)
+  add_test(NAME profile_pocl
+           COMMAND ${E2E}/profile.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp> ${FIX}
+                   ${WORK}/profile)
+  set_tests_properties(profile_pocl PROPERTIES
+                       ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+endif()
