@@ -446,7 +446,8 @@ cmd_run(cli *c)
         /* a fresh arena and diag: the import above only served to map inputs */
         arena *a2 = arena_new(0);
         diag *d2 = diag_new(a2, c->o.model, stderr);
-        int bad = driver_compile(a2, &c->o, d2) < 0;
+        int bad = (c->thresholds && tune_load(a2, c->thresholds, &c->o, d2) < 0) ||
+                  driver_compile(a2, &c->o, d2) < 0;
         arena_free(a2);
         if (bad)
             goto out;
