@@ -16,6 +16,7 @@ typedef struct ir_graph ir_graph;
 typedef struct kprog kprog;
 typedef struct kp_call kp_call;
 typedef struct memplan memplan;
+typedef struct stream_info stream_info;
 
 typedef struct cg_options {
     const char *name;   /* C identifier prefix of everything generated */
@@ -24,6 +25,8 @@ typedef struct cg_options {
     int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
     float alpha_inter;  /* default thresholds compiled into <name>_init */
     float alpha_intra;
+    const stream_info *stream; /* the streaming analysis and step program (compiler/stream.h);
+                                  NULL: the model does not stream */
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */

@@ -16,6 +16,7 @@
 #include "onnx.h"
 #include "passes.h"
 #include "shape.h"
+#include "stream.h"
 #include "target.h"
 
 /* A constant subgraph node bigger than this stays in the program rather than the weights;
@@ -117,7 +118,8 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                 errors++;
                 break;
             }
-            if (t->shape.rank >= 0 && t->shape.d[k] >= 0 && t->shape.d[k] != b->shape.d[k]) {
+            if (t->shape.rank >= 0 && t->shape.d[k] >= 0 && t->shape.d[k] != b->shape.d[k] &&
+                !b->force) {
                 diag_error(d, "input '%s': %s has shape %s, the model expects %s", t->name,
                            b->what ? b->what : "the data", got, want);
                 errors++;
@@ -383,6 +385,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     maybe_print(g, o, "import");
     if (driver_prepare(g, o, d) < 0)
         return -1;
+    if (o->after_prepare && o->after_prepare(g, o->after_prepare_ctx, d) < 0)
+        return -1;
     if (driver_passes(g, t, o, d) < 0)
         return -1;
     memset(kp, 0, sizeof *kp);
@@ -396,6 +400,15 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     return 0;
 }
 
+/* The whole-sequence graph, prepared: does it stream? (stream.h) */
+static int
+stream_hook(ir_graph *g, void *ctx, diag *d)
+{
+    (void)d;
+    stream_analyze(g, ctx);
+    return 0;
+}
+
 int
 driver_compile(arena *a, const driver_options *o, diag *d)
 {
@@ -403,9 +416,15 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     kprog kp;
     memplan mp;
     cg_options co;
+    stream_info *si = arena_calloc(a, 1, sizeof *si);
+    driver_options fo = *o;
 
-    if (driver_lower(a, o, &g, &kp, &mp, d) < 0)
+    fo.after_prepare = stream_hook;
+    fo.after_prepare_ctx = si;
+    if (driver_lower(a, &fo, &g, &kp, &mp, d) < 0)
         return -1;
+    stream_build(a, o, si);
+    co.stream = si;
     co.name = o->name ? o->name : driver_default_name(a, o->model);
     co.outdir = o->outdir;
     co.target = o->target;

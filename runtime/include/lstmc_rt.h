@@ -39,7 +39,14 @@ typedef enum lstmc_rt_status {
     LSTMC_RT_ERR_BAD_PARAMS = 4,      /* a params struct is inconsistent (compiler bug) */
     LSTMC_RT_ERR_INDEX = 5,           /* a Gather index is out of range */
     LSTMC_RT_ERR_SEQ_LEN = 6,         /* a sequence_lens entry is < 0 or > seq_length */
-    LSTMC_RT_ERR_IO = 7               /* .npy reading/writing failed (driver only) */
+    LSTMC_RT_ERR_IO = 7,              /* .npy reading/writing failed (driver only) */
+    LSTMC_RT_ERR_UNSUPPORTED = 8,     /* the model cannot do this (<name>_step on a model
+                                         that does not stream: see <NAME>_STREAM_WHY) */
+    LSTMC_RT_ERR_NO_WEIGHTS = 9,      /* weights placed outside the library are not bound */
+    LSTMC_RT_ERR_BLOB_FORMAT = 10,    /* weight blob: bad magic, byte order, version, or made
+                                         for another model/compile */
+    LSTMC_RT_ERR_BLOB_SIZE = 11,      /* weight blob: shorter or longer than it must be */
+    LSTMC_RT_ERR_BLOB_CHECKSUM = 12   /* weight blob: the payload's CRC-32 does not match */
 } lstmc_rt_status;
 
 /* Short English text for a status; never NULL. */
