@@ -669,6 +669,11 @@ put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options
             fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
                     k, (long long)(l->batch * l->hidden), k, l->node, l->op,
                     (long long)l->batch, (long long)l->hidden);
+            if (l->init_h_input >= 0 || l->init_c_input >= 0)
+                fprintf(f, "    /* its initial %s is graph input %d: _reset zeroes it, pass the "
+                           "value to %s_set_state */\n",
+                        l->init_h_input >= 0 ? "h" : "c",
+                        l->init_h_input >= 0 ? l->init_h_input : l->init_c_input, o->name);
             if (l->cell == LSTMC_RT_CELL_LSTM)
                 fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
                         (long long)(l->batch * l->hidden), k, (long long)l->batch,
@@ -1220,14 +1225,23 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
                     ctype(g->outputs[i]->dtype), i, i, i);
     fprintf(f, "    const void *cin[%d];\n    void *cout[%d];\n    const char *p = spec;\n"
                "    int64_t t = 0, n, o;\n    lstmc_rt_status st = %s_reset(&state);\n"
-               "    (void)o;\n    if (st != LSTMC_RT_OK)\n        return st;\n"
-               "    while (t < %lld) {\n        char *end;\n"
+               "    (void)o;\n    if (st != LSTMC_RT_OK)\n        return st;\n",
+            g->n_inputs + 1, kp->n_outputs + 1, o->name);
+    for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
+        const stream_layer *l = &si->layers[j];
+        if (l->init_h_input >= 0)
+            fprintf(f, "    memcpy(state.h%d, inputs[%d], sizeof state.h%d);\n", j,
+                    l->init_h_input, j);
+        if (l->init_c_input >= 0)
+            fprintf(f, "    memcpy(state.c%d, inputs[%d], sizeof state.c%d);\n", j,
+                    l->init_c_input, j);
+    }
+    fprintf(f, "    while (t < %lld) {\n        char *end;\n"
                "        n = strtol(p, &end, 10);\n"
                "        if (end == p || n < 1)\n            return LSTMC_RT_ERR_BAD_PARAMS;\n"
                "        p = *end == ',' ? end + 1 : spec;\n"
                "        if (n > %lld - t)\n            n = %lld - t;\n",
-            g->n_inputs + 1, kp->n_outputs + 1, o->name, (long long)T, (long long)T,
-            (long long)T);
+            (long long)T, (long long)T, (long long)T);
     for (i = 0; i < g->n_inputs; i++) {
         if (si->in_axis[i] < 0) {
             fprintf(f, "        cin[%d] = inputs[%d];\n", i, i);
@@ -1495,7 +1509,9 @@ write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, diag *d)
             o->name, o->name, o->name, o->name, o->name);
     fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ $<\n\n");
     fprintf(f, "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h\n\n", o->name, o->name);
-    fprintf(f, "clean:\n\trm -f $(OBJS) lib%s.a %s_run\n\n.PHONY: all clean\n", o->name,
+    /* the code size lstmc cannot know: host code and C runtime, for this CC and CFLAGS */
+    fprintf(f, "SIZE ?= size\nsize: $(OBJS)\n\t$(SIZE) -t $(OBJS) $(KOBJS)\n\n");
+    fprintf(f, "clean:\n\trm -f $(OBJS) lib%s.a %s_run\n\n.PHONY: all clean size\n", o->name,
             o->name);
     return close_out(&of, d);
 }
@@ -1520,6 +1536,37 @@ write_runtime(const cg_options *o, diag *d)
             return -1;
     }
     return 0;
+}
+
+/* sizeof(<name>_state) on a target with 4-byte floats and 8-byte int64. */
+static int64_t
+state_bytes(const cg_options *o)
+{
+    int64_t floats = 0;
+    int k;
+    if (!stream_on(o))
+        return 8;
+    for (k = 0; k < o->stream->n_layers; k++)
+        floats += (o->stream->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1) *
+                  o->stream->layers[k].batch * o->stream->layers[k].hidden;
+    return (floats * 4 + 7) / 8 * 8 + 8;
+}
+
+/* Bytes of the constants only the streaming step program has (not shared with _run). */
+static int64_t
+stream_weights(const ir_graph *g, const memplan *mp, const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    int64_t total = 0;
+    int i;
+    if (!stream_on(o))
+        return 0;
+    for (i = 0; i < si->g->n_tensors; i++) {
+        const ir_tensor *t = si->g->tensors[i];
+        if (si->mp.tensor[i].kind == MEMPLAN_CONST && same_const(g, mp, t) < 0)
+            total += ir_shape_numel(&t->shape) * (int64_t)ir_dtype_size(t->dtype);
+    }
+    return total;
 }
 
 /* Remove OUTDIR/<name>_kernels.o left by an earlier compile when nothing needs it now. */
@@ -1576,7 +1623,9 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
         remove_stale_object(o, sname);
     if (write_header(g, kp, mp, o, d) < 0 || write_weights(g, mp, o, d) < 0 ||
         write_host(g, kp, mp, o, handled, handled_s, d) < 0 || write_driver(g, kp, o, d) < 0 ||
-        write_makefile(o, n_llvm, n_llvm_s, d) < 0 || write_runtime(o, d) < 0)
+        write_makefile(o, n_llvm, n_llvm_s, d) < 0 || write_runtime(o, d) < 0 ||
+        cg_size_report(g, kp, mp, o, total_arena(mp, o), state_bytes(o), stream_weights(g, mp, o),
+                       d) < 0)
         rc = -1;
     free(handled);
     free(handled_s);

@@ -11,6 +11,8 @@
 #ifndef LSTMC_CODEGEN_H
 #define LSTMC_CODEGEN_H
 
+#include <stdint.h>
+
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
 typedef struct kprog kprog;
@@ -43,6 +45,17 @@ int cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
 /* Output file name for a graph output: every char outside [A-Za-z0-9_.-] becomes '_'.
  * Writes at most n bytes including the NUL. */
 void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
+
+/* --- size_report.c ------------------------------------------------------------------- */
+
+/*
+ * Write OUTDIR/<name>_size.json (docs/SIZE_REPORT.md) and one summary line on stdout, after
+ * the other files (it reads <name>_kernels.o). arena_bytes is <NAME>_ARENA_SIZE, state_bytes
+ * sizeof(<name>_state), stream_weights the bytes of constants only the streaming step has.
+ * Returns 0, or -1 after reporting through d.
+ */
+int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+                   int64_t arena_bytes, int64_t state_bytes, int64_t stream_weights, diag *d);
 
 /* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
 

@@ -24,6 +24,7 @@ typedef struct tclass {
 } tclass;
 
 typedef struct actx {
+    const ir_graph *g;
     stream_info *si;
     tclass *cls; /* by tensor id */
     int bad;
@@ -212,6 +213,11 @@ recurrent(actx *x, const ir_node *n)
             fail(x, n, "input %d ('%s') changes with time", i, n->inputs[i]->name);
             goto bad;
         }
+        if ((i == 5 || i == 6) && w.k == STREAM_STATIC && !n->inputs[i]->is_input) {
+            fail(x, n, "computes its initial state from the inputs; a stream takes it from "
+                       "<name>_set_state");
+            goto bad;
+        }
     }
     if (si->seq_len == 0)
         si->seq_len = X->shape.d[layout ? 1 : 0];
@@ -228,6 +234,13 @@ recurrent(actx *x, const ir_node *n)
     l->hidden = ir_attr_int(n, "hidden_size", 0);
     l->init_h = init_state(n, 5, l->batch * l->hidden);
     l->init_c = n->op == IR_OP_LSTM ? init_state(n, 6, l->batch * l->hidden) : NULL;
+    l->init_h_input = l->init_c_input = -1;
+    for (i = 0; i < x->g->n_inputs; i++) {
+        if (ir_in(n, 5) == x->g->inputs[i])
+            l->init_h_input = i;
+        if (n->op == IR_OP_LSTM && ir_in(n, 6) == x->g->inputs[i])
+            l->init_c_input = i;
+    }
     set_out(x, n, 0, y);
     set_out(x, n, 1, last);
     set_out(x, n, 2, last);
@@ -570,6 +583,7 @@ stream_analyze(ir_graph *g, stream_info *si)
     si->out_axis = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_axis);
     si->out_kind = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_kind);
     memset(&x, 0, sizeof x);
+    x.g = g;
     x.si = si;
     x.cls = arena_calloc(g->a, (size_t)g->n_tensors + 1, sizeof *x.cls);
     axis = arena_calloc(g->a, (size_t)g->n_inputs + 1, sizeof *axis);
