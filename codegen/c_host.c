@@ -607,6 +607,17 @@ total_arena(const memplan *mp, const cg_options *o)
     return sg.arena > mp->arena_size ? sg.arena : mp->arena_size;
 }
 
+/* The arena <name>_step alone needs (0: the model does not stream). */
+static int64_t
+stream_arena(const cg_options *o)
+{
+    stream_geo sg;
+    if (!stream_on(o))
+        return 0;
+    stream_geometry(o->stream, &sg);
+    return sg.arena;
+}
+
 static const char *
 stream_kind_name(int k)
 {
@@ -690,6 +701,9 @@ put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options
             "/* Set state to the model's initial state (its initial_h/initial_c constants, "
             "else\n * zero) and steps to 0. */\n"
             "lstmc_rt_status %s_reset(%s_state *state);\n\n"
+            "/* Like _init, for a ctx that only streams: size >= <NAME>_STREAM_ARENA_SIZE;\n"
+            " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"
+            "lstmc_rt_status %s_init_stream(%s_ctx *ctx, void *arena, size_t size);\n\n"
             "/* Set layer's state: h and c are [N*H] floats (c: LSTM only, ignored otherwise);\n"
             " * NULL means zero. LSTMC_RT_ERR_BAD_PARAMS for a layer out of range. */\n"
             "lstmc_rt_status %s_set_state(%s_state *state, int layer, const float *h, const "
@@ -700,7 +714,7 @@ put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options
             " * state unchanged for the steps not done. */\n"
             "lstmc_rt_status %s_step(%s_ctx *ctx, %s_state *state, int64_t n,\n"
             "                        const void *const *inputs, void *const *outputs);\n\n",
-            o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+            o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
     (void)g;
 }
 
@@ -762,11 +776,27 @@ put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options 
                 const unsigned char *handled_s)
 {
     const stream_info *si = o->stream;
-    char sname[160];
+    char sname[160], NAME[128];
     stream_geo sg;
     unsigned char *every;
     int i, k, slot;
 
+    upper(o->name, NAME, sizeof NAME);
+    fprintf(f,
+            "\nlstmc_rt_status\n%s_init_stream(%s_ctx *ctx, void *arena, size_t size)\n{\n"
+            "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n",
+            o->name, o->name);
+    if (!stream_on(o))
+        fputs("    (void)arena;\n    (void)size;\n    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n", f);
+    else
+        fprintf(f,
+                "    st = lstmc_rt_arena_check(arena, size, %lldu);\n"
+                "    if (st != LSTMC_RT_OK)\n        return st;\n"
+                "    ctx->arena = (unsigned char *)arena;\n    ctx->arena_size = size;\n"
+                "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
+                "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+                "    return LSTMC_RT_OK;\n}\n",
+                (long long)stream_arena(o), NAME, NAME);
     if (!stream_on(o)) {
         fprintf(f,
                 "\n/* --- streaming: not available (%s_STREAM_WHY) --- */\n\n"
@@ -885,6 +915,8 @@ put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options 
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     for (i = 0; i < si->n_outputs; i++)
         fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    fprintf(f, "    if (ctx->arena_size < %lldu)\n        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n",
+            (long long)sg.arena);
     fputs("    arena = ctx->arena;\n    (void)o;\n    for (t = 0; t < n; t++) {\n", f);
     for (i = 0; i < si->n_inputs; i++) {
         if (si->in_axis[i] < 0)
@@ -972,7 +1004,12 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
     fprintf(f, "/* Bytes of working memory %s_run needs (buffers shared across lifetimes; "
                "%lld without sharing). */\n",
             o->name, (long long)mp->naive_size);
-    fprintf(f, "#define %s_ARENA_SIZE %lldu\n\n", NAME, (long long)total_arena(mp, o));
+    fprintf(f, "#define %s_ARENA_SIZE %lldu\n", NAME, (long long)total_arena(mp, o));
+    fprintf(f, "/* What %s_run alone needs, and what %s_step alone needs (%s_init_stream):\n"
+               " * a firmware that only streams gives the smaller arena. */\n"
+               "#define %s_RUN_ARENA_SIZE %lldu\n#define %s_STREAM_ARENA_SIZE %lldu\n\n",
+            o->name, o->name, o->name, NAME, (long long)mp->arena_size, NAME,
+            (long long)stream_arena(o));
     fprintf(f, "#define %s_N_INPUTS  %d\n#define %s_N_OUTPUTS %d\n\n", NAME, g->n_inputs, NAME,
             kp->n_outputs);
     for (i = 0; i < g->n_inputs; i++) {
@@ -992,6 +1029,7 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
     fprintf(f,
             "\n\ntypedef struct %s_ctx {\n    unsigned char *arena; /* caller-owned, "
             "%s_ARENA_SIZE bytes */\n"
+            "    size_t arena_size; /* its bytes: _run and _step check theirs */\n"
             "    float alpha_inter; /* breakpoint threshold (MICRO'18 §IV) used by %s_run */\n"
             "    float alpha_intra; /* dynamic row skip threshold (MICRO'18 §V) */\n"
             "    lstmc_rt_tissue_stats tissue_stats; /* the last run's cells, links, sub-layers "
@@ -1154,7 +1192,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
             "    st = lstmc_rt_arena_check(arena, size, %s_ARENA_SIZE);\n"
             "    if (st != LSTMC_RT_OK)\n        return st;\n"
-            "    ctx->arena = (unsigned char *)arena;\n"
+            "    ctx->arena = (unsigned char *)arena;\n    ctx->arena_size = size;\n"
             "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
             "    return LSTMC_RT_OK;\n}\n\n",
@@ -1174,9 +1212,11 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
             "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
             "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    if (ctx->arena_size < %s_RUN_ARENA_SIZE) /* bound by _init_stream */\n"
+            "        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n"
             "    arena = ctx->arena;\n    (void)arena;\n"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n",
-            o->name, o->name);
+            o->name, o->name, NAME);
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     for (i = 0; i < kp->n_outputs; i++)
@@ -1624,8 +1664,8 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
     if (write_header(g, kp, mp, o, d) < 0 || write_weights(g, mp, o, d) < 0 ||
         write_host(g, kp, mp, o, handled, handled_s, d) < 0 || write_driver(g, kp, o, d) < 0 ||
         write_makefile(o, n_llvm, n_llvm_s, d) < 0 || write_runtime(o, d) < 0 ||
-        cg_size_report(g, kp, mp, o, total_arena(mp, o), state_bytes(o), stream_weights(g, mp, o),
-                       d) < 0)
+        cg_size_report(g, kp, mp, o, total_arena(mp, o), stream_arena(o), state_bytes(o),
+                       stream_weights(g, mp, o), d) < 0)
         rc = -1;
     free(handled);
     free(handled_s);

@@ -50,12 +50,13 @@ void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
 
 /*
  * Write OUTDIR/<name>_size.json (docs/SIZE_REPORT.md) and one summary line on stdout, after
- * the other files (it reads <name>_kernels.o). arena_bytes is <NAME>_ARENA_SIZE, state_bytes
+ * the other files (it reads <name>_kernels.o). arena_bytes is <NAME>_ARENA_SIZE, stream_arena <NAME>_STREAM_ARENA_SIZE, state_bytes
  * sizeof(<name>_state), stream_weights the bytes of constants only the streaming step has.
  * Returns 0, or -1 after reporting through d.
  */
 int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-                   int64_t arena_bytes, int64_t state_bytes, int64_t stream_weights, diag *d);
+                   int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
+                   int64_t stream_weights, diag *d);
 
 /* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
 

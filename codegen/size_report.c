@@ -7,8 +7,9 @@
  *           <name>_stream_kernels.o; per layer, the st_size of each <name>_k<i> symbol)
  *         + host code and the C runtime (not measured here: they depend on the C compiler
  *           and its flags; `make size` in OUTDIR measures them with $(SIZE))
- *   RAM   = arena (exact: NAME_ARENA_SIZE) + <name>_state (exact for this ABI's float and
- *           int64 sizes) + the caller's <name>_ctx (a few pointers, not counted)
+ *   RAM   = arena (exact: NAME_ARENA_SIZE; a firmware that only streams needs
+ *           NAME_STREAM_ARENA_SIZE) + <name>_state (exact for 4-byte floats, 8-byte int64)
+ *           + the caller's <name>_ctx (a few pointers, not counted)
  *
  * Per layer (one entry per model node that has kernel calls): the weights it reads first
  * (each constant counted once, for its first reader), the arena bytes of its outputs and
@@ -167,7 +168,8 @@ tensor_bytes(const ir_tensor *t)
 
 int
 cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-               int64_t arena_bytes, int64_t state_bytes, int64_t stream_weights, diag *d)
+               int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
+               int64_t stream_weights, diag *d)
 {
     char path[4200], tmp[4300], obj[4200];
     unsigned char *seen = calloc((size_t)g->n_tensors + 1, 1);
@@ -211,9 +213,12 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
             (long long)weights, (long long)stream_weights, (long long)llvm, (long long)llvm_s,
             (long long)(weights + stream_weights + llvm + llvm_s));
     fprintf(f,
-            "  \"ram\": {\"arena\": %lld, \"state\": %lld, \"total\": %lld},\n  \"layers\": [",
-            (long long)arena_bytes, (long long)state_bytes,
-            (long long)(arena_bytes + state_bytes));
+            "  \"ram\": {\"arena\": %lld, \"run_arena\": %lld, \"stream_arena\": %lld, "
+            "\"state\": %lld,\n          \"total\": %lld, \"stream_only_total\": %lld},\n"
+            "  \"layers\": [",
+            (long long)arena_bytes, (long long)mp->arena_size, (long long)stream_arena,
+            (long long)state_bytes, (long long)(arena_bytes + state_bytes),
+            (long long)(stream_arena + state_bytes));
     for (i = 0; i < kp->n_calls; i++) {
         const ir_node *n = kp->calls[i].node;
         int64_t w = 0, ram = 0, code = 0;
@@ -261,12 +266,12 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
         return -1;
     }
     printf("lstmc: %s: flash %lld B known (weights %lld + LLVM kernels %lld; host code and C "
-           "runtime: make size), RAM %lld B (arena %lld + stream state %lld); per layer: "
-           "%s_size.json\n",
+           "runtime: make size), RAM %lld B (arena %lld + stream state %lld; streaming only: "
+           "%lld); per layer: %s_size.json\n",
            o->name, (long long)(weights + stream_weights + llvm + llvm_s),
            (long long)(weights + stream_weights), (long long)(llvm + llvm_s),
            (long long)(arena_bytes + state_bytes), (long long)arena_bytes,
-           (long long)state_bytes, o->name);
+           (long long)state_bytes, (long long)(stream_arena + state_bytes), o->name);
     fflush(stdout);
     return 0;
 }
