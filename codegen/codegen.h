@@ -20,6 +20,13 @@ typedef struct kp_call kp_call;
 typedef struct memplan memplan;
 typedef struct stream_info stream_info;
 
+/* Where the weights go (--weights-placement). */
+enum {
+    CG_WEIGHTS_CONST = 0, /* const arrays in <name>_weights.c: flash */
+    CG_WEIGHTS_BLOB,      /* <name>_weights.bin with a checked header: <name>_init_blob */
+    CG_WEIGHTS_POINTER    /* <name>_weights.bin, raw, anywhere in memory: <name>_set_weights */
+};
+
 typedef struct cg_options {
     const char *name;   /* C identifier prefix of everything generated */
     const char *outdir; /* created if missing */
@@ -27,6 +34,7 @@ typedef struct cg_options {
     int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
     float alpha_inter;  /* default thresholds compiled into <name>_init */
     float alpha_intra;
+    int placement;      /* CG_WEIGHTS_* */
     const stream_info *stream; /* the streaming analysis and step program (compiler/stream.h);
                                   NULL: the model does not stream */
 } cg_options;

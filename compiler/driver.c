@@ -425,6 +425,10 @@ driver_compile(arena *a, const driver_options *o, diag *d)
         return -1;
     stream_build(a, o, si);
     co.stream = si;
+    co.placement = !o->weights_placement || strcmp(o->weights_placement, "const") == 0
+                       ? CG_WEIGHTS_CONST
+                   : strcmp(o->weights_placement, "blob") == 0 ? CG_WEIGHTS_BLOB
+                                                               : CG_WEIGHTS_POINTER;
     co.name = o->name ? o->name : driver_default_name(a, o->model);
     co.outdir = o->outdir;
     co.target = o->target;

@@ -48,6 +48,7 @@ typedef struct driver_options {
     float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
     int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
+    const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */
     int n_dims;

@@ -353,6 +353,26 @@ lstmc_rt_status lstmc_rt_copy(void *dst, const void *src, int64_t n_bytes);
  */
 lstmc_rt_status lstmc_rt_arena_check(const void *arena, size_t size, size_t need);
 
+/* --- weights outside the library (lstmc --weights-placement=blob|pointer) ------------- */
+
+#define LSTMC_RT_BLOB_HEADER 64 /* bytes before the payload in a weight blob (rt_blob.c) */
+
+/* CRC-32 (IEEE 802.3, zlib's crc32) of n bytes. */
+uint32_t lstmc_rt_crc32(const void *data, size_t n);
+
+/*
+ * Check a weight blob of `size` bytes (layout in rt_blob.c) made for a model whose payload
+ * is payload_size bytes with CRC-32 crc, and point *payload at its payload (in place, no
+ * copy: the blob must outlive its use). Errors, in the order checked: LSTMC_RT_ERR_NULL,
+ * LSTMC_RT_ERR_MISALIGNED (blob not aligned to LSTMC_RT_ALIGN), LSTMC_RT_ERR_BLOB_SIZE
+ * (shorter than a header), LSTMC_RT_ERR_BLOB_FORMAT (magic, byte order, header size, or the
+ * header names another payload size or CRC: another model or compile),
+ * LSTMC_RT_ERR_BLOB_SIZE (size is not header + payload: truncated or padded),
+ * LSTMC_RT_ERR_BLOB_CHECKSUM (the payload's bytes are corrupted).
+ */
+lstmc_rt_status lstmc_rt_blob_open(const void *blob, size_t size, uint64_t payload_size,
+                                   uint32_t crc, const unsigned char **payload);
+
 /* --- inter-cell optimisation: breakpoints and tissues (MICRO'18 §IV), LSTM ------------ */
 
 /*
