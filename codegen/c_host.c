@@ -787,7 +787,9 @@ put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options 
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n",
             o->name, o->name);
     if (!stream_on(o))
-        fputs("    (void)arena;\n    (void)size;\n    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n", f);
+        fputs("    (void)st;\n    (void)arena;\n    (void)size;\n"
+              "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+              f);
     else
         fprintf(f,
                 "    st = lstmc_rt_arena_check(arena, size, %lldu);\n"
@@ -1725,7 +1727,7 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
             o->placement != CG_WEIGHTS_CONST
                 ? "    if (st == LSTMC_RT_OK)\n        st = load_weights(&ctx, weights_file, "
                   "argv[0]);\n"
-                : "",
+                : "    (void)weights_file;\n",
             o->name, o->name);
     fprintf(f,
             "    if (bench > 0) {\n"

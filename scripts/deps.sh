@@ -2,7 +2,7 @@
 # deps.sh — install the Debian packages lstmc needs to build and test, if any is missing.
 # Runs apt-get as root (directly, or through sudo when not root).
 set -eu
-pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev libcjson-dev llvm-19-dev clang-19 libclang-rt-19-dev valgrind"
+pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev libcjson-dev llvm-19-dev clang-19 libclang-rt-19-dev valgrind gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
