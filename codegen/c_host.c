@@ -636,23 +636,24 @@ put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options
 {
     const stream_info *si = o->stream;
     int k, i;
-    fputs("/* --- streaming: feed time steps as they arrive -------------------------------\n"
-          " *\n"
-          " *   static NAME_state s;              // caller-owned recurrent state\n"
-          " *   NAME_reset(&s);                   // the model's initial state\n"
-          " *   NAME_step(&ctx, &s, n, inputs, outputs);   // n >= 1 steps at a time, any n\n"
-          " *\n"
-          " * inputs/outputs as for _run, except that every input and output with a time axis\n"
-          " * (<NAME>_INPUT_i_TIME_AXIS >= 0) holds n steps along that axis instead of the\n"
-          " * compiled sequence length. An output without a time axis (a last-step classifier,\n"
-          " * Y_h) is written for the state after the last step fed. After a reset, feeding\n"
-          " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
-          " * whole sequence: the same kernels in the same order, one time step at a time.\n"
-          " * Models that need the whole sequence (reverse or bidirectional layers,\n"
-          " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last)\n"
-          " * have <NAME>_STREAMABLE 0; their _step, _reset and _set_state return\n"
-          " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
-          f);
+    fprintf(f,
+            "/* --- streaming: feed time steps as they arrive -------------------------------\n"
+            " *\n"
+            " *   static %s_state s;              // caller-owned recurrent state\n"
+            " *   %s_reset(&s);                   // the model's initial state\n"
+            " *   %s_step(&ctx, &s, n, inputs, outputs);   // n >= 1 steps at a time, any n\n"
+            " *\n"
+            " * inputs/outputs as for _run, except that every input and output with a time axis\n"
+            " * (%s_INPUT_i_TIME_AXIS >= 0) holds n steps along that axis instead of the\n"
+            " * compiled sequence length. An output without a time axis (a last-step classifier,\n"
+            " * Y_h) is written for the state after the last step fed. After a reset, feeding\n"
+            " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
+            " * whole sequence: the same kernels in the same order, one time step at a time.\n"
+            " * Models that need the whole sequence (reverse or bidirectional layers,\n"
+            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last)\n"
+            " * have %s_STREAMABLE 0; their _step, _reset, _set_state and _init_stream return\n"
+            " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
+            o->name, o->name, o->name, NAME, NAME);
     if (!stream_on(o)) {
         fprintf(f, "#define %s_STREAMABLE 0\n#define %s_STREAM_WHY \"", NAME, NAME);
         for (i = 0; si && si->why[i]; i++)
@@ -701,7 +702,7 @@ put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options
             "/* Set state to the model's initial state (its initial_h/initial_c constants, "
             "else\n * zero) and steps to 0. */\n"
             "lstmc_rt_status %s_reset(%s_state *state);\n\n"
-            "/* Like _init, for a ctx that only streams: size >= <NAME>_STREAM_ARENA_SIZE;\n"
+            "/* Like _init, for a ctx that only streams: size >= *_STREAM_ARENA_SIZE;\n"
             " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"
             "lstmc_rt_status %s_init_stream(%s_ctx *ctx, void *arena, size_t size);\n\n"
             "/* Set layer's state: h and c are [N*H] floats (c: LSTM only, ignored otherwise);\n"
