@@ -17,6 +17,7 @@
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
+#include "stream.h"
 
 typedef struct out_file {
     FILE *f;
@@ -539,6 +540,677 @@ put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tenso
     fprintf(f, "\n#define %s_%s_%d_NUMEL %lld\n", NAME, what, i, (long long)n);
 }
 
+/* --- streaming (issue 9): <name>_state, _reset, _set_state, _step ------------------- */
+
+/*
+ * <name>_step runs the one-step program (compiler/stream.h) once per time step of the
+ * caller's chunk. Bytes of the arena past the step program's own: the next state of every
+ * state slot, then a staging buffer for every per-step input or output whose step slices
+ * are not contiguous in the chunk (dims before the time axis bigger than 1).
+ */
+typedef struct stream_geo {
+    int n_slots;
+    int64_t slot_floats[2 * STREAM_MAX_LAYERS];
+    int64_t next_off[2 * STREAM_MAX_LAYERS];
+    int64_t in_outer[64], in_inner[64], in_off[64];    /* per graph input (bytes) */
+    int64_t out_outer[64], out_inner[64], out_off[64]; /* per graph output (bytes) */
+    int64_t arena; /* bytes the step needs */
+} stream_geo;
+
+static int64_t
+align_up(int64_t v)
+{
+    return (v + LSTMC_RT_ALIGN - 1) / LSTMC_RT_ALIGN * LSTMC_RT_ALIGN;
+}
+
+/* outer = product of the dims before the time axis, inner = bytes of one step's slice. */
+static void
+time_slice(const ir_tensor *t, int axis, int64_t *outer, int64_t *inner)
+{
+    int i;
+    *outer = 1;
+    *inner = (int64_t)ir_dtype_size(t->dtype);
+    for (i = 0; i < t->shape.rank; i++) {
+        if (i < axis)
+            *outer *= t->shape.d[i];
+        else if (i > axis)
+            *inner *= t->shape.d[i];
+    }
+}
+
+/* 1 when streaming code is generated: the model streams and has at most 64 inputs and
+ * outputs (the staging tables' size). */
+static int
+stream_on(const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    return si && si->ok && si->g && si->n_inputs <= 64 && si->n_outputs <= 64;
+}
+
+static void
+stream_geometry(const stream_info *si, stream_geo *sg)
+{
+    int64_t off = si->mp.arena_size;
+    int k, i;
+    memset(sg, 0, sizeof *sg);
+    for (k = 0; k < si->n_layers; k++) {
+        int j, nst = si->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1;
+        for (j = 0; j < nst; j++) {
+            sg->slot_floats[sg->n_slots] = si->layers[k].batch * si->layers[k].hidden;
+            sg->next_off[sg->n_slots] = off;
+            off = align_up(off + 4 * sg->slot_floats[sg->n_slots]);
+            sg->n_slots++;
+        }
+    }
+    for (i = 0; i < si->n_inputs; i++) {
+        sg->in_off[i] = -1;
+        if (si->in_axis[i] < 0)
+            continue;
+        time_slice(si->g->inputs[i], si->in_axis[i], &sg->in_outer[i], &sg->in_inner[i]);
+        if (sg->in_outer[i] > 1) {
+            sg->in_off[i] = off;
+            off = align_up(off + sg->in_outer[i] * sg->in_inner[i]);
+        }
+    }
+    for (i = 0; i < si->n_outputs; i++) {
+        sg->out_off[i] = -1;
+        if (si->out_kind[i] != STREAM_TIME)
+            continue;
+        time_slice(si->g->outputs[i], si->out_axis[i], &sg->out_outer[i], &sg->out_inner[i]);
+        if (sg->out_outer[i] > 1) {
+            sg->out_off[i] = off;
+            off = align_up(off + sg->out_outer[i] * sg->out_inner[i]);
+        }
+    }
+    sg->arena = off;
+}
+
+/* The arena <name>_init asks for: enough for _run and for _step. */
+static int64_t
+total_arena(const memplan *mp, const cg_options *o)
+{
+    stream_geo sg;
+    if (!stream_on(o))
+        return mp->arena_size;
+    stream_geometry(o->stream, &sg);
+    return sg.arena > mp->arena_size ? sg.arena : mp->arena_size;
+}
+
+/* The arena <name>_step alone needs (0: the model does not stream). */
+static int64_t
+stream_arena(const cg_options *o)
+{
+    stream_geo sg;
+    if (!stream_on(o))
+        return 0;
+    stream_geometry(o->stream, &sg);
+    return sg.arena;
+}
+
+static const char *
+stream_kind_name(int k)
+{
+    switch (k) {
+    case STREAM_TIME: return "per step";
+    case STREAM_LAST: return "last step";
+    case STREAM_STATIC: return "static";
+    case STREAM_CONST: return "constant";
+    default: return "?";
+    }
+}
+
+/* The streaming part of <name>.h. */
+static void
+put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    int k, i;
+    fprintf(f,
+            "/* --- streaming: feed time steps as they arrive -------------------------------\n"
+            " *\n"
+            " *   static %s_state s;              // caller-owned recurrent state\n"
+            " *   %s_reset(&s);                   // the model's initial state\n"
+            " *   %s_step(&ctx, &s, n, inputs, outputs);   // n >= 1 steps at a time, any n\n"
+            " *\n"
+            " * inputs/outputs as for _run, except that every input and output with a time axis\n"
+            " * (%s_INPUT_i_TIME_AXIS >= 0) holds n steps along that axis instead of the\n"
+            " * compiled sequence length. An output without a time axis (a last-step classifier,\n"
+            " * Y_h) is written for the state after the last step fed. After a reset, feeding\n"
+            " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
+            " * whole sequence: the same kernels in the same order, one time step at a time.\n"
+            " * Models that need the whole sequence (reverse or bidirectional layers,\n"
+            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last)\n"
+            " * have %s_STREAMABLE 0; their _step, _reset, _set_state and _init_stream return\n"
+            " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
+            o->name, o->name, o->name, NAME, NAME);
+    if (!stream_on(o)) {
+        fprintf(f, "#define %s_STREAMABLE 0\n#define %s_STREAM_WHY \"", NAME, NAME);
+        for (i = 0; si && si->why[i]; i++)
+            fputc(si->why[i] == '"' || si->why[i] == '\\' ? '\'' : si->why[i], f);
+        if (!si)
+            fputs("not analysed", f);
+        fprintf(f, "\"\n\ntypedef struct %s_state {\n    int64_t steps; /* unused */\n} "
+                   "%s_state;\n\n",
+                o->name, o->name);
+    } else {
+        fprintf(f, "#define %s_STREAMABLE 1\n#define %s_STREAM_WHY \"\"\n", NAME, NAME);
+        fprintf(f, "#define %s_STREAM_SEQ_LEN %lld /* the compiled T: _run's sequence */\n",
+                NAME, (long long)si->seq_len);
+        fprintf(f, "#define %s_STREAM_LAYERS %d\n", NAME, si->n_layers);
+        for (i = 0; i < si->n_inputs; i++)
+            fprintf(f, "#define %s_INPUT_%d_TIME_AXIS %d\n", NAME, i, si->in_axis[i]);
+        for (i = 0; i < si->n_outputs; i++)
+            fprintf(f, "#define %s_OUTPUT_%d_TIME_AXIS %d /* %s */\n", NAME, i,
+                    si->out_axis[i], stream_kind_name(si->out_kind[i]));
+        fprintf(f, "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
+                   "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
+                o->name, o->name);
+        for (k = 0; k < si->n_layers; k++) {
+            const stream_layer *l = &si->layers[k];
+            fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
+                    k, (long long)(l->batch * l->hidden), k, l->node, l->op,
+                    (long long)l->batch, (long long)l->hidden);
+            if (l->init_h_input >= 0 || l->init_c_input >= 0)
+                fprintf(f, "    /* its initial %s is graph input %d: _reset zeroes it, pass the "
+                           "value to %s_set_state */\n",
+                        l->init_h_input >= 0 ? "h" : "c",
+                        l->init_h_input >= 0 ? l->init_h_input : l->init_c_input, o->name);
+            if (l->cell == LSTMC_RT_CELL_LSTM)
+                fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
+                        (long long)(l->batch * l->hidden), k, (long long)l->batch,
+                        (long long)l->hidden);
+        }
+        fputs("    int64_t steps; /* time steps fed since the last reset */\n", f);
+        fprintf(f, "} %s_state;\n\n", o->name);
+        for (k = 0; k < si->n_layers; k++)
+            fprintf(f, "#define %s_STATE_%d_FLOATS %lld /* N*H of layer %d */\n", NAME, k,
+                    (long long)(si->layers[k].batch * si->layers[k].hidden), k);
+        fputc('\n', f);
+    }
+    fprintf(f,
+            "/* Set state to the model's initial state (its initial_h/initial_c constants, "
+            "else\n * zero) and steps to 0. */\n"
+            "lstmc_rt_status %s_reset(%s_state *state);\n\n"
+            "/* Like _init, for a ctx that only streams: size >= *_STREAM_ARENA_SIZE;\n"
+            " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"
+            "lstmc_rt_status %s_init_stream(%s_ctx *ctx, void *arena, size_t size);\n\n"
+            "/* Set layer's state: h and c are [N*H] floats (c: LSTM only, ignored otherwise);\n"
+            " * NULL means zero. LSTMC_RT_ERR_BAD_PARAMS for a layer out of range. */\n"
+            "lstmc_rt_status %s_set_state(%s_state *state, int layer, const float *h, const "
+            "float *c);\n\n"
+            "/* Feed n >= 1 time steps (see above); state is read and advanced by n steps.\n"
+            " * Uses ctx's arena (the same as _run: one ctx cannot run both at once). Returns\n"
+            " * LSTMC_RT_ERR_BAD_PARAMS for n < 1, or the failing kernel's status, with\n"
+            " * state unchanged for the steps not done. */\n"
+            "lstmc_rt_status %s_step(%s_ctx *ctx, %s_state *state, int64_t n,\n"
+            "                        const void *const *inputs, void *const *outputs);\n\n",
+            o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+    (void)g;
+}
+
+/* The const tensor of the whole-sequence program holding the same bytes as t, or -1. */
+static int
+same_const(const ir_graph *g, const memplan *mp, const ir_tensor *t)
+{
+    int i;
+    int64_t n = ir_shape_numel(&t->shape);
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *u = g->tensors[i];
+        if (mp->tensor[i].kind != MEMPLAN_CONST || u->dtype != t->dtype ||
+            ir_shape_numel(&u->shape) != n || !u->data || !t->data)
+            continue;
+        if (memcmp(u->data, t->data, (size_t)n * ir_dtype_size(t->dtype)) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static void
+put_const_array(FILE *f, const char *storage, const char *name, const ir_tensor *t, int id);
+static void
+put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled);
+
+/* Which calls of the step program every step needs: those the next state and the per-step
+ * outputs depend on. The rest (a last-step classifier's head) runs on the chunk's last
+ * step only. */
+static void
+stream_every_step(const stream_info *si, unsigned char *every)
+{
+    const kprog *kp = &si->kp;
+    const ir_graph *g = si->g;
+    unsigned char *need = calloc((size_t)g->n_tensors + 1, 1);
+    int i, j;
+    if (!need) {
+        memset(every, 1, (size_t)kp->n_calls);
+        return;
+    }
+    for (i = 0; i < kp->n_outputs; i++)
+        if (kp->outputs[i] && (i >= si->n_outputs || si->out_kind[i] == STREAM_TIME))
+            need[kp->outputs[i]->id] = 1;
+    for (i = kp->n_calls - 1; i >= 0; i--) {
+        const kp_call *c = &kp->calls[i];
+        every[i] = 0;
+        for (j = 0; j < c->n_out; j++)
+            if (c->out[j] && need[c->out[j]->id])
+                every[i] = 1;
+        for (j = 0; every[i] && j < c->n_in; j++)
+            if (c->in[j])
+                need[c->in[j]->id] = 1;
+    }
+    free(need);
+}
+
+/* The streaming functions of <name>.c. */
+static void
+put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options *o,
+                const unsigned char *handled_s)
+{
+    const stream_info *si = o->stream;
+    char sname[160], NAME[128];
+    stream_geo sg;
+    unsigned char *every;
+    int i, k, slot;
+
+    upper(o->name, NAME, sizeof NAME);
+    fprintf(f,
+            "\nlstmc_rt_status\n%s_init_stream(%s_ctx *ctx, void *arena, size_t size)\n{\n"
+            "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n",
+            o->name, o->name);
+    if (!stream_on(o))
+        fputs("    (void)st;\n    (void)arena;\n    (void)size;\n"
+              "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+              f);
+    else
+        fprintf(f,
+                "    st = lstmc_rt_arena_check(arena, size, %lldu);\n"
+                "    if (st != LSTMC_RT_OK)\n        return st;\n"
+                "    ctx->arena = (unsigned char *)arena;\n    ctx->arena_size = size;\n"
+                "    ctx->weights = NULL;\n"
+                "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
+                "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+                "    return LSTMC_RT_OK;\n}\n",
+                (long long)stream_arena(o), NAME, NAME);
+    if (!stream_on(o)) {
+        fprintf(f,
+                "\n/* --- streaming: not available (%s_STREAM_WHY) --- */\n\n"
+                "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n    (void)state;\n"
+                "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+                "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
+                "const float *c)\n{\n    (void)state;\n    (void)layer;\n    (void)h;\n"
+                "    (void)c;\n    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+                "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
+                "*const *inputs,\n          void *const *outputs)\n{\n    (void)ctx;\n"
+                "    (void)state;\n    (void)n;\n    (void)inputs;\n    (void)outputs;\n"
+                "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+                o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+        return;
+    }
+    snprintf(sname, sizeof sname, "%s_stream", o->name);
+    stream_geometry(si, &sg);
+    fprintf(f, "\n/* --- streaming: the one-step program (T = 1), run once per time step ---- "
+               "*/\n\n");
+    /* its constants: the whole-sequence program's where the bytes are the same */
+    for (i = 0; i < si->g->n_tensors; i++) {
+        int same;
+        if (si->mp.tensor[i].kind != MEMPLAN_CONST)
+            continue;
+        same = same_const(g, mp, si->g->tensors[i]);
+        if (same >= 0)
+            fprintf(f, "#define %s_w%d %s_w%d\n", sname, i, o->name, same);
+        else
+            put_const_array(f, "static const", sname, si->g->tensors[i], i);
+    }
+    for (k = 0; k < si->n_layers; k++) {
+        const stream_layer *l = &si->layers[k];
+        int j;
+        for (j = 0; j < 2; j++) {
+            const float *v = j ? l->init_c : l->init_h;
+            int64_t m, n = l->batch * l->hidden;
+            if (!v)
+                continue;
+            fprintf(f, "static const float %s_init_%s%d[%lld] = {", sname, j ? "c" : "h", k,
+                    (long long)n);
+            for (m = 0; m < n; m++) {
+                fputs(m % 8 == 0 ? "\n    " : " ", f);
+                put_float(f, v[m]);
+                fputc(',', f);
+            }
+            fputs("\n};\n", f);
+        }
+    }
+    put_llvm_protos(f, sname, &si->kp, handled_s);
+    every = calloc((size_t)si->kp.n_calls + 1, 1);
+    if (every)
+        stream_every_step(si, every);
+    fprintf(f,
+            "\n/* One time step: inputs are the graph's (one step each), then h, c of every "
+            "layer;\n * outputs the graph's, then the next h, c. last = 0 skips the calls "
+            "only\n * last-step outputs need. */\nstatic lstmc_rt_status\n%s_once(%s_ctx *ctx, "
+            "unsigned char *arena, const void *const *inputs,\n"
+            "    void *const *outputs, int last)\n{\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
+            "    (void)ctx;\n    (void)arena;\n    (void)inputs;\n    (void)outputs;\n"
+            "    (void)last;\n",
+            sname, o->name);
+    for (i = 0; i < si->kp.n_calls; i++) {
+        if (every && !every[i])
+            fputs("    if (last)\n", f);
+        put_call(f, sname, &si->mp, &si->kp.calls[i], i, handled_s && handled_s[i]);
+    }
+    fputs("    return st;\n}\n\n", f);
+    free(every);
+
+    fprintf(f, "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
+               "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n",
+            o->name, o->name);
+    for (k = 0; k < si->n_layers; k++) {
+        const stream_layer *l = &si->layers[k];
+        fprintf(f, "    %s_set_state(state, %d, ", o->name, k);
+        if (l->init_h)
+            fprintf(f, "%s_init_h%d, ", sname, k);
+        else
+            fputs("NULL, ", f);
+        if (l->init_c)
+            fprintf(f, "%s_init_c%d);\n", sname, k);
+        else
+            fputs("NULL);\n", f);
+    }
+    fputs("    state->steps = 0;\n    return LSTMC_RT_OK;\n}\n\n", f);
+
+    fprintf(f, "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
+               "const float *c)\n{\n"
+               "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n    switch (layer) {\n",
+            o->name, o->name);
+    for (k = 0; k < si->n_layers; k++) {
+        const stream_layer *l = &si->layers[k];
+        fprintf(f, "    case %d:\n", k);
+        fprintf(f, "        if (h)\n            memcpy(state->h%d, h, sizeof state->h%d);\n"
+                   "        else\n            memset(state->h%d, 0, sizeof state->h%d);\n",
+                k, k, k, k);
+        if (l->cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        if (c)\n            memcpy(state->c%d, c, sizeof state->c%d);\n"
+                       "        else\n            memset(state->c%d, 0, sizeof state->c%d);\n",
+                    k, k, k, k);
+        fputs("        break;\n", f);
+    }
+    fputs("    default:\n        return LSTMC_RT_ERR_BAD_PARAMS;\n    }\n"
+          "    (void)c;\n    return LSTMC_RT_OK;\n}\n\n",
+          f);
+
+    fprintf(f,
+            "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
+            "*const *inputs,\n          void *const *outputs)\n{\n"
+            "    const void *in[%d];\n    void *out[%d];\n    unsigned char *arena;\n"
+            "    lstmc_rt_status st;\n    int64_t t, o;\n"
+            "    if (!ctx || !state || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    if (n < 1)\n        return LSTMC_RT_ERR_BAD_PARAMS;\n",
+            o->name, o->name, o->name, si->g->n_inputs, si->kp.n_outputs);
+    for (i = 0; i < si->n_inputs; i++)
+        fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    for (i = 0; i < si->n_outputs; i++)
+        fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    fprintf(f, "    if (ctx->arena_size < %lldu)\n        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n",
+            (long long)sg.arena);
+    if (o->placement != CG_WEIGHTS_CONST)
+        fputs("    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n", f);
+    fputs("    arena = ctx->arena;\n    (void)o;\n    for (t = 0; t < n; t++) {\n", f);
+    for (i = 0; i < si->n_inputs; i++) {
+        if (si->in_axis[i] < 0)
+            fprintf(f, "        in[%d] = inputs[%d];\n", i, i);
+        else if (sg.in_off[i] < 0)
+            fprintf(f, "        in[%d] = (const unsigned char *)inputs[%d] + (size_t)t * %lldu;\n",
+                    i, i, (long long)sg.in_inner[i]);
+        else
+            fprintf(f,
+                    "        for (o = 0; o < %lld; o++) /* gather step t of every outer row */\n"
+                    "            memcpy(arena + %lld + (size_t)o * %lldu,\n"
+                    "                   (const unsigned char *)inputs[%d] + (size_t)(o * n + t) * "
+                    "%lldu, %lldu);\n        in[%d] = arena + %lld;\n",
+                    (long long)sg.in_outer[i], (long long)sg.in_off[i],
+                    (long long)sg.in_inner[i], i, (long long)sg.in_inner[i],
+                    (long long)sg.in_inner[i], i, (long long)sg.in_off[i]);
+    }
+    for (k = 0, slot = 0; k < si->n_layers; k++) {
+        fprintf(f, "        in[%d] = state->h%d;\n", si->n_inputs + slot++, k);
+        if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        in[%d] = state->c%d;\n", si->n_inputs + slot++, k);
+    }
+    for (i = 0; i < si->n_outputs; i++) {
+        if (si->out_kind[i] != STREAM_TIME)
+            fprintf(f, "        out[%d] = outputs[%d];\n", i, i);
+        else if (sg.out_off[i] < 0)
+            fprintf(f, "        out[%d] = (unsigned char *)outputs[%d] + (size_t)t * %lldu;\n",
+                    i, i, (long long)sg.out_inner[i]);
+        else
+            fprintf(f, "        out[%d] = arena + %lld;\n", i, (long long)sg.out_off[i]);
+    }
+    for (slot = 0; slot < sg.n_slots; slot++)
+        fprintf(f, "        out[%d] = arena + %lld;\n", si->n_outputs + slot,
+                (long long)sg.next_off[slot]);
+    fprintf(f, "        st = %s_once(ctx, arena, in, out, t == n - 1);\n"
+               "        if (st != LSTMC_RT_OK)\n            return st;\n",
+            sname);
+    for (i = 0; i < si->n_outputs; i++)
+        if (si->out_kind[i] == STREAM_TIME && sg.out_off[i] >= 0)
+            fprintf(f,
+                    "        for (o = 0; o < %lld; o++) /* scatter step t to every outer row */\n"
+                    "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * n + t) * "
+                    "%lldu,\n                   arena + %lld + (size_t)o * %lldu, %lldu);\n",
+                    (long long)sg.out_outer[i], i, (long long)sg.out_inner[i],
+                    (long long)sg.out_off[i], (long long)sg.out_inner[i],
+                    (long long)sg.out_inner[i]);
+    for (k = 0, slot = 0; k < si->n_layers; k++) {
+        fprintf(f, "        memcpy(state->h%d, arena + %lld, sizeof state->h%d);\n", k,
+                (long long)sg.next_off[slot++], k);
+        if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        memcpy(state->c%d, arena + %lld, sizeof state->c%d);\n", k,
+                    (long long)sg.next_off[slot++], k);
+    }
+    fputs("        state->steps++;\n    }\n    return LSTMC_RT_OK;\n}\n", f);
+}
+
+/* --- weight placement (--weights-placement, issue 9) -------------------------------- */
+
+static const char *
+placement_name(int p)
+{
+    return p == CG_WEIGHTS_BLOB ? "blob" : p == CG_WEIGHTS_POINTER ? "pointer" : "const";
+}
+
+/* Offsets of the constants in the weight payload (blob and pointer placements), each
+ * aligned to LSTMC_RT_ALIGN, into off[] by tensor id (-1: not a weight); the payload size. */
+static int64_t
+weight_layout(const ir_graph *g, const memplan *mp, int64_t *off)
+{
+    int64_t at = 0;
+    int i;
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        off[i] = -1;
+        if (mp->tensor[i].kind != MEMPLAN_CONST)
+            continue;
+        off[i] = at;
+        at = align_up(at + ir_shape_numel(&t->shape) * (int64_t)ir_dtype_size(t->dtype));
+    }
+    return at;
+}
+
+/* The payload bytes (zero padding between tensors); NULL when out of memory. */
+static unsigned char *
+weight_payload(const ir_graph *g, const int64_t *off, int64_t size)
+{
+    unsigned char *p = calloc((size_t)size + 1, 1);
+    int i;
+    for (i = 0; p && i < g->n_tensors; i++)
+        if (off[i] >= 0 && g->tensors[i]->data)
+            memcpy(p + off[i], g->tensors[i]->data,
+                   (size_t)ir_shape_numel(&g->tensors[i]->shape) *
+                       ir_dtype_size(g->tensors[i]->dtype));
+    return p;
+}
+
+/* <name>_weights.h/.c/.bin for the blob and pointer placements: the header gives the
+ * layout, the .c file is empty, the .bin holds the bytes (blob: header + payload). */
+static int
+write_weights_outside(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d)
+{
+    out_file oh, oc, ob;
+    char fname[256], NAME[128];
+    int64_t *off = calloc((size_t)g->n_tensors + 1, sizeof *off), size;
+    unsigned char *payload = NULL, hdr[LSTMC_RT_BLOB_HEADER];
+    uint32_t crc, bom = 0x01020304u;
+    uint64_t psize;
+    int i, rc = -1;
+
+    upper(o->name, NAME, sizeof NAME);
+    if (!off) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    size = weight_layout(g, mp, off);
+    payload = weight_payload(g, off, size);
+    if (!payload) {
+        diag_error(d, "out of memory");
+        free(off);
+        return -1;
+    }
+    crc = lstmc_rt_crc32(payload, (size_t)size);
+    snprintf(fname, sizeof fname, "%s_weights.h", o->name);
+    if (open_out(&oh, o->outdir, fname, d) < 0)
+        goto out;
+    fprintf(oh.f,
+            "/* %s_weights.h — generated by lstmc: where the weights are in %s_weights.bin\n"
+            " * (--weights-placement=%s). Offsets count from the payload's first byte%s. */\n"
+            "#ifndef %s_WEIGHTS_H\n#define %s_WEIGHTS_H\n\n"
+            "#define %s_WEIGHTS_SIZE %lldu /* payload bytes */\n"
+            "#define %s_WEIGHTS_CRC32 0x%08lxu /* lstmc_rt_crc32 of the payload */\n"
+            "#define %s_WEIGHTS_FILE_SIZE %lldu /* bytes of %s_weights.bin */\n\n",
+            o->name, o->name, placement_name(o->placement),
+            o->placement == CG_WEIGHTS_BLOB ? " (after the 64-byte blob header)" : "", NAME,
+            NAME, NAME, (long long)size, NAME, (unsigned long)crc, NAME,
+            (long long)(size + (o->placement == CG_WEIGHTS_BLOB ? LSTMC_RT_BLOB_HEADER : 0)),
+            o->name);
+    for (i = 0; i < g->n_tensors; i++) {
+        if (off[i] < 0)
+            continue;
+        fprintf(oh.f, "#define %s_W%d_OFFSET %lldu /* %s %s", NAME, i, (long long)off[i],
+                g->tensors[i]->name, ir_dtype_name(g->tensors[i]->dtype));
+        put_shape(oh.f, &g->tensors[i]->shape);
+        fputs(" */\n", oh.f);
+    }
+    fputs("\n#endif\n", oh.f);
+    if (close_out(&oh, d) < 0)
+        goto out;
+    snprintf(fname, sizeof fname, "%s_weights.c", o->name);
+    if (open_out(&oc, o->outdir, fname, d) < 0)
+        goto out;
+    fprintf(oc.f, "/* %s_weights.c — generated by lstmc: empty, the weights are in "
+                  "%s_weights.bin\n * (--weights-placement=%s). */\n"
+                  "typedef int %s_weights_are_outside;\n",
+            o->name, o->name, placement_name(o->placement), o->name);
+    if (close_out(&oc, d) < 0)
+        goto out;
+    snprintf(fname, sizeof fname, "%s_weights.bin", o->name);
+    if (open_out(&ob, o->outdir, fname, d) < 0)
+        goto out;
+    if (o->placement == CG_WEIGHTS_BLOB) {
+        memset(hdr, 0, sizeof hdr);
+        memcpy(hdr, "LSTMCWB1", 8);
+        memcpy(hdr + 8, &bom, 4);
+        hdr[12] = LSTMC_RT_BLOB_HEADER;
+        psize = (uint64_t)size;
+        for (i = 0; i < 8; i++)
+            hdr[16 + i] = (unsigned char)(psize >> (8 * i));
+        for (i = 0; i < 4; i++)
+            hdr[24 + i] = (unsigned char)(crc >> (8 * i));
+        strncpy((char *)hdr + 32, o->name, 31);
+        fwrite(hdr, 1, sizeof hdr, ob.f);
+    }
+    fwrite(payload, 1, (size_t)size, ob.f);
+    if (close_out(&ob, d) < 0)
+        goto out;
+    rc = 0;
+out:
+    free(off);
+    free(payload);
+    return rc;
+}
+
+/* In <name>.c: each weight as an expression over ctx->weights (blob and pointer). */
+static void
+put_weight_macros(FILE *f, const ir_graph *g, const memplan *mp, const cg_options *o)
+{
+    char NAME[128];
+    int i;
+    if (o->placement == CG_WEIGHTS_CONST)
+        return;
+    upper(o->name, NAME, sizeof NAME);
+    fputs("/* the weights: in the caller's memory, bound by ", f);
+    fprintf(f, "%s */\n", o->placement == CG_WEIGHTS_BLOB ? "_init_blob" : "_set_weights");
+    for (i = 0; i < g->n_tensors; i++)
+        if (mp->tensor[i].kind == MEMPLAN_CONST)
+            fprintf(f, "#define %s_w%d ((const %s *)(ctx->weights + %s_W%d_OFFSET))\n", o->name,
+                    i, ctype(g->tensors[i]->dtype), NAME, i);
+    fputc('\n', f);
+}
+
+/* <name>_init_blob / <name>_set_weights. */
+static void
+put_weight_binders(FILE *f, const cg_options *o)
+{
+    char NAME[128];
+    upper(o->name, NAME, sizeof NAME);
+    if (o->placement == CG_WEIGHTS_BLOB)
+        fprintf(f,
+                "lstmc_rt_status\n%s_init_blob(%s_ctx *ctx, const void *blob, size_t size)\n{\n"
+                "    const unsigned char *w = NULL;\n    lstmc_rt_status st;\n"
+                "    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
+                "    st = lstmc_rt_blob_open(blob, size, %s_WEIGHTS_SIZE, %s_WEIGHTS_CRC32, &w);\n"
+                "    if (st != LSTMC_RT_OK)\n        return st;\n"
+                "    ctx->weights = w;\n    return LSTMC_RT_OK;\n}\n\n",
+                o->name, o->name, NAME, NAME);
+    else if (o->placement == CG_WEIGHTS_POINTER)
+        fprintf(f,
+                "lstmc_rt_status\n%s_set_weights(%s_ctx *ctx, const void *weights, size_t size)"
+                "\n{\n    if (!ctx || !weights)\n        return LSTMC_RT_ERR_NULL;\n"
+                "    if ((uintptr_t)weights %% LSTMC_RT_ALIGN != 0)\n"
+                "        return LSTMC_RT_ERR_MISALIGNED;\n"
+                "    if (size != %s_WEIGHTS_SIZE)\n        return LSTMC_RT_ERR_BLOB_SIZE;\n"
+                "    ctx->weights = (const unsigned char *)weights;\n    return LSTMC_RT_OK;\n}\n\n",
+                o->name, o->name, NAME);
+}
+
+/* In <name>.h: the placement and its binder's prototype. */
+static void
+put_weight_header(FILE *f, const cg_options *o)
+{
+    char NAME[128];
+    upper(o->name, NAME, sizeof NAME);
+    fprintf(f, "/* Where the weights are (lstmc --weights-placement): \"const\" compiled in (flash),\n"
+               " * \"blob\" %s_weights.bin given to %s_init_blob, \"pointer\" its bytes anywhere in\n"
+               " * memory given to %s_set_weights. */\n#define %s_WEIGHTS_PLACEMENT \"%s\"\n\n",
+            o->name, o->name, o->name, NAME, placement_name(o->placement));
+    if (o->placement != CG_WEIGHTS_CONST) /* sizes, CRC and layout of the .bin */
+        fprintf(f, "#include \"%s_weights.h\"\n\n", o->name);
+    if (o->placement == CG_WEIGHTS_BLOB)
+        fprintf(f,
+                "/* Bind the weight blob (the bytes of %s_weights.bin, aligned to LSTMC_RT_ALIGN,\n"
+                " * used in place: keep them) after %s_init. Checks its header, its size and its\n"
+                " * CRC-32: LSTMC_RT_ERR_BLOB_FORMAT (not a blob of this model), _BLOB_SIZE\n"
+                " * (truncated), _BLOB_CHECKSUM (corrupted), _MISALIGNED. Until then _run and\n"
+                " * _step return LSTMC_RT_ERR_NO_WEIGHTS. No file I/O: the caller reads it. */\n"
+                "lstmc_rt_status %s_init_blob(%s_ctx *ctx, const void *blob, size_t size);\n\n",
+                o->name, o->name, o->name, o->name);
+    else if (o->placement == CG_WEIGHTS_POINTER)
+        fprintf(f,
+                "/* Use the weights at `weights` (the %s_WEIGHTS_SIZE bytes of %s_weights.bin\n"
+                " * wherever you put them: a linker section, external flash, a RAM copy;\n"
+                " * aligned to LSTMC_RT_ALIGN) after %s_init. Trusted as they are: only NULL,\n"
+                " * alignment and size are checked (lstmc_rt_crc32(weights, size) ==\n"
+                " * %s_WEIGHTS_CRC32 checks the bytes if you want). */\n"
+                "lstmc_rt_status %s_set_weights(%s_ctx *ctx, const void *weights, size_t size);\n\n",
+                NAME, o->name, o->name, NAME, o->name, o->name);
+}
+
 static int
 write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
              diag *d)
@@ -570,7 +1242,12 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
     fprintf(f, "/* Bytes of working memory %s_run needs (buffers shared across lifetimes; "
                "%lld without sharing). */\n",
             o->name, (long long)mp->naive_size);
-    fprintf(f, "#define %s_ARENA_SIZE %lldu\n\n", NAME, (long long)mp->arena_size);
+    fprintf(f, "#define %s_ARENA_SIZE %lldu\n", NAME, (long long)total_arena(mp, o));
+    fprintf(f, "/* What %s_run alone needs, and what %s_step alone needs (%s_init_stream):\n"
+               " * a firmware that only streams gives the smaller arena. */\n"
+               "#define %s_RUN_ARENA_SIZE %lldu\n#define %s_STREAM_ARENA_SIZE %lldu\n\n",
+            o->name, o->name, o->name, NAME, (long long)mp->arena_size, NAME,
+            (long long)stream_arena(o));
     fprintf(f, "#define %s_N_INPUTS  %d\n#define %s_N_OUTPUTS %d\n\n", NAME, g->n_inputs, NAME,
             kp->n_outputs);
     for (i = 0; i < g->n_inputs; i++) {
@@ -597,6 +1274,9 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
     fprintf(f,
             "\n\ntypedef struct %s_ctx {\n    unsigned char *arena; /* caller-owned, "
             "%s_ARENA_SIZE bytes */\n"
+            "    size_t arena_size; /* its bytes: _run and _step check theirs */\n"
+            "    const unsigned char *weights; /* --weights-placement=blob|pointer: bound by "
+            "the caller */\n"
             "    float alpha_inter; /* breakpoint threshold (MICRO'18 §IV) used by %s_run */\n"
             "    float alpha_intra; /* dynamic row skip threshold (MICRO'18 §V) */\n"
             "    lstmc_rt_tissue_stats tissue_stats; /* the last run's cells, links, sub-layers "
@@ -628,8 +1308,42 @@ write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
             "lstmc_rt_status %s_run(%s_ctx *ctx, const void *const *inputs, void *const "
             "*outputs);\n\n",
             NAME, NAME, o->name, o->name);
+    put_weight_header(f, o);
+    put_stream_header(f, g, NAME, o);
     fprintf(f, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n", NAME);
     return close_out(&of, d);
+}
+
+/* "STORAGE T NAME_wID[n] = {...};" for a constant tensor, C order, values exact. */
+static void
+put_const_array(FILE *f, const char *storage, const char *name, const ir_tensor *t, int id)
+{
+    int64_t n = ir_shape_numel(&t->shape), k;
+    fprintf(f, "\n/* %s ", t->name);
+    put_shape(f, &t->shape);
+    fprintf(f, " */\n%s %s %s_w%d[%lld] = {", storage, ctype(t->dtype), name, id,
+            (long long)(n > 0 ? n : 1));
+    if (n <= 0)
+        fputs("0", f);
+    for (k = 0; k < n; k++) {
+        fputs(k % 8 == 0 ? "\n    " : " ", f);
+        switch (t->dtype) {
+        case IR_DT_F32:
+            put_float(f, ((const float *)t->data)[k]);
+            break;
+        case IR_DT_I64:
+            fprintf(f, "INT64_C(%lld)", (long long)((const int64_t *)t->data)[k]);
+            break;
+        case IR_DT_I32:
+            fprintf(f, "%ld", (long)((const int32_t *)t->data)[k]);
+            break;
+        default:
+            fprintf(f, "%u", ((const unsigned char *)t->data)[k]);
+            break;
+        }
+        fputc(',', f);
+    }
+    fputs("\n};\n", f);
 }
 
 static int
@@ -639,6 +1353,8 @@ write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d
     char fname[256];
     int i;
     char NAME[128];
+    if (o->placement != CG_WEIGHTS_CONST)
+        return write_weights_outside(g, mp, o, d);
     upper(o->name, NAME, sizeof NAME);
     snprintf(fname, sizeof fname, "%s_weights.h", o->name);
     if (open_out(&oh, o->outdir, fname, d) < 0)
@@ -659,7 +1375,7 @@ write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d
             o->name, o->name);
     for (i = 0; i < g->n_tensors; i++) {
         const ir_tensor *t = g->tensors[i];
-        int64_t n, k;
+        int64_t n;
         if (mp->tensor[i].kind != MEMPLAN_CONST)
             continue;
         n = ir_shape_numel(&t->shape);
@@ -667,31 +1383,7 @@ write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d
         put_shape(oh.f, &t->shape);
         fprintf(oh.f, " */\nextern const %s %s_w%d[%lld];\n", ctype(t->dtype), o->name, i,
                 (long long)(n > 0 ? n : 1));
-        fprintf(oc.f, "\n/* %s ", t->name);
-        put_shape(oc.f, &t->shape);
-        fprintf(oc.f, " */\nconst %s %s_w%d[%lld] = {", ctype(t->dtype), o->name, i,
-                (long long)(n > 0 ? n : 1));
-        if (n <= 0)
-            fputs("0", oc.f);
-        for (k = 0; k < n; k++) {
-            fputs(k % 8 == 0 ? "\n    " : " ", oc.f);
-            switch (t->dtype) {
-            case IR_DT_F32:
-                put_float(oc.f, ((const float *)t->data)[k]);
-                break;
-            case IR_DT_I64:
-                fprintf(oc.f, "INT64_C(%lld)", (long long)((const int64_t *)t->data)[k]);
-                break;
-            case IR_DT_I32:
-                fprintf(oc.f, "%ld", (long)((const int32_t *)t->data)[k]);
-                break;
-            default:
-                fprintf(oc.f, "%u", ((const unsigned char *)t->data)[k]);
-                break;
-            }
-            fputc(',', oc.f);
-        }
-        fputs("\n};\n", oc.f);
+        put_const_array(oc.f, "const", o->name, t, i);
     }
     fprintf(oh.f, "\n#endif\n");
     if (close_out(&oh, d) < 0) {
@@ -739,7 +1431,7 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
 
 static int
 write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-           const unsigned char *handled, diag *d)
+           const unsigned char *handled, const unsigned char *handled_s, diag *d)
 {
     out_file of;
     FILE *f;
@@ -761,12 +1453,14 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
     put_llvm_protos(f, o->name, kp, handled);
     if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl.c) */
         fprintf(f, "#include \"%s_ocl.h\"\n\n", o->name);
+    put_weight_macros(f, g, mp, o);
     fprintf(f,
             "lstmc_rt_status\n%s_init(%s_ctx *ctx, void *arena, size_t size)\n{\n"
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
             "    st = lstmc_rt_arena_check(arena, size, %s_ARENA_SIZE);\n"
             "    if (st != LSTMC_RT_OK)\n        return st;\n"
-            "    ctx->arena = (unsigned char *)arena;\n"
+            "    ctx->arena = (unsigned char *)arena;\n    ctx->arena_size = size;\n"
+            "    ctx->weights = NULL;\n"
             "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
             "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
@@ -775,6 +1469,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
         fprintf(f, "    st = %s_ocl_init();\n    if (st != LSTMC_RT_OK)\n        return st;\n",
                 o->name);
     fputs("    return LSTMC_RT_OK;\n}\n\n", f);
+    put_weight_binders(f, o);
     fprintf(f,
             "lstmc_rt_status\n%s_set_thresholds(%s_ctx *ctx, float alpha_inter, float "
             "alpha_intra)\n{\n"
@@ -790,10 +1485,16 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
             "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
             "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    if (ctx->arena_size < %s_RUN_ARENA_SIZE) /* bound by _init_stream */\n"
+            "        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n"
+            "%s"
             "    arena = ctx->arena;\n    (void)arena;\n"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
             "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
-            o->name, o->name);
+            o->name, o->name, NAME,
+            o->placement != CG_WEIGHTS_CONST
+                ? "    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n"
+                : "");
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     for (i = 0; i < kp->n_outputs; i++)
@@ -803,6 +1504,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
         put_call(f, o->name, mp, &kp->calls[i], i, handled && handled[i]);
     }
     fputs("    return st;\n}\n", f);
+    put_stream_host(f, g, mp, o, handled_s);
     return close_out(&of, d);
 }
 
@@ -810,6 +1512,124 @@ static void
 put_dtype_check(FILE *f, const char *NAME, const char *what, int i)
 {
     fprintf(f, "%s_%s_%d_DTYPE", NAME, what, i);
+}
+
+/* run_stream(ctx, spec, inputs, outputs) of <name>_run.c: --stream SPEC feeds the whole
+ * sequence through <name>_step in chunks of the sizes SPEC lists (cycled; the last chunk
+ * is cut to what is left) and assembles the outputs _run would write. */
+static void
+put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    int64_t T = si ? si->seq_len : 0, outer, inner;
+    int i, j;
+    fprintf(f, "static lstmc_rt_status\nrun_stream(%s_ctx *ctx, const char *spec, const void "
+               "*const *inputs,\n           void *const *outputs)\n{\n",
+            o->name);
+    if (!stream_on(o)) {
+        fprintf(f, "    static %s_state state;\n    (void)spec;\n"
+                   "    return %s_step(ctx, &state, 1, inputs, outputs);\n}\n\n",
+                o->name, o->name);
+        return;
+    }
+    fprintf(f, "    static %s_state state;\n", o->name);
+    for (i = 0; i < g->n_inputs; i++)
+        if (si->in_axis[i] >= 0)
+            fprintf(f, "    static %s chunk_in%d[sizeof in%d / sizeof in%d[0]];\n",
+                    ctype(g->inputs[i]->dtype), i, i, i);
+    for (i = 0; i < kp->n_outputs; i++)
+        if (si->out_kind[i] == STREAM_TIME)
+            fprintf(f, "    static %s chunk_out%d[sizeof out%d / sizeof out%d[0]];\n",
+                    ctype(g->outputs[i]->dtype), i, i, i);
+    fprintf(f, "    const void *cin[%d];\n    void *cout[%d];\n    const char *p = spec;\n"
+               "    int64_t t = 0, n, o;\n    lstmc_rt_status st = %s_reset(&state);\n"
+               "    (void)o;\n    if (st != LSTMC_RT_OK)\n        return st;\n",
+            g->n_inputs + 1, kp->n_outputs + 1, o->name);
+    for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
+        const stream_layer *l = &si->layers[j];
+        if (l->init_h_input >= 0)
+            fprintf(f, "    memcpy(state.h%d, inputs[%d], sizeof state.h%d);\n", j,
+                    l->init_h_input, j);
+        if (l->init_c_input >= 0)
+            fprintf(f, "    memcpy(state.c%d, inputs[%d], sizeof state.c%d);\n", j,
+                    l->init_c_input, j);
+    }
+    fprintf(f, "    while (t < %lld) {\n        char *end;\n"
+               "        n = strtol(p, &end, 10);\n"
+               "        if (end == p || n < 1)\n            return LSTMC_RT_ERR_BAD_PARAMS;\n"
+               "        p = *end == ',' ? end + 1 : spec;\n"
+               "        if (n > %lld - t)\n            n = %lld - t;\n",
+            (long long)T, (long long)T, (long long)T);
+    for (i = 0; i < g->n_inputs; i++) {
+        if (si->in_axis[i] < 0) {
+            fprintf(f, "        cin[%d] = inputs[%d];\n", i, i);
+            continue;
+        }
+        time_slice(g->inputs[i], si->in_axis[i], &outer, &inner);
+        fprintf(f,
+                "        for (o = 0; o < %lld; o++)\n"
+                "            memcpy((unsigned char *)chunk_in%d + (size_t)(o * n) * %lldu,\n"
+                "                   (const unsigned char *)inputs[%d] + (size_t)(o * %lld + t) * "
+                "%lldu,\n                   (size_t)n * %lldu);\n        cin[%d] = chunk_in%d;\n",
+                (long long)outer, i, (long long)inner, i, (long long)T, (long long)inner,
+                (long long)inner, i, i);
+    }
+    for (i = 0; i < kp->n_outputs; i++)
+        if (si->out_kind[i] == STREAM_TIME)
+            fprintf(f, "        cout[%d] = chunk_out%d;\n", i, i);
+        else
+            fprintf(f, "        cout[%d] = outputs[%d];\n", i, i);
+    fprintf(f, "        st = %s_step(ctx, &state, n, cin, cout);\n"
+               "        if (st != LSTMC_RT_OK)\n            return st;\n",
+            o->name);
+    for (i = 0; i < kp->n_outputs; i++) {
+        if (si->out_kind[i] != STREAM_TIME)
+            continue;
+        time_slice(g->outputs[i], si->out_axis[i], &outer, &inner);
+        j = si->out_axis[i];
+        fprintf(f,
+                "        for (o = 0; o < %lld; o++) /* T = %lld along axis %d */\n"
+                "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * %lld + t) * "
+                "%lldu,\n                   (const unsigned char *)chunk_out%d + (size_t)(o * n) "
+                "* %lldu,\n                   (size_t)n * %lldu);\n",
+                (long long)outer, (long long)g->outputs[i]->shape.d[j], j, i,
+                (long long)g->outputs[i]->shape.d[j], (long long)inner, i, (long long)inner,
+                (long long)inner);
+    }
+    fputs("        t += n;\n    }\n    return LSTMC_RT_OK;\n}\n\n", f);
+}
+
+/* load_weights(ctx, path, argv0) of <name>_run.c (blob and pointer placements): reads
+ * <name>_weights.bin (path, or the one beside the program) and binds it. */
+static void
+put_driver_weights(FILE *f, const cg_options *o)
+{
+    char NAME[128];
+    upper(o->name, NAME, sizeof NAME);
+    fprintf(f, "static lstmc_rt_status\nload_weights(%s_ctx *ctx, const char *path, const char "
+               "*argv0)\n{\n",
+            o->name);
+    if (o->placement == CG_WEIGHTS_CONST) {
+        fputs("    (void)ctx;\n    (void)path;\n    (void)argv0;\n    return LSTMC_RT_OK;\n}\n\n",
+              f);
+        return;
+    }
+    fprintf(f,
+            "    static unsigned char raw[%s_WEIGHTS_FILE_SIZE + LSTMC_RT_ALIGN + 1];\n"
+            "    unsigned char *w = raw + (LSTMC_RT_ALIGN - (size_t)raw %% LSTMC_RT_ALIGN) %% "
+            "LSTMC_RT_ALIGN;\n"
+            "    char buf[4096];\n    size_t n;\n    FILE *f;\n"
+            "    if (!path) { /* beside the program */\n"
+            "        const char *slash = strrchr(argv0, '/');\n"
+            "        snprintf(buf, sizeof buf, \"%%.*s%%s_weights.bin\", slash ? (int)(slash - "
+            "argv0 + 1) : 0,\n                 argv0, \"%s\");\n        path = buf;\n    }\n"
+            "    f = fopen(path, \"rb\");\n"
+            "    if (!f) {\n        fprintf(stderr, \"%s_run: cannot open the weights %%s\\n\", "
+            "path);\n        return LSTMC_RT_ERR_IO;\n    }\n"
+            "    n = fread(w, 1, %s_WEIGHTS_FILE_SIZE + 1, f); /* + 1: a longer file shows */\n"
+            "    fclose(f);\n    return %s_%s(ctx, w, n);\n}\n\n",
+            NAME, o->name, o->name, NAME, o->name,
+            o->placement == CG_WEIGHTS_BLOB ? "init_blob" : "set_weights");
 }
 
 static int
@@ -893,11 +1713,14 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
           "        fprintf(stderr, \"input '%s' (%s): %s\\n\", input_names[i], path, err);\n"
           "        return -1;\n    }\n    return 0;\n}\n\n",
           f);
+    put_driver_stream(f, g, kp, o);
+    put_driver_weights(f, o);
     fprintf(f,
             "int\nmain(int argc, char **argv)\n{\n"
             "    const char *outdir = \".\";\n    const char *paths[%s_N_INPUTS + 1] = {0};\n"
             "    const void *inputs[%s_N_INPUTS + 1] = {0};\n    void *outputs[%s_N_OUTPUTS + 1] = {0};\n"
             "    %s_ctx ctx;\n    lstmc_rt_status st;\n    long bench = 0;\n    int print = 0;\n"
+            "    const char *stream = NULL, *weights_file = NULL;\n"
             "    int n_paths = 0, i;\n"
             "    unsigned char *arena = arena_raw + (LSTMC_RT_ALIGN - (size_t)arena_raw %% "
             "LSTMC_RT_ALIGN) %% LSTMC_RT_ALIGN;\n\n",
@@ -911,6 +1734,13 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
             "1000000\\n\");\n                return 2;\n            }\n"
             "        } else if (strcmp(argv[i], \"--print\") == 0) {\n"
             "            print = 1;\n"
+            "        } else if (strcmp(argv[i], \"--weights-file\") == 0 && i + 1 < argc) {\n"
+            "            weights_file = argv[++i];\n"
+            "        } else if (strcmp(argv[i], \"--stream\") == 0 && i + 1 < argc) {\n"
+            "            stream = argv[++i];\n"
+            "            if (strspn(stream, \"0123456789,\") != strlen(stream) || !*stream) {\n"
+            "                fprintf(stderr, \"%s_run: --stream takes chunk sizes like 1 or "
+            "3,1,2\\n\");\n                return 2;\n            }\n"
             "        } else if (strcmp(argv[i], \"--output-dir\") == 0 && i + 1 < argc) {\n"
             "            outdir = argv[++i];\n"
             "        } else if (argv[i][0] == '-' && argv[i][1] == '-') {\n"
@@ -921,7 +1751,7 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
             "        } else {\n"
             "            fprintf(stderr, \"%s_run: too many inputs (the model has %%d)\\n\", "
             "%s_N_INPUTS);\n            return 2;\n        }\n    }\n",
-            o->name, o->name, NAME, o->name, NAME);
+            o->name, o->name, o->name, NAME, o->name, NAME);
     fprintf(f,
             "    if (n_paths != %s_N_INPUTS) {\n"
             "        fprintf(stderr, \"usage: %s_run [--bench N] [--output-dir DIR]",
@@ -940,18 +1770,30 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
     for (i = 0; i < kp->n_outputs; i++)
         fprintf(f, "    outputs[%d] = out%d;\n", i, i);
     fprintf(f,
+            "    if (stream && !%s_STREAMABLE) {\n"
+            "        fprintf(stderr, \"%s_run: --stream: the model does not stream: %%s\\n\",\n"
+            "                %s_STREAM_WHY);\n        return 1;\n    }\n"
             "    st = %s_init(&ctx, arena, %s_ARENA_SIZE);\n"
-            "    if (st == LSTMC_RT_OK)\n        st = %s_run(&ctx, inputs, outputs);\n"
+            "%s"
+            "    if (st == LSTMC_RT_OK)\n"
+            "        st = stream ? run_stream(&ctx, stream, inputs, outputs)\n"
+            "                    : %s_run(&ctx, inputs, outputs);\n"
             "    if (st != LSTMC_RT_OK) {\n"
             "        fprintf(stderr, \"%s_run: %%s\\n\", lstmc_rt_status_str(st));\n"
             "        return 1;\n    }\n",
-            o->name, NAME, o->name, o->name);
+            NAME, o->name, NAME, o->name, NAME,
+            o->placement != CG_WEIGHTS_CONST
+                ? "    if (st == LSTMC_RT_OK)\n        st = load_weights(&ctx, weights_file, "
+                  "argv[0]);\n"
+                : "    (void)weights_file;\n",
+            o->name, o->name);
     fprintf(f,
             "    if (bench > 0) {\n"
             "        static double ms[1000000];\n        long r;\n"
             "        for (r = 0; r < bench; r++) {\n            struct timespec t0, t1;\n"
             "            clock_gettime(CLOCK_MONOTONIC, &t0);\n"
-            "            %s_run(&ctx, inputs, outputs);\n"
+            "            if (stream)\n                run_stream(&ctx, stream, inputs, outputs);\n"
+            "            else\n                %s_run(&ctx, inputs, outputs);\n"
             "            clock_gettime(CLOCK_MONOTONIC, &t1);\n"
             "            ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - "
             "t0.tv_nsec) / 1e6;\n        }\n"
@@ -989,7 +1831,7 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
 }
 
 static int
-write_makefile(const cg_options *o, int n_llvm, diag *d)
+write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, diag *d)
 {
     out_file of;
     FILE *f;
@@ -1015,10 +1857,12 @@ write_makefile(const cg_options *o, int n_llvm, diag *d)
         fprintf(f, "OBJS += %s_ocl.o runtime/src/rt_opencl.o\nLSTMC_CPPFLAGS += -DLSTMC_RT_OPENCL\n"
                    "LSTMC_LIBS = -lOpenCL\n", o->name);
     /* written by lstmc (LLVM, for the target's triple): no rule makes or cleans it */
+    fputs("KOBJS =", f);
     if (n_llvm > 0) /* GPU targets: the CPU side of the OpenCL policy, <name>_cpu_kernels.o */
-        fprintf(f, "KOBJS = %s%s_kernels.o\n\n", o->name, o->opencl ? "_cpu" : "");
-    else
-        fputs("KOBJS =\n\n", f);
+        fprintf(f, " %s%s_kernels.o", o->name, o->opencl ? "_cpu" : "");
+    if (n_llvm_s > 0) /* the streaming step program's kernels */
+        fprintf(f, " %s_stream_kernels.o", o->name);
+    fputs("\n\n", f);
     fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
     fprintf(f, "lib%s.a: $(OBJS) $(KOBJS)\n\t$(AR) rcs $@ $(OBJS) $(KOBJS)\n\n", o->name);
     fprintf(f,
@@ -1028,7 +1872,9 @@ write_makefile(const cg_options *o, int n_llvm, diag *d)
             o->name, o->name, o->name, o->name, o->name);
     fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ $<\n\n");
     fprintf(f, "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h\n\n", o->name, o->name);
-    fprintf(f, "clean:\n\trm -f $(OBJS) lib%s.a %s_run\n\n.PHONY: all clean\n", o->name,
+    /* the code size lstmc cannot know: host code and C runtime, for this CC and CFLAGS */
+    fprintf(f, "SIZE ?= size\nsize: $(OBJS)\n\t$(SIZE) -t $(OBJS) $(KOBJS)\n\n");
+    fprintf(f, "clean:\n\trm -f $(OBJS) lib%s.a %s_run\n\n.PHONY: all clean size\n", o->name,
             o->name);
     return close_out(&of, d);
 }
@@ -1055,11 +1901,52 @@ write_runtime(const cg_options *o, diag *d)
     return 0;
 }
 
+/* sizeof(<name>_state) on a target with 4-byte floats and 8-byte int64. */
+static int64_t
+state_bytes(const cg_options *o)
+{
+    int64_t floats = 0;
+    int k;
+    if (!stream_on(o))
+        return 8;
+    for (k = 0; k < o->stream->n_layers; k++)
+        floats += (o->stream->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1) *
+                  o->stream->layers[k].batch * o->stream->layers[k].hidden;
+    return (floats * 4 + 7) / 8 * 8 + 8;
+}
+
+/* Bytes of the constants only the streaming step program has (not shared with _run). */
+static int64_t
+stream_weights(const ir_graph *g, const memplan *mp, const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    int64_t total = 0;
+    int i;
+    if (!stream_on(o))
+        return 0;
+    for (i = 0; i < si->g->n_tensors; i++) {
+        const ir_tensor *t = si->g->tensors[i];
+        if (si->mp.tensor[i].kind == MEMPLAN_CONST && same_const(g, mp, t) < 0)
+            total += ir_shape_numel(&t->shape) * (int64_t)ir_dtype_size(t->dtype);
+    }
+    return total;
+}
+
+/* Remove OUTDIR/<name>_kernels.o left by an earlier compile when nothing needs it now. */
+static void
+remove_stale_object(const cg_options *o, const char *name)
+{
+    char stale[4200];
+    snprintf(stale, sizeof stale, "%s/%s_kernels.o", o->outdir, name);
+    remove(stale);
+}
+
 int
 cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o, diag *d)
 {
-    unsigned char *handled = NULL;
-    int n_llvm = 0, rc = 0;
+    unsigned char *handled = NULL, *handled_s = NULL;
+    int n_llvm = 0, n_llvm_s = 0, rc = 0;
+    char sname[160];
 
     if (!cg_name_ok(o->name)) {
         diag_error(d, "library name '%s' is not a C identifier (letters, digits, _)", o->name);
@@ -1067,6 +1954,7 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
     }
     if (ensure_dir(o->outdir, d) < 0)
         return -1;
+    snprintf(sname, sizeof sname, "%s_stream", o->name);
     if (o->opencl) { /* the recurrent layers on the GPU; the rest keeps the C kernels */
         unsigned char *cpu = calloc((size_t)kp->n_calls + 1, 1);
         handled = calloc((size_t)kp->n_calls + 1, 1);
@@ -1089,7 +1977,6 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
             return -1;
         }
     } else if (o->llvm) {
-        char stale[4200];
         handled = calloc((size_t)kp->n_calls + 1, 1);
         if (!handled) {
             diag_error(d, "out of memory");
@@ -1100,15 +1987,31 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
             free(handled);
             return -1;
         }
-        if (n_llvm == 0) { /* nothing for LLVM: no object, the Makefile does not name one */
-            snprintf(stale, sizeof stale, "%s/%s_kernels.o", o->outdir, o->name);
-            remove(stale);
+        if (n_llvm == 0) /* nothing for LLVM: no object, the Makefile does not name one */
+            remove_stale_object(o, o->name);
+    }
+    if (o->llvm && stream_on(o)) { /* the step program's kernels: <name>_stream_k<i> */
+        cg_options so = *o;
+        so.name = sname;
+        handled_s = calloc((size_t)o->stream->kp.n_calls + 1, 1);
+        n_llvm_s = handled_s ? cg_llvm_kernels(&o->stream->kp, &so, handled_s, d) : -1;
+        if (n_llvm_s < 0) {
+            if (!handled_s)
+                diag_error(d, "out of memory");
+            free(handled);
+            free(handled_s);
+            return -1;
         }
     }
+    if (n_llvm_s == 0)
+        remove_stale_object(o, sname);
     if (write_header(g, kp, mp, o, d) < 0 || write_weights(g, mp, o, d) < 0 ||
-        write_host(g, kp, mp, o, handled, d) < 0 || write_driver(g, kp, o, d) < 0 ||
-        write_makefile(o, n_llvm, d) < 0 || write_runtime(o, d) < 0)
+        write_host(g, kp, mp, o, handled, handled_s, d) < 0 || write_driver(g, kp, o, d) < 0 ||
+        write_makefile(o, n_llvm, n_llvm_s, d) < 0 || write_runtime(o, d) < 0 ||
+        cg_size_report(g, kp, mp, o, total_arena(mp, o), stream_arena(o), state_bytes(o),
+                       stream_weights(g, mp, o), d) < 0)
         rc = -1;
     free(handled);
+    free(handled_s);
     return rc;
 }

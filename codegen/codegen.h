@@ -11,11 +11,21 @@
 #ifndef LSTMC_CODEGEN_H
 #define LSTMC_CODEGEN_H
 
+#include <stdint.h>
+
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
 typedef struct kprog kprog;
 typedef struct kp_call kp_call;
 typedef struct memplan memplan;
+typedef struct stream_info stream_info;
+
+/* Where the weights go (--weights-placement). */
+enum {
+    CG_WEIGHTS_CONST = 0, /* const arrays in <name>_weights.c: flash */
+    CG_WEIGHTS_BLOB,      /* <name>_weights.bin with a checked header: <name>_init_blob */
+    CG_WEIGHTS_POINTER    /* <name>_weights.bin, raw, anywhere in memory: <name>_set_weights */
+};
 
 typedef struct cg_options {
     const char *name;   /* C identifier prefix of everything generated */
@@ -27,6 +37,9 @@ typedef struct cg_options {
     float alpha_intra;
     float alpha_inter_max; /* the range lstmc tune found (0: not tuned) */
     float alpha_intra_max;
+    int placement;      /* CG_WEIGHTS_* */
+    const stream_info *stream; /* the streaming analysis and step program (compiler/stream.h);
+                                  NULL: the model does not stream */
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */
@@ -43,6 +56,18 @@ int cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
 /* Output file name for a graph output: every char outside [A-Za-z0-9_.-] becomes '_'.
  * Writes at most n bytes including the NUL. */
 void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
+
+/* --- size_report.c ------------------------------------------------------------------- */
+
+/*
+ * Write OUTDIR/<name>_size.json (docs/SIZE_REPORT.md) and one summary line on stdout, after
+ * the other files (it reads <name>_kernels.o). arena_bytes is <NAME>_ARENA_SIZE, stream_arena <NAME>_STREAM_ARENA_SIZE, state_bytes
+ * sizeof(<name>_state), stream_weights the bytes of constants only the streaming step has.
+ * Returns 0, or -1 after reporting through d.
+ */
+int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+                   int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
+                   int64_t stream_weights, diag *d);
 
 /* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
 

@@ -16,6 +16,7 @@
 #include "onnx.h"
 #include "passes.h"
 #include "shape.h"
+#include "stream.h"
 #include "target.h"
 
 /* A constant subgraph node bigger than this stays in the program rather than the weights;
@@ -117,7 +118,8 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                 errors++;
                 break;
             }
-            if (t->shape.rank >= 0 && t->shape.d[k] >= 0 && t->shape.d[k] != b->shape.d[k]) {
+            if (t->shape.rank >= 0 && t->shape.d[k] >= 0 && t->shape.d[k] != b->shape.d[k] &&
+                !b->force) {
                 diag_error(d, "input '%s': %s has shape %s, the model expects %s", t->name,
                            b->what ? b->what : "the data", got, want);
                 errors++;
@@ -402,6 +404,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     maybe_print(g, o, "import");
     if (driver_prepare(g, o, d) < 0)
         return -1;
+    if (o->after_prepare && o->after_prepare(g, o->after_prepare_ctx, d) < 0)
+        return -1;
     if (driver_passes(g, t, o, d) < 0)
         return -1;
     memset(kp, 0, sizeof *kp);
@@ -415,6 +419,15 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     return 0;
 }
 
+/* The whole-sequence graph, prepared: does it stream? (stream.h) */
+static int
+stream_hook(ir_graph *g, void *ctx, diag *d)
+{
+    (void)d;
+    stream_analyze(g, ctx);
+    return 0;
+}
+
 int
 driver_compile(arena *a, const driver_options *o, diag *d)
 {
@@ -422,9 +435,19 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     kprog kp;
     memplan mp;
     cg_options co;
+    stream_info *si = arena_calloc(a, 1, sizeof *si);
+    driver_options fo = *o;
 
-    if (driver_lower(a, o, &g, &kp, &mp, d) < 0)
+    fo.after_prepare = stream_hook;
+    fo.after_prepare_ctx = si;
+    if (driver_lower(a, &fo, &g, &kp, &mp, d) < 0)
         return -1;
+    stream_build(a, o, si);
+    co.stream = si;
+    co.placement = !o->weights_placement || strcmp(o->weights_placement, "const") == 0
+                       ? CG_WEIGHTS_CONST
+                   : strcmp(o->weights_placement, "blob") == 0 ? CG_WEIGHTS_BLOB
+                                                               : CG_WEIGHTS_POINTER;
     co.name = o->name ? o->name : driver_default_name(a, o->model);
     co.outdir = o->outdir;
     co.target = o->target;
@@ -434,5 +457,12 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.alpha_intra_max = o->alpha_intra_max;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
     co.opencl = cg_opencl_wanted(o->target);
+    if (co.opencl && co.placement != CG_WEIGHTS_CONST) {
+        /* <name>_init uploads the weights to the device; blob and pointer bind them later */
+        diag_error(d, "--weights-placement=%s does not combine with an OpenCL target ('%s'): "
+                      "the device buffers are filled from the weights at init",
+                   o->weights_placement, o->target);
+        return -1;
+    }
     return cg_write(g, &kp, &mp, &co, d);
 }

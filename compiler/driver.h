@@ -28,6 +28,8 @@ typedef struct driver_binding {
     ir_shape shape;   /* input-shape bindings */
     int dtype;        /* input-shape bindings: ir_dtype of the data, 0 if unknown */
     const char *what; /* where the binding comes from, for messages ("x.npy") */
+    int force;        /* input-shape bindings: replaces even dims the model fixes (the
+                         streaming step program binds the time axis to 1) */
 } driver_binding;
 
 typedef struct driver_options {
@@ -50,12 +52,17 @@ typedef struct driver_options {
     const char *hsparse;     /* --hsparse: E-LSTM hidden-state sparsity thresholds, or NULL */
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
     int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
+    const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;
     driver_binding shapes[DRIVER_MAX_BINDINGS];
+    /* called by driver_lower between prepare and the passes (streaming analysis and the
+     * step program's state inputs, compiler/stream.c); NULL: none. Returns 0 or -1. */
+    int (*after_prepare)(ir_graph *g, void *ctx, diag *d);
+    void *after_prepare_ctx;
 } driver_options;
 
 /* Import only (inspect). NULL after reporting through d. */

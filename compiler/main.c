@@ -51,6 +51,9 @@ static const char usage_text[] =
     "  --emit=c|llvm        CPU kernels: portable C, or LLVM object code for the target\n"
     "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
+    "  --weights-placement=const|blob|pointer   weights compiled in (flash), in\n"
+    "                       NAME_weights.bin checked by NAME_init_blob, or raw bytes anywhere\n"
+    "                       given to NAME_set_weights\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis\n"
@@ -167,6 +170,10 @@ parse_args(int argc, char **argv, cli *c)
             if (strcmp(v, "c") != 0 && strcmp(v, "llvm") != 0)
                 return usage("--emit takes c or llvm, got '%s'", v);
             c->o.emit = v;
+        } else if ((v = opt_value(argc, argv, &i, "--weights-placement"))) {
+            if (strcmp(v, "const") != 0 && strcmp(v, "blob") != 0 && strcmp(v, "pointer") != 0)
+                return usage("--weights-placement takes const, blob or pointer, got '%s'", v);
+            c->o.weights_placement = v;
         } else if ((v = opt_value(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
         } else if ((v = opt_value(argc, argv, &i, "--thresholds"))) {

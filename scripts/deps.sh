@@ -5,6 +5,8 @@ set -eu
 pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev libcjson-dev llvm-19-dev clang-19 libclang-rt-19-dev valgrind ocl-icd-opencl-dev opencl-headers pocl-opencl-icd"
 # Arm cross builds run under user-mode emulation (tests/cross, examples/aarch64_linux)
 pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+# bare-metal Cortex-M firmware under system emulation (examples/cortex_m)
+pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -44,7 +44,14 @@ typedef enum lstmc_rt_status {
     LSTMC_RT_ERR_NO_DEVICE = 8,       /* no OpenCL platform/device (or not the one asked) */
     LSTMC_RT_ERR_DEVICE_BUILD = 9,    /* the kernels did not build: see the build log */
     LSTMC_RT_ERR_DEVICE_MEMORY = 10,  /* the device is out of memory */
-    LSTMC_RT_ERR_DEVICE = 11          /* any other OpenCL error (a failed enqueue...) */
+    LSTMC_RT_ERR_DEVICE = 11,         /* any other OpenCL error (a failed enqueue...) */
+    LSTMC_RT_ERR_UNSUPPORTED = 12,    /* the model cannot do this (<name>_step on a model
+                                         that does not stream: see <NAME>_STREAM_WHY) */
+    LSTMC_RT_ERR_NO_WEIGHTS = 13,     /* weights placed outside the library are not bound */
+    LSTMC_RT_ERR_BLOB_FORMAT = 14,    /* weight blob: bad magic, byte order, version, or made
+                                         for another model/compile */
+    LSTMC_RT_ERR_BLOB_SIZE = 15,      /* weight blob: shorter or longer than it must be */
+    LSTMC_RT_ERR_BLOB_CHECKSUM = 16   /* weight blob: the payload's CRC-32 does not match */
 } lstmc_rt_status;
 
 /* Short English text for a status; never NULL. */
@@ -352,6 +359,26 @@ lstmc_rt_status lstmc_rt_copy(void *dst, const void *src, int64_t n_bytes);
  * LSTMC_RT_ALIGN are errors. Generated <name>_init() calls this.
  */
 lstmc_rt_status lstmc_rt_arena_check(const void *arena, size_t size, size_t need);
+
+/* --- weights outside the library (lstmc --weights-placement=blob|pointer) ------------- */
+
+#define LSTMC_RT_BLOB_HEADER 64 /* bytes before the payload in a weight blob (rt_blob.c) */
+
+/* CRC-32 (IEEE 802.3, zlib's crc32) of n bytes. */
+uint32_t lstmc_rt_crc32(const void *data, size_t n);
+
+/*
+ * Check a weight blob of `size` bytes (layout in rt_blob.c) made for a model whose payload
+ * is payload_size bytes with CRC-32 crc, and point *payload at its payload (in place, no
+ * copy: the blob must outlive its use). Errors, in the order checked: LSTMC_RT_ERR_NULL,
+ * LSTMC_RT_ERR_MISALIGNED (blob not aligned to LSTMC_RT_ALIGN), LSTMC_RT_ERR_BLOB_SIZE
+ * (shorter than a header), LSTMC_RT_ERR_BLOB_FORMAT (magic, byte order, header size, or the
+ * header names another payload size or CRC: another model or compile),
+ * LSTMC_RT_ERR_BLOB_SIZE (size is not header + payload: truncated or padded),
+ * LSTMC_RT_ERR_BLOB_CHECKSUM (the payload's bytes are corrupted).
+ */
+lstmc_rt_status lstmc_rt_blob_open(const void *blob, size_t size, uint64_t payload_size,
+                                   uint32_t crc, const unsigned char **payload);
 
 /* --- inter-cell optimisation: breakpoints and tissues (MICRO'18 §IV), LSTM ------------ */
 

@@ -46,6 +46,16 @@ lstmc_rt_status_str(lstmc_rt_status s)
         return "out of device memory";
     case LSTMC_RT_ERR_DEVICE:
         return "OpenCL device error";
+    case LSTMC_RT_ERR_UNSUPPORTED:
+        return "not supported by this model (see its header)";
+    case LSTMC_RT_ERR_NO_WEIGHTS:
+        return "no weights bound (call the weight init function first)";
+    case LSTMC_RT_ERR_BLOB_FORMAT:
+        return "weight blob: wrong format or made for another model";
+    case LSTMC_RT_ERR_BLOB_SIZE:
+        return "weight blob: wrong size";
+    case LSTMC_RT_ERR_BLOB_CHECKSUM:
+        return "weight blob: checksum mismatch (corrupted)";
     }
     return "unknown status";
 }

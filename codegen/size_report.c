@@ -1,0 +1,277 @@
+/*
+ * size_report.c — what the generated library costs on the device, written with every
+ * compile (issue 9): OUTDIR/<name>_size.json and one line on stdout.
+ *
+ *   flash = weights (exact: the constant tensors' bytes)
+ *         + LLVM kernels (exact: the allocated sections of <name>_kernels.o and
+ *           <name>_stream_kernels.o; per layer, the st_size of each <name>_k<i> symbol)
+ *         + host code and the C runtime (not measured here: they depend on the C compiler
+ *           and its flags; `make size` in OUTDIR measures them with $(SIZE))
+ *   RAM   = arena (exact: NAME_ARENA_SIZE; a firmware that only streams needs
+ *           NAME_STREAM_ARENA_SIZE) + <name>_state (exact for 4-byte floats, 8-byte int64)
+ *           + the caller's <name>_ctx (a few pointers, not counted)
+ *
+ * Per layer (one entry per model node that has kernel calls): the weights it reads first
+ * (each constant counted once, for its first reader), the arena bytes of its outputs and
+ * scratch (its working set; layers share the arena, so these do not add up to it), and
+ * its LLVM kernels' code. The JSON format is documented in docs/SIZE_REPORT.md.
+ */
+#include "codegen.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "kprog.h"
+#include "memplan.h"
+#include "stream.h"
+
+/* --- ELF objects: section and symbol sizes -------------------------------------------- */
+
+typedef struct elf_obj {
+    unsigned char *b;
+    size_t n;
+    int is64;
+} elf_obj;
+
+static uint64_t
+rd(const elf_obj *e, size_t off, int bytes)
+{
+    uint64_t v = 0;
+    int i;
+    if (off + (size_t)bytes > e->n)
+        return 0;
+    for (i = bytes - 1; i >= 0; i--) /* little-endian objects only (x86-64, AArch64, ARM) */
+        v = v << 8 | e->b[off + (size_t)i];
+    return v;
+}
+
+static int
+elf_load(const char *path, elf_obj *e)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    memset(e, 0, sizeof *e);
+    if (!f)
+        return -1;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 64 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(e->b = malloc((size_t)n)) || fread(e->b, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(e->b);
+        e->b = NULL;
+        return -1;
+    }
+    fclose(f);
+    e->n = (size_t)n;
+    if (memcmp(e->b, "\177ELF", 4) != 0 || e->b[5] != 1) { /* ELFDATA2LSB */
+        free(e->b);
+        e->b = NULL;
+        return -1;
+    }
+    e->is64 = e->b[4] == 2;
+    return 0;
+}
+
+/* Section i's header fields. */
+static void
+elf_section(const elf_obj *e, int i, uint32_t *type, uint64_t *flags, uint64_t *off,
+            uint64_t *size, uint32_t *link)
+{
+    size_t shoff = (size_t)rd(e, e->is64 ? 0x28 : 0x20, e->is64 ? 8 : 4);
+    size_t shentsize = (size_t)rd(e, e->is64 ? 0x3A : 0x2E, 2);
+    size_t h = shoff + (size_t)i * shentsize;
+    *type = (uint32_t)rd(e, h + 4, 4);
+    *flags = rd(e, h + 8, e->is64 ? 8 : 4);
+    *off = rd(e, h + (e->is64 ? 0x18 : 0x10), e->is64 ? 8 : 4);
+    *size = rd(e, h + (e->is64 ? 0x20 : 0x14), e->is64 ? 8 : 4);
+    *link = (uint32_t)rd(e, h + (e->is64 ? 0x28 : 0x18), 4);
+}
+
+static int
+elf_nsections(const elf_obj *e)
+{
+    return (int)rd(e, e->is64 ? 0x3C : 0x30, 2);
+}
+
+/* Bytes of the object's allocated sections (code, constant pools, data); -1 if unreadable. */
+static int64_t
+elf_alloc_bytes(const char *path)
+{
+    elf_obj e;
+    int64_t total = 0;
+    int i;
+    if (elf_load(path, &e) < 0)
+        return -1;
+    for (i = 0; i < elf_nsections(&e); i++) {
+        uint32_t type, link;
+        uint64_t flags, off, size;
+        elf_section(&e, i, &type, &flags, &off, &size, &link);
+        if ((flags & 2) && type != 8) /* SHF_ALLOC, not SHT_NOBITS (.bss is RAM) */
+            total += (int64_t)size;
+    }
+    free(e.b);
+    return total;
+}
+
+/* st_size of the symbol named `name` in the object, 0 when absent. */
+static int64_t
+elf_symbol_size(const elf_obj *e, const char *name)
+{
+    int i;
+    for (i = 0; e->b && i < elf_nsections(e); i++) {
+        uint32_t type, link, stype, slink;
+        uint64_t flags, off, size, soff, ssize, sflags, k;
+        size_t ent = e->is64 ? 24 : 16;
+        elf_section(e, i, &type, &flags, &off, &size, &link);
+        if (type != 2) /* SHT_SYMTAB */
+            continue;
+        elf_section(e, (int)link, &stype, &sflags, &soff, &ssize, &slink);
+        for (k = 0; k + ent <= size; k += ent) {
+            size_t s = (size_t)(off + k);
+            uint64_t nm = rd(e, s, 4);
+            uint64_t sz = rd(e, s + (e->is64 ? 16 : 8), e->is64 ? 8 : 4);
+            if (nm < ssize && soff + nm < e->n &&
+                strncmp((const char *)e->b + soff + nm, name, (size_t)(ssize - nm)) == 0)
+                return (int64_t)sz;
+        }
+    }
+    return 0;
+}
+
+/* --- the report ------------------------------------------------------------------------ */
+
+static void
+json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 32)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static int64_t
+tensor_bytes(const ir_tensor *t)
+{
+    int64_t n = ir_shape_numel(&t->shape);
+    return (n > 0 ? n : 1) * (int64_t)ir_dtype_size(t->dtype);
+}
+
+int
+cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+               int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
+               int64_t stream_weights, diag *d)
+{
+    char path[4200], tmp[4300], obj[4200];
+    unsigned char *seen = calloc((size_t)g->n_tensors + 1, 1);
+    elf_obj e = {0};
+    int64_t weights = 0, llvm = 0, llvm_s = 0;
+    int i, j, first = 1;
+    FILE *f;
+
+    if (!seen) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    for (i = 0; i < g->n_tensors; i++)
+        if (mp->tensor[i].kind == MEMPLAN_CONST)
+            weights += tensor_bytes(g->tensors[i]);
+    snprintf(obj, sizeof obj, "%s/%s_kernels.o", o->outdir, o->name);
+    if (o->llvm && (llvm = elf_alloc_bytes(obj)) > 0)
+        elf_load(obj, &e);
+    if (llvm < 0)
+        llvm = 0;
+    snprintf(obj, sizeof obj, "%s/%s_stream_kernels.o", o->outdir, o->name);
+    if (o->llvm && (llvm_s = elf_alloc_bytes(obj)) < 0)
+        llvm_s = 0;
+
+    snprintf(path, sizeof path, "%s/%s_size.json", o->outdir, o->name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (!(f = fopen(tmp, "w"))) {
+        diag_error(d, "cannot write '%s'", tmp);
+        free(seen);
+        free(e.b);
+        return -1;
+    }
+    fputs("{\n  \"format\": \"lstmc-size-1\",\n  \"name\": ", f);
+    json_str(f, o->name);
+    fputs(",\n  \"target\": ", f);
+    json_str(f, o->target ? o->target : "host");
+    fprintf(f,
+            ",\n  \"flash\": {\"weights\": %lld, \"stream_weights\": %lld, \"llvm_kernels\": "
+            "%lld, \"stream_llvm_kernels\": %lld,\n            \"known_total\": %lld, "
+            "\"c_code\": \"not measured: run make size in this folder\"},\n",
+            (long long)weights, (long long)stream_weights, (long long)llvm, (long long)llvm_s,
+            (long long)(weights + stream_weights + llvm + llvm_s));
+    fprintf(f,
+            "  \"ram\": {\"arena\": %lld, \"run_arena\": %lld, \"stream_arena\": %lld, "
+            "\"state\": %lld,\n          \"total\": %lld, \"stream_only_total\": %lld},\n"
+            "  \"layers\": [",
+            (long long)arena_bytes, (long long)mp->arena_size, (long long)stream_arena,
+            (long long)state_bytes, (long long)(arena_bytes + state_bytes),
+            (long long)(stream_arena + state_bytes));
+    for (i = 0; i < kp->n_calls; i++) {
+        const ir_node *n = kp->calls[i].node;
+        int64_t w = 0, ram = 0, code = 0;
+        if (!n)
+            continue;
+        for (j = 0; j < i; j++)
+            if (kp->calls[j].node == n)
+                break;
+        if (j < i)
+            continue; /* this node's calls were reported with its first */
+        for (j = i; j < kp->n_calls; j++) {
+            const kp_call *c = &kp->calls[j];
+            int k;
+            char sym[256];
+            if (c->node != n)
+                continue;
+            for (k = 0; k < c->n_in; k++)
+                if (c->in[k] && mp->tensor[c->in[k]->id].kind == MEMPLAN_CONST &&
+                    !seen[c->in[k]->id]) {
+                    seen[c->in[k]->id] = 1;
+                    w += tensor_bytes(c->in[k]);
+                }
+            for (k = 0; k < c->n_out; k++)
+                if (c->out[k] && mp->tensor[c->out[k]->id].kind == MEMPLAN_ARENA)
+                    ram += tensor_bytes(c->out[k]);
+            if (c->scratch_bytes > 0)
+                ram += c->scratch_bytes;
+            snprintf(sym, sizeof sym, "%s_k%d", o->name, j);
+            code += elf_symbol_size(&e, sym);
+        }
+        fputs(first ? "\n    {\"node\": " : ",\n    {\"node\": ", f);
+        json_str(f, n->name);
+        fputs(", \"op\": ", f);
+        json_str(f, n->op_type);
+        fprintf(f, ", \"weights\": %lld, \"arena_working_set\": %lld, \"llvm_code\": %lld}",
+                (long long)w, (long long)ram, (long long)code);
+        first = 0;
+    }
+    fputs("\n  ]\n}\n", f);
+    free(seen);
+    free(e.b);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        diag_error(d, "cannot write '%s'", path);
+        remove(tmp);
+        return -1;
+    }
+    printf("lstmc: %s: flash %lld B known (weights %lld + LLVM kernels %lld; host code and C "
+           "runtime: make size), RAM %lld B (arena %lld + stream state %lld; streaming only: "
+           "%lld); per layer: %s_size.json\n",
+           o->name, (long long)(weights + stream_weights + llvm + llvm_s),
+           (long long)(weights + stream_weights), (long long)(llvm + llvm_s),
+           (long long)(arena_bytes + state_bytes), (long long)arena_bytes,
+           (long long)state_bytes, (long long)(stream_arena + state_bytes), o->name);
+    fflush(stdout);
+    return 0;
+}

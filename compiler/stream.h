@@ -1,0 +1,87 @@
+/*
+ * stream.h — the streaming API's compile side (issue 9): which models can be fed a chunk of
+ * time steps at a time, and the step program that does it.
+ *
+ * A model streams when every value is either per time step (a time axis, each step computed
+ * from the same step of the inputs and the recurrent state), the state at the end of the
+ * steps fed so far (Y_h, Y_c, the last step of a per-step value), or independent of time.
+ * stream_analyze decides that on the prepared graph at the compiled sequence length T, op
+ * by op; stream_build then compiles the model a second time with T = 1 and the initial
+ * state of every recurrent layer turned into graph inputs (and its final state into graph
+ * outputs), which is the program <name>_step runs once per time step. The same kernels and
+ * the same summation order as the whole-sequence program: results are bit-identical.
+ *
+ * Not streamable (the reason lands in <name>.h as <NAME>_STREAM_WHY): reverse or
+ * bidirectional layers, sequence_lens, ops that mix time steps (a Softmax, ArgMax or Concat
+ * over the time axis, a Gather or Slice of any step but the last, a MatMul contracting
+ * time), a time-indexed constant, breakpoints (--alpha-inter cuts links inside a sequence).
+ */
+#ifndef LSTMC_STREAM_H
+#define LSTMC_STREAM_H
+
+#include <stdint.h>
+
+#include "kprog.h"
+#include "memplan.h"
+
+typedef struct arena arena;
+typedef struct diag diag;
+typedef struct ir_graph ir_graph;
+typedef struct driver_options driver_options;
+
+typedef enum stream_kind {
+    STREAM_BAD = 0, /* mixes time steps (or unknown) */
+    STREAM_CONST,   /* constant data */
+    STREAM_STATIC,  /* depends on graph inputs without a time axis only */
+    STREAM_TIME,    /* one slice per time step along `axis` */
+    STREAM_LAST     /* a function of the state after the last step fed */
+} stream_kind;
+
+#define STREAM_MAX_LAYERS 64
+
+/* One recurrent layer whose state the caller's <name>_state holds. */
+typedef struct stream_layer {
+    const char *node;      /* node name (graph arena) */
+    const char *op;        /* "LSTM", "GRU", "RNN" */
+    int cell;              /* lstmc_rt_cell */
+    int64_t batch, hidden; /* N, H (D is 1) */
+    const float *init_h;   /* the model's constant initial state [N*H], or NULL: zero */
+    const float *init_c;   /* LSTM only, likewise */
+    int init_h_input;      /* graph input index that is the initial h (the caller passes it
+                              to <name>_set_state), or -1 */
+    int init_c_input;      /* likewise for c */
+} stream_layer;
+
+typedef struct stream_info {
+    int ok;         /* 1: streamable, and (after stream_build) the step program exists */
+    char why[512];  /* ok == 0: why not, one sentence */
+    int64_t seq_len; /* T of the whole-sequence program */
+    int n_inputs, n_outputs;
+    int *in_axis;        /* per graph input: its time axis, or -1 */
+    int *out_axis;       /* per graph output: its time axis (STREAM_TIME), or -1 */
+    stream_kind *out_kind;
+    int n_layers;
+    stream_layer layers[STREAM_MAX_LAYERS];
+    /* the step program (T = 1): inputs = the graph's, then h, c per layer; outputs = the
+     * graph's, then the next h, c per layer (c for LSTM only) */
+    ir_graph *g;
+    kprog kp;
+    memplan mp;
+} stream_info;
+
+/*
+ * Decide whether g (shapes inferred, constants folded, before the passes) streams; fills
+ * si (arrays in g's arena). Never fails the compile: a model that does not stream gets
+ * si->ok = 0 and a reason.
+ */
+void stream_analyze(ir_graph *g, stream_info *si);
+
+/*
+ * When si->ok: compile o's model again with every time axis bound to 1 and the recurrent
+ * state as graph inputs/outputs, into si->g, si->kp, si->mp (in a). A failure there (the
+ * model hard-codes its sequence length, say) clears si->ok with the reason; nothing is
+ * reported through d.
+ */
+void stream_build(arena *a, const driver_options *o, stream_info *si);
+
+#endif /* LSTMC_STREAM_H */

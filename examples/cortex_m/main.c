@@ -1,0 +1,145 @@
+/*
+ * main.c — bare-metal Cortex-M4 firmware running an LSTM activity classifier (HAR: 9 sensor
+ * channels, 2 LSTM layers of 32, 6 classes) compiled by lstmc, fed one sensor sample at a
+ * time through the streaming API, as a device sees them arrive.
+ *
+ * Memory: everything is static — the step arena (HAR_STREAM_ARENA_SIZE, a few KiB) and the
+ * recurrent state (har_state); the weights are const (flash). No heap: the ctest checks that
+ * no malloc/free/_sbrk is linked. Output goes through semihosting:
+ *   "out I 0xBITS DEC"  element I of the class probabilities after the last sample (exact
+ *                       bits, then a readable decimal)
+ *   "run_identical 1"   har_run on the whole window gives the same bits
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "board.h"
+#include "har.h"
+
+#define FEATURES (HAR_INPUT_0_NUMEL / HAR_STREAM_SEQ_LEN) /* one sample: [1, 1, 9] */
+
+extern const float har_input[HAR_INPUT_0_NUMEL]; /* a recorded window [1, T, 9] */
+
+static unsigned char stream_arena[HAR_STREAM_ARENA_SIZE] __attribute__((aligned(LSTMC_RT_ALIGN)));
+static unsigned char run_arena[HAR_RUN_ARENA_SIZE] __attribute__((aligned(LSTMC_RT_ALIGN)));
+static har_state state;
+static float probs[HAR_OUTPUT_0_NUMEL], probs_run[HAR_OUTPUT_0_NUMEL];
+
+static void
+put_uint(uint32_t v, int min_digits)
+{
+    char buf[12];
+    int n = 0;
+    do {
+        buf[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v || n < min_digits);
+    {
+        char out[13];
+        int i;
+        for (i = 0; i < n; i++)
+            out[i] = buf[n - 1 - i];
+        out[n] = '\0';
+        board_puts(out);
+    }
+}
+
+static void
+put_hex(uint32_t v)
+{
+    char out[11] = "0x";
+    int i;
+    for (i = 0; i < 8; i++)
+        out[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
+    out[10] = '\0';
+    board_puts(out);
+}
+
+/* x with 6 decimals (|x| < 4e9), enough to read; the exact bits are printed too */
+static void
+put_dec(float x)
+{
+    uint32_t ip, fp;
+    if (x < 0) {
+        board_puts("-");
+        x = -x;
+    }
+    ip = (uint32_t)x;
+    fp = (uint32_t)((x - (float)ip) * 1e6f + 0.5f);
+    if (fp >= 1000000u) {
+        ip++;
+        fp -= 1000000u;
+    }
+    put_uint(ip, 1);
+    board_puts(".");
+    put_uint(fp, 6);
+}
+
+static int
+check(const char *what, lstmc_rt_status st)
+{
+    if (st == LSTMC_RT_OK)
+        return 0;
+    board_puts(what);
+    board_puts(": ");
+    board_puts(lstmc_rt_status_str(st));
+    board_puts("\n");
+    return 1;
+}
+
+static int
+argmax(const float *v, int n)
+{
+    int i, k = 0;
+    for (i = 1; i < n; i++)
+        if (v[i] > v[k])
+            k = i;
+    return k;
+}
+
+int
+main(void)
+{
+    har_ctx ctx, run_ctx;
+    const void *in[1];
+    void *out[1];
+    uint32_t bits;
+    int t, i;
+
+    board_puts("har: LSTM classifier, streaming one sample at a time (Cortex-M4, lstmc)\n");
+    if (check("har_init_stream", har_init_stream(&ctx, stream_arena, sizeof stream_arena)) ||
+        check("har_reset", har_reset(&state)))
+        return 1;
+    for (t = 0; t < HAR_STREAM_SEQ_LEN; t++) {
+        in[0] = har_input + t * FEATURES; /* the sample that just arrived */
+        out[0] = probs;
+        if (check("har_step", har_step(&ctx, &state, 1, in, out)))
+            return 1;
+        if ((t + 1) % 32 == 0) {
+            board_puts("after ");
+            put_uint((uint32_t)(t + 1), 1);
+            board_puts(" samples: class ");
+            put_uint((uint32_t)argmax(probs, HAR_OUTPUT_0_NUMEL), 1);
+            board_puts("\n");
+        }
+    }
+    for (i = 0; i < HAR_OUTPUT_0_NUMEL; i++) {
+        memcpy(&bits, &probs[i], sizeof bits);
+        board_puts("out ");
+        put_uint((uint32_t)i, 1);
+        board_puts(" ");
+        put_hex(bits);
+        board_puts(" ");
+        put_dec(probs[i]);
+        board_puts("\n");
+    }
+    /* the whole window at once on the same device: the same bits */
+    in[0] = har_input;
+    out[0] = probs_run;
+    if (check("har_init", har_init(&run_ctx, run_arena, sizeof run_arena)) ||
+        check("har_run", har_run(&run_ctx, in, out)))
+        return 1;
+    board_puts(memcmp(probs, probs_run, sizeof probs) == 0 ? "run_identical 1\n"
+                                                           : "run_identical 0\n");
+    return 0;
+}
