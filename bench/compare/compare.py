@@ -374,6 +374,13 @@ def main():
                 isa_default = dnnl_isa(a, d, dims, {})
                 isa_avx2 = dnnl_isa(a, d, dims, {"ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"})
                 log("  oneDNN ISA: default: %s; with ONEDNN_MAX_CPU_ISA=AVX2: %s" % (isa_default, isa_avx2))
+                head = ["Machine ceilings (roofline.c): peak FMA %.0f GFLOP/s (1T), %.0f (2T); read GB/s "
+                        "1T: L1 %.0f, L2 %.0f, L3 %.0f, DRAM %.1f; 2T: L1 %.0f, L2 %.0f, L3 %.0f, DRAM %.1f."
+                        % tuple(roof[k] for k in ("fma512_t1", "fma512_t2", "L1_t1", "L2_t1", "L3_t1",
+                                                  "DRAM_t1", "L1_t2", "L2_t2", "L3_t2", "DRAM_t2")), "",
+                        "onnxruntime-node per-call cost on an Identity model: %.1f us." % ort_overhead_us, "",
+                        "PyTorch: " + torch_blas_line + ".", "",
+                        "oneDNN ISA: default: %s; with ONEDNN_MAX_CPU_ISA=AVX2: %s." % (isa_default, isa_avx2), ""]
             check_outputs(cfg, ws, d)
             log("  outputs agree within %g (vs ONNX Runtime, 1 thread)" % TOL)
             measure(ws, budget, rounds, 3 if a.quick else 10, 400 if a.quick else 4000)
@@ -399,27 +406,29 @@ def main():
                     % (t, row["system"], row["median_ms"], row["min_ms"], row["max_ms"], row["n"],
                        row["gflops"], 100 * row["roofline"],
                        "  %.2fx vs fastest other" % row["vs_best_other"] if row["vs_best_other"] else ""))
+        write_results(a.work, rows, head, load0, None)
 
     load1 = os.getloadavg()
     prelim = max(load0[0], load1[0]) > 0.5
     log("\nload average at end: %.2f %.2f %.2f%s" % (load1 + (
         "  -> PRELIMINARY: the machine was not quiet (load > 0.5)" if prelim else "",)))
+    md = write_results(a.work, rows, head, load0, load1)
+    log("\n" + md)
+    log("wrote %s/results.csv and %s/results.md" % (a.work, a.work))
 
-    csv_path = os.path.join(a.work, "results.csv")
-    with open(csv_path, "w", newline="") as f:
+
+def write_results(work, rows, head, load0, load1):
+    """results.csv and results.md in work (after every configuration, so a cut run keeps
+    what it measured); load1 None: the run is still going."""
+    with open(os.path.join(work, "results.csv"), "w", newline="") as f:
         cw = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         cw.writeheader()
         for r in rows:
             cw.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
-    md = []
-    md.append("%sload average %.2f at start, %.2f at end; onnxruntime-node per-call cost "
-              "(Identity model): %.1f us" % ("PRELIMINARY (machine busy): " if prelim else "",
-                                             load0[0], load1[0], ort_overhead_us))
-    md.append("")
-    md.append("PyTorch: " + torch_blas_line)
-    md.append("")
-    md.append("oneDNN ISA: default: %s; with ONEDNN_MAX_CPU_ISA=AVX2: %s" % (isa_default, isa_avx2))
-    md.append("")
+    busy = max(load0[0], load1[0] if load1 else 0) > 0.5
+    md = ["%sload average (1 min) %.2f at start, %s at end" % (
+        "PRELIMINARY (machine busy, load > 0.5): " if busy else "", load0[0],
+        "%.2f" % load1[0] if load1 else "(run not finished)"), ""] + head
     md.append("| config | thr | system | median ms | min–max ms | GFLOP/s | lstmc speed-up vs fastest other | % of roofline bound |")
     md.append("|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -434,11 +443,9 @@ def main():
             md.append("| %s | %d | %.0f KiB | %s | %.4g | %.4g | %.4g |" % (
                 r["config"], r["threads"], 16 * r["H"] * r["H"] / 1024, r["u_level"], r["t_mem_ms"],
                 r["t_flop_ms"], r["bound_ms"]))
-    md_path = os.path.join(a.work, "results.md")
-    open(md_path, "w").write("\n".join(md) + "\n")
-    log("\n" + "\n".join(md))
-    log("\nwrote %s and %s" % (csv_path, md_path))
-
+    text = "\n".join(md) + "\n"
+    open(os.path.join(work, "results.md"), "w").write(text)
+    return text
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,7 @@
  * the FMA latency on two ports) with the widest vectors the compiler targets (-march=native:
  * 512-bit on AVX-512 parts), and with 256-bit vectors for the AVX2 ceiling.
  * Bandwidth: each thread sums its own buffer of the given size over and over (streaming
- * reads, 4 independent vector accumulators); the buffer is touched before timing so the
+ * reads, 8 independent vector accumulators); the buffer is touched before timing so the
  * level it fits in is warm. The best of several repetitions is kept (a ceiling).
  */
 #include <pthread.h>
@@ -70,19 +70,25 @@ job_main(void *p)
     } else if (j->kind == 1) {
         FMA_BODY(v8, 8);
     } else {
-        v16 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+        /* 8 chains: two loads a cycle times the add latency of 4 */
+        v16 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, s4 = {0}, s5 = {0}, s6 = {0}, s7 = {0};
         for (i = 0; i < j->iters; i++) {
             const v16 *v = (const v16 *)j->buf;
             size_t k, nv = j->n / 16;
-            for (k = 0; k + 4 <= nv; k += 4) {
+            for (k = 0; k + 8 <= nv; k += 8) {
                 s0 += v[k];
                 s1 += v[k + 1];
                 s2 += v[k + 2];
                 s3 += v[k + 3];
+                s4 += v[k + 4];
+                s5 += v[k + 5];
+                s6 += v[k + 6];
+                s7 += v[k + 7];
             }
             __asm__ volatile("" : : "x"(s0), "x"(s1), "x"(s2), "x"(s3));
+            __asm__ volatile("" : : "x"(s4), "x"(s5), "x"(s6), "x"(s7));
         }
-        s0 += s1 + s2 + s3;
+        s0 += s1 + s2 + s3 + s4 + s5 + s6 + s7;
         j->sink = s0[0];
     }
     j->seconds = now_s() - t0;
