@@ -200,8 +200,8 @@ class Worker:
         if line.strip() != word:
             self.fail("said %r instead of %r" % (line, word))
 
-    def run(self, n):
-        self.p.stdin.write("run %d\n" % n)
+    def run(self, n, limit_s=0.0):
+        self.p.stdin.write("run %d %d\n" % (n, int(limit_s * 1e9)))
         line = self.p.stdout.readline()
         if not line:
             self.fail("died")
@@ -262,17 +262,20 @@ def check_outputs(cfg, ws, d):
 
 
 def measure(ws, budget_s, rounds, min_reps, max_reps):
-    """Interleaved rounds; per worker, reps chosen so it gets about budget_s in total."""
+    """Interleaved rounds; per worker, reps chosen so it gets about budget_s in total. A batch
+    also stops once it has used its share of the budget (after at least one call), so a system
+    whose calls are far slower than its warm-up said (oversubscribed threads on a busy
+    machine) cannot stretch the run."""
     per_round = {}
     for w in ws:
         w.run(1)  # warm
-        t = min(w.run(3)) * 1e-9
+        t = float(np.median(w.run(3))) * 1e-9
         reps = max(min_reps, min(max_reps, int(budget_s / max(t, 1e-7))))
         per_round[w.key] = max(1, math.ceil(reps / rounds))
     for r in range(rounds):
         k = r % len(ws)
         for w in ws[k:] + ws[:k]:
-            w.samples += w.run(per_round[w.key])
+            w.samples += w.run(per_round[w.key], 2.0 * budget_s / rounds)
             time.sleep(0.01)  # let the previous system's spinning threads go idle
 
 

@@ -44,12 +44,15 @@ async function main() {
   const rl = readline.createInterface({ input: process.stdin });
   for await (const line of rl) {
     if (line.startsWith('run ')) {
-      const n = Number(line.slice(4));
-      const ts = new Array(n);
+      const [n, limit] = line.slice(4).trim().split(/\s+/).map(Number);
+      const ts = [];
+      const start = process.hrtime.bigint();
       for (let i = 0; i < n; i++) {
         const t0 = process.hrtime.bigint();
         await sess.run(feeds);
-        ts[i] = (process.hrtime.bigint() - t0).toString();
+        const t1 = process.hrtime.bigint();
+        ts.push((t1 - t0).toString());
+        if (limit > 0 && Number(t1 - start) > limit) break;
       }
       process.stdout.write(ts.join(' ') + '\n');
     } else if (line.startsWith('out ')) {

@@ -59,12 +59,17 @@ def main():
     with torch.inference_mode():
         for line in sys.stdin:
             if line.startswith("run "):
-                n = int(line[4:])
+                f = line.split()
+                n, limit = int(f[1]), int(f[2]) if len(f) > 2 else 0
                 ts = []
+                start = clock()
                 for _ in range(n):
                     t0 = clock()
                     lstm(x)
-                    ts.append(clock() - t0)
+                    t1 = clock()
+                    ts.append(t1 - t0)
+                    if limit > 0 and t1 - start > limit:
+                        break
                 out.write(" ".join(map(str, ts)) + "\n")
             elif line.startswith("out "):
                 y, _ = lstm(x)

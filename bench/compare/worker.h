@@ -3,7 +3,8 @@
  * dnnl_worker.c). compare.py starts one worker per system, keeps it alive for a whole
  * configuration, and talks to it on stdin/stdout, one line each way:
  *
- *   run N       run the model N times; answer the N latencies in nanoseconds
+ *   run N [L]   run the model N times, or stop after the call that takes the total past L
+ *               nanoseconds; answer the latencies in nanoseconds
  *   out PATH    run once and write the output (raw float32, C order) to PATH; answer "ok"
  *   quit        exit
  *
@@ -50,7 +51,9 @@ worker_loop(worker_run_fn run, void *self, const float *out, size_t out_bytes)
     fflush(stdout);
     while (fgets(line, sizeof line, stdin)) {
         if (!strncmp(line, "run ", 4)) {
-            long n = strtol(line + 4, NULL, 10), i;
+            char *end;
+            long n = strtol(line + 4, &end, 10), i;
+            long long limit = strtoll(end, NULL, 10), start = worker_now_ns();
             for (i = 0; i < n; i++) {
                 long long t0 = worker_now_ns(), t1;
                 if (run(self) != 0) {
@@ -59,6 +62,8 @@ worker_loop(worker_run_fn run, void *self, const float *out, size_t out_bytes)
                 }
                 t1 = worker_now_ns();
                 printf(i ? " %lld" : "%lld", t1 - t0);
+                if (limit > 0 && t1 - start > limit)
+                    break;
             }
             printf("\n");
         } else if (!strncmp(line, "out ", 4)) {
