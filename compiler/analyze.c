@@ -28,6 +28,7 @@
 
 #include "arena.h"
 #include "cachesim.h"
+#include "cliopt.h"
 #include "diag.h"
 #include "driver.h"
 #include "ir.h"
@@ -1043,19 +1044,6 @@ analyze_bad(const char *msg, const char *arg)
     return 2;
 }
 
-/* "--opt=value" or "--opt value". */
-static const char *
-arg_value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] == '\0' && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
 
 int
 analyze_main(int argc, char **argv)
@@ -1079,37 +1067,37 @@ analyze_main(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(analyze_usage, stdout);
             return 0;
-        } else if ((v = arg_value(argc, argv, &i, "--target"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--target"))) {
             o.target = v;
-        } else if ((v = arg_value(argc, argv, &i, "--llc"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--llc"))) {
             if (analyze_parse_bytes(v, &ao.llc_bytes) < 0)
                 return analyze_bad("--llc takes a byte count such as 12MiB, got '%s'", v);
-        } else if ((v = arg_value(argc, argv, &i, "--assoc"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--assoc"))) {
             char *end;
             long w = strtol(v, &end, 10);
             if (*end || end == v || w < 0 || w > 1 << 20)
                 return analyze_bad("--assoc takes a way count (0 = fully associative), got '%s'",
                                    v);
             ao.assoc = (int32_t)w;
-        } else if ((v = arg_value(argc, argv, &i, "--runs"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--runs"))) {
             char *end;
             long n = strtol(v, &end, 10);
             if (*end || end == v || n < 1 || n > 100)
                 return analyze_bad("--runs takes a count from 1 to 100, got '%s'", v);
             ao.runs = (int32_t)n;
-        } else if ((v = arg_value(argc, argv, &i, "--schedule"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--schedule"))) {
             if (strcmp(v, "A") && strcmp(v, "A+") && strcmp(v, "both"))
                 return analyze_bad("--schedule takes A, A+ or both, got '%s'", v);
             sched = v;
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
-        } else if ((v = arg_value(argc, argv, &i, "--disable-pass"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--disable-pass"))) {
             if (o.n_disable == (int)(sizeof o.disable / sizeof o.disable[0]))
                 return analyze_bad("too many --disable-pass options%s", "");
             o.disable[o.n_disable++] = v;
-        } else if ((v = arg_value(argc, argv, &i, "--passes"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--passes"))) {
             o.passes = v;
-        } else if ((v = arg_value(argc, argv, &i, "--dim"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--dim"))) {
             const char *eq = strrchr(v, '=');
             char *end;
             long long n;

@@ -19,6 +19,7 @@
 #include "analyze.h"
 #include "arena.h"
 #include "calibrate.h"
+#include "cliopt.h"
 #include "diag.h"
 #include "driver.h"
 #include "elstm.h"
@@ -88,19 +89,6 @@ typedef struct cli {
     float sph; /* --sph: hidden-state sparsity the elstm target plans for (Eq. 6) */
 } cli;
 
-/* "--opt=value" or "--opt value": returns the value or NULL (and *i advanced). */
-static const char *
-opt_value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] == '\0' && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
 
 /* A threshold: a finite number >= 0. Returns 0 and sets *out, or 2 (usage). */
 static int
@@ -135,24 +123,24 @@ parse_args(int argc, char **argv, cli *c)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_text, stdout);
             exit(0);
-        } else if ((v = opt_value(argc, argv, &i, "--target"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--target"))) {
             c->o.target = v;
-        } else if ((v = opt_value(argc, argv, &i, "-o"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "-o"))) {
             c->o.outdir = v;
-        } else if ((v = opt_value(argc, argv, &i, "--output-dir"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--output-dir"))) {
             c->output_dir = v;
-        } else if ((v = opt_value(argc, argv, &i, "--name"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--name"))) {
             c->o.name = v;
-        } else if ((v = opt_value(argc, argv, &i, "--print-after"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--print-after"))) {
             c->o.print_after = v;
-        } else if ((v = opt_value(argc, argv, &i, "--passes"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--passes"))) {
             c->o.passes = v;
-        } else if ((v = opt_value(argc, argv, &i, "--disable-pass"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--disable-pass"))) {
             if (c->o.n_disable == (int)(sizeof c->o.disable / sizeof c->o.disable[0]))
                 return usage("too many --disable-pass options%s", "");
             c->o.disable[c->o.n_disable++] = v;
-        } else if ((v = opt_value(argc, argv, &i, "--max-weights")) ||
-                   (v = opt_value(argc, argv, &i, "--max-arena"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--max-weights")) ||
+                   (v = cli_opt(argc, argv, &i, "--max-arena"))) {
             int64_t bytes;
             if (analyze_parse_bytes(v, &bytes) != 0 || bytes < 1)
                 return usage("--max-weights / --max-arena take a size such as 64MiB, got '%s'",
@@ -166,27 +154,27 @@ parse_args(int argc, char **argv, cli *c)
             c->force = 1;
         } else if (strcmp(argv[i], "--time-passes") == 0) {
             c->o.time_passes = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--emit"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--emit"))) {
             if (strcmp(v, "c") != 0 && strcmp(v, "llvm") != 0)
                 return usage("--emit takes c or llvm, got '%s'", v);
             c->o.emit = v;
-        } else if ((v = opt_value(argc, argv, &i, "--weights-placement"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--weights-placement"))) {
             if (strcmp(v, "const") != 0 && strcmp(v, "blob") != 0 && strcmp(v, "pointer") != 0)
                 return usage("--weights-placement takes const, blob or pointer, got '%s'", v);
             c->o.weights_placement = v;
-        } else if ((v = opt_value(argc, argv, &i, "--calib"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
-        } else if ((v = opt_value(argc, argv, &i, "--thresholds"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--thresholds"))) {
             c->thresholds = v;
-        } else if ((v = opt_value(argc, argv, &i, "--data"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--data"))) {
             c->data = v;
-        } else if ((v = opt_value(argc, argv, &i, "--keep-build"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--keep-build"))) {
             c->keep_build = v;
-        } else if ((v = opt_value(argc, argv, &i, "--input"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--input"))) {
             if (c->n_inputs == DRIVER_MAX_BINDINGS)
                 return usage("too many --input options", "");
             c->inputs[c->n_inputs++] = v;
-        } else if ((v = opt_value(argc, argv, &i, "--dim"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--dim"))) {
             const char *eq = strrchr(v, '=');
             char *end;
             long long n;
@@ -206,16 +194,16 @@ parse_args(int argc, char **argv, cli *c)
             b = &c->o.dims[c->o.n_dims];
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
-        } else if ((v = opt_value(argc, argv, &i, "--hsparse"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--hsparse"))) {
             c->o.hsparse = v;
-        } else if ((v = opt_value(argc, argv, &i, "--sph"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--sph"))) {
             if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)
                 return usage("--sph takes a sparsity in [0, 1), got '%s'", v);
-        } else if ((v = opt_value(argc, argv, &i, "--alpha-inter"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--alpha-inter"))) {
             if (parse_alpha(v, "--alpha-inter", &c->o.alpha_inter))
                 return 2;
             c->o.has_alpha_inter = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--alpha-intra"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--alpha-intra"))) {
             if (parse_alpha(v, "--alpha-intra", &c->o.alpha_intra))
                 return 2;
             c->o.has_alpha_intra = 1;

@@ -3,6 +3,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "outdir.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -80,27 +81,6 @@ made_by_lstmc(const char *path)
     return access(marker, F_OK) == 0;
 }
 
-/* mkdir -p path */
-static int
-make_parents(const char *path)
-{
-    char buf[4096];
-    size_t i, n = strlen(path);
-    if (n >= sizeof buf)
-        return -1;
-    memcpy(buf, path, n + 1);
-    for (i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char ch = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            buf[i] = ch;
-        }
-    }
-    return 0;
-}
-
 const char *
 outdir_begin(const char *outdir, int force, diag *d)
 {
@@ -139,7 +119,7 @@ outdir_begin(const char *outdir, int force, diag *d)
         strcpy(parent, ".");
         base = final_path;
     }
-    if (make_parents(parent) != 0 || stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (proc_mkdirs(parent) != 0 || stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
         diag_error(d, "output folder '%s': cannot create its parent folder '%s': %s",
                    final_path, parent, strerror(errno));
         return NULL;

@@ -22,6 +22,7 @@
 
 #include "arena.h"
 #include "calibrate.h"
+#include "cliopt.h"
 #include "diag.h"
 #include "driver.h"
 #include "lstmc_rt.h"
@@ -209,18 +210,6 @@ tusage(const char *msg, const char *arg)
     return 2;
 }
 
-static const char *
-topt(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] == '\0' && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
 
 static int
 parse(int argc, char **argv, topts *t)
@@ -238,33 +227,33 @@ parse(int argc, char **argv, topts *t)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(tune_usage, stdout);
             exit(0);
-        } else if ((v = topt(argc, argv, &i, "--target"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--target"))) {
             t->target = v;
-        } else if ((v = topt(argc, argv, &i, "--data"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--data"))) {
             t->data = v;
-        } else if ((v = topt(argc, argv, &i, "--labels"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--labels"))) {
             t->labels = v;
-        } else if ((v = topt(argc, argv, &i, "-o"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "-o"))) {
             t->out = v;
-        } else if ((v = topt(argc, argv, &i, "--keep-build"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--keep-build"))) {
             t->keep = v;
-        } else if ((v = topt(argc, argv, &i, "--vary"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--vary"))) {
             if (strcmp(v, "both") && strcmp(v, "inter") && strcmp(v, "intra"))
                 return tusage("--vary takes both, inter or intra, got '%s'", v);
             t->vary = v;
-        } else if ((v = topt(argc, argv, &i, "--metric"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--metric"))) {
             if (strcmp(v, "top1") && strcmp(v, "error"))
                 return tusage("--metric takes top1 or error, got '%s'", v);
             t->metric = v;
-        } else if ((v = topt(argc, argv, &i, "--accuracy"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--accuracy"))) {
             t->accuracy = strtod(v, &end);
             if (*end || end == v || !(t->accuracy > 0 && t->accuracy <= 1))
                 return tusage("--accuracy takes a number in (0, 1], got '%s'", v);
-        } else if ((v = topt(argc, argv, &i, "--holdout"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--holdout"))) {
             t->holdout = strtod(v, &end);
             if (*end || end == v || !(t->holdout >= 0 && t->holdout < 1))
                 return tusage("--holdout takes a fraction in [0, 1), got '%s'", v);
-        } else if ((v = topt(argc, argv, &i, "--reps"))) {
+        } else if ((v = cli_opt(argc, argv, &i, "--reps"))) {
             long r = strtol(v, &end, 10);
             if (*end || end == v || r < 1 || r > 1000)
                 return tusage("--reps takes an integer from 1 to 1000, got '%s'", v);
