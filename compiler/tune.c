@@ -310,7 +310,7 @@ build(tune_run *r, const char *dir, int baseline)
     static char o2[] = "-O2", std[] = "-std=c11", mh[] = "-DMODEL_H=\"m.h\"", pfx[] = "-DPFX=m",
                 upfx[] = "-DUPFX=M", bl[] = "-DBASELINE", lm[] = "-lm", oo[] = "-o";
     char *mk[] = {make_s, s_s, c_s, (char *)dir, ccvar, cf, lib, NULL};
-    char *cc[16];
+    char *cc[20]; /* 16 arguments at most, and the NULL */
     FILE *f;
     int k = 0;
 
