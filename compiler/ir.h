@@ -125,6 +125,8 @@ struct ir_node {
 
 /* --- graph ------------------------------------------------------------------------- */
 
+#define IR_MAX_QSCALES 16
+
 typedef struct ir_graph {
     arena *a;
     const char *name; /* ONNX graph name */
@@ -141,7 +143,13 @@ typedef struct ir_graph {
     size_t hcap;         /* name -> tensor hash (open addressing), private to ir.c */
     ir_tensor **htab;
     int tmp_counter;     /* for generated names */
+    int weights_hint;    /* wfmt the model's weights were stored in (float16 initializers,
+                            int8 DequantizeLinear); WFMT_FP32 for plain float models */
+    int n_qscales;       /* distinct DequantizeLinear scales of int8 weights, so --weights=int8
+                            can keep the model's own grid (at most IR_MAX_QSCALES) */
+    float qscales[IR_MAX_QSCALES];
 } ir_graph;
+
 
 /* A new empty graph in arena a. */
 ir_graph *ir_graph_new(arena *a, const char *name, const char *file);
