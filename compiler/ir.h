@@ -79,6 +79,8 @@ typedef struct ir_tensor {
     ir_node *producer;   /* NULL for graph inputs and constants */
     int is_input;        /* a graph input (not an initializer) */
     int is_output;       /* a graph output */
+    int qsrc;            /* ONNX INT8/UINT8 code of a constant imported from 8-bit data (held
+                            widened to i32); only DequantizeLinear may read it. 0 otherwise */
 } ir_tensor;
 
 /* --- attributes -------------------------------------------------------------------- */

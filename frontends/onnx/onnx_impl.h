@@ -78,6 +78,10 @@ ir_tensor *onnx_const_i64(onnx_ctx *cx, const char *hint, const int64_t *v, int 
 ir_tensor *onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name,
                             int in_graph);
 
+/* IEEE binary16 and bfloat16 bit patterns → float (exact). */
+float onnx_half_to_float(uint16_t h);
+float onnx_bf16_to_float(uint16_t h);
+
 /* ONNX TensorProto.DataType code → ir_dtype (IR_DT_UNDEF when unsupported); its name. */
 ir_dtype onnx_dtype(int32_t code);
 const char *onnx_dtype_name(int32_t code);
@@ -113,6 +117,7 @@ int onnx_import_gru(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_rnn(onnx_ctx *cx, const Onnx__NodeProto *np);
 
 int onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_matmul(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_binary(onnx_ctx *cx, const Onnx__NodeProto *np);

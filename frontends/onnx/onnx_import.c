@@ -20,6 +20,7 @@
 #include "onnx.h"
 #include "onnx_impl.h"
 #include "shape.h"
+#include "wfmt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -204,6 +205,10 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     ir_dtype dt = onnx_dtype(code);
     size_t src_size, n_typed = 0, i;
     int is_double = code == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
+    int half = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
+               code == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
+    int byte = code == ONNX__TENSOR_PROTO__DATA_TYPE__INT8 ||
+               code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
     const unsigned char *raw = NULL;
     const char *typed_name = NULL;
     unsigned char *data;
@@ -212,16 +217,21 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     ir_shape s;
     ir_tensor *t;
 
-    if (is_double)
-        dt = IR_DT_F32; /* doubles become floats */
+    /* Doubles and 16-bit floats become floats (the 16-bit ones exactly; the graph remembers
+     * the precision so --weights can keep it); 8-bit integers are widened to i32 and may only
+     * feed DequantizeLinear. */
+    if (is_double || half)
+        dt = IR_DT_F32;
+    if (byte)
+        dt = IR_DT_I32;
     if (dt == IR_DT_UNDEF) {
         terr(cx, name,
-             "has element type %s; supported: FLOAT, INT64, INT32, BOOL (and "
-             "DOUBLE, converted to FLOAT)",
+             "has element type %s; supported: FLOAT, INT64, INT32, BOOL (and DOUBLE, "
+             "FLOAT16, BFLOAT16, converted to FLOAT; INT8 and UINT8 through DequantizeLinear)",
              onnx_dtype_name(code));
         return NULL;
     }
-    src_size = is_double ? 8 : ir_dtype_size(dt);
+    src_size = is_double ? 8 : half ? 2 : byte ? 1 : ir_dtype_size(dt);
 
     memset(&s, 0, sizeof s);
     if (tp->n_dims > IR_MAX_RANK) {
@@ -279,7 +289,7 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
         case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
             n_typed = tp->n_double_data, typed_name = "double_data";
             break;
-        default: /* INT32, BOOL */
+        default: /* INT32, BOOL, and FLOAT16/BFLOAT16/INT8/UINT8 (one value per int32) */
             n_typed = tp->n_int32_data, typed_name = "int32_data";
             break;
         }
@@ -298,6 +308,28 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
             double v;
             memcpy(&v, raw + 8 * i, 8);
             ((float *)data)[i] = (float)v;
+        }
+    } else if (half) {
+        for (i = 0; i < (size_t)numel; i++) {
+            uint16_t bits;
+            if (raw)
+                memcpy(&bits, raw + 2 * i, 2);
+            else
+                bits = (uint16_t)tp->int32_data[i];
+            ((float *)data)[i] = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16
+                                     ? onnx_half_to_float(bits)
+                                     : onnx_bf16_to_float(bits);
+        }
+        if (in_graph) {
+            int h = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ? WFMT_FP16 : WFMT_BF16;
+            if (h > cx->g->weights_hint)
+                cx->g->weights_hint = h;
+        }
+    } else if (byte) {
+        int is_signed = code == ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+        for (i = 0; i < (size_t)numel; i++) {
+            int32_t v = raw ? (int32_t)raw[i] : tp->int32_data[i];
+            ((int32_t *)data)[i] = is_signed ? (int32_t)(int8_t)(uint8_t)v : (int32_t)(uint8_t)v;
         }
     } else if (raw && dt == IR_DT_BOOL) {
         for (i = 0; i < (size_t)numel; i++)
@@ -332,7 +364,35 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
         t->shape = s;
     }
     t->data = data;
+    t->qsrc = byte ? code : 0;
     return t;
+}
+
+float
+onnx_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
+    float f;
+    if (e == 0x1f) {
+        bits = sign | 0x7f800000u | (m << 13); /* inf, nan */
+    } else if (e == 0) {
+        /* zero or subnormal: m * 2^-24, exact in float */
+        f = (float)m * 5.9604644775390625e-8f;
+        return sign ? -f : f;
+    } else {
+        bits = sign | ((e + 112) << 23) | (m << 13);
+    }
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+float
+onnx_bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
 }
 
 /* --- graph inputs ----------------------------------------------------------------- */

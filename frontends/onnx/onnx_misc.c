@@ -15,6 +15,7 @@
  */
 #include "arena.h"
 #include "onnx_impl.h"
+#include "wfmt.h"
 
 #include <string.h>
 
@@ -140,6 +141,133 @@ onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np)
     t->dtype = v->dtype;
     t->shape = v->shape;
     t->data = v->data;
+    t->qsrc = v->qsrc;
+    return 0;
+}
+
+/* --- DequantizeLinear ------------------------------------------------------------- */
+
+/* The constant behind input i of np, or NULL after reporting why there is none. */
+static const ir_tensor *
+dq_const(onnx_ctx *cx, const Onnx__NodeProto *np, size_t i, const char *what)
+{
+    const ir_tensor *t = i < np->n_input && np->input[i][0] ? ir_tensor_find(cx->g, np->input[i])
+                                                             : NULL;
+    if (!t || !t->data) {
+        if (i == 0)
+            onnx_err(cx, "input '%s' is not a constant: lstmc dequantises weights, not "
+                     "activations (quantise only the initializers, or run the model in float)",
+                     i < np->n_input ? np->input[i] : "");
+        else
+            onnx_err(cx, "%s '%s' must be a constant", what, i < np->n_input ? np->input[i] : "");
+        return NULL;
+    }
+    return t;
+}
+
+/* Remember a per-tensor or per-channel scale so --weights=int8 can keep the model's grid. */
+static void
+dq_note_scale(ir_graph *g, float s)
+{
+    int k;
+    for (k = 0; k < g->n_qscales; k++)
+        if (g->qscales[k] == s)
+            return;
+    if (g->n_qscales < IR_MAX_QSCALES)
+        g->qscales[g->n_qscales++] = s;
+}
+
+/*
+ * DequantizeLinear of 8-bit constants (quantised weights): y = (x - zero_point) * scale, per
+ * tensor or per channel along `axis`, folded into a float constant here. The graph notes
+ * that its weights were int8 (ir_graph.weights_hint) and the scales, so the compiler stores
+ * them as int8 again on the same grid.
+ */
+int
+onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    const char *out = np->n_output == 1 ? np->output[0] : NULL;
+    const ir_tensor *x, *sc, *zp = NULL;
+    const int32_t *xv, *zv;
+    const float *sv;
+    int64_t axis, block, numel, n_ch, inner, i;
+    float *y;
+    ir_tensor *t;
+
+    if (np->n_input < 2 || np->n_input > 3 || !out || !out[0]) {
+        onnx_err(cx, "has %zu inputs and %zu outputs; DequantizeLinear takes 2 or 3 inputs "
+                 "and has one output", np->n_input, np->n_output);
+        return -1;
+    }
+    if (onnx_attr_int(cx, np, "axis", 1, &axis) < 0 ||
+        onnx_attr_int(cx, np, "block_size", 0, &block) < 0)
+        return -1;
+    if (block != 0) {
+        onnx_err(cx, "attribute 'block_size' is %lld; blocked quantisation is not supported",
+                 (long long)block);
+        return -1;
+    }
+    if (!(x = dq_const(cx, np, 0, "x")) || !(sc = dq_const(cx, np, 1, "x_scale")))
+        return -1;
+    if (np->n_input == 3 && np->input[2][0] && !(zp = dq_const(cx, np, 2, "x_zero_point")))
+        return -1;
+    if (!x->qsrc) {
+        onnx_err(cx, "input '%s' is %s; lstmc dequantises INT8 and UINT8 only", np->input[0],
+                 ir_dtype_name(x->dtype));
+        return -1;
+    }
+    if (sc->dtype != IR_DT_F32 || sc->shape.rank > 1) {
+        onnx_err(cx, "x_scale '%s' must be a float scalar or 1-D tensor", np->input[1]);
+        return -1;
+    }
+    if (zp && (zp->qsrc != x->qsrc || zp->shape.rank != sc->shape.rank ||
+               ir_shape_numel(&zp->shape) != ir_shape_numel(&sc->shape))) {
+        onnx_err(cx, "x_zero_point '%s' must have x's type and x_scale's shape", np->input[2]);
+        return -1;
+    }
+    numel = ir_shape_numel(&x->shape);
+    n_ch = ir_shape_numel(&sc->shape);
+    inner = 1;
+    if (sc->shape.rank == 1) {
+        if (axis < 0)
+            axis += x->shape.rank;
+        if (axis < 0 || axis >= x->shape.rank || x->shape.d[axis] != n_ch) {
+            onnx_err(cx, "x_scale has %lld values; per-axis scales need axis (%lld) to name a "
+                     "dimension of x of that size", (long long)n_ch, (long long)axis);
+            return -1;
+        }
+        for (i = axis + 1; i < x->shape.rank; i++)
+            inner *= x->shape.d[i];
+    } else if (n_ch != 1) {
+        onnx_err(cx, "x_scale must hold one value");
+        return -1;
+    }
+
+    xv = x->data;
+    sv = sc->data;
+    zv = zp ? zp->data : NULL;
+    y = arena_alloc(cx->a, (size_t)numel * sizeof *y);
+    for (i = 0; i < numel; i++) {
+        int64_t ch = sc->shape.rank == 1 ? (i / inner) % n_ch : 0;
+        y[i] = (float)(xv[i] - (zv ? zv[ch] : 0)) * sv[ch];
+    }
+    for (i = 0; i < n_ch; i++)
+        if (!zv || zv[i] == 0)
+            dq_note_scale(cx->g, sv[i]);
+    if (cx->g->weights_hint < WFMT_INT8)
+        cx->g->weights_hint = WFMT_INT8;
+
+    t = onnx_tensor_ref(cx, out);
+    if (t->producer || t->data || t->is_input) {
+        onnx_err(cx, "output '%s' is also %s", out,
+                 t->producer   ? "produced by another node"
+                 : t->is_input ? "a graph input"
+                               : "an initializer or Constant");
+        return -1;
+    }
+    t->dtype = IR_DT_F32;
+    t->shape = x->shape;
+    t->data = y;
     return 0;
 }
 

@@ -51,6 +51,7 @@ static const struct {
     {"ConstantOfShape", onnx_import_constant_of_shape},
     {"Identity", onnx_import_unary},
     {"Constant", onnx_import_constant}, /* becomes a constant tensor, no IR op */
+    {"DequantizeLinear", onnx_import_dequantize}, /* of constants only: folded here */
 };
 
 onnx_importer
@@ -140,9 +141,17 @@ onnx_node_new(onnx_ctx *cx, const Onnx__NodeProto *np, ir_op op, onnx_arity ar)
 
     n = ir_node_new(cx->g, op, cx->node, cx->op_type, n_in, ar.max_out);
     n->opset = cx->opset;
-    for (i = 0; i < n_in && (size_t)i < np->n_input; i++)
-        if (present(np, (size_t)i))
-            n->inputs[i] = onnx_tensor_ref(cx, np->input[i]);
+    for (i = 0; i < n_in && (size_t)i < np->n_input; i++) {
+        if (!present(np, (size_t)i))
+            continue;
+        n->inputs[i] = onnx_tensor_ref(cx, np->input[i]);
+        if (n->inputs[i]->qsrc) {
+            onnx_err(cx, "input '%s' is %s; lstmc reads 8-bit tensors only through "
+                     "DequantizeLinear (quantised weights)", np->input[i],
+                     onnx_dtype_name(n->inputs[i]->qsrc));
+            errors++;
+        }
+    }
     for (i = 0; i < ar.max_out && (size_t)i < np->n_output; i++) {
         const char *name = np->output[i];
         ir_tensor *t;

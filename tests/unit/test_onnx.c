@@ -8,8 +8,10 @@
 #include "ir.h"
 #include "onnx.h"
 #include "onnx/onnx.pb-c.h"
+#include "wfmt.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -897,4 +899,117 @@ Test(onnx, output_produced_twice)
     output(b, "Y");
     cr_assert_null(import(b));
     expect_error("node 'r2' (Tanh): output 'Y' is also produced by node 'r1'");
+}
+
+/* --- reduced-precision weights ----------------------------------------------------- */
+
+Test(onnx, half_and_bfloat16_initializers_become_exact_floats)
+{
+    static int64_t d[1] = {6};
+    /* binary16: 1.0, -2.5, 65504 (max), 2^-24 (smallest subnormal), -0, inf */
+    static const uint16_t h[6] = {0x3c00, 0xc100, 0x7bff, 0x0001, 0x8000, 0x7c00};
+    static const float hv[6] = {1.0f, -2.5f, 65504.0f, 5.9604644775390625e-8f, -0.0f, INFINITY};
+    /* bfloat16: 1.0, -3.0, 1/3 rounded (0x3eab = 0.333984375), 3.4e38ish (0x7f7f) */
+    static const uint16_t bf[4] = {0x3f80, 0xc040, 0x3eab, 0x7f7f};
+    static const float bv[4] = {1.0f, -3.0f, 0.333984375f, 3.38953139e38f};
+    static int64_t bd[1] = {4};
+    mb *b = model_new(13);
+    Onnx__TensorProto *tp = tensor("H", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, 1, d);
+    ir_graph *g;
+    const float *f;
+    int i;
+    tp->has_raw_data = 1;
+    tp->raw_data.len = sizeof h;
+    tp->raw_data.data = (uint8_t *)h;
+    b->inits[b->g.n_initializer++] = tp;
+    tp = tensor("BF", ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, 1, bd);
+    tp->n_int32_data = 4; /* the typed form: one value per int32 */
+    tp->int32_data = arena_calloc(A, 4, sizeof(int32_t));
+    for (i = 0; i < 4; i++)
+        tp->int32_data[i] = bf[i];
+    b->inits[b->g.n_initializer++] = tp;
+    node(b, "Identity", "a", "H", "Y");
+    node(b, "Identity", "b", "BF", "Z");
+    output(b, "Y");
+    output(b, "Z");
+    g = import(b);
+    cr_assert_not_null(g, "%s", diag_text(D));
+    f = ir_tensor_find(g, "H")->data;
+    cr_assert_eq(ir_tensor_find(g, "H")->dtype, IR_DT_F32);
+    for (i = 0; i < 6; i++)
+        cr_assert(memcmp(&f[i], &hv[i], 4) == 0, "H[%d] = %a, want %a", i, f[i], hv[i]);
+    f = ir_tensor_find(g, "BF")->data;
+    for (i = 0; i < 4; i++)
+        cr_assert_eq(f[i], bv[i], "BF[%d] = %a, want %a", i, f[i], bv[i]);
+    cr_assert_eq(g->weights_hint, WFMT_BF16); /* the coarser of the two formats seen */
+}
+
+Test(onnx, dequantize_linear_folds_per_channel_int8)
+{
+    static int64_t d[2] = {2, 3}, sd[1] = {2};
+    static const int8_t q[6] = {-127, 0, 5, 127, -1, 2};
+    static const float s[2] = {0.5f, 0.25f};
+    static const int8_t z[2] = {0, 1};
+    /* y = (q - z[row]) * s[row], axis 0 */
+    static const float want[6] = {-63.5f, 0.0f, 2.5f, 31.5f, -0.5f, 0.25f};
+    mb *b = model_new(13);
+    Onnx__TensorProto *tp = tensor("Q", ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 2, d);
+    Onnx__NodeProto *np;
+    ir_graph *g;
+    const float *y;
+    int i;
+    tp->has_raw_data = 1;
+    tp->raw_data.len = 6;
+    tp->raw_data.data = (uint8_t *)q;
+    b->inits[b->g.n_initializer++] = tp;
+    tp = tensor("S", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 1, sd);
+    tp->n_float_data = 2;
+    tp->float_data = (float *)s;
+    b->inits[b->g.n_initializer++] = tp;
+    tp = tensor("Z", ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 1, sd);
+    tp->has_raw_data = 1;
+    tp->raw_data.len = 2;
+    tp->raw_data.data = (uint8_t *)z;
+    b->inits[b->g.n_initializer++] = tp;
+    np = node(b, "DequantizeLinear", "dq", "Q,S,Z", "W");
+    attr_int(np, "axis", 0);
+    node(b, "Identity", "id", "W", "Y");
+    output(b, "Y");
+    g = import(b);
+    cr_assert_not_null(g, "%s", diag_text(D));
+    y = ir_tensor_find(g, "W")->data;
+    for (i = 0; i < 6; i++)
+        cr_assert_eq(y[i], want[i], "W[%d] = %g, want %g", i, y[i], want[i]);
+    cr_assert_eq(g->weights_hint, WFMT_INT8);
+    /* only the zero-point-0 row's scale is a symmetric grid */
+    cr_assert_eq(g->n_qscales, 1);
+    cr_assert_eq(g->qscales[0], 0.5f);
+}
+
+Test(onnx, dequantize_and_int8_errors)
+{
+    static int64_t d[1] = {3};
+    static const int8_t q[3] = {1, 2, 3};
+    mb *b = model_new(21);
+    Onnx__TensorProto *tp = tensor("Q", ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 1, d);
+    Onnx__NodeProto *np;
+    tp->has_raw_data = 1;
+    tp->raw_data.len = 3;
+    tp->raw_data.data = (uint8_t *)q;
+    b->inits[b->g.n_initializer++] = tp;
+    init_f32(b, "S", 0, NULL, 1);
+    input(b, "X", 1, d, NULL);
+    node(b, "DequantizeLinear", "dq_act", "X,S", "A");  /* an activation */
+    np = node(b, "DequantizeLinear", "dq_blk", "Q,S", "B"); /* blocked */
+    attr_int(np, "block_size", 2);
+    node(b, "Relu", "raw_int8", "Q", "C");             /* int8 read directly */
+    output(b, "A");
+    output(b, "B");
+    output(b, "C");
+    cr_assert_null(import(b));
+    expect_error("node 'dq_act' (DequantizeLinear): input 'X' is not a constant: lstmc "
+                 "dequantises weights, not activations");
+    expect_error("node 'dq_blk' (DequantizeLinear): attribute 'block_size' is 2");
+    expect_error("node 'raw_int8' (Relu): input 'Q' is INT8; lstmc reads 8-bit tensors only "
+                 "through DequantizeLinear");
 }
