@@ -34,6 +34,7 @@
 #include "kprog.h"
 #include "memplan.h"
 #include "opencl_template.h"
+#include "opencl_drs.h"
 #include "opencl_tissue.h"
 #include "target.h"
 
@@ -76,7 +77,7 @@ int
 cg_opencl_handles(const kp_call *c)
 {
     return c->kind == KP_RNN || c->kind == KP_RNN_PROJ || c->kind == KP_RNN_REC ||
-           c->kind == KP_LSTM_TISSUE;
+           c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS;
 }
 
 static int64_t
@@ -168,6 +169,8 @@ state_words(const kp_call *c)
         tissue_geom z = tissue_geometry(c);
         return c->p.tissue.p.rnn.n_dirs * (z.f_str + z.i_str);
     }
+    if (c->kind == KP_LSTM_DRS) /* per chain: cells run, rows kept */
+        return round_up(2 * c->p.drs.p.n_dirs * c->p.drs.p.batch, OCL_ALIGN_WORDS);
     dnh = round_up(p->n_dirs * p->batch * p->hidden, OCL_ALIGN_WORDS);
     w = 5 * dnh;
     if (c->kind == KP_RNN)
@@ -312,6 +315,13 @@ static const char tissue_args_c[] =
     "    const float *c_pred, float *Y, float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
     "    void *scratch";
 
+/* The C parameters of lstmc_rt_lstm_drs. */
+static const char drs_args_c[] =
+    "const lstmc_rt_rnn_params *p, float alpha_intra,\n"
+    "    const float *P, const float *Uo, const float *Ufic, const int32_t *seq_lens,\n"
+    "    const float *init_h, const float *init_c, const float *Peep, float *Y, float *Y_h,\n"
+    "    float *Y_c, lstmc_rt_drs_stats *stats, void *scratch";
+
 /* Every per-layer macro, #undef'd after each layer. */
 static const char *const layer_macros[] = {
     "KN",     "CELL",     "G",     "GH",     "GREC",     "T",     "NB",     "IN",      "H",
@@ -324,7 +334,8 @@ static const char *const layer_macros[] = {
     "Z_O",    "RH_O",     "ACT0",  "ACT1",   "ACT2",     "LOOP",  "LW",      "CAP",
     "SLOTS",  "NC",       "CPI",   "CB",     "HLOC",     "UP_B",  "UP_O",   "DS_B",    "DS_O",
     "HP_B",   "HP_O",     "CP_B",  "CP_O",   "HAS_DS",   "HAS_HP", "HAS_CP", "TG_O",   "TS_O",
-    "THB_O",  "TI_O",     "TF_STR", "TI_STR", NULL};
+    "THB_O",  "TI_O",     "TF_STR", "TI_STR", "UO_B",  "UO_O",   "UF_B",    "UF_O",
+    "UPI",    "BPI",      "DST_O", NULL};
 
 /* "#define NAME_B mem|wts" and "#define NAME_O off" for t, or mem/0 when t is NULL. */
 static void
@@ -359,7 +370,7 @@ use_loop(const ocl_plan *P, const kp_call *c)
 {
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     int rpi;
-    if (c->kind == KP_RNN_PROJ || c->kind == KP_LSTM_TISSUE)
+    if (c->kind == KP_RNN_PROJ || c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS)
         return 0;
     rpi = rows_per_item(P, p->n_dirs * p->batch, p->hidden);
     return p->n_dirs * p->batch * (p->hidden / rpi) <= P->wg;
@@ -369,8 +380,9 @@ use_loop(const ocl_plan *P, const kp_call *c)
 static const lstmc_rt_rnn_params *
 rec_params(const kp_call *c)
 {
-    return c->kind == KP_RNN_PROJ ? NULL
+    return c->kind == KP_RNN_PROJ      ? NULL
            : c->kind == KP_LSTM_TISSUE ? &c->p.tissue.p.rnn
+           : c->kind == KP_LSTM_DRS    ? &c->p.drs.p
                                        : &c->p.rnn;
 }
 
@@ -409,6 +421,64 @@ tissue_cb(const ocl_plan *P, const kp_call *c)
     return cb < 1 ? 1 : (int)cb;
 }
 
+/* Local memory a DRS layer needs (h, o, gates i f c, R, the counts). */
+static int64_t
+drs_local_bytes(const ocl_plan *P, const kp_call *c)
+{
+    return (6 * c->p.drs.p.hidden + P->wg + 1) * 4;
+}
+
+static int64_t
+local_limit(const ocl_plan *P)
+{
+    return P->t->gpu_shared_bytes > 0 ? P->t->gpu_shared_bytes / 2 : 16384;
+}
+
+/* The macros every LSTM layer of the approximate schedules shares (sizes, attributes). */
+static void
+put_lstm_macros(FILE *f, const ocl_plan *P, const lstmc_rt_rnn_params *p)
+{
+    const int64_t H = p->hidden;
+    fprintf(f, "#define CELL 0\n#define G 4\n#define GH %lld\n#define T %lld\n#define NB %lld\n"
+               "#define H %lld\n#define D %d\n#define ROWS %lld\n#define REV %d\n"
+               "#define LAYOUT %d\n#define HAS_CLIP %d\n#define CLIPV ",
+            (long long)(4 * H), (long long)p->seq_len, (long long)p->batch, (long long)H,
+            p->n_dirs, (long long)(p->seq_len * p->batch), p->reverse, p->layout, p->has_clip);
+    put_flt(f, p->clip);
+    fprintf(f, "\n#define IFG %d\n#define LW %d\n", p->input_forget, P->wg);
+}
+
+/* KP_LSTM_DRS: the macros of opencl_drs.h, then its text. */
+static void
+put_drs_layer(FILE *f, const ocl_plan *P, int idx)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    const lstmc_rt_rnn_params *p = &c->p.drs.p;
+    const int64_t per = (p->hidden + P->wg - 1) / P->wg;
+    int k;
+
+    put_lstm_macros(f, P, p);
+    fprintf(f, "#define UPI %lld\n#define BPI %lld\n#define DST_O %lld\n", (long long)per,
+            (long long)per, (long long)P->state_off[idx]);
+    fprintf(f, "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
+               "#define HAS_Y %d\n#define HAS_YH %d\n#define HAS_YC %d\n",
+            c->in[3] != NULL, c->in[4] != NULL, c->in[5] != NULL, c->in[6] != NULL,
+            c->out[0] != NULL, c->out[1] != NULL, c->out[2] != NULL);
+    put_tensor_macros(f, P, "PI", c->in[0]);
+    put_tensor_macros(f, P, "UO", c->in[1]);
+    put_tensor_macros(f, P, "UF", c->in[2]);
+    put_tensor_macros(f, P, "SEQ", c->in[3]);
+    put_tensor_macros(f, P, "H0", c->in[4]);
+    put_tensor_macros(f, P, "C0", c->in[5]);
+    put_tensor_macros(f, P, "PE", c->in[6]);
+    put_tensor_macros(f, P, "Y", c->out[0]);
+    put_tensor_macros(f, P, "YH", c->out[1]);
+    put_tensor_macros(f, P, "YC", c->out[2]);
+    put_acts(f, p);
+    for (k = 0; ocl_template_drs[k]; k++)
+        fputs(ocl_template_drs[k], f);
+}
+
 /* KP_LSTM_TISSUE: the macros of opencl_tissue.h, then its text. */
 static void
 put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
@@ -417,19 +487,13 @@ put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
     const lstmc_rt_rnn_params *p = &c->p.tissue.p.rnn;
     const int64_t H = p->hidden, so = P->state_off[idx];
     tissue_geom z = tissue_geometry(c);
-    int64_t local = P->t->gpu_shared_bytes > 0 ? P->t->gpu_shared_bytes / 2 : 16384;
     int k;
 
-    fprintf(f, "#define CELL 0\n#define G 4\n#define GH %lld\n#define T %lld\n#define NB %lld\n"
-               "#define H %lld\n#define D %d\n#define ROWS %lld\n#define REV %d\n"
-               "#define LAYOUT %d\n#define HAS_CLIP %d\n#define CLIPV ",
-            (long long)(4 * H), (long long)p->seq_len, (long long)p->batch, (long long)H,
-            p->n_dirs, (long long)z.nc, p->reverse, p->layout, p->has_clip);
-    put_flt(f, p->clip);
-    fprintf(f, "\n#define IFG %d\n#define LW %d\n#define CAP %lld\n#define SLOTS %lld\n"
+    put_lstm_macros(f, P, p);
+    fprintf(f, "#define CAP %lld\n#define SLOTS %lld\n"
                "#define NC %lld\n#define CPI %d\n#define CB %d\n#define HLOC %d\n",
-            p->input_forget, P->wg, (long long)z.cap, (long long)z.slots, (long long)z.nc,
-            tissue_cpi(P, H), tissue_cb(P, c), z.cap * H * 4 <= local);
+            (long long)z.cap, (long long)z.slots, (long long)z.nc, tissue_cpi(P, H),
+            tissue_cb(P, c), z.cap * H * 4 <= local_limit(P));
     fprintf(f, "#define TG_O %lld\n#define TS_O %lld\n#define THB_O %lld\n#define TI_O %lld\n"
                "#define TF_STR %lld\n#define TI_STR %lld\n",
             (long long)so, (long long)(so + z.cap * 4 * H),
@@ -471,6 +535,8 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
     fprintf(f, "#define KN(x) k%d_##x\n#define TS %d\n", idx, P->ts);
     if (c->kind == KP_LSTM_TISSUE) {
         put_tissue_layer(f, P, idx);
+    } else if (c->kind == KP_LSTM_DRS) {
+        put_drs_layer(f, P, idx);
     } else if (c->kind == KP_RNN_PROJ) {
         const lstmc_rt_rnn_proj_params *q = &c->p.proj;
         int64_t G = gates(q->cell);
@@ -587,8 +653,8 @@ static int
 kernel_names(const ocl_plan *P, const kp_call *c, const char **names)
 {
     int n = 0;
-    if (c->kind == KP_LSTM_TISSUE) {
-        names[0] = "tissue";
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS) {
+        names[0] = c->kind == KP_LSTM_DRS ? "drs" : "tissue";
         return 1;
     }
     if (c->kind != KP_RNN_REC)
@@ -625,7 +691,8 @@ host_needs(const ocl_plan *P, const ir_tensor *t, int i)
             if (!P->handled[j])
                 return 1;
             if ((c->kind == KP_RNN && k == 4) ||
-                ((c->kind == KP_RNN_REC || c->kind == KP_LSTM_TISSUE) && k == 3))
+                ((c->kind == KP_RNN_REC || c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS) &&
+                 k == 3))
                 return 1;
         }
     }
@@ -636,19 +703,22 @@ host_needs(const ocl_plan *P, const ir_tensor *t, int i)
 static void
 put_signature(FILE *f, const char *name, const kp_call *c, int idx)
 {
-    int j, n = c->n_in + c->n_out, tissue = c->kind == KP_LSTM_TISSUE;
+    int j, n = c->n_in + c->n_out, tissue = c->kind == KP_LSTM_TISSUE, drs = c->kind == KP_LSTM_DRS;
     fprintf(f, "lstmc_rt_status\n%s_k%d(const %s *p%s", name, idx,
             c->kind == KP_RNN_PROJ ? "lstmc_rt_rnn_proj_params"
             : tissue               ? "lstmc_rt_tissue_params"
                                    : "lstmc_rt_rnn_params",
-            tissue ? ", float alpha_inter" : "");
+            tissue ? ", float alpha_inter" : drs ? ", float alpha_intra" : "");
     for (j = 0; j < n; j++) {
-        int is_seq = (c->kind == KP_RNN && j == 4) || ((c->kind == KP_RNN_REC || tissue) && j == 3);
+        int is_seq = (c->kind == KP_RNN && j == 4) ||
+                     ((c->kind == KP_RNN_REC || tissue || drs) && j == 3);
         fprintf(f, ",%s%s%s *a%d", j % 4 == 3 ? "\n    " : " ", j < c->n_in ? "const " : "",
                 is_seq ? "int32_t" : "float", j);
     }
     if (tissue)
         fputs(", lstmc_rt_tissue_stats *stats, void *scratch", f);
+    else if (drs)
+        fputs(", lstmc_rt_drs_stats *stats, void *scratch", f);
     else if (c->kind != KP_RNN_PROJ)
         fputs(", float *scratch", f);
     fputs(")\n", f);
@@ -674,6 +744,46 @@ put_uploads(FILE *f, const ocl_plan *P, const kp_call *c, unsigned char *dev_val
                 "    OCL_DO(clEnqueueWriteBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, %lldu, a%d, "
                 "0, NULL, NULL)); /* %s */\n",
                 (long long)(l.off * 4), (long long)bytes, j, t->name);
+    }
+}
+
+/* The offloaded call before idx that wrote t, or -1 (a host call, a graph input). */
+static int
+offloaded_producer(const ocl_plan *P, const ir_tensor *t, int idx)
+{
+    int j, k;
+    for (j = idx - 1; j >= 0; j--)
+        for (k = 0; k < P->kp->calls[j].n_out; k++)
+            if (P->kp->calls[j].out[k] == t)
+                return P->handled[j] ? j : -1;
+    return -1;
+}
+
+/* Policy model: inputs of call idx that an offloaded call wrote on the other side this
+ * run. to_device = 0 (idx runs on the CPU): read back, blocking, what a device layer left
+ * on the device; 1 (on the device): upload what a CPU-run layer wrote, unless the plan
+ * uploads it anyway (dev_valid 0). */
+static void
+put_cross_moves(FILE *f, const ocl_plan *P, int idx, int to_device, const unsigned char *dev_valid)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    int j;
+    for (j = 0; j < c->n_in; j++) {
+        const ir_tensor *t = c->in[j];
+        int64_t bytes;
+        int pr;
+        if (!t || P->mp->tensor[t->id].kind == MEMPLAN_CONST)
+            continue;
+        pr = offloaded_producer(P, t, idx);
+        bytes = numel(t) * (int64_t)ir_dtype_size(t->dtype);
+        if (pr < 0 || bytes == 0 || (to_device && !dev_valid[t->id]))
+            continue;
+        fprintf(f,
+                "%s    if (%socl_ran_cpu[%d])\n%s        OCL_DO(clEnqueue%sBuffer(ocl.queue, "
+                "ocl_mem, %s, %lldu, %lldu, (void *)a%d, 0, NULL, NULL)); /* %s */\n",
+                to_device ? "" : "    ", to_device ? "" : "!", pr, to_device ? "" : "    ",
+                to_device ? "Write" : "Read", to_device ? "CL_FALSE" : "CL_TRUE",
+                (long long)(loc_of(P, t).off * 4), (long long)bytes, j, t->name);
     }
 }
 
@@ -713,7 +823,7 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
     int nk = kernel_names(P, c, kn), j, k, downloads = 0, last_ocl = 1;
     int seq_arg = c->kind == KP_RNN ? 4 : c->kind == KP_RNN_PROJ ? -1 : 3;
     const lstmc_rt_rnn_params *p = rec_params(c);
-    const int tissue = c->kind == KP_LSTM_TISSUE;
+    const int tissue = c->kind == KP_LSTM_TISSUE, drs = c->kind == KP_LSTM_DRS;
 
     int first_ocl = 1;
     for (j = 0; j < idx; j++)
@@ -723,6 +833,8 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
         if (P->handled[j])
             last_ocl = 0;
 
+    if (drs) /* what each chain did, read back for lstmc_rt_drs_stats */
+        fprintf(f, "static cl_int ocl_ds%d[%lld][2];\n\n", idx, (long long)(p->n_dirs * p->batch));
     put_signature(f, name, c, idx);
     fputs("{\n    cl_int e = CL_SUCCESS;\n    (void)p;\n", f);
     if (p)
@@ -730,21 +842,29 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
     fputs("    if (!ocl_ready)\n        return LSTMC_RT_ERR_NO_DEVICE;\n", f);
     if (first_ocl) /* the run's first layer decides where the run's layers go */
         fputs("    ocl_run_begin();\n", f);
-    /* the CPU side of the policy: the runtime's C kernel on the host buffers */
+    /* the CPU side of the policy: the runtime's C kernel on the host buffers, after what
+     * an earlier layer left on the device only is read back (policy model) */
+    fprintf(f,
+            "    ocl_ran_cpu[%d] = ocl_on_cpu || (ocl_policy == LSTMC_OCL_MODEL && "
+            "ocl_model_cpu[%d]);\n    if (ocl_ran_cpu[%d]) {\n        lstmc_rt_status st;\n"
+            "        OCL_DO(clFinish(ocl.queue));\n",
+            idx, idx, idx);
+    put_cross_moves(f, P, idx, 0, dev_valid);
+    fputs("        if (e != CL_SUCCESS)\n            return lstmc_rt_ocl_status(e);\n", f);
     if (P->cpu_llvm && P->cpu_llvm[idx])
-        fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s_cpu_k%d(p", name, idx);
+        fprintf(f, "        st = %s_cpu_k%d(p", name, idx);
     else
-        fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s(p", kp_kind_fn(c->kind));
-    if (tissue)
-        fputs(", alpha_inter", f);
+        fprintf(f, "        st = %s(p", kp_kind_fn(c->kind));
+    if (tissue || drs)
+        fputs(tissue ? ", alpha_inter" : ", alpha_intra", f);
     for (j = 0; j < c->n_in + c->n_out; j++)
         fprintf(f, ", a%d", j);
     fprintf(f, "%s);\n%s        return st;\n    }\n",
-            tissue ? ", stats, scratch"
+            tissue || drs ? ", stats, scratch"
             : p    ? ", scratch"
                    : "",
             last_ocl ? "        ocl_run_end();\n" : "");
-    if (tissue) /* as lstmc_rt_lstm_tissue: stats zero unless the device fills them */
+    if (tissue || drs) /* as the C kernels: stats zero unless the device fills them */
         fputs("    if (stats)\n        memset(stats, 0, sizeof *stats);\n", f);
     if (tissue && !c->in[2]) /* no row sums: cutting is impossible, as the C kernel */
         fputs("    if (alpha_inter > 0.0f)\n        return LSTMC_RT_ERR_NULL;\n", f);
@@ -762,6 +882,7 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
                 "        if (a%d[n] < 0 || a%d[n] > %lld)\n"
                 "            return LSTMC_RT_ERR_SEQ_LEN;\n",
                 (long long)p->batch, seq_arg, seq_arg, (long long)p->seq_len);
+    put_cross_moves(f, P, idx, 1, dev_valid);
     put_uploads(f, P, c, dev_valid);
     /* the kernels: G1, then init, T steps, final, enqueued back to back (or the one loop
      * launch of a layer that fits a work-group) */
@@ -785,7 +906,22 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
         fputs("    }\n", f);
         downloads++;
     }
-    for (k = 0; k < nk && !tissue; k++) {
+    if (drs) { /* one launch: a work-group per chain (opencl_drs.h) */
+        fprintf(f,
+                "    { /* Algorithm 3, %lld chain(s) of %lld cells */\n"
+                "        const size_t g = %lld, l = %d;\n"
+                "        OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof alpha_intra, "
+                "&alpha_intra));\n"
+                "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
+                "&l, 0, NULL, NULL));\n"
+                "        OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, "
+                "sizeof ocl_ds%d, ocl_ds%d, 0, NULL, NULL));\n    }\n",
+                (long long)(p->n_dirs * p->batch), (long long)p->seq_len,
+                (long long)(p->n_dirs * p->batch * P->wg), P->wg, kbase, kbase,
+                (long long)(4 * P->state_off[idx]), idx, idx);
+        downloads++;
+    }
+    for (k = 0; k < nk && !tissue && !drs; k++) {
         const char *n = kn[k];
         if (p && use_loop(P, c) && strcmp(n, "proj") != 0) {
             if (strcmp(n, "loop") == 0)
@@ -860,11 +996,97 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
               "            stats->sub_layers += ocl_tst[d][3];\n        }\n",
               f);
     }
+    if (drs) {
+        fprintf(f, "    if (e == CL_SUCCESS && stats)\n        for (int q = 0; q < %lld; q++) {\n",
+                (long long)(p->n_dirs * p->batch));
+        fprintf(f, "            stats->cells += ocl_ds%d[q][0];\n"
+                   "            stats->rows_total += %lldLL * ocl_ds%d[q][0];\n"
+                   "            stats->rows_loaded += 3LL * ocl_ds%d[q][1];\n"
+                   "            stats->rows_skipped += %lldLL * ocl_ds%d[q][0] - 3LL * "
+                   "ocl_ds%d[q][1];\n        }\n",
+                idx, (long long)(3 * p->hidden), idx, idx, (long long)(3 * p->hidden), idx, idx);
+    }
     if (last_ocl)
         fputs("    ocl_run_end();\n", f);
     fputs("    if (e != CL_SUCCESS)\n        clFinish(ocl.queue);\n"
           "    return lstmc_rt_ocl_status(e);\n}\n\n",
           f);
+}
+
+/* --- the cost model (docs/OPENCL.md, "GPU or CPU") ------------------------------------- */
+
+/* The profile's figures, or rough defaults where it has none (a built-in profile; `lstmc
+ * profile` measures all three). */
+static void
+cost_inputs(const ocl_plan *P, double *launch_us, double *gpu_gflops, double *cpu_gflops)
+{
+    const target *t = P->t;
+    *launch_us = t->gpu_launch_us > 0 ? t->gpu_launch_us : 20.0;
+    *gpu_gflops = t->gpu_gflops > 0 ? t->gpu_gflops
+                  : t->gpu_compute_units > 0 && t->gpu_mhz > 0
+                      ? 0.25 * 64e-3 * t->gpu_compute_units * t->gpu_mhz /* 25 % of 32 FMA/clk */
+                      : 2.0;
+    *cpu_gflops = t->cpu_gflops > 0 ? t->cpu_gflops : 2.0;
+}
+
+/* Predicted microseconds of offloaded call c on the device and on one CPU core: launches
+ * times the launch overhead plus the flops at the measured rate of the recurrent product
+ * (which includes the U traffic of the sizes profiled). */
+static void
+cost_of(const ocl_plan *P, const kp_call *c, double *gpu_us, double *cpu_us)
+{
+    const lstmc_rt_rnn_params *p = rec_params(c);
+    double launch, gg, cg, flops = 0, launches = 0;
+    cost_inputs(P, &launch, &gg, &cg);
+    if (c->kind == KP_RNN_PROJ || c->kind == KP_RNN) {
+        const int64_t rows = c->kind == KP_RNN_PROJ ? c->p.proj.rows : p->seq_len * p->batch;
+        const int64_t in = c->kind == KP_RNN_PROJ ? c->p.proj.input_size : p->input_size;
+        const int64_t gh = c->kind == KP_RNN_PROJ ? gates(c->p.proj.cell) * c->p.proj.hidden
+                                                  : gates(p->cell) * p->hidden;
+        const int D = c->kind == KP_RNN_PROJ ? c->p.proj.n_dirs : p->n_dirs;
+        flops += 2.0 * (double)rows * (double)in * (double)gh * D;
+        launches += 1;
+    }
+    if (p) {
+        const double G = c->kind == KP_RNN || c->kind == KP_RNN_REC ? (double)gates(p->cell) : 4.0;
+        flops += 2.0 * p->n_dirs * (double)p->seq_len * (double)p->batch * (double)p->hidden *
+                 G * (double)p->hidden;
+        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS || use_loop(P, c))
+            launches += 1;
+        else
+            launches += 2 + (double)p->seq_len *
+                                (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset ? 2 : 1);
+    }
+    *gpu_us = launches * launch + flops / (gg * 1e3);
+    *cpu_us = flops / (cg * 1e3);
+}
+
+/* ocl_model_cpu[i]: 1 where the cost model puts offloaded call i on the CPU; the
+ * predictions as a comment table. */
+static void
+put_cost_model(FILE *f, const ocl_plan *P)
+{
+    double launch, gg, cg;
+    int i;
+    cost_inputs(P, &launch, &gg, &cg);
+    fprintf(f, "/* cost model: launch %.1f us, device %.3f GFLOP/s, CPU %.3f GFLOP/s\n", launch,
+            gg, cg);
+    for (i = 0; i < P->kp->n_calls; i++) {
+        double gu, cu;
+        if (!P->handled[i])
+            continue;
+        cost_of(P, &P->kp->calls[i], &gu, &cu);
+        fprintf(f, " *   call %d (%s): device %.1f us, CPU %.1f us -> %s\n", i,
+                kp_kind_fn(P->kp->calls[i].kind), gu, cu, cu < gu ? "CPU" : "device");
+    }
+    fputs(" */\nstatic const unsigned char ocl_model_cpu[] = {", f);
+    for (i = 0; i < P->kp->n_calls; i++) {
+        double gu = 0, cu = 1;
+        if (P->handled[i])
+            cost_of(P, &P->kp->calls[i], &gu, &cu);
+        fprintf(f, "%s%d", i ? ", " : "", cu < gu);
+    }
+    fprintf(f, "};\nstatic unsigned char ocl_ran_cpu[%d];\n\n", P->kp->n_calls);
 }
 
 /* The GPU/CPU choice (MobiRNN §4.5: a busy GPU can make the CPU faster), per run. */
@@ -884,7 +1106,11 @@ static const char ocl_policy_c[] =
     "    if (ocl_policy != LSTMC_OCL_AUTO)\n        ocl_on_cpu = ocl_policy == LSTMC_OCL_CPU;\n"
     "    else\n        ocl_on_cpu = phase == 0 ? 0 : phase == 1 ? 1 : ocl_ms[1] < ocl_ms[0];\n"
     "    ocl_t0 = ocl_now_ms();\n}\n\n"
-    "static void\nocl_run_end(void)\n{\n    ocl_ms[ocl_on_cpu] = ocl_now_ms() - ocl_t0;\n}\n\n";
+    "static void\nocl_run_end(void)\n{\n    ocl_ms[ocl_on_cpu] = ocl_now_ms() - ocl_t0;\n}\n\n"
+    "/* LSTMC_OCL_POLICY=model: each layer where the cost model (lstmc, from the target\n"
+    " * profile) predicts it is faster, decided at compile time: ocl_model_cpu. A tensor made\n"
+    " * on one side and read on the other is moved when it is read (ocl_ran_cpu says where\n"
+    " * each offloaded call ran in this run). */\n";
 
 /* The OpenCL C program as C string literals, one per line. */
 static int
@@ -981,10 +1207,12 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
     }
     fputs("NULL};\n\n", f);
     fputs(ocl_policy_c, f);
+    put_cost_model(f, P);
     fprintf(f,
             "void\n%s_ocl_set_policy(int policy)\n{\n"
-            "    ocl_policy = policy == LSTMC_OCL_CPU || policy == LSTMC_OCL_AUTO ? policy\n"
-            "                                                                   : LSTMC_OCL_GPU;\n"
+            "    ocl_policy = policy == LSTMC_OCL_CPU || policy == LSTMC_OCL_AUTO ||\n"
+            "                         policy == LSTMC_OCL_MODEL\n"
+            "                     ? policy\n                     : LSTMC_OCL_GPU;\n"
             "    ocl_runs = 0;\n}\n\n"
             "int\n%s_ocl_last_on_cpu(void)\n{\n    return ocl_on_cpu;\n}\n\n",
             o->name, o->name);
@@ -1011,6 +1239,7 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
         "    %s_ocl_release();\n"
         "    if (pol)\n        %s_ocl_set_policy(strcmp(pol, \"cpu\") == 0    ? LSTMC_OCL_CPU\n"
         "                               : strcmp(pol, \"auto\") == 0 ? LSTMC_OCL_AUTO\n"
+        "                               : strcmp(pol, \"model\") == 0 ? LSTMC_OCL_MODEL\n"
         "                                                            : LSTMC_OCL_GPU);\n"
         "    cfg.device_type = \"%s\";\n    cfg.sources = ocl_source;\n"
         "    cfg.n_sources = OCL_SOURCE_LINES;\n    cfg.build_options = NULL;\n"
@@ -1060,6 +1289,8 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
                     o->name, i);
         else if (P->kp->calls[i].kind == KP_LSTM_TISSUE)
             fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, tissue_args_c);
+        else if (P->kp->calls[i].kind == KP_LSTM_DRS)
+            fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, drs_args_c);
         else
             fprintf(f,
                     "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
@@ -1123,9 +1354,11 @@ write_header(const cg_options *o, diag *d)
         "/* The name of the device in use (\"\" before init). */\n"
         "const char *%s_ocl_device(void);\n\n"
         "/* Where the recurrent layers run (MobiRNN §4.5): on the device (the default), on the\n"
-        " * CPU (the runtime's C kernels), or auto: measured, each side once every 64 runs,\n"
-        " * the faster one otherwise. %s_ocl_init reads LSTMC_OCL_POLICY=gpu|cpu|auto. */\n"
-        "enum { LSTMC_OCL_GPU = 0, LSTMC_OCL_CPU = 1, LSTMC_OCL_AUTO = 2 };\n"
+        " * CPU (the runtime's C kernels), auto: measured, each side once every 64 runs,\n"
+        " * the faster one otherwise, or model: each layer where the compiler's cost model\n"
+        " * (target profile) placed it. %s_ocl_init reads LSTMC_OCL_POLICY=gpu|cpu|auto|model.\n"
+        " */\n"
+        "enum { LSTMC_OCL_GPU = 0, LSTMC_OCL_CPU = 1, LSTMC_OCL_AUTO = 2, LSTMC_OCL_MODEL = 3 };\n"
         "void %s_ocl_set_policy(int policy);\n\n"
         "/* 1 when the last run's layers ran on the CPU. */\n"
         "int %s_ocl_last_on_cpu(void);\n\n#endif\n",
@@ -1173,6 +1406,8 @@ cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     for (i = 0; i < kp->n_calls; i++) {
         const char *kn[6];
         handled[i] = (unsigned char)cg_opencl_handles(&kp->calls[i]);
+        if (kp->calls[i].kind == KP_LSTM_DRS && drs_local_bytes(&P, &kp->calls[i]) > local_limit(&P))
+            handled[i] = 0; /* h, o, gates and R do not fit local memory: the host kernel */
         if (handled[i]) {
             n++;
             n_kern += kernel_names(&P, &kp->calls[i], kn);
