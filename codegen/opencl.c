@@ -475,6 +475,8 @@ put_drs_layer(FILE *f, const ocl_plan *P, int idx)
     put_tensor_macros(f, P, "YH", c->out[1]);
     put_tensor_macros(f, P, "YC", c->out[2]);
     put_acts(f, p);
+    for (k = 0; ocl_template_lstm_ew[k]; k++)
+        fputs(ocl_template_lstm_ew[k], f);
     for (k = 0; ocl_template_drs[k]; k++)
         fputs(ocl_template_drs[k], f);
 }
@@ -518,6 +520,8 @@ put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
     put_tensor_macros(f, P, "YH", c->out[1]);
     put_tensor_macros(f, P, "YC", c->out[2]);
     put_acts(f, p);
+    for (k = 0; ocl_template_lstm_ew[k]; k++)
+        fputs(ocl_template_lstm_ew[k], f);
     for (k = 0; ocl_template_tissue[k]; k++)
         fputs(ocl_template_tissue[k], f);
 }
@@ -621,6 +625,9 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
     if (c->kind == KP_RNN || c->kind == KP_RNN_PROJ)
         for (k = 0; ocl_template_proj[k]; k++)
             fputs(ocl_template_proj[k], f);
+    if (c->kind == KP_RNN || c->kind == KP_RNN_REC)
+        for (k = 0; ocl_template_lstm_ew[k]; k++)
+            fputs(ocl_template_lstm_ew[k], f);
     if (c->kind == KP_RNN || c->kind == KP_RNN_REC)
         for (k = 0; ocl_template_rec[k]; k++)
             fputs(ocl_template_rec[k], f);
