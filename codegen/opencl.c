@@ -1413,7 +1413,8 @@ cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     for (i = 0; i < kp->n_calls; i++) {
         const char *kn[6];
         handled[i] = (unsigned char)cg_opencl_handles(&kp->calls[i]);
-        if (kp->calls[i].kind == KP_LSTM_DRS && drs_local_bytes(&P, &kp->calls[i]) > local_limit(&P))
+        if (kp->calls[i].kind == KP_LSTM_DRS &&
+            drs_local_bytes(&P, &kp->calls[i]) > local_limit(&P))
             handled[i] = 0; /* h, o, gates and R do not fit local memory: the host kernel */
         if (handled[i]) {
             n++;

@@ -391,7 +391,8 @@ find_rates(prof *P)
         maxH = P->hidden[i] > maxH ? P->hidden[i] : maxH;
     {
         float *U = malloc(sizeof(float) * (size_t)(4 * maxH * maxH));
-        float *h = malloc(sizeof(float) * (size_t)maxH), *o = malloc(sizeof(float) * (size_t)(4 * maxH));
+        float *h = malloc(sizeof(float) * (size_t)maxH);
+        float *o = malloc(sizeof(float) * (size_t)(4 * maxH));
         double t[64];
         if (U && h && o) {
             fill(U, 4 * maxH * maxH, 1);
