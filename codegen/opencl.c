@@ -448,6 +448,30 @@ put_lstm_macros(FILE *f, const ocl_plan *P, const lstmc_rt_rnn_params *p)
     fprintf(f, "\n#define IFG %d\n#define LW %d\n", p->input_forget, P->wg);
 }
 
+/* The arguments the tissue and DRS kernels share (both take P first, then two weight
+ * inputs, then seq_lens init_h init_c Peep, and write Y Y_h Y_c), then the activations
+ * and the LSTM cell update. */
+static void
+put_lstm_io(FILE *f, const ocl_plan *P, const kp_call *c, const lstmc_rt_rnn_params *p)
+{
+    int k;
+    fprintf(f, "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
+               "#define HAS_Y %d\n#define HAS_YH %d\n#define HAS_YC %d\n",
+            c->in[3] != NULL, c->in[4] != NULL, c->in[5] != NULL, c->in[6] != NULL,
+            c->out[0] != NULL, c->out[1] != NULL, c->out[2] != NULL);
+    put_tensor_macros(f, P, "PI", c->in[0]);
+    put_tensor_macros(f, P, "SEQ", c->in[3]);
+    put_tensor_macros(f, P, "H0", c->in[4]);
+    put_tensor_macros(f, P, "C0", c->in[5]);
+    put_tensor_macros(f, P, "PE", c->in[6]);
+    put_tensor_macros(f, P, "Y", c->out[0]);
+    put_tensor_macros(f, P, "YH", c->out[1]);
+    put_tensor_macros(f, P, "YC", c->out[2]);
+    put_acts(f, p);
+    for (k = 0; ocl_template_lstm_ew[k]; k++)
+        fputs(ocl_template_lstm_ew[k], f);
+}
+
 /* KP_LSTM_DRS: the macros of opencl_drs.h, then its text. */
 static void
 put_drs_layer(FILE *f, const ocl_plan *P, int idx)
@@ -460,23 +484,9 @@ put_drs_layer(FILE *f, const ocl_plan *P, int idx)
     put_lstm_macros(f, P, p);
     fprintf(f, "#define UPI %lld\n#define BPI %lld\n#define DST_O %lld\n", (long long)per,
             (long long)per, (long long)P->state_off[idx]);
-    fprintf(f, "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
-               "#define HAS_Y %d\n#define HAS_YH %d\n#define HAS_YC %d\n",
-            c->in[3] != NULL, c->in[4] != NULL, c->in[5] != NULL, c->in[6] != NULL,
-            c->out[0] != NULL, c->out[1] != NULL, c->out[2] != NULL);
-    put_tensor_macros(f, P, "PI", c->in[0]);
     put_tensor_macros(f, P, "UO", c->in[1]);
     put_tensor_macros(f, P, "UF", c->in[2]);
-    put_tensor_macros(f, P, "SEQ", c->in[3]);
-    put_tensor_macros(f, P, "H0", c->in[4]);
-    put_tensor_macros(f, P, "C0", c->in[5]);
-    put_tensor_macros(f, P, "PE", c->in[6]);
-    put_tensor_macros(f, P, "Y", c->out[0]);
-    put_tensor_macros(f, P, "YH", c->out[1]);
-    put_tensor_macros(f, P, "YC", c->out[2]);
-    put_acts(f, p);
-    for (k = 0; ocl_template_lstm_ew[k]; k++)
-        fputs(ocl_template_lstm_ew[k], f);
+    put_lstm_io(f, P, c, p);
     for (k = 0; ocl_template_drs[k]; k++)
         fputs(ocl_template_drs[k], f);
 }
@@ -501,27 +511,13 @@ put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
             (long long)so, (long long)(so + z.cap * 4 * H),
             (long long)(so + z.cap * 4 * H + z.slots * 2 * H),
             (long long)(so + p->n_dirs * z.f_str), (long long)z.f_str, (long long)z.i_str);
-    fprintf(f, "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
-               "#define HAS_DS %d\n#define HAS_HP %d\n#define HAS_CP %d\n#define HAS_Y %d\n"
-               "#define HAS_YH %d\n#define HAS_YC %d\n",
-            c->in[3] != NULL, c->in[4] != NULL, c->in[5] != NULL, c->in[6] != NULL,
-            c->in[2] != NULL, c->in[7] != NULL, c->in[8] != NULL, c->out[0] != NULL,
-            c->out[1] != NULL, c->out[2] != NULL);
-    put_tensor_macros(f, P, "PI", c->in[0]);
+    fprintf(f, "#define HAS_DS %d\n#define HAS_HP %d\n#define HAS_CP %d\n", c->in[2] != NULL,
+            c->in[7] != NULL, c->in[8] != NULL);
     put_tensor_macros(f, P, "UP", c->in[1]);
     put_tensor_macros(f, P, "DS", c->in[2]);
-    put_tensor_macros(f, P, "SEQ", c->in[3]);
-    put_tensor_macros(f, P, "H0", c->in[4]);
-    put_tensor_macros(f, P, "C0", c->in[5]);
-    put_tensor_macros(f, P, "PE", c->in[6]);
     put_tensor_macros(f, P, "HP", c->in[7]);
     put_tensor_macros(f, P, "CP", c->in[8]);
-    put_tensor_macros(f, P, "Y", c->out[0]);
-    put_tensor_macros(f, P, "YH", c->out[1]);
-    put_tensor_macros(f, P, "YC", c->out[2]);
-    put_acts(f, p);
-    for (k = 0; ocl_template_lstm_ew[k]; k++)
-        fputs(ocl_template_lstm_ew[k], f);
+    put_lstm_io(f, P, c, p);
     for (k = 0; ocl_template_tissue[k]; k++)
         fputs(ocl_template_tissue[k], f);
 }
