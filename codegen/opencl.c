@@ -34,6 +34,8 @@
 #include "kprog.h"
 #include "memplan.h"
 #include "opencl_template.h"
+#include "opencl_drs.h"
+#include "opencl_tissue.h"
 #include "target.h"
 
 /* Largest rows-per-work-item: acc[] stays in registers (4 gates x 8 rows). */
@@ -74,7 +76,8 @@ cg_opencl_wanted(const char *target_name)
 int
 cg_opencl_handles(const kp_call *c)
 {
-    return c->kind == KP_RNN || c->kind == KP_RNN_PROJ || c->kind == KP_RNN_REC;
+    return c->kind == KP_RNN || c->kind == KP_RNN_PROJ || c->kind == KP_RNN_REC ||
+           c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS;
 }
 
 static int64_t
@@ -128,6 +131,31 @@ loc_of(const ocl_plan *P, const ir_tensor *t)
     return r;
 }
 
+/* The device state of a tissue layer (opencl_tissue.h), per direction: floats [gates
+ * CAP x 4H | sub-layer states SLOTS x 2H | h rows CAP x H], then the int plan. Cell counts
+ * and caps as rt_tissue.c's params_ok. */
+typedef struct tissue_geom {
+    int64_t nc, cap, slots, f_str, i_str;
+} tissue_geom;
+
+static tissue_geom
+tissue_geometry(const kp_call *c)
+{
+    const lstmc_rt_tissue_params *tp = &c->p.tissue.p;
+    const int64_t H = tp->rnn.hidden;
+    tissue_geom z;
+    z.nc = tp->rnn.seq_len * tp->rnn.batch;
+    z.cap = tp->mts < z.nc ? tp->mts : z.nc;
+    z.slots = 2 * (int64_t)tp->mts < z.nc ? 2 * (int64_t)tp->mts : z.nc;
+    if (z.cap < 1)
+        z.cap = 1;
+    if (z.slots < 1)
+        z.slots = 1;
+    z.f_str = round_up(z.cap * 4 * H + z.slots * 2 * H + z.cap * H, OCL_ALIGN_WORDS);
+    z.i_str = round_up(15 * z.nc + 1 + z.slots + 8, OCL_ALIGN_WORDS);
+    return z;
+}
+
 /* Words of layer state call c needs in mem: h ping-pong, c, GRU z and r.h, and the
  * projection P of an unsplit layer (KP_RNN). */
 static int64_t
@@ -137,6 +165,12 @@ state_words(const kp_call *c)
     int64_t dnh, w;
     if (c->kind == KP_RNN_PROJ)
         return 0;
+    if (c->kind == KP_LSTM_TISSUE) {
+        tissue_geom z = tissue_geometry(c);
+        return c->p.tissue.p.rnn.n_dirs * (z.f_str + z.i_str);
+    }
+    if (c->kind == KP_LSTM_DRS) /* per chain: cells run, rows kept */
+        return round_up(2 * c->p.drs.p.n_dirs * c->p.drs.p.batch, OCL_ALIGN_WORDS);
     dnh = round_up(p->n_dirs * p->batch * p->hidden, OCL_ALIGN_WORDS);
     w = 5 * dnh;
     if (c->kind == KP_RNN)
@@ -273,6 +307,21 @@ put_act(FILE *f, int idx, const lstmc_rt_act *a)
     fputs("\n}\n", f);
 }
 
+/* The C parameters of lstmc_rt_lstm_tissue (for prototypes of its CPU kernels). */
+static const char tissue_args_c[] =
+    "const lstmc_rt_tissue_params *p, float alpha_inter,\n"
+    "    const float *P, const float *Up, const float *row_abs_sum, const int32_t *seq_lens,\n"
+    "    const float *init_h, const float *init_c, const float *Peep, const float *h_pred,\n"
+    "    const float *c_pred, float *Y, float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
+    "    void *scratch";
+
+/* The C parameters of lstmc_rt_lstm_drs. */
+static const char drs_args_c[] =
+    "const lstmc_rt_rnn_params *p, float alpha_intra,\n"
+    "    const float *P, const float *Uo, const float *Ufic, const int32_t *seq_lens,\n"
+    "    const float *init_h, const float *init_c, const float *Peep, float *Y, float *Y_h,\n"
+    "    float *Y_c, lstmc_rt_drs_stats *stats, void *scratch";
+
 /* Every per-layer macro, #undef'd after each layer. */
 static const char *const layer_macros[] = {
     "KN",     "CELL",     "G",     "GH",     "GREC",     "T",     "NB",     "IN",      "H",
@@ -282,7 +331,11 @@ static const char *const layer_macros[] = {
     "B_B",    "B_O",      "PO_B",  "PO_O",   "PI_B",     "PI_O",  "R_B",    "R_O",     "RB_B",
     "RB_O",   "SEQ_B",    "SEQ_O", "H0_B",   "H0_O",     "C0_B",  "C0_O",   "PE_B",    "PE_O",
     "Y_B",    "Y_O",      "YH_B",  "YH_O",   "YC_B",     "YC_O",  "HA_O",   "HB_O",    "C_O",
-    "Z_O",    "RH_O",     "ACT0",  "ACT1",   "ACT2",     "LOOP",  NULL};
+    "Z_O",    "RH_O",     "ACT0",  "ACT1",   "ACT2",     "LOOP",  "LW",      "CAP",
+    "SLOTS",  "NC",       "CPI",   "CB",     "HLOC",     "UP_B",  "UP_O",   "DS_B",    "DS_O",
+    "HP_B",   "HP_O",     "CP_B",  "CP_O",   "HAS_DS",   "HAS_HP", "HAS_CP", "TG_O",   "TS_O",
+    "THB_O",  "TI_O",     "TF_STR", "TI_STR", "UO_B",  "UO_O",   "UF_B",    "UF_O",
+    "UPI",    "BPI",      "DST_O", NULL};
 
 /* "#define NAME_B mem|wts" and "#define NAME_O off" for t, or mem/0 when t is NULL. */
 static void
@@ -317,7 +370,7 @@ use_loop(const ocl_plan *P, const kp_call *c)
 {
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     int rpi;
-    if (c->kind == KP_RNN_PROJ)
+    if (c->kind == KP_RNN_PROJ || c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS)
         return 0;
     rpi = rows_per_item(P, p->n_dirs * p->batch, p->hidden);
     return p->n_dirs * p->batch * (p->hidden / rpi) <= P->wg;
@@ -327,7 +380,146 @@ use_loop(const ocl_plan *P, const kp_call *c)
 static const lstmc_rt_rnn_params *
 rec_params(const kp_call *c)
 {
-    return c->kind == KP_RNN_PROJ ? NULL : &c->p.rnn;
+    return c->kind == KP_RNN_PROJ      ? NULL
+           : c->kind == KP_LSTM_TISSUE ? &c->p.tissue.p.rnn
+           : c->kind == KP_LSTM_DRS    ? &c->p.drs.p
+                                       : &c->p.rnn;
+}
+
+/* The activation functions of layer p and ACT0..ACT2(x) choosing by direction d. */
+static void
+put_acts(FILE *f, const lstmc_rt_rnn_params *p)
+{
+    int na = n_acts(p->cell), k;
+    for (k = 0; k < na * p->n_dirs; k++)
+        put_act(f, k, &p->act[k]);
+    for (k = 0; k < 3; k++) {
+        if (k >= na) /* unused by this cell */
+            fprintf(f, "#define ACT%d(x) (x)\n", k);
+        else if (p->n_dirs == 2)
+            fprintf(f, "#define ACT%d(x) (d ? KN(f%d)(x) : KN(f%d)(x))\n", k, na + k, k);
+        else
+            fprintf(f, "#define ACT%d(x) KN(f%d)(x)\n", k, k);
+    }
+}
+
+/* Columns per work-item of the tissue GEMM (every work-item the same count) and cells per
+ * register block (acc[] of at most 64 floats). */
+static int
+tissue_cpi(const ocl_plan *P, int64_t H)
+{
+    return (int)((4 * H + P->wg - 1) / P->wg);
+}
+
+static int
+tissue_cb(const ocl_plan *P, const kp_call *c)
+{
+    int64_t cpi = tissue_cpi(P, c->p.tissue.p.rnn.hidden), cb = 64 / cpi;
+    tissue_geom z = tissue_geometry(c);
+    if (cb > z.cap)
+        cb = z.cap;
+    return cb < 1 ? 1 : (int)cb;
+}
+
+/* Local memory a DRS layer needs (h, o, gates i f c, R, the counts). */
+static int64_t
+drs_local_bytes(const ocl_plan *P, const kp_call *c)
+{
+    return (6 * c->p.drs.p.hidden + P->wg + 1) * 4;
+}
+
+static int64_t
+local_limit(const ocl_plan *P)
+{
+    return P->t->gpu_shared_bytes > 0 ? P->t->gpu_shared_bytes / 2 : 16384;
+}
+
+/* The macros every LSTM layer of the approximate schedules shares (sizes, attributes). */
+static void
+put_lstm_macros(FILE *f, const ocl_plan *P, const lstmc_rt_rnn_params *p)
+{
+    const int64_t H = p->hidden;
+    fprintf(f, "#define CELL 0\n#define G 4\n#define GH %lld\n#define T %lld\n#define NB %lld\n"
+               "#define H %lld\n#define D %d\n#define ROWS %lld\n#define REV %d\n"
+               "#define LAYOUT %d\n#define HAS_CLIP %d\n#define CLIPV ",
+            (long long)(4 * H), (long long)p->seq_len, (long long)p->batch, (long long)H,
+            p->n_dirs, (long long)(p->seq_len * p->batch), p->reverse, p->layout, p->has_clip);
+    put_flt(f, p->clip);
+    fprintf(f, "\n#define IFG %d\n#define LW %d\n", p->input_forget, P->wg);
+}
+
+/* The arguments the tissue and DRS kernels share (both take P first, then two weight
+ * inputs, then seq_lens init_h init_c Peep, and write Y Y_h Y_c), then the activations
+ * and the LSTM cell update. */
+static void
+put_lstm_io(FILE *f, const ocl_plan *P, const kp_call *c, const lstmc_rt_rnn_params *p)
+{
+    int k;
+    fprintf(f, "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
+               "#define HAS_Y %d\n#define HAS_YH %d\n#define HAS_YC %d\n",
+            c->in[3] != NULL, c->in[4] != NULL, c->in[5] != NULL, c->in[6] != NULL,
+            c->out[0] != NULL, c->out[1] != NULL, c->out[2] != NULL);
+    put_tensor_macros(f, P, "PI", c->in[0]);
+    put_tensor_macros(f, P, "SEQ", c->in[3]);
+    put_tensor_macros(f, P, "H0", c->in[4]);
+    put_tensor_macros(f, P, "C0", c->in[5]);
+    put_tensor_macros(f, P, "PE", c->in[6]);
+    put_tensor_macros(f, P, "Y", c->out[0]);
+    put_tensor_macros(f, P, "YH", c->out[1]);
+    put_tensor_macros(f, P, "YC", c->out[2]);
+    put_acts(f, p);
+    for (k = 0; ocl_template_lstm_ew[k]; k++)
+        fputs(ocl_template_lstm_ew[k], f);
+}
+
+/* KP_LSTM_DRS: the macros of opencl_drs.h, then its text. */
+static void
+put_drs_layer(FILE *f, const ocl_plan *P, int idx)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    const lstmc_rt_rnn_params *p = &c->p.drs.p;
+    const int64_t per = (p->hidden + P->wg - 1) / P->wg;
+    int k;
+
+    put_lstm_macros(f, P, p);
+    fprintf(f, "#define UPI %lld\n#define BPI %lld\n#define DST_O %lld\n", (long long)per,
+            (long long)per, (long long)P->state_off[idx]);
+    put_tensor_macros(f, P, "UO", c->in[1]);
+    put_tensor_macros(f, P, "UF", c->in[2]);
+    put_lstm_io(f, P, c, p);
+    for (k = 0; ocl_template_drs[k]; k++)
+        fputs(ocl_template_drs[k], f);
+}
+
+/* KP_LSTM_TISSUE: the macros of opencl_tissue.h, then its text. */
+static void
+put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    const lstmc_rt_rnn_params *p = &c->p.tissue.p.rnn;
+    const int64_t H = p->hidden, so = P->state_off[idx];
+    tissue_geom z = tissue_geometry(c);
+    int k;
+
+    put_lstm_macros(f, P, p);
+    fprintf(f, "#define CAP %lld\n#define SLOTS %lld\n"
+               "#define NC %lld\n#define CPI %d\n#define CB %d\n#define HLOC %d\n",
+            (long long)z.cap, (long long)z.slots, (long long)z.nc, tissue_cpi(P, H),
+            tissue_cb(P, c), z.cap * H * 4 <= local_limit(P));
+    fprintf(f, "#define TG_O %lld\n#define TS_O %lld\n#define THB_O %lld\n#define TI_O %lld\n"
+               "#define TF_STR %lld\n#define TI_STR %lld\n",
+            (long long)so, (long long)(so + z.cap * 4 * H),
+            (long long)(so + z.cap * 4 * H + z.slots * 2 * H),
+            (long long)(so + p->n_dirs * z.f_str), (long long)z.f_str, (long long)z.i_str);
+    fprintf(f, "#define HAS_DS %d\n#define HAS_HP %d\n#define HAS_CP %d\n", c->in[2] != NULL,
+            c->in[7] != NULL, c->in[8] != NULL);
+    put_tensor_macros(f, P, "UP", c->in[1]);
+    put_tensor_macros(f, P, "DS", c->in[2]);
+    put_tensor_macros(f, P, "HP", c->in[7]);
+    put_tensor_macros(f, P, "CP", c->in[8]);
+    put_lstm_io(f, P, c, p);
+    for (k = 0; ocl_template_tissue[k]; k++)
+        fputs(ocl_template_tissue[k], f);
 }
 
 static void
@@ -341,7 +533,11 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
     fprintf(f, "/* ---- call %d: node '%s' (%s) ---- */\n", idx, c->node ? c->node->name : "?",
             c->node ? c->node->op_type : "?");
     fprintf(f, "#define KN(x) k%d_##x\n#define TS %d\n", idx, P->ts);
-    if (c->kind == KP_RNN_PROJ) {
+    if (c->kind == KP_LSTM_TISSUE) {
+        put_tissue_layer(f, P, idx);
+    } else if (c->kind == KP_LSTM_DRS) {
+        put_drs_layer(f, P, idx);
+    } else if (c->kind == KP_RNN_PROJ) {
         const lstmc_rt_rnn_proj_params *q = &c->p.proj;
         int64_t G = gates(q->cell);
         fprintf(f,
@@ -365,7 +561,6 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
         const ir_tensor *Rt = c->in[rnn ? 2 : 1];
         const int base = rnn ? 4 : 3; /* index of seq_lens */
         int64_t dnh = round_up(D * p->batch * p->hidden, OCL_ALIGN_WORDS);
-        int na = n_acts(p->cell);
         fprintf(f,
                 "#define CELL %d\n#define G %lld\n#define GH %lld\n#define GREC %lld\n"
                 "#define T %lld\n#define NB %lld\n#define IN %lld\n#define H %lld\n"
@@ -421,21 +616,15 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
         } else {
             put_tensor_macros(f, P, "PI", c->in[0]);
         }
-        for (k = 0; k < na * D; k++)
-            put_act(f, k, &p->act[k]);
-        for (k = 0; k < 3; k++) {
-            if (k >= na) /* unused by this cell */
-                fprintf(f, "#define ACT%d(x) (x)\n", k);
-            else if (D == 2)
-                fprintf(f, "#define ACT%d(x) (d ? KN(f%d)(x) : KN(f%d)(x))\n", k, na + k, k);
-            else
-                fprintf(f, "#define ACT%d(x) KN(f%d)(x)\n", k, k);
-        }
+        put_acts(f, p);
     }
-    if (c->kind != KP_RNN_REC)
+    if (c->kind == KP_RNN || c->kind == KP_RNN_PROJ)
         for (k = 0; ocl_template_proj[k]; k++)
             fputs(ocl_template_proj[k], f);
-    if (c->kind != KP_RNN_PROJ)
+    if (c->kind == KP_RNN || c->kind == KP_RNN_REC)
+        for (k = 0; ocl_template_lstm_ew[k]; k++)
+            fputs(ocl_template_lstm_ew[k], f);
+    if (c->kind == KP_RNN || c->kind == KP_RNN_REC)
         for (k = 0; ocl_template_rec[k]; k++)
             fputs(ocl_template_rec[k], f);
     for (k = 0; layer_macros[k]; k++)
@@ -467,6 +656,10 @@ static int
 kernel_names(const ocl_plan *P, const kp_call *c, const char **names)
 {
     int n = 0;
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS) {
+        names[0] = c->kind == KP_LSTM_DRS ? "drs" : "tissue";
+        return 1;
+    }
     if (c->kind != KP_RNN_REC)
         names[n++] = "proj";
     if (c->kind != KP_RNN_PROJ) {
@@ -500,7 +693,9 @@ host_needs(const ocl_plan *P, const ir_tensor *t, int i)
                 continue;
             if (!P->handled[j])
                 return 1;
-            if ((c->kind == KP_RNN && k == 4) || (c->kind == KP_RNN_REC && k == 3))
+            if ((c->kind == KP_RNN && k == 4) ||
+                ((c->kind == KP_RNN_REC || c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS) &&
+                 k == 3))
                 return 1;
         }
     }
@@ -511,68 +706,32 @@ host_needs(const ocl_plan *P, const ir_tensor *t, int i)
 static void
 put_signature(FILE *f, const char *name, const kp_call *c, int idx)
 {
-    int j, n = c->n_in + c->n_out;
-    fprintf(f, "lstmc_rt_status\n%s_k%d(const %s *p", name, idx,
-            c->kind == KP_RNN_PROJ ? "lstmc_rt_rnn_proj_params" : "lstmc_rt_rnn_params");
+    int j, n = c->n_in + c->n_out, tissue = c->kind == KP_LSTM_TISSUE, drs = c->kind == KP_LSTM_DRS;
+    fprintf(f, "lstmc_rt_status\n%s_k%d(const %s *p%s", name, idx,
+            c->kind == KP_RNN_PROJ ? "lstmc_rt_rnn_proj_params"
+            : tissue               ? "lstmc_rt_tissue_params"
+                                   : "lstmc_rt_rnn_params",
+            tissue ? ", float alpha_inter" : drs ? ", float alpha_intra" : "");
     for (j = 0; j < n; j++) {
-        int is_seq = (c->kind == KP_RNN && j == 4) || (c->kind == KP_RNN_REC && j == 3);
+        int is_seq = (c->kind == KP_RNN && j == 4) ||
+                     ((c->kind == KP_RNN_REC || tissue || drs) && j == 3);
         fprintf(f, ",%s%s%s *a%d", j % 4 == 3 ? "\n    " : " ", j < c->n_in ? "const " : "",
                 is_seq ? "int32_t" : "float", j);
     }
-    if (c->kind != KP_RNN_PROJ)
+    if (tissue)
+        fputs(", lstmc_rt_tissue_stats *stats, void *scratch", f);
+    else if (drs)
+        fputs(", lstmc_rt_drs_stats *stats, void *scratch", f);
+    else if (c->kind != KP_RNN_PROJ)
         fputs(", float *scratch", f);
     fputs(")\n", f);
 }
 
+/* Uploads before call c: the inputs the device does not hold yet. */
 static void
-put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
-            unsigned char *dev_valid)
+put_uploads(FILE *f, const ocl_plan *P, const kp_call *c, unsigned char *dev_valid)
 {
-    const kp_call *c = &P->kp->calls[idx];
-    const char *kn[6];
-    int nk = kernel_names(P, c, kn), j, k, downloads = 0, last_ocl = 1;
-    int seq_arg = c->kind == KP_RNN ? 4 : c->kind == KP_RNN_REC ? 3 : -1;
-    const lstmc_rt_rnn_params *p = rec_params(c);
-
-    int first_ocl = 1;
-    for (j = 0; j < idx; j++)
-        if (P->handled[j])
-            first_ocl = 0;
-    for (j = idx + 1; j < P->kp->n_calls; j++)
-        if (P->handled[j])
-            last_ocl = 0;
-
-    put_signature(f, name, c, idx);
-    fputs("{\n    cl_int e = CL_SUCCESS;\n    (void)p;\n", f);
-    if (p)
-        fputs("    (void)scratch;\n", f);
-    fputs("    if (!ocl_ready)\n        return LSTMC_RT_ERR_NO_DEVICE;\n", f);
-    if (first_ocl) /* the run's first layer decides where the run's layers go */
-        fputs("    ocl_run_begin();\n", f);
-    /* the CPU side of the policy: the runtime's C kernel on the host buffers */
-    if (P->cpu_llvm && P->cpu_llvm[idx])
-        fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s_cpu_k%d(p", name, idx);
-    else
-        fprintf(f, "    if (ocl_on_cpu) {\n        lstmc_rt_status st = %s(p", kp_kind_fn(c->kind));
-    for (j = 0; j < c->n_in + c->n_out; j++)
-        fprintf(f, ", a%d", j);
-    fprintf(f, "%s);\n%s        return st;\n    }\n", p ? ", scratch" : "",
-            last_ocl ? "        ocl_run_end();\n" : "");
-    if (p && p->batch == 0) { /* as lstmc_rt_rnn: nothing to do, nothing written */
-        fprintf(f, "%s    return LSTMC_RT_OK;\n}\n\n", last_ocl ? "    ocl_run_end();\n" : "");
-        return;
-    }
-    for (j = 0; j < c->n_in + c->n_out; j++)
-        if (j != seq_arg)
-            fprintf(f, "    (void)a%d;\n", j);
-    /* sequence_lens is checked on the host, as the C kernel does, before anything runs */
-    if (seq_arg >= 0 && c->in[seq_arg])
-        fprintf(f,
-                "    for (int n = 0; n < %lld; n++)\n"
-                "        if (a%d[n] < 0 || a%d[n] > %lld)\n"
-                "            return LSTMC_RT_ERR_SEQ_LEN;\n",
-                (long long)p->batch, seq_arg, seq_arg, (long long)p->seq_len);
-    /* uploads: what the device does not hold yet */
+    int j;
     for (j = 0; j < c->n_in; j++) {
         const ir_tensor *t = c->in[j];
         int64_t bytes;
@@ -589,9 +748,183 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
                 "0, NULL, NULL)); /* %s */\n",
                 (long long)(l.off * 4), (long long)bytes, j, t->name);
     }
+}
+
+/* The offloaded call before idx that wrote t, or -1 (a host call, a graph input). */
+static int
+offloaded_producer(const ocl_plan *P, const ir_tensor *t, int idx)
+{
+    int j, k;
+    for (j = idx - 1; j >= 0; j--)
+        for (k = 0; k < P->kp->calls[j].n_out; k++)
+            if (P->kp->calls[j].out[k] == t)
+                return P->handled[j] ? j : -1;
+    return -1;
+}
+
+/* Policy model: inputs of call idx that an offloaded call wrote on the other side this
+ * run. to_device = 0 (idx runs on the CPU): read back, blocking, what a device layer left
+ * on the device; 1 (on the device): upload what a CPU-run layer wrote, unless the plan
+ * uploads it anyway (dev_valid 0). */
+static void
+put_cross_moves(FILE *f, const ocl_plan *P, int idx, int to_device, const unsigned char *dev_valid)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    int j;
+    for (j = 0; j < c->n_in; j++) {
+        const ir_tensor *t = c->in[j];
+        int64_t bytes;
+        int pr;
+        if (!t || P->mp->tensor[t->id].kind == MEMPLAN_CONST)
+            continue;
+        pr = offloaded_producer(P, t, idx);
+        bytes = numel(t) * (int64_t)ir_dtype_size(t->dtype);
+        if (pr < 0 || bytes == 0 || (to_device && !dev_valid[t->id]))
+            continue;
+        fprintf(f,
+                "%s    if (%socl_ran_cpu[%d])\n%s        OCL_DO(clEnqueue%sBuffer(ocl.queue, "
+                "ocl_mem, %s, %lldu, %lldu, (void *)a%d, 0, NULL, NULL)); /* %s */\n",
+                to_device ? "" : "    ", to_device ? "" : "!", pr, to_device ? "" : "    ",
+                to_device ? "Write" : "Read", to_device ? "CL_FALSE" : "CL_TRUE",
+                (long long)(loc_of(P, t).off * 4), (long long)bytes, j, t->name);
+    }
+}
+
+/* Downloads after call idx: the outputs the host needs later. Returns their count. */
+static int
+put_downloads(FILE *f, const ocl_plan *P, int idx, unsigned char *dev_valid)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    int j, downloads = 0;
+    for (j = 0; j < c->n_out; j++) {
+        const ir_tensor *t = c->out[j];
+        int64_t bytes;
+        dev_loc l;
+        if (!t)
+            continue;
+        dev_valid[t->id] = 1;
+        bytes = numel(t) * (int64_t)ir_dtype_size(t->dtype);
+        if (bytes == 0 || !host_needs(P, t, idx))
+            continue;
+        l = loc_of(P, t);
+        fprintf(
+            f,
+            "    OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, %lldu, a%d, 0, "
+            "NULL, NULL)); /* %s */\n",
+            (long long)(l.off * 4), (long long)bytes, c->n_in + j, t->name);
+        downloads++;
+    }
+    return downloads;
+}
+
+static void
+put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
+            unsigned char *dev_valid)
+{
+    const kp_call *c = &P->kp->calls[idx];
+    const char *kn[6];
+    int nk = kernel_names(P, c, kn), j, k, downloads = 0, last_ocl = 1;
+    int seq_arg = c->kind == KP_RNN ? 4 : c->kind == KP_RNN_PROJ ? -1 : 3;
+    const lstmc_rt_rnn_params *p = rec_params(c);
+    const int tissue = c->kind == KP_LSTM_TISSUE, drs = c->kind == KP_LSTM_DRS;
+
+    int first_ocl = 1;
+    for (j = 0; j < idx; j++)
+        if (P->handled[j])
+            first_ocl = 0;
+    for (j = idx + 1; j < P->kp->n_calls; j++)
+        if (P->handled[j])
+            last_ocl = 0;
+
+    if (drs) /* what each chain did, read back for lstmc_rt_drs_stats */
+        fprintf(f, "static cl_int ocl_ds%d[%lld][2];\n\n", idx, (long long)(p->n_dirs * p->batch));
+    put_signature(f, name, c, idx);
+    fputs("{\n    cl_int e = CL_SUCCESS;\n    (void)p;\n", f);
+    if (p)
+        fputs("    (void)scratch;\n", f);
+    fputs("    if (!ocl_ready)\n        return LSTMC_RT_ERR_NO_DEVICE;\n", f);
+    if (first_ocl) /* the run's first layer decides where the run's layers go */
+        fputs("    ocl_run_begin();\n", f);
+    /* the CPU side of the policy: the runtime's C kernel on the host buffers, after what
+     * an earlier layer left on the device only is read back (policy model) */
+    fprintf(f,
+            "    ocl_ran_cpu[%d] = ocl_on_cpu || (ocl_policy == LSTMC_OCL_MODEL && "
+            "ocl_model_cpu[%d]);\n    if (ocl_ran_cpu[%d]) {\n        lstmc_rt_status st;\n"
+            "        OCL_DO(clFinish(ocl.queue));\n",
+            idx, idx, idx);
+    put_cross_moves(f, P, idx, 0, dev_valid);
+    fputs("        if (e != CL_SUCCESS)\n            return lstmc_rt_ocl_status(e);\n", f);
+    if (P->cpu_llvm && P->cpu_llvm[idx])
+        fprintf(f, "        st = %s_cpu_k%d(p", name, idx);
+    else
+        fprintf(f, "        st = %s(p", kp_kind_fn(c->kind));
+    if (tissue || drs)
+        fputs(tissue ? ", alpha_inter" : ", alpha_intra", f);
+    for (j = 0; j < c->n_in + c->n_out; j++)
+        fprintf(f, ", a%d", j);
+    fprintf(f, "%s);\n%s        return st;\n    }\n",
+            tissue || drs ? ", stats, scratch"
+            : p    ? ", scratch"
+                   : "",
+            last_ocl ? "        ocl_run_end();\n" : "");
+    if (tissue || drs) /* as the C kernels: stats zero unless the device fills them */
+        fputs("    if (stats)\n        memset(stats, 0, sizeof *stats);\n", f);
+    if (tissue && !c->in[2]) /* no row sums: cutting is impossible, as the C kernel */
+        fputs("    if (alpha_inter > 0.0f)\n        return LSTMC_RT_ERR_NULL;\n", f);
+    if (p && p->batch == 0) { /* as lstmc_rt_rnn: nothing to do, nothing written */
+        fprintf(f, "%s    return LSTMC_RT_OK;\n}\n\n", last_ocl ? "    ocl_run_end();\n" : "");
+        return;
+    }
+    for (j = 0; j < c->n_in + c->n_out; j++)
+        if (j != seq_arg)
+            fprintf(f, "    (void)a%d;\n", j);
+    /* sequence_lens is checked on the host, as the C kernel does, before anything runs */
+    if (seq_arg >= 0 && c->in[seq_arg])
+        fprintf(f,
+                "    for (int n = 0; n < %lld; n++)\n"
+                "        if (a%d[n] < 0 || a%d[n] > %lld)\n"
+                "            return LSTMC_RT_ERR_SEQ_LEN;\n",
+                (long long)p->batch, seq_arg, seq_arg, (long long)p->seq_len);
+    put_cross_moves(f, P, idx, 1, dev_valid);
+    put_uploads(f, P, c, dev_valid);
     /* the kernels: G1, then init, T steps, final, enqueued back to back (or the one loop
      * launch of a layer that fits a work-group) */
-    for (k = 0; k < nk; k++) {
+    if (tissue) { /* one launch: a work-group per direction (opencl_tissue.h) */
+        tissue_geom z = tissue_geometry(c);
+        fprintf(f,
+                "    { /* breakpoints, tissues and their GEMMs: %lld direction(s) */\n"
+                "        const size_t g = %lld, l = %d;\n"
+                "        OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof alpha_inter, "
+                "&alpha_inter));\n"
+                "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
+                "&l, 0, NULL, NULL));\n",
+                (long long)p->n_dirs, (long long)(p->n_dirs * P->wg), P->wg, kbase, kbase);
+        for (j = 0; j < p->n_dirs; j++) /* the plan's counts: K, cells, links, sub-layers */
+            fprintf(f,
+                    "        OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, "
+                    "sizeof ocl_tst[%d], ocl_tst[%d], 0, NULL, NULL));\n",
+                    (long long)(4 * (P->state_off[idx] + p->n_dirs * z.f_str + j * z.i_str +
+                                     15 * z.nc + 1 + z.slots)),
+                    j, j);
+        fputs("    }\n", f);
+        downloads++;
+    }
+    if (drs) { /* one launch: a work-group per chain (opencl_drs.h) */
+        fprintf(f,
+                "    { /* Algorithm 3, %lld chain(s) of %lld cells */\n"
+                "        const size_t g = %lld, l = %d;\n"
+                "        OCL_DO(clSetKernelArg(ocl_kern[%d], 2, sizeof alpha_intra, "
+                "&alpha_intra));\n"
+                "        OCL_DO(clEnqueueNDRangeKernel(ocl.queue, ocl_kern[%d], 1, NULL, &g, "
+                "&l, 0, NULL, NULL));\n"
+                "        OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, "
+                "sizeof ocl_ds%d, ocl_ds%d, 0, NULL, NULL));\n    }\n",
+                (long long)(p->n_dirs * p->batch), (long long)p->seq_len,
+                (long long)(p->n_dirs * p->batch * P->wg), P->wg, kbase, kbase,
+                (long long)(4 * P->state_off[idx]), idx, idx);
+        downloads++;
+    }
+    for (k = 0; k < nk && !tissue && !drs; k++) {
         const char *n = kn[k];
         if (p && use_loop(P, c) && strcmp(n, "proj") != 0) {
             if (strcmp(n, "loop") == 0)
@@ -650,36 +983,113 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
             fputs("        }\n    }\n", f);
         }
     }
-    /* downloads: what the host needs later */
-    for (j = 0; j < c->n_out; j++) {
-        const ir_tensor *t = c->out[j];
-        int64_t bytes;
-        dev_loc l;
-        if (!t)
-            continue;
-        dev_valid[t->id] = 1;
-        bytes = numel(t) * (int64_t)ir_dtype_size(t->dtype);
-        if (bytes == 0 || !host_needs(P, t, idx))
-            continue;
-        l = loc_of(P, t);
-        fprintf(
-            f,
-            "    OCL_DO(clEnqueueReadBuffer(ocl.queue, ocl_mem, CL_FALSE, %lldu, %lldu, a%d, 0, "
-            "NULL, NULL)); /* %s */\n",
-            (long long)(l.off * 4), (long long)bytes, c->n_in + j, t->name);
-        downloads++;
-    }
+    downloads += put_downloads(f, P, idx, dev_valid);
     /* finish before anything on the host may read a download or reuse an uploaded buffer:
      * a download, a host call next, or the end of the run */
     if (downloads || last_ocl || !P->handled[idx + 1 < P->kp->n_calls ? idx + 1 : idx])
         fputs("    OCL_DO(clFinish(ocl.queue));\n", f);
     else
         fputs("    /* the next call is a layer on the device too: no finish */\n", f);
+    if (tissue) {
+        fputs("    if (e == CL_SUCCESS && stats)\n", f);
+        fprintf(f, "        for (int d = 0; d < %d; d++) {\n", p->n_dirs);
+        fputs("            stats->tissues += ocl_tst[d][0];\n"
+              "            stats->cells += ocl_tst[d][1];\n"
+              "            stats->links += ocl_tst[d][2];\n"
+              "            stats->sub_layers += ocl_tst[d][3];\n        }\n",
+              f);
+    }
+    if (drs) {
+        fprintf(f, "    if (e == CL_SUCCESS && stats)\n        for (int q = 0; q < %lld; q++) {\n",
+                (long long)(p->n_dirs * p->batch));
+        fprintf(f, "            stats->cells += ocl_ds%d[q][0];\n"
+                   "            stats->rows_total += %lldLL * ocl_ds%d[q][0];\n"
+                   "            stats->rows_loaded += 3LL * ocl_ds%d[q][1];\n"
+                   "            stats->rows_skipped += %lldLL * ocl_ds%d[q][0] - 3LL * "
+                   "ocl_ds%d[q][1];\n        }\n",
+                idx, (long long)(3 * p->hidden), idx, idx, (long long)(3 * p->hidden), idx, idx);
+    }
     if (last_ocl)
         fputs("    ocl_run_end();\n", f);
     fputs("    if (e != CL_SUCCESS)\n        clFinish(ocl.queue);\n"
           "    return lstmc_rt_ocl_status(e);\n}\n\n",
           f);
+}
+
+/* --- the cost model (docs/OPENCL.md, "GPU or CPU") ------------------------------------- */
+
+/* The profile's figures, or rough defaults where it has none (a built-in profile; `lstmc
+ * profile` measures all three). */
+static void
+cost_inputs(const ocl_plan *P, double *launch_us, double *gpu_gflops, double *cpu_gflops)
+{
+    const target *t = P->t;
+    *launch_us = t->gpu_launch_us > 0 ? t->gpu_launch_us : 20.0;
+    *gpu_gflops = t->gpu_gflops > 0 ? t->gpu_gflops
+                  : t->gpu_compute_units > 0 && t->gpu_mhz > 0
+                      ? 0.25 * 64e-3 * t->gpu_compute_units * t->gpu_mhz /* 25 % of 32 FMA/clk */
+                      : 2.0;
+    *cpu_gflops = t->cpu_gflops > 0 ? t->cpu_gflops : 2.0;
+}
+
+/* Predicted microseconds of offloaded call c on the device and on one CPU core: launches
+ * times the launch overhead plus the flops at the measured rate of the recurrent product
+ * (which includes the U traffic of the sizes profiled). */
+static void
+cost_of(const ocl_plan *P, const kp_call *c, double *gpu_us, double *cpu_us)
+{
+    const lstmc_rt_rnn_params *p = rec_params(c);
+    double launch, gg, cg, flops = 0, launches = 0;
+    cost_inputs(P, &launch, &gg, &cg);
+    if (c->kind == KP_RNN_PROJ || c->kind == KP_RNN) {
+        const int64_t rows = c->kind == KP_RNN_PROJ ? c->p.proj.rows : p->seq_len * p->batch;
+        const int64_t in = c->kind == KP_RNN_PROJ ? c->p.proj.input_size : p->input_size;
+        const int64_t gh = c->kind == KP_RNN_PROJ ? gates(c->p.proj.cell) * c->p.proj.hidden
+                                                  : gates(p->cell) * p->hidden;
+        const int D = c->kind == KP_RNN_PROJ ? c->p.proj.n_dirs : p->n_dirs;
+        flops += 2.0 * (double)rows * (double)in * (double)gh * D;
+        launches += 1;
+    }
+    if (p) {
+        const double G = c->kind == KP_RNN || c->kind == KP_RNN_REC ? (double)gates(p->cell) : 4.0;
+        flops += 2.0 * p->n_dirs * (double)p->seq_len * (double)p->batch * (double)p->hidden *
+                 G * (double)p->hidden;
+        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS || use_loop(P, c))
+            launches += 1;
+        else
+            launches += 2 + (double)p->seq_len *
+                                (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset ? 2 : 1);
+    }
+    *gpu_us = launches * launch + flops / (gg * 1e3);
+    *cpu_us = flops / (cg * 1e3);
+}
+
+/* ocl_model_cpu[i]: 1 where the cost model puts offloaded call i on the CPU; the
+ * predictions as a comment table. */
+static void
+put_cost_model(FILE *f, const ocl_plan *P)
+{
+    double launch, gg, cg;
+    int i;
+    cost_inputs(P, &launch, &gg, &cg);
+    fprintf(f, "/* cost model: launch %.1f us, device %.3f GFLOP/s, CPU %.3f GFLOP/s\n", launch,
+            gg, cg);
+    for (i = 0; i < P->kp->n_calls; i++) {
+        double gu, cu;
+        if (!P->handled[i])
+            continue;
+        cost_of(P, &P->kp->calls[i], &gu, &cu);
+        fprintf(f, " *   call %d (%s): device %.1f us, CPU %.1f us -> %s\n", i,
+                kp_kind_fn(P->kp->calls[i].kind), gu, cu, cu < gu ? "CPU" : "device");
+    }
+    fputs(" */\nstatic const unsigned char ocl_model_cpu[] = {", f);
+    for (i = 0; i < P->kp->n_calls; i++) {
+        double gu = 0, cu = 1;
+        if (P->handled[i])
+            cost_of(P, &P->kp->calls[i], &gu, &cu);
+        fprintf(f, "%s%d", i ? ", " : "", cu < gu);
+    }
+    fprintf(f, "};\nstatic unsigned char ocl_ran_cpu[%d];\n\n", P->kp->n_calls);
 }
 
 /* The GPU/CPU choice (MobiRNN §4.5: a busy GPU can make the CPU faster), per run. */
@@ -699,7 +1109,11 @@ static const char ocl_policy_c[] =
     "    if (ocl_policy != LSTMC_OCL_AUTO)\n        ocl_on_cpu = ocl_policy == LSTMC_OCL_CPU;\n"
     "    else\n        ocl_on_cpu = phase == 0 ? 0 : phase == 1 ? 1 : ocl_ms[1] < ocl_ms[0];\n"
     "    ocl_t0 = ocl_now_ms();\n}\n\n"
-    "static void\nocl_run_end(void)\n{\n    ocl_ms[ocl_on_cpu] = ocl_now_ms() - ocl_t0;\n}\n\n";
+    "static void\nocl_run_end(void)\n{\n    ocl_ms[ocl_on_cpu] = ocl_now_ms() - ocl_t0;\n}\n\n"
+    "/* LSTMC_OCL_POLICY=model: each layer where the cost model (lstmc, from the target\n"
+    " * profile) predicts it is faster, decided at compile time: ocl_model_cpu. A tensor made\n"
+    " * on one side and read on the other is moved when it is read (ocl_ran_cpu says where\n"
+    " * each offloaded call ran in this run). */\n";
 
 /* The OpenCL C program as C string literals, one per line. */
 static int
@@ -778,6 +1192,12 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
             "/* the first OpenCL error of a sequence of calls is kept, the rest skipped */\n"
             "#define OCL_DO(x) do { if (e == CL_SUCCESS) e = (x); } while (0)\n\n",
             (long long)(P->mem_words * 4), (long long)(P->wts_words * 4 + 4), n_kern);
+    for (i = 0; i < P->kp->n_calls; i++)
+        if (P->handled[i] && P->kp->calls[i].kind == KP_LSTM_TISSUE) {
+            fputs("static cl_int ocl_tst[2][4]; /* a tissue layer's counts, per direction */\n\n",
+                  f);
+            break;
+        }
     fputs("static const char *const ocl_kernel_names[] = {", f);
     for (i = 0; i < P->kp->n_calls; i++) {
         const char *kn[6];
@@ -790,10 +1210,12 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
     }
     fputs("NULL};\n\n", f);
     fputs(ocl_policy_c, f);
+    put_cost_model(f, P);
     fprintf(f,
             "void\n%s_ocl_set_policy(int policy)\n{\n"
-            "    ocl_policy = policy == LSTMC_OCL_CPU || policy == LSTMC_OCL_AUTO ? policy\n"
-            "                                                                   : LSTMC_OCL_GPU;\n"
+            "    ocl_policy = policy == LSTMC_OCL_CPU || policy == LSTMC_OCL_AUTO ||\n"
+            "                         policy == LSTMC_OCL_MODEL\n"
+            "                     ? policy\n                     : LSTMC_OCL_GPU;\n"
             "    ocl_runs = 0;\n}\n\n"
             "int\n%s_ocl_last_on_cpu(void)\n{\n    return ocl_on_cpu;\n}\n\n",
             o->name, o->name);
@@ -820,6 +1242,7 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
         "    %s_ocl_release();\n"
         "    if (pol)\n        %s_ocl_set_policy(strcmp(pol, \"cpu\") == 0    ? LSTMC_OCL_CPU\n"
         "                               : strcmp(pol, \"auto\") == 0 ? LSTMC_OCL_AUTO\n"
+        "                               : strcmp(pol, \"model\") == 0 ? LSTMC_OCL_MODEL\n"
         "                                                            : LSTMC_OCL_GPU);\n"
         "    cfg.device_type = \"%s\";\n    cfg.sources = ocl_source;\n"
         "    cfg.n_sources = OCL_SOURCE_LINES;\n    cfg.build_options = NULL;\n"
@@ -867,6 +1290,10 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
                     "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_proj_params *p, const "
                     "float *X,\n    const float *w, const float *b, float *P);\n",
                     o->name, i);
+        else if (P->kp->calls[i].kind == KP_LSTM_TISSUE)
+            fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, tissue_args_c);
+        else if (P->kp->calls[i].kind == KP_LSTM_DRS)
+            fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, drs_args_c);
         else
             fprintf(f,
                     "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
@@ -930,9 +1357,11 @@ write_header(const cg_options *o, diag *d)
         "/* The name of the device in use (\"\" before init). */\n"
         "const char *%s_ocl_device(void);\n\n"
         "/* Where the recurrent layers run (MobiRNN §4.5): on the device (the default), on the\n"
-        " * CPU (the runtime's C kernels), or auto: measured, each side once every 64 runs,\n"
-        " * the faster one otherwise. %s_ocl_init reads LSTMC_OCL_POLICY=gpu|cpu|auto. */\n"
-        "enum { LSTMC_OCL_GPU = 0, LSTMC_OCL_CPU = 1, LSTMC_OCL_AUTO = 2 };\n"
+        " * CPU (the runtime's C kernels), auto: measured, each side once every 64 runs,\n"
+        " * the faster one otherwise, or model: each layer where the compiler's cost model\n"
+        " * (target profile) placed it. %s_ocl_init reads LSTMC_OCL_POLICY=gpu|cpu|auto|model.\n"
+        " */\n"
+        "enum { LSTMC_OCL_GPU = 0, LSTMC_OCL_CPU = 1, LSTMC_OCL_AUTO = 2, LSTMC_OCL_MODEL = 3 };\n"
         "void %s_ocl_set_policy(int policy);\n\n"
         "/* 1 when the last run's layers ran on the CPU. */\n"
         "int %s_ocl_last_on_cpu(void);\n\n#endif\n",
@@ -980,6 +1409,9 @@ cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     for (i = 0; i < kp->n_calls; i++) {
         const char *kn[6];
         handled[i] = (unsigned char)cg_opencl_handles(&kp->calls[i]);
+        if (kp->calls[i].kind == KP_LSTM_DRS &&
+            drs_local_bytes(&P, &kp->calls[i]) > local_limit(&P))
+            handled[i] = 0; /* h, o, gates and R do not fit local memory: the host kernel */
         if (handled[i]) {
             n++;
             n_kern += kernel_names(&P, &kp->calls[i], kn);

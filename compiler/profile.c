@@ -44,6 +44,7 @@ typedef struct prof {
     double ms[PROF_MAX_H][PROF_MAX_K + 1]; /* median ms of the tissue GEMM */
     int mts[PROF_MAX_H];
     double dram_gbps, chip_gbps;
+    double launch_us, gflops, cpu_gflops; /* the cost-model policy's inputs */
     char device[128], kind[16];
     long cu, mhz, local_bytes, wg;
 } prof;
@@ -199,6 +200,7 @@ static const char *const prof_src[] = {
     "}\n",
     "TISSUE(1) TISSUE(2) TISSUE(3) TISSUE(4) TISSUE(5) TISSUE(6) TISSUE(7) TISSUE(8)\n",
     "TISSUE(9) TISSUE(10) TISSUE(11) TISSUE(12) TISSUE(13) TISSUE(14) TISSUE(15) TISSUE(16)\n",
+    "__kernel void empty(__global float *a)\n{\n    (void)a;\n}\n",
     "__kernel void copy(__global const float4 *a, __global float4 *b)\n",
     "{\n    b[get_global_id(0)] = a[get_global_id(0)];\n}\n",
     "__kernel void local_read(__global const float *a, __global float *out)\n",
@@ -319,6 +321,15 @@ ocl_measure(prof *P)
             clReleaseKernel(kern);
         }
     }
+    if (e == CL_SUCCESS) { /* launch overhead: an empty kernel, enqueue to finish */
+        cl_kernel kern = clCreateKernel(cl.program, "empty", &e);
+        if (e == CL_SUCCESS) {
+            e = clSetKernelArg(kern, 0, sizeof big1, &big1);
+            if (e == CL_SUCCESS)
+                P->launch_us = 1e3 * time_kernel(&cl, kern, wg, wg, P->reps, &e);
+            clReleaseKernel(kern);
+        }
+    }
     if (e == CL_SUCCESS) { /* off-chip: copy 64 MiB */
         cl_kernel kern = clCreateKernel(cl.program, "copy", &e);
         if (e == CL_SUCCESS) {
@@ -362,6 +373,43 @@ speedup(const prof *P, int i, int k)
     return P->ms[i][k] > 0 ? k * P->ms[i][1] / P->ms[i][k] : 0.0;
 }
 
+/* The device's rate on the tissue GEMM (2 k H 4H flops) once the launch is paid: the best
+ * over the sweep; and one host core's on a single cell (k = 1) at the largest H. */
+static void
+find_rates(prof *P)
+{
+    long maxH = 0;
+    int i, k, r;
+    for (i = 0; i < P->n_hidden; i++)
+        for (k = 1; k <= P->max_k; k++) {
+            double us = P->ms[i][k] * 1e3 - P->launch_us;
+            double fl = 8.0 * k * (double)P->hidden[i] * (double)P->hidden[i];
+            if (us > 0 && fl / (us * 1e3) > P->gflops)
+                P->gflops = fl / (us * 1e3);
+        }
+    for (i = 0; i < P->n_hidden; i++)
+        maxH = P->hidden[i] > maxH ? P->hidden[i] : maxH;
+    {
+        float *U = malloc(sizeof(float) * (size_t)(4 * maxH * maxH));
+        float *h = malloc(sizeof(float) * (size_t)maxH);
+        float *o = malloc(sizeof(float) * (size_t)(4 * maxH));
+        double t[64];
+        if (U && h && o) {
+            fill(U, 4 * maxH * maxH, 1);
+            fill(h, maxH, 2);
+            cpu_tissue(1, maxH, h, U, o);
+            for (r = 0; r < P->reps; r++) {
+                double t0 = now_ms();
+                cpu_tissue(1, maxH, h, U, o);
+                t[r] = now_ms() - t0;
+            }
+            prof_sink = o[0];
+            P->cpu_gflops = 8.0 * (double)maxH * (double)maxH / (median(t, P->reps) * 1e6);
+        }
+        free(U), free(h), free(o);
+    }
+}
+
 /* Fig. 9: the MTS is where the layer speed-up peaks; the smallest k within 3% of it. */
 static void
 find_mts(prof *P)
@@ -385,8 +433,10 @@ static void
 print_table(const prof *P)
 {
     int i, k;
-    printf("device: %s (%s)\noff-chip bandwidth: %.2f GB/s, on-chip: %.2f GB/s\n\n", P->device,
+    printf("device: %s (%s)\noff-chip bandwidth: %.2f GB/s, on-chip: %.2f GB/s\n", P->device,
            P->kind, P->dram_gbps, P->chip_gbps);
+    printf("launch overhead: %.1f us, recurrent product: %.2f GFLOP/s on the device, %.2f on "
+           "one CPU core\n\n", P->launch_us, P->gflops, P->cpu_gflops);
     printf("tissue GEMM [k,H] x [H,4H]: median ms and layer speed-up k*t(1)/t(k)\n\n| k |");
     for (i = 0; i < P->n_hidden; i++)
         printf(" H=%ld ms | speed-up |", P->hidden[i]);
@@ -482,9 +532,12 @@ write_profile(const prof *P)
             fprintf(f, "    \"clock_mhz\": %ld,\n", P->mhz);
         fprintf(f,
                 "    \"shared_mem_bytes\": %ld,\n    \"shared_mem_gbps\": %.2f,\n"
-                "    \"dram_gbps\": %.2f,\n    \"work_group\": %ld\n  },\n",
-                P->local_bytes, P->chip_gbps, P->dram_gbps, P->wg);
+                "    \"dram_gbps\": %.2f,\n    \"work_group\": %ld,\n"
+                "    \"launch_us\": %.2f,\n    \"gflops\": %.3f\n  },\n",
+                P->local_bytes, P->chip_gbps, P->dram_gbps, P->wg, P->launch_us, P->gflops);
     }
+    if (P->cpu_gflops > 0)
+        fprintf(f, "  \"cpu\": {\"gflops\": %.3f},\n", P->cpu_gflops);
     fprintf(f, "  \"mts\": {\"default\": %d, \"by_hidden\": {", P->mts[0]);
     for (i = 0; i < P->n_hidden; i++)
         fprintf(f, "%s\"%ld\": %d", i ? ", " : "", P->hidden[i], P->mts[i]);
@@ -595,6 +648,7 @@ profile_main(int argc, char **argv)
     } else {
         return usage("--device takes opencl, opencl:N or cpu");
     }
+    find_rates(&P);
     find_mts(&P);
     print_table(&P);
     if (write_profile(&P) < 0 || (P.plot && write_svg(&P) < 0))

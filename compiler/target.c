@@ -272,9 +272,11 @@ load_cpu(loader *L, const cJSON *o, target *t)
             get_int(L, v, f, 0, 64 * GIB, &t->l2_bytes);
         else if (strcmp(k, "llc_bytes") == 0)
             get_int(L, v, f, 0, 64 * GIB, &t->llc_bytes);
+        else if (strcmp(k, "gflops") == 0)
+            get_num(L, v, f, 1e6, &t->cpu_gflops);
         else
             bad(L, f, "is not a cpu field (triple, cpu, features, cores, l1d_bytes, l2_bytes, "
-                      "llc_bytes)%s",
+                      "llc_bytes, gflops)%s",
                 "");
     }
 }
@@ -320,9 +322,14 @@ load_gpu(loader *L, const cJSON *o, target *t)
             x = 0;
             get_int(L, v, f, 1, 4096, &x);
             t->gpu_work_group = (int)x;
-        } else
+        } else if (strcmp(k, "launch_us") == 0)
+            get_num(L, v, f, 1e6, &t->gpu_launch_us);
+        else if (strcmp(k, "gflops") == 0)
+            get_num(L, v, f, 1e6, &t->gpu_gflops);
+        else
             bad(L, f, "is not a gpu field (name, opencl_device, compute_units, clock_mhz, "
-                      "shared_mem_bytes, shared_mem_gbps, dram_gbps, work_group)%s",
+                      "shared_mem_bytes, shared_mem_gbps, dram_gbps, work_group, launch_us, "
+                      "gflops)%s",
                 "");
     }
 }

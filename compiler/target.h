@@ -43,6 +43,10 @@ typedef struct target {
     int n_mts;                  /* measured MTS per hidden size (MICRO'18 Fig. 9) */
     int64_t mts_hidden[TARGET_MAX_MTS];
     int mts_value[TARGET_MAX_MTS];
+    /* the OpenCL cost-model policy (issue 7; measured by lstmc profile, 0 = unknown) */
+    double gpu_launch_us;       /* one kernel launch, enqueue to finish */
+    double gpu_gflops;          /* the recurrent product's rate on the device */
+    double cpu_gflops;          /* the same product on one host CPU core */
 } target;
 
 /*

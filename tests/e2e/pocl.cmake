@@ -60,6 +60,56 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
                          e2e_pocl_scheduleA_gru_bidir_lbr1_init e2e_pocl_unpacked_gru_layout1
                          PROPERTIES ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
   endif()
+  # the tissue schedule on the device (opencl_tissue.h): exact at alpha_inter = 0 against
+  # the ONNX Runtime references (bidirectional + peepholes + sequence_lens; three stacked
+  # batch-first layers), and at alpha_inter > 0 against the C tissue runtime
+  set(LSTMC_POCL_TISSUE lstm_bidir_peephole_seqlens pt_lstm3_batchfirst)
+  if(LSTMC_SANITIZE)
+    set(LSTMC_POCL_TISSUE lstm_bidir_peephole_seqlens)
+  endif()
+  foreach(c ${LSTMC_POCL_TISSUE})
+    add_test(NAME e2e_pocl_tissue_${c}
+             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${FIX}/${c} ${WORK}/poclT_${c} --target=pocl --alpha-inter=0
+                     ${LSTMC_E2E_EXTRA})
+    set_tests_properties(e2e_pocl_tissue_${c} PROPERTIES
+                         ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+  endforeach()
+  # dynamic row skip on the device (opencl_drs.h): exact at alpha_intra = 0 (sequence_lens;
+  # a bidirectional two-layer tagger), and at alpha_intra > 0 against the C DRS runtime
+  if(NOT LSTMC_SANITIZE)
+    foreach(c lstm_seqlens pt_bilstm_tagger)
+      add_test(NAME e2e_pocl_drs_${c}
+               COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                       ${FIX}/${c} ${WORK}/poclD_${c} --target=pocl --alpha-intra=0)
+      set_tests_properties(e2e_pocl_drs_${c} PROPERTIES
+                           ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+    endforeach()
+    # HAR at alpha_intra 0.2: 9 % of the U_f,i,c rows skipped on sample 3
+    add_test(NAME pocl_drs_alpha
+             COMMAND ${E2E}/pocl_alpha.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${CMAKE_SOURCE_DIR} ${WORK}/pocl_drs_alpha 3 --alpha-intra=0.2)
+    set_tests_properties(pocl_drs_alpha PROPERTIES
+                         ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+  endif()
+  if(NOT LSTMC_SANITIZE)
+    # HAR at alpha_inter 510.5: about 7 % of the first layer's links cut (RESULTS.md, issue 5)
+    add_test(NAME pocl_tissue_alpha
+             COMMAND ${E2E}/pocl_alpha.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                     ${CMAKE_SOURCE_DIR} ${WORK}/pocl_tissue_alpha 3 --alpha-inter=510.5
+                     --calib=@CALIB@)
+    set_tests_properties(pocl_tissue_alpha PROPERTIES
+                         ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+  endif()
+endif()
+
+# the cost-model policy with G1 and the time loop on different sides (both directions)
+if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE AND EXISTS ${FIX}/index.txt)
+  add_test(NAME pocl_model_policy
+           COMMAND ${E2E}/pocl_model.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp> ${FIX}
+                   ${WORK}/pocl_model)
+  set_tests_properties(pocl_model_policy PROPERTIES
+                       ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
 endif()
 
 # the generated OpenCL library: no malloc in our code, a clean status without a device

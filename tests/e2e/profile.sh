@@ -13,6 +13,14 @@ grep -q '"opencl_device"' "$work/board.json"
 grep -q '"by_hidden": {"16": [1-3], "32": [1-3]}' "$work/board.json"
 grep -q '<polyline' "$work/sweep.svg"
 grep -q '(MTS)' "$work/table.txt"
+# the cost model's inputs: a launch overhead and both rates, all positive
+for key in launch_us gflops; do # gflops: the device's, then the CPU's
+    n=$(sed -n "s/.*\"$key\": \([0-9.]*\).*/\1/p" "$work/board.json" |
+        awk '$1 > 0 { n++ } END { print n + 0 }')
+    [ "$n" -ge 1 ] || { echo "no positive $key in the profile" >&2; exit 1; }
+done
+grep -q '"cpu": {"gflops": ' "$work/board.json"
+grep -q 'launch overhead: ' "$work/table.txt"
 # the measured profile is a GPU target: the layers run on the device, and match
 "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/lstm_fwd_b1" "$work/run" --target="$work/board.json"
 "$lstmc" profile --device=cpu --hidden=16 --max-tissue=2 --reps=3 -o "$work/cpu.json" > /dev/null

@@ -46,8 +46,10 @@ Test(target, profile_file)
 {
     const char *p = write_tmp("good.json",
                               "{\"name\": \"myboard\", \"cpu\": {\"triple\": "
-                              "\"aarch64-unknown-linux-gnu\", \"cores\": 4, \"l2_bytes\": 524288},"
-                              " \"gpu\": {\"compute_units\": 3, \"dram_gbps\": 12.5},"
+                              "\"aarch64-unknown-linux-gnu\", \"cores\": 4, \"l2_bytes\": 524288,"
+                              " \"gflops\": 3.5},"
+                              " \"gpu\": {\"compute_units\": 3, \"dram_gbps\": 12.5,"
+                              " \"launch_us\": 7.25, \"gflops\": 40},"
                               " \"mts\": {\"default\": 4, \"by_hidden\": {\"300\": 7}}}");
     const target *t = target_find(p);
     cr_assert_not_null(t);
@@ -56,6 +58,10 @@ Test(target, profile_file)
     cr_assert_eq(t->cores, 4);
     cr_assert_eq(t->llc_bytes, 524288, "llc defaults to the largest cache");
     cr_assert_eq(t->gpu_compute_units, 3);
+    /* the cost-model inputs (issue 7) */
+    cr_assert_float_eq(t->gpu_launch_us, 7.25, 1e-9);
+    cr_assert_float_eq(t->gpu_gflops, 40.0, 1e-9);
+    cr_assert_float_eq(t->cpu_gflops, 3.5, 1e-9);
     cr_assert_eq(target_mts(t, 512), 7);
     cr_assert_eq(target_mts(t, 128), 4);
     cr_assert_eq(target_find(p), t, "a file is read once");
