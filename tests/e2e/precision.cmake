@@ -78,3 +78,8 @@ if(NOT LSTMC_SANITIZE)
     set_tests_properties(e2e_weights_train_${m} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   endforeach()
 endif()
+
+# the size report per format (docs/SIZE_REPORT.md "weights_per_format")
+add_test(NAME e2e_weights_size_report
+         COMMAND ${E2E}/precision_size.sh $<TARGET_FILE:lstmc>
+                 ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/Wsize)
