@@ -150,3 +150,87 @@ Test(lowp, rt_proj_bf16_by_hand)
     bad.packed = 0; /* only packed weights have a reduced-precision form */
     cr_assert_eq(lstmc_rt_rnn_proj_bf16(&bad, X, w, &b, P), LSTMC_RT_ERR_BAD_PARAMS);
 }
+
+/* --- lowp_apply on a hand-built graph: the model's own precision is the default --------- */
+
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+
+/* A packed RnnRec (D = 1, K = 2, GH = 2) whose U lies on the grid of scale c. */
+static ir_node *
+rec_graph(arena *a, ir_graph **gp, float c)
+{
+    ir_graph *g = ir_graph_new(a, "g", "t.onnx");
+    ir_node *n = ir_node_new(g, IR_OP_RNN_REC, "rec", "lstmc.RnnRec", 7, 3);
+    ir_shape s = {0};
+    const float u[4] = {3 * c, -127 * c, 0.0f, 64 * c};
+    s.rank = 3;
+    s.d[0] = 1;
+    s.d[1] = 2;
+    s.d[2] = 2;
+    n->inputs[1] = ir_const_new(g, "U", IR_DT_F32, &s, u);
+    ir_attr_set_int(g, n, "packed", 1);
+    *gp = g;
+    return n;
+}
+
+Test(lowp, apply_defaults_to_the_models_int8_grid)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "t.onnx", stderr);
+    ir_graph *g;
+    ir_node *n = rec_graph(a, &g, 0.013f);
+    const unsigned char *w;
+    float s0, s1;
+    g->weights_hint = WFMT_INT8;
+    g->n_qscales = 2;
+    g->qscales[0] = 0.5f;
+    g->qscales[1] = 0.013f;
+    cr_assert_eq(lowp_apply(g, NULL, 0, d), 0);
+    cr_assert_eq(ir_attr_int(n, "wfmt", 0), WFMT_INT8);
+    cr_assert_eq(n->inputs[1]->dtype, IR_DT_I32);
+    w = n->inputs[1]->data;
+    memcpy(&s0, w, 4);
+    memcpy(&s1, w + 4, 4);
+    cr_assert_eq(s0, 0.013f); /* column 0: 3c and 0 */
+    cr_assert_eq(s1, 0.013f); /* column 1: -127c and 64c */
+    cr_assert_eq((signed char)w[8], 3);
+    cr_assert_eq((signed char)w[9], -127);
+    cr_assert_eq((signed char)w[10], 0);
+    cr_assert_eq((signed char)w[11], 64);
+    arena_free(a);
+}
+
+Test(lowp, apply_explicit_fp32_keeps_the_weights)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "t.onnx", stderr);
+    ir_graph *g;
+    ir_node *n = rec_graph(a, &g, 0.013f);
+    ir_tensor *u = n->inputs[1];
+    g->weights_hint = WFMT_FP16;
+    cr_assert_eq(lowp_apply(g, "fp32", 0, d), 0);
+    cr_assert_eq(n->inputs[1], u);
+    cr_assert_eq(ir_attr_int(n, "wfmt", 0), 0);
+    arena_free(a);
+}
+
+Test(lowp, apply_refuses_opencl_and_unpacked)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "t.onnx", stderr);
+    ir_graph *g;
+    ir_node *n = rec_graph(a, &g, 0.013f);
+    cr_assert_eq(lowp_apply(g, "fp16", 1, d), -1);
+    cr_assert(strstr(diag_text(d), "OpenCL"));
+    ir_attr_set_int(g, n, "packed", 0);
+    cr_assert_eq(lowp_apply(g, "bf16", 0, d), -1);
+    cr_assert(strstr(diag_text(d), "node 'rec' (lstmc.RnnRec): --weights=bf16"));
+    cr_assert(strstr(diag_text(d), "not packed"));
+    /* from the model only: a note, and the layer stays fp32 */
+    g->weights_hint = WFMT_FP16;
+    cr_assert_eq(lowp_apply(g, NULL, 0, d), 0);
+    cr_assert_eq(ir_attr_int(n, "wfmt", 0), 0);
+    arena_free(a);
+}
