@@ -1079,6 +1079,8 @@ emit_drs(kg *g, const kp_call *kc)
  * so the fp32 tiles stay as they are.
  */
 
+#define LOWP_PF_ROWS 8 /* rows of U ahead the recurrent tiles prefetch */
+
 static LLVMValueRef
 gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
 {
@@ -1171,6 +1173,18 @@ emit_tile_lowp(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, 
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
     brow = gepb(g, b, mul(g, k, ci(g, ldb * es)));
+    if (rb == 1 && K > LOWP_PF_ROWS) { /* U is read with a stride of a whole row: prefetch
+                                          the tile's bytes LOWP_PF_ROWS rows ahead */
+        int64_t off;
+        for (off = 0; off < (int64_t)nv * w * es; off += 64) {
+            LLVMValueRef args[4];
+            args[0] = gepb(g, brow, ci(g, LOWP_PF_ROWS * ldb * es + off));
+            args[1] = LLVMConstInt(g->i32, 0, 0); /* read */
+            args[2] = LLVMConstInt(g->i32, 3, 0); /* keep in all levels */
+            args[3] = LLVMConstInt(g->i32, 1, 0); /* data */
+            intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
+        }
+    }
     for (r = 0; r < rb; r++) {
         LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
         if (w > 1) {
