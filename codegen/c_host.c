@@ -464,7 +464,7 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
     if (llvm)
         fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
     else
-        fprintf(f, "        st = %s(", kp_kind_fn(c->kind));
+        fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
     if (c->kind == KP_FILL) {
         put_buf(f, name, mp, c->out[0], NULL, 0);
         fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
@@ -1398,6 +1398,7 @@ write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d
 static void
 put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled)
 {
+    const char *wty;
     int i, n = 0;
     for (i = 0; handled && i < kp->n_calls; i++) {
         if (!handled[i])
@@ -1405,9 +1406,11 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
         if (n++ == 0)
             fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
                        "%s_ocl.c (OpenCL) */\n", name, name);
+        /* weights in a reduced-precision format (compiler/lowp.c) are words, not floats */
+        wty = kp->calls[i].wfmt ? "void" : "float";
         if (kp->calls[i].kind == KP_RNN_PROJ)
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
-                       "\n    const float *w, const float *b, float *P);\n", name, i);
+                       "\n    const %s *w, const float *b, float *P);\n", name, i, wty);
         else if (kp->calls[i].kind == KP_LSTM_DRS)
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, float alpha_intra,\n"
                        "    const float *P, const float *Uo, const float *Ufic,\n"
@@ -1428,9 +1431,9 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
                        "*P, float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i);
         else
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
-                       "    const float *r, const float *rb, const int32_t *seq_lens,\n"
+                       "    const %s *r, const float *rb, const int32_t *seq_lens,\n"
                        "    const float *init_h, const float *init_c, const float *Peep, "
-                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i);
+                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i, wty);
     }
     if (n)
         fputc('\n', f);

@@ -57,6 +57,8 @@ typedef struct kg {
     LLVMValueRef fn;
     LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
+    int wfmt;       /* the weights of the call being emitted (lstmc_rt_wfmt; issue 12) */
+    int f16_native; /* fpext half -> float is an instruction (x86 F16C, AArch64) */
 } kg;
 
 static LLVMValueRef
@@ -524,11 +526,18 @@ gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
               c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w);
 }
 
+static void emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n,
+                           LLVMValueRef init, LLVMValueRef out);
+
 /* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
 static void
 emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
           LLVMValueRef out)
 {
+    if (g->wfmt) { /* U in a reduced-precision format (issue 12) */
+        emit_gemv_lowp(g, c, a, col0, n, init, out);
+        return;
+    }
     c->sa = a;
     c->sb = gepc(g, c->Rt, col0);
     c->sldb = c->GH;
@@ -1055,6 +1064,255 @@ emit_drs(kg *g, const kp_call *kc)
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 
+/* --- reduced-precision weights (issue 12, docs/PRECISION.md) ----------------------------
+ *
+ * The same register tiles as emit_tile with B in the storage format g->wfmt (lstmc_rt.h,
+ * "reduced-precision weights"): each <w x i16> or <w x i8> load is widened to <w x float>
+ * right after it, the accumulators stay float:
+ *   fp16  bitcast to <w x half>, fpext (vcvtph2ps with F16C, fcvtl on AArch64); where that is
+ *         no instruction (x86 without F16C, 32-bit Arm), the integer recipe of rt_lowp.c:
+ *         (h & 0x7fff) << 13 read as a float times 2^112, the sign or-ed back (the compiler
+ *         never stores inf or NaN, lowp.c);
+ *   bf16  zext to i32, shl 16, bitcast;
+ *   int8  sitofp; the tile sums h * q and multiplies by the row scales once at the end.
+ * The helpers below are small copies of emit_tile/gemv_seg/proj_seg for byte-addressed B,
+ * so the fp32 tiles stay as they are.
+ */
+
+#define LOWP_PF_ROWS 8 /* rows of U ahead the recurrent tiles prefetch */
+
+static LLVMValueRef
+gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), base, &i, 1, "");
+}
+
+static int
+lowp_esize(const kg *g)
+{
+    return g->wfmt == LSTMC_RT_WFMT_INT8 ? 1 : 2;
+}
+
+/* The constant v in every lane of a w-lane vector of ty (ty itself when w == 1). */
+static LLVMValueRef
+splat(LLVMTypeRef ty, LLVMValueRef v, int w)
+{
+    LLVMValueRef lanes[64];
+    int i;
+    (void)ty;
+    if (w == 1)
+        return v;
+    for (i = 0; i < w; i++)
+        lanes[i] = v;
+    return LLVMConstVector(lanes, (unsigned)w);
+}
+
+/* w weights at byte address p, converted to float (a <w x float> vector, or a float). */
+static LLVMValueRef
+emit_load_cvt(kg *g, LLVMValueRef p, int w)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->cx), i16 = LLVMInt16TypeInContext(g->cx);
+    LLVMTypeRef ety = g->wfmt == LSTMC_RT_WFMT_INT8 ? i8 : i16;
+    LLVMTypeRef ity = w > 1 ? LLVMVectorType(ety, (unsigned)w) : ety;
+    LLVMTypeRef i32t = w > 1 ? LLVMVectorType(g->i32, (unsigned)w) : g->i32;
+    LLVMTypeRef fty = w > 1 ? LLVMVectorType(g->f32, (unsigned)w) : g->f32;
+    LLVMValueRef v = LLVMBuildLoad2(g->b, ity, p, ""), x, sign, f;
+
+    LLVMSetAlignment(v, 1);
+    switch (g->wfmt) {
+    case LSTMC_RT_WFMT_INT8:
+        return LLVMBuildSIToFP(g->b, v, fty, "");
+    case LSTMC_RT_WFMT_BF16:
+        x = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, v, i32t, ""),
+                         splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        return LLVMBuildBitCast(g->b, x, fty, "");
+    default: /* fp16 */
+        if (g->f16_native) {
+            LLVMTypeRef h = LLVMHalfTypeInContext(g->cx);
+            LLVMTypeRef hty = w > 1 ? LLVMVectorType(h, (unsigned)w) : h;
+            return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, v, hty, ""), fty, "");
+        }
+        x = LLVMBuildZExt(g->b, v, i32t, "");
+        sign = LLVMBuildShl(g->b,
+                            LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w),
+                                         ""),
+                            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        x = LLVMBuildShl(g->b,
+                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w),
+                                      ""),
+                         splat(i32t, LLVMConstInt(g->i32, 13, 0), w), "");
+        f = fmul(g, LLVMBuildBitCast(g->b, x, fty, ""),
+                 splat(fty, LLVMConstReal(g->f32, 5192296858534827628530496329220096.0), w));
+        x = LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, f, i32t, ""), sign, "");
+        return LLVMBuildBitCast(g->b, x, fty, "");
+    }
+}
+
+/*
+ * emit_tile with B at byte address b in g->wfmt, ldb in elements:
+ *   fp16/bf16: out = init + sum_k a * B;  int8: out = init + scale[c] * sum_k a * q
+ * (scale, a float pointer to the tile's first column's scale, non-NULL exactly for int8).
+ */
+static void
+emit_tile_lowp(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
+               LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv,
+               int w, LLVMValueRef scale)
+{
+    LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
+    const int64_t es = lowp_esize(g);
+    LLVMValueRef acc[KG_MAX_ACC], k, brow;
+    kloop lk;
+    int r, v;
+
+    for (r = 0; r < rb; r++)
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef x0 = init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
+                                             : LLVMConstNull(ty);
+            acc[r * nv + v] = entry_alloca(g, ty);
+            LLVMBuildStore(g->b, x0, acc[r * nv + v]);
+        }
+    k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
+    brow = gepb(g, b, mul(g, k, ci(g, ldb * es)));
+    if (rb == 1 && K > LOWP_PF_ROWS) { /* U is read with a stride of a whole row: prefetch
+                                          the tile's bytes LOWP_PF_ROWS rows ahead */
+        int64_t off;
+        for (off = 0; off < (int64_t)nv * w * es; off += 64) {
+            LLVMValueRef args[4];
+            args[0] = gepb(g, brow, ci(g, LOWP_PF_ROWS * ldb * es + off));
+            args[1] = LLVMConstInt(g->i32, 0, 0); /* read */
+            args[2] = LLVMConstInt(g->i32, 3, 0); /* keep in all levels */
+            args[3] = LLVMConstInt(g->i32, 1, 0); /* data */
+            intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
+        }
+    }
+    for (r = 0; r < rb; r++) {
+        LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
+        if (w > 1) {
+            LLVMValueRef vec = LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
+                                                      LLVMConstInt(g->i32, 0, 0), "");
+            s = LLVMBuildShuffleVector(g->b, vec, LLVMGetPoison(g->vf),
+                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+        }
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef bv = emit_load_cvt(g, gepb(g, brow, ci(g, (int64_t)v * w * es)), w);
+            LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
+            LLVMBuildStore(g->b, fma_(g, ty, s, bv, cur), acc[r * nv + v]);
+        }
+    }
+    loop_end(g, &lk);
+    for (r = 0; r < rb; r++)
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef x = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
+            if (scale) {
+                LLVMValueRef sv = ldt(g, ty, gepc(g, scale, v * w));
+                x = init ? fma_(g, ty, sv, x, ldt(g, ty, gepc(g, init, r * ldi + v * w)))
+                         : fmul(g, sv, x);
+            }
+            stt(g, x, gepc(g, out, r * ldo + v * w));
+        }
+}
+
+/* Where direction d's weights and scales are in a tensor of D x [K, GH] (lstmc_rt.h). */
+static void
+lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d, LLVMValueRef *q,
+         LLVMValueRef *scale)
+{
+    if (g->wfmt == LSTMC_RT_WFMT_INT8) {
+        *scale = gepc(g, w, d * GH);
+        *q = gepb(g, w, ci(g, 4 * D * GH + d * K * GH));
+    } else {
+        *scale = NULL;
+        *q = gepb(g, w, ci(g, 2 * d * K * GH));
+    }
+}
+
+typedef struct lowp_ctx {
+    int64_t rows, K, lda, ldb; /* rows of a (PROJ_RB at a time), its width, B's width */
+    LLVMValueRef a, q, scale, init, out;
+    int64_t ldo; /* of init and out */
+} lowp_ctx;
+
+/* Columns [col, col + nv*w) of out = init + a * B for every row of a. */
+static void
+lowp_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
+{
+    const lowp_ctx *c = vctx;
+    const int64_t es = lowp_esize(g), nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
+    LLVMValueRef qcol = gepb(g, c->q, mul(g, col, ci(g, es)));
+    LLVMValueRef scol = c->scale ? gepf(g, c->scale, col) : NULL;
+    LLVMValueRef icol = c->init ? gepf(g, c->init, col) : NULL, ocol = gepf(g, c->out, col);
+
+    if (c->rows == 1) { /* the recurrent product: one vector h, init/out rows of their own */
+        emit_tile_lowp(g, c->a, 0, qcol, c->ldb, c->K, icol, 0, ocol, 0, 1, nv, w, scol);
+        return;
+    }
+    if (nblk > 0) { /* the projection: the bias row is every row's init */
+        kloop l;
+        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
+        emit_tile_lowp(g, gepf(g, c->a, mul(g, r, ci(g, c->lda))), c->lda, qcol, c->ldb, c->K,
+                       icol, 0, gepf(g, ocol, mul(g, r, ci(g, c->ldo))), c->ldo, PROJ_RB, nv, w,
+                       scol);
+        loop_end(g, &l);
+    }
+    if (rem > 0) {
+        int64_t r = c->rows - rem;
+        emit_tile_lowp(g, gepc(g, c->a, r * c->lda), c->lda, qcol, c->ldb, c->K, icol, 0,
+                       gepc(g, ocol, r * c->ldo), c->ldo, (int)rem, nv, w, scol);
+    }
+}
+
+/* emit_gemv for U in g->wfmt: direction d is found from c->act (rec_ctx has no d; emit_rec
+ * stays as it is) and U from the kernel's r argument. */
+static void
+emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
+               LLVMValueRef out)
+{
+    const lstmc_rt_rnn_params *p = c->p;
+    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+    const int64_t d = (int64_t)(c->act - p->act) / nacts;
+    lowp_ctx lc;
+
+    memset(&lc, 0, sizeof lc);
+    lowp_dir(g, LLVMGetParam(g->fn, 2), p->n_dirs, c->H, c->GH, d, &lc.q, &lc.scale);
+    lc.q = gepb(g, lc.q, ci(g, col0 * lowp_esize(g)));
+    lc.scale = lc.scale ? gepc(g, lc.scale, col0) : NULL;
+    lc.rows = 1;
+    lc.K = c->H;
+    lc.ldb = c->GH;
+    lc.a = a;
+    lc.init = init;
+    lc.out = out;
+    for_col_segments(g, n, REC_NB, lowp_seg, &lc);
+}
+
+/* lstmc_rt_rnn_proj_<fmt>(p, X, w, b, P): P[d][r] = b[d] + X[r] * G1[d], G1 in g->wfmt. */
+static void
+emit_proj_lowp(kg *g, const kp_call *c)
+{
+    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    LLVMValueRef X = LLVMGetParam(g->fn, 1), w = LLVMGetParam(g->fn, 2);
+    LLVMValueRef b = LLVMGetParam(g->fn, 3), P = LLVMGetParam(g->fn, 4);
+    int32_t d;
+
+    for (d = 0; d < p->n_dirs; d++) {
+        lowp_ctx lc;
+        memset(&lc, 0, sizeof lc);
+        lowp_dir(g, w, p->n_dirs, I, GH, d, &lc.q, &lc.scale);
+        lc.rows = p->rows;
+        lc.K = I;
+        lc.lda = I;
+        lc.ldb = GH;
+        lc.a = X;
+        lc.init = c->in[2] ? gepc(g, b, d * GH) : NULL;
+        lc.out = gepc(g, P, d * p->rows * GH);
+        lc.ldo = GH;
+        if (p->rows > 0)
+            for_col_segments(g, GH, PROJ_NB, lowp_seg, &lc);
+    }
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
 /* --- which calls ----------------------------------------------------------------------- */
 
 int
@@ -1241,12 +1499,16 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    if (c->kind == KP_RNN_PROJ)
+    g->wfmt = c->wfmt; /* emit_gemv and emit_proj_lowp read it */
+    if (c->kind == KP_RNN_PROJ && c->wfmt)
+        emit_proj_lowp(g, c);
+    else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
     else
         emit_rec(g, c);
+    g->wfmt = 0;
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMBuildBr(g->ab, body);
 }
@@ -1321,6 +1583,8 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     g.vl = vector_floats(triple, features);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
     g.floor_by_cvt = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
+    g.f16_native = (strncmp(triple, "x86_64", 6) == 0 && feature_state(features, "f16c") == 1) ||
+                   strncmp(triple, "aarch64", 7) == 0;
 
     for (i = 0; i < kp->n_calls; i++)
         if (handled[i])

@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
+#include "lowp.h"
 #include "memplan.h"
 #include "stream.h"
 
@@ -166,6 +167,50 @@ tensor_bytes(const ir_tensor *t)
     return (n > 0 ? n : 1) * (int64_t)ir_dtype_size(t->dtype);
 }
 
+/*
+ * Issue 12: "weights_format" (the storage of G1/G2, compiler/lowp.c) and what the weights
+ * would take in flash in each format: the other constants as they are, every packed G1/G2 of
+ * D x [K, G*H] at lstmc_rt_lowp_bytes (whole 4-byte words). The arena does not depend on it.
+ */
+static void
+put_weights_per_format(FILE *f, const ir_graph *g, const kprog *kp, const memplan *mp,
+                       int64_t weights)
+{
+    unsigned char *seen = calloc((size_t)g->n_tensors + 1, 1);
+    int64_t lowp = 0, per[4] = {0, 0, 0, 0};
+    int i, k, fmt = 0;
+    for (i = 0; seen && i < kp->n_calls; i++) {
+        const kp_call *c = &kp->calls[i];
+        const ir_tensor *w = c->n_in > 1 ? c->in[1] : NULL;
+        int64_t D, K, GH;
+        if ((c->kind != KP_RNN_PROJ && c->kind != KP_RNN_REC) || !w ||
+            mp->tensor[w->id].kind != MEMPLAN_CONST || seen[w->id])
+            continue;
+        if (c->kind == KP_RNN_PROJ && c->p.proj.packed) {
+            D = c->p.proj.n_dirs;
+            K = c->p.proj.input_size;
+            GH = (c->p.proj.cell == 0 ? 4 : c->p.proj.cell == 1 ? 3 : 1) * c->p.proj.hidden;
+        } else if (c->kind == KP_RNN_REC && c->p.rnn.packed) {
+            D = c->p.rnn.n_dirs;
+            K = c->p.rnn.hidden;
+            GH = (c->p.rnn.cell == 0 ? 4 : c->p.rnn.cell == 1 ? 3 : 1) * c->p.rnn.hidden;
+        } else {
+            continue;
+        }
+        seen[w->id] = 1;
+        fmt = c->wfmt ? c->wfmt : fmt;
+        lowp += tensor_bytes(w);
+        for (k = 0; k < 4; k++)
+            per[k] += (lstmc_rt_lowp_bytes(k, D, K, GH) + 3) / 4 * 4;
+    }
+    free(seen);
+    fprintf(f, "  \"weights_format\": \"%s\",\n  \"weights_per_format\": {", lowp_name(fmt));
+    for (k = 0; k < 4; k++)
+        fprintf(f, "%s\"%s\": %lld", k ? ", " : "", lowp_name(k),
+                (long long)(weights - lowp + per[k]));
+    fputs("},\n", f);
+}
+
 int
 cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
                int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
@@ -212,6 +257,7 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
             "\"c_code\": \"not measured: run make size in this folder\"},\n",
             (long long)weights, (long long)stream_weights, (long long)llvm, (long long)llvm_s,
             (long long)(weights + stream_weights + llvm + llvm_s));
+    put_weights_per_format(f, g, kp, mp, weights);
     fprintf(f,
             "  \"ram\": {\"arena\": %lld, \"run_arena\": %lld, \"stream_arena\": %lld, "
             "\"state\": %lld,\n          \"total\": %lld, \"stream_only_total\": %lld},\n"

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "ir_print.h"
 #include "kprog.h"
+#include "lowp.h"
 #include "memplan.h"
 #include "onnx.h"
 #include "passes.h"
@@ -407,6 +408,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     if (o->after_prepare && o->after_prepare(g, o->after_prepare_ctx, d) < 0)
         return -1;
     if (driver_passes(g, t, o, d) < 0)
+        return -1;
+    if (lowp_apply(g, o->weights, cg_opencl_wanted(o->target), d) < 0) /* issue 12 */
         return -1;
     memset(kp, 0, sizeof *kp);
     if (kp_lower_graph(a, g, kp, d) < 0)

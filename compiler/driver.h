@@ -55,6 +55,8 @@ typedef struct driver_options {
     const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */
+    const char *weights;     /* --weights: fp32|fp16|bf16|int8 (compiler/lowp.h); NULL: the
+                                format the model's own weights were stored in */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

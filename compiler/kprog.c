@@ -28,6 +28,20 @@ kp_kind_fn(kp_kind k)
     return k < KP_KIND_COUNT ? kind_fn[k] : "?";
 }
 
+const char *
+kp_call_fn(const kp_call *c)
+{
+    static const char *const proj[] = {"lstmc_rt_rnn_proj", "lstmc_rt_rnn_proj_f16",
+                                       "lstmc_rt_rnn_proj_bf16", "lstmc_rt_rnn_proj_i8"};
+    static const char *const rec[] = {"lstmc_rt_rnn_rec", "lstmc_rt_rnn_rec_f16",
+                                      "lstmc_rt_rnn_rec_bf16", "lstmc_rt_rnn_rec_i8"};
+    if (c->wfmt > 0 && c->wfmt < 4 && c->kind == KP_RNN_PROJ)
+        return proj[c->wfmt];
+    if (c->wfmt > 0 && c->wfmt < 4 && c->kind == KP_RNN_REC)
+        return rec[c->wfmt];
+    return kp_kind_fn(c->kind);
+}
+
 static kp_call *
 push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
 {
@@ -147,6 +161,7 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnn_scratch(p) * (int64_t)sizeof(float);
+    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* compiler/lowp.c */
     if (c->scratch_bytes < 0) {
         diag_node(d, n, "its shapes and attributes do not make a valid recurrent layer");
         return -1;
@@ -247,6 +262,7 @@ lower_proj(arena *a, kprog *kp, const ir_node *n)
     p->hidden = ir_attr_int(n, "hidden_size", 0);
     p->linear_before_reset = (int32_t)ir_attr_int(n, "linear_before_reset", 0);
     p->packed = (int32_t)ir_attr_int(n, "packed", 0);
+    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* compiler/lowp.c */
     c->n_in = 3;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
@@ -761,10 +777,16 @@ kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch
     case KP_COPY:
         return lstmc_rt_copy(out[0], in[0], c->p.copy.n_bytes);
     case KP_RNN_PROJ:
+        if (c->wfmt == LSTMC_RT_WFMT_FP16)
+            return lstmc_rt_rnn_proj_f16(&c->p.proj, in[0], in[1], in[2], out[0]);
+        if (c->wfmt == LSTMC_RT_WFMT_BF16)
+            return lstmc_rt_rnn_proj_bf16(&c->p.proj, in[0], in[1], in[2], out[0]);
+        if (c->wfmt == LSTMC_RT_WFMT_INT8)
+            return lstmc_rt_rnn_proj_i8(&c->p.proj, in[0], in[1], in[2], out[0]);
         return lstmc_rt_rnn_proj(&c->p.proj, in[0], in[1], in[2], out[0]);
     case KP_RNN_REC:
-        return lstmc_rt_rnn_rec(&c->p.rnn, in[0], in[1], in[2], in[3], in[4], in[5], in[6],
-                                out[0], out[1], out[2], scratch);
+        return lstmc_rt_rnn_rec_fmt(c->wfmt, &c->p.rnn, in[0], in[1], in[2], in[3], in[4],
+                                    in[5], in[6], out[0], out[1], out[2], scratch);
     case KP_LSTM_TISSUE:
         return lstmc_rt_lstm_tissue(&c->p.tissue.p, c->p.tissue.alpha_inter, in[0], in[1], in[2],
                                     in[3], in[4], in[5], in[6], in[7], in[8], out[0], out[1],

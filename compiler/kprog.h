@@ -88,6 +88,8 @@ typedef struct kp_call {
     ir_tensor *in[KP_MAX_ARGS];  /* kernel input order; NULL = absent optional */
     ir_tensor *out[KP_MAX_ARGS]; /* kernel output order; NULL = not wanted */
     int64_t scratch_bytes;       /* > 0: the call takes a scratch buffer last */
+    int32_t wfmt; /* KP_RNN_PROJ / KP_RNN_REC: storage format of in[1] (lstmc_rt_wfmt; 0 =
+                     fp32): the call goes to that format's kernel (kp_call_fn) */
 } kp_call;
 
 /* A whole program: the calls in execution order. */
@@ -100,6 +102,10 @@ typedef struct kprog {
 
 /* Name of the runtime function a kind calls ("lstmc_rt_rnn"). */
 const char *kp_kind_fn(kp_kind k);
+
+/* Name of the runtime function call c calls: kp_kind_fn, or the reduced-precision kernel of
+ * its weights' format ("lstmc_rt_rnn_rec_f16"). */
+const char *kp_call_fn(const kp_call *c);
 
 /*
  * Lower one node (shapes inferred, constant inputs resolved) to kernel calls appended to

@@ -25,6 +25,7 @@
 #include "elstm.h"
 #include "ir.h"
 #include "ir_print.h"
+#include "lowp.h"
 #include "lstmc_rt_npy.h"
 #include "outdir.h"
 #include "proc.h"
@@ -55,6 +56,8 @@ static const char usage_text[] =
     "  --weights-placement=const|blob|pointer   weights compiled in (flash), in\n"
     "                       NAME_weights.bin checked by NAME_init_blob, or raw bytes anywhere\n"
     "                       given to NAME_set_weights\n"
+    "  --weights=fp32|fp16|bf16|int8   storage of the recurrent and input weights; fp32\n"
+    "                       accumulation (default: the model's own, fp32 for float models)\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis\n"
@@ -162,6 +165,10 @@ parse_args(int argc, char **argv, cli *c)
             if (strcmp(v, "const") != 0 && strcmp(v, "blob") != 0 && strcmp(v, "pointer") != 0)
                 return usage("--weights-placement takes const, blob or pointer, got '%s'", v);
             c->o.weights_placement = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
+            if (lowp_parse(v) < 0)
+                return usage("--weights takes fp32, fp16, bf16 or int8, got '%s'", v);
+            c->o.weights = v;
         } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
         } else if ((v = cli_opt(argc, argv, &i, "--thresholds"))) {

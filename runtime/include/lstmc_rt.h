@@ -613,6 +613,74 @@ void lstmc_rt_hsparse_accumulate(const float *h, const float *r, int64_t H, int6
 extern int64_t lstmc_rt_hsparse_groups, lstmc_rt_hsparse_skipped;
 #endif
 
+/* --- reduced-precision weights (issue 12, docs/PRECISION.md; rt_lowp.c) --------------- */
+
+/*
+ * The storage formats of G1 (lstmc_rt_rnn_proj's w) and G2 (lstmc_rt_rnn_rec's r) under
+ * lstmc --weights=fp16|bf16|int8; values match the compiler's enum wfmt. The kernels convert
+ * each weight to float when they read it and accumulate in float.
+ *
+ * Layout of a weight tensor of D directions, each packed transposed [K, G*H] (K = I for G1,
+ * H for G2; column g is output row g of W or U), in 4-byte words, little-endian:
+ *   FP16, BF16  D*K*G*H 16-bit values [D][K][G*H] (IEEE binary16 / bfloat16);
+ *   INT8        D*G*H float scales s[d][g], then D*K*G*H int8 q [D][K][G*H]:
+ *               w[d][k][g] = s[d][g] * q[d][k][g] (one scale per output row).
+ * The tensor is padded to a whole number of words. Only packed weights have these forms.
+ */
+typedef enum lstmc_rt_wfmt {
+    LSTMC_RT_WFMT_FP32 = 0,
+    LSTMC_RT_WFMT_FP16 = 1,
+    LSTMC_RT_WFMT_BF16 = 2,
+    LSTMC_RT_WFMT_INT8 = 3
+} lstmc_rt_wfmt;
+
+/* IEEE binary16 / bfloat16 bits to float (exact: every value of either is a float). */
+float lstmc_rt_f16_to_f32(uint16_t h);
+float lstmc_rt_bf16_to_f32(uint16_t h);
+
+/* Bytes of a weight tensor of D x [K, GH] in format wfmt (unpadded), -1 for a bad wfmt. */
+int64_t lstmc_rt_lowp_bytes(int32_t wfmt, int64_t D, int64_t K, int64_t GH);
+
+/*
+ * gates[0..n) += sum_{k<K} h[k] * w[k][col0 + g] over direction d of a weight tensor w in
+ * format wfmt (layout above, D directions of [K, ld]). int8 sums h[k] * q first and multiplies
+ * by the row's scale once at the end.
+ */
+void lstmc_rt_lowp_accumulate(int32_t wfmt, const void *w, int64_t D, int32_t d,
+                              const float *h, int64_t K, int64_t ld, int64_t col0, int64_t n,
+                              float *gates);
+
+/* lstmc_rt_rnn_proj with packed weights (p->packed = 1) stored as wfmt. */
+lstmc_rt_status lstmc_rt_rnn_proj_f16(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                      const void *w, const float *b, float *P);
+lstmc_rt_status lstmc_rt_rnn_proj_bf16(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                       const void *w, const float *b, float *P);
+lstmc_rt_status lstmc_rt_rnn_proj_i8(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                     const void *w, const float *b, float *P);
+
+/* lstmc_rt_rnn_rec with packed weights (p->packed = 1) stored as wfmt; hsparse_th must be 0.
+ * lstmc_rt_rnn_rec_fmt is the one behind them all (rt_rnn.c). */
+lstmc_rt_status lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p,
+                                     const float *P, const void *r, const float *rb,
+                                     const int32_t *seq_lens, const float *init_h,
+                                     const float *init_c, const float *Peep, float *Y,
+                                     float *Y_h, float *Y_c, float *scratch);
+lstmc_rt_status lstmc_rt_rnn_rec_f16(const lstmc_rt_rnn_params *p, const float *P,
+                                     const void *r, const float *rb, const int32_t *seq_lens,
+                                     const float *init_h, const float *init_c,
+                                     const float *Peep, float *Y, float *Y_h, float *Y_c,
+                                     float *scratch);
+lstmc_rt_status lstmc_rt_rnn_rec_bf16(const lstmc_rt_rnn_params *p, const float *P,
+                                      const void *r, const float *rb, const int32_t *seq_lens,
+                                      const float *init_h, const float *init_c,
+                                      const float *Peep, float *Y, float *Y_h, float *Y_c,
+                                      float *scratch);
+lstmc_rt_status lstmc_rt_rnn_rec_i8(const lstmc_rt_rnn_params *p, const float *P,
+                                    const void *r, const float *rb, const int32_t *seq_lens,
+                                    const float *init_h, const float *init_c,
+                                    const float *Peep, float *Y, float *Y_h, float *Y_c,
+                                    float *scratch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,6 +175,8 @@ typedef struct dir_args {
     const float *Pp;         /* schedule A+: this direction's projection [rows, G*H], or NULL */
     const float *Rt;         /* schedule A+: R packed transposed [H, G*H], or R [G*H, H] */
     const float *rb_h;       /* schedule A+, GRU linear_before_reset: Rbh [H], or NULL */
+    int32_t wfmt;            /* schedule A+: G2's storage format (rt_lowp.c), 0 = float Rt */
+    const void *Rq;          /* wfmt != 0: the whole weight tensor (all directions) */
 } dir_args;
 
 static float
@@ -367,6 +369,10 @@ rec_accumulate(const dir_args *a, const float *restrict h, int64_t ld, int64_t c
     const int64_t H = a->p->hidden;
     int64_t k, g;
 
+    if (a->wfmt) { /* reduced-precision G2: rt_lowp.c */
+        lstmc_rt_lowp_accumulate(a->wfmt, a->Rq, a->p->n_dirs, a->d, h, H, ld, col0, n, gates);
+        return;
+    }
     if (a->p->hsparse_th > 0.0f) { /* E-LSTM hidden-state sparsity: rt_hsparse.c */
         lstmc_rt_hsparse_accumulate(h, a->Rt, H, ld, col0, n, a->p->packed, a->p->hsparse_th,
                                     gates);
@@ -568,6 +574,8 @@ lstmc_rt_rnn(const lstmc_rt_rnn_params *p, const float *X, const float *W, const
         a.Pp = NULL;
         a.Rt = NULL;
         a.rb_h = NULL;
+        a.wfmt = 0;
+        a.Rq = NULL;
         run_direction(&a);
     }
     return LSTMC_RT_OK;
@@ -647,12 +655,24 @@ lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, c
                  const int32_t *seq_lens, const float *init_h, const float *init_c,
                  const float *Peep, float *Y, float *Y_h, float *Y_c, float *scratch)
 {
+    return lstmc_rt_rnn_rec_fmt(LSTMC_RT_WFMT_FP32, p, P, r, rb, seq_lens, init_h, init_c,
+                                Peep, Y, Y_h, Y_c, scratch);
+}
+
+/* Contract in lstmc_rt.h: lstmc_rt_rnn_rec with G2 stored as wfmt (packed only). */
+lstmc_rt_status
+lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p, const float *P, const void *r,
+                     const float *rb, const int32_t *seq_lens, const float *init_h,
+                     const float *init_c, const float *Peep, float *Y, float *Y_h, float *Y_c,
+                     float *scratch)
+{
     int64_t G, H, rows, n;
     int32_t d;
 
     if (!p)
         return LSTMC_RT_ERR_NULL;
-    if (!params_ok(p))
+    if (!params_ok(p) || wfmt < LSTMC_RT_WFMT_FP32 || wfmt > LSTMC_RT_WFMT_INT8 ||
+        (wfmt && (!p->packed || p->hsparse_th > 0.0f)))
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (p->batch == 0)
         return LSTMC_RT_OK;
@@ -683,7 +703,9 @@ lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, c
         a.Y_c = Y_c;
         a.scratch = scratch;
         a.Pp = P + d * rows * G * H;
-        a.Rt = r + d * H * G * H;
+        a.Rt = wfmt ? NULL : (const float *)r + d * H * G * H;
+        a.wfmt = wfmt;
+        a.Rq = wfmt ? r : NULL;
         a.rb_h = NULL;
         if (rb && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset)
             a.rb_h = p->packed ? rb + d * H : rb + d * 2 * G * H + G * H + 2 * H;

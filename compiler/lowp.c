@@ -1,0 +1,277 @@
+/*
+ * lowp.c — reduced-precision weights (issue 12; contract in lowp.h, story in
+ * docs/PRECISION.md).
+ *
+ * After the passes, the packed G1 (lstmc.RnnProj input 1, [D, I, G*H]) and G2 (lstmc.RnnRec
+ * input 1, [D, H, G*H]) of every layer are replaced by constants in the runtime's layout
+ * (lstmc_rt.h "reduced-precision weights"), stored as int32 words so that every backend
+ * (const arrays, weight blobs, the size report) handles them as it handles any constant, and
+ * the node gets the attribute "wfmt"; lowering (kprog.c) then calls the format's kernels.
+ *
+ *   fp16, bf16  round to nearest even (what ONNX Runtime's Cast does);
+ *   int8        per output row g of W / U (a column of the packed matrix): s = max|w| / 127,
+ *               q = round(w / s), unless one of the model's own DequantizeLinear scales
+ *               represents the row exactly (lowp_quant_row).
+ */
+#include "lowp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+#include "lstmc_rt.h"
+#include "wfmt.h"
+
+static const char *const names[WFMT_COUNT] = {"fp32", "fp16", "bf16", "int8"};
+
+int
+lowp_parse(const char *s)
+{
+    int i;
+    for (i = 0; s && i < WFMT_COUNT; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *
+lowp_name(int fmt)
+{
+    return fmt >= 0 && fmt < WFMT_COUNT ? names[fmt] : "?";
+}
+
+int
+lowp_elem_bytes(int fmt)
+{
+    return fmt == WFMT_FP16 || fmt == WFMT_BF16 ? 2 : fmt == WFMT_INT8 ? 1 : 4;
+}
+
+uint16_t
+lowp_f32_to_f16(float x)
+{
+    uint32_t u, sign;
+    memcpy(&u, &x, sizeof u);
+    sign = (u >> 16) & 0x8000u;
+    u &= 0x7fffffffu;
+    if (u >= 0x7f800000u) /* inf stays inf, NaN stays a (quiet) NaN */
+        return (uint16_t)(sign | 0x7c00u | (u > 0x7f800000u ? 0x200u : 0u));
+    if (u >= 0x477ff000u) /* >= 65520 rounds past the largest half, 65504 */
+        return (uint16_t)(sign | 0x7c00u);
+    if (u < 0x38800000u) { /* below 2^-14: a subnormal half, x * 2^24 rounded to even */
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return (uint16_t)(sign | (uint32_t)nearbyintf(f * 16777216.0f));
+    }
+    /* rebias the exponent (127 -> 15) and round the 13 dropped bits to nearest even */
+    u += 0xc8000fffu + ((u >> 13) & 1u);
+    return (uint16_t)(sign | (u >> 13));
+}
+
+uint16_t
+lowp_f32_to_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it a quiet NaN */
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* 1 when every weight of the row is q * c exactly with |q| <= 127; writes q. */
+static int
+fits_grid(const float *w, int64_t n, int64_t stride, float c, signed char *q, int64_t qstride)
+{
+    int64_t k;
+    if (!(c > 0.0f) || !isfinite(c))
+        return 0;
+    for (k = 0; k < n; k++) {
+        float v = w[k * stride], r = roundf(v / c);
+        if (!(fabsf(r) <= 127.0f) || r * c != v)
+            return 0;
+    }
+    for (k = 0; k < n; k++)
+        q[k * qstride] = (signed char)roundf(w[k * stride] / c);
+    return 1;
+}
+
+float
+lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, int n_cands,
+               signed char *q, int64_t qstride)
+{
+    float mx = 0.0f, s;
+    int64_t k;
+    int i;
+
+    for (k = 0; k < n; k++)
+        if (fabsf(w[k * stride]) > mx)
+            mx = fabsf(w[k * stride]);
+    if (mx == 0.0f) {
+        for (k = 0; k < n; k++)
+            q[k * qstride] = 0;
+        return 0.0f;
+    }
+    for (i = 0; i < n_cands; i++)
+        if (fits_grid(w, n, stride, cands[i], q, qstride))
+            return cands[i];
+    s = mx / 127.0f;
+    if (fits_grid(w, n, stride, s, q, qstride))
+        return s;
+    for (k = 0; k < n; k++) {
+        float r = roundf(w[k * stride] / s);
+        q[k * qstride] = (signed char)(r > 127.0f ? 127.0f : r < -127.0f ? -127.0f : r);
+    }
+    return s;
+}
+
+/* The converted copy of weight tensor w [D, K, GH] in fmt; NULL after reporting. */
+static ir_tensor *
+convert(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
+{
+    const int64_t D = w->shape.d[0], K = w->shape.d[1], GH = w->shape.d[2];
+    const int64_t bytes = lstmc_rt_lowp_bytes(fmt, D, K, GH), words = (bytes + 3) / 4;
+    const float *src = w->data;
+    unsigned char *buf;
+    ir_shape s = {0};
+    ir_tensor *t;
+    int64_t i, dd, g2;
+
+    for (i = 0; i < D * K * GH; i++) {
+        if (!isfinite(src[i])) {
+            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=%s cannot store",
+                      w->name, (double)src[i], lowp_name(fmt));
+            return NULL;
+        }
+        if (fmt == WFMT_FP16 && (lowp_f32_to_f16(src[i]) & 0x7c00u) == 0x7c00u) {
+            diag_node(d, n, "weight tensor '%s' holds %g, outside fp16's range (65504); use "
+                            "--weights=bf16 or int8",
+                      w->name, (double)src[i]);
+            return NULL;
+        }
+    }
+    s.rank = 1;
+    s.d[0] = words;
+    t = ir_const_new(g, arena_printf(g->a, "%s.%s", w->name, lowp_name(fmt)), IR_DT_I32, &s,
+                     NULL);
+    buf = t->data; /* zeroed: the padding stays 0 */
+    if (fmt == WFMT_INT8) {
+        signed char *q = (signed char *)buf + D * GH * 4;
+        for (dd = 0; dd < D; dd++)
+            for (g2 = 0; g2 < GH; g2++) {
+                float sc = lowp_quant_row(src + dd * K * GH + g2, K, GH, g->qscales,
+                                          g->n_qscales, q + dd * K * GH + g2, GH);
+                memcpy(buf + 4 * (dd * GH + g2), &sc, 4);
+            }
+        return t;
+    }
+    for (i = 0; i < D * K * GH; i++) {
+        uint16_t h = fmt == WFMT_FP16 ? lowp_f32_to_f16(src[i]) : lowp_f32_to_bf16(src[i]);
+        buf[2 * i] = (unsigned char)(h & 0xffu); /* little-endian, as the runtime reads it */
+        buf[2 * i + 1] = (unsigned char)(h >> 8);
+    }
+    return t;
+}
+
+/* Why node n cannot take reduced-precision weights, or NULL when it can (or has none). */
+static const char *
+refusal(const ir_node *n)
+{
+    const ir_tensor *w;
+    switch (n->op) {
+    case IR_OP_LSTM:
+    case IR_OP_GRU:
+    case IR_OP_RNN:
+        return "schedule A (split_gates disabled) has no reduced-precision kernel; keep the "
+               "split_gates pass";
+    case IR_OP_RNN_TISSUE:
+        return "breakpoints and tissues (--alpha-inter, MICRO'18 §IV) read fp32 U; they do not "
+               "combine with reduced-precision weights";
+    case IR_OP_RNN_DRS:
+        return "dynamic row skip (--alpha-intra, MICRO'18 §V) reads fp32 U; it does not "
+               "combine with reduced-precision weights";
+    case IR_OP_RNN_PROJ:
+    case IR_OP_RNN_REC:
+        break;
+    default:
+        return NULL;
+    }
+    if (n->op == IR_OP_RNN_REC && ir_attr_float(n, "hsparse_th", 0.0f) > 0.0f)
+        return "hidden-state sparsity (--hsparse) reads fp32 U; it does not combine with "
+               "reduced-precision weights";
+    if (!ir_attr_int(n, "packed", 0))
+        return "its weights are not packed (the fold_constants pass did not run): the "
+               "reduced-precision kernels read packed weights only";
+    w = ir_in(n, 1);
+    if (!w || !w->data || w->dtype != IR_DT_F32 || w->shape.rank != 3)
+        return "its weights are not constants (a graph input), so they cannot be converted "
+               "ahead of time";
+    return NULL;
+}
+
+int
+lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
+{
+    int fmt = weights ? lowp_parse(weights) : g->weights_hint, i, bad = 0;
+    ir_tensor **done_from, **done_to;
+    int n_done = 0;
+
+    if (fmt < 0) {
+        diag_error(d, "--weights takes fp32, fp16, bf16 or int8, got '%s'", weights);
+        return -1;
+    }
+    if (fmt == WFMT_FP32)
+        return 0;
+    if (opencl) {
+        if (!weights) {
+            fprintf(stderr, "%s: note: the model's %s weights run as fp32 on the OpenCL "
+                            "target (no reduced-precision OpenCL kernels)\n",
+                    g->file, lowp_name(fmt));
+            return 0;
+        }
+        diag_error(d, "--weights=%s is not supported on OpenCL targets: the OpenCL kernels "
+                      "read fp32 weights (use --weights=fp32 or a CPU target)",
+                   weights);
+        return -1;
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+        const ir_node *n = g->nodes[i];
+        const char *why = n->dead ? NULL : refusal(n);
+        if (!why)
+            continue;
+        if (!weights) {
+            fprintf(stderr, "%s: note: node '%s' (%s): the model's %s weights run as fp32: %s\n",
+                    g->file, n->name, n->op_type, lowp_name(fmt), why);
+            return 0;
+        }
+        diag_node(d, n, "--weights=%s: %s", weights, why);
+        bad++;
+    }
+    if (bad)
+        return -1;
+    done_from = arena_calloc(g->a, (size_t)g->n_nodes + 1, sizeof *done_from);
+    done_to = arena_calloc(g->a, (size_t)g->n_nodes + 1, sizeof *done_to);
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        ir_tensor *w, *t = NULL;
+        int k;
+        if (n->dead || (n->op != IR_OP_RNN_PROJ && n->op != IR_OP_RNN_REC))
+            continue;
+        w = ir_in(n, 1);
+        for (k = 0; k < n_done; k++) /* a weight two nodes share is converted once */
+            if (done_from[k] == w)
+                t = done_to[k];
+        if (!t) {
+            t = convert(g, n, w, fmt, d);
+            if (!t)
+                return -1;
+            done_from[n_done] = w;
+            done_to[n_done++] = t;
+        }
+        n->inputs[1] = t;
+        ir_attr_set_int(g, n, "wfmt", fmt);
+    }
+    return 0;
+}
