@@ -81,7 +81,8 @@ lowp_f32_to_bf16(float x)
     return (uint16_t)(u >> 16);
 }
 
-/* 1 when every weight of the row is q * c exactly with |q| <= 127; writes q. */
+/* 1 when every weight of the row is q * c exactly with q an int8 (-128..127); writes q.
+ * -128 is allowed here: a model's own asymmetric grid (uint8, zero point 128) reaches it. */
 static int
 fits_grid(const float *w, int64_t n, int64_t stride, float c, signed char *q, int64_t qstride)
 {
@@ -90,7 +91,7 @@ fits_grid(const float *w, int64_t n, int64_t stride, float c, signed char *q, in
         return 0;
     for (k = 0; k < n; k++) {
         float v = w[k * stride], r = roundf(v / c);
-        if (!(fabsf(r) <= 127.0f) || r * c != v)
+        if (!(r >= -128.0f && r <= 127.0f) || r * c != v)
             return 0;
     }
     for (k = 0; k < n; k++)

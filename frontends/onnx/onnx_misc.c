@@ -251,9 +251,10 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         int64_t ch = sc->shape.rank == 1 ? (i / inner) % n_ch : 0;
         y[i] = (float)(xv[i] - (zv ? zv[ch] : 0)) * sv[ch];
     }
+    /* Every scale is a candidate grid, whatever the zero point: the int8 quantiser keeps a
+     * row on it only when the row's values are exactly q * scale with q in -128..127. */
     for (i = 0; i < n_ch; i++)
-        if (!zv || zv[i] == 0)
-            dq_note_scale(cx->g, sv[i]);
+        dq_note_scale(cx->g, sv[i]);
     if (cx->g->weights_hint < WFMT_INT8)
         cx->g->weights_hint = WFMT_INT8;
 

@@ -981,9 +981,9 @@ Test(onnx, dequantize_linear_folds_per_channel_int8)
     for (i = 0; i < 6; i++)
         cr_assert_eq(y[i], want[i], "W[%d] = %g, want %g", i, y[i], want[i]);
     cr_assert_eq(g->weights_hint, WFMT_INT8);
-    /* only the zero-point-0 row's scale is a symmetric grid */
-    cr_assert_eq(g->n_qscales, 1);
+    cr_assert_eq(g->n_qscales, 2);
     cr_assert_eq(g->qscales[0], 0.5f);
+    cr_assert_eq(g->qscales[1], 0.25f);
 }
 
 Test(onnx, dequantize_and_int8_errors)
