@@ -612,6 +612,8 @@ typedef struct lstmc_rt_tissue_layout {
     int64_t cell_t;    /* int32 [C]: its time step (row t of P and Y) */
     int64_t cell_slot; /* int32 [C]: its state slot */
     int64_t cell_flag; /* int32 [C]: LSTMC_RT_TISSUE_* */
+    int64_t rel;       /* float [C]: room for a caller's relevance values (plan's rel) */
+
     int64_t plan;      /* the planner's own words */
     int64_t words;     /* lstmc_rt_lstm_tissue_scratch */
 } lstmc_rt_tissue_layout;
@@ -627,12 +629,14 @@ int lstmc_rt_tissue_layout_of(const lstmc_rt_tissue_params *p, lstmc_rt_tissue_l
  * Steps 1 and 2 of lstmc_rt_lstm_tissue for direction d (P, row_abs_sum and seq_lens whole,
  * as the kernel gets them): the cuts, the sub-layers, their tissues, and the schedule in
  * the layout's tstart / cell_* words: cells grouped by tissue, each with its batch entry,
- * step, state slot (a sub-layer's, reused once it ends) and flags. Adds to *stats. Returns
- * the number of tissues, or -1 (bad arguments, a sequence length out of [0, T]).
+ * step, state slot (a sub-layer's, reused once it ends) and flags. rel, when not NULL, gives
+ * S of the link into each row of P (direction d's [C], in P's row order) instead of computing
+ * it here from P and row_abs_sum. Adds to *stats. Returns the number of tissues, or -1 (bad
+ * arguments, a sequence length out of [0, T]).
  */
 int32_t lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *p, int32_t d, float alpha_inter,
-                             const float *P, const float *row_abs_sum, const int32_t *seq_lens,
-                             lstmc_rt_tissue_stats *stats, void *scratch);
+                             const float *P, const float *row_abs_sum, const float *rel,
+                             const int32_t *seq_lens, lstmc_rt_tissue_stats *stats, void *scratch);
 
 /* --- hidden-state sparsity (E-LSTM §3.2.2, §4.4; rt_hsparse.c) ------------------------ */
 

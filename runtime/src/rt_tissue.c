@@ -483,7 +483,8 @@ params_ok(const lstmc_rt_tissue_params *tp)
  * go to the first unfinished non-critical sub-layers, at most MTS started non-critical ones.
  *
  * floats: gates [cap, 4H] | hbuf [cap, H] | state [slots, 2H];
- * int32:  tstart [C+1] | cell_n, cell_t, cell_slot, cell_flag [C] each (the schedule) |
+ *  int32:  tstart [C+1] | cell_n, cell_t, cell_slot, cell_flag [C] each (the schedule) |
+ *  float:  rel [C] (the LLVM kernels' relevance values) |
  *         sub_n, sub_step0, sub_len, tissue, order, slot_of [C] each | free [slots] |
  *         work [3C] (alignment; then cursor and pos) (the planner's own)
  */
@@ -511,7 +512,8 @@ lstmc_rt_tissue_layout_of(const lstmc_rt_tissue_params *p, lstmc_rt_tissue_layou
     l->cell_t = l->cell_n + C;
     l->cell_slot = l->cell_t + C;
     l->cell_flag = l->cell_slot + C;
-    l->plan = l->cell_flag + C;
+    l->rel = l->cell_flag + C;
+    l->plan = l->rel + C;
     l->words = l->plan + 6 * C + l->slots + 3 * C;
     return 0;
 }
@@ -532,11 +534,18 @@ seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
     return seq_lens ? seq_lens[n] : p->seq_len;
 }
 
+/* S of the link into P's row r: the caller's (rel) or Algorithm 2's. */
+static float
+relevance(int64_t H, const float *Pd, const float *dsum, const float *rel, int64_t r)
+{
+    return rel ? rel[r] : lstmc_rt_lstm_relevance(H, Pd + r * 4 * H, dsum);
+}
+
 /* Contract in lstmc_rt.h. */
 int32_t
 lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_inter, const float *P,
-                     const float *row_abs_sum, const int32_t *seq_lens, lstmc_rt_tissue_stats *st,
-                     void *scratch)
+                     const float *row_abs_sum, const float *rel, const int32_t *seq_lens,
+                     lstmc_rt_tissue_stats *st, void *scratch)
 {
     const lstmc_rt_rnn_params *p;
     const int cut_some = alpha_inter > 0.0f; /* S >= 0: alpha <= 0 (or NaN) cuts nothing */
@@ -555,7 +564,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
     N = p->batch;
     if (N == 0)
         return 0;
-    if (!P || !scratch || (cut_some && !row_abs_sum))
+    if (!P || !scratch || (cut_some && !row_abs_sum && !rel))
         return -1;
     if (seq_lens)
         for (n = 0; n < N; n++)
@@ -586,8 +595,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
         for (step = 0; step < sn; step++) {
             t = rev ? sn - 1 - step : step;
             if (step == 0 ||
-                (cut_some && lstmc_rt_lstm_relevance(H, Pd + lstmc_rt_row_at(p, t, n) * G, dsum) <
-                                 alpha_inter)) {
+                (cut_some && relevance(H, Pd, dsum, rel, lstmc_rt_row_at(p, t, n)) < alpha_inter)) {
                 sub_n[n_sub] = (int32_t)n;
                 sub_step0[n_sub] = (int32_t)step;
                 sub_len[n_sub++] = 1;
@@ -697,7 +705,7 @@ run_direction(const dir_ctx *a, const lstmc_rt_tissue_params *tp, const lstmc_rt
     int32_t K, tau;
     int64_t n, t, i;
 
-    K = lstmc_rt_tissue_plan(tp, a->d, alpha_inter, P, row_abs_sum, o->seq_lens, st, scratch);
+    K = lstmc_rt_tissue_plan(tp, a->d, alpha_inter, P, row_abs_sum, NULL, o->seq_lens, st, scratch);
     if (K < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
     for (tau = 0; tau < K; tau++) {
