@@ -1238,6 +1238,177 @@ tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LL
     loop_end(g, &l);
 }
 
+/* --- KP_LSTM_TISSUE_DRS: DRS inside tissues (§IV tissues + §V, rt_tissue.c) ------------ */
+
+/* go[c][0..H) += hbuf[c] x Uo for r cells: Uo [H, H] k-major, column blocks of vectors. */
+static void
+tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValueRef go)
+{
+    const int w = g->vl, nb0 = tis_acc_budget(g) / r > 0 ? tis_acc_budget(g) / r : 1;
+    const int nb = nb0 > 8 ? 8 : nb0;
+    const int64_t tw = (int64_t)nb * w, nfull = H / tw;
+    int64_t col = nfull * tw;
+    int nv, ns;
+
+    if (nfull > 0) {
+        kloop l;
+        LLVMValueRef c0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, tw));
+        tis_tile(g, H, hb, r, gepf(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H);
+        loop_end(g, &l);
+    }
+    nv = (int)((H - col) / w);
+    if (nv > 0 && w > 1) {
+        tis_tile(g, H, hb, r, gepc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H);
+        col += (int64_t)nv * w;
+    }
+    for (ns = (int)(H - col); ns > 0;) { /* scalar columns, per cell */
+        int k = ns > 8 ? 8 : ns, c;
+        for (c = 0; c < r; c++)
+            tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Uo, col), 1, 0, H, k, 1,
+                     gepc(g, go, c * 4 * H + col), 4 * H);
+        col += k;
+        ns -= k;
+    }
+}
+
+/* Line 4 for the tissue: the U_o part of its Sgemm, cells in blocks as tis_product. */
+static void
+tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Uo,
+               LLVMValueRef gates)
+{
+    int mb = tis_acc_budget(g) / 2, r;
+    LLVMBasicBlockRef join, dflt;
+    LLVMValueRef i0, mi, sw;
+    kloop l;
+
+    if (mb > cap)
+        mb = (int)cap;
+    if (mb < 1)
+        mb = 1;
+    i0 = mul(
+        g,
+        loop_begin(g, &l, ci(g, 0), LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
+        ci(g, mb));
+    mi = LLVMBuildSub(g->b, m, i0, "");
+    mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
+    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_join");
+    dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_none");
+    sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
+    for (r = 1; r <= mb; r++) {
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_cells");
+        LLVMAddCase(sw, ci(g, r), bb);
+        LLVMPositionBuilderAtEnd(g->b, bb);
+        tdrs_o_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Uo,
+                     gepf(g, gates, add(g, mul(g, i0, ci(g, 4 * H)), ci(g, H))));
+        LLVMBuildBr(g->b, join);
+    }
+    LLVMPositionBuilderAtEnd(g->b, dflt);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
+/* keep = !(|o| < alpha_intra) (NaN kept), o = gates[H + j] of a cell */
+static LLVMValueRef
+tdrs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha)
+{
+    return LLVMBuildNot(g->b, flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
+}
+
+/*
+ * Lines 5-7 for the m cells of a tissue: o_t in place, then per unit j the rows of
+ * U_f,i,c (3H contiguous floats) for every cell keeping j; the rows come from memory once
+ * per tissue (then from cache). Adds the kept units to *kept and the union to *uni.
+ */
+static void
+tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef m,
+          LLVMValueRef hbuf, LLVMValueRef Ufic, LLVMValueRef gates, LLVMValueRef alpha,
+          LLVMValueRef kept, LLVMValueRef uni)
+{
+    const int64_t H = p->hidden, G = 4 * H;
+    LLVMValueRef i, j, go, o, any = entry_alloca(g, g->i64), gi, keep, cur;
+    LLVMBasicBlockRef join;
+    kloop li, lj;
+
+    i = loop_begin(g, &li, ci(g, 0), m); /* line 5 */
+    go = gepf(g, gates, add(g, mul(g, i, ci(g, G)), ci(g, H)));
+    j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+    stf(g, emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, go, j)))), gepf(g, go, j));
+    loop_end(g, &lj);
+    loop_end(g, &li);
+    j = loop_begin(g, &lj, ci(g, 0), ci(g, H)); /* lines 6-7 */
+    LLVMBuildStore(g->b, ci(g, 0), any);
+    i = loop_begin(g, &li, ci(g, 0), m);
+    gi = gepf(g, gates, mul(g, i, ci(g, G)));
+    o = ldf(g, gepf(g, gepc(g, gi, H), j));
+    keep = tdrs_keep(g, o, alpha);
+    join = tis_if(g, keep);
+    LLVMBuildStore(g->b, ci(g, 1), any);
+    cur = LLVMBuildLoad2(g->b, g->i64, kept, "");
+    LLVMBuildStore(g->b, add(g, cur, ci(g, 1)), kept);
+    drs_unit_rows(g, H, Ufic, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
+    tis_endif(g, join);
+    loop_end(g, &li);
+    LLVMBuildStore(
+        g->b, add(g, LLVMBuildLoad2(g->b, g->i64, uni, ""), LLVMBuildLoad2(g->b, g->i64, any, "")),
+        uni);
+    loop_end(g, &lj);
+}
+
+/* Line 8 for one cell (o_t already in gates): the cell update for the kept units, c = 0 and
+ * h = o h(0) for the others; h, c in place, y its Y row or NULL. */
+static void
+tdrs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+            LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef j, o, keep, pi, pf, pc, cj, it, ft, ct, cn, hj;
+    kloop l;
+
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    o = ldf(g, gepf(g, gepc(g, gr, H), j));
+    keep = tdrs_keep(g, o, alpha);
+    pi = ldf(g, gepf(g, gr, j));
+    pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
+    pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j));
+    cj = ldf(g, gepf(g, cs, j));
+    if (peep) {
+        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
+        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
+    }
+    it = emit_act(g, &act[0], emit_clip(g, p, pi));
+    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
+    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
+    cn = sel(g, keep, fadd(g, fmul(g, ft, cj), fmul(g, it, ct)), cf(g, 0.0));
+    hj = fmul(g, o, emit_act(g, &act[2], cn));
+    stf(g, cn, gepf(g, cs, j));
+    stf(g, hj, gepf(g, hs, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* *drs_stats = {cells, 3H cells, 3 (H cells - kept), 3 union} when drs_stats is not NULL
+ * (rt_tissue.c counts a row loaded once per tissue). */
+static void
+tdrs_store_stats(kg *g, int64_t H, LLVMValueRef stats, LLVMValueRef cells, LLVMValueRef kept,
+                 LLVMValueRef uni)
+{
+    LLVMBasicBlockRef join = tis_if(g, LLVMBuildIsNotNull(g->b, stats, ""));
+    LLVMValueRef total = mul(g, cells, ci(g, 3 * H)), v[4];
+    int i;
+
+    v[0] = cells;
+    v[1] = total;
+    v[2] = LLVMBuildSub(g->b, total, mul(g, kept, ci(g, 3)), "");
+    v[3] = mul(g, uni, ci(g, 3));
+    for (i = 0; i < 4; i++) {
+        LLVMValueRef idx = ci(g, i);
+        LLVMBuildStore(g->b, v[i], LLVMBuildInBoundsGEP2(g->b, g->i64, stats, &idx, 1, ""));
+    }
+    tis_endif(g, join);
+}
+
 /* The element-wise step of one cell: gates row gr (i o f c, P and the product summed),
  * state h, c updated in place; y the cell's Y row or NULL. */
 static void
@@ -1396,24 +1567,34 @@ tis_state_at(kg *g, const lstmc_rt_rnn_params *p, int32_t d, LLVMValueRef n)
                ci(g, p->hidden));
 }
 
+/* lstmc_rt_lstm_tissue, or lstmc_rt_lstm_tissue_drs when drs (alpha_intra after
+ * alpha_inter; Uo, Ufic after c_pred; drs_stats after stats). */
 static void
-emit_tissue(kg *g, const kp_call *kc)
+emit_tissue(kg *g, const kp_call *kc, int drs)
 {
     const lstmc_rt_tissue_params *tp = &kc->p.tissue.p;
     const lstmc_rt_rnn_params *p = &tp->rnn;
     const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H, D = p->n_dirs;
+    const unsigned o = drs ? 1 : 0;
     LLVMValueRef pp = LLVMGetParam(g->fn, 0), alpha = LLVMGetParam(g->fn, 1);
-    LLVMValueRef P = LLVMGetParam(g->fn, 2), Up = LLVMGetParam(g->fn, 3);
-    LLVMValueRef rsum = LLVMGetParam(g->fn, 4), sl = LLVMGetParam(g->fn, 5);
-    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 6) : NULL;
-    LLVMValueRef init_c = kc->in[5] ? LLVMGetParam(g->fn, 7) : NULL;
-    LLVMValueRef Peep = kc->in[6] ? LLVMGetParam(g->fn, 8) : NULL;
-    LLVMValueRef h_pred = kc->in[7] ? LLVMGetParam(g->fn, 9) : NULL;
-    LLVMValueRef c_pred = kc->in[8] ? LLVMGetParam(g->fn, 10) : NULL;
-    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 11) : NULL;
-    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 12) : NULL;
-    LLVMValueRef Y_c = kc->out[2] ? LLVMGetParam(g->fn, 13) : NULL;
-    LLVMValueRef stats = LLVMGetParam(g->fn, 14), scratch = LLVMGetParam(g->fn, 15);
+    LLVMValueRef alpha_intra = drs ? LLVMGetParam(g->fn, 2) : NULL;
+    LLVMValueRef P = LLVMGetParam(g->fn, 2 + o), Up = LLVMGetParam(g->fn, 3 + o);
+    LLVMValueRef rsum = LLVMGetParam(g->fn, 4 + o), sl = LLVMGetParam(g->fn, 5 + o);
+    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 6 + o) : NULL;
+    LLVMValueRef init_c = kc->in[5] ? LLVMGetParam(g->fn, 7 + o) : NULL;
+    LLVMValueRef Peep = kc->in[6] ? LLVMGetParam(g->fn, 8 + o) : NULL;
+    LLVMValueRef h_pred = kc->in[7] ? LLVMGetParam(g->fn, 9 + o) : NULL;
+    LLVMValueRef c_pred = kc->in[8] ? LLVMGetParam(g->fn, 10 + o) : NULL;
+    LLVMValueRef Uo = drs ? LLVMGetParam(g->fn, 12) : NULL;
+    LLVMValueRef Ufic = drs ? LLVMGetParam(g->fn, 13) : NULL;
+    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 11 + 3 * o) : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 12 + 3 * o) : NULL;
+    LLVMValueRef Y_c = kc->out[2] ? LLVMGetParam(g->fn, 13 + 3 * o) : NULL;
+    LLVMValueRef stats = LLVMGetParam(g->fn, 14 + 3 * o);
+    LLVMValueRef dstats = drs ? LLVMGetParam(g->fn, 18) : NULL;
+    LLVMValueRef scratch = LLVMGetParam(g->fn, 15 + 4 * o);
+    LLVMValueRef dcells = entry_alloca(g, g->i64), dkept = entry_alloca(g, g->i64);
+    LLVMValueRef duni = entry_alloca(g, g->i64);
     LLVMTypeRef st_ty = LLVMArrayType(g->i64, 4), plan_ty;
     LLVMValueRef st = entry_alloca(g, st_ty), plan = tis_plan_fn(g, &plan_ty);
     LLVMValueRef gates, hbuf, state, tstart, cn_, ct_, cs_, cfl_;
@@ -1436,6 +1617,11 @@ emit_tissue(kg *g, const kp_call *kc)
     join = tis_if(g, LLVMBuildIsNotNull(g->b, stats, "")); /* zero *stats first, as C */
     LLVMBuildStore(g->b, LLVMConstNull(st_ty), stats);
     tis_endif(g, join);
+    LLVMBuildStore(g->b, ci(g, 0), dcells);
+    LLVMBuildStore(g->b, ci(g, 0), dkept);
+    LLVMBuildStore(g->b, ci(g, 0), duni);
+    if (drs)
+        tdrs_store_stats(g, H, dstats, ci(g, 0), ci(g, 0), ci(g, 0));
     if (N == 0) {
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
         return;
@@ -1450,6 +1636,16 @@ emit_tissue(kg *g, const kp_call *kc)
                    LSTMC_RT_ERR_SEQ_LEN);
         loop_end(g, &l);
     }
+    if (drs && Peep) /* o_t must not depend on c_t: P_o == 0 */
+        for (d = 0; d < D; d++) {
+            LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+            drs_ret_if(g,
+                       LLVMBuildFCmp(g->b, LLVMRealUNE,
+                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)), cf(g, 0.0),
+                                     ""),
+                       LSTMC_RT_ERR_BAD_PARAMS);
+            loop_end(g, &l);
+        }
     for (d = 0; d < D; d++) {
         const lstmc_rt_act *act = &p->act[d * 3];
         LLVMValueRef args[9], K, tau, c0, m, e, n, t, slot, fl, hs, cs, s, y;
@@ -1512,8 +1708,15 @@ emit_tissue(kg *g, const kp_call *kc)
                   gepf(g, Pd, mul(g, tis_row(g, p, t, n), ci(g, G))), G, NULL);
         emit_copy(g, gepf(g, hbuf, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, H))), hs, H, NULL);
         loop_end(g, &li);
-        /* Sgemm(U, H_t) */
-        tis_product(g, H, L.cap, m, hbuf, Ud, gates);
+        /* Sgemm(U, H_t); DRS: U_o, o_t, then the rows of U_f,i,c the cells keep */
+        if (drs) {
+            LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, dcells, ""), m), dcells);
+            tdrs_o_product(g, H, L.cap, m, hbuf, gepc(g, Uo, d * H * H), gates);
+            tdrs_rows(g, p, act, m, hbuf, gepc(g, Ufic, d * 3 * H * H), gates, alpha_intra, dkept,
+                      duni);
+        } else {
+            tis_product(g, H, L.cap, m, hbuf, Ud, gates);
+        }
         /* update and outputs */
         e = add(g, c0, loop_begin(g, &li, ci(g, 0), m));
         n = tis_ld32(g, cn_, e);
@@ -1523,8 +1726,13 @@ emit_tissue(kg *g, const kp_call *kc)
         hs = gepf(g, state, mul(g, slot, ci(g, 2 * H)));
         cs = gepc(g, hs, H);
         y = Y ? gepf(g, Y, drs_y_at(g, p, t, d, n)) : NULL;
-        tis_update(g, p, act, pe, gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))),
-                   hs, cs, y);
+        if (drs)
+            tdrs_update(g, p, act, pe,
+                        gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))),
+                        alpha_intra, hs, cs, y);
+        else
+            tis_update(g, p, act, pe,
+                       gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), hs, cs, y);
         if (Y_h || Y_c) {
             join =
                 tis_if(g, LLVMBuildICmp(g->b, LLVMIntNE,
@@ -1562,7 +1770,23 @@ emit_tissue(kg *g, const kp_call *kc)
     join = tis_if(g, LLVMBuildIsNotNull(g->b, stats, ""));
     LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, st_ty, st, ""), stats);
     tis_endif(g, join);
+    if (drs)
+        tdrs_store_stats(g, H, dstats, LLVMBuildLoad2(g->b, g->i64, dcells, ""),
+                         LLVMBuildLoad2(g->b, g->i64, dkept, ""),
+                         LLVMBuildLoad2(g->b, g->i64, duni, ""));
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* 1 when the LLVM kernels implement every activation of the layer. */
+static int
+tissue_act_ok(const lstmc_rt_rnn_params *p)
+{
+    int k;
+
+    for (k = 0; k < 3 * p->n_dirs; k++)
+        if (!act_ok(p->act[k].kind))
+            return 0;
+    return 1;
 }
 
 /* 1 when emit_tissue handles call c. */
@@ -1571,15 +1795,15 @@ tissue_handles(const kp_call *c)
 {
     const lstmc_rt_rnn_params *p = &c->p.tissue.p.rnn;
     lstmc_rt_tissue_layout L;
-    int k;
 
+    if (c->kind == KP_LSTM_TISSUE_DRS) /* keep, count, R after the plain kernel's words */
+        return c->in[9] && c->in[10] && lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) == 0 &&
+               c->scratch_bytes >= 4 * lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p) &&
+               p->hsparse_th == 0.0f && tissue_act_ok(p);
     if (c->kind != KP_LSTM_TISSUE || !c->in[1] || p->hsparse_th != 0.0f ||
         lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) < 0 || c->scratch_bytes < 4 * L.words)
         return 0;
-    for (k = 0; k < 3 * p->n_dirs; k++)
-        if (!act_ok(p->act[k].kind))
-            return 0;
-    return 1;
+    return tissue_act_ok(p);
 }
 
 /* --- which calls ----------------------------------------------------------------------- */
@@ -1622,7 +1846,7 @@ cg_llvm_handles(const kp_call *c)
                 return 0;
         return 1;
     }
-    if (c->kind == KP_LSTM_TISSUE)
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
         return tissue_handles(c);
     return 0;
 }
@@ -1758,11 +1982,12 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         params[k] = g->ptr;
     if (c->kind == KP_LSTM_DRS)
         params[1] = g->f32; /* alpha_intra */
-    if (c->kind == KP_LSTM_TISSUE) { /* alpha_inter, 16 arguments */
-        n = 16;
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) {
+        n = c->kind == KP_LSTM_TISSUE ? 16 : 20; /* alpha_inter (and alpha_intra) floats */
         for (k = 0; k < n; k++)
             params[k] = g->ptr;
         params[1] = g->f32;
+        params[2] = c->kind == KP_LSTM_TISSUE ? g->ptr : g->f32;
     }
     fty = LLVMFunctionType(g->i32, params, n, 0);
     snprintf(fname, sizeof fname, "%s_k%d", name, i);
@@ -1780,8 +2005,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_proj(g, c);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
-    else if (c->kind == KP_LSTM_TISSUE)
-        emit_tissue(g, c);
+    else if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+        emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
     else
         emit_rec(g, c);
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);

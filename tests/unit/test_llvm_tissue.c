@@ -24,12 +24,19 @@
 
 #define WORK LSTMC_BINARY_DIR "/llvm_tissue_work"
 
+typedef lstmc_rt_status (*tissue_drs_fn)(const lstmc_rt_tissue_params *, float, float,
+                                         const float *, const float *, const float *,
+                                         const int32_t *, const float *, const float *,
+                                         const float *, const float *, const float *, const float *,
+                                         const float *, float *, float *, float *,
+                                         lstmc_rt_tissue_stats *, lstmc_rt_drs_stats *, void *);
 typedef lstmc_rt_status (*tissue_fn)(const lstmc_rt_tissue_params *, float, const float *,
                                      const float *, const float *, const int32_t *, const float *,
                                      const float *, const float *, const float *, const float *,
                                      float *, float *, float *, lstmc_rt_tissue_stats *, void *);
 
 static ir_tensor present[KP_MAX_ARGS];
+static int runtime_built;
 
 static float
 frand(unsigned *s)
@@ -69,12 +76,19 @@ build_so(const kprog *kp, const char *tag)
     o.target = "host";
     o.llvm = 1;
     cr_assert_eq(cg_llvm_kernels(kp, &o, handled, d), 1, "%s: the LLVM tissue kernel", tag);
+    if (!runtime_built) { /* the runtime sources the kernel calls, compiled once */
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && cc -c -fPIC -O2 -I%s/runtime/include %s/runtime/src/rt_tissue.c "
+                 "%s/runtime/src/rt_rnn.c %s/runtime/src/rt_drs.c %s/runtime/src/rt_hsparse.c",
+                 WORK, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR,
+                 LSTMC_SOURCE_DIR);
+        cr_assert(system(cmd) == 0, "%s", cmd);
+        runtime_built = 1;
+    }
     snprintf(cmd, sizeof cmd,
-             "cc -shared -fPIC -O2 -I%s/runtime/include -o %s/t.so %s/t_kernels.o "
-             "%s/runtime/src/rt_tissue.c %s/runtime/src/rt_rnn.c %s/runtime/src/rt_drs.c "
-             "%s/runtime/src/rt_hsparse.c -lm",
-             LSTMC_SOURCE_DIR, dir, dir, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR,
-             LSTMC_SOURCE_DIR);
+             "cc -shared -o %s/t.so %s/t_kernels.o %s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o "
+             "%s/rt_hsparse.o -lm",
+             dir, dir, WORK, WORK, WORK, WORK);
     cr_assert(system(cmd) == 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s/t.so", dir);
     h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
@@ -261,6 +275,137 @@ run_case(const tcase *tc)
     free(s0), free(s1);
 }
 
+/*
+ * DRS inside tissues: lstmc_rt_lstm_tissue_drs in C and LLVM, alpha_intra 0.5 (sigmoid o
+ * below 0.5 skips the unit's rows, about half) with nothing cut, with about half the links
+ * cut and with every link cut: the same sub-layers, tissues and row counts (loaded once per
+ * tissue), outputs to rounding.
+ */
+static void
+run_drs_case(const tcase *tc)
+{
+    const int64_t T = tc->T, N = tc->N, H = tc->H, D = tc->n_dirs, G = 4 * H, C = T * N;
+    unsigned seed = 777;
+    lstmc_rt_tissue_params tp;
+    lstmc_rt_rnn_params *p = &tp.rnn;
+    kprog kp;
+    kp_call call;
+    float *P = rand_vec((size_t)(D * C * G), &seed, 2.5f);
+    float *Ut = rand_vec((size_t)(D * H * G), &seed, 0.05f);
+    float *Uo = calloc((size_t)(D * H * H), 4), *Ufic = calloc((size_t)(D * 3 * H * H), 4);
+    float *rsum = calloc((size_t)(D * G), sizeof(float));
+    float *h0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *c0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *pe = rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
+    float *hp = rand_vec((size_t)(D * H), &seed, 0.5f),
+          *cp = rand_vec((size_t)(D * H), &seed, 0.5f);
+    int32_t *sl = malloc((size_t)N * sizeof *sl);
+    const size_t ny = (size_t)(T * D * N * H), ns = (size_t)(D * N * H);
+    float *Y0 = calloc(ny, 4), *Y1 = calloc(ny, 4), *Yh0 = calloc(ns, 4), *Yh1 = calloc(ns, 4);
+    float *Yc0 = calloc(ns, 4), *Yc1 = calloc(ns, 4);
+    float ainter[3], aintra[3] = {0.0f, 0.5f, 0.5f};
+    int64_t words, n, k, g;
+    void *s0, *s1, *so;
+    tissue_drs_fn kt;
+    char tag[96];
+    int a, j;
+
+    memset(&tp, 0, sizeof tp);
+    p->cell = LSTMC_RT_CELL_LSTM;
+    p->seq_len = T;
+    p->batch = N;
+    p->input_size = 3;
+    p->hidden = H;
+    p->n_dirs = tc->n_dirs;
+    p->reverse = tc->reverse;
+    p->layout = tc->layout;
+    p->has_clip = tc->has_clip;
+    p->clip = 1.5f;
+    p->input_forget = tc->input_forget;
+    p->packed = 1;
+    for (j = 0; j < 6; j += 3) {
+        p->act[j] = (lstmc_rt_act){LSTMC_RT_ACT_SIGMOID, 0, 0};
+        p->act[j + 1] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
+        p->act[j + 2] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
+    }
+    tp.mts = tc->mts;
+    for (n = 0; n < N; n++)
+        sl[n] = tc->seqlens ? (int32_t)((n * 5 + 2) % (T + 1)) : (int32_t)T;
+    for (j = 0; j < D; j++) { /* DRS needs o_t independent of c_t: no output peephole */
+        memset(pe + j * 3 * H + H, 0, (size_t)H * 4);
+        for (k = 0; k < H; k++)
+            for (g = 0; g < G; g++)
+                rsum[j * G + g] += fabsf(Ut[(j * H + k) * G + g]);
+    }
+    cr_assert_eq(lstmc_rt_drs_pack(D, H, Ut, Uo, Ufic), LSTMC_RT_OK);
+    words = lstmc_rt_lstm_tissue_drs_scratch(&tp);
+    cr_assert(words > 0);
+    s0 = calloc((size_t)words, 4);
+    s1 = calloc((size_t)words, 4);
+
+    memset(&kp, 0, sizeof kp);
+    memset(&call, 0, sizeof call);
+    kp.calls = &call;
+    kp.n_calls = 1;
+    call.kind = KP_LSTM_TISSUE_DRS;
+    call.p.tissue.p = tp;
+    call.n_in = 11;
+    call.n_out = 3;
+    for (j = 0; j < 11; j++)
+        call.in[j] = &present[j];
+    call.in[3] = tc->seqlens ? &present[3] : NULL;
+    call.in[4] = call.in[5] = tc->init ? &present[4] : NULL;
+    call.in[6] = tc->peep ? &present[6] : NULL;
+    call.out[0] = call.out[1] = call.out[2] = &present[0];
+    call.scratch_bytes = words * 4;
+    cr_assert(cg_llvm_handles(&call), "%s: DRS handled", tc->name);
+    snprintf(tag, sizeof tag, "drs_%s", tc->name);
+    so = build_so(&kp, tag);
+    kt = (tissue_drs_fn)dlsym(so, "t_k0");
+    cr_assert(kt, "%s: symbol t_k0", tc->name);
+
+    ainter[0] = 0.0f;
+    ainter[1] = mid_alpha(&tp, P, rsum);
+    ainter[2] = 1e30f;
+    for (a = 0; a < 3; a++) {
+        lstmc_rt_tissue_stats st0, st1;
+        lstmc_rt_drs_stats d0, d1;
+        const int32_t *slp = tc->seqlens ? sl : NULL;
+        const float *ih = tc->init ? h0 : NULL, *ic = tc->init ? c0 : NULL;
+        const float *pp = tc->peep ? pe : NULL;
+
+        cr_assert_eq(lstmc_rt_lstm_tissue_drs(&tp, ainter[a], aintra[a], P, NULL, rsum, slp, ih, ic,
+                                              pp, hp, cp, Uo, Ufic, Y0, Yh0, Yc0, &st0, &d0, s0),
+                     LSTMC_RT_OK);
+        memset(Y1, 0x7f, ny * 4);
+        memset(Yh1, 0x7f, ns * 4);
+        memset(Yc1, 0x7f, ns * 4);
+        memset(&d1, 0x55, sizeof d1);
+        cr_assert_eq(kt(&tp, ainter[a], aintra[a], P, NULL, rsum, slp, ih, ic, pp, hp, cp, Uo, Ufic,
+                        Y1, Yh1, Yc1, &st1, &d1, s1),
+                     LSTMC_RT_OK, "%s DRS alpha %g", tc->name, ainter[a]);
+        cr_assert(st1.sub_layers == st0.sub_layers && st1.tissues == st0.tissues &&
+                      st1.cells == st0.cells,
+                  "%s DRS alpha %g: tissue stats", tc->name, ainter[a]);
+        cr_assert(d1.cells == d0.cells && d1.rows_total == d0.rows_total &&
+                      d1.rows_skipped == d0.rows_skipped && d1.rows_loaded == d0.rows_loaded,
+                  "%s DRS alpha %g: rows %lld %lld %lld %lld, C %lld %lld %lld %lld", tc->name,
+                  ainter[a], (long long)d1.cells, (long long)d1.rows_total,
+                  (long long)d1.rows_skipped, (long long)d1.rows_loaded, (long long)d0.cells,
+                  (long long)d0.rows_total, (long long)d0.rows_skipped, (long long)d0.rows_loaded);
+        if (a > 0)
+            cr_assert_gt(d1.rows_skipped, 0, "%s: alpha_intra 0.5 skips rows", tc->name);
+        cr_assert(helpers_allclose(Y1, Y0, ny, 1e-4f, 2e-5f), "%s DRS alpha %g: Y", tc->name,
+                  ainter[a]);
+        cr_assert(helpers_allclose(Yh1, Yh0, ns, 1e-4f, 2e-5f), "%s DRS: Y_h", tc->name);
+        cr_assert(helpers_allclose(Yc1, Yc0, ns, 1e-4f, 2e-5f), "%s DRS: Y_c", tc->name);
+    }
+    dlclose(so);
+    free(P), free(Ut), free(Uo), free(Ufic), free(rsum), free(h0), free(c0), free(pe);
+    free(hp), free(cp), free(sl), free(Y0), free(Y1), free(Yh0), free(Yh1), free(Yc0);
+    free(Yc1), free(s0), free(s1);
+}
+
 /* H = 37: 4H = 148 is nine 16-column panels and a narrow one of 4, and not a whole number of
  * vectors for the relevance loop; H = 5: one panel and a narrow one; H = 64: whole panels.
  * MTS 1, 3 and 8 with N = 3 chains: tissues of one cell, uneven ones, and all cells of a step
@@ -281,4 +426,13 @@ Test(llvm_tissue, matches_c_tissue_kernel)
         cr_skip_test("lstmc built without LLVM");
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
+}
+
+Test(llvm_tissue, drs_matches_c_tissue_drs_kernel)
+{
+    if (!cg_llvm_available())
+        cr_skip_test("lstmc built without LLVM");
+    run_drs_case(&cases[1]); /* bidirectional, layout 1, clip, peepholes, seqlens, H = 37 */
+    run_drs_case(&cases[2]); /* reverse, input_forget, MTS 1, H = 5 */
+    run_drs_case(&cases[3]); /* H = 64, MTS 8 */
 }
