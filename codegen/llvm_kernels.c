@@ -898,6 +898,46 @@ drs_ret_if(kg *g, LLVMValueRef cond, int code)
     LLVMPositionBuilderAtEnd(g->b, join);
 }
 
+/* keep = !(|o| < alpha_intra) (NaN kept), o = gates[H + j] of a cell */
+static LLVMValueRef
+drs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha)
+{
+    return LLVMBuildNot(g->b, flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
+}
+
+/* Line 8 for one cell (o_t already in gates): the cell update for the kept units, c = 0 and
+ * h = o h(0) for the others; h, c in place, y its Y row or NULL. */
+static void
+drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+           LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef j, o, keep, pi, pf, pc, cj, it, ft, ct, cn, hj;
+    kloop l;
+
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    o = ldf(g, gepf(g, gepc(g, gr, H), j));
+    keep = drs_keep(g, o, alpha);
+    pi = ldf(g, gepf(g, gr, j));
+    pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
+    pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j));
+    cj = ldf(g, gepf(g, cs, j));
+    if (peep) {
+        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
+        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
+    }
+    it = emit_act(g, &act[0], emit_clip(g, p, pi));
+    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
+    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
+    cn = sel(g, keep, fadd(g, fmul(g, ft, cj), fmul(g, it, ct)), cf(g, 0.0));
+    hj = fmul(g, o, emit_act(g, &act[2], cn));
+    stf(g, cn, gepf(g, cs, j));
+    stf(g, hj, gepf(g, hs, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
 static void
 emit_drs(kg *g, const kp_call *kc)
 {
@@ -955,7 +995,7 @@ emit_drs(kg *g, const kp_call *kc)
         const lstmc_rt_act *act = &p->act[d * 3];
         LLVMValueRef Pp = gepc(g, P, d * T * N * G), pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
         LLVMValueRef n, s, st, t, x, row, s0, j, r, nk;
-        LLVMValueRef o, pi, pf, pc, cj, it, ft, ct, cn, hj, keep;
+        LLVMValueRef o, keep;
         rec_ctx rc;
         kloop ln, ls, lj, lr, lz;
 
@@ -998,8 +1038,7 @@ emit_drs(kg *g, const kp_call *kc)
         nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
         LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, j, g->i32, ""),
                        LLVMBuildInBoundsGEP2(g->b, g->i32, R, &nk, 1, ""));
-        keep = LLVMBuildNot(g->b,
-                            flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
+        keep = drs_keep(g, o, alpha);
         LLVMBuildStore(g->b, add(g, nk, LLVMBuildZExt(g->b, keep, g->i64, "")), cnt);
         loop_end(g, &lj);
         nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
@@ -1014,26 +1053,7 @@ emit_drs(kg *g, const kp_call *kc)
         drs_unit_rows(g, H, gepc(g, Ufic, d * 3 * H * H), j, h, x, gates);
         loop_end(g, &lr);
         /* line 8 */
-        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
-        o = ldf(g, gepf(g, gepc(g, gates, H), j));
-        keep = LLVMBuildNot(g->b,
-                            flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
-        pi = ldf(g, gepf(g, gates, j));
-        pf = ldf(g, gepf(g, gepc(g, gates, 2 * H), j));
-        pc = ldf(g, gepf(g, gepc(g, gates, 3 * H), j));
-        cj = ldf(g, gepf(g, c, j));
-        if (pe) {
-            pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, pe, j)), cj));
-            pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, pe, 2 * H), j)), cj));
-        }
-        it = emit_act(g, &act[0], emit_clip(g, p, pi));
-        ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
-        ct = emit_act(g, &act[1], emit_clip(g, p, pc));
-        cn = sel(g, keep, fadd(g, fmul(g, ft, cj), fmul(g, it, ct)), cf(g, 0.0));
-        hj = fmul(g, o, emit_act(g, &act[2], cn));
-        stf(g, cn, gepf(g, c, j));
-        stf(g, hj, gepf(g, h, j));
-        loop_end(g, &lj);
+        drs_update(g, p, act, pe, gates, alpha, h, c, NULL);
         if (Y)
             emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), h, H, NULL);
         loop_end(g, &ls);
@@ -1308,13 +1328,6 @@ tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf,
     loop_end(g, &l);
 }
 
-/* keep = !(|o| < alpha_intra) (NaN kept), o = gates[H + j] of a cell */
-static LLVMValueRef
-tdrs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha)
-{
-    return LLVMBuildNot(g->b, flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
-}
-
 /*
  * Lines 5-7 for the m cells of a tissue: o_t in place, then per unit j the rows of
  * U_f,i,c (3H contiguous floats) for every cell keeping j; the rows come from memory once
@@ -1341,7 +1354,7 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
     i = loop_begin(g, &li, ci(g, 0), m);
     gi = gepf(g, gates, mul(g, i, ci(g, G)));
     o = ldf(g, gepf(g, gepc(g, gi, H), j));
-    keep = tdrs_keep(g, o, alpha);
+    keep = drs_keep(g, o, alpha);
     join = tis_if(g, keep);
     LLVMBuildStore(g->b, ci(g, 1), any);
     cur = LLVMBuildLoad2(g->b, g->i64, kept, "");
@@ -1353,39 +1366,6 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
         g->b, add(g, LLVMBuildLoad2(g->b, g->i64, uni, ""), LLVMBuildLoad2(g->b, g->i64, any, "")),
         uni);
     loop_end(g, &lj);
-}
-
-/* Line 8 for one cell (o_t already in gates): the cell update for the kept units, c = 0 and
- * h = o h(0) for the others; h, c in place, y its Y row or NULL. */
-static void
-tdrs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
-            LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
-{
-    const int64_t H = p->hidden;
-    LLVMValueRef j, o, keep, pi, pf, pc, cj, it, ft, ct, cn, hj;
-    kloop l;
-
-    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
-    o = ldf(g, gepf(g, gepc(g, gr, H), j));
-    keep = tdrs_keep(g, o, alpha);
-    pi = ldf(g, gepf(g, gr, j));
-    pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
-    pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j));
-    cj = ldf(g, gepf(g, cs, j));
-    if (peep) {
-        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
-        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
-    }
-    it = emit_act(g, &act[0], emit_clip(g, p, pi));
-    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
-    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
-    cn = sel(g, keep, fadd(g, fmul(g, ft, cj), fmul(g, it, ct)), cf(g, 0.0));
-    hj = fmul(g, o, emit_act(g, &act[2], cn));
-    stf(g, cn, gepf(g, cs, j));
-    stf(g, hj, gepf(g, hs, j));
-    if (y)
-        stf(g, hj, gepf(g, y, j));
-    loop_end(g, &l);
 }
 
 /* *drs_stats = {cells, 3H cells, 3 (H cells - kept), 3 union} when drs_stats is not NULL
@@ -1727,9 +1707,9 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
         cs = gepc(g, hs, H);
         y = Y ? gepf(g, Y, drs_y_at(g, p, t, d, n)) : NULL;
         if (drs)
-            tdrs_update(g, p, act, pe,
-                        gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))),
-                        alpha_intra, hs, cs, y);
+            drs_update(g, p, act, pe,
+                       gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), alpha_intra,
+                       hs, cs, y);
         else
             tis_update(g, p, act, pe,
                        gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), hs, cs, y);

@@ -31,7 +31,10 @@
  * k = 0..H-1 onto the P row in the same order as lstmc_rt_rnn_rec, so with alpha_inter = 0
  * the results are the same floats.
  *
- * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
+  * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
+ * The plan (lstmc_rt_tissue_plan) is also what the LLVM tissue kernels run
+ * (codegen/llvm_kernels.c, emit_tissue): they replace the gather, product and update below
+ * with register-tiled, vectorised code and keep these cuts, tissues and slots.
  */
 #include "lstmc_rt.h"
 #include "lstmc_rt_cell.h"

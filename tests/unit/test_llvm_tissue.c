@@ -104,6 +104,34 @@ typedef struct tcase {
     int32_t mts;
 } tcase;
 
+/* The layer of case tc: an LSTM with sigmoid, tanh, tanh, clip 1.5 when it has clip. */
+static void
+init_params(const tcase *tc, lstmc_rt_tissue_params *tp)
+{
+    lstmc_rt_rnn_params *p = &tp->rnn;
+    int j;
+
+    memset(tp, 0, sizeof *tp);
+    p->cell = LSTMC_RT_CELL_LSTM;
+    p->seq_len = tc->T;
+    p->batch = tc->N;
+    p->input_size = 3;
+    p->hidden = tc->H;
+    p->n_dirs = tc->n_dirs;
+    p->reverse = tc->reverse;
+    p->layout = tc->layout;
+    p->has_clip = tc->has_clip;
+    p->clip = 1.5f;
+    p->input_forget = tc->input_forget;
+    p->packed = 1;
+    for (j = 0; j < 6; j += 3) {
+        p->act[j] = (lstmc_rt_act){LSTMC_RT_ACT_SIGMOID, 0, 0};
+        p->act[j + 1] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
+        p->act[j + 2] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
+    }
+    tp->mts = tc->mts;
+}
+
 static int
 cmp_float(const void *a, const void *b)
 {
@@ -164,25 +192,7 @@ run_case(const tcase *tc)
     tissue_fn kt;
     int a, j;
 
-    memset(&tp, 0, sizeof tp);
-    p->cell = LSTMC_RT_CELL_LSTM;
-    p->seq_len = T;
-    p->batch = N;
-    p->input_size = 3;
-    p->hidden = H;
-    p->n_dirs = tc->n_dirs;
-    p->reverse = tc->reverse;
-    p->layout = tc->layout;
-    p->has_clip = tc->has_clip;
-    p->clip = 1.5f;
-    p->input_forget = tc->input_forget;
-    p->packed = 1;
-    for (j = 0; j < 6; j += 3) {
-        p->act[j] = (lstmc_rt_act){LSTMC_RT_ACT_SIGMOID, 0, 0};
-        p->act[j + 1] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
-        p->act[j + 2] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
-    }
-    tp.mts = tc->mts;
+    init_params(tc, &tp);
     for (n = 0; n < N; n++) {
         sl[n] = tc->seqlens ? (int32_t)((n * 5 + 2) % (T + 1)) : (int32_t)T;
         chains += sl[n] > 0;
@@ -310,25 +320,7 @@ run_drs_case(const tcase *tc)
     char tag[96];
     int a, j;
 
-    memset(&tp, 0, sizeof tp);
-    p->cell = LSTMC_RT_CELL_LSTM;
-    p->seq_len = T;
-    p->batch = N;
-    p->input_size = 3;
-    p->hidden = H;
-    p->n_dirs = tc->n_dirs;
-    p->reverse = tc->reverse;
-    p->layout = tc->layout;
-    p->has_clip = tc->has_clip;
-    p->clip = 1.5f;
-    p->input_forget = tc->input_forget;
-    p->packed = 1;
-    for (j = 0; j < 6; j += 3) {
-        p->act[j] = (lstmc_rt_act){LSTMC_RT_ACT_SIGMOID, 0, 0};
-        p->act[j + 1] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
-        p->act[j + 2] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
-    }
-    tp.mts = tc->mts;
+    init_params(tc, &tp);
     for (n = 0; n < N; n++)
         sl[n] = tc->seqlens ? (int32_t)((n * 5 + 2) % (T + 1)) : (int32_t)T;
     for (j = 0; j < D; j++) { /* DRS needs o_t independent of c_t: no output peephole */
