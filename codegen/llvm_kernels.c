@@ -1193,9 +1193,11 @@ tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRe
     const int64_t G = 4 * H, nfull = G / TIS_PANEL, gw = G % TIS_PANEL;
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl,
               w = g->vl >= TIS_PANEL ? TIS_PANEL : g->vl;
-    const int64_t np_r = (tis_acc_budget(g) + 4) / ((r + 1) * vpp) > 1
+        /* at most 8 panels (8 concurrent streams through U, as the exact kernel's 8 vectors) */
+    const int64_t np_b = (tis_acc_budget(g) + 4) / ((r + 1) * vpp) > 1
                              ? (tis_acc_budget(g) + 4) / ((r + 1) * vpp)
                              : 1;
+    const int64_t np_r = np_b < 8 ? np_b : 8;
     const int64_t np = np_r < nfull ? np_r : (nfull > 0 ? nfull : 1);
     const int64_t groups = nfull / np, rem = nfull % np, gstep = np * TIS_PANEL;
     int c;
