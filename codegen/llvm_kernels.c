@@ -1114,17 +1114,7 @@ tis_ld32(kg *g, LLVMValueRef base, LLVMValueRef i)
     return LLVMBuildSExt(g->b, v, g->i64, "");
 }
 
-/* Start an if (c) block; returns the block to go on in (tis_endif). */
-static LLVMBasicBlockRef
-tis_if(kg *g, LLVMValueRef c)
-{
-    LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tthen");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tjoin");
-    LLVMBuildCondBr(g->b, c, then, join);
-    LLVMPositionBuilderAtEnd(g->b, then);
-    return join;
-}
-
+/* The end of an if_begin block that does not return: go on in join. */
 static void
 tis_endif(kg *g, LLVMBasicBlockRef join)
 {
@@ -1357,7 +1347,7 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
     gi = gepf(g, gates, mul(g, i, ci(g, G)));
     o = ldf(g, gepf(g, gepc(g, gi, H), j));
     keep = drs_keep(g, o, alpha);
-    join = tis_if(g, keep);
+    join = if_begin(g, keep);
     LLVMBuildStore(g->b, ci(g, 1), any);
     cur = LLVMBuildLoad2(g->b, g->i64, kept, "");
     LLVMBuildStore(g->b, add(g, cur, ci(g, 1)), kept);
@@ -1376,7 +1366,7 @@ static void
 tdrs_store_stats(kg *g, int64_t H, LLVMValueRef stats, LLVMValueRef cells, LLVMValueRef kept,
                  LLVMValueRef uni)
 {
-    LLVMBasicBlockRef join = tis_if(g, LLVMBuildIsNotNull(g->b, stats, ""));
+    LLVMBasicBlockRef join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, ""));
     LLVMValueRef total = mul(g, cells, ci(g, 3 * H)), v[4];
     int i;
 
@@ -1596,7 +1586,7 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
     cs_ = gepc(g, scratch, L.cell_slot);
     cfl_ = gepc(g, scratch, L.cell_flag);
     LLVMBuildStore(g->b, LLVMConstNull(st_ty), st);
-    join = tis_if(g, LLVMBuildIsNotNull(g->b, stats, "")); /* zero *stats first, as C */
+    join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, "")); /* zero *stats first, as C */
     LLVMBuildStore(g->b, LLVMConstNull(st_ty), stats);
     tis_endif(g, join);
     LLVMBuildStore(g->b, ci(g, 0), dcells);
@@ -1646,7 +1636,7 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
         args[7] = st;
         args[8] = scratch;
         if (kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
-            join = tis_if(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
+            join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
             tis_relevance(g, H, L.cells, Pd, gepc(g, rsum, d * G), gepc(g, scratch, L.rel));
             tis_endif(g, join);
         }
@@ -1676,7 +1666,7 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
             emit_copy(g, cs, init_c ? gepf(g, init_c, s) : NULL, H, NULL);
             LLVMBuildBr(g->b, j2);
             LLVMPositionBuilderAtEnd(g->b, jelse); /* after a cut: Eq. 6 */
-            join = tis_if(
+            join = if_begin(
                 g, LLVMBuildICmp(g->b, LLVMIntNE,
                                  LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_CUT_START), ""),
                                  ci(g, 0), ""));
@@ -1716,10 +1706,10 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
             tis_update(g, p, act, pe,
                        gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), hs, cs, y);
         if (Y_h || Y_c) {
-            join =
-                tis_if(g, LLVMBuildICmp(g->b, LLVMIntNE,
-                                        LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_END), ""),
-                                        ci(g, 0), ""));
+            join = if_begin(
+                g, LLVMBuildICmp(g->b, LLVMIntNE,
+                                 LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_END), ""),
+                                 ci(g, 0), ""));
             s = tis_state_at(g, p, d, n);
             if (Y_h)
                 emit_copy(g, gepf(g, Y_h, s), hs, H, NULL);
@@ -1739,7 +1729,7 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
                 loop_end(g, &lt);
             }
             if (Y_h || Y_c) {
-                join = tis_if(g, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), ""));
+                join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), ""));
                 if (Y_h)
                     emit_copy(g, gepf(g, Y_h, tis_state_at(g, p, d, n)), NULL, H, NULL);
                 if (Y_c)
@@ -1749,7 +1739,7 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
             loop_end(g, &li);
         }
     }
-    join = tis_if(g, LLVMBuildIsNotNull(g->b, stats, ""));
+    join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, ""));
     LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, st_ty, st, ""), stats);
     tis_endif(g, join);
     if (drs)

@@ -132,6 +132,32 @@ init_params(const tcase *tc, lstmc_rt_tissue_params *tp)
     tp->mts = tc->mts;
 }
 
+/* kp = the one call of kind (KP_LSTM_TISSUE or _DRS) for case tc, which the LLVM kernels
+ * must handle: its optional inputs present as the case says, every output wanted. */
+static void
+one_call(kprog *kp, kp_call *call, kp_kind kind, const tcase *tc, const lstmc_rt_tissue_params *tp,
+         int64_t words)
+{
+    int j;
+
+    memset(kp, 0, sizeof *kp);
+    memset(call, 0, sizeof *call);
+    kp->calls = call;
+    kp->n_calls = 1;
+    call->kind = kind;
+    call->p.tissue.p = *tp;
+    call->n_in = kind == KP_LSTM_TISSUE ? 9 : 11;
+    call->n_out = 3;
+    for (j = 0; j < call->n_in; j++)
+        call->in[j] = &present[j];
+    call->in[3] = tc->seqlens ? &present[3] : NULL;
+    call->in[4] = call->in[5] = tc->init ? &present[4] : NULL;
+    call->in[6] = tc->peep ? &present[6] : NULL;
+    call->out[0] = call->out[1] = call->out[2] = &present[0];
+    call->scratch_bytes = words * 4;
+    cr_assert(cg_llvm_handles(call), "%s: kind %d handled", tc->name, (int)kind);
+}
+
 static int
 cmp_float(const void *a, const void *b)
 {
@@ -207,22 +233,7 @@ run_case(const tcase *tc)
     s0 = calloc((size_t)words, 4);
     s1 = calloc((size_t)words, 4);
 
-    memset(&kp, 0, sizeof kp);
-    memset(&call, 0, sizeof call);
-    kp.calls = &call;
-    kp.n_calls = 1;
-    call.kind = KP_LSTM_TISSUE;
-    call.p.tissue.p = tp;
-    call.n_in = 9;
-    call.n_out = 3;
-    for (j = 0; j < 9; j++)
-        call.in[j] = &present[j];
-    call.in[3] = tc->seqlens ? &present[3] : NULL;
-    call.in[4] = call.in[5] = tc->init ? &present[4] : NULL;
-    call.in[6] = tc->peep ? &present[6] : NULL;
-    call.out[0] = call.out[1] = call.out[2] = &present[0];
-    call.scratch_bytes = words * 4;
-    cr_assert(cg_llvm_handles(&call), "%s: handled", tc->name);
+    one_call(&kp, &call, KP_LSTM_TISSUE, tc, &tp, words);
     so = build_so(&kp, tc->name);
     kt = (tissue_fn)dlsym(so, "t_k0");
     cr_assert(kt, "%s: symbol t_k0", tc->name);
@@ -335,22 +346,7 @@ run_drs_case(const tcase *tc)
     s0 = calloc((size_t)words, 4);
     s1 = calloc((size_t)words, 4);
 
-    memset(&kp, 0, sizeof kp);
-    memset(&call, 0, sizeof call);
-    kp.calls = &call;
-    kp.n_calls = 1;
-    call.kind = KP_LSTM_TISSUE_DRS;
-    call.p.tissue.p = tp;
-    call.n_in = 11;
-    call.n_out = 3;
-    for (j = 0; j < 11; j++)
-        call.in[j] = &present[j];
-    call.in[3] = tc->seqlens ? &present[3] : NULL;
-    call.in[4] = call.in[5] = tc->init ? &present[4] : NULL;
-    call.in[6] = tc->peep ? &present[6] : NULL;
-    call.out[0] = call.out[1] = call.out[2] = &present[0];
-    call.scratch_bytes = words * 4;
-    cr_assert(cg_llvm_handles(&call), "%s: DRS handled", tc->name);
+    one_call(&kp, &call, KP_LSTM_TISSUE_DRS, tc, &tp, words);
     snprintf(tag, sizeof tag, "drs_%s", tc->name);
     so = build_so(&kp, tag);
     kt = (tissue_drs_fn)dlsym(so, "t_k0");
