@@ -898,6 +898,26 @@ drs_ret_if(kg *g, LLVMValueRef cond, int code)
     LLVMPositionBuilderAtEnd(g->b, join);
 }
 
+/* Unit j's new cell state f.c + i.g from a gate row gr (i o f c, pre-activations) and its old
+ * c (cj), the peepholes of i and f applied (rt_rnn.c, lstmc_rt_lstm_cn). */
+static LLVMValueRef
+emit_cell_state(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+                LLVMValueRef gr, LLVMValueRef cj, LLVMValueRef j)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef pi = ldf(g, gepf(g, gr, j)), pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
+    LLVMValueRef pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j)), it, ft, ct;
+
+    if (peep) {
+        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
+        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
+    }
+    it = emit_act(g, &act[0], emit_clip(g, p, pi));
+    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
+    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
+    return fadd(g, fmul(g, ft, cj), fmul(g, it, ct));
+}
+
 /* keep = !(|o| < alpha_intra) (NaN kept), o = gates[H + j] of a cell */
 static LLVMValueRef
 drs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha)
@@ -912,24 +932,13 @@ drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMVal
            LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
 {
     const int64_t H = p->hidden;
-    LLVMValueRef j, o, keep, pi, pf, pc, cj, it, ft, ct, cn, hj;
+    LLVMValueRef j, o, keep, cn, hj;
     kloop l;
 
     j = loop_begin(g, &l, ci(g, 0), ci(g, H));
     o = ldf(g, gepf(g, gepc(g, gr, H), j));
     keep = drs_keep(g, o, alpha);
-    pi = ldf(g, gepf(g, gr, j));
-    pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
-    pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j));
-    cj = ldf(g, gepf(g, cs, j));
-    if (peep) {
-        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
-        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
-    }
-    it = emit_act(g, &act[0], emit_clip(g, p, pi));
-    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
-    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
-    cn = sel(g, keep, fadd(g, fmul(g, ft, cj), fmul(g, it, ct)), cf(g, 0.0));
+    cn = sel(g, keep, emit_cell_state(g, p, act, peep, gr, ldf(g, gepf(g, cs, j)), j), cf(g, 0.0));
     hj = fmul(g, o, emit_act(g, &act[2], cn));
     stf(g, cn, gepf(g, cs, j));
     stf(g, hj, gepf(g, hs, j));
@@ -1388,23 +1397,12 @@ tis_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMVal
            LLVMValueRef gr, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
 {
     const int64_t H = p->hidden;
-    LLVMValueRef j, pi, po, pf, pc, cj, cn, ot, hj, it, ft, ct;
+    LLVMValueRef j, po, cn, ot, hj;
     kloop l;
 
     j = loop_begin(g, &l, ci(g, 0), ci(g, H));
-    pi = ldf(g, gepf(g, gr, j));
     po = ldf(g, gepf(g, gepc(g, gr, H), j));
-    pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
-    pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j));
-    cj = ldf(g, gepf(g, cs, j));
-    if (peep) {
-        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
-        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
-    }
-    it = emit_act(g, &act[0], emit_clip(g, p, pi));
-    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
-    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
-    cn = fadd(g, fmul(g, ft, cj), fmul(g, it, ct));
+    cn = emit_cell_state(g, p, act, peep, gr, ldf(g, gepf(g, cs, j)), j);
     if (peep) /* the output gate's peephole sees the new cell state */
         po = fadd(g, po, fmul(g, ldf(g, gepf(g, gepc(g, peep, H), j)), cn));
     ot = emit_act(g, &act[0], emit_clip(g, p, po));
