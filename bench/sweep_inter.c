@@ -10,8 +10,8 @@
  * labels), and for every ALPHA (set with PFX_set_thresholds, no recompilation) prints one
  * row: alpha, accuracy, agreement with the first ALPHA's predictions (give 0 first: the exact
  * result), mean sub-layers and tissues per layer (ctx->tissue_stats, which sums the layers of
- * a run, / N_LAYERS), median
- * microseconds per inference (each sample REPS times). -DBASELINE: a library compiled
+ * a run, / N_LAYERS), median microseconds per inference over all runs (each sample REPS
+ * times) and the median over the samples of each one's fastest run. -DBASELINE: a library compiled
  * without the breakpoints pass; one row, no thresholds.
  *
  *   sweep_inter slice IN.npy OUT.npy FIRST COUNT
@@ -30,28 +30,28 @@
 #include "lstmc_rt_npy.h"
 #include "sweep_common.h"
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define API(s) CAT(PFX, s)
-#define MAC(s) CAT(UPFX, s)
+#ifndef N_LAYERS
+#define N_LAYERS 1
+#endif
 
-static unsigned char arena_raw[MAC(_ARENA_SIZE) + LSTMC_RT_ALIGN];
-static float out[MAC(_OUTPUT_0_NUMEL)];
+#ifndef BASELINE
+/* the sample's sub-layers and tissues per layer, summed in arg[0], arg[1] */
+static void
+tissue_counts(const sweep *s, void *arg)
+{
+    double *acc = arg;
+    acc[0] += (double)s->ctx.tissue_stats.sub_layers / N_LAYERS;
+    acc[1] += (double)s->ctx.tissue_stats.tissues / N_LAYERS;
+}
+#endif
 
 int
 main(int argc, char **argv)
 {
-    unsigned char *arena =
-        arena_raw + (LSTMC_RT_ALIGN - (size_t)arena_raw % LSTMC_RT_ALIGN) % LSTMC_RT_ALIGN;
-    static const int64_t oshape[] = MAC(_OUTPUT_0_SHAPE);
-    const int64_t C = oshape[MAC(_OUTPUT_0_RANK) - 1], POS = MAC(_OUTPUT_0_NUMEL) / C;
-    lstmc_npy_info xi, yi;
+    static sweep sw;
+    lstmc_npy_info xi;
     unsigned char *X;
-    int64_t *Yl, first, count, k, p, *pred0 = NULL, *pred;
-    int reps, a, r, n_alpha;
-    double *times;
-    size_t sample_bytes;
-    API(_ctx) ctx;
+    int a, n_alpha;
 
     if (argc == 6 && strcmp(argv[1], "slice") == 0) {
         char err[256];
@@ -75,75 +75,31 @@ main(int argc, char **argv)
         fprintf(stderr, "usage: sweep_inter EVAL_X EVAL_Y FIRST COUNT REPS ALPHA...\n");
         return 2;
     }
-    X = load_npy("sweep_inter", argv[1], &xi);
-    Yl = load_npy("sweep_inter", argv[2], &yi);
-    first = atoll(argv[3]);
-    count = atoll(argv[4]);
-    reps = atoi(argv[5]);
+    sweep_open(&sw, "sweep_inter", argv);
     n_alpha = argc - 6;
-    sample_bytes = xi.n_bytes / (size_t)xi.dims[0];
-    if (sample_bytes != (size_t)MAC(_INPUT_0_NUMEL) * lstmc_rt_dtype_size(MAC(_INPUT_0_DTYPE)) ||
-        yi.n_elems != xi.dims[0] * POS || first < 0 || count < 1 || first + count > xi.dims[0] ||
-        reps < 1) {
-        fprintf(stderr, "sweep_inter: data does not fit the model or the range\n");
-        return 1;
-    }
-    if (API(_init)(&ctx, arena, MAC(_ARENA_SIZE)) != LSTMC_RT_OK)
-        return 1;
-    pred = malloc((size_t)(count * POS) * sizeof *pred);
-    pred0 = malloc((size_t)(count * POS) * sizeof *pred0);
-    times = malloc((size_t)(count * reps) * sizeof *times);
 #ifdef BASELINE
     n_alpha = 1;
 #endif
     for (a = 0; a < n_alpha; a++) {
-        double alpha = 0, sub = 0, tis = 0;
-        int64_t correct = 0, agree = 0;
+        const double n = (double)(sw.count * sw.POS);
+        double alpha = 0, counts[2] = {0, 0};
+        int64_t correct, agree;
 #ifndef BASELINE
         alpha = atof(argv[6 + a]);
-        if (API(_set_thresholds)(&ctx, (float)alpha, 0.0f) != LSTMC_RT_OK) {
+        if (API(_set_thresholds)(&sw.ctx, (float)alpha, 0.0f) != LSTMC_RT_OK) {
             fprintf(stderr, "sweep_inter: bad alpha %s\n", argv[6 + a]);
             return 1;
         }
-#endif
-        for (k = 0; k < count; k++) {
-            const void *in[1];
-            void *o[1];
-            in[0] = X + (size_t)(first + k) * sample_bytes;
-            o[0] = out;
-            for (r = 0; r < reps; r++) {
-                double t0 = now_us();
-                if (API(_run)(&ctx, in, o) != LSTMC_RT_OK) {
-                    fprintf(stderr, "sweep_inter: run failed\n");
-                    return 1;
-                }
-                times[k * reps + r] = now_us() - t0;
-            }
-#ifndef BASELINE
-            sub += (double)ctx.tissue_stats.sub_layers / N_LAYERS;
-            tis += (double)ctx.tissue_stats.tissues / N_LAYERS;
-#endif
-            for (p = 0; p < POS; p++) {
-                const float *v = out + p * C;
-                int64_t best = 0, j;
-                for (j = 1; j < C; j++)
-                    if (v[j] > v[best])
-                        best = j;
-                pred[k * POS + p] = best;
-                correct += best == Yl[(first + k) * POS + p];
-            }
-        }
-        if (a == 0)
-            memcpy(pred0, pred, (size_t)(count * POS) * sizeof *pred);
-        for (k = 0; k < count * POS; k++)
-            agree += pred[k] == pred0[k];
-        qsort(times, (size_t)(count * reps), sizeof *times, cmp_d);
-#ifdef BASELINE
-        printf("baseline %.2f %.2f - - %.1f\n", 100.0 * correct / (count * POS),
-               100.0 * agree / (count * POS), times[count * reps / 2]);
+        correct = sweep_pass(&sw, "sweep_inter", a == 0, tissue_counts, counts, &agree);
+        printf("%g %.2f %.2f %.2f %.2f %.1f %.1f\n", alpha, 100.0 * correct / n, 100.0 * agree / n,
+               counts[0] / sw.count, counts[1] / sw.count, sw.times[sw.count * sw.reps / 2],
+               sw.mins[sw.count / 2]);
 #else
-        printf("%g %.2f %.2f %.2f %.2f %.1f\n", alpha, 100.0 * correct / (count * POS),
-               100.0 * agree / (count * POS), sub / count, tis / count, times[count * reps / 2]);
+        (void)counts;
+        correct = sweep_pass(&sw, "sweep_inter", 1, NULL, NULL, &agree);
+        printf("baseline %.2f %.2f - - %.1f %.1f\n", 100.0 * correct / n, 100.0 * agree / n,
+               sw.times[sw.count * sw.reps / 2], sw.mins[sw.count / 2]);
+        (void)alpha;
 #endif
         fflush(stdout);
     }

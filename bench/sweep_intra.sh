@@ -15,8 +15,8 @@
 #   drs-llvm     --alpha-intra=0: the LLVM DRS kernel, alpha_intra swept
 #   exact-c      --emit=c: the portable C kernels (lstmc_rt_rnn_rec)
 #   drs-c        --emit=c --alpha-intra=0: the portable C DRS kernel (lstmc_rt_lstm_drs)
-#   tissue-c     --alpha-inter=0 --calib: breakpoints + tissues, C tissue kernel (no DRS)
-#   tissue-drs-c --alpha-inter=0 --alpha-intra=0 --calib: DRS inside tissues, both swept
+#   tissue-llvm  --alpha-inter=0 --calib: breakpoints + tissues, LLVM tissue kernel (no DRS)
+#   tissue-drs-llvm --alpha-inter=0 --alpha-intra=0 --calib: DRS inside tissues (LLVM), both swept
 # CC and CFLAGS (default -O2) are honoured; REPS (default 3) runs per sample. On a shared
 # machine the times are noisy: bench/drs_ab.sh times exact and DRS alternately instead.
 set -eu
@@ -79,8 +79,8 @@ for m in "$@"; do
     build drs-llvm --alpha-intra=0
     build exact-c --emit=c
     build drs-c --emit=c --alpha-intra=0
-    build tissue-c --alpha-inter=0 --calib="$w/$m.calib"
-    build tissue-drs-c --alpha-inter=0 --alpha-intra=0 --calib="$w/$m.calib"
+    build tissue-llvm --alpha-inter=0 --calib="$w/$m.calib"
+    build tissue-drs-llvm --alpha-inter=0 --alpha-intra=0 --calib="$w/$m.calib"
 
     pairs=
     for a in $INTRA; do pairs="$pairs 0:$a"; done
@@ -92,11 +92,11 @@ for m in "$@"; do
     for a in $INTRA_C; do pairs="$pairs 0:$a"; done
     # shellcheck disable=SC2086
     run drs-c $pairs
-    run tissue-c
+    run tissue-llvm
     jp="0:0 0:0.05 0:0.1 0:0.2"
     for x in $INTER; do jp="$jp $x:0 $x:0.05 $x:0.1 $x:0.2"; done
     # shellcheck disable=SC2086
-    run tissue-drs-c $jp
+    run tissue-drs-llvm $jp
 
     echo
     echo "## $m (scored on eval samples $half..$((K - 1)); REPS=$reps; load $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -104,7 +104,7 @@ for m in "$@"; do
     echo "| config | a_inter | a_intra | acc % | agree % | skipped % | loaded % | median us | min us | vs exact-llvm (min) | vs own a=0 (min) |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
     base=$(awk '{ print $8 }' "$w/exact-llvm.txt")
-    for cfg in exact-llvm drs-llvm exact-c drs-c tissue-c tissue-drs-c; do
+    for cfg in exact-llvm drs-llvm exact-c drs-c tissue-llvm tissue-drs-llvm; do
         awk -v cfg="$cfg" -v base="$base" '
             NR == 1 { t0 = $8 }
             { printf "| %s | %s | %s | %.2f | %.2f | %s | %s | %.1f | %.1f | %.2fx | %.2fx |\n",

@@ -1417,13 +1417,24 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
                        "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
                        "    const float *Peep, float *Y, float *Y_h, float *Y_c,\n"
                        "    lstmc_rt_drs_stats *stats, void *scratch);\n", name, i);
-        else if (kp->calls[i].kind == KP_LSTM_TISSUE) /* OpenCL (and LLVM) tissue kernels */
-            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float "
-                       "alpha_inter,\n    const float *P, const float *Up, const float "
-                       "*row_abs_sum,\n    const int32_t *seq_lens, const float *init_h, const "
-                       "float *init_c,\n    const float *Peep, const float *h_pred, const float "
-                       "*c_pred, float *Y,\n    float *Y_h, float *Y_c, lstmc_rt_tissue_stats "
-                       "*stats, void *scratch);\n", name, i);
+        else if (kp->calls[i].kind == KP_LSTM_TISSUE) /* as lstmc_rt_lstm_tissue */
+            fprintf(f,
+                    "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float alpha_inter,"
+                    "\n    const float *P, const float *Up, const float *row_abs_sum,\n"
+                    "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
+                    "    const float *Peep, const float *h_pred, const float *c_pred, float *Y,\n"
+                    "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch);\n",
+                    name, i);
+        else if (kp->calls[i].kind == KP_LSTM_TISSUE_DRS) /* as lstmc_rt_lstm_tissue_drs */
+            fprintf(f,
+                    "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float alpha_inter,"
+                    "\n    float alpha_intra, const float *P, const float *Up,\n"
+                    "    const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,\n"
+                    "    const float *init_c, const float *Peep, const float *h_pred,\n"
+                    "    const float *c_pred, const float *Uo, const float *Ufic, float *Y,\n"
+                    "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
+                    "    lstmc_rt_drs_stats *drs_stats, void *scratch);\n",
+                    name, i);
         else if (kp->calls[i].kind == KP_RNN) /* OpenCL targets only (codegen/opencl.c) */
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *X,\n"
                        "    const float *W, const float *R, const float *B, const int32_t "

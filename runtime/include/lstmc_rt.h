@@ -595,6 +595,49 @@ lstmc_rt_status lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *p, float 
                                          lstmc_rt_tissue_stats *stats,
                                          lstmc_rt_drs_stats *drs_stats, void *scratch);
 
+/*
+ * The tissue plan, shared by lstmc_rt_lstm_tissue(_drs) and the LLVM tissue kernels
+ * (codegen/llvm_kernels.c), so that both cut and align alike. Offsets are in 4-byte words
+ * from the start of the kernel's scratch; C = T*N cells per direction.
+ */
+typedef struct lstmc_rt_tissue_layout {
+    int64_t cells;     /* C */
+    int64_t cap;       /* most cells of a tissue: min(mts, C), >= 1 */
+    int64_t slots;     /* state slots: min(2 mts, C), >= 1 */
+    int64_t gates;     /* float [cap, 4H]: the tissue's gate rows */
+    int64_t hbuf;      /* float [cap, H]: its cells' h_{t-1} */
+    int64_t state;     /* float [slots, 2H]: h then c of each live sub-layer */
+    int64_t tstart;    /* int32 [C + 1]: tissue k holds cells [tstart[k], tstart[k+1]) */
+    int64_t cell_n;    /* int32 [C], in execution order: the cell's batch entry */
+    int64_t cell_t;    /* int32 [C]: its time step (row t of P and Y) */
+    int64_t cell_slot; /* int32 [C]: its state slot */
+    int64_t cell_flag; /* int32 [C]: LSTMC_RT_TISSUE_* */
+    int64_t rel;       /* float [C]: room for a caller's relevance values (plan's rel) */
+
+    int64_t plan;      /* the planner's own words */
+    int64_t words;     /* lstmc_rt_lstm_tissue_scratch */
+} lstmc_rt_tissue_layout;
+
+#define LSTMC_RT_TISSUE_SEQ_START 1 /* first cell of a sequence: init_h/init_c or zero */
+#define LSTMC_RT_TISSUE_CUT_START 2 /* first cell after a cut: h_pred/c_pred or zero */
+#define LSTMC_RT_TISSUE_SEQ_END   4 /* last cell of a sequence: its state is Y_h/Y_c */
+
+/* The layout of p's scratch; 0, or -1 for bad p (as lstmc_rt_lstm_tissue_scratch). */
+int lstmc_rt_tissue_layout_of(const lstmc_rt_tissue_params *p, lstmc_rt_tissue_layout *l);
+
+/*
+ * Steps 1 and 2 of lstmc_rt_lstm_tissue for direction d (P, row_abs_sum and seq_lens whole,
+ * as the kernel gets them): the cuts, the sub-layers, their tissues, and the schedule in
+ * the layout's tstart / cell_* words: cells grouped by tissue, each with its batch entry,
+ * step, state slot (a sub-layer's, reused once it ends) and flags. rel, when not NULL, gives
+ * S of the link into each row of P (direction d's [C], in P's row order) instead of computing
+ * it here from P and row_abs_sum. Adds to *stats. Returns the number of tissues, or -1 (bad
+ * arguments, a sequence length out of [0, T]).
+ */
+int32_t lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *p, int32_t d, float alpha_inter,
+                             const float *P, const float *row_abs_sum, const float *rel,
+                             const int32_t *seq_lens, lstmc_rt_tissue_stats *stats, void *scratch);
+
 /* --- hidden-state sparsity (E-LSTM §3.2.2, §4.4; rt_hsparse.c) ------------------------ */
 
 /*

@@ -13,12 +13,13 @@
  * Exactness: the U_o product sums P_o + h[0]*U[0][j] + h[1]*U[1][j] + ... and the row
  * product of line 7 sums P_g[j] + h[0]*U_g[j][0] + h[1]*U_g[j][1] + ... (three independent
  * chains, i, f and c, for ILP), which is lstmc_rt_rnn_rec's order for every gate; the
- * element-wise code is rt_rnn.c's lstm_update. So with alpha_intra = 0 the floats are those
+ * element-wise code is rt_rnn.c's (lstmc_rt_cell.h). So with alpha_intra = 0 the floats are those
  * of lstmc_rt_rnn_rec (tests/unit/test_rt_drs.c pins this).
  *
  * No allocation: h, c, the gate buffer and R live in the caller's scratch.
  */
 #include "lstmc_rt.h"
+#include "lstmc_rt_cell.h"
 
 #include <math.h>
 #include <string.h>
@@ -72,18 +73,6 @@ lstmc_rt_drs_compact(int64_t hidden, const float *o, float alpha_intra, int32_t 
 
 /* --- one cell ------------------------------------------------------------------------ */
 
-static float
-clip_pre(const lstmc_rt_rnn_params *p, float v)
-{
-    if (p->has_clip) {
-        if (v < -p->clip)
-            return -p->clip;
-        if (v > p->clip)
-            return p->clip;
-    }
-    return v;
-}
-
 /* Line 7 for unit j: gi/gf/gc[j] = x + h . (rows i, f, c of unit j), summed in k order. */
 static void
 unit_rows(int64_t H, const float *restrict rows, const float *restrict h, float *gi, float *gf,
@@ -129,7 +118,7 @@ lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_in
     }
     /* line 5: o_t (the output gate's peephole is zero: the drs pass checks it) */
     for (j = 0; j < H; j++)
-        go[j] = lstmc_rt_act_apply(&act[0], clip_pre(p, go[j] + 0.0f));
+        go[j] = lstmc_rt_act_apply(&act[0], lstmc_rt_clip_pre(p, go[j] + 0.0f));
     /* line 6 */
     n = lstmc_rt_drs_compact(H, go, alpha_intra, R);
     /* line 7: only the rows of the units in R are read */
@@ -140,22 +129,20 @@ lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_in
         gc[j] = x[3 * H + j];
         unit_rows(H, Ufic + j * 3 * H, h, gi + j, gf + j, gc + j);
     }
-    /* line 8: rt_rnn.c's lstm_update for the units in R, the approximation for the others */
+    /* line 8: rt_rnn.c's cell update (lstmc_rt_lstm_cn) for the units in R, the approximation for
+     * the others */
     for (j = 0, r = 0; j < H; j++) {
         const float ot = go[j];
 
         if (r < n && R[r] == j) {
-            float pi = gi[j], pf = gf[j], pc = gc[j], it, ft, ct, cn;
+            float pi = gi[j], pf = gf[j], pc = gc[j], cn;
 
             r++;
             if (Peep) {
                 pi += Peep[j] * c[j];
                 pf += Peep[2 * H + j] * c[j];
             }
-            it = lstmc_rt_act_apply(&act[0], clip_pre(p, pi + 0.0f));
-            ft = p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&act[0], clip_pre(p, pf + 0.0f));
-            ct = lstmc_rt_act_apply(&act[1], clip_pre(p, pc + 0.0f));
-            cn = ft * c[j] + it * ct;
+            cn = lstmc_rt_lstm_cn(p, act, pi + 0.0f, pf + 0.0f, pc + 0.0f, c[j]);
             c[j] = cn;
             h[j] = ot * lstmc_rt_act_apply(&act[2], cn);
         } else {
@@ -208,26 +195,6 @@ lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p)
     return 7 * p->hidden; /* h, c [H] | gates [4H] | R [H] int32 */
 }
 
-static int64_t
-row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
-{
-    return p->layout ? n * p->seq_len + t : t * p->batch + n;
-}
-
-static int64_t
-y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
-{
-    const int64_t D = p->n_dirs;
-
-    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
-}
-
-static int64_t
-state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
-{
-    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
-}
-
 /* Contract in lstmc_rt.h. The loop is rt_rnn.c's run_direction. */
 lstmc_rt_status
 lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *P,
@@ -274,7 +241,7 @@ lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *
         const float *Ufd = Ufic + d * 3 * H * H, *Pe = Peep ? Peep + d * 3 * H : NULL;
 
         for (n = 0; n < p->batch; n++) {
-            const int64_t s = seq_lens ? seq_lens[n] : T, st = state_at(p, d, n);
+            const int64_t s = seq_lens ? seq_lens[n] : T, st = lstmc_rt_state_at(p, d, n);
 
             if (init_h)
                 memcpy(h, init_h + st, hbytes);
@@ -286,14 +253,14 @@ lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *
                 memset(c, 0, hbytes);
             for (step = 0; step < s; step++) {
                 t = rev ? s - 1 - step : step;
-                lstmc_rt_lstm_drs_cell(p, d, alpha_intra, Pd + row_at(p, t, n) * G, Uod, Ufd, Pe,
-                                       h, c, c + H, stats);
+                lstmc_rt_lstm_drs_cell(p, d, alpha_intra, Pd + lstmc_rt_row_at(p, t, n) * G, Uod,
+                                       Ufd, Pe, h, c, c + H, stats);
                 if (Y)
-                    memcpy(Y + y_at(p, t, d, n), h, hbytes);
+                    memcpy(Y + lstmc_rt_y_at(p, t, d, n), h, hbytes);
             }
             if (Y)
                 for (t = s; t < T; t++)
-                    memset(Y + y_at(p, t, d, n), 0, hbytes);
+                    memset(Y + lstmc_rt_y_at(p, t, d, n), 0, hbytes);
             if (s == 0) { /* as lstmc_rt_rnn_rec: zero Y_h / Y_c for an empty sequence */
                 memset(h, 0, hbytes);
                 memset(c, 0, hbytes);

@@ -28,6 +28,7 @@
  * gate vector, so it does not grow with T or N.
  */
 #include "lstmc_rt.h"
+#include "lstmc_rt_cell.h"
 
 #include <math.h>
 #include <string.h>
@@ -190,88 +191,11 @@ dot(const float *restrict a, const float *restrict b, int64_t n)
     return acc;
 }
 
-static float
-clip_pre(const lstmc_rt_rnn_params *p, float v)
-{
-    if (p->has_clip) {
-        if (v < -p->clip)
-            return -p->clip;
-        if (v > p->clip)
-            return p->clip;
-    }
-    return v;
-}
-
-/* Row index of (t, n) in X's own order. */
-static int64_t
-row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
-{
-    return p->layout ? n * p->seq_len + t : t * p->batch + n;
-}
-
 /* Offset (floats) of row (t, n) of X. */
 static int64_t
 x_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
 {
-    return row_at(p, t, n) * p->input_size;
-}
-
-/* Offset of row (t, d, n) of Y: layout 0 [T,D,N,H], layout 1 [N,T,D,H]. */
-static int64_t
-y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
-{
-    int64_t D = p->n_dirs;
-
-    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
-}
-
-/* Offset of row (d, n) of Y_h, Y_c, initial_h, initial_c: [D,N,H] or [N,D,H]. */
-static int64_t
-state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
-{
-    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
-}
-
-/*
- * The element-wise part of an LSTM step, shared by both schedules: gates [4H] holds the
- * pre-activations X*W^T + H*R^T (plus the biases when Wb is NULL: schedule A+ folds them in);
- * peepholes, biases, clip and activations are applied here and h, c updated in place.
- */
-static void
-lstm_update(const dir_args *a, const float *restrict gates, const float *Wb, const float *Rb,
-            float *restrict h, float *restrict c)
-{
-    const lstmc_rt_rnn_params *p = a->p;
-    const int64_t H = p->hidden;
-    const float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
-    int64_t j;
-
-    for (j = 0; j < H; j++) {
-        float pi = gi[j], pf = gf[j], pc = gc[j], po = go[j];
-        float bi = 0.0f, bo = 0.0f, bf = 0.0f, bc = 0.0f, it, ft, ct, ot, cn;
-
-        if (Wb) {
-            bi = Wb[j] + Rb[j];
-            bo = Wb[H + j] + Rb[H + j];
-            bf = Wb[2 * H + j] + Rb[2 * H + j];
-            bc = Wb[3 * H + j] + Rb[3 * H + j];
-        }
-        if (a->P) {
-            pi += a->P[j] * c[j];
-            pf += a->P[2 * H + j] * c[j];
-        }
-        it = lstmc_rt_act_apply(&a->act[0], clip_pre(p, pi + bi));
-        /* input_forget couples the gates as ONNX Runtime does: ft = 1 - it. */
-        ft = p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&a->act[0], clip_pre(p, pf + bf));
-        ct = lstmc_rt_act_apply(&a->act[1], clip_pre(p, pc + bc));
-        cn = ft * c[j] + it * ct;
-        /* The output gate's peephole sees the new cell state Ct. */
-        if (a->P)
-            po += a->P[H + j] * cn;
-        ot = lstmc_rt_act_apply(&a->act[0], clip_pre(p, po + bo));
-        c[j] = cn;
-        h[j] = ot * lstmc_rt_act_apply(&a->act[2], cn);
-    }
+    return lstmc_rt_row_at(p, t, n) * p->input_size;
 }
 
 /* One LSTM step: h, c updated in place; gates [4H] is scratch. */
@@ -286,7 +210,7 @@ lstm_step(const dir_args *a, const float *restrict x, float *restrict h, float *
 
     for (r = 0; r < 4 * H; r++)
         gates[r] = dot(x, a->W + r * I, I) + dot(h, a->R + r * H, H);
-    lstm_update(a, gates, a->Wb, a->Rb, h, c);
+    lstmc_rt_lstm_update(p, a->act, a->P, gates, a->Wb, a->Rb, h, c);
 }
 
 /* One GRU step: h updated in place; gates [3H] and tmp [H] are scratch. */
@@ -311,8 +235,8 @@ gru_step(const dir_args *a, const float *restrict x, float *restrict h, float *r
             pz += a->Wb[j] + a->Rb[j];
             pr += a->Wb[H + j] + a->Rb[H + j];
         }
-        z[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, pz));
-        rg[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, pr));
+        z[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, pz));
+        rg[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, pr));
     }
 
     if (p->linear_before_reset) {
@@ -335,7 +259,7 @@ gru_step(const dir_args *a, const float *restrict x, float *restrict h, float *r
         }
     }
     for (j = 0; j < H; j++) {
-        float ht = lstmc_rt_act_apply(&a->act[1], clip_pre(p, hh[j]));
+        float ht = lstmc_rt_act_apply(&a->act[1], lstmc_rt_clip_pre(p, hh[j]));
 
         h[j] = (1.0f - z[j]) * ht + z[j] * h[j];
     }
@@ -355,7 +279,7 @@ rnn_step(const dir_args *a, const float *restrict x, float *restrict h, float *r
             gates[j] += a->Wb[j] + a->Rb[j];
     }
     for (j = 0; j < H; j++)
-        h[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, gates[j]));
+        h[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, gates[j]));
 }
 
 /* --- schedule A+: the time loop over a precomputed input projection ----------------- */
@@ -400,7 +324,7 @@ lstm_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, fl
 
     memcpy(gates, xw, (size_t)(4 * H) * sizeof(float));
     rec_accumulate(a, h, 4 * H, 0, 4 * H, gates);
-    lstm_update(a, gates, NULL, NULL, h, c);
+    lstmc_rt_lstm_update(a->p, a->act, a->P, gates, NULL, NULL, h, c);
 }
 
 static void
@@ -415,8 +339,8 @@ gru_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, flo
     memcpy(gates, xw, (size_t)(3 * H) * sizeof(float));
     rec_accumulate(a, h, 3 * H, 0, 2 * H, gates);
     for (j = 0; j < H; j++) {
-        z[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, z[j]));
-        rg[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, rg[j]));
+        z[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, z[j]));
+        rg[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, rg[j]));
     }
     if (p->linear_before_reset) {
         /* ht pre-activation = (Xt*Wh^T + Wbh) + rt.(Ht-1*Rh^T + Rbh) */
@@ -431,7 +355,7 @@ gru_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, flo
         rec_accumulate(a, tmp, 3 * H, 2 * H, H, hh);
     }
     for (j = 0; j < H; j++) {
-        float ht = lstmc_rt_act_apply(&a->act[1], clip_pre(p, hh[j]));
+        float ht = lstmc_rt_act_apply(&a->act[1], lstmc_rt_clip_pre(p, hh[j]));
 
         h[j] = (1.0f - z[j]) * ht + z[j] * h[j];
     }
@@ -447,7 +371,7 @@ rnn_rec_step(const dir_args *a, const float *restrict xw, float *restrict h, flo
     memcpy(gates, xw, (size_t)H * sizeof(float));
     rec_accumulate(a, h, H, 0, H, gates);
     for (j = 0; j < H; j++)
-        h[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, gates[j]));
+        h[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, gates[j]));
 }
 
 static void
@@ -462,7 +386,7 @@ run_direction(const dir_args *a)
 
     for (n = 0; n < p->batch; n++) {
         const int64_t s = a->seq_lens ? a->seq_lens[n] : T;
-        const int64_t st = state_at(p, a->d, n);
+        const int64_t st = lstmc_rt_state_at(p, a->d, n);
 
         if (a->init_h)
             memcpy(h, a->init_h + st, hbytes);
@@ -480,7 +404,7 @@ run_direction(const dir_args *a)
 
             t = a->rev ? s - 1 - step : step;
             if (a->Pp) { /* schedule A+: the input projection row, biases included */
-                x = a->Pp + row_at(p, t, n) * cell_gates(p->cell) * p->hidden;
+                x = a->Pp + lstmc_rt_row_at(p, t, n) * cell_gates(p->cell) * p->hidden;
                 if (p->cell == LSTMC_RT_CELL_LSTM)
                     lstm_rec_step(a, x, h, c, gates);
                 else if (p->cell == LSTMC_RT_CELL_GRU)
@@ -497,11 +421,11 @@ run_direction(const dir_args *a)
                     rnn_step(a, x, h, gates);
             }
             if (a->Y)
-                memcpy(a->Y + y_at(p, t, a->d, n), h, hbytes);
+                memcpy(a->Y + lstmc_rt_y_at(p, t, a->d, n), h, hbytes);
         }
         if (a->Y)
             for (t = s; t < T; t++)
-                memset(a->Y + y_at(p, t, a->d, n), 0, hbytes);
+                memset(a->Y + lstmc_rt_y_at(p, t, a->d, n), 0, hbytes);
 
         /*
          * Y_h/Y_c hold the state at the sequence's own end. For s == 0 they are zero, even

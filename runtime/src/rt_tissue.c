@@ -26,14 +26,18 @@
  * Batch entries are independent chains: with alpha_inter = 0 nothing is cut, the sub-layers
  * are the N sequences and tissue k holds step k of every sequence (while N <= MTS) — the
  * batched schedule, U read once per step for the whole batch. Cells are updated by the same
- * element-wise code as rt_rnn.c's lstm_update (copied below, kept identical; the unit tests
+ * element-wise code as rt_rnn.c (lstmc_rt_lstm_update, lstmc_rt_cell.h; the unit tests
  * pin the two kernels to each other), and the recurrent product sums h[k] * Ut[k][g] for
  * k = 0..H-1 onto the P row in the same order as lstmc_rt_rnn_rec, so with alpha_inter = 0
  * the results are the same floats.
  *
- * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
+  * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
+ * The plan (lstmc_rt_tissue_plan) is also what the LLVM tissue kernels run
+ * (codegen/llvm_kernels.c, emit_tissue): they replace the gather, product and update below
+ * with register-tiled, vectorised code and keep these cuts, tissues and slots.
  */
 #include "lstmc_rt.h"
+#include "lstmc_rt_cell.h"
 
 #include <math.h>
 #include <string.h>
@@ -187,54 +191,6 @@ typedef struct dir_ctx {
     const lstmc_rt_act *act; /* f, g, h of this direction */
     const float *Peep;       /* [3H] (i o f) or NULL */
 } dir_ctx;
-
-static float
-clip_pre(const lstmc_rt_rnn_params *p, float v)
-{
-    if (p->has_clip) {
-        if (v < -p->clip)
-            return -p->clip;
-        if (v > p->clip)
-            return p->clip;
-    }
-    return v;
-}
-
-/*
- * rt_rnn.c's lstm_update with the biases already in the gates (schedule A+): gates [4H]
- * (i o f c) hold X*W^T + b + H*R^T; peepholes, clip and activations are applied here and
- * h, c updated in place. Keep identical to rt_rnn.c.
- */
-static void
-lstm_update(const dir_ctx *a, const float *restrict gates, float *restrict h, float *restrict c)
-{
-    const lstmc_rt_rnn_params *p = a->p;
-    const int64_t H = p->hidden;
-    const float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
-    int64_t j;
-
-    for (j = 0; j < H; j++) {
-        float pi = gi[j], pf = gf[j], pc = gc[j], po = go[j];
-        float it, ft, ct, ot, cn;
-
-        if (a->Peep) {
-            pi += a->Peep[j] * c[j];
-            pf += a->Peep[2 * H + j] * c[j];
-        }
-        /* "+ 0.0f" is rt_rnn.c's "+ bi" with no bias: kept so both round alike (-0.0). */
-        it = lstmc_rt_act_apply(&a->act[0], clip_pre(p, pi + 0.0f));
-        /* input_forget couples the gates as ONNX Runtime does: ft = 1 - it. */
-        ft = p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&a->act[0], clip_pre(p, pf + 0.0f));
-        ct = lstmc_rt_act_apply(&a->act[1], clip_pre(p, pc + 0.0f));
-        cn = ft * c[j] + it * ct;
-        /* The output gate's peephole sees the new cell state Ct. */
-        if (a->Peep)
-            po += a->Peep[H + j] * cn;
-        ot = lstmc_rt_act_apply(&a->act[0], clip_pre(p, po + 0.0f));
-        c[j] = cn;
-        h[j] = ot * lstmc_rt_act_apply(&a->act[2], cn);
-    }
-}
 
 /* --- the per-tissue recurrent product ------------------------------------------------- */
 
@@ -392,7 +348,7 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
         int32_t *keep = dr->keep + i * H;
 
         for (j = 0; j < H; j++)
-            go[j] = lstmc_rt_act_apply(&a->act[0], clip_pre(p, go[j] + 0.0f));
+            go[j] = lstmc_rt_act_apply(&a->act[0], lstmc_rt_clip_pre(p, go[j] + 0.0f));
         n = lstmc_rt_drs_compact(H, go, dr->alpha, dr->R);
         memset(keep, 0, (size_t)H * sizeof(int32_t));
         for (r = 0; r < n; r++) {
@@ -464,8 +420,8 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
     }
 }
 
-/* Line 8 for one cell: lstm_update for the kept units (o_t already applied at [H, 2H)), c = 0
- * and h = o h(0) for the others. */
+/* Line 8 for one cell: lstmc_rt_lstm_update for the kept units (o_t already applied at [H, 2H)), c
+ * = 0 and h = o h(0) for the others. */
 static void
 drs_update(const dir_ctx *a, const float *restrict gates, const int32_t *keep, float *restrict h,
            float *restrict c)
@@ -477,7 +433,7 @@ drs_update(const dir_ctx *a, const float *restrict gates, const int32_t *keep, f
     int64_t j;
 
     for (j = 0; j < H; j++) {
-        float pi = gi[j], pf = gf[j], it, ft, ct, cn;
+        float pi = gi[j], pf = gf[j], cn;
 
         if (!keep[j]) {
             c[j] = 0.0f;
@@ -488,46 +444,16 @@ drs_update(const dir_ctx *a, const float *restrict gates, const int32_t *keep, f
             pi += a->Peep[j] * c[j];
             pf += a->Peep[2 * H + j] * c[j];
         }
-        it = lstmc_rt_act_apply(&a->act[0], clip_pre(p, pi + 0.0f));
-        ft = p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&a->act[0], clip_pre(p, pf + 0.0f));
-        ct = lstmc_rt_act_apply(&a->act[1], clip_pre(p, gc[j] + 0.0f));
-        cn = ft * c[j] + it * ct;
+        cn = lstmc_rt_lstm_cn(p, a->act, pi + 0.0f, pf + 0.0f, gc[j] + 0.0f, c[j]);
         c[j] = cn;
         h[j] = go[j] * lstmc_rt_act_apply(&a->act[2], cn);
     }
 }
 
-/* --- layout helpers (as rt_rnn.c) ------------------------------------------------------ */
-
-static int64_t
-row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
-{
-    return p->layout ? n * p->seq_len + t : t * p->batch + n;
-}
-
-static int64_t
-y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
-{
-    int64_t D = p->n_dirs;
-
-    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
-}
-
-static int64_t
-state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
-{
-    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
-}
-
 /* --- parameters and scratch ---------------------------------------------------------- */
 
-/* Per-direction plan sizes: C cells at most, tissues of cap cells, slots live states. */
-typedef struct sizes {
-    int64_t C, cap, slots;
-} sizes;
-
 static int
-params_ok(const lstmc_rt_tissue_params *tp, sizes *z)
+params_ok(const lstmc_rt_tissue_params *tp)
 {
     const lstmc_rt_rnn_params *p = &tp->rnn;
     int64_t T = p->seq_len, N = p->batch, H = p->hidden;
@@ -550,51 +476,60 @@ params_ok(const lstmc_rt_tissue_params *tp, sizes *z)
     for (k = 0; k < 3 * p->n_dirs; k++)
         if (p->act[k].kind < LSTMC_RT_ACT_SIGMOID || p->act[k].kind > LSTMC_RT_ACT_SOFTPLUS)
             return 0;
-    z->C = T * N;
-    z->cap = tp->mts < z->C ? tp->mts : z->C;
-    /* Live sub-layers (started, not finished) never exceed 2 * MTS: at most MTS critical
-     * ones (each places a cell in every tissue) and, since the free places always go to the
-     * first unfinished non-critical sub-layers, at most MTS started non-critical ones. */
-    z->slots = 2 * (int64_t)tp->mts < z->C ? 2 * (int64_t)tp->mts : z->C;
-    if (z->cap < 1)
-        z->cap = 1;
-    if (z->slots < 1)
-        z->slots = 1;
     return 1;
 }
 
-/* floats: gates [cap, 4H] | hbuf [cap, H] | state [slots, 2H];
- * int32:  sub_n, sub_step0, sub_len, tissue, order, slot_of [C] each | tstart [C+1] |
- *         free [slots] | work [3C] (alignment; then cursor and pos) */
-static int64_t
-scratch_words(const sizes *z, int64_t H)
+/*
+ * Contract in lstmc_rt.h. Per direction, C = T*N cells at most, tissues of cap cells and
+ * slots live states: live sub-layers (started, not finished) never exceed 2 * MTS: at most
+ * MTS critical ones (each places a cell in every tissue) and, since the free places always
+ * go to the first unfinished non-critical sub-layers, at most MTS started non-critical ones.
+ *
+ * floats: gates [cap, 4H] | hbuf [cap, H] | state [slots, 2H];
+ *  int32:  tstart [C+1] | cell_n, cell_t, cell_slot, cell_flag [C] each (the schedule) |
+ *  float:  rel [C] (the LLVM kernels' relevance values) |
+ *         sub_n, sub_step0, sub_len, tissue, order, slot_of [C] each | free [slots] |
+ *         work [3C] (alignment; then cursor and pos) (the planner's own)
+ */
+int
+lstmc_rt_tissue_layout_of(const lstmc_rt_tissue_params *p, lstmc_rt_tissue_layout *l)
 {
-    return z->cap * 5 * H + z->slots * 2 * H + 6 * z->C + (z->C + 1) + z->slots + 3 * z->C;
+    int64_t C, H;
+
+    if (!p || !l || !params_ok(p))
+        return -1;
+    H = p->rnn.hidden;
+    C = p->rnn.seq_len * p->rnn.batch;
+    l->cells = C;
+    l->cap = p->mts < C ? p->mts : C;
+    l->slots = 2 * (int64_t)p->mts < C ? 2 * (int64_t)p->mts : C;
+    if (l->cap < 1)
+        l->cap = 1;
+    if (l->slots < 1)
+        l->slots = 1;
+    l->gates = 0;
+    l->hbuf = l->gates + l->cap * 4 * H;
+    l->state = l->hbuf + l->cap * H;
+    l->tstart = l->state + l->slots * 2 * H;
+    l->cell_n = l->tstart + C + 1;
+    l->cell_t = l->cell_n + C;
+    l->cell_slot = l->cell_t + C;
+    l->cell_flag = l->cell_slot + C;
+    l->rel = l->cell_flag + C;
+    l->plan = l->rel + C;
+    l->words = l->plan + 6 * C + l->slots + 3 * C;
+    return 0;
 }
 
 int64_t
 lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p)
 {
-    sizes z;
+    lstmc_rt_tissue_layout l;
 
-    if (!p || !params_ok(p, &z))
-        return -1;
-    return scratch_words(&z, p->rnn.hidden);
+    return lstmc_rt_tissue_layout_of(p, &l) < 0 ? -1 : l.words;
 }
 
-/* --- execution ----------------------------------------------------------------------- */
-
-typedef struct plan {
-    float *gates, *hbuf, *state;
-    int32_t *sub_n, *sub_step0, *sub_len, *tissue, *order, *slot_of, *tstart, *free_slots, *work;
-} plan;
-
-typedef struct io {
-    const float *P, *Up, *dsum; /* this direction's */
-    const int32_t *seq_lens;
-    const float *init_h, *init_c, *h_pred, *c_pred;
-    float *Y, *Y_h, *Y_c;
-} io;
+/* --- the plan ------------------------------------------------------------------------ */
 
 static int64_t
 seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
@@ -602,31 +537,73 @@ seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
     return seq_lens ? seq_lens[n] : p->seq_len;
 }
 
-static lstmc_rt_status
-run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, float alpha_inter,
-              lstmc_rt_tissue_stats *st, const drs_in *dr)
+/* S of the link into P's row r: the caller's (rel) or Algorithm 2's. */
+static float
+relevance(int64_t H, const float *Pd, const float *dsum, const float *rel, int64_t r)
 {
-    const lstmc_rt_rnn_params *p = a->p;
-    const int64_t H = p->hidden, G = 4 * H, N = p->batch;
-    const size_t hbytes = (size_t)H * sizeof(float);
+    return rel ? rel[r] : lstmc_rt_lstm_relevance(H, Pd + r * 4 * H, dsum);
+}
+
+/* Contract in lstmc_rt.h. */
+int32_t
+lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_inter, const float *P,
+                     const float *row_abs_sum, const float *rel, const int32_t *seq_lens,
+                     lstmc_rt_tissue_stats *st, void *scratch)
+{
+    const lstmc_rt_rnn_params *p;
     const int cut_some = alpha_inter > 0.0f; /* S >= 0: alpha <= 0 (or NaN) cuts nothing */
-    int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free;
-    int64_t n, step, t, i, k;
+    lstmc_rt_tissue_layout l;
+    int32_t *w, *tstart, *cell_n, *cell_t, *cell_slot, *cell_flag;
+    int32_t *sub_n, *sub_step0, *sub_len, *tissue, *order, *slot_of, *free_slots, *work;
+    const float *Pd, *dsum;
+    int64_t H, G, N, n, step, t, i, k;
+    int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free, rev;
+
+    if (!tp || lstmc_rt_tissue_layout_of(tp, &l) < 0 || !st || d < 0 || d >= tp->rnn.n_dirs)
+        return -1;
+    p = &tp->rnn;
+    H = p->hidden;
+    G = 4 * H;
+    N = p->batch;
+    if (N == 0)
+        return 0;
+    if (!P || !scratch || (cut_some && !row_abs_sum && !rel))
+        return -1;
+    if (seq_lens)
+        for (n = 0; n < N; n++)
+            if (seq_lens[n] < 0 || seq_lens[n] > p->seq_len)
+                return -1;
+    rev = p->n_dirs == 2 ? d : p->reverse;
+    Pd = P + d * l.cells * G;
+    dsum = row_abs_sum ? row_abs_sum + d * G : NULL;
+    w = scratch;
+    tstart = w + l.tstart;
+    cell_n = w + l.cell_n;
+    cell_t = w + l.cell_t;
+    cell_slot = w + l.cell_slot;
+    cell_flag = w + l.cell_flag;
+    sub_n = w + l.plan;
+    sub_step0 = sub_n + l.cells;
+    sub_len = sub_step0 + l.cells;
+    tissue = sub_len + l.cells;
+    order = tissue + l.cells;
+    slot_of = order + l.cells;
+    free_slots = slot_of + l.cells;
+    work = free_slots + l.slots;
 
     /* 1. breakpoints search: chains (batch entries) split into sub-layers */
     for (n = 0; n < N; n++) {
-        const int64_t sn = seq_of(p, o->seq_lens, n);
+        const int64_t sn = seq_of(p, seq_lens, n);
 
         for (step = 0; step < sn; step++) {
-            t = a->rev ? sn - 1 - step : step;
+            t = rev ? sn - 1 - step : step;
             if (step == 0 ||
-                (cut_some && lstmc_rt_lstm_relevance(H, o->P + row_at(p, t, n) * G,
-                                                     o->dsum) < alpha_inter)) {
-                pl->sub_n[n_sub] = (int32_t)n;
-                pl->sub_step0[n_sub] = (int32_t)step;
-                pl->sub_len[n_sub++] = 1;
+                (cut_some && relevance(H, Pd, dsum, rel, lstmc_rt_row_at(p, t, n)) < alpha_inter)) {
+                sub_n[n_sub] = (int32_t)n;
+                sub_step0[n_sub] = (int32_t)step;
+                sub_len[n_sub++] = 1;
             } else {
-                pl->sub_len[n_sub - 1]++;
+                sub_len[n_sub - 1]++;
             }
         }
         n_cells += (int32_t)sn;
@@ -637,101 +614,147 @@ run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, flo
     st->sub_layers += n_sub;
 
     /* 2. tissue formation and alignment */
-    K = lstmc_rt_tissue_align(n_sub, pl->sub_len, (int32_t)z->cap, pl->tissue, pl->work);
+    K = lstmc_rt_tissue_align(n_sub, sub_len, (int32_t)l.cap, tissue, work);
     if (K < 0)
-        return LSTMC_RT_ERR_BAD_PARAMS;
+        return -1;
     st->tissues += K;
     /* order: the sub-layer of each cell, grouped by tissue (counting sort) */
     for (tau = 0; tau <= K; tau++)
-        pl->tstart[tau] = 0;
+        tstart[tau] = 0;
     for (i = 0; i < n_cells; i++)
-        pl->tstart[pl->tissue[i] + 1]++;
+        tstart[tissue[i] + 1]++;
     for (tau = 0; tau < K; tau++) {
-        pl->tstart[tau + 1] += pl->tstart[tau];
-        pl->work[tau] = pl->tstart[tau]; /* cursor */
+        tstart[tau + 1] += tstart[tau];
+        work[tau] = tstart[tau]; /* cursor */
     }
     for (s = 0, i = 0; s < n_sub; s++)
-        for (k = 0; k < pl->sub_len[s]; k++, i++)
-            pl->order[pl->work[pl->tissue[i]]++] = s;
+        for (k = 0; k < sub_len[s]; k++, i++)
+            order[work[tissue[i]]++] = s;
+
+    /* 3. the schedule: each cell's chain, step and state slot, in execution order. A
+     * sub-layer takes a free slot when its first cell's tissue starts and gives it back
+     * after its last cell's tissue, so the cells of one tissue never share a slot. */
     for (s = 0; s < n_sub; s++)
-        pl->work[s] = 0; /* pos: cells of sub-layer s done */
-    for (n_free = 0; n_free < z->slots; n_free++)
-        pl->free_slots[n_free] = (int32_t)(z->slots - 1 - n_free);
-
-    /* 3. the tissues, in order */
+        work[s] = 0; /* pos: cells of sub-layer s done */
+    for (n_free = 0; n_free < l.slots; n_free++)
+        free_slots[n_free] = (int32_t)(l.slots - 1 - n_free);
     for (tau = 0; tau < K; tau++) {
-        const int32_t c0 = pl->tstart[tau], m = pl->tstart[tau + 1] - c0;
+        const int32_t c0 = tstart[tau], m = tstart[tau + 1] - c0;
 
-        if (m > z->cap)
-            return LSTMC_RT_ERR_BAD_PARAMS; /* cannot happen: alignment keeps m <= mts */
-        /* gather: P rows and previous h of every cell of the tissue */
-        for (i = 0; i < m; i++) {
-            const int32_t sl = pl->order[c0 + i];
-            float *hs, *cs;
+        if (m > l.cap)
+            return -1; /* cannot happen: alignment keeps m <= mts */
+        for (i = c0; i < c0 + m; i++) {
+            const int32_t sl = order[i];
+            int64_t sn;
 
-            n = pl->sub_n[sl];
-            step = pl->sub_step0[sl] + pl->work[sl];
-            t = a->rev ? seq_of(p, o->seq_lens, n) - 1 - step : step;
-            if (pl->work[sl] == 0) { /* the sub-layer's first cell: a state slot */
+            n = sub_n[sl];
+            sn = seq_of(p, seq_lens, n);
+            step = sub_step0[sl] + work[sl];
+            cell_n[i] = (int32_t)n;
+            cell_t[i] = (int32_t)(rev ? sn - 1 - step : step);
+            cell_flag[i] = 0;
+            if (work[sl] == 0) {
                 if (n_free == 0)
-                    return LSTMC_RT_ERR_BAD_PARAMS; /* cannot happen, see params_ok */
-                pl->slot_of[sl] = pl->free_slots[--n_free];
-                hs = pl->state + pl->slot_of[sl] * 2 * H;
-                cs = hs + H;
-                if (pl->sub_step0[sl] == 0) { /* the sequence's start */
-                    if (o->init_h)
-                        memcpy(hs, o->init_h + state_at(p, a->d, n), hbytes);
-                    else
-                        memset(hs, 0, hbytes);
-                    if (o->init_c)
-                        memcpy(cs, o->init_c + state_at(p, a->d, n), hbytes);
-                    else
-                        memset(cs, 0, hbytes);
-                } else { /* after a breakpoint: the predicted context link (Eq. 6) */
-                    if (o->h_pred)
-                        memcpy(hs, o->h_pred, hbytes);
-                    else
-                        memset(hs, 0, hbytes);
-                    if (o->c_pred)
-                        memcpy(cs, o->c_pred, hbytes);
-                    else
-                        memset(cs, 0, hbytes);
-                }
+                    return -1; /* cannot happen, see lstmc_rt_tissue_layout_of */
+                slot_of[sl] = free_slots[--n_free];
+                cell_flag[i] =
+                    sub_step0[sl] == 0 ? LSTMC_RT_TISSUE_SEQ_START : LSTMC_RT_TISSUE_CUT_START;
             }
-            hs = pl->state + pl->slot_of[sl] * 2 * H;
-            memcpy(pl->gates + i * G, o->P + row_at(p, t, n) * G, (size_t)G * sizeof(float));
-            memcpy(pl->hbuf + i * H, hs, hbytes);
+            if (step == sn - 1)
+                cell_flag[i] |= LSTMC_RT_TISSUE_SEQ_END;
+            cell_slot[i] = slot_of[sl];
+        }
+        for (i = c0; i < c0 + m; i++) {
+            const int32_t sl = order[i];
+
+            if (++work[sl] == sub_len[sl])
+                free_slots[n_free++] = slot_of[sl];
+        }
+    }
+    return K;
+}
+
+/* --- execution ----------------------------------------------------------------------- */
+
+typedef struct io {
+    const float *P, *Up; /* this direction's */
+    const int32_t *seq_lens;
+    const float *init_h, *init_c, *h_pred, *c_pred;
+    float *Y, *Y_h, *Y_c;
+} io;
+
+/* dst[0..H) = src ? src[0..H) : 0 */
+static void
+copy_or_zero(float *dst, const float *src, int64_t H)
+{
+    if (src)
+        memcpy(dst, src, (size_t)H * sizeof(float));
+    else
+        memset(dst, 0, (size_t)H * sizeof(float));
+}
+
+static lstmc_rt_status
+run_direction(const dir_ctx *a, const lstmc_rt_tissue_params *tp, const lstmc_rt_tissue_layout *l,
+              void *scratch, const io *o, float alpha_inter, const float *P,
+              const float *row_abs_sum, lstmc_rt_tissue_stats *st, const drs_in *dr)
+{
+    const lstmc_rt_rnn_params *p = a->p;
+    const int64_t H = p->hidden, G = 4 * H, N = p->batch;
+    const size_t hbytes = (size_t)H * sizeof(float);
+    float *f = scratch, *gates = f + l->gates, *hbuf = f + l->hbuf, *state = f + l->state;
+    const int32_t *w = scratch, *tstart = w + l->tstart, *cell_n = w + l->cell_n;
+    const int32_t *cell_t = w + l->cell_t, *cell_slot = w + l->cell_slot;
+    const int32_t *cell_flag = w + l->cell_flag;
+    int32_t K, tau;
+    int64_t n, t, i;
+
+    K = lstmc_rt_tissue_plan(tp, a->d, alpha_inter, P, row_abs_sum, NULL, o->seq_lens, st, scratch);
+    if (K < 0)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    for (tau = 0; tau < K; tau++) {
+        const int32_t c0 = tstart[tau], m = tstart[tau + 1] - c0;
+
+        /* gather: P rows and previous h of every cell of the tissue; a sub-layer's first
+         * cell starts from init_h/init_c (its sequence's start) or from the predicted
+         * context link (after a breakpoint, Eq. 6) */
+        for (i = 0; i < m; i++) {
+            float *hs = state + cell_slot[c0 + i] * 2 * H, *cs = hs + H;
+
+            n = cell_n[c0 + i];
+            t = cell_t[c0 + i];
+            if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_SEQ_START) {
+                copy_or_zero(hs, o->init_h ? o->init_h + lstmc_rt_state_at(p, a->d, n) : NULL, H);
+                copy_or_zero(cs, o->init_c ? o->init_c + lstmc_rt_state_at(p, a->d, n) : NULL, H);
+            } else if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_CUT_START) {
+                copy_or_zero(hs, o->h_pred, H);
+                copy_or_zero(cs, o->c_pred, H);
+            }
+            memcpy(gates + i * G, o->P + lstmc_rt_row_at(p, t, n) * G, (size_t)G * sizeof(float));
+            memcpy(hbuf + i * H, hs, hbytes);
         }
         /* Sgemm(U, H_t): one pass over Ut for the whole tissue (DRS: U_o, then the rows of
          * U_f,i,c some cell of the tissue keeps) */
         if (dr)
-            drs_tissue_product(a, dr, m, pl->hbuf, pl->gates);
+            drs_tissue_product(a, dr, m, hbuf, gates);
         else
-            tissue_gemm(m, H, pl->hbuf, o->Up, pl->gates);
-        /* lstm_ew per cell, outputs, and the end of sub-layers */
+            tissue_gemm(m, H, hbuf, o->Up, gates);
+        /* lstm_ew per cell, outputs */
         for (i = 0; i < m; i++) {
-            const int32_t sl = pl->order[c0 + i];
-            float *hs = pl->state + pl->slot_of[sl] * 2 * H, *cs = hs + H;
-            int64_t sn;
+            float *hs = state + cell_slot[c0 + i] * 2 * H, *cs = hs + H;
 
-            n = pl->sub_n[sl];
-            sn = seq_of(p, o->seq_lens, n);
-            step = pl->sub_step0[sl] + pl->work[sl];
-            t = a->rev ? sn - 1 - step : step;
+            n = cell_n[c0 + i];
+            t = cell_t[c0 + i];
             if (dr)
-                drs_update(a, pl->gates + i * G, dr->keep + i * H, hs, cs);
+                drs_update(a, gates + i * G, dr->keep + i * H, hs, cs);
             else
-                lstm_update(a, pl->gates + i * G, hs, cs);
+                lstmc_rt_lstm_update(p, a->act, a->Peep, gates + i * G, NULL, NULL, hs, cs);
             if (o->Y)
-                memcpy(o->Y + y_at(p, t, a->d, n), hs, hbytes);
-            if (++pl->work[sl] == pl->sub_len[sl]) {
-                if (step == sn - 1) { /* the sequence's last cell */
-                    if (o->Y_h)
-                        memcpy(o->Y_h + state_at(p, a->d, n), hs, hbytes);
-                    if (o->Y_c)
-                        memcpy(o->Y_c + state_at(p, a->d, n), cs, hbytes);
-                }
-                pl->free_slots[n_free++] = pl->slot_of[sl];
+                memcpy(o->Y + lstmc_rt_y_at(p, t, a->d, n), hs, hbytes);
+            if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_SEQ_END) {
+                if (o->Y_h)
+                    memcpy(o->Y_h + lstmc_rt_state_at(p, a->d, n), hs, hbytes);
+                if (o->Y_c)
+                    memcpy(o->Y_c + lstmc_rt_state_at(p, a->d, n), cs, hbytes);
             }
         }
     }
@@ -743,12 +766,12 @@ run_direction(const dir_ctx *a, const sizes *z, const plan *pl, const io *o, flo
 
         if (o->Y)
             for (t = sn; t < p->seq_len; t++)
-                memset(o->Y + y_at(p, t, a->d, n), 0, hbytes);
+                memset(o->Y + lstmc_rt_y_at(p, t, a->d, n), 0, hbytes);
         if (sn == 0) {
             if (o->Y_h)
-                memset(o->Y_h + state_at(p, a->d, n), 0, hbytes);
+                memset(o->Y_h + lstmc_rt_state_at(p, a->d, n), 0, hbytes);
             if (o->Y_c)
-                memset(o->Y_c + state_at(p, a->d, n), 0, hbytes);
+                memset(o->Y_c + lstmc_rt_state_at(p, a->d, n), 0, hbytes);
         }
     }
     return LSTMC_RT_OK;
@@ -770,19 +793,16 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
 {
     const lstmc_rt_rnn_params *p;
     lstmc_rt_tissue_stats local;
-    sizes z;
-    plan pl;
+    lstmc_rt_tissue_layout l;
     int64_t H, G, n;
     int32_t d;
-    float *f;
-    int32_t *w;
 
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof *stats);
     if (!tp)
         return LSTMC_RT_ERR_NULL;
-    if (!params_ok(tp, &z))
+    if (lstmc_rt_tissue_layout_of(tp, &l) < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
     p = &tp->rnn;
     if (p->batch == 0)
@@ -803,21 +823,6 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
 
     H = p->hidden;
     G = 4 * H;
-    f = scratch;
-    pl.gates = f;
-    pl.hbuf = pl.gates + z.cap * G;
-    pl.state = pl.hbuf + z.cap * H;
-    w = (int32_t *)(void *)(pl.state + z.slots * 2 * H);
-    pl.sub_n = w;
-    pl.sub_step0 = pl.sub_n + z.C;
-    pl.sub_len = pl.sub_step0 + z.C;
-    pl.tissue = pl.sub_len + z.C;
-    pl.order = pl.tissue + z.C;
-    pl.slot_of = pl.order + z.C;
-    pl.tstart = pl.slot_of + z.C;
-    pl.free_slots = pl.tstart + z.C + 1;
-    pl.work = pl.free_slots + z.slots;
-
     for (d = 0; d < p->n_dirs; d++) {
         dir_ctx a;
         io o;
@@ -828,8 +833,8 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
             dr.Uo = da->Uo + d * H * H;
             dr.Ufic = da->Ufic + d * 3 * H * H;
             dr.alpha = da->alpha;
-            dr.keep = pl.work + 3 * z.C;
-            dr.count = dr.keep + z.cap * H;
+            dr.keep = (int32_t *)scratch + l.words;
+            dr.count = dr.keep + l.cap * H;
             dr.R = dr.count + H;
             dr.st = da->st;
         }
@@ -839,9 +844,8 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         a.rev = p->n_dirs == 2 ? d : p->reverse;
         a.act = &p->act[d * 3];
         a.Peep = Peep ? Peep + d * 3 * H : NULL;
-        o.P = P + d * z.C * G;
+        o.P = P + d * l.cells * G;
         o.Up = Up ? Up + d * H * G : NULL;
-        o.dsum = row_abs_sum ? row_abs_sum + d * G : NULL;
         o.seq_lens = seq_lens;
         o.init_h = init_h;
         o.init_c = init_c;
@@ -850,13 +854,13 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         o.Y = Y;
         o.Y_h = Y_h;
         o.Y_c = Y_c;
-        s = run_direction(&a, &z, &pl, &o, alpha_inter, stats, da ? &dr : NULL);
+        s = run_direction(&a, tp, &l, scratch, &o, alpha_inter, P, row_abs_sum, stats,
+                          da ? &dr : NULL);
         if (s != LSTMC_RT_OK)
             return s;
     }
     return LSTMC_RT_OK;
 }
-
 /* Contract in lstmc_rt.h. */
 lstmc_rt_status
 lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P,
@@ -872,11 +876,11 @@ lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const 
 int64_t
 lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p)
 {
-    sizes z;
+    lstmc_rt_tissue_layout l;
 
-    if (!p || !params_ok(p, &z))
+    if (lstmc_rt_tissue_layout_of(p, &l) < 0)
         return -1;
-    return scratch_words(&z, p->rnn.hidden) + (z.cap + 2) * p->rnn.hidden;
+    return l.words + (l.cap + 2) * p->rnn.hidden; /* keep [cap, H] | count [H] | R [H] */
 }
 
 /* Contract in lstmc_rt.h ("DRS inside tissues"). */

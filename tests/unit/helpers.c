@@ -12,6 +12,9 @@
 #include "codegen.h"
 #include "diag.h"
 #include "driver.h"
+#include "ir_eval.h"
+#include "passes.h"
+#include "target.h"
 
 int
 helpers_allclose(const float *got, const float *want, size_t n, float rtol, float atol)
@@ -132,4 +135,65 @@ helpers_find_op(const ir_graph *g, ir_op op, int nth)
         if (!g->nodes[i]->dead && g->nodes[i]->op == op && nth-- == 0)
             return g->nodes[i];
     return NULL;
+}
+
+/* Case c through sw (see helpers_every_fixture); 1 when every output matches. */
+static int
+case_through(const char *c, helpers_sweep *sw)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, c, NULL);
+    const void *inputs[64] = {0};
+    void *outputs[64] = {0};
+    pass_ctx cx;
+    ir_graph *g = helpers_prepare_case(a, c, d, inputs);
+    const char *dis[1];
+    int i, ok;
+
+    if (!g) {
+        fprintf(stderr, "%s: %s", c, diag_text(d));
+        arena_free(a);
+        return 0;
+    }
+    memset(&cx, 0, sizeof cx);
+    cx.t = sw->target ? target_find(sw->target) : NULL;
+    if (sw->disable) {
+        dis[0] = sw->disable;
+        cx.disable = dis;
+        cx.n_disable = 1;
+    }
+    if (pass_run_list(g, sw->passes, &cx, d) < 0 || ir_eval(a, g, inputs, outputs, d) < 0) {
+        fprintf(stderr, "%s: %s", c, diag_text(d));
+        arena_free(a);
+        return 0;
+    }
+    for (i = 0; sw->count && i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead)
+            sw->n_counted += sw->count(g->nodes[i]);
+    ok = helpers_outputs_match(a, c, g, outputs, sw->passes);
+    arena_free(a);
+    return ok;
+}
+
+int
+helpers_every_fixture(helpers_sweep *sw, int *bad)
+{
+    FILE *f = fopen(HELPERS_FIXTURES "/index.txt", "r");
+    char line[256];
+    int n = 0;
+
+    *bad = 0;
+    cr_assert_not_null(f);
+    while (fgets(line, sizeof line, f)) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!line[0])
+            continue;
+        n++;
+        if (!case_through(line, sw))
+            (*bad)++;
+    }
+    fclose(f);
+    return n;
 }

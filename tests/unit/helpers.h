@@ -27,6 +27,19 @@ ir_graph *helpers_prepare_case(arena *a, const char *c, diag *d, const void **in
 int helpers_outputs_match(arena *a, const char *c, const ir_graph *g, void *const *outputs,
                           const char *tag);
 
+/* How helpers_every_fixture runs each case: the pass list, the target profile (NULL: none),
+ * at most one pass disabled (NULL: none), and count (NULL: none), called on every live node
+ * after the passes, whose results are summed in n_counted. */
+typedef struct helpers_sweep {
+    const char *passes, *target, *disable;
+    int (*count)(const ir_node *n);
+    int n_counted;
+} helpers_sweep;
+
+/* Every case of the fixture corpus through sw's passes and ir_eval, against its reference
+ * (as helpers_outputs_match). Returns the number of cases; *bad gets the failing ones. */
+int helpers_every_fixture(helpers_sweep *sw, int *bad);
+
 /* The nth live node of op in g, or NULL. */
 const ir_node *helpers_find_op(const ir_graph *g, ir_op op, int nth);
 

@@ -1,7 +1,7 @@
 /*
  * test_breakpoints.c — the breakpoints pass (passes/breakpoints.c, MICRO'18 §IV): structure
  * of lstmc.RnnTissue, and with alpha_inter = 0 every fixture still matches its ONNX Runtime
- * reference through ir_eval (the exact result). Helpers copied from test_passes.c.
+ * reference through ir_eval (the exact result; helpers_every_fixture).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -23,59 +23,22 @@
 #define FIX HELPERS_FIXTURES
 #define PIPELINE "split_gates,fold_constants,breakpoints,dce"
 
-/* Run case c through PIPELINE; 1 when every output matches the reference within rtol 1e-4,
- * atol 1e-5 (integers exactly). *n_tissue counts the RnnTissue nodes made. */
 static int
-case_matches(const char *c, const char *target_name, int *n_tissue)
+is_tissue(const ir_node *n)
 {
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, c, NULL);
-    const void *inputs[64] = {0};
-    void *outputs[64] = {0};
-    pass_ctx cx;
-    ir_graph *g = helpers_prepare_case(a, c, d, inputs);
-    int i, ok = 1;
-
-    if (!g) {
-        fprintf(stderr, "%s: %s", c, diag_text(d));
-        arena_free(a);
-        return 0;
-    }
-    memset(&cx, 0, sizeof cx);
-    cx.t = target_find(target_name);
-    if (pass_run_list(g, PIPELINE, &cx, d) < 0 || ir_eval(a, g, inputs, outputs, d) < 0) {
-        fprintf(stderr, "%s: %s", c, diag_text(d));
-        arena_free(a);
-        return 0;
-    }
-    for (i = 0; i < g->n_nodes; i++)
-        if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_RNN_TISSUE)
-            (*n_tissue)++;
-    ok = helpers_outputs_match(a, c, g, outputs, PIPELINE);
-    arena_free(a);
-    return ok;
+    return n->op == IR_OP_RNN_TISSUE;
 }
 
+/* Every fixture through PIPELINE for target_name matches its reference (rtol 1e-4, atol
+ * 1e-5, integers exactly), and enough LSTM layers became tissues. */
 static void
 every_fixture(const char *target_name)
 {
-    FILE *f = fopen(FIX "/index.txt", "r");
-    char line[256];
-    int n = 0, bad = 0, tissues = 0;
-    cr_assert_not_null(f);
-    while (fgets(line, sizeof line, f)) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (!line[0])
-            continue;
-        n++;
-        if (!case_matches(line, target_name, &tissues))
-            bad++;
-    }
-    fclose(f);
+    helpers_sweep sw = {PIPELINE, target_name, NULL, is_tissue, 0};
+    int bad, n = helpers_every_fixture(&sw, &bad);
+
     cr_assert_gt(n, 100, "the corpus has %d cases", n);
-    cr_assert_gt(tissues, 30, "only %d LSTM layers became tissues", tissues);
+    cr_assert_gt(sw.n_counted, 30, "only %d LSTM layers became tissues", sw.n_counted);
     cr_assert_eq(bad, 0, "%d of %d fixtures differ from the reference", bad, n);
 }
 

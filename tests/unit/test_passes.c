@@ -22,60 +22,14 @@
 
 #define FIX HELPERS_FIXTURES
 
-/* Run case c with pass list `passes` minus `disable`; 1 when every output matches the
- * reference within rtol 1e-4, atol 1e-5 (integers exactly). */
-static int
-case_matches(const char *c, const char *passes, const char *disable)
-{
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, c, NULL);
-    const void *inputs[64] = {0};
-    void *outputs[64] = {0};
-    pass_ctx cx;
-    ir_graph *g = helpers_prepare_case(a, c, d, inputs);
-    int ok = 1;
-    const char *dis[1];
-
-    if (!g) {
-        fprintf(stderr, "%s: %s", c, diag_text(d));
-        arena_free(a);
-        return 0;
-    }
-    memset(&cx, 0, sizeof cx);
-    cx.t = target_find("host");
-    if (disable) {
-        dis[0] = disable;
-        cx.disable = dis;
-        cx.n_disable = 1;
-    }
-    if (pass_run_list(g, passes, &cx, d) < 0 || ir_eval(a, g, inputs, outputs, d) < 0) {
-        fprintf(stderr, "%s: %s", c, diag_text(d));
-        arena_free(a);
-        return 0;
-    }
-    ok = helpers_outputs_match(a, c, g, outputs, passes);
-    arena_free(a);
-    return ok;
-}
-
+/* Every fixture with pass list `passes` minus `disable` (host target) matches its reference
+ * within rtol 1e-4, atol 1e-5 (integers exactly). */
 static void
 every_fixture(const char *passes, const char *disable)
 {
-    FILE *f = fopen(FIX "/index.txt", "r");
-    char line[256];
-    int n = 0, bad = 0;
-    cr_assert_not_null(f);
-    while (fgets(line, sizeof line, f)) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (!line[0])
-            continue;
-        n++;
-        if (!case_matches(line, passes, disable))
-            bad++;
-    }
-    fclose(f);
+    helpers_sweep sw = {passes, "host", disable, NULL, 0};
+    int bad, n = helpers_every_fixture(&sw, &bad);
+
     cr_assert_gt(n, 100, "the corpus has %d cases", n);
     cr_assert_eq(bad, 0, "%d of %d fixtures differ from the reference", bad, n);
 }

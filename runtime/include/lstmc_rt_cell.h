@@ -1,0 +1,105 @@
+/*
+ * lstmc_rt_cell.h — pieces of the recurrent time loop shared by the runtime's kernels
+ * (rt_rnn.c, rt_tissue.c, rt_drs.c): tensor offsets of the ONNX layouts and the element-wise
+ * LSTM cell. Internal to the runtime sources (static inline, nothing exported); one copy, so
+ * that the exact, tissue and DRS kernels cannot drift apart: with their thresholds at 0 they
+ * must produce the same floats (tests/unit/test_rt_tissue.c, test_rt_drs.c pin this).
+ */
+#ifndef LSTMC_RT_CELL_H
+#define LSTMC_RT_CELL_H
+
+#include "lstmc_rt.h"
+
+/* Row index of (t, n) in X's (and P's) own order: layout 0 [T, N], layout 1 [N, T]. */
+static inline int64_t
+lstmc_rt_row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
+{
+    return p->layout ? n * p->seq_len + t : t * p->batch + n;
+}
+
+/* Offset (floats) of row (t, d, n) of Y: layout 0 [T, D, N, H], layout 1 [N, T, D, H]. */
+static inline int64_t
+lstmc_rt_y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
+{
+    const int64_t D = p->n_dirs;
+
+    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
+}
+
+/* Offset of row (d, n) of Y_h, Y_c, initial_h, initial_c: [D, N, H] or [N, D, H]. */
+static inline int64_t
+lstmc_rt_state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
+{
+    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
+}
+
+/* Bound a gate pre-activation to [-clip, clip] when the layer has clip (NaN passes). */
+static inline float
+lstmc_rt_clip_pre(const lstmc_rt_rnn_params *p, float v)
+{
+    if (p->has_clip) {
+        if (v < -p->clip)
+            return -p->clip;
+        if (v > p->clip)
+            return p->clip;
+    }
+    return v;
+}
+
+/*
+ * One unit's new cell state Ct = ft.Ct-1 + it.ct from its pre-activations, biases and the
+ * peepholes of i and f already added (the caller's "+ bias", which is "+ 0.0f" when the
+ * biases are folded into P: kept so that every kernel rounds alike, -0.0 included).
+ * input_forget couples the gates as ONNX Runtime does: ft = 1 - it.
+ */
+static inline float
+lstmc_rt_lstm_cn(const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, float pi, float pf,
+                 float pc, float c_prev)
+{
+    const float it = lstmc_rt_act_apply(&act[0], lstmc_rt_clip_pre(p, pi));
+    const float ft =
+        p->input_forget ? 1.0f - it : lstmc_rt_act_apply(&act[0], lstmc_rt_clip_pre(p, pf));
+    const float ct = lstmc_rt_act_apply(&act[1], lstmc_rt_clip_pre(p, pc));
+
+    return ft * c_prev + it * ct;
+}
+
+/*
+ * The element-wise part of an LSTM step: gates [4H] (i o f c) hold X*W^T + H*R^T, plus the
+ * biases when Wb is NULL (schedule A+ folds them into P); peepholes Peep [3H] (i o f, or
+ * NULL), biases, clip and activations act[3] (f, g, h) are applied here and h, c updated in
+ * place. The output gate's peephole sees the new cell state Ct.
+ */
+static inline void
+lstmc_rt_lstm_update(const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, const float *Peep,
+                     const float *restrict gates, const float *Wb, const float *Rb,
+                     float *restrict h, float *restrict c)
+{
+    const int64_t H = p->hidden;
+    const float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
+    int64_t j;
+
+    for (j = 0; j < H; j++) {
+        float pi = gi[j], pf = gf[j], pc = gc[j], po = go[j];
+        float bi = 0.0f, bo = 0.0f, bf = 0.0f, bc = 0.0f, ot, cn;
+
+        if (Wb) {
+            bi = Wb[j] + Rb[j];
+            bo = Wb[H + j] + Rb[H + j];
+            bf = Wb[2 * H + j] + Rb[2 * H + j];
+            bc = Wb[3 * H + j] + Rb[3 * H + j];
+        }
+        if (Peep) {
+            pi += Peep[j] * c[j];
+            pf += Peep[2 * H + j] * c[j];
+        }
+        cn = lstmc_rt_lstm_cn(p, act, pi + bi, pf + bf, pc + bc, c[j]);
+        if (Peep)
+            po += Peep[H + j] * cn;
+        ot = lstmc_rt_act_apply(&act[0], lstmc_rt_clip_pre(p, po + bo));
+        c[j] = cn;
+        h[j] = ot * lstmc_rt_act_apply(&act[2], cn);
+    }
+}
+
+#endif /* LSTMC_RT_CELL_H */
