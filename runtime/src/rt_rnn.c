@@ -367,6 +367,11 @@ rec_accumulate(const dir_args *a, const float *restrict h, int64_t ld, int64_t c
     const int64_t H = a->p->hidden;
     int64_t k, g;
 
+    if (a->p->packed == LSTMC_RT_PACK_ESELL) { /* sparse U (rt_spmv.c): LSTM and RNN only,
+                                                  so col0 = 0 and n = G*H */
+        lstmc_rt_esell_spmv(a->Rt, h, a->p->hsparse_th, gates);
+        return;
+    }
     if (a->p->hsparse_th > 0.0f) { /* E-LSTM hidden-state sparsity: rt_hsparse.c */
         lstmc_rt_hsparse_accumulate(h, a->Rt, H, ld, col0, n, a->p->packed, a->p->hsparse_th,
                                     gates);
@@ -586,6 +591,30 @@ proj_bias(const lstmc_rt_rnn_proj_params *p, const float *B, int32_t d, int64_t 
     return Bd[g] + Bd[GH + g];
 }
 
+/* lstmc_rt_rnn_proj with W in eSELL sections (rt_spmv.c), b the summed bias [D, G*H]. */
+static lstmc_rt_status
+proj_esell(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w, const float *b,
+           float *P)
+{
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    int64_t r, g, len;
+    int32_t d;
+
+    for (d = 0; d < p->n_dirs; d++, w += len) {
+        float *Pd = P + d * p->rows * GH;
+
+        len = lstmc_rt_esell_len(w, GH, I);
+        if (len < 0)
+            return LSTMC_RT_ERR_BAD_PARAMS;
+        for (r = 0; r < p->rows; r++) {
+            for (g = 0; g < GH; g++)
+                Pd[r * GH + g] = b ? b[d * GH + g] : 0.0f;
+            lstmc_rt_esell_spmv(w, X + r * I, 0.0f, Pd + r * GH);
+        }
+    }
+    return LSTMC_RT_OK;
+}
+
 /* Contract in lstmc_rt.h: X' = G1 * I' for every direction (Arm Algorithm 2, line 5). */
 lstmc_rt_status
 lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w,
@@ -604,6 +633,8 @@ lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float
         return LSTMC_RT_OK;
     if (!X || !w || !P)
         return LSTMC_RT_ERR_NULL;
+    if (p->packed == LSTMC_RT_PACK_ESELL)
+        return proj_esell(p, X, w, b, P);
     for (d = 0; d < p->n_dirs; d++) {
         const float *wd = w + d * I * GH;
         float *Pd = P + d * p->rows * GH;
@@ -666,6 +697,15 @@ lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, c
     G = cell_gates(p->cell);
     H = p->hidden;
     rows = p->seq_len * p->batch;
+    if (p->packed == LSTMC_RT_PACK_ESELL) { /* LSTM and RNN: U h is one product */
+        const float *e = r;
+        for (d = 0; d < p->n_dirs; d++) {
+            const int64_t len = lstmc_rt_esell_len(e, G * H, H);
+            if (len < 0 || p->cell == LSTMC_RT_CELL_GRU)
+                return LSTMC_RT_ERR_BAD_PARAMS;
+            e += len;
+        }
+    }
     for (d = 0; d < p->n_dirs; d++) {
         dir_args a;
 
@@ -684,6 +724,10 @@ lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, c
         a.scratch = scratch;
         a.Pp = P + d * rows * G * H;
         a.Rt = r + d * H * G * H;
+        if (p->packed == LSTMC_RT_PACK_ESELL) { /* one eSELL section per direction */
+            a.Rt = r;
+            r += lstmc_rt_esell_len(r, G * H, H);
+        }
         a.rb_h = NULL;
         if (rb && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset)
             a.rb_h = p->packed ? rb + d * H : rb + d * 2 * G * H + G * H + 2 * H;
