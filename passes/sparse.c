@@ -57,7 +57,7 @@ parse_prune(const char *s, double *fw, double *fu, diag *d)
             return -1;
         }
         v = strtod(p + 2, &end);
-        if (end == p + 2 || (*end && *end != ',') || !(v >= 0.0 && v < 1.0))
+        if (end == p + 2 || (*end && (*end != ',' || !end[1])) || !(v >= 0.0 && v < 1.0))
             goto bad;
         *f = v;
         p = *end ? end + 1 : end;
