@@ -371,6 +371,7 @@ driver_sparse(ir_graph *g, const target *t, const driver_options *o, const char 
     cx.time_passes = o->time_passes;
     cx.prune = o->prune;
     cx.sparse = o->sparse;
+    cx.llvm_kernels = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
     if (strcmp(pass, "prune") == 0 && !o->prune)
         return 0;
     if (explicit_esell && (o->has_alpha_inter || o->has_alpha_intra)) {

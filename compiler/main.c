@@ -67,7 +67,8 @@ static const char usage_text[] =
     "                       (E-LSTM §4.4; 0 = exact)\n"
     "  --prune=W:F,U:F      zero the fraction F of smallest-magnitude weights of each W / U\n"
     "  --sparse=auto[:F]|esell|off  store W/U in eSELL for the SpMV kernel (auto: when at\n"
-    "                       least F of a matrix is zero, default 0.7; docs/ELSTM.md)\n";
+    "                       least F of a matrix is zero; default F 0.95 with --emit=c, never\n"
+    "                       with LLVM kernels, which are faster; docs/ELSTM.md)\n";
 
 static int
 usage(const char *fmt, const char *arg)

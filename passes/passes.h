@@ -25,6 +25,7 @@ typedef struct pass_ctx {
     const char *hsparse;        /* --hsparse: per-layer thresholds "TH" or "TH0,TH1,..." */
     const char *prune;          /* --prune: "W:F,U:F" magnitude pruning, or NULL */
     const char *sparse;         /* --sparse: "auto" (NULL), "auto:F", "esell", "off" */
+    int llvm_kernels;           /* the dense kernels are LLVM's (--emit=llvm): auto's default */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);

@@ -635,6 +635,11 @@ int64_t lstmc_rt_esell_len(const float *e, int64_t rows, int64_t cols);
  * column is not read (E-LSTM §4.4, as lstmc_rt_hsparse_accumulate). */
 void lstmc_rt_esell_spmv(const float *e, const float *x, float th, float *y);
 
+/* Y[i][0..rows) += M X[i] for the n vectors X[i] = X + i * ldx (cols each), Y[i] = Y + i * ldy:
+ * the heads are decoded once for all n (the input projection of every step at once). */
+void lstmc_rt_esell_spmm(const float *e, const float *X, int64_t ldx, int64_t n, float *Y,
+                         int64_t ldy);
+
 #ifdef __cplusplus
 }
 #endif

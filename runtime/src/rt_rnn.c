@@ -606,11 +606,10 @@ proj_esell(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w, co
         len = lstmc_rt_esell_len(w, GH, I);
         if (len < 0)
             return LSTMC_RT_ERR_BAD_PARAMS;
-        for (r = 0; r < p->rows; r++) {
+        for (r = 0; r < p->rows; r++)
             for (g = 0; g < GH; g++)
                 Pd[r * GH + g] = b ? b[d * GH + g] : 0.0f;
-            lstmc_rt_esell_spmv(w, X + r * I, 0.0f, Pd + r * GH);
-        }
+        lstmc_rt_esell_spmm(w, X, I, p->rows, Pd, GH);
     }
     return LSTMC_RT_OK;
 }

@@ -57,41 +57,107 @@ lstmc_rt_esell_len(const float *e, int64_t rows, int64_t cols)
     return len;
 }
 
+/* One chunk of width w (a constant where the caller's switch inlines it): row r of the chunk
+ * adds sum_q v[q * 4 + r] * xs[code_r][q] to y[row0 + IDX_row[r]]. xs[c] holds the block's
+ * 4 vector elements in code c's column order. */
+static void
+chunk(const float *restrict v, const float (*xs)[BLK_W], uint32_t h0, uint32_t h1, int w,
+      int64_t row0, int64_t rows, float *restrict y)
+{
+    int r, q;
+
+    for (r = 0; r < CHK_H; r++) {
+        const float *xr = xs[h0 >> (3 + 3 * r) & 7u];
+        const int64_t row = row0 + (int64_t)(h1 >> (3 * r) & 7u);
+        float acc = 0.0f;
+
+        for (q = 0; q < w; q++)
+            acc += v[q * CHK_H + r] * xr[q];
+        if (row < rows) /* the zero rows padding a partial block */
+            y[row] += acc;
+    }
+}
+
 void
 lstmc_rt_esell_spmv(const float *e, const float *x, float th, float *restrict y)
 {
     const int64_t rows = (int64_t)e[0], cols = (int64_t)e[1];
     const int64_t nbr = (rows + BLK_H - 1) / BLK_H, nbc = (cols + BLK_W - 1) / BLK_W;
+    const int64_t n_chk = nbr * (BLK_H / CHK_H);
     const float *p = e + 2;
     int64_t bc, ck;
 
     for (bc = 0; bc < nbc; bc++) {
-        float x4[BLK_W], s = 0.0f;
-        int j, keep;
+        float x4[BLK_W], xs[8][BLK_W], s = 0.0f;
+        int j, c;
 
         for (j = 0; j < BLK_W; j++) {
             x4[j] = bc * BLK_W + j < cols ? x[bc * BLK_W + j] : 0.0f;
             s += x4[j] < 0.0f ? -x4[j] : x4[j];
         }
-        keep = !(th > 0.0f) || !(s < th); /* rt_hsparse.c's group test */
-        for (ck = 0; ck < nbr * (BLK_H / CHK_H); ck++) {
+        if (th > 0.0f && s < th) { /* rt_hsparse.c's group test: the block column is skipped */
+            for (ck = 0; ck < n_chk; ck++)
+                p += 2 + (int64_t)(head_word(p[0]) & 7u) * CHK_H;
+            continue;
+        }
+        /* the 4 elements in each code's column order, once per block column */
+        for (c = 0; c < 8; c++)
+            for (j = 0; j < BLK_W; j++)
+                xs[c][j] = x4[code_col[c][j]];
+        for (ck = 0; ck < n_chk; ck++) {
+            const uint32_t h0 = head_word(p[0]), h1 = head_word(p[1]);
+            const int64_t row0 = ck / 2 * BLK_H;
+            const float *v = p + 2;
+
+            switch (h0 & 7u) {
+            case 1: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 1, row0, rows, y); break;
+            case 2: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 2, row0, rows, y); break;
+            case 3: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 3, row0, rows, y); break;
+            case 4: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 4, row0, rows, y); break;
+            default: break; /* an empty chunk */
+            }
+            p += 2 + (int64_t)(h0 & 7u) * CHK_H;
+        }
+    }
+}
+
+void
+lstmc_rt_esell_spmm(const float *e, const float *X, int64_t ldx, int64_t n, float *Y,
+                    int64_t ldy)
+{
+    const int64_t rows = (int64_t)e[0], cols = (int64_t)e[1];
+    const int64_t nbr = (rows + BLK_H - 1) / BLK_H, nbc = (cols + BLK_W - 1) / BLK_W;
+    const int64_t n_chk = nbr * (BLK_H / CHK_H);
+    const float *p = e + 2;
+    int64_t bc, ck, i;
+
+    for (bc = 0; bc < nbc; bc++) {
+        const float *xb = X + bc * BLK_W;
+
+        for (ck = 0; ck < n_chk; ck++) {
             const uint32_t h0 = head_word(p[0]), h1 = head_word(p[1]);
             const int w = (int)(h0 & 7u);
             const float *v = p + 2;
-            int r, q;
+            int r;
 
             p += 2 + w * CHK_H;
-            if (!keep || w == 0)
-                continue;
-            for (r = 0; r < CHK_H; r++) {
+            for (r = 0; r < CHK_H && w > 0; r++) {
+                /* padding positions read column 0 of the block, always inside X */
                 const unsigned char *col = code_col[h0 >> (3 + 3 * r) & 7u];
                 const int64_t row = ck / 2 * BLK_H + (int64_t)(h1 >> (3 * r) & 7u);
-                float acc = 0.0f;
+                const float v0 = v[r], v1 = w > 1 ? v[CHK_H + r] : 0.0f;
+                const float v2 = w > 2 ? v[2 * CHK_H + r] : 0.0f;
+                const float v3 = w > 3 ? v[3 * CHK_H + r] : 0.0f;
+                const int c0 = col[0], c1 = w > 1 ? col[1] : 0, c2 = w > 2 ? col[2] : 0;
+                const int c3 = w > 3 ? col[3] : 0;
+                float *yr = Y + row;
 
-                for (q = 0; q < w; q++)
-                    acc += v[q * CHK_H + r] * x4[col[q]];
-                if (row < rows) /* the zero rows padding a partial block */
-                    y[row] += acc;
+                if (row >= rows)
+                    continue;
+                for (i = 0; i < n; i++) {
+                    const float *xi = xb + i * ldx;
+                    yr[i * ldy] += v0 * xi[c0] + v1 * xi[c1] + v2 * xi[c2] + v3 * xi[c3];
+                }
             }
         }
     }

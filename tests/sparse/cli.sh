@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli.sh LSTMC SPARSE_CASES FIXTURE_CASES WORK — the sparse-weight options (passes/sparse.c):
-# --sparse=auto stores a pruned model's W and U in eSELL and leaves a dense one alone;
+# --sparse=auto stores a pruned model's W and U in eSELL where that is faster than the dense
+# kernels of the build, and leaves a dense model alone;
 # bad --prune / --sparse values and the combinations the eSELL kernels do not cover exit
 # with status 1 and a message naming what is wrong.
 set -u
@@ -27,18 +28,24 @@ count_esell() {
     grep -c 'packed = 2' "$1/model.c"
 }
 
-"$lstmc" "$cases/pruned_w80_u85/model.onnx" --name=model -o "$work/auto" >/dev/null 2>&1 || fail=1
-n=$(count_esell "$work/auto")
+# check_auto WANT ARGS...: compiling with ARGS puts WANT calls on eSELL weights
+check_auto() {
+    want=$1
+    shift
+    rm -rf "$work/auto"
+    "$lstmc" "$@" --name=model -o "$work/auto" >/dev/null 2>&1 || fail=1
+    n=$(count_esell "$work/auto")
+    [ "$n" = "$want" ] || { echo "FAIL: lstmc $*: $n eSELL calls, want $want" >&2; fail=1; }
+}
 # two LSTM nodes (the first bidirectional): W (RnnProj) and U (RnnRec) of each in eSELL
-[ "$n" = 4 ] || { echo "FAIL: auto on a pruned model: $n eSELL calls, want 4" >&2; fail=1; }
-"$lstmc" "$cases/prune_w30_u50/model.onnx" --name=model -o "$work/dense" >/dev/null 2>&1 || fail=1
-n=$(count_esell "$work/dense")
-[ "$n" = 0 ] || { echo "FAIL: auto on a dense model: $n eSELL calls, want 0" >&2; fail=1; }
-"$lstmc" "$cases/prune_w30_u50/model.onnx" --name=model --prune=W:0.3,U:0.5 --sparse=auto:0.45 \
-    -o "$work/auto45" >/dev/null 2>&1 || fail=1
-n=$(count_esell "$work/auto45")
+# with the portable C kernels (96 % zeros >= 95 %); the LLVM kernels stay dense (faster)
+check_auto 4 "$cases/pruned_w96_u96/model.onnx" --emit=c
+check_auto 0 "$cases/pruned_w96_u96/model.onnx" --emit=llvm
+check_auto 4 "$cases/pruned_w96_u96/model.onnx" --emit=llvm --sparse=auto:0.9
+check_auto 0 "$cases/pruned_w96_u96/model.onnx" --emit=c --sparse=off
+check_auto 0 "$cases/prune_w30_u50/model.onnx" --emit=c
 # U (50 % zeros) passes auto:0.45, W (30 %) does not
-[ "$n" = 2 ] || { echo "FAIL: auto:0.45 after --prune=W:0.3,U:0.5: $n eSELL calls, want 2" >&2; fail=1; }
+check_auto 2 "$cases/prune_w30_u50/model.onnx" --prune=W:0.3,U:0.5 --sparse=auto:0.45
 
 m="$cases/prune_w30_u50/model.onnx"
 expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=X:0.3

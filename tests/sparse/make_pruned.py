@@ -10,8 +10,9 @@ It writes two fixture cases under tests/sparse/cases/ in the layout of tests/fix
 
   prune_w30_u50   the DENSE model; expected = PyTorch on the weights pruned by magnitude
                   (W:0.3, U:0.5). lstmc must reproduce it with --prune=W:0.3,U:0.5.
-  pruned_w80_u85  the model exported AFTER pruning (W:0.8, U:0.85): lstmc must detect the
-                  zeros (--sparse=auto), store W and U in eSELL, and match PyTorch.
+  pruned_w96_u96  the model exported AFTER pruning (W:0.96, U:0.96): lstmc must detect the
+                  zeros (--sparse=auto with the portable C kernels, or auto:F), store W and U
+                  in eSELL, and match PyTorch.
 
 The pruning rule is lstmc's (passes/sparse.c), applied here independently on PyTorch's
 weight_ih / weight_hh (one matrix per layer and direction; the rule only looks at
@@ -100,8 +101,8 @@ def main():
 
     heavy = Net()
     heavy.load_state_dict(dense.state_dict())
-    prune_net(heavy, 0.8, 0.85)
-    write_case("pruned_w80_u85", heavy, heavy, x)
+    prune_net(heavy, 0.96, 0.96)
+    write_case("pruned_w96_u96", heavy, heavy, x)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,47 @@ check_product(int64_t rows, int64_t cols, double sparsity, unsigned seed)
     arena_free(a);
 }
 
+/* Y[i] += E X[i] for n vectors with row strides, against the dense product in double. */
+static void
+check_spmm(int64_t rows, int64_t cols, int64_t n, double sparsity, unsigned seed)
+{
+    arena *a = arena_new(0);
+    const int64_t ldx = cols + 3, ldy = rows + 5;
+    float *m = arena_alloc(a, (size_t)(rows * cols) * sizeof *m);
+    float *X = arena_alloc(a, (size_t)(n * ldx) * sizeof *X);
+    float *Y = arena_alloc(a, (size_t)(n * ldy) * sizeof *Y), *sec;
+    esell e;
+    int64_t r, c, i;
+    random_matrix(m, rows, cols, sparsity, seed);
+    for (i = 0; i < n * ldx; i++)
+        X[i] = (float)cos((double)i);
+    for (i = 0; i < n * ldy; i++)
+        Y[i] = (float)i;
+    cr_assert_eq(esell_encode(a, m, rows, cols, &e), 0);
+    sec = arena_alloc(a, (size_t)esell_rt_len(&e) * sizeof *sec);
+    esell_rt_write(&e, sec);
+    lstmc_rt_esell_spmm(sec, X, ldx, n, Y, ldy);
+    for (i = 0; i < n; i++)
+        for (r = 0; r < ldy; r++) {
+            double want = (double)(i * ldy + r);
+            for (c = 0; r < rows && c < cols; c++)
+                want += (double)m[r * cols + c] * (double)X[i * ldx + c];
+            cr_assert(fabs(Y[i * ldy + r] - want) <= 1e-5 * (double)(cols + i * ldy + r),
+                      "%lldx%lld n %lld: Y[%lld][%lld] = %g, want %g", (long long)rows,
+                      (long long)cols, (long long)n, (long long)i, (long long)r,
+                      (double)Y[i * ldy + r], want);
+        }
+    arena_free(a);
+}
+
+Test(spmv, spmm_strided_vectors)
+{
+    check_spmm(13, 7, 5, 0.4, 1);
+    check_spmm(64, 32, 3, 0.0, 2);
+    check_spmm(40, 9, 1, 0.9, 3);
+    check_spmm(8, 4, 4, 1.0, 4);
+}
+
 Test(spmv, random_matrices)
 {
     static const int64_t sizes[][2] = {{8, 4}, {64, 16}, {13, 7}, {1, 1}, {120, 30}, {4, 33}};
