@@ -204,6 +204,7 @@ void
 esell_rt_write(const esell *e, float *out)
 {
     int64_t k, n_chk = e->nbr * e->nbc * ESELL_N_CHK;
+    float *val = out + 2 + 2 * n_chk;
     *out++ = (float)e->rows;
     *out++ = (float)e->cols;
     for (k = 0; k < n_chk; k++) { /* the stored chunk order is the runtime's walk */
@@ -216,8 +217,8 @@ esell_rt_write(const esell *e, float *out)
         }
         *out++ = (float)h0;
         *out++ = (float)h1;
-        memcpy(out, e->val + c->val, (size_t)c->w * ESELL_CHK_H * sizeof *out);
-        out += c->w * ESELL_CHK_H;
+        memcpy(val, e->val + c->val, (size_t)c->w * ESELL_CHK_H * sizeof *val);
+        val += c->w * ESELL_CHK_H;
     }
 }
 

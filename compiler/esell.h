@@ -79,8 +79,9 @@ void esell_spmv(const esell *e, const float *x, float *y);
 /* Floats of e's runtime section: rows, cols, two head floats per chunk, the values. */
 int64_t esell_rt_len(const esell *e);
 
-/* Write e's runtime section into out[esell_rt_len(e)]: chunk heads CHK_w | EIDX_col[r] <<
- * (3 + 3r) and IDX_row[r] << 3r as exact integer floats, each followed by its values. */
+/* Write e's runtime section into out[esell_rt_len(e)]: rows, cols, the chunk heads
+ * CHK_w | EIDX_col[r] << (3 + 3r) and IDX_row[r] << 3r as exact integer floats, then the
+ * values of every chunk in the same order. */
 void esell_rt_write(const esell *e, float *out);
 
 /* --- sizes (Fig. 9), in bits ------------------------------------------------------ */

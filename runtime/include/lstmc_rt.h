@@ -621,8 +621,9 @@ extern int64_t lstmc_rt_hsparse_groups, lstmc_rt_hsparse_skipped;
  * that direction's matrix in ONNX orientation (W [G*H, I], R [G*H, H]) — y = M x. A section
  * is floats: rows, cols, then per chunk (block column by block column, top to bottom, two
  * chunks of 4 rows per 8 x 4 block) a head of two floats holding small integers,
- * CHK_w | EIDX_col[r] << (3 + 3r) and IDX_row[r] << 3r (r = 0..3), then the chunk's
- * CHK_w x 4 values, column by column. Written by passes/sparse.c from compiler/esell.c.
+ * CHK_w | EIDX_col[r] << (3 + 3r) and IDX_row[r] << 3r (r = 0..3); then, in the same chunk
+ * order, each chunk's CHK_w x 4 values, column by column. Written by passes/sparse.c with
+ * compiler/esell.c.
  */
 #define LSTMC_RT_PACK_ESELL 2
 

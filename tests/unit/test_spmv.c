@@ -24,8 +24,8 @@ Test(spmv, hand_built_section)
     const float h00 = 3 | 0 << 3 | 4 << 6 | 5 << 9 | 3 << 12, h01 = 1 | 5 << 3 | 0 << 6 | 4 << 9;
     const float h10 = 1 | 6 << 3 | 0 << 6 | 4 << 9 | 0 << 12, h11 = 3 | 6 << 3 | 7 << 6 | 2 << 9;
     /* a..m = 1..13 */
-    const float e[] = {8, 4, h00, h01, 3, 9, 1, 7, 4, 10, 2, 8, 5, 11, 0, 0,
-                       h10, h11, 6, 12, 13, 0};
+    const float e[] = {8, 4, h00, h01, h10, h11, 3, 9, 1, 7, 4, 10, 2, 8, 5, 11, 0, 0,
+                       6, 12, 13, 0};
     const float x[4] = {1, 10, 100, 1000};
     /* rows of the matrix times x, by hand */
     const float want[8] = {1 * 10 + 2 * 1000, 3 + 40 + 500, 0, 600,
@@ -149,13 +149,13 @@ Test(spmv, hidden_state_groups_skipped)
     esell_rt_write(&e, sec);
     /* poison the values of block columns 0 and 2 (sums 0.4 and 0.03 < th = 0.5) */
     n_chk = e.nbr * e.nbc * ESELL_N_CHK;
-    for (k = 0, p = sec + 2; k < n_chk; k++) {
-        int w = (int)((uint32_t)p[0] & 7u), q;
+    for (k = 0, p = sec + 2 + 2 * n_chk; k < n_chk; k++) {
+        int w = (int)((uint32_t)sec[2 + 2 * k] & 7u), q;
         int64_t bc = k / (e.nbr * ESELL_N_CHK);
         for (q = 0; q < w * 4; q++)
             if (bc != 1)
-                p[2 + q] = NAN;
-        p += 2 + w * 4;
+                p[q] = NAN;
+        p += w * 4;
     }
     lstmc_rt_esell_spmv(sec, x, 0.5f, y);
     for (r = 0; r < R; r++) {
