@@ -47,6 +47,12 @@ check_auto 0 "$cases/prune_w30_u50/model.onnx" --emit=c
 # U (50 % zeros) passes auto:0.45, W (30 %) does not
 check_auto 2 "$cases/prune_w30_u50/model.onnx" --prune=W:0.3,U:0.5 --sparse=auto:0.45
 
+# the elstm target plans with the pruned weights: Sp_w, Sp_u (exact zeros) in elstm.txt
+"$lstmc" "$fix/pt_har_lstm/model.onnx" --target=elstm --prune=W:0.5,U:0.75 -o "$work/elstm" \
+    >/dev/null 2>&1 || fail=1
+n=$(grep -c 'Spw 0.500 Spu 0.750' "$work/elstm/elstm.txt")
+[ "$n" = 2 ] || { echo "FAIL: --target=elstm --prune: $n layers at Spw 0.5 Spu 0.75, want 2" >&2; fail=1; }
+
 m="$cases/prune_w30_u50/model.onnx"
 expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=X:0.3
 expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:1.5
