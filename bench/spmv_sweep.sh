@@ -46,7 +46,8 @@ for h in "$@"; do
     for r in $(seq "${ROUNDS:-5}"); do
         for s in $sps; do
             for k in llvm c esell; do
-                "$work/h$h-s$s-$k/m_run" --bench "$runs" "$work/x$h.npy" |
+                mkdir -p "$work/out"
+                "$work/h$h-s$s-$k/m_run" --bench "$runs" --output-dir "$work/out" "$work/x$h.npy" |
                     awk '{ print $3 }' >> "$work/h$h-s$s-$k.times"
             done
         done
