@@ -6,22 +6,18 @@
  * every constant weight matrix of every LSTM/GRU/RNN layer (per direction, W and U apart)
  * the fraction f of the elements with the smallest |w| becomes 0. Precisely: with k =
  * floor(f * n), every element whose |w| is at most the k-th smallest |w| is zeroed (so ties
- * go together and the rule does not depend on the storage order; tests/sparse/prune_ref.py
- * applies the same rule to make the reference).
+ * go together and the rule does not depend on the storage order; tests/sparse/make_pruned.py
+ * applies the same rule to PyTorch's weights to make the reference).
  *
  * sparse (--sparse=auto[:F]|esell|off, default auto) — after the target's passes: the
  * packed weights of lstmc.RnnProj (W, every cell) and lstmc.RnnRec (U, LSTM and RNN) are
  * re-encoded in eSELL (compiler/esell.c) and read by runtime/src/rt_spmv.c. "auto" does it
  * for a matrix whose fraction of exact zeros is at least F (a pruned model; the default F
  * is where eSELL beats the dense kernels of this build, see SPARSE_AUTO_MIN_C); "esell"
- * for every such matrix, and refuses what it cannot encode; "off" never. The GRU's U is left out: its product is split around the reset gate
- * (rt_rnn.c gru_rec_step), which one SpMV over all gate rows cannot do.
+ * for every such matrix, and refuses what it cannot encode; "off" never. The GRU's U is
+ * left out: its product is split around the reset gate (rt_rnn.c gru_rec_step), which one
+ * SpMV over all gate rows cannot do.
  */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "esell.h"
@@ -30,11 +26,15 @@
 #include "passes.h"
 #include "target.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* auto: the zero fraction from which a matrix is stored in eSELL, measured on the host
- * (bench/spmv_sweep.sh, bench/RESULTS.md "eSELL SpMV"): against the portable C kernels
- * (--emit=c) eSELL wins from about 95 % zeros; against the LLVM kernels it lost at every
- * sparsity measured (up to 99 %), so there auto keeps the weights dense unless auto:F
- * says otherwise. */
+ * (bench/spmv_sweep.sh; bench/RESULTS.md, "Sparse weights on the CPU"): against the
+ * portable C kernels (--emit=c) eSELL wins from about 95 % zeros; against the LLVM kernels
+ * it lost at every sparsity measured (up to 99 %), so there auto keeps the weights dense
+ * unless auto:F says otherwise. */
 #define SPARSE_AUTO_MIN_C 0.95
 #define SPARSE_AUTO_NEVER 2.0
 
@@ -70,8 +70,9 @@ parse_prune(const char *s, double *fw, double *fu, diag *d)
         goto bad;
     return 0;
 bad:
-    diag_error(d, "--prune takes W:F,U:F (either or both; F the fraction in [0, 1) of each "
-                  "matrix's smallest-magnitude weights set to 0), got '%s'",
+    diag_error(d,
+               "--prune takes W:F,U:F (either or both; F the fraction in [0, 1) of each "
+               "matrix's smallest-magnitude weights set to 0), got '%s'",
                s);
     return -1;
 }
@@ -172,8 +173,9 @@ parse_mode(const char *s, int llvm, int *mode, double *min, diag *d)
             return 0;
         }
     }
-    diag_error(d, "--sparse takes auto, auto:F (F in [0, 1]: the fraction of zero weights from "
-                  "which a matrix is stored in eSELL), esell or off, got '%s'",
+    diag_error(d,
+               "--sparse takes auto, auto:F (F in [0, 1]: the fraction of zero weights from "
+               "which a matrix is stored in eSELL), esell or off, got '%s'",
                s);
     return -1;
 }
@@ -226,14 +228,14 @@ esell_tensor(ir_graph *g, const ir_tensor *pk, const char *hint)
 /* Store weight input `slot` of n in eSELL when mode and its zeros say so. 0, or -1 after a
  * message (esell mode: what cannot be stored). */
 static int
-sparsify(ir_graph *g, ir_node *n, int mode, double min, const char *what, const char *hint,
-         diag *d)
+sparsify(ir_graph *g, ir_node *n, int mode, double min, const char *what, const char *hint, diag *d)
 {
     ir_tensor *w = ir_in(n, 1), *t;
     if (!w || !w->data || ir_attr_int(n, "packed", 0) != 1 || w->shape.rank != 3) {
         if (mode == SPARSE_ESELL) {
-            diag_node(d, n, "--sparse=esell: %s is not a constant packed weight "
-                            "(fold_constants did not pack it)",
+            diag_node(d, n,
+                      "--sparse=esell: %s is not a constant packed weight "
+                      "(fold_constants did not pack it)",
                       what);
             return -1;
         }
@@ -267,8 +269,9 @@ pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d)
     if (cx->t && cx->t->gpu) { /* the OpenCL kernels read dense weights (codegen/opencl.c) */
         if (mode == SPARSE_AUTO)
             return 0;
-        diag_error(d, "--sparse=esell does not combine with the OpenCL target '%s': its "
-                      "kernels read dense weights",
+        diag_error(d,
+                   "--sparse=esell does not combine with the OpenCL target '%s': its "
+                   "kernels read dense weights",
                    cx->t->name);
         return -1;
     }
@@ -285,11 +288,10 @@ pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d)
             if (sparsify(g, n, mode, min, "U (recurrent weights)", "G2_esell", d) < 0)
                 return -1;
         } else if (mode == SPARSE_ESELL &&
-                   (n->op == IR_OP_RNN_REC || n->op == IR_OP_RNN_TISSUE ||
-                    n->op == IR_OP_RNN_DRS || n->op == IR_OP_LSTM || n->op == IR_OP_GRU ||
-                    n->op == IR_OP_RNN)) {
+                   (n->op == IR_OP_RNN_REC || n->op == IR_OP_RNN_TISSUE || n->op == IR_OP_RNN_DRS ||
+                    n->op == IR_OP_LSTM || n->op == IR_OP_GRU || n->op == IR_OP_RNN)) {
             diag_node(d, n, "--sparse=esell cannot store this layer's recurrent weights: %s",
-                      n->op == IR_OP_RNN_REC    ? "the GRU's U h is split around the reset gate"
+                      n->op == IR_OP_RNN_REC      ? "the GRU's U h is split around the reset gate"
                       : n->op == IR_OP_RNN_TISSUE ? "not with tissues (--alpha-inter)"
                       : n->op == IR_OP_RNN_DRS    ? "not with DRS (--alpha-intra)"
                                                   : "it needs the split_gates pass");

@@ -110,11 +110,20 @@ lstmc_rt_esell_spmv(const float *e, const float *x, float th, float *restrict y)
             const int64_t row0 = ck / 2 * BLK_H;
 
             switch (h0 & 7u) {
-            case 1: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 1, row0, rows, y); break;
-            case 2: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 2, row0, rows, y); break;
-            case 3: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 3, row0, rows, y); break;
-            case 4: chunk(v, (const float(*)[BLK_W])xs, h0, h1, 4, row0, rows, y); break;
-            default: break; /* an empty chunk */
+            case 1:
+                chunk(v, (const float(*)[BLK_W])xs, h0, h1, 1, row0, rows, y);
+                break;
+            case 2:
+                chunk(v, (const float(*)[BLK_W])xs, h0, h1, 2, row0, rows, y);
+                break;
+            case 3:
+                chunk(v, (const float(*)[BLK_W])xs, h0, h1, 3, row0, rows, y);
+                break;
+            case 4:
+                chunk(v, (const float(*)[BLK_W])xs, h0, h1, 4, row0, rows, y);
+                break;
+            default:
+                break; /* an empty chunk */
             }
             v += (int64_t)(h0 & 7u) * CHK_H;
         }
@@ -122,8 +131,7 @@ lstmc_rt_esell_spmv(const float *e, const float *x, float th, float *restrict y)
 }
 
 void
-lstmc_rt_esell_spmm(const float *e, const float *X, int64_t ldx, int64_t n, float *Y,
-                    int64_t ldy)
+lstmc_rt_esell_spmm(const float *e, const float *X, int64_t ldx, int64_t n, float *Y, int64_t ldy)
 {
     const int64_t rows = (int64_t)e[0], cols = (int64_t)e[1];
     const int64_t nbr = (rows + BLK_H - 1) / BLK_H, nbc = (cols + BLK_W - 1) / BLK_W;

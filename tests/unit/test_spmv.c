@@ -5,15 +5,15 @@
  * in double, hidden-state skipping against the product with the small groups zeroed, and
  * corrupt headers refused.
  */
+#include "arena.h"
+#include "esell.h"
+#include "lstmc_rt.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "arena.h"
-#include "esell.h"
-#include "lstmc_rt.h"
 
 /* The block of test_esell.c hand_worked_block, written out in the runtime layout:
  *   r0 [0 a 0 b]  r1 [c d e 0]  r2 [0 0 0 0]  r3 [0 0 f 0]
@@ -24,12 +24,12 @@ Test(spmv, hand_built_section)
     const float h00 = 3 | 0 << 3 | 4 << 6 | 5 << 9 | 3 << 12, h01 = 1 | 5 << 3 | 0 << 6 | 4 << 9;
     const float h10 = 1 | 6 << 3 | 0 << 6 | 4 << 9 | 0 << 12, h11 = 3 | 6 << 3 | 7 << 6 | 2 << 9;
     /* a..m = 1..13 */
-    const float e[] = {8, 4, h00, h01, h10, h11, 3, 9, 1, 7, 4, 10, 2, 8, 5, 11, 0, 0,
-                       6, 12, 13, 0};
+    const float e[] = {8,  4, h00, h01, h10, h11, 3, 9, 1,  7,  4,
+                       10, 2, 8,   5,   11,  0,   0, 6, 12, 13, 0};
     const float x[4] = {1, 10, 100, 1000};
     /* rows of the matrix times x, by hand */
-    const float want[8] = {1 * 10 + 2 * 1000, 3 + 40 + 500, 0, 600,
-                           7 + 8000, 90 + 1000 + 11000, 12, 130};
+    const float want[8] = {1 * 10 + 2 * 1000, 3 + 40 + 500,      0,  600,
+                           7 + 8000,          90 + 1000 + 11000, 12, 130};
     float y[8] = {0};
     int i;
     cr_assert_eq(lstmc_rt_esell_len(e, 8, 4), (int64_t)(sizeof e / sizeof e[0]));
@@ -74,9 +74,10 @@ check_product(int64_t rows, int64_t cols, double sparsity, unsigned seed)
         double want = (double)r * 0.5;
         for (c = 0; c < cols; c++)
             want += (double)m[r * cols + c] * (double)x[c];
-        cr_assert(fabs(y[r] - want) <= 1e-5 * (double)cols, "%lldx%lld sparsity %.2f row %lld: "
-                  "%g, want %g", (long long)rows, (long long)cols, sparsity, (long long)r,
-                  (double)y[r], want);
+        cr_assert(fabs(y[r] - want) <= 1e-5 * (double)cols,
+                  "%lldx%lld sparsity %.2f row %lld: "
+                  "%g, want %g",
+                  (long long)rows, (long long)cols, sparsity, (long long)r, (double)y[r], want);
     }
     arena_free(a);
 }
@@ -162,8 +163,8 @@ Test(spmv, hidden_state_groups_skipped)
         double want = 0;
         for (c = 4; c < 8; c++)
             want += (double)m[r * C + c] * (double)x[c];
-        cr_assert(fabs(y[r] - want) <= 1e-5, "row %lld: %g, want %g", (long long)r,
-                  (double)y[r], want);
+        cr_assert(fabs(y[r] - want) <= 1e-5, "row %lld: %g, want %g", (long long)r, (double)y[r],
+                  want);
     }
     arena_free(a);
 }
