@@ -2043,6 +2043,8 @@ cg_llvm_handles(const kp_call *c)
 
     if (c->kind == KP_RNN_PROJ) {
         const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+        if (p->packed == LSTMC_RT_PACK_ESELL) /* sparse W: the C kernel (rt_spmv.c) */
+            return 0;
         return p->packed && p->rows >= 0 && p->input_size >= 1 && p->hidden >= 1 &&
                (p->n_dirs == 1 || p->n_dirs == 2) && p->cell >= LSTMC_RT_CELL_LSTM &&
                p->cell <= LSTMC_RT_CELL_RNN;
@@ -2055,6 +2057,8 @@ cg_llvm_handles(const kp_call *c)
             (p->has_clip && !(p->clip >= 0.0f)) || c->scratch_bytes <= 0)
             return 0;
         if (p->hsparse_th != 0.0f) /* hidden-state sparsity: the C kernel (rt_hsparse.c) */
+            return 0;
+        if (p->packed == LSTMC_RT_PACK_ESELL) /* sparse U: the C kernel (rt_spmv.c) */
             return 0;
         nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
         for (k = 0; k < nacts * p->n_dirs; k++)

@@ -359,6 +359,36 @@ driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
     return rc;
 }
 
+/* E-LSTM sparse weights (passes/sparse.c): "prune" before the pass list, "sparse" after it.
+ * The combinations the eSELL kernels do not cover are refused here or by the pass. */
+static int
+driver_sparse(ir_graph *g, const target *t, const driver_options *o, const char *pass, diag *d)
+{
+    pass_ctx cx;
+    int explicit_esell = o->sparse && strcmp(o->sparse, "esell") == 0;
+    memset(&cx, 0, sizeof cx);
+    cx.t = t;
+    cx.print_after = o->print_after;
+    cx.time_passes = o->time_passes;
+    cx.prune = o->prune;
+    cx.sparse = o->sparse;
+    cx.llvm_kernels = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    if (strcmp(pass, "prune") == 0 && !o->prune)
+        return 0;
+    if (explicit_esell && (o->has_alpha_inter || o->has_alpha_intra)) {
+        diag_error(d, "--sparse=esell does not combine with --alpha-inter / --alpha-intra: the "
+                      "tissue and DRS kernels read dense U");
+        return -1;
+    }
+    return pass_run_list(g, pass, &cx, d);
+}
+
+int
+driver_prune(ir_graph *g, const driver_options *o, diag *d)
+{
+    return driver_sparse(g, NULL, o, "prune", d);
+}
+
 /* Refuse weights or an arena over the configured limits (issue 11: bounded resources). */
 static int
 check_limits(const ir_graph *g, const memplan *mp, const driver_options *o, diag *d)
@@ -407,7 +437,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
         return -1;
     if (o->after_prepare && o->after_prepare(g, o->after_prepare_ctx, d) < 0)
         return -1;
-    if (driver_passes(g, t, o, d) < 0)
+    if (driver_sparse(g, t, o, "prune", d) < 0 || driver_passes(g, t, o, d) < 0 ||
+        driver_sparse(g, t, o, "sparse", d) < 0)
         return -1;
     if (lowp_apply(g, o->weights, cg_opencl_wanted(o->target), d) < 0) /* issue 12 */
         return -1;

@@ -50,6 +50,8 @@ typedef struct driver_options {
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */
     float alpha_intra_max;
     const char *hsparse;     /* --hsparse: E-LSTM hidden-state sparsity thresholds, or NULL */
+    const char *prune;       /* --prune: "W:F,U:F" magnitude pruning (passes/sparse.c), or NULL */
+    const char *sparse;      /* --sparse: auto (NULL), auto:F, esell, off (passes/sparse.c) */
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
     int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
     const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
@@ -75,6 +77,10 @@ ir_graph *driver_import(arena *a, const char *model, diag *d);
  * shape and fold every constant subgraph. Returns 0 or -1 after reporting through d.
  */
 int driver_prepare(ir_graph *g, const driver_options *o, diag *d);
+
+/* --prune on a prepared graph (passes/sparse.c; the elstm target prunes before it encodes).
+ * Returns 0 (also without --prune) or -1 after reporting through d. */
+int driver_prune(ir_graph *g, const driver_options *o, diag *d);
 
 /* Everything but codegen: import, prepare, the passes, lowering and the memory plan. On
  * success *gp, *kp and *mp describe the program (all in a) and 0 is returned; else -1

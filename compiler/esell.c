@@ -192,6 +192,36 @@ esell_spmv(const esell *e, const float *x, float *y)
         }
 }
 
+/* --- the runtime's layout ------------------------------------------------------------ */
+
+int64_t
+esell_rt_len(const esell *e)
+{
+    return 2 + e->nbr * e->nbc * ESELL_N_CHK * 2 + e->n_val;
+}
+
+void
+esell_rt_write(const esell *e, float *out)
+{
+    int64_t k, n_chk = e->nbr * e->nbc * ESELL_N_CHK;
+    float *val = out + 2 + 2 * n_chk;
+    *out++ = (float)e->rows;
+    *out++ = (float)e->cols;
+    for (k = 0; k < n_chk; k++) { /* the stored chunk order is the runtime's walk */
+        const esell_chunk *c = &e->chunks[k];
+        uint32_t h0 = c->w, h1 = 0;
+        int r;
+        for (r = 0; r < ESELL_CHK_H; r++) {
+            h0 |= (uint32_t)c->eidx[r] << (3 + 3 * r);
+            h1 |= (uint32_t)c->row[r] << (3 * r);
+        }
+        *out++ = (float)h0;
+        *out++ = (float)h1;
+        memcpy(val, e->val + c->val, (size_t)c->w * ESELL_CHK_H * sizeof *val);
+        val += c->w * ESELL_CHK_H;
+    }
+}
+
 /* --- sizes ------------------------------------------------------------------------- */
 
 /* Bits to write any value 0..n. */

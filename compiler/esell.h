@@ -74,6 +74,16 @@ int esell_decode(const esell *e, float *m);
 /* y[rows] = E x[cols] in eSELL order (reference SpMV of the format). */
 void esell_spmv(const esell *e, const float *x, float *y);
 
+/* --- the runtime's layout (lstmc_rt.h, LSTMC_RT_PACK_ESELL; runtime/src/rt_spmv.c) ------- */
+
+/* Floats of e's runtime section: rows, cols, two head floats per chunk, the values. */
+int64_t esell_rt_len(const esell *e);
+
+/* Write e's runtime section into out[esell_rt_len(e)]: rows, cols, the chunk heads
+ * CHK_w | EIDX_col[r] << (3 + 3r) and IDX_row[r] << 3r as exact integer floats, then the
+ * values of every chunk in the same order. */
+void esell_rt_write(const esell *e, float *out);
+
 /* --- sizes (Fig. 9), in bits ------------------------------------------------------ */
 
 typedef struct esell_sizes {

@@ -202,6 +202,9 @@ refusal(const ir_node *n)
     if (n->op == IR_OP_RNN_REC && ir_attr_float(n, "hsparse_th", 0.0f) > 0.0f)
         return "hidden-state sparsity (--hsparse) reads fp32 U; it does not combine with "
                "reduced-precision weights";
+    if (ir_attr_int(n, "packed", 0) == LSTMC_RT_PACK_ESELL)
+        return "its weights are stored sparse in eSELL (--sparse, passes/sparse.c) with fp32 "
+               "values; sparse storage does not combine with reduced-precision weights";
     if (!ir_attr_int(n, "packed", 0))
         return "its weights are not packed (the fold_constants pass did not run): the "
                "reduced-precision kernels read packed weights only";

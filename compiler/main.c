@@ -67,7 +67,11 @@ static const char usage_text[] =
     "  --keep-build=DIR     (run) build the library in DIR and keep it\n"
     "  --sph=X              (--target=elstm) hidden-state sparsity for N_fuse (Eq. 6)\n"
     "  --hsparse=TH[,TH..]  skip U columns of h groups of 4 with sum|h| < TH, per LSTM layer\n"
-    "                       (E-LSTM §4.4; 0 = exact)\n";
+    "                       (E-LSTM §4.4; 0 = exact)\n"
+    "  --prune=W:F,U:F      zero the fraction F of smallest-magnitude weights of each W / U\n"
+    "  --sparse=auto[:F]|esell|off  store W/U in eSELL for the SpMV kernel (auto: when at\n"
+    "                       least F of a matrix is zero; default F 0.95 with --emit=c, never\n"
+    "                       with LLVM kernels, which are faster; docs/ELSTM.md)\n";
 
 static int
 usage(const char *fmt, const char *arg)
@@ -203,6 +207,10 @@ parse_args(int argc, char **argv, cli *c)
             b->value = n;
         } else if ((v = cli_opt(argc, argv, &i, "--hsparse"))) {
             c->o.hsparse = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--prune"))) {
+            c->o.prune = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--sparse"))) {
+            c->o.sparse = v;
         } else if ((v = cli_opt(argc, argv, &i, "--sph"))) {
             if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)
                 return usage("--sph takes a sparsity in [0, 1), got '%s'", v);
@@ -327,7 +335,7 @@ cmd_elstm(cli *c)
     c->o.outdir = outdir_begin(final, c->force, d);
     if (c->o.outdir) {
         g = driver_import(a, c->o.model, d);
-        if (g && driver_prepare(g, &c->o, d) == 0 &&
+        if (g && driver_prepare(g, &c->o, d) == 0 && driver_prune(g, &c->o, d) == 0 &&
             elstm_emit(a, g, &elstm_default_profile, c->sph, c->o.outdir, d) == 0 &&
             outdir_commit(d) == 0)
             rc = 0;

@@ -20,6 +20,8 @@ const pass_info pass_table[] = {
     {"drs", pass_drs, "LSTM dynamic row skip: U_o first, rows of U_f,i,c only where o >= alpha_intra (MICRO'18 §V, Alg. 3)"},
     {"dce", pass_dce, "remove dead nodes and unused constants"},
     {"hsparse", pass_hsparse, "hidden-state sparsity: U columns of small h groups skipped (E-LSTM §4.4)"},
+    {"prune", pass_prune, "magnitude pruning of W/U (--prune, E-LSTM §3.1)"},
+    {"sparse", pass_sparse, "sparse W/U stored in eSELL for the SpMV kernel (E-LSTM §3.1)"},
     {NULL, NULL, NULL},
 };
 

@@ -23,6 +23,9 @@ typedef struct pass_ctx {
     const char *calib;          /* --calib: CALIB file (lstmc calibrate) for h_pred / c_pred */
     float alpha_intra;          /* default dynamic row skip threshold for the drs pass */
     const char *hsparse;        /* --hsparse: per-layer thresholds "TH" or "TH0,TH1,..." */
+    const char *prune;          /* --prune: "W:F,U:F" magnitude pruning, or NULL */
+    const char *sparse;         /* --sparse: "auto" (NULL), "auto:F", "esell", "off" */
+    int llvm_kernels;           /* the dense kernels are LLVM's (--emit=llvm): auto's default */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
@@ -60,6 +63,11 @@ int pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d);
 int pass_drs(ir_graph *g, const pass_ctx *cx, diag *d);
 /* hsparse.c: LSTM RnnRec gets the E-LSTM hidden-state sparsity threshold (§4.4). */
 int pass_hsparse(ir_graph *g, const pass_ctx *cx, diag *d);
+
+/* sparse.c: magnitude pruning of W/U before split_gates (--prune, E-LSTM §3.1). */
+int pass_prune(ir_graph *g, const pass_ctx *cx, diag *d);
+/* sparse.c: packed W/U of RnnProj/RnnRec stored in eSELL for the SpMV kernel (§3.1). */
+int pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);

@@ -724,6 +724,34 @@ lstmc_rt_status lstmc_rt_rnn_rec_i8(const lstmc_rt_rnn_params *p, const float *P
                                     const float *Peep, float *Y, float *Y_h, float *Y_c,
                                     float *scratch);
 
+/* --- sparse weights in eSELL (E-LSTM §3.1; rt_spmv.c) ---------------------------------- */
+
+/*
+ * packed = LSTMC_RT_PACK_ESELL (lstmc_rt_rnn_proj, and lstmc_rt_rnn_rec for LSTM and RNN
+ * cells): the weight argument holds, for each direction in turn, one eSELL section of
+ * that direction's matrix in ONNX orientation (W [G*H, I], R [G*H, H]) — y = M x. A section
+ * is floats: rows, cols, then per chunk (block column by block column, top to bottom, two
+ * chunks of 4 rows per 8 x 4 block) a head of two floats holding small integers,
+ * CHK_w | EIDX_col[r] << (3 + 3r) and IDX_row[r] << 3r (r = 0..3); then, in the same chunk
+ * order, each chunk's CHK_w x 4 values, column by column. Written by passes/sparse.c with
+ * compiler/esell.c.
+ */
+#define LSTMC_RT_PACK_ESELL 2
+
+/* Floats of the eSELL section at e for a rows x cols matrix, or -1 when its header does
+ * not say rows x cols or a chunk head is out of range. */
+int64_t lstmc_rt_esell_len(const float *e, int64_t rows, int64_t cols);
+
+/* y[0..rows) += M x over the section e (checked with lstmc_rt_esell_len). With th > 0 the
+ * groups x[4j..4j+3] whose summed magnitude is below th count as zero and their block
+ * column is not read (E-LSTM §4.4, as lstmc_rt_hsparse_accumulate). */
+void lstmc_rt_esell_spmv(const float *e, const float *x, float th, float *y);
+
+/* Y[i][0..rows) += M X[i] for the n vectors X[i] = X + i * ldx (cols each), Y[i] = Y + i * ldy:
+ * the heads are decoded once for all n (the input projection of every step at once). */
+void lstmc_rt_esell_spmm(const float *e, const float *X, int64_t ldx, int64_t n, float *Y,
+                         int64_t ldy);
+
 #ifdef __cplusplus
 }
 #endif

@@ -297,6 +297,11 @@ rec_accumulate(const dir_args *a, const float *restrict h, int64_t ld, int64_t c
         lstmc_rt_lowp_accumulate(a->wfmt, a->Rq, a->p->n_dirs, a->d, h, H, ld, col0, n, gates);
         return;
     }
+    if (a->p->packed == LSTMC_RT_PACK_ESELL) { /* sparse U (rt_spmv.c): LSTM and RNN only,
+                                                  so col0 = 0 and n = G*H */
+        lstmc_rt_esell_spmv(a->Rt, h, a->p->hsparse_th, gates);
+        return;
+    }
     if (a->p->hsparse_th > 0.0f) { /* E-LSTM hidden-state sparsity: rt_hsparse.c */
         lstmc_rt_hsparse_accumulate(h, a->Rt, H, ld, col0, n, a->p->packed, a->p->hsparse_th,
                                     gates);
@@ -518,6 +523,29 @@ proj_bias(const lstmc_rt_rnn_proj_params *p, const float *B, int32_t d, int64_t 
     return Bd[g] + Bd[GH + g];
 }
 
+/* lstmc_rt_rnn_proj with W in eSELL sections (rt_spmv.c), b the summed bias [D, G*H]. */
+static lstmc_rt_status
+proj_esell(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w, const float *b,
+           float *P)
+{
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    int64_t r, g, len;
+    int32_t d;
+
+    for (d = 0; d < p->n_dirs; d++, w += len) {
+        float *Pd = P + d * p->rows * GH;
+
+        len = lstmc_rt_esell_len(w, GH, I);
+        if (len < 0)
+            return LSTMC_RT_ERR_BAD_PARAMS;
+        for (r = 0; r < p->rows; r++)
+            for (g = 0; g < GH; g++)
+                Pd[r * GH + g] = b ? b[d * GH + g] : 0.0f;
+        lstmc_rt_esell_spmm(w, X, I, p->rows, Pd, GH);
+    }
+    return LSTMC_RT_OK;
+}
+
 /* Contract in lstmc_rt.h: X' = G1 * I' for every direction (Arm Algorithm 2, line 5). */
 lstmc_rt_status
 lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w,
@@ -536,6 +564,8 @@ lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float
         return LSTMC_RT_OK;
     if (!X || !w || !P)
         return LSTMC_RT_ERR_NULL;
+    if (p->packed == LSTMC_RT_PACK_ESELL)
+        return proj_esell(p, X, w, b, P);
     for (d = 0; d < p->n_dirs; d++) {
         const float *wd = w + d * I * GH;
         float *Pd = P + d * p->rows * GH;
@@ -596,7 +626,7 @@ lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p, const float *P,
     if (!p)
         return LSTMC_RT_ERR_NULL;
     if (!params_ok(p) || wfmt < LSTMC_RT_WFMT_FP32 || wfmt > LSTMC_RT_WFMT_INT8 ||
-        (wfmt && (!p->packed || p->hsparse_th > 0.0f)))
+        (wfmt && (p->packed != 1 || p->hsparse_th > 0.0f)))
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (p->batch == 0)
         return LSTMC_RT_OK;
@@ -610,6 +640,15 @@ lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p, const float *P,
     G = cell_gates(p->cell);
     H = p->hidden;
     rows = p->seq_len * p->batch;
+    if (p->packed == LSTMC_RT_PACK_ESELL) { /* LSTM and RNN: U h is one product */
+        const float *e = r;
+        for (d = 0; d < p->n_dirs; d++) {
+            const int64_t len = lstmc_rt_esell_len(e, G * H, H);
+            if (len < 0 || p->cell == LSTMC_RT_CELL_GRU)
+                return LSTMC_RT_ERR_BAD_PARAMS;
+            e += len;
+        }
+    }
     for (d = 0; d < p->n_dirs; d++) {
         dir_args a;
 
@@ -630,6 +669,10 @@ lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p, const float *P,
         a.Rt = wfmt ? NULL : (const float *)r + d * H * G * H;
         a.wfmt = wfmt;
         a.Rq = wfmt ? r : NULL;
+        if (p->packed == LSTMC_RT_PACK_ESELL) { /* one eSELL section per direction */
+            a.Rt = r;
+            r = (const float *)r + lstmc_rt_esell_len(r, G * H, H);
+        }
         a.rb_h = NULL;
         if (rb && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset)
             a.rb_h = p->packed ? rb + d * H : rb + d * 2 * G * H + G * H + 2 * H;
