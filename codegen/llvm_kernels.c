@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "ir.h"
 #include "kprog.h"
 #include "target.h"
 
@@ -54,6 +55,8 @@ typedef struct kg {
     LLVMTypeRef f32, i32, i64, i1, ptr, vf; /* vf = <vl x float> */
     int vl;                                 /* floats per vector register of the target */
     int floor_by_cvt; /* 32-bit Arm: VFPv4 has no VRINTM, llvm.floor would call floorf */
+    int prefetch;     /* 1: the target has data caches worth a software prefetch */
+    int panels;       /* the call being emitted reads its U in column panels (rec_relayout) */
     LLVMValueRef fn;
     LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
@@ -360,13 +363,28 @@ emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v)
 /*
  * out[r*ldo + c] = (init ? init[r*ldi + c] : 0) + sum_{k<K} a[r*lda + k] * b[k*ldb + c]
  * for r < rb and c < nv*w, where w is the vector width (1: scalar columns). The rb*nv
- * accumulators stay in registers across the k loop.
+ * accumulators stay in registers across the k loop. pf > 0: b is read as one contiguous
+ * stream (ldb == nv*w, a panel) and each k also prefetches the cache lines pf floats ahead.
  */
 #define KG_MAX_ACC 32
+#define KG_LINE 16 /* floats per 64-byte cache line */
+
+/* llvm.prefetch(p, read, locality 3 = keep in all levels, data) */
+static void
+emit_prefetch(kg *g, LLVMValueRef p)
+{
+    LLVMValueRef args[4];
+    args[0] = p;
+    args[1] = LLVMConstInt(g->i32, 0, 0);
+    args[2] = LLVMConstInt(g->i32, 3, 0);
+    args[3] = LLVMConstInt(g->i32, 1, 0);
+    intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
+}
 
 static void
 emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
-          LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w)
+          LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
+          int64_t pf)
 {
     LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
     LLVMValueRef acc[KG_MAX_ACC], k, brow;
@@ -382,6 +400,11 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
     brow = gepf(g, b, mul(g, k, ci(g, ldb)));
+    if (pf > 0) {
+        int64_t off;
+        for (off = 0; off < (int64_t)nv * w; off += KG_LINE)
+            emit_prefetch(g, gepc(g, brow, pf + off));
+    }
     for (r = 0; r < rb; r++) {
         LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
         if (w > 1) {
@@ -460,13 +483,13 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
         kloop l;
         LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
         emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w);
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, 0);
         loop_end(g, &l);
     }
     if (rem > 0) {
         int64_t r = c->rows - rem;
         emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w);
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, 0);
     }
 }
 
@@ -514,14 +537,26 @@ typedef struct rec_ctx {
     /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
     LLVMValueRef sa, sb, sinit, sout;
     int64_t sldb;
+    int panels; /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
 } rec_ctx;
+
+/* Prefetch distance of the recurrent product's panels, in panel rows: far enough ahead to
+ * cover the L3 latency (~100 ns at the 8 cycles a 128-column row of FMAs takes), near enough
+ * that the lines are still in L1 when the FMAs get to them. */
+#define REC_PF_ROWS 8
 
 static void
 gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const rec_ctx *c = vctx;
-    emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
-              c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w);
+    if (c->panels) /* this segment's H x nv*w panel starts at H*col */
+        emit_tile(g, c->sa, 0, gepf(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
+                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0);
+    else
+        emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
+                  w, 0);
 }
 
 /* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
@@ -530,7 +565,7 @@ emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueR
           LLVMValueRef out)
 {
     c->sa = a;
-    c->sb = gepc(g, c->Rt, col0);
+    c->sb = gepc(g, c->Rt, c->panels ? c->H * col0 : col0);
     c->sldb = c->GH;
     c->sinit = init;
     c->sout = out;
@@ -709,6 +744,7 @@ emit_rec(kg *g, const kp_call *kc)
         c.c = gepc(g, scratch, H);
         c.gates = gepc(g, scratch, 2 * H);
         c.tmp = gepc(g, scratch, (2 + G) * H);
+        c.panels = g->panels;
 
         n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
         if (has_sl)
@@ -1055,6 +1091,126 @@ emit_drs(kg *g, const kp_call *kc)
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 
+/* --- U in column panels --------------------------------------------------------------- */
+
+/*
+ * Row-major, the recurrent product reads Rt [H, GH] one column tile at a time
+ * (for_col_segments), k going down the rows: nv*w floats per k at a stride of GH floats
+ * (8 KiB for H 512), which the hardware prefetchers do not follow across pages; at L3 sizes
+ * that costs up to 30 % (bench/compare/u_pattern.c, bench/RESULTS.md issue 4). So the
+ * weights of the call are stored in panels instead, as MLAS packs B: every tile's H x width
+ * block contiguous, in the order the tiles are walked, and emit_tile prefetches the panel
+ * REC_PF_ROWS rows ahead. The columns of each gemv range [r0, r0+n) of a direction's block
+ * are cut exactly as for_col_segments cuts them (full tiles of REC_NB vectors, one tile of
+ * the vectors left, scalar tiles of at most 8); element (k, r0+c0+j) of the segment
+ * [c0, c0+ws) goes to H*(r0+c0) + k*ws + j.
+ */
+
+/* The gemv column ranges of a cell (emit_*_step): LSTM [0, 4H); GRU [0, 2H) and [2H, 3H);
+ * RNN [0, H). Returns how many. */
+static int
+rec_ranges(const lstmc_rt_rnn_params *p, int64_t r0[2], int64_t n[2])
+{
+    r0[0] = 0;
+    n[0] = cell_gates(p->cell) * p->hidden;
+    if (p->cell != LSTMC_RT_CELL_GRU)
+        return 1;
+    n[0] = 2 * p->hidden;
+    r0[1] = 2 * p->hidden;
+    n[1] = p->hidden;
+    return 2;
+}
+
+/* One direction's block: dst = src in panels of vl-float vectors (to 1) or back (to 0). */
+static void
+rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int vl, int to)
+{
+    const int64_t H = p->hidden, GH = cell_gates(p->cell) * H, tw = (int64_t)REC_NB * vl;
+    int64_t r0[2], n[2], c0, k, j;
+    int nr = rec_ranges(p, r0, n), r;
+
+    for (r = 0; r < nr; r++)
+        for (c0 = 0; c0 < n[r];) {
+            int64_t ws;
+            if (c0 < n[r] / tw * tw)
+                ws = tw;
+            else if ((n[r] - c0) / vl > 0)
+                ws = (n[r] - c0) / vl * vl;
+            else
+                ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
+            for (k = 0; k < H; k++)
+                for (j = 0; j < ws; j++) {
+                    int64_t pi = H * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    if (to)
+                        dst[pi] = src[ri];
+                    else
+                        dst[ri] = src[pi];
+                }
+            c0 += ws;
+        }
+}
+
+/* Bring the U of REC call c to panels of vl-float vectors (vl > 0) or to C order (0). */
+static int
+rec_relayout(const kp_call *c, int vl, diag *d)
+{
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    ir_tensor *t = c->in[1];
+    const int64_t blk = cell_gates(p->cell) * p->hidden * p->hidden;
+    float *tmp, *data = t->data;
+    int32_t dir;
+
+    if (t->panels == vl)
+        return 0;
+    tmp = malloc((size_t)blk * sizeof *tmp);
+    if (!tmp) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    for (dir = 0; dir < p->n_dirs; dir++) {
+        float *b = data + dir * blk;
+        memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        if (t->panels) { /* packed for another vector width: back to C order first */
+            rec_relayout_block(b, tmp, p, t->panels, 0);
+            memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        }
+        if (vl)
+            rec_relayout_block(b, tmp, p, vl, 1);
+    }
+    t->panels = vl;
+    return 0;
+}
+
+/* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 that no
+ * other call reads except as the U of a REC call of the same shape (packed alike), and no
+ * OpenCL side that could read it in C order. */
+static int
+rec_pack_ok(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    const ir_tensor *t = c->in[1];
+    int j, k;
+
+    if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data || t->dtype != IR_DT_F32 ||
+        ir_shape_numel(&t->shape) !=
+            c->p.rnn.n_dirs * cell_gates(c->p.rnn.cell) * c->p.rnn.hidden * c->p.rnn.hidden)
+        return 0;
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *u = &kp->calls[j];
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (u->out[k] == t)
+                return 0;
+            if (u->in[k] != t)
+                continue;
+            if (k != 1 || u->kind != KP_RNN_REC || !cg_llvm_handles(u) ||
+                u->p.rnn.hidden != c->p.rnn.hidden || u->p.rnn.cell != c->p.rnn.cell ||
+                u->p.rnn.n_dirs != c->p.rnn.n_dirs)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* --- which calls ----------------------------------------------------------------------- */
 
 int
@@ -1322,9 +1478,12 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
     g.floor_by_cvt = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
 
+    g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++)
-        if (handled[i])
+        if (handled[i]) {
+            g.panels = rec_pack_ok(kp, i, o);
             emit_call(&g, o->name, &kp->calls[i], i);
+        }
 
     if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &err)) {
         diag_error(d, "internal error: the LLVM kernels do not verify: %s", err);
@@ -1355,6 +1514,11 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         remove(path);
         goto out_module;
     }
+    for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
+        if (kp->calls[i].kind == KP_RNN_REC && kp->calls[i].in[1] &&
+            (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
+            rec_relayout(&kp->calls[i], handled[i] && rec_pack_ok(kp, i, o) ? g.vl : 0, d) < 0)
+            goto out_module;
     rc = n;
 out_module:
     LLVMDisposeBuilder(g.b);

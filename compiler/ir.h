@@ -79,6 +79,8 @@ typedef struct ir_tensor {
     ir_node *producer;   /* NULL for graph inputs and constants */
     int is_input;        /* a graph input (not an initializer) */
     int is_output;       /* a graph output */
+    int panels;          /* 0: data in C order; > 0: the U of LLVM RnnRec kernels, in column
+                            panels of vectors of this many floats (llvm_kernels.c) */
 } ir_tensor;
 
 /* --- attributes -------------------------------------------------------------------- */
