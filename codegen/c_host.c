@@ -1429,6 +1429,17 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
         fputc('\n', f);
 }
 
+/* Threads of the LLVM kernels (cg_llvm_kernels: handled[i] > 1 for a multi-core kernel). */
+static int
+pool_threads(const kprog *kp, const unsigned char *handled)
+{
+    int i, n = 1;
+    for (i = 0; handled && i < kp->n_calls; i++)
+        if (handled[i] > n)
+            n = handled[i];
+    return n;
+}
+
 static int
 write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
            const unsigned char *handled, const unsigned char *handled_s, diag *d)
@@ -1468,6 +1479,8 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
     if (o->opencl) /* device, kernels and device buffers: once, here */
         fprintf(f, "    st = %s_ocl_init();\n    if (st != LSTMC_RT_OK)\n        return st;\n",
                 o->name);
+    if (pool_threads(kp, handled) > 1) /* the multi-core kernels' workers: here, not in _run */
+        fprintf(f, "    (void)lstmc_rt_pool_start(%d);\n", pool_threads(kp, handled));
     fputs("    return LSTMC_RT_OK;\n}\n\n", f);
     put_weight_binders(f, o);
     fprintf(f,
@@ -1831,7 +1844,7 @@ write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
 }
 
 static int
-write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, diag *d)
+write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, int threads, diag *d)
 {
     out_file of;
     FILE *f;
@@ -1856,6 +1869,8 @@ write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, diag *d)
     if (o->opencl) /* the OpenCL host runtime and layers, through the ICD loader */
         fprintf(f, "OBJS += %s_ocl.o runtime/src/rt_opencl.o\nLSTMC_CPPFLAGS += -DLSTMC_RT_OPENCL\n"
                    "LSTMC_LIBS = -lOpenCL\n", o->name);
+    if (threads > 1) /* rt_pool.c with its workers (pthreads) */
+        fputs("LSTMC_CPPFLAGS += -DLSTMC_RT_THREADS -pthread\nLSTMC_LIBS += -pthread\n", f);
     /* written by lstmc (LLVM, for the target's triple): no rule makes or cleans it */
     fputs("KOBJS =", f);
     if (n_llvm > 0) /* GPU targets: the CPU side of the OpenCL policy, <name>_cpu_kernels.o */
@@ -1993,6 +2008,7 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
     if (o->llvm && stream_on(o)) { /* the step program's kernels: <name>_stream_k<i> */
         cg_options so = *o;
         so.name = sname;
+        so.threads = 1; /* one step per call: a barrier would cost more than it saves */
         handled_s = calloc((size_t)o->stream->kp.n_calls + 1, 1);
         n_llvm_s = handled_s ? cg_llvm_kernels(&o->stream->kp, &so, handled_s, d) : -1;
         if (n_llvm_s < 0) {
@@ -2007,7 +2023,8 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
         remove_stale_object(o, sname);
     if (write_header(g, kp, mp, o, d) < 0 || write_weights(g, mp, o, d) < 0 ||
         write_host(g, kp, mp, o, handled, handled_s, d) < 0 || write_driver(g, kp, o, d) < 0 ||
-        write_makefile(o, n_llvm, n_llvm_s, d) < 0 || write_runtime(o, d) < 0 ||
+        write_makefile(o, n_llvm, n_llvm_s, pool_threads(kp, handled), d) < 0 ||
+        write_runtime(o, d) < 0 ||
         cg_size_report(g, kp, mp, o, total_arena(mp, o), stream_arena(o), state_bytes(o),
                        stream_weights(g, mp, o), d) < 0)
         rc = -1;

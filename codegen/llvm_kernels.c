@@ -57,6 +57,7 @@ typedef struct kg {
     int floor_by_cvt; /* 32-bit Arm: VFPv4 has no VRINTM, llvm.floor would call floorf */
     int prefetch;     /* 1: the target has data caches worth a software prefetch */
     int panels;       /* the call being emitted reads its U in column panels (rec_relayout) */
+    int threads;      /* > 1: the call being emitted runs on this many threads (emit_rec_mt) */
     LLVMValueRef fn;
     LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
@@ -572,17 +573,17 @@ emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueR
     for_col_segments(g, n, REC_NB, gemv_seg, c);
 }
 
-/* One LSTM step (rt_rnn.c lstm_rec_step + lstm_update); y = this step's Y row or NULL. */
+/* lstm_update of units [j0, j1) from the pre-activations in c->gates: c->c in place, the new
+ * h to hn and y (this step's Y row, or NULL). */
 static void
-emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+emit_lstm_units(kg *g, rec_ctx *c, int64_t j0, int64_t j1, LLVMValueRef hn, LLVMValueRef y)
 {
     const lstmc_rt_rnn_params *p = c->p;
     const int64_t H = c->H;
     LLVMValueRef j, pi, po, pf, pc, cj, it, ft, ct, cn, ot, hj;
     kloop l;
 
-    emit_gemv(g, c, c->h, 0, 4 * H, x, c->gates);
-    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
     pi = ldf(g, gepf(g, c->gates, j));
     po = ldf(g, gepf(g, gepc(g, c->gates, H), j));
     pf = ldf(g, gepf(g, gepc(g, c->gates, 2 * H), j));
@@ -601,10 +602,18 @@ emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
     ot = emit_act(g, &c->act[0], emit_clip(g, p, po));
     hj = fmul(g, ot, emit_act(g, &c->act[2], cn));
     stf(g, cn, gepf(g, c->c, j));
-    stf(g, hj, gepf(g, c->h, j));
+    stf(g, hj, gepf(g, hn, j));
     if (y)
         stf(g, hj, gepf(g, y, j));
     loop_end(g, &l);
+}
+
+/* One LSTM step (rt_rnn.c lstm_rec_step + lstm_update); y = this step's Y row or NULL. */
+static void
+emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    emit_gemv(g, c, c->h, 0, 4 * c->H, x, c->gates);
+    emit_lstm_units(g, c, 0, c->H, c->h, y);
 }
 
 /* One GRU step (rt_rnn.c gru_rec_step). */
@@ -681,6 +690,25 @@ emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zer
     loop_end(g, &l);
 }
 
+/* Return LSTMC_RT_ERR_SEQ_LEN unless every entry of sl[0..N) is in [0, T], before anything
+ * is written. */
+static void
+emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T)
+{
+    kloop l;
+    LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
+    LLVMBasicBlockRef join;
+    s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
+    bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
+                      LLVMBuildICmp(g->b, LLVMIntSGT, s,
+                                    LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
+                      "");
+    join = if_begin(g, bad);
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
 /* lstmc_rt_rnn_rec(p, P, r, rb, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch)
  * with packed weights: rt_rnn.c run_direction, every shape a constant. */
 static void
@@ -709,21 +737,8 @@ emit_rec(kg *g, const kp_call *kc)
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
         return;
     }
-    if (has_sl) { /* every entry in [0, T] before anything is written */
-        kloop l;
-        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
-        LLVMBasicBlockRef join;
-        s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
-        bad = LLVMBuildOr(g->b,
-                          LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
-                          LLVMBuildICmp(g->b, LLVMIntSGT, s,
-                                        LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
-                          "");
-        join = if_begin(g, bad);
-        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
-        LLVMPositionBuilderAtEnd(g->b, join);
-        loop_end(g, &l);
-    }
+    if (has_sl)
+        emit_seq_len_check(g, sl, N, T);
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         LLVMValueRef Pp = gepc(g, P, d * rows * GH), n, s, st, t, x, y, s0, row;
@@ -809,6 +824,239 @@ emit_rec(kg *g, const kp_call *kc)
         loop_end(g, &ln);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* --- KP_RNN_REC on several cores (LSTM) --------------------------------------------------- */
+
+/*
+ * The time loop of an LSTM layer split across nt threads of the runtime pool (rt_pool.c):
+ * slice t owns the hidden units [j0, j1) (mt_slice) and, at every step, computes the four
+ * gate columns of its units (h * U[:, q*H + j0 .. q*H + j1) for each gate q, the rows of U
+ * it reads are the same at every step: they stay in its core's L2), updates c and h of its
+ * units and meets the others at lstmc_rt_pool_barrier. h is double-buffered (the scratch's
+ * h and tmp: step i reads one and writes the other), so the slices of a step never wait for
+ * each other inside it and may also run one after the other on one thread, which is what
+ * lstmc_rt_pool_run does when the pool has fewer threads (bare metal, pthread_create failed).
+ *   <name>_k<i>(the rnn_rec arguments): checks seq_lens, then
+ *       lstmc_rt_pool_run(<name>_k<i>_w, the arguments, nt)
+ *   <name>_k<i>_w(args, first, end): slices [first, end).
+ * U is in panels cut by the slices (rec_ranges), so each thread's part is contiguous.
+ */
+#define MT_MAX 16 /* threads at most (LSTMC_RT_MAX_THREADS of the default runtime) */
+
+static LLVMValueRef drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d,
+                             LLVMValueRef n);
+
+/* Units [j0, j1) of slice t of nt: cut at multiples of the vector width when every slice
+ * then gets at least two vectors, else at single units. */
+static void
+mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1)
+{
+    const int64_t al = H >= 2LL * nt * vl ? vl : 1;
+    *j0 = H * t / nt / al * al;
+    *j1 = t + 1 == nt ? H : H * (t + 1) / nt / al * al;
+}
+
+/* if (first <= t && t < end) { ...: returns the block after it */
+static LLVMBasicBlockRef
+slice_begin(kg *g, LLVMValueRef first, LLVMValueRef end, int t)
+{
+    LLVMValueRef tv = LLVMConstInt(g->i32, (unsigned long long)t, 0);
+    return if_begin(g, LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSLE, first, tv, ""),
+                                    LLVMBuildICmp(g->b, LLVMIntSLT, tv, end, ""), ""));
+}
+
+static void
+slice_end(kg *g, LLVMBasicBlockRef join)
+{
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+static void
+emit_barrier(kg *g)
+{
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), NULL, 0, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(g->m, "lstmc_rt_pool_barrier");
+    if (!f)
+        f = LLVMAddFunction(g->m, "lstmc_rt_pool_barrier", fty);
+    LLVMBuildCall2(g->b, fty, f, NULL, 0, "");
+}
+
+/* dst[j0..j1) = src ? src[j0..j1) : 0, zeroed where zero (an i1) holds. */
+static void
+emit_copy_units(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t j0, int64_t j1,
+                LLVMValueRef zero)
+{
+    emit_copy(g, gepc(g, dst, j0), src ? gepc(g, src, j0) : NULL, j1 - j0, zero);
+}
+
+/* The body of <name>_k<i>_w (g->fn): params (args, first, end). */
+static void
+emit_rec_mt_body(kg *g, const kp_call *kc, int nt)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.rnn;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, GH = 4 * H, D = p->n_dirs;
+    LLVMValueRef args = LLVMGetParam(g->fn, 0), first = LLVMGetParam(g->fn, 1);
+    LLVMValueRef end = LLVMGetParam(g->fn, 2), a[12];
+    LLVMValueRef P, r, sl, init_h, init_c, Peep, Y, Y_h, Y_c, scratch;
+    int k, t;
+    int32_t d;
+
+    for (k = 0; k < 12; k++) {
+        LLVMValueRef idx = ci(g, k);
+        a[k] = LLVMBuildLoad2(g->b, g->ptr,
+                              LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""), "");
+    }
+    P = a[1];
+    r = a[2];
+    sl = kc->in[3] ? a[4] : NULL;
+    init_h = kc->in[4] ? a[5] : NULL;
+    init_c = kc->in[5] ? a[6] : NULL;
+    Peep = kc->in[6] ? a[7] : NULL;
+    Y = kc->out[0] ? a[8] : NULL;
+    Y_h = kc->out[1] ? a[9] : NULL;
+    Y_c = kc->out[2] ? a[10] : NULL;
+    scratch = a[11];
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        LLVMValueRef Pp = gepc(g, P, d * T * N * GH), hA = scratch, hB = gepc(g, scratch, 6 * H);
+        LLVMValueRef n, s, st, i, tt, row, x, y, odd, hc, hn, s0;
+        LLVMBasicBlockRef join;
+        rec_ctx c;
+        kloop ln, ls, lz;
+
+        memset(&c, 0, sizeof c);
+        c.p = p;
+        c.act = &p->act[d * 3];
+        c.H = H;
+        c.GH = GH;
+        c.Rt = gepc(g, r, d * H * GH);
+        c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        c.c = gepc(g, scratch, H);
+        c.gates = gepc(g, scratch, 2 * H);
+        c.panels = 1;
+
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        s = sl ? LLVMBuildSExt(g->b,
+                               LLVMBuildLoad2(g->b, g->i32,
+                                              LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
+                                              ""),
+                               g->i64, "")
+               : ci(g, T);
+        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d)) : add(g, ci(g, d * N), n),
+                 ci(g, H));
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            join = slice_begin(g, first, end, t);
+            emit_copy_units(g, hA, init_h ? gepf(g, init_h, st) : NULL, j0, j1, NULL);
+            emit_copy_units(g, c.c, init_c ? gepf(g, init_c, st) : NULL, j0, j1, NULL);
+            slice_end(g, join);
+        }
+        emit_barrier(g); /* the whole initial h before anyone reads it */
+
+        i = loop_begin(g, &ls, ci(g, 0), s);
+        tt = rev ? LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), i, "") : i;
+        row = p->layout ? add(g, mul(g, n, ci(g, T)), tt) : add(g, mul(g, tt, ci(g, N)), n);
+        x = gepf(g, Pp, mul(g, row, ci(g, GH)));
+        y = Y ? gepf(g, Y, drs_y_at(g, p, tt, d, n)) : NULL;
+        odd = LLVMBuildTrunc(g->b, i, g->i1, "");
+        hc = sel(g, odd, hB, hA);
+        hn = sel(g, odd, hA, hB);
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1, q;
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            for (q = 0; q < 4; q++)
+                emit_gemv(g, &c, hc, q * H + j0, j1 - j0, gepc(g, x, q * H + j0),
+                          gepc(g, c.gates, q * H + j0));
+            emit_lstm_units(g, &c, j0, j1, hn, y);
+            slice_end(g, join);
+        }
+        emit_barrier(g); /* this step's h complete before the next step reads it */
+        loop_end(g, &ls);
+
+        /* after s steps the state is in hA when s is even, in hB when odd */
+        hc = sel(g, LLVMBuildTrunc(g->b, s, g->i1, ""), hB, hA);
+        s0 = sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            if (Y && sl) { /* rows t >= s are zero */
+                tt = loop_begin(g, &lz, s, ci(g, T));
+                emit_copy_units(g, gepf(g, Y, drs_y_at(g, p, tt, d, n)), NULL, j0, j1, NULL);
+                loop_end(g, &lz);
+            }
+            if (Y_h)
+                emit_copy_units(g, gepf(g, Y_h, st), hc, j0, j1, s0);
+            if (Y_c)
+                emit_copy_units(g, gepf(g, Y_c, st), c.c, j0, j1, s0);
+            slice_end(g, join);
+        }
+        loop_end(g, &ln);
+    }
+    LLVMBuildRetVoid(g->b);
+}
+
+/* <name>_k<i> (g->fn, the rnn_rec signature) and its slices <name>_k<i>_w. */
+static void
+emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
+{
+    LLVMTypeRef wp[3], wty, rty[3], rfty;
+    LLVMValueRef main_fn = g->fn, w, args, run, cargs[3];
+    LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
+    LLVMBuilderRef saved_b = g->b;
+    char wname[300];
+    int k;
+
+    if (kc->in[3])
+        emit_seq_len_check(g, LLVMGetParam(g->fn, 4), kc->p.rnn.batch, kc->p.rnn.seq_len);
+    args = entry_alloca(g, LLVMArrayType(g->ptr, 12));
+    for (k = 0; k < 12; k++) {
+        LLVMValueRef idx = ci(g, k);
+        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
+                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
+    }
+    wp[0] = g->ptr;
+    wp[1] = g->i32;
+    wp[2] = g->i32;
+    wty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0);
+    snprintf(wname, sizeof wname, "%s_w", fname);
+    w = LLVMAddFunction(g->m, wname, wty);
+    LLVMSetLinkage(w, LLVMInternalLinkage);
+    rty[0] = g->ptr;
+    rty[1] = g->ptr;
+    rty[2] = g->i32;
+    rfty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), rty, 3, 0);
+    run = LLVMGetNamedFunction(g->m, "lstmc_rt_pool_run");
+    if (!run)
+        run = LLVMAddFunction(g->m, "lstmc_rt_pool_run", rfty);
+    cargs[0] = w;
+    cargs[1] = args;
+    cargs[2] = LLVMConstInt(g->i32, (unsigned long long)nt, 0);
+    LLVMBuildCall2(g->b, rfty, run, cargs, 3, "");
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+
+    /* the slices' function, with its own entry block and builder */
+    g->fn = w;
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, w, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, w, "start");
+    g->b = LLVMCreateBuilderInContext(g->cx);
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    emit_rec_mt_body(g, kc, nt);
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMBuildBr(g->ab, body);
+    LLVMDisposeBuilder(g->b);
+    g->b = saved_b;
+    g->fn = main_fn;
+    g->alloca_bb = main_alloca;
 }
 
 /* --- KP_LSTM_DRS: dynamic row skip (MICRO'18 §V, Algorithm 3) --------------------------- */
@@ -1107,10 +1355,25 @@ emit_drs(kg *g, const kp_call *kc)
  */
 
 /* The gemv column ranges of a cell (emit_*_step): LSTM [0, 4H); GRU [0, 2H) and [2H, 3H);
- * RNN [0, H). Returns how many. */
+ * RNN [0, H); on nt > 1 threads (emit_rec_mt, LSTM) [q*H + j0, q*H + j1) for every slice
+ * and gate q. Returns how many. */
 static int
-rec_ranges(const lstmc_rt_rnn_params *p, int64_t r0[2], int64_t n[2])
+rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
+           int64_t n[4 * MT_MAX])
 {
+    int nr = 0, t, q;
+
+    if (nt > 1) {
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(p->hidden, nt, vl, t, &j0, &j1);
+            for (q = 0; q < 4 && j1 > j0; q++, nr++) {
+                r0[nr] = q * p->hidden + j0;
+                n[nr] = j1 - j0;
+            }
+        }
+        return nr;
+    }
     r0[0] = 0;
     n[0] = cell_gates(p->cell) * p->hidden;
     if (p->cell != LSTMC_RT_CELL_GRU)
@@ -1121,13 +1384,17 @@ rec_ranges(const lstmc_rt_rnn_params *p, int64_t r0[2], int64_t n[2])
     return 2;
 }
 
-/* One direction's block: dst = src in panels of vl-float vectors (to 1) or back (to 0). */
+/* The layout key of ir_tensor.panels: vector width and threads. */
+#define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
+
+/* One direction's block: dst = src in the panels of layout key (to 1) or back (to 0). */
 static void
-rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int vl, int to)
+rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int key, int to)
 {
+    const int vl = key / 64;
     const int64_t H = p->hidden, GH = cell_gates(p->cell) * H, tw = (int64_t)REC_NB * vl;
-    int64_t r0[2], n[2], c0, k, j;
-    int nr = rec_ranges(p, r0, n), r;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
+    int nr = rec_ranges(p, vl, key % 64, r0, n), r;
 
     for (r = 0; r < nr; r++)
         for (c0 = 0; c0 < n[r];) {
@@ -1150,9 +1417,9 @@ rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, i
         }
 }
 
-/* Bring the U of REC call c to panels of vl-float vectors (vl > 0) or to C order (0). */
+/* Bring the U of REC call c to the panels of layout key (PANELS_KEY) or to C order (0). */
 static int
-rec_relayout(const kp_call *c, int vl, diag *d)
+rec_relayout(const kp_call *c, int key, diag *d)
 {
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     ir_tensor *t = c->in[1];
@@ -1160,7 +1427,7 @@ rec_relayout(const kp_call *c, int vl, diag *d)
     float *tmp, *data = t->data;
     int32_t dir;
 
-    if (t->panels == vl)
+    if (t->panels == key)
         return 0;
     tmp = malloc((size_t)blk * sizeof *tmp);
     if (!tmp) {
@@ -1174,10 +1441,10 @@ rec_relayout(const kp_call *c, int vl, diag *d)
             rec_relayout_block(b, tmp, p, t->panels, 0);
             memcpy(tmp, b, (size_t)blk * sizeof *tmp);
         }
-        if (vl)
-            rec_relayout_block(b, tmp, p, vl, 1);
+        if (key)
+            rec_relayout_block(b, tmp, p, key, 1);
     }
-    t->panels = vl;
+    t->panels = key;
     return 0;
 }
 
@@ -1209,6 +1476,28 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
         }
     }
     return 1;
+}
+
+/* Smallest hidden size that gets threads by default (without --threads): below it the
+ * per-step barrier costs more than the slices save. */
+#define MT_MIN_HIDDEN 128
+
+/* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels, when
+ * --threads asks for them or by default (the target's cores) for a big enough layer. */
+static int
+rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
+{
+    const kp_call *c = &kp->calls[i];
+    int nt = o->threads > 0 ? o->threads : t->cores;
+
+    if (nt > MT_MAX)
+        nt = MT_MAX;
+    if (nt <= 1 || c->kind != KP_RNN_REC || c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
+        c->scratch_bytes < 28 * c->p.rnn.hidden || !cg_llvm_handles(c) || !rec_pack_ok(kp, i, o))
+        return 1;
+    if (o->threads == 0 && c->p.rnn.hidden < MT_MIN_HIDDEN)
+        return 1;
+    return nt;
 }
 
 /* --- which calls ----------------------------------------------------------------------- */
@@ -1401,6 +1690,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_proj(g, c);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
+    else if (g->threads > 1)
+        emit_rec_mt(g, c, fname, g->threads);
     else
         emit_rec(g, c);
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
@@ -1482,6 +1773,9 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     for (i = 0; i < kp->n_calls; i++)
         if (handled[i]) {
             g.panels = rec_pack_ok(kp, i, o);
+            g.threads = rec_threads(kp, i, o, t);
+            if (g.threads > 1)
+                handled[i] = (unsigned char)g.threads;
             emit_call(&g, o->name, &kp->calls[i], i);
         }
 
@@ -1517,7 +1811,9 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
         if (kp->calls[i].kind == KP_RNN_REC && kp->calls[i].in[1] &&
             (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
-            rec_relayout(&kp->calls[i], handled[i] && rec_pack_ok(kp, i, o) ? g.vl : 0, d) < 0)
+            rec_relayout(&kp->calls[i],
+                         handled[i] && rec_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
+                         d) < 0)
             goto out_module;
     rc = n;
 out_module:

@@ -55,6 +55,7 @@ typedef struct driver_options {
     const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */
+    int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;
