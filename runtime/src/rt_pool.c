@@ -30,7 +30,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#define POOL_SPIN 4096 /* polls before a waiting thread yields or sleeps */
+#define POOL_SPIN 1024 /* polls before a waiting thread yields or sleeps */
 
 static struct {
     int n; /* threads taking part, caller included; 0: not started */
@@ -46,13 +46,16 @@ static struct {
     unsigned bgen; /* barrier generation */
 } pool = {0, {0}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, 0};
 
+/* One poll of a wait: pause for POOL_SPIN polls (the other slices of a step finish within
+ * microseconds of each other), then give the CPU away at every poll (the thread waited on is
+ * not running: an oversubscribed machine). */
 static void
 relax(int *spins)
 {
-    if (++*spins >= POOL_SPIN) {
-        *spins = 0;
+    if (*spins >= POOL_SPIN) {
         sched_yield();
     } else {
+        ++*spins;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
