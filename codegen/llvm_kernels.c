@@ -847,8 +847,8 @@ emit_rec(kg *g, const kp_call *kc)
 static LLVMValueRef drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d,
                              LLVMValueRef n);
 
-/* Units [j0, j1) of slice t of nt: cut at multiples of the vector width when every slice
- * then gets at least two vectors, else at single units. */
+/* Units (or columns) [j0, j1) of slice t of nt: cut at multiples of vl (a vector width, a
+ * tile) when every slice then gets at least two of them, else at single units. */
 static void
 mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1)
 {
@@ -891,23 +891,21 @@ emit_copy_units(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t j0, int64_t j
     emit_copy(g, gepc(g, dst, j0), src ? gepc(g, src, j0) : NULL, j1 - j0, zero);
 }
 
+/* The slices of a multi-core kernel: a = its arguments, slices [first, end) (i32). */
+typedef void (*mt_body_fn)(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a,
+                           LLVMValueRef first, LLVMValueRef end);
+
 /* The body of <name>_k<i>_w (g->fn): params (args, first, end). */
 static void
-emit_rec_mt_body(kg *g, const kp_call *kc, int nt)
+emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                 LLVMValueRef end)
 {
     const lstmc_rt_rnn_params *p = &kc->p.rnn;
     const int64_t T = p->seq_len, N = p->batch, H = p->hidden, GH = 4 * H, D = p->n_dirs;
-    LLVMValueRef args = LLVMGetParam(g->fn, 0), first = LLVMGetParam(g->fn, 1);
-    LLVMValueRef end = LLVMGetParam(g->fn, 2), a[12];
     LLVMValueRef P, r, sl, init_h, init_c, Peep, Y, Y_h, Y_c, scratch;
-    int k, t;
+    int t;
     int32_t d;
 
-    for (k = 0; k < 12; k++) {
-        LLVMValueRef idx = ci(g, k);
-        a[k] = LLVMBuildLoad2(g->b, g->ptr,
-                              LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""), "");
-    }
     P = a[1];
     r = a[2];
     sl = kc->in[3] ? a[4] : NULL;
@@ -1004,21 +1002,20 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt)
     LLVMBuildRetVoid(g->b);
 }
 
-/* <name>_k<i> (g->fn, the rnn_rec signature) and its slices <name>_k<i>_w. */
+/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
+ * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
 static void
-emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
+emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
 {
     LLVMTypeRef wp[3], wty, rty[3], rfty;
-    LLVMValueRef main_fn = g->fn, w, args, run, cargs[3];
+    LLVMValueRef main_fn = g->fn, w, args, run, cargs[3], a[14];
     LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
     LLVMBuilderRef saved_b = g->b;
     char wname[300];
-    int k;
+    unsigned k;
 
-    if (kc->in[3])
-        emit_seq_len_check(g, LLVMGetParam(g->fn, 4), kc->p.rnn.batch, kc->p.rnn.seq_len);
-    args = entry_alloca(g, LLVMArrayType(g->ptr, 12));
-    for (k = 0; k < 12; k++) {
+    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
+    for (k = 0; k < nargs; k++) {
         LLVMValueRef idx = ci(g, k);
         LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
                        LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
@@ -1050,13 +1047,61 @@ emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
     g->b = LLVMCreateBuilderInContext(g->cx);
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    emit_rec_mt_body(g, kc, nt);
+    for (k = 0; k < nargs; k++) {
+        LLVMValueRef idx = ci(g, k), pa = LLVMGetParam(w, 0);
+        a[k] = LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""),
+                              "");
+    }
+    emit(g, kc, nt, a, LLVMGetParam(w, 1), LLVMGetParam(w, 2));
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMBuildBr(g->ab, body);
     LLVMDisposeBuilder(g->b);
     g->b = saved_b;
     g->fn = main_fn;
     g->alloca_bb = main_alloca;
+}
+
+/* <name>_k<i> (g->fn, the rnn_rec signature) and its slices <name>_k<i>_w. */
+static void
+emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
+{
+    if (kc->in[3])
+        emit_seq_len_check(g, LLVMGetParam(g->fn, 4), kc->p.rnn.batch, kc->p.rnn.seq_len);
+    emit_mt(g, kc, fname, nt, 12, emit_rec_mt_body);
+}
+
+/* The slices of lstmc_rt_rnn_proj: slice t computes the columns [c0, c1) of P (mt_slice of
+ * GH in tiles of PROJ_NB vectors), for every row and direction; no barrier. */
+static void
+emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                  LLVMValueRef end)
+{
+    const lstmc_rt_rnn_proj_params *p = &kc->p.proj;
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    int32_t d;
+    int t;
+
+    for (t = 0; t < nt; t++) {
+        LLVMBasicBlockRef join;
+        int64_t c0, c1;
+        mt_slice(GH, nt, PROJ_NB * g->vl, t, &c0, &c1);
+        if (c1 == c0)
+            continue;
+        join = slice_begin(g, first, end, t);
+        for (d = 0; d < p->n_dirs; d++) {
+            proj_ctx pc;
+            pc.rows = p->rows;
+            pc.I = I;
+            pc.GH = GH;
+            pc.X = a[1];
+            pc.wd = gepc(g, a[2], d * I * GH + c0);
+            pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
+            pc.Pd = gepc(g, a[4], d * p->rows * GH + c0);
+            for_col_segments(g, c1 - c0, PROJ_NB, proj_seg, &pc);
+        }
+        slice_end(g, join);
+    }
+    LLVMBuildRetVoid(g->b);
 }
 
 /* --- KP_LSTM_DRS: dynamic row skip (MICRO'18 §V, Algorithm 3) --------------------------- */
@@ -1482,8 +1527,9 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
  * per-step barrier costs more than the slices save. */
 #define MT_MIN_HIDDEN 128
 
-/* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels, when
- * --threads asks for them or by default (the target's cores) for a big enough layer. */
+/* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels or an
+ * LLVM RnnProj, when --threads asks for them or by default (the target's cores) for a big
+ * enough LSTM layer. */
 static int
 rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
 {
@@ -1492,6 +1538,11 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
 
     if (nt > MT_MAX)
         nt = MT_MAX;
+    if (nt > 1 && c->kind == KP_RNN_PROJ && cg_llvm_handles(c) && !o->opencl)
+        return o->threads > 0 ||
+                       (c->p.proj.hidden >= MT_MIN_HIDDEN && c->p.proj.cell == LSTMC_RT_CELL_LSTM)
+                   ? nt
+                   : 1;
     if (nt <= 1 || c->kind != KP_RNN_REC || c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
         c->scratch_bytes < 28 * c->p.rnn.hidden || !cg_llvm_handles(c) || !rec_pack_ok(kp, i, o))
         return 1;
@@ -1686,7 +1737,9 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    if (c->kind == KP_RNN_PROJ)
+    if (c->kind == KP_RNN_PROJ && g->threads > 1)
+        emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
+    else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
