@@ -1489,6 +1489,7 @@ rec_relayout(const kp_call *c, int key, diag *d)
         if (key)
             rec_relayout_block(b, tmp, p, key, 1);
     }
+    free(tmp);
     t->panels = key;
     return 0;
 }
