@@ -40,6 +40,8 @@ typedef struct cg_options {
     int placement;      /* CG_WEIGHTS_* */
     const stream_info *stream; /* the streaming analysis and step program (compiler/stream.h);
                                   NULL: the model does not stream */
+    int threads; /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
+                    for layers big enough to gain (llvm_kernels.c rec_threads) */
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */

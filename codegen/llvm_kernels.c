@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "ir.h"
 #include "kprog.h"
 #include "target.h"
 
@@ -54,6 +55,9 @@ typedef struct kg {
     LLVMTypeRef f32, i32, i64, i1, ptr, vf; /* vf = <vl x float> */
     int vl;                                 /* floats per vector register of the target */
     int floor_by_cvt; /* 32-bit Arm: VFPv4 has no VRINTM, llvm.floor would call floorf */
+    int prefetch;     /* 1: the target has data caches worth a software prefetch */
+    int panels;       /* the call being emitted reads its U in column panels (rec_relayout) */
+    int threads;      /* > 1: the call being emitted runs on this many threads (emit_rec_mt) */
     LLVMValueRef fn;
     LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
@@ -362,13 +366,28 @@ emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v)
 /*
  * out[r*ldo + c] = (init ? init[r*ldi + c] : 0) + sum_{k<K} a[r*lda + k] * b[k*ldb + c]
  * for r < rb and c < nv*w, where w is the vector width (1: scalar columns). The rb*nv
- * accumulators stay in registers across the k loop.
+ * accumulators stay in registers across the k loop. pf > 0: b is read as one contiguous
+ * stream (ldb == nv*w, a panel) and each k also prefetches the cache lines pf floats ahead.
  */
 #define KG_MAX_ACC 32
+#define KG_LINE 16 /* floats per 64-byte cache line */
+
+/* llvm.prefetch(p, read, locality 3 = keep in all levels, data) */
+static void
+emit_prefetch(kg *g, LLVMValueRef p)
+{
+    LLVMValueRef args[4];
+    args[0] = p;
+    args[1] = LLVMConstInt(g->i32, 0, 0);
+    args[2] = LLVMConstInt(g->i32, 3, 0);
+    args[3] = LLVMConstInt(g->i32, 1, 0);
+    intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
+}
 
 static void
 emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
-          LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w)
+          LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
+          int64_t pf)
 {
     LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
     LLVMValueRef acc[KG_MAX_ACC], k, brow;
@@ -384,6 +403,11 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
     brow = gepf(g, b, mul(g, k, ci(g, ldb)));
+    if (pf > 0) {
+        int64_t off;
+        for (off = 0; off < (int64_t)nv * w; off += KG_LINE)
+            emit_prefetch(g, gepc(g, brow, pf + off));
+    }
     for (r = 0; r < rb; r++) {
         LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
         if (w > 1) {
@@ -462,13 +486,13 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
         kloop l;
         LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
         emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w);
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, 0);
         loop_end(g, &l);
     }
     if (rem > 0) {
         int64_t r = c->rows - rem;
         emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w);
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, 0);
     }
 }
 
@@ -516,14 +540,26 @@ typedef struct rec_ctx {
     /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
     LLVMValueRef sa, sb, sinit, sout;
     int64_t sldb;
+    int panels; /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
 } rec_ctx;
+
+/* Prefetch distance of the recurrent product's panels, in panel rows: far enough ahead to
+ * cover the L3 latency (~100 ns at the 8 cycles a 128-column row of FMAs takes), near enough
+ * that the lines are still in L1 when the FMAs get to them. */
+#define REC_PF_ROWS 8
 
 static void
 gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const rec_ctx *c = vctx;
-    emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
-              c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w);
+    if (c->panels) /* this segment's H x nv*w panel starts at H*col */
+        emit_tile(g, c->sa, 0, gepf(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
+                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0);
+    else
+        emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
+                  w, 0);
 }
 
 static void emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n,
@@ -539,24 +575,24 @@ emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueR
         return;
     }
     c->sa = a;
-    c->sb = gepc(g, c->Rt, col0);
+    c->sb = gepc(g, c->Rt, c->panels ? c->H * col0 : col0);
     c->sldb = c->GH;
     c->sinit = init;
     c->sout = out;
     for_col_segments(g, n, REC_NB, gemv_seg, c);
 }
 
-/* One LSTM step (rt_rnn.c lstm_rec_step + lstm_update); y = this step's Y row or NULL. */
+/* lstm_update of units [j0, j1) from the pre-activations in c->gates: c->c in place, the new
+ * h to hn and y (this step's Y row, or NULL). */
 static void
-emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+emit_lstm_units(kg *g, rec_ctx *c, int64_t j0, int64_t j1, LLVMValueRef hn, LLVMValueRef y)
 {
     const lstmc_rt_rnn_params *p = c->p;
     const int64_t H = c->H;
     LLVMValueRef j, pi, po, pf, pc, cj, it, ft, ct, cn, ot, hj;
     kloop l;
 
-    emit_gemv(g, c, c->h, 0, 4 * H, x, c->gates);
-    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
     pi = ldf(g, gepf(g, c->gates, j));
     po = ldf(g, gepf(g, gepc(g, c->gates, H), j));
     pf = ldf(g, gepf(g, gepc(g, c->gates, 2 * H), j));
@@ -575,10 +611,18 @@ emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
     ot = emit_act(g, &c->act[0], emit_clip(g, p, po));
     hj = fmul(g, ot, emit_act(g, &c->act[2], cn));
     stf(g, cn, gepf(g, c->c, j));
-    stf(g, hj, gepf(g, c->h, j));
+    stf(g, hj, gepf(g, hn, j));
     if (y)
         stf(g, hj, gepf(g, y, j));
     loop_end(g, &l);
+}
+
+/* One LSTM step (rt_rnn.c lstm_rec_step + lstm_update); y = this step's Y row or NULL. */
+static void
+emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    emit_gemv(g, c, c->h, 0, 4 * c->H, x, c->gates);
+    emit_lstm_units(g, c, 0, c->H, c->h, y);
 }
 
 /* One GRU step (rt_rnn.c gru_rec_step). */
@@ -655,6 +699,25 @@ emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zer
     loop_end(g, &l);
 }
 
+/* Return LSTMC_RT_ERR_SEQ_LEN unless every entry of sl[0..N) is in [0, T], before anything
+ * is written. */
+static void
+emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T)
+{
+    kloop l;
+    LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
+    LLVMBasicBlockRef join;
+    s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
+    bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
+                      LLVMBuildICmp(g->b, LLVMIntSGT, s,
+                                    LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
+                      "");
+    join = if_begin(g, bad);
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
 /* lstmc_rt_rnn_rec(p, P, r, rb, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch)
  * with packed weights: rt_rnn.c run_direction, every shape a constant. */
 static void
@@ -683,21 +746,8 @@ emit_rec(kg *g, const kp_call *kc)
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
         return;
     }
-    if (has_sl) { /* every entry in [0, T] before anything is written */
-        kloop l;
-        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
-        LLVMBasicBlockRef join;
-        s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
-        bad = LLVMBuildOr(g->b,
-                          LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
-                          LLVMBuildICmp(g->b, LLVMIntSGT, s,
-                                        LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
-                          "");
-        join = if_begin(g, bad);
-        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
-        LLVMPositionBuilderAtEnd(g->b, join);
-        loop_end(g, &l);
-    }
+    if (has_sl)
+        emit_seq_len_check(g, sl, N, T);
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         LLVMValueRef Pp = gepc(g, P, d * rows * GH), n, s, st, t, x, y, s0, row;
@@ -718,6 +768,7 @@ emit_rec(kg *g, const kp_call *kc)
         c.c = gepc(g, scratch, H);
         c.gates = gepc(g, scratch, 2 * H);
         c.tmp = gepc(g, scratch, (2 + G) * H);
+        c.panels = g->panels;
 
         n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
         if (has_sl)
@@ -782,6 +833,284 @@ emit_rec(kg *g, const kp_call *kc)
         loop_end(g, &ln);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* --- KP_RNN_REC on several cores (LSTM) --------------------------------------------------- */
+
+/*
+ * The time loop of an LSTM layer split across nt threads of the runtime pool (rt_pool.c):
+ * slice t owns the hidden units [j0, j1) (mt_slice) and, at every step, computes the four
+ * gate columns of its units (h * U[:, q*H + j0 .. q*H + j1) for each gate q, the rows of U
+ * it reads are the same at every step: they stay in its core's L2), updates c and h of its
+ * units and meets the others at lstmc_rt_pool_barrier. h is double-buffered (the scratch's
+ * h and tmp: step i reads one and writes the other), so the slices of a step never wait for
+ * each other inside it and may also run one after the other on one thread, which is what
+ * lstmc_rt_pool_run does when the pool has fewer threads (bare metal, pthread_create failed).
+ *   <name>_k<i>(the rnn_rec arguments): checks seq_lens, then
+ *       lstmc_rt_pool_run(<name>_k<i>_w, the arguments, nt)
+ *   <name>_k<i>_w(args, first, end): slices [first, end).
+ * U is in panels cut by the slices (rec_ranges), so each thread's part is contiguous.
+ */
+#define MT_MAX 16 /* threads at most (LSTMC_RT_MAX_THREADS of the default runtime) */
+
+static LLVMValueRef drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d,
+                             LLVMValueRef n);
+
+/* Units (or columns) [j0, j1) of slice t of nt: cut at multiples of vl (a vector width, a
+ * tile) when every slice then gets at least two of them, else at single units. */
+static void
+mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1)
+{
+    const int64_t al = H >= 2LL * nt * vl ? vl : 1;
+    *j0 = H * t / nt / al * al;
+    *j1 = t + 1 == nt ? H : H * (t + 1) / nt / al * al;
+}
+
+/* if (first <= t && t < end) { ...: returns the block after it */
+static LLVMBasicBlockRef
+slice_begin(kg *g, LLVMValueRef first, LLVMValueRef end, int t)
+{
+    LLVMValueRef tv = LLVMConstInt(g->i32, (unsigned long long)t, 0);
+    return if_begin(g, LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSLE, first, tv, ""),
+                                    LLVMBuildICmp(g->b, LLVMIntSLT, tv, end, ""), ""));
+}
+
+static void
+slice_end(kg *g, LLVMBasicBlockRef join)
+{
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+static void
+emit_barrier(kg *g)
+{
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), NULL, 0, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(g->m, "lstmc_rt_pool_barrier");
+    if (!f)
+        f = LLVMAddFunction(g->m, "lstmc_rt_pool_barrier", fty);
+    LLVMBuildCall2(g->b, fty, f, NULL, 0, "");
+}
+
+/* dst[j0..j1) = src ? src[j0..j1) : 0, zeroed where zero (an i1) holds. */
+static void
+emit_copy_units(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t j0, int64_t j1,
+                LLVMValueRef zero)
+{
+    emit_copy(g, gepc(g, dst, j0), src ? gepc(g, src, j0) : NULL, j1 - j0, zero);
+}
+
+/* The slices of a multi-core kernel: a = its arguments, slices [first, end) (i32). */
+typedef void (*mt_body_fn)(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a,
+                           LLVMValueRef first, LLVMValueRef end);
+
+/* The body of <name>_k<i>_w (g->fn): params (args, first, end). */
+static void
+emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                 LLVMValueRef end)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.rnn;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, GH = 4 * H, D = p->n_dirs;
+    LLVMValueRef P, r, sl, init_h, init_c, Peep, Y, Y_h, Y_c, scratch;
+    int t;
+    int32_t d;
+
+    P = a[1];
+    r = a[2];
+    sl = kc->in[3] ? a[4] : NULL;
+    init_h = kc->in[4] ? a[5] : NULL;
+    init_c = kc->in[5] ? a[6] : NULL;
+    Peep = kc->in[6] ? a[7] : NULL;
+    Y = kc->out[0] ? a[8] : NULL;
+    Y_h = kc->out[1] ? a[9] : NULL;
+    Y_c = kc->out[2] ? a[10] : NULL;
+    scratch = a[11];
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        LLVMValueRef Pp = gepc(g, P, d * T * N * GH), hA = scratch, hB = gepc(g, scratch, 6 * H);
+        LLVMValueRef n, s, st, i, tt, row, x, y, odd, hc, hn, s0;
+        LLVMBasicBlockRef join;
+        rec_ctx c;
+        kloop ln, ls, lz;
+
+        memset(&c, 0, sizeof c);
+        c.p = p;
+        c.act = &p->act[d * 3];
+        c.H = H;
+        c.GH = GH;
+        c.Rt = gepc(g, r, d * H * GH);
+        c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        c.c = gepc(g, scratch, H);
+        c.gates = gepc(g, scratch, 2 * H);
+        c.panels = 1;
+
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        s = sl ? LLVMBuildSExt(g->b,
+                               LLVMBuildLoad2(g->b, g->i32,
+                                              LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
+                                              ""),
+                               g->i64, "")
+               : ci(g, T);
+        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d)) : add(g, ci(g, d * N), n),
+                 ci(g, H));
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            join = slice_begin(g, first, end, t);
+            emit_copy_units(g, hA, init_h ? gepf(g, init_h, st) : NULL, j0, j1, NULL);
+            emit_copy_units(g, c.c, init_c ? gepf(g, init_c, st) : NULL, j0, j1, NULL);
+            slice_end(g, join);
+        }
+        emit_barrier(g); /* the whole initial h before anyone reads it */
+
+        i = loop_begin(g, &ls, ci(g, 0), s);
+        tt = rev ? LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), i, "") : i;
+        row = p->layout ? add(g, mul(g, n, ci(g, T)), tt) : add(g, mul(g, tt, ci(g, N)), n);
+        x = gepf(g, Pp, mul(g, row, ci(g, GH)));
+        y = Y ? gepf(g, Y, drs_y_at(g, p, tt, d, n)) : NULL;
+        odd = LLVMBuildTrunc(g->b, i, g->i1, "");
+        hc = sel(g, odd, hB, hA);
+        hn = sel(g, odd, hA, hB);
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1, q;
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            for (q = 0; q < 4; q++)
+                emit_gemv(g, &c, hc, q * H + j0, j1 - j0, gepc(g, x, q * H + j0),
+                          gepc(g, c.gates, q * H + j0));
+            emit_lstm_units(g, &c, j0, j1, hn, y);
+            slice_end(g, join);
+        }
+        emit_barrier(g); /* this step's h complete before the next step reads it */
+        loop_end(g, &ls);
+
+        /* after s steps the state is in hA when s is even, in hB when odd */
+        hc = sel(g, LLVMBuildTrunc(g->b, s, g->i1, ""), hB, hA);
+        s0 = sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            if (Y && sl) { /* rows t >= s are zero */
+                tt = loop_begin(g, &lz, s, ci(g, T));
+                emit_copy_units(g, gepf(g, Y, drs_y_at(g, p, tt, d, n)), NULL, j0, j1, NULL);
+                loop_end(g, &lz);
+            }
+            if (Y_h)
+                emit_copy_units(g, gepf(g, Y_h, st), hc, j0, j1, s0);
+            if (Y_c)
+                emit_copy_units(g, gepf(g, Y_c, st), c.c, j0, j1, s0);
+            slice_end(g, join);
+        }
+        loop_end(g, &ln);
+    }
+    LLVMBuildRetVoid(g->b);
+}
+
+/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
+ * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
+static void
+emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+{
+    LLVMTypeRef wp[3], wty, rty[3], rfty;
+    LLVMValueRef main_fn = g->fn, w, args, run, cargs[3], a[14];
+    LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
+    LLVMBuilderRef saved_b = g->b;
+    char wname[300];
+    unsigned k;
+
+    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
+    for (k = 0; k < nargs; k++) {
+        LLVMValueRef idx = ci(g, k);
+        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
+                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
+    }
+    wp[0] = g->ptr;
+    wp[1] = g->i32;
+    wp[2] = g->i32;
+    wty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0);
+    snprintf(wname, sizeof wname, "%s_w", fname);
+    w = LLVMAddFunction(g->m, wname, wty);
+    LLVMSetLinkage(w, LLVMInternalLinkage);
+    rty[0] = g->ptr;
+    rty[1] = g->ptr;
+    rty[2] = g->i32;
+    rfty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), rty, 3, 0);
+    run = LLVMGetNamedFunction(g->m, "lstmc_rt_pool_run");
+    if (!run)
+        run = LLVMAddFunction(g->m, "lstmc_rt_pool_run", rfty);
+    cargs[0] = w;
+    cargs[1] = args;
+    cargs[2] = LLVMConstInt(g->i32, (unsigned long long)nt, 0);
+    LLVMBuildCall2(g->b, rfty, run, cargs, 3, "");
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+
+    /* the slices' function, with its own entry block and builder */
+    g->fn = w;
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, w, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, w, "start");
+    g->b = LLVMCreateBuilderInContext(g->cx);
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    for (k = 0; k < nargs; k++) {
+        LLVMValueRef idx = ci(g, k), pa = LLVMGetParam(w, 0);
+        a[k] = LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""),
+                              "");
+    }
+    emit(g, kc, nt, a, LLVMGetParam(w, 1), LLVMGetParam(w, 2));
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMBuildBr(g->ab, body);
+    LLVMDisposeBuilder(g->b);
+    g->b = saved_b;
+    g->fn = main_fn;
+    g->alloca_bb = main_alloca;
+}
+
+/* <name>_k<i> (g->fn, the rnn_rec signature) and its slices <name>_k<i>_w. */
+static void
+emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
+{
+    if (kc->in[3])
+        emit_seq_len_check(g, LLVMGetParam(g->fn, 4), kc->p.rnn.batch, kc->p.rnn.seq_len);
+    emit_mt(g, kc, fname, nt, 12, emit_rec_mt_body);
+}
+
+/* The slices of lstmc_rt_rnn_proj: slice t computes the columns [c0, c1) of P (mt_slice of
+ * GH in tiles of PROJ_NB vectors), for every row and direction; no barrier. */
+static void
+emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                  LLVMValueRef end)
+{
+    const lstmc_rt_rnn_proj_params *p = &kc->p.proj;
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    int32_t d;
+    int t;
+
+    for (t = 0; t < nt; t++) {
+        LLVMBasicBlockRef join;
+        int64_t c0, c1;
+        mt_slice(GH, nt, PROJ_NB * g->vl, t, &c0, &c1);
+        if (c1 == c0)
+            continue;
+        join = slice_begin(g, first, end, t);
+        for (d = 0; d < p->n_dirs; d++) {
+            proj_ctx pc;
+            pc.rows = p->rows;
+            pc.I = I;
+            pc.GH = GH;
+            pc.X = a[1];
+            pc.wd = gepc(g, a[2], d * I * GH + c0);
+            pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
+            pc.Pd = gepc(g, a[4], d * p->rows * GH + c0);
+            for_col_segments(g, c1 - c0, PROJ_NB, proj_seg, &pc);
+        }
+        slice_end(g, join);
+    }
+    LLVMBuildRetVoid(g->b);
 }
 
 /* --- KP_LSTM_DRS: dynamic row skip (MICRO'18 §V, Algorithm 3) --------------------------- */
@@ -2034,6 +2363,176 @@ tissue_handles(const kp_call *c)
     return tissue_act_ok(p);
 }
 
+/* --- U in column panels --------------------------------------------------------------- */
+
+/*
+ * Row-major, the recurrent product reads Rt [H, GH] one column tile at a time
+ * (for_col_segments), k going down the rows: nv*w floats per k at a stride of GH floats
+ * (8 KiB for H 512), which the hardware prefetchers do not follow across pages; at L3 sizes
+ * that costs up to 30 % (bench/compare/u_pattern.c, bench/RESULTS.md issue 4). So the
+ * weights of the call are stored in panels instead, as MLAS packs B: every tile's H x width
+ * block contiguous, in the order the tiles are walked, and emit_tile prefetches the panel
+ * REC_PF_ROWS rows ahead. The columns of each gemv range [r0, r0+n) of a direction's block
+ * are cut exactly as for_col_segments cuts them (full tiles of REC_NB vectors, one tile of
+ * the vectors left, scalar tiles of at most 8); element (k, r0+c0+j) of the segment
+ * [c0, c0+ws) goes to H*(r0+c0) + k*ws + j.
+ */
+
+/* The gemv column ranges of a cell (emit_*_step): LSTM [0, 4H); GRU [0, 2H) and [2H, 3H);
+ * RNN [0, H); on nt > 1 threads (emit_rec_mt, LSTM) [q*H + j0, q*H + j1) for every slice
+ * and gate q. Returns how many. */
+static int
+rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
+           int64_t n[4 * MT_MAX])
+{
+    int nr = 0, t, q;
+
+    if (nt > 1) {
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(p->hidden, nt, vl, t, &j0, &j1);
+            for (q = 0; q < 4 && j1 > j0; q++, nr++) {
+                r0[nr] = q * p->hidden + j0;
+                n[nr] = j1 - j0;
+            }
+        }
+        return nr;
+    }
+    r0[0] = 0;
+    n[0] = cell_gates(p->cell) * p->hidden;
+    if (p->cell != LSTMC_RT_CELL_GRU)
+        return 1;
+    n[0] = 2 * p->hidden;
+    r0[1] = 2 * p->hidden;
+    n[1] = p->hidden;
+    return 2;
+}
+
+/* The layout key of ir_tensor.panels: vector width and threads. */
+#define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
+
+/* One direction's block: dst = src in the panels of layout key (to 1) or back (to 0). */
+static void
+rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int key, int to)
+{
+    const int vl = key / 64;
+    const int64_t H = p->hidden, GH = cell_gates(p->cell) * H, tw = (int64_t)REC_NB * vl;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
+    int nr = rec_ranges(p, vl, key % 64, r0, n), r;
+
+    for (r = 0; r < nr; r++)
+        for (c0 = 0; c0 < n[r];) {
+            int64_t ws;
+            if (c0 < n[r] / tw * tw)
+                ws = tw;
+            else if ((n[r] - c0) / vl > 0)
+                ws = (n[r] - c0) / vl * vl;
+            else
+                ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
+            for (k = 0; k < H; k++)
+                for (j = 0; j < ws; j++) {
+                    int64_t pi = H * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    if (to)
+                        dst[pi] = src[ri];
+                    else
+                        dst[ri] = src[pi];
+                }
+            c0 += ws;
+        }
+}
+
+/* Bring the U of REC call c to the panels of layout key (PANELS_KEY) or to C order (0). */
+static int
+rec_relayout(const kp_call *c, int key, diag *d)
+{
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    ir_tensor *t = c->in[1];
+    const int64_t blk = cell_gates(p->cell) * p->hidden * p->hidden;
+    float *tmp, *data = t->data;
+    int32_t dir;
+
+    if (t->panels == key)
+        return 0;
+    tmp = malloc((size_t)blk * sizeof *tmp);
+    if (!tmp) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    for (dir = 0; dir < p->n_dirs; dir++) {
+        float *b = data + dir * blk;
+        memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        if (t->panels) { /* packed for another vector width: back to C order first */
+            rec_relayout_block(b, tmp, p, t->panels, 0);
+            memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        }
+        if (key)
+            rec_relayout_block(b, tmp, p, key, 1);
+    }
+    free(tmp);
+    t->panels = key;
+    return 0;
+}
+
+/* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 that no
+ * other call reads except as the U of a REC call of the same shape (packed alike), and no
+ * OpenCL side that could read it in C order. */
+static int
+rec_pack_ok(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    const ir_tensor *t = c->in[1];
+    int j, k;
+
+    if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data || t->dtype != IR_DT_F32 ||
+        ir_shape_numel(&t->shape) !=
+            c->p.rnn.n_dirs * cell_gates(c->p.rnn.cell) * c->p.rnn.hidden * c->p.rnn.hidden)
+        return 0;
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *u = &kp->calls[j];
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (u->out[k] == t)
+                return 0;
+            if (u->in[k] != t)
+                continue;
+            if (k != 1 || u->kind != KP_RNN_REC || !cg_llvm_handles(u) ||
+                u->p.rnn.hidden != c->p.rnn.hidden || u->p.rnn.cell != c->p.rnn.cell ||
+                u->p.rnn.n_dirs != c->p.rnn.n_dirs)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Smallest hidden size that gets threads by default (without --threads): below it the
+ * per-step barrier costs more than the slices save. */
+#define MT_MIN_HIDDEN 128
+
+/* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels or an
+ * LLVM RnnProj, when --threads asks for them or by default (the target's cores) for a big
+ * enough LSTM layer. */
+static int
+rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
+{
+    const kp_call *c = &kp->calls[i];
+    int nt = o->threads > 0 ? o->threads : t->cores;
+
+    if (nt > MT_MAX)
+        nt = MT_MAX;
+    if (c->wfmt) /* the reduced-precision tiles (emit_proj_lowp, emit_gemv_lowp) are 1-thread */
+        return 1;
+    if (nt > 1 && c->kind == KP_RNN_PROJ && cg_llvm_handles(c) && !o->opencl)
+        return o->threads > 0 ||
+                       (c->p.proj.hidden >= MT_MIN_HIDDEN && c->p.proj.cell == LSTMC_RT_CELL_LSTM)
+                   ? nt
+                   : 1;
+    if (nt <= 1 || c->kind != KP_RNN_REC || c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
+        c->scratch_bytes < 28 * c->p.rnn.hidden || !cg_llvm_handles(c) || !rec_pack_ok(kp, i, o))
+        return 1;
+    if (o->threads == 0 && c->p.rnn.hidden < MT_MIN_HIDDEN)
+        return 1;
+    return nt;
+}
+
 /* --- which calls ----------------------------------------------------------------------- */
 
 int
@@ -2236,12 +2735,16 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     g->wfmt = c->wfmt; /* emit_gemv and emit_proj_lowp read it */
     if (c->kind == KP_RNN_PROJ && c->wfmt)
         emit_proj_lowp(g, c);
+    else if (c->kind == KP_RNN_PROJ && g->threads > 1)
+        emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
     else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
     else if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
+    else if (g->threads > 1)
+        emit_rec_mt(g, c, fname, g->threads);
     else
         emit_rec(g, c);
     g->wfmt = 0;
@@ -2322,9 +2825,15 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     g.f16_native = (strncmp(triple, "x86_64", 6) == 0 && feature_state(features, "f16c") == 1) ||
                    strncmp(triple, "aarch64", 7) == 0;
 
+    g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++)
-        if (handled[i])
+        if (handled[i]) {
+            g.panels = rec_pack_ok(kp, i, o);
+            g.threads = rec_threads(kp, i, o, t);
+            if (g.threads > 1)
+                handled[i] = (unsigned char)g.threads;
             emit_call(&g, o->name, &kp->calls[i], i);
+        }
 
     if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &err)) {
         diag_error(d, "internal error: the LLVM kernels do not verify: %s", err);
@@ -2355,6 +2864,13 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         remove(path);
         goto out_module;
     }
+    for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
+        if (kp->calls[i].kind == KP_RNN_REC && kp->calls[i].in[1] &&
+            (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
+            rec_relayout(&kp->calls[i],
+                         handled[i] && rec_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
+                         d) < 0)
+            goto out_module;
     rc = n;
 out_module:
     LLVMDisposeBuilder(g.b);

@@ -490,6 +490,7 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.alpha_inter_max = o->alpha_inter_max;
     co.alpha_intra_max = o->alpha_intra_max;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    co.threads = o->threads;
     co.opencl = cg_opencl_wanted(o->target);
     if (co.opencl && co.placement != CG_WEIGHTS_CONST) {
         /* <name>_init uploads the weights to the device; blob and pointer bind them later */

@@ -59,6 +59,7 @@ typedef struct driver_options {
                                 this lstmc has LLVM, else c */
     const char *weights;     /* --weights: fp32|fp16|bf16|int8 (compiler/lowp.h); NULL: the
                                 format the model's own weights were stored in */
+    int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

@@ -51,6 +51,8 @@ static const char usage_text[] =
     "  --disable-pass=NAME  leave a pass out (e.g. split_gates for schedule A)\n"
     "  --time-passes        print the time each pass takes\n"
     "  --emit=c|llvm        CPU kernels: portable C, or LLVM object code for the target\n"
+    "  --threads=N          LLVM LSTM layers on N threads (1-16; default: the target's\n"
+    "                       cores, for layers with H >= 128)\n"
     "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
     "  --weights-placement=const|blob|pointer   weights compiled in (flash), in\n"
@@ -165,6 +167,12 @@ parse_args(int argc, char **argv, cli *c)
             if (strcmp(v, "c") != 0 && strcmp(v, "llvm") != 0)
                 return usage("--emit takes c or llvm, got '%s'", v);
             c->o.emit = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--threads"))) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 16)
+                return usage("--threads takes a count from 1 to 16, got '%s'", v);
+            c->o.threads = (int)n;
         } else if ((v = cli_opt(argc, argv, &i, "--weights-placement"))) {
             if (strcmp(v, "const") != 0 && strcmp(v, "blob") != 0 && strcmp(v, "pointer") != 0)
                 return usage("--weights-placement takes const, blob or pointer, got '%s'", v);

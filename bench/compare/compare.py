@@ -15,7 +15,10 @@ How it measures (see also the section in bench/RESULTS.md):
   slow drift of the machine (other jobs, frequency) hits every system alike.
 - Before timing, every worker's output is compared with ONNX Runtime's (1 thread): the largest
   absolute difference must be <= 1e-4, else the run stops with an error.
-- lstmc is single-threaded today: its 2-thread rows repeat its 1-thread samples, marked (1T).
+- lstmc: the 1-thread rows are the library compiled with --threads=1, the 2-thread rows the
+  one compiled with --threads=2 (its LSTM time loops split across a pool of 2 threads), for
+  H >= 128; for smaller H lstmc does not use threads (the per-step barrier costs more than
+  the slices save) and its 2-thread rows repeat the 1-thread samples, marked (1T).
 - Roofline: roofline.c measures the peak FMA rate and the read bandwidth of L1, L2, L3 and DRAM
   with 1 and 2 threads. Model of the work (schedule of every system here: one layer at a time,
   the input projection W x_t of all steps hoisted into one GEMM): per layer, U (4H x H floats)
@@ -57,6 +60,8 @@ CONFIGS = [
     ("Arm-H64", 64, 64, 1, 10, "Arm'19 corner"),
 ]
 QUICK = ["MR", "HAR", "Arm-H64"]
+# lstmc gets a 2-thread library from this hidden size on (llvm_kernels.c MT_MIN_HIDDEN)
+MT_MIN_HIDDEN = 128
 TOL = 1e-4
 BLAS_DIRS = {
     "openblas": "/usr/lib/x86_64-linux-gnu/openblas-pthread",
@@ -133,6 +138,7 @@ def prepare(cfg, a, stamp):
     name, I, H, L, T, _ = cfg
     d = os.path.join(a.work, "models", name)
     out = os.path.join(d, "lstmc_out")
+    out2 = os.path.join(d, "lstmc_out2") if H >= MT_MIN_HIDDEN else None
     if not (os.path.exists(os.path.join(d, "stamp")) and open(os.path.join(d, "stamp")).read() == stamp):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -146,15 +152,21 @@ def prepare(cfg, a, stamp):
         for init in m.graph.initializer:
             if init.name[:2] in ("W_", "R_", "B_"):
                 numpy_helper.to_array(init).astype(np.float32).tofile(os.path.join(d, init.name + ".bin"))
-        sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m", "-o", out])
-        # The generated Makefile's library, built the way a user would (make), for this CPU.
-        sh(["nice", "make", "-C", out, "libm.a", "CFLAGS=-O2 -march=native"])
-        os.remove(os.path.join(out, "m_weights.c"))  # hundreds of MB of C for the big models
+        for o, thr in ((out, 1), (out2, 2)):
+            if not o:
+                continue
+            sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m", "--threads=%d" % thr,
+                "-o", o])
+            # The generated Makefile's library, built the way a user would (make), for this CPU.
+            sh(["nice", "make", "-C", o, "libm.a", "CFLAGS=-O2 -march=native"])
+            os.remove(os.path.join(o, "m_weights.c"))  # hundreds of MB of C for the big models
         open(os.path.join(d, "stamp"), "w").write(stamp)
         log("  built %-10s in %5.1f s" % (name, time.time() - t0))
-    sh(["cc", "-O2", "-march=native", "-I", out, "-I", os.path.join(out, "runtime", "include"),
-        "-I", HERE, os.path.join(HERE, "lstmc_worker.c"), os.path.join(out, "libm.a"), "-lm",
-        "-o", os.path.join(d, "lstmc_worker")])
+    for o, wname in ((out, "lstmc_worker"), (out2, "lstmc_worker2")):
+        if o:
+            sh(["cc", "-O2", "-march=native", "-I", o, "-I", os.path.join(o, "runtime", "include"),
+                "-I", HERE, os.path.join(HERE, "lstmc_worker.c"), os.path.join(o, "libm.a"), "-lm",
+                "-pthread", "-o", os.path.join(d, wname)])
     return d
 
 
@@ -232,6 +244,9 @@ def start_workers(cfg, d, a, logdir):
     dims = [str(I), str(H), str(L), str(T)]
     blas = {"LD_LIBRARY_PATH": BLAS_DIRS[a.torch_blas]}
     ws.append(Worker("lstmc", "lstmc", 1, [os.path.join(d, "lstmc_worker"), os.path.join(d, "x.bin")], {}, logdir))
+    if H >= MT_MIN_HIDDEN:
+        ws.append(Worker("lstmc_t2", "lstmc", 2, [os.path.join(d, "lstmc_worker2"), os.path.join(d, "x.bin")],
+                         {}, logdir))
     for t in (1, 2):
         omp = {"OMP_NUM_THREADS": str(t)}
         ws.append(Worker("ort_t%d" % t, "onnxruntime", t, node + [str(t)], {}, logdir))
@@ -392,13 +407,15 @@ def main():
                 w.close()
         for t in (1, 2):
             flops, bound, lvl, t_mem, t_flop = work_model(cfg, caches, roof, t)
-            group = [w for w in ws if w.threads == t or w.system == "lstmc"]
+            group = [w for w in ws if w.threads == t]
+            if not any(w.system == "lstmc" for w in group):  # lstmc without threads: its 1T samples
+                group = [w for w in ws if w.key == "lstmc"] + group
             med = {w.key: float(np.median(w.samples)) * 1e-9 for w in group}
             for w in group:
                 s = np.array(w.samples) * 1e-9
                 others = [med[o.key] for o in group if o.system != "lstmc"]
                 row = dict(config=name, I=I, H=H, L=L, T=T, threads=t,
-                           system=w.system + (" (1T)" if w.system == "lstmc" and t == 2 else ""),
+                           system=w.system + (" (1T)" if w.system == "lstmc" and w.threads != t else ""),
                            median_ms=med[w.key] * 1e3, min_ms=s.min() * 1e3, max_ms=s.max() * 1e3,
                            n=len(s), gflops=flops / med[w.key] / 1e9,
                            vs_best_other=(min(others) / med[w.key]) if w.system == "lstmc" else None,

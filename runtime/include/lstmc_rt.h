@@ -752,6 +752,21 @@ void lstmc_rt_esell_spmv(const float *e, const float *x, float th, float *y);
 void lstmc_rt_esell_spmm(const float *e, const float *X, int64_t ldx, int64_t n, float *Y,
                          int64_t ldy);
 
+/* --- worker threads of the multi-core kernels (rt_pool.c) ----------------------------- */
+
+/*
+ * fn(ctx, first, end) runs slices [first, end) of a kernel. lstmc_rt_pool_start(n) (in
+ * <name>_init) starts n - 1 workers once and returns the threads the pool has (1 without
+ * LSTMC_RT_THREADS); lstmc_rt_pool_run(fn, ctx, n) runs slice t on thread t when the pool has
+ * exactly n threads, else all n slices in order on the caller; lstmc_rt_pool_barrier waits
+ * for every slice of the running job (nothing when the slices run in order). No malloc.
+ */
+typedef void (*lstmc_rt_pool_fn)(void *ctx, int first, int end);
+int lstmc_rt_pool_start(int n);
+int lstmc_rt_pool_threads(void);
+void lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n);
+void lstmc_rt_pool_barrier(void);
+
 #ifdef __cplusplus
 }
 #endif

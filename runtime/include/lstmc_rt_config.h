@@ -22,4 +22,9 @@
 #define LSTMC_RT_PROJ_PANEL 64
 #endif
 
+/* Most threads of the worker pool (rt_pool.c, built with LSTMC_RT_THREADS): static storage. */
+#ifndef LSTMC_RT_MAX_THREADS
+#define LSTMC_RT_MAX_THREADS 16
+#endif
+
 #endif /* LSTMC_RT_CONFIG_H */

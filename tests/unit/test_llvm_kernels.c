@@ -78,6 +78,8 @@ build_so(const kprog *kp, const char *tag, unsigned char *handled)
     o.outdir = dir;
     o.target = "host";
     o.llvm = 1;
+    o.threads = 1; /* the multi-core kernels need rt_pool.c, which t.so does not link; the
+                      e2e_threads tests cover them */
     n = cg_llvm_kernels(kp, &o, handled, d);
     cr_assert(n == kp->n_calls, "cg_llvm_kernels: %d of %d kernels", n, kp->n_calls);
     snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
