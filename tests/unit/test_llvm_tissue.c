@@ -79,16 +79,17 @@ build_so(const kprog *kp, const char *tag)
     if (!runtime_built) { /* the runtime sources the kernel calls, compiled once */
         snprintf(cmd, sizeof cmd,
                  "cd %s && cc -c -fPIC -O2 -I%s/runtime/include %s/runtime/src/rt_tissue.c "
-                 "%s/runtime/src/rt_rnn.c %s/runtime/src/rt_drs.c %s/runtime/src/rt_hsparse.c",
+                 "%s/runtime/src/rt_rnn.c %s/runtime/src/rt_drs.c %s/runtime/src/rt_hsparse.c "
+                 "%s/runtime/src/rt_lowp.c %s/runtime/src/rt_spmv.c",
                  WORK, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR,
-                 LSTMC_SOURCE_DIR);
+                 LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR);
         cr_assert(system(cmd) == 0, "%s", cmd);
         runtime_built = 1;
     }
     snprintf(cmd, sizeof cmd,
              "cc -shared -o %s/t.so %s/t_kernels.o %s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o "
-             "%s/rt_hsparse.o -lm",
-             dir, dir, WORK, WORK, WORK, WORK);
+             "%s/rt_hsparse.o %s/rt_lowp.o %s/rt_spmv.o -lm",
+             dir, dir, WORK, WORK, WORK, WORK, WORK, WORK);
     cr_assert(system(cmd) == 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s/t.so", dir);
     h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
