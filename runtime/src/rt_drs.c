@@ -164,27 +164,11 @@ lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_in
 static int
 params_ok(const lstmc_rt_rnn_params *p)
 {
-    const int64_t T = p->seq_len, N = p->batch, H = p->hidden;
-    int32_t k;
+    const int64_t T = p->seq_len, N = p->batch;
 
-    if (p->cell != LSTMC_RT_CELL_LSTM || p->packed != 1)
+    if (!lstmc_rt_packed_lstm_ok(p))
         return 0;
-    if (T < 0 || N < 0 || H < 1 || H > INT32_MAX / 64)
-        return 0;
-    if (p->n_dirs != 1 && p->n_dirs != 2)
-        return 0;
-    if (p->reverse != 0 && (p->reverse != 1 || p->n_dirs != 1))
-        return 0;
-    if (p->layout != 0 && p->layout != 1)
-        return 0;
-    if (p->has_clip && !(p->clip >= 0.0f))
-        return 0;
-    if (N != 0 && T > INT64_MAX / N / 4 / H / p->n_dirs)
-        return 0;
-    for (k = 0; k < 3 * p->n_dirs; k++)
-        if (p->act[k].kind < LSTMC_RT_ACT_SIGMOID || p->act[k].kind > LSTMC_RT_ACT_SOFTPLUS)
-            return 0;
-    return 1;
+    return N == 0 || T <= INT64_MAX / N / 4 / p->hidden / p->n_dirs;
 }
 
 int64_t

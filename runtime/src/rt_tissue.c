@@ -456,27 +456,10 @@ static int
 params_ok(const lstmc_rt_tissue_params *tp)
 {
     const lstmc_rt_rnn_params *p = &tp->rnn;
-    int64_t T = p->seq_len, N = p->batch, H = p->hidden;
-    int32_t k;
 
-    if (p->cell != LSTMC_RT_CELL_LSTM || p->packed != 1 || tp->mts < 1)
+    if (tp->mts < 1 || !lstmc_rt_packed_lstm_ok(p))
         return 0;
-    if (T < 0 || N < 0 || H < 1 || H > INT32_MAX / 64)
-        return 0;
-    if (p->n_dirs != 1 && p->n_dirs != 2)
-        return 0;
-    if (p->reverse != 0 && (p->reverse != 1 || p->n_dirs != 1))
-        return 0;
-    if (p->layout != 0 && p->layout != 1)
-        return 0;
-    if (p->has_clip && !(p->clip >= 0.0f))
-        return 0;
-    if (N != 0 && T > MAX_CELLS / N)
-        return 0;
-    for (k = 0; k < 3 * p->n_dirs; k++)
-        if (p->act[k].kind < LSTMC_RT_ACT_SIGMOID || p->act[k].kind > LSTMC_RT_ACT_SOFTPLUS)
-            return 0;
-    return 1;
+    return p->batch == 0 || p->seq_len <= MAX_CELLS / p->batch;
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -196,4 +197,22 @@ helpers_every_fixture(helpers_sweep *sw, int *bad)
     }
     fclose(f);
     return n;
+}
+
+float
+helpers_frand(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+float *
+helpers_rand_vec(size_t n, unsigned *s, float scale)
+{
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    size_t i;
+    cr_assert_not_null(v);
+    for (i = 0; i < n; i++)
+        v[i] = scale * helpers_frand(s);
+    return v;
 }

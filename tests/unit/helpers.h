@@ -43,4 +43,10 @@ int helpers_every_fixture(helpers_sweep *sw, int *bad);
 /* The nth live node of op in g, or NULL. */
 const ir_node *helpers_find_op(const ir_graph *g, ir_op op, int nth);
 
+/* A linear congruential step of *s as a float in [-1, 1): fixed test data from a seed. */
+float helpers_frand(unsigned *s);
+
+/* n such values times scale in a malloc'd array (the caller frees it). */
+float *helpers_rand_vec(size_t n, unsigned *s, float scale);
+
 #endif

@@ -41,23 +41,6 @@ skip_without_llvm(void)
         cr_skip_test("lstmc built without LLVM");
 }
 
-static float
-frand(unsigned *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-static float *
-rand_vec(size_t n, unsigned *s, float scale)
-{
-    float *v = malloc((n ? n : 1) * sizeof *v);
-    size_t i;
-    for (i = 0; i < n; i++)
-        v[i] = scale * frand(s);
-    return v;
-}
-
 /* Compile kp's kernels for the host into WORK/<tag>, link them into a shared object and open
  * it. */
 static void *
@@ -111,14 +94,14 @@ run_rec_case(const rec_case *rc)
     unsigned char handled[2];
     lstmc_rt_rnn_proj_params *pp;
     lstmc_rt_rnn_params *p;
-    float *X = rand_vec((size_t)(rows * I), &seed, 1.0f);
-    float *w = rand_vec((size_t)(D * I * GH), &seed, 0.5f);
-    float *b = rand_vec((size_t)(D * GH), &seed, 0.5f);
-    float *r = rand_vec((size_t)(D * H * GH), &seed, 0.5f);
-    float *rbh = rand_vec((size_t)(D * H), &seed, 0.5f);
-    float *h0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
-    float *c0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
-    float *pe = rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
+    float *X = helpers_rand_vec((size_t)(rows * I), &seed, 1.0f);
+    float *w = helpers_rand_vec((size_t)(D * I * GH), &seed, 0.5f);
+    float *b = helpers_rand_vec((size_t)(D * GH), &seed, 0.5f);
+    float *r = helpers_rand_vec((size_t)(D * H * GH), &seed, 0.5f);
+    float *rbh = helpers_rand_vec((size_t)(D * H), &seed, 0.5f);
+    float *h0 = helpers_rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *c0 = helpers_rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *pe = helpers_rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
     int32_t *sl = malloc((size_t)N * sizeof *sl);
     size_t ny = (size_t)(T * D * N * H), ns = (size_t)(D * N * H);
     float *P0 = calloc((size_t)(D * rows * GH), sizeof(float));

@@ -38,23 +38,6 @@ typedef lstmc_rt_status (*tissue_fn)(const lstmc_rt_tissue_params *, float, cons
 static ir_tensor present[KP_MAX_ARGS];
 static int runtime_built;
 
-static float
-frand(unsigned *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
-static float *
-rand_vec(size_t n, unsigned *s, float scale)
-{
-    float *v = malloc((n ? n : 1) * sizeof *v);
-    size_t i;
-    for (i = 0; i < n; i++)
-        v[i] = scale * frand(s);
-    return v;
-}
-
 /* The kernel of kp's single call, built for the host into WORK/<tag> and linked with the
  * runtime sources it calls (lstmc_rt_tissue_plan), loaded with dlopen. */
 static void *
@@ -199,16 +182,16 @@ run_case(const tcase *tc)
     lstmc_rt_rnn_params *p = &tp.rnn;
     kprog kp;
     kp_call call;
-    float *P = rand_vec((size_t)(D * C * G), &seed, 2.5f);
+    float *P = helpers_rand_vec((size_t)(D * C * G), &seed, 2.5f);
     /* small enough that the row sums D leave S unsaturated (below 16H) for many links */
-    float *Ut = rand_vec((size_t)(D * H * G), &seed, 0.05f);
+    float *Ut = helpers_rand_vec((size_t)(D * H * G), &seed, 0.05f);
     float *Up = calloc((size_t)(D * H * G), sizeof(float));
     float *rsum = calloc((size_t)(D * G), sizeof(float));
-    float *h0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
-    float *c0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
-    float *pe = rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
-    float *hp = rand_vec((size_t)(D * H), &seed, 0.5f),
-          *cp = rand_vec((size_t)(D * H), &seed, 0.5f);
+    float *h0 = helpers_rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *c0 = helpers_rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *pe = helpers_rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
+    float *hp = helpers_rand_vec((size_t)(D * H), &seed, 0.5f),
+          *cp = helpers_rand_vec((size_t)(D * H), &seed, 0.5f);
     int32_t *sl = malloc((size_t)N * sizeof *sl);
     const size_t ny = (size_t)(T * D * N * H), ns = (size_t)(D * N * H);
     float *Y0 = calloc(ny, 4), *Y1 = calloc(ny, 4), *Yh0 = calloc(ns, 4), *Yh1 = calloc(ns, 4);
@@ -312,15 +295,15 @@ run_drs_case(const tcase *tc)
     lstmc_rt_rnn_params *p = &tp.rnn;
     kprog kp;
     kp_call call;
-    float *P = rand_vec((size_t)(D * C * G), &seed, 2.5f);
-    float *Ut = rand_vec((size_t)(D * H * G), &seed, 0.05f);
+    float *P = helpers_rand_vec((size_t)(D * C * G), &seed, 2.5f);
+    float *Ut = helpers_rand_vec((size_t)(D * H * G), &seed, 0.05f);
     float *Uo = calloc((size_t)(D * H * H), 4), *Ufic = calloc((size_t)(D * 3 * H * H), 4);
     float *rsum = calloc((size_t)(D * G), sizeof(float));
-    float *h0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
-    float *c0 = rand_vec((size_t)(D * N * H), &seed, 1.0f);
-    float *pe = rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
-    float *hp = rand_vec((size_t)(D * H), &seed, 0.5f),
-          *cp = rand_vec((size_t)(D * H), &seed, 0.5f);
+    float *h0 = helpers_rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *c0 = helpers_rand_vec((size_t)(D * N * H), &seed, 1.0f);
+    float *pe = helpers_rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
+    float *hp = helpers_rand_vec((size_t)(D * H), &seed, 0.5f),
+          *cp = helpers_rand_vec((size_t)(D * H), &seed, 0.5f);
     int32_t *sl = malloc((size_t)N * sizeof *sl);
     const size_t ny = (size_t)(T * D * N * H), ns = (size_t)(D * N * H);
     float *Y0 = calloc(ny, 4), *Y1 = calloc(ny, 4), *Yh0 = calloc(ns, 4), *Yh1 = calloc(ns, 4);
