@@ -440,7 +440,7 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     if (driver_sparse(g, t, o, "prune", d) < 0 || driver_passes(g, t, o, d) < 0 ||
         driver_sparse(g, t, o, "sparse", d) < 0)
         return -1;
-    if (lowp_apply(g, o->weights, cg_opencl_wanted(o->target), d) < 0) /* issue 12 */
+    if (lowp_apply(g, o->weights, !o->cpu_only && cg_opencl_wanted(o->target), d) < 0)
         return -1;
     memset(kp, 0, sizeof *kp);
     if (kp_lower_graph(a, g, kp, d) < 0)
@@ -491,7 +491,7 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     co.alpha_intra_max = o->alpha_intra_max;
     co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
     co.threads = o->threads;
-    co.opencl = cg_opencl_wanted(o->target);
+    co.opencl = !o->cpu_only && cg_opencl_wanted(o->target);
     if (co.opencl && co.placement != CG_WEIGHTS_CONST) {
         /* <name>_init uploads the weights to the device; blob and pointer bind them later */
         diag_error(d, "--weights-placement=%s does not combine with an OpenCL target ('%s'): "

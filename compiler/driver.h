@@ -60,6 +60,8 @@ typedef struct driver_options {
     const char *weights;     /* --weights: fp32|fp16|bf16|int8 (compiler/lowp.h); NULL: the
                                 format the model's own weights were stored in */
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
+    int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
+                                another machine: accuracy is the same on the host's C) */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

@@ -25,11 +25,13 @@
 #include "cliopt.h"
 #include "diag.h"
 #include "driver.h"
+#include "lowp.h"
 #include "lstmc_rt.h"
 #include "lstmc_rt_npy.h"
 #include "outdir.h"
 #include "proc.h"
 #include "target.h"
+#include "wfmt.h"
 
 #define TUNED_MAGIC "lstmc-thresholds 1"
 
@@ -72,6 +74,7 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
     FILE *f = fopen(path, "r");
     char line[4096];
     int lineno = 0, approx = -1, seen = 0, vary = 3; /* bit 1: inter, bit 2: intra */
+    const char *weights = NULL; /* a static name from lowp_name */
     double v;
 
     if (!f) {
@@ -106,6 +109,14 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
                 goto bad;
             }
             approx = strcmp(val, "approx") == 0;
+        } else if (strcmp(key, "weights") == 0 || strcmp(key, "bpa_weights") == 0) {
+            if (lowp_parse(val) < 0) {
+                diag_error(d, "--thresholds %s:%d: %s is fp32, fp16, bf16 or int8, not '%s'",
+                           path, lineno, key, val);
+                goto bad;
+            }
+            if (strcmp(key, "weights") == 0)
+                weights = lowp_name(lowp_parse(val));
         } else if (strcmp(key, "vary") == 0) {
             if (strcmp(val, "both") && strcmp(val, "inter") && strcmp(val, "intra")) {
                 diag_error(d, "--thresholds %s:%d: vary is both, inter or intra, not '%s'", path,
@@ -158,6 +169,14 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
         o->alpha_inter = 0;
     if (!o->has_alpha_intra)
         o->alpha_intra = 0;
+    if (weights && approx) {
+        diag_error(d, "--thresholds %s: weights %s with the approximate schedule (tissues and "
+                      "row skip run on fp32 weights only)",
+                   path, weights);
+        return -1;
+    }
+    if (weights && !o->weights) /* an explicit --weights wins */
+        o->weights = weights;
     if (!approx)
         o->alpha_inter = o->alpha_intra = 0;
     return 0;
@@ -173,6 +192,7 @@ typedef struct topts {
     const char *vary; /* both, inter, intra: which thresholds the sets move */
     double accuracy, holdout;
     int reps;
+    int fmts[WFMT_COUNT - 1], n_fmts; /* --weights: the reduced formats to try */
 } topts;
 
 static volatile sig_atomic_t interrupted;
@@ -187,7 +207,7 @@ on_signal(int sig)
 static const char tune_usage[] =
     "usage: lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
     "                  [--target=NAME] [--holdout=F] [--reps=N] [--metric=top1|error]\n"
-    "                  [--vary=both|inter|intra] [--keep-build=DIR]\n"
+    "                  [--vary=both|inter|intra] [--weights=LIST] [--keep-build=DIR]\n"
     "  --data X.npy      samples of the model's one input stacked on axis 0 [K, ...]\n"
     "  --labels Y.npy    integer labels, K x (positions of output 0); without them accuracy\n"
     "                    is agreement with the exact model\n"
@@ -199,6 +219,9 @@ static const char tune_usage[] =
     "                    classes); error: 1 - ||y - y_exact|| / ||y_exact|| per sample\n"
     "  --vary V          the thresholds the 11 sets move: both (the paper's, default),\n"
     "                    inter (breakpoints + tissues only) or intra (row skip only)\n"
+    "  --weights LIST    also try the exact schedule with its weights stored in these\n"
+    "                    formats: a comma list of fp16, bf16, int8 (fp32 is always the\n"
+    "                    baseline), or all\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";
 
 static int
@@ -210,6 +233,38 @@ tusage(const char *msg, const char *arg)
     return 2;
 }
 
+
+/* --weights=LIST into t->fmts (each reduced format once, in wfmt order). 0, or -1. */
+static int
+parse_formats(const char *v, topts *t)
+{
+    int want[WFMT_COUNT] = {0}, f;
+    const char *p = v;
+    if (!strcmp(v, "all")) {
+        for (f = 0; f < WFMT_COUNT; f++)
+            want[f] = 1;
+    } else {
+        for (;;) {
+            char name[8];
+            size_t n = strcspn(p, ",");
+            if (n == 0 || n >= sizeof name)
+                return -1;
+            memcpy(name, p, n);
+            name[n] = '\0';
+            if ((f = lowp_parse(name)) < 0)
+                return -1;
+            want[f] = 1;
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
+    }
+    t->n_fmts = 0;
+    for (f = WFMT_FP32 + 1; f < WFMT_COUNT; f++)
+        if (want[f])
+            t->fmts[t->n_fmts++] = f;
+    return 0;
+}
 
 static int
 parse(int argc, char **argv, topts *t)
@@ -241,6 +296,11 @@ parse(int argc, char **argv, topts *t)
             if (strcmp(v, "both") && strcmp(v, "inter") && strcmp(v, "intra"))
                 return tusage("--vary takes both, inter or intra, got '%s'", v);
             t->vary = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
+            if (parse_formats(v, t) < 0)
+                return tusage("--weights takes a comma list of fp32, fp16, bf16, int8 or all, "
+                              "got '%s'",
+                              v);
         } else if ((v = cli_opt(argc, argv, &i, "--metric"))) {
             if (strcmp(v, "top1") && strcmp(v, "error"))
                 return tusage("--metric takes top1 or error, got '%s'", v);
@@ -357,9 +417,11 @@ build(tune_run *r, const char *dir, int baseline)
     return 0;
 }
 
-/* Compile the model into work/sub: the exact schedule, or the approximate one. */
+/* Compile the model into work/sub: the exact schedule (its weights in fmt), or the
+ * approximate one. */
 static int
-compile(tune_run *r, const char *sub, int approx, const char *calib, const lstmc_npy_info *xi)
+compile(tune_run *r, const char *sub, int approx, const char *calib, const lstmc_npy_info *xi,
+        int fmt)
 {
     driver_options o;
     arena *a = arena_new(0);
@@ -372,8 +434,12 @@ compile(tune_run *r, const char *sub, int approx, const char *calib, const lstmc
     o.target = r->t->target;
     o.name = "m";
     o.outdir = arena_printf(r->a, "%s/%s", r->work, sub);
-    if (!r->measured)
+    if (!r->measured) { /* another machine: the portable C kernels, on this CPU */
         o.emit = "c";
+        o.cpu_only = 1;
+    }
+    if (fmt != WFMT_FP32)
+        o.weights = lowp_name(fmt);
     if (approx) {
         o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0;
         o.has_alpha_intra = strcmp(r->t->vary, "inter") != 0;
@@ -645,8 +711,34 @@ inter_set(const calib_summary *cs, double limit, int i)
 
 /* --- reporting -------------------------------------------------------------------------- */
 
+/* The work sub-folder of the exact schedule with its weights in fmt. */
+static const char *
+fmt_sub(tune_run *r, int fmt)
+{
+    return arena_printf(r->a, "exact_%s", lowp_name(fmt));
+}
+
+/* "set 3", or "the exact schedule with fp16 weights". */
+static const char *
+point_name(tune_run *r, const tune_point *p, int i)
+{
+    return p[i].wfmt != WFMT_FP32
+               ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
+               : arena_printf(r->a, "set %d", i);
+}
+
+/* The first column of point i: the set's number or the weights' format. */
 static void
-table(FILE *f, const tune_run *r, const tune_point *p, int ao, int bpa)
+point_label(char *buf, size_t n, const tune_point *p, int i)
+{
+    if (p[i].wfmt != WFMT_FP32)
+        snprintf(buf, n, "%s", lowp_name(p[i].wfmt));
+    else
+        snprintf(buf, n, "%d", i);
+}
+
+static void
+table(FILE *f, const tune_run *r, const tune_point *p, int n, int ao, int bpa)
 {
     int i;
     fprintf(f, "| set | alpha_inter | alpha_intra | tissues/layer | rows skipped | accuracy | "
@@ -655,14 +747,15 @@ table(FILE *f, const tune_run *r, const tune_point *p, int ao, int bpa)
     fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
     fprintf(f, "| exact | - | - | %lld | - | %.4f | 1.0000 | %.1f | 1.00x |\n",
             (long long)r->T, r->exact_acc_tune, r->exact_us);
-    for (i = 0; i < TUNE_SETS; i++) {
-        char tis[32];
-        if (p[i].tissues > 0) /* 0: no layer in tissues (--vary=intra) */
+    for (i = 0; i < n; i++) {
+        char tis[32], label[16];
+        if (p[i].tissues > 0) /* 0: no layer in tissues (--vary=intra, a format candidate) */
             snprintf(tis, sizeof tis, "%.2f", p[i].tissues);
         else
             snprintf(tis, sizeof tis, "-");
-        fprintf(f, "| %d%s%s | %.6g | %.6g | %s | %.1f %% | %.4f | %.4f | %.1f | %.2fx |\n", i,
-                i == ao ? " AO" : "", i == bpa ? " BPA" : "", p[i].alpha_inter,
+        point_label(label, sizeof label, p, i);
+        fprintf(f, "| %s%s%s | %.6g | %.6g | %s | %.1f %% | %.4f | %.4f | %.1f | %.2fx |\n",
+                label, i == ao ? " AO" : "", i == bpa ? " BPA" : "", p[i].alpha_inter,
                 p[i].alpha_intra, tis, 100 * p[i].skipped, p[i].accuracy, p[i].norm_acc,
                 p[i].us, p[i].speedup);
     }
@@ -670,15 +763,17 @@ table(FILE *f, const tune_run *r, const tune_point *p, int ao, int bpa)
 
 /* The Fig. 19 style plot: speed-up (bars) and normalised accuracy (line) per set. */
 static int
-svg(const char *path, const tune_run *r, const tune_point *p, int ao, int bpa, double pref)
+svg(const char *path, const tune_run *r, const tune_point *p, int n, int ao, int bpa,
+    double pref)
 {
     FILE *f = fopen(path, "w");
     const double W = 640, H = 360, x0 = 60, y0 = 40, pw = 520, ph = 260;
-    double smax = 1, bw = pw / TUNE_SETS;
+    double smax = 1, bw = pw / n;
+    char label[16];
     int i;
     if (!f)
         return -1;
-    for (i = 0; i < TUNE_SETS; i++)
+    for (i = 0; i < n; i++)
         if (p[i].speedup > smax)
             smax = p[i].speedup;
     smax = ceil(smax * 1.1 * 2) / 2;
@@ -704,22 +799,23 @@ svg(const char *path, const tune_run *r, const tune_point *p, int ao, int bpa, d
     fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
                "stroke-dasharray=\"4\"/>\n",
             x0, y0 + ph - ph / smax, x0 + pw, y0 + ph - ph / smax);
-    for (i = 0; i < TUNE_SETS; i++) {
+    for (i = 0; i < n; i++) {
         double h = ph * p[i].speedup / smax, x = x0 + i * bw;
+        point_label(label, sizeof label, p, i);
         fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\"/>\n",
                 x + bw * 0.15, y0 + ph - h, bw * 0.7, h,
                 i == ao ? "#2a9d8f" : i == bpa ? "#e9c46a" : "#8ab6d6");
-        fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%d%s</text>\n", x + bw / 2,
-                y0 + ph + 16, i, i == ao ? " AO" : i == bpa ? " BPA" : "");
+        fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s%s</text>\n", x + bw / 2,
+                y0 + ph + 16, label, i == ao ? " AO" : i == bpa ? " BPA" : "");
     }
     fputs("<polyline fill=\"none\" stroke=\"#d62828\" stroke-width=\"2\" points=\"", f);
-    for (i = 0; i < TUNE_SETS; i++)
+    for (i = 0; i < n; i++)
         fprintf(f, "%g,%g ", x0 + i * bw + bw / 2,
                 y0 + ph - ph * fmin(fmax(p[i].norm_acc, 0), 1));
     fputs("\"/>\n", f);
     fprintf(f, "<text x=\"%g\" y=\"%g\">bars: speed-up over the exact schedule (left); red: "
-               "accuracy / exact accuracy (right); threshold set 0..10</text>\n",
-            x0, H - 12);
+               "accuracy / exact accuracy (right); threshold set 0..10%s</text>\n",
+            x0, H - 12, n > TUNE_SETS ? ", then the exact schedule per weights format" : "");
     fputs("</svg>\n", f);
     return fclose(f);
 }
@@ -806,12 +902,12 @@ run(tune_run *r)
     const char *slice, *calib;
     calib_summary cs;
     const target *tg = target_resolve(t->target, r->d);
-    tune_point p[TUNE_SETS];
+    tune_point p[TUNE_MAX_POINTS];
     double pairs[2 * TUNE_SETS], inter_max = 0, intra_max = 0, us2;
     hres h[TUNE_SETS];
     float *y = NULL;
     long long n_min;
-    int mts, i, ao, bpa;
+    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts;
 
     if (!tg)
         return -1;
@@ -876,9 +972,12 @@ run(tune_run *r)
     /* 2. the exact and the approximate libraries, each with the harness */
     fprintf(stderr, "lstmc: tune: building the exact and the approximate libraries%s\n",
             r->measured ? "" : " (portable C for this machine: speed will be estimated)");
-    if (compile(r, "exact", 0, NULL, &xi) < 0 || stopped(r) ||
-        compile(r, "approx", 1, calib, &xi) < 0 || stopped(r))
+    if (compile(r, "exact", 0, NULL, &xi, WFMT_FP32) < 0 || stopped(r) ||
+        compile(r, "approx", 1, calib, &xi, WFMT_FP32) < 0 || stopped(r))
         return -1;
+    for (i = 0; i < t->n_fmts; i++)
+        if (compile(r, fmt_sub(r, t->fmts[i]), 0, NULL, &xi, t->fmts[i]) < 0 || stopped(r))
+            return -1;
 
     /* 3. the exact outputs and time */
     if (harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &r->exact_tune) < 0)
@@ -920,7 +1019,9 @@ run(tune_run *r)
     unsetenv("LSTMC_TUNE_PROGRESS");
     if (i < 0)
         return -1;
+    memset(p, 0, sizeof p);
     for (i = 0; i < TUNE_SETS; i++) {
+        p[i].wfmt = WFMT_FP32;
         p[i].alpha_inter = pairs[2 * i];
         p[i].alpha_intra = pairs[2 * i + 1];
         p[i].us = h[i].us;
@@ -935,6 +1036,22 @@ run(tune_run *r)
     }
     free(y);
     y = NULL;
+    /* 5b. the exact schedule with its weights in each reduced format of --weights */
+    for (i = 0; i < t->n_fmts; i++) {
+        tune_point *q = &p[TUNE_SETS + i];
+        q->wfmt = t->fmts[i];
+        if (harness(r, fmt_sub(r, q->wfmt), 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
+            return -1;
+        q->us = h[0].us;
+        q->accuracy = score(r, y, r->exact_tune, 0, r->n_tune);
+        q->norm_acc = q->accuracy / r->exact_acc_tune;
+        free(y);
+        y = NULL;
+        fprintf(stderr, "lstmc: tune: [weights %s] exact schedule: accuracy %.4f time %.1f us\n",
+                lowp_name(q->wfmt), q->accuracy, q->us);
+        if (stopped(r))
+            return -1;
+    }
     /* the exact time again, after the sets: drift hits both */
     if (harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
         return -1;
@@ -943,13 +1060,15 @@ run(tune_run *r)
     us2 = h[0].us;
     r->exact_us = 0.5 * (r->exact_us + us2);
     /* the estimate: U read T times per layer, against once per tissue, of which the rows of
-     * U_f,i,c (3/4 of U) only for the units dynamic row skip keeps */
-    for (i = 0; i < TUNE_SETS; i++)
+     * U_f,i,c (3/4 of U) only for the units dynamic row skip keeps; a reduced format reads
+     * fewer bytes of the same weights */
+    for (i = 0; i < n; i++)
         p[i].speedup = r->measured ? r->exact_us / p[i].us
-                                   : (double)r->T /
-                                         ((p[i].tissues > 0 ? p[i].tissues : r->T) *
-                                          (0.25 + 0.75 * (1 - p[i].skipped)));
-    tune_pick(p, TUNE_SETS, t->accuracy, &ao, &bpa);
+                       : p[i].wfmt != WFMT_FP32
+                           ? 4.0 / lowp_elem_bytes(p[i].wfmt)
+                           : (double)r->T / ((p[i].tissues > 0 ? p[i].tissues : r->T) *
+                                             (0.25 + 0.75 * (1 - p[i].skipped)));
+    tune_pick(p, n, t->accuracy, &ao, &bpa);
 
     /* 6. held out: the exact model, AO and BPA on samples the tuning did not see */
     {
@@ -968,8 +1087,11 @@ run(tune_run *r)
                     hold[j] = r->exact_acc_hold;
                     continue;
                 }
-                if (harness(r, "approx", r->n_tune, r->n_hold, 1, pairs + 2 * which[j], 1, h,
-                            &y) < 0)
+                if (p[which[j]].wfmt != WFMT_FP32
+                        ? harness(r, fmt_sub(r, p[which[j]].wfmt), r->n_tune, r->n_hold, 1,
+                                  NULL, 0, h, &y) < 0
+                        : harness(r, "approx", r->n_tune, r->n_hold, 1, pairs + 2 * which[j],
+                                  1, h, &y) < 0)
                     return -1;
                 hold[j] = score(r, y, r->exact_hold, r->n_tune, r->n_hold);
                 free(y);
@@ -993,14 +1115,14 @@ run(tune_run *r)
                             : "ESTIMATED by the memory model (T reads of U per layer vs one per "
                               "tissue, less the rows dynamic row skip leaves): the target is not "
                               "this machine");
-        table(fo, r, p, ao, bpa);
+        table(fo, r, p, n, ao, bpa);
         fprintf(fo, "\nN_min = ceil(%lld / MTS %d) = %lld; upper limits: alpha_inter %.6g, "
                     "alpha_intra %.6g. AO (fastest with normalised accuracy >= %.3g): %s; BPA "
                     "(best speed-up x accuracy): %s.\n",
                 (long long)r->T, mts, n_min, inter_max, intra_max, t->accuracy,
-                ao < 0 ? "the exact schedule (no set is faster at that accuracy)"
-                       : arena_printf(r->a, "set %d", ao),
-                bpa < 0 ? "the exact schedule" : arena_printf(r->a, "set %d", bpa));
+                ao < 0 ? "the exact schedule (no candidate is faster at that accuracy)"
+                       : point_name(r, p, ao),
+                bpa < 0 ? "the exact schedule" : point_name(r, p, bpa));
         if (r->n_hold > 0)
             fprintf(fo, "Held out (%lld samples): exact %.4f, AO %.4f (normalised %.4f), BPA "
                         "%.4f (normalised %.4f).\n",
@@ -1012,7 +1134,7 @@ run(tune_run *r)
         }
         cat_file(txt, stdout);
         fflush(stdout);
-        if (svg(arena_printf(r->a, "%s.svg", t->out), r, p, ao, bpa, t->accuracy) != 0 ||
+        if (svg(arena_printf(r->a, "%s.svg", t->out), r, p, n, ao, bpa, t->accuracy) != 0 ||
             copy_file(calib, arena_printf(r->a, "%s.calib", t->out)) != 0) {
             diag_error(r->d, "cannot write %s.svg / %s.calib", t->out, t->out);
             return -1;
@@ -1025,12 +1147,17 @@ run(tune_run *r)
         fprintf(fo, "%s\n# lstmc tune %s --target=%s --accuracy %g (see %s.txt)\n", TUNED_MAGIC,
                 t->model, tg->name, t->accuracy, base ? base + 1 : t->out);
         fprintf(fo, "vary %s\n", t->vary);
+        /* a format candidate is the exact schedule: its alphas are 0 */
         fprintf(fo, "schedule %s\nalpha_inter %.9g\nalpha_intra %.9g\n",
-                ao < 0 ? "exact" : "approx", ao < 0 ? 0.0 : p[ao].alpha_inter,
-                ao < 0 ? 0.0 : p[ao].alpha_intra);
+                ao < 0 || p[ao].wfmt != WFMT_FP32 ? "exact" : "approx",
+                ao < 0 ? 0.0 : p[ao].alpha_inter, ao < 0 ? 0.0 : p[ao].alpha_intra);
+        if (ao >= 0 && p[ao].wfmt != WFMT_FP32)
+            fprintf(fo, "weights %s\n", lowp_name(p[ao].wfmt));
         fprintf(fo, "alpha_inter_max %.9g\nalpha_intra_max %.9g\n", inter_max, intra_max);
         fprintf(fo, "bpa_alpha_inter %.9g\nbpa_alpha_intra %.9g\n",
                 bpa < 0 ? 0.0 : p[bpa].alpha_inter, bpa < 0 ? 0.0 : p[bpa].alpha_intra);
+        if (bpa >= 0 && p[bpa].wfmt != WFMT_FP32)
+            fprintf(fo, "bpa_weights %s\n", lowp_name(p[bpa].wfmt));
         fprintf(fo, "calib %s.calib\n", base ? base + 1 : t->out);
         if (fclose(fo) != 0 || rename(tmp, t->out) != 0) {
             diag_error(r->d, "cannot write %s: %s", t->out, strerror(errno));

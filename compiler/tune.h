@@ -11,7 +11,10 @@
  * is at least A times the exact model's; BPA (best performance-accuracy) the set with the
  * highest speed-up x normalised accuracy. The exact schedule itself is a candidate for both,
  * so a set is only chosen when it is really faster. Everything is reported on held-out
- * samples the tuning did not see. docs/TUNING.md has the whole story.
+ * samples the tuning did not see. With --weights=LIST the search also takes the exact
+ * schedule with its weights stored in each listed format (issue 12, docs/PRECISION.md): those
+ * candidates are scored and timed like the sets, so a format is chosen only when it is faster
+ * and keeps the accuracy. docs/TUNING.md has the whole story.
  *
  * TUNED (text, written last, atomically):
  *   lstmc-thresholds 1
@@ -23,6 +26,8 @@
  *   alpha_intra_max Y
  *   bpa_alpha_inter X
  *   bpa_alpha_intra Y
+ *   weights FMT                  the AO choice's weights format (fp32 when absent)
+ *   bpa_weights FMT
  *   calib FILE                   the predicted context link, relative to TUNED's folder
  * '#' lines are comments. Beside it: TUNED.calib, TUNED.svg (the Fig. 19 style plot) and
  * TUNED.txt (the table printed on stdout).
@@ -35,6 +40,7 @@ typedef struct diag diag;
 typedef struct driver_options driver_options;
 
 #define TUNE_SETS 11
+#define TUNE_MAX_POINTS (TUNE_SETS + 3) /* the sets, then fp16, bf16, int8 */
 
 /* One measured threshold set. */
 typedef struct tune_point {
@@ -45,6 +51,8 @@ typedef struct tune_point {
     double norm_acc; /* accuracy / the exact model's accuracy */
     double tissues;  /* tissues per layer, mean over samples */
     double skipped;  /* fraction of recurrent rows skipped (dynamic row skip), 0..1 */
+    int wfmt;        /* the weights' storage format (compiler/wfmt.h); not fp32 only for the
+                        exact-schedule candidates of --weights */
 } tune_point;
 
 /*
@@ -64,7 +72,8 @@ long long tune_n_min(long long n_origin, int mts);
  */
 
 /* Read TUNED into o: alpha_inter/alpha_intra (and has_alpha_inter when the schedule is
- * approx), the calib path (unless o->calib is set) and the tuned range. Returns 0, or -1
+ * approx), the calib path (unless o->calib is set), the weights format (unless o->weights is
+ * set) and the tuned range. Returns 0, or -1
  * after reporting through d. Strings are allocated in a. */
 int tune_load(arena *a, const char *path, driver_options *o, diag *d);
 
