@@ -472,27 +472,34 @@ for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
 typedef struct proj_ctx {
     int64_t rows, I, GH;
     LLVMValueRef X, wd, bd, Pd;
+    int panels; /* 1: wd is this column range's W in panels (proj_relayout), 0: [I, GH] */
 } proj_ctx;
+
+/* Prefetch distance of the input projection's panels, in panel rows (as REC_PF_ROWS). */
+#define PROJ_PF_ROWS 8
 
 static void
 proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const proj_ctx *c = vctx;
     const int64_t nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
-    LLVMValueRef wcol = gepf(g, c->wd, col), bcol = c->bd ? gepf(g, c->bd, col) : NULL;
-    LLVMValueRef pcol = gepf(g, c->Pd, col);
+    /* in panels this segment's I x nv*w block starts at I*col, read as one stream */
+    LLVMValueRef wcol = c->panels ? gepf(g, c->wd, mul(g, col, ci(g, c->I))) : gepf(g, c->wd, col);
+    LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL, pcol = gepf(g, c->Pd, col);
+    const int64_t ldw = c->panels ? (int64_t)nv * w : c->GH;
+    const int64_t pf = c->panels && g->prefetch ? (int64_t)PROJ_PF_ROWS * nv * w : 0;
 
     if (nblk > 0) {
         kloop l;
         LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
-        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, 0);
+        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, pf);
         loop_end(g, &l);
     }
     if (rem > 0) {
         int64_t r = c->rows - rem;
-        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, 0);
+        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, pf);
     }
 }
 
@@ -518,6 +525,7 @@ emit_proj(kg *g, const kp_call *c)
         pc.I = I;
         pc.GH = GH;
         pc.X = X;
+        pc.panels = g->panels;
         pc.wd = gepc(g, w, d * I * GH);
         pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
         pc.Pd = gepc(g, P, d * p->rows * GH);
@@ -1103,7 +1111,8 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
             pc.I = I;
             pc.GH = GH;
             pc.X = a[1];
-            pc.wd = gepc(g, a[2], d * I * GH + c0);
+            pc.panels = g->panels; /* the range's panels start at I*c0 (proj_relayout) */
+            pc.wd = gepc(g, a[2], d * I * GH + (g->panels ? I * c0 : c0));
             pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
             pc.Pd = gepc(g, a[4], d * p->rows * GH + c0);
             for_col_segments(g, c1 - c0, PROJ_NB, proj_seg, &pc);
@@ -2411,14 +2420,15 @@ rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
 /* The layout key of ir_tensor.panels: vector width and threads. */
 #define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
 
-/* One direction's block: dst = src in the panels of layout key (to 1) or back (to 0). */
+/* dst = src [K, GH] with the column ranges [r0[r], r0[r]+n[r]) in panels (to 1), or back
+ * (to 0): each range cut as for_col_segments cuts it with tiles of tw floats (vl a vector),
+ * element (k, r0+c0+j) of the segment [c0, c0+ws) at K*(r0+c0) + k*ws + j. */
 static void
-rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int key, int to)
+panels_block(float *dst, const float *src, int64_t K, int64_t GH, const int64_t *r0,
+             const int64_t *n, int nr, int64_t tw, int vl, int to)
 {
-    const int vl = key / 64;
-    const int64_t H = p->hidden, GH = cell_gates(p->cell) * H, tw = (int64_t)REC_NB * vl;
-    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
-    int nr = rec_ranges(p, vl, key % 64, r0, n), r;
+    int64_t c0, k, j;
+    int r;
 
     for (r = 0; r < nr; r++)
         for (c0 = 0; c0 < n[r];) {
@@ -2429,9 +2439,9 @@ rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, i
                 ws = (n[r] - c0) / vl * vl;
             else
                 ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
-            for (k = 0; k < H; k++)
+            for (k = 0; k < K; k++)
                 for (j = 0; j < ws; j++) {
-                    int64_t pi = H * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    int64_t pi = K * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
                     if (to)
                         dst[pi] = src[ri];
                     else
@@ -2439,6 +2449,18 @@ rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, i
                 }
             c0 += ws;
         }
+}
+
+/* One direction's block: dst = src in the panels of layout key (to 1) or back (to 0). */
+static void
+rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int key, int to)
+{
+    const int vl = key / 64;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX];
+    int nr = rec_ranges(p, vl, key % 64, r0, n);
+
+    panels_block(dst, src, p->hidden, cell_gates(p->cell) * p->hidden, r0, n, nr,
+                 (int64_t)REC_NB * vl, vl, to);
 }
 
 /* Bring the U of REC call c to the panels of layout key (PANELS_KEY) or to C order (0). */
@@ -2497,6 +2519,99 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
             if (k != 1 || u->kind != KP_RNN_REC || !cg_llvm_handles(u) ||
                 u->p.rnn.hidden != c->p.rnn.hidden || u->p.rnn.cell != c->p.rnn.cell ||
                 u->p.rnn.n_dirs != c->p.rnn.n_dirs)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * W of the input projection (KP_RNN_PROJ) in panels too. proj_seg walks a column strip of
+ * W [I, GH] once per block of PROJ_RB rows of X; row-major, each k of the strip is a new
+ * page (GH floats apart: 24 KB for H 1500), and a cpu-clock profile of E-Wiki put 48 % of
+ * the projection's samples on one W load (bench/RESULTS.md, issue 4). The column ranges are
+ * those emit_proj (one, [0, GH)) or emit_proj_mt_body (mt_slice per thread) cut.
+ */
+static int
+proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
+{
+    int t, nr = 0;
+    if (nt <= 1) {
+        r0[0] = 0;
+        n[0] = GH;
+        return 1;
+    }
+    for (t = 0; t < nt; t++) {
+        int64_t c0, c1;
+        mt_slice(GH, nt, PROJ_NB * vl, t, &c0, &c1);
+        r0[nr] = c0;
+        n[nr++] = c1 - c0;
+    }
+    return nr;
+}
+
+/* Bring the W of PROJ call c to the panels of layout key (PANELS_KEY) or to C order (0). */
+static int
+proj_relayout(const kp_call *c, int key, diag *d)
+{
+    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    ir_tensor *t = c->in[1];
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size, blk = I * GH;
+    int64_t r0[MT_MAX], n[MT_MAX];
+    float *tmp, *data = t->data;
+    int32_t dir;
+
+    if (t->panels == key)
+        return 0;
+    tmp = malloc((size_t)blk * sizeof *tmp);
+    if (!tmp) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    for (dir = 0; dir < p->n_dirs; dir++) {
+        float *b = data + dir * blk;
+        memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        if (t->panels) { /* packed for another layout: back to C order first */
+            int nr = proj_ranges(GH, t->panels / 64, t->panels % 64, r0, n);
+            panels_block(b, tmp, I, GH, r0, n, nr, (int64_t)PROJ_NB * (t->panels / 64),
+                         t->panels / 64, 0);
+            memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        }
+        if (key) {
+            int nr = proj_ranges(GH, key / 64, key % 64, r0, n);
+            panels_block(b, tmp, I, GH, r0, n, nr, (int64_t)PROJ_NB * (key / 64), key / 64, 1);
+        }
+    }
+    free(tmp);
+    t->panels = key;
+    return 0;
+}
+
+/* 1 when PROJ call i of kp (LLVM-handled, fp32) may read its W in panels: a constant f32
+ * that no call writes and every call reads only as the W of a PROJ call of the same shape,
+ * and no OpenCL side that could read it in C order. */
+static int
+proj_pack_ok(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    const ir_tensor *t = c->in[1];
+    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    int j, k;
+
+    if (o->opencl || c->kind != KP_RNN_PROJ || c->wfmt || !t || !t->data ||
+        t->dtype != IR_DT_F32 ||
+        ir_shape_numel(&t->shape) != p->n_dirs * cell_gates(p->cell) * p->hidden * p->input_size)
+        return 0;
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *u = &kp->calls[j];
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (u->out[k] == t)
+                return 0;
+            if (u->in[k] != t)
+                continue;
+            if (k != 1 || u->kind != KP_RNN_PROJ || u->wfmt || !cg_llvm_handles(u) ||
+                u->p.proj.hidden != p->hidden || u->p.proj.cell != p->cell ||
+                u->p.proj.input_size != p->input_size || u->p.proj.n_dirs != p->n_dirs)
                 return 0;
         }
     }
@@ -2828,7 +2943,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++)
         if (handled[i]) {
-            g.panels = rec_pack_ok(kp, i, o);
+            g.panels = rec_pack_ok(kp, i, o) || proj_pack_ok(kp, i, o);
             g.threads = rec_threads(kp, i, o, t);
             if (g.threads > 1)
                 handled[i] = (unsigned char)g.threads;
@@ -2870,6 +2985,13 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
             rec_relayout(&kp->calls[i],
                          handled[i] && rec_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
                          d) < 0)
+            goto out_module;
+    for (i = 0; i < kp->n_calls; i++)
+        if (kp->calls[i].kind == KP_RNN_PROJ && kp->calls[i].in[1] &&
+            (kp->calls[i].in[1]->panels || (handled[i] && proj_pack_ok(kp, i, o))) &&
+            proj_relayout(&kp->calls[i],
+                          handled[i] && proj_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
+                          d) < 0)
             goto out_module;
     rc = n;
 out_module:
