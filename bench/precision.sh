@@ -3,7 +3,9 @@
 # the seed configurations with lstmc's weights in fp32, fp16, bf16 and int8 beside ONNX Runtime
 # fp32 in the same run, weights bytes per step and the fraction of the roofline bound.
 #
-#   sh bench/precision.sh [--configs IMDB,MT,PTB,E-PTB] [--budget S] [--rounds N]
+#   sh bench/precision.sh [--configs IMDB,MT,...] [--budget S] [--rounds N]
+#
+# Without --configs: all twelve seed configurations of bench/compare.
 #
 # Needs what bench/compare/run.sh installs (node, onnxruntime-node under bench/compare/ort or
 # $ORT_NODE_MODULES, python3-numpy). Builds lstmc in build-bench-prec/ (LSTMC_BENCH_BUILD
