@@ -2451,25 +2451,16 @@ panels_block(float *dst, const float *src, int64_t K, int64_t GH, const int64_t 
         }
 }
 
-/* One direction's block: dst = src in the panels of layout key (to 1) or back (to 0). */
-static void
-rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int key, int to)
-{
-    const int vl = key / 64;
-    int64_t r0[4 * MT_MAX], n[4 * MT_MAX];
-    int nr = rec_ranges(p, vl, key % 64, r0, n);
+/* One direction's block of call c's weights (in[1]): dst = src in the panels of layout key
+ * (to 1) or back (to 0). */
+typedef void (*relayout_fn)(float *dst, const float *src, const kp_call *c, int key, int to);
 
-    panels_block(dst, src, p->hidden, cell_gates(p->cell) * p->hidden, r0, n, nr,
-                 (int64_t)REC_NB * vl, vl, to);
-}
-
-/* Bring the U of REC call c to the panels of layout key (PANELS_KEY) or to C order (0). */
+/* Bring in[1] of call c (n_dirs blocks of blk floats) to the panels of layout key
+ * (PANELS_KEY) or to C order (0). */
 static int
-rec_relayout(const kp_call *c, int key, diag *d)
+relayout(const kp_call *c, int32_t n_dirs, int64_t blk, relayout_fn fn, int key, diag *d)
 {
-    const lstmc_rt_rnn_params *p = &c->p.rnn;
     ir_tensor *t = c->in[1];
-    const int64_t blk = cell_gates(p->cell) * p->hidden * p->hidden;
     float *tmp, *data = t->data;
     int32_t dir;
 
@@ -2480,19 +2471,67 @@ rec_relayout(const kp_call *c, int key, diag *d)
         diag_error(d, "out of memory");
         return -1;
     }
-    for (dir = 0; dir < p->n_dirs; dir++) {
+    for (dir = 0; dir < n_dirs; dir++) {
         float *b = data + dir * blk;
         memcpy(tmp, b, (size_t)blk * sizeof *tmp);
-        if (t->panels) { /* packed for another vector width: back to C order first */
-            rec_relayout_block(b, tmp, p, t->panels, 0);
+        if (t->panels) { /* packed for another layout: back to C order first */
+            fn(b, tmp, c, t->panels, 0);
             memcpy(tmp, b, (size_t)blk * sizeof *tmp);
         }
         if (key)
-            rec_relayout_block(b, tmp, p, key, 1);
+            fn(b, tmp, c, key, 1);
     }
     free(tmp);
     t->panels = key;
     return 0;
+}
+
+static void
+rec_relayout_block(float *dst, const float *src, const kp_call *c, int key, int to)
+{
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    const int vl = key / 64;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX];
+    int nr = rec_ranges(p, vl, key % 64, r0, n);
+
+    panels_block(dst, src, p->hidden, cell_gates(p->cell) * p->hidden, r0, n, nr,
+                 (int64_t)REC_NB * vl, vl, to);
+}
+
+/* The U of REC call c. */
+static int
+rec_relayout(const kp_call *c, int key, diag *d)
+{
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    return relayout(c, p->n_dirs, cell_gates(p->cell) * p->hidden * p->hidden,
+                    rec_relayout_block, key, d);
+}
+
+/* 1 when no call of kp writes call c's in[1] and every call that reads it reads it as its
+ * in[1], is LLVM-handled and is alike(c, u): packed for c, it is packed for them too. */
+static int
+only_read_alike(const kprog *kp, const kp_call *c, int (*alike)(const kp_call *, const kp_call *))
+{
+    const ir_tensor *t = c->in[1];
+    int j, k;
+
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *u = &kp->calls[j];
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (u->out[k] == t)
+                return 0;
+            if (u->in[k] == t && (k != 1 || !cg_llvm_handles(u) || !alike(c, u)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static int
+rec_alike(const kp_call *c, const kp_call *u)
+{
+    return u->kind == KP_RNN_REC && u->p.rnn.hidden == c->p.rnn.hidden &&
+           u->p.rnn.cell == c->p.rnn.cell && u->p.rnn.n_dirs == c->p.rnn.n_dirs;
 }
 
 /* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 that no
@@ -2503,26 +2542,12 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     const ir_tensor *t = c->in[1];
-    int j, k;
 
     if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data || t->dtype != IR_DT_F32 ||
         ir_shape_numel(&t->shape) !=
             c->p.rnn.n_dirs * cell_gates(c->p.rnn.cell) * c->p.rnn.hidden * c->p.rnn.hidden)
         return 0;
-    for (j = 0; j < kp->n_calls; j++) {
-        const kp_call *u = &kp->calls[j];
-        for (k = 0; k < KP_MAX_ARGS; k++) {
-            if (u->out[k] == t)
-                return 0;
-            if (u->in[k] != t)
-                continue;
-            if (k != 1 || u->kind != KP_RNN_REC || !cg_llvm_handles(u) ||
-                u->p.rnn.hidden != c->p.rnn.hidden || u->p.rnn.cell != c->p.rnn.cell ||
-                u->p.rnn.n_dirs != c->p.rnn.n_dirs)
-                return 0;
-        }
-    }
-    return 1;
+    return only_read_alike(kp, c, rec_alike);
 }
 
 /*
@@ -2550,72 +2575,50 @@ proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
     return nr;
 }
 
-/* Bring the W of PROJ call c to the panels of layout key (PANELS_KEY) or to C order (0). */
+static void
+proj_relayout_block(float *dst, const float *src, const kp_call *c, int key, int to)
+{
+    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    const int vl = key / 64;
+    const int64_t GH = cell_gates(p->cell) * p->hidden;
+    int64_t r0[MT_MAX], n[MT_MAX];
+    int nr = proj_ranges(GH, vl, key % 64, r0, n);
+
+    panels_block(dst, src, p->input_size, GH, r0, n, nr, (int64_t)PROJ_NB * vl, vl, to);
+}
+
+/* The W of PROJ call c. */
 static int
 proj_relayout(const kp_call *c, int key, diag *d)
 {
     const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    ir_tensor *t = c->in[1];
-    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size, blk = I * GH;
-    int64_t r0[MT_MAX], n[MT_MAX];
-    float *tmp, *data = t->data;
-    int32_t dir;
-
-    if (t->panels == key)
-        return 0;
-    tmp = malloc((size_t)blk * sizeof *tmp);
-    if (!tmp) {
-        diag_error(d, "out of memory");
-        return -1;
-    }
-    for (dir = 0; dir < p->n_dirs; dir++) {
-        float *b = data + dir * blk;
-        memcpy(tmp, b, (size_t)blk * sizeof *tmp);
-        if (t->panels) { /* packed for another layout: back to C order first */
-            int nr = proj_ranges(GH, t->panels / 64, t->panels % 64, r0, n);
-            panels_block(b, tmp, I, GH, r0, n, nr, (int64_t)PROJ_NB * (t->panels / 64),
-                         t->panels / 64, 0);
-            memcpy(tmp, b, (size_t)blk * sizeof *tmp);
-        }
-        if (key) {
-            int nr = proj_ranges(GH, key / 64, key % 64, r0, n);
-            panels_block(b, tmp, I, GH, r0, n, nr, (int64_t)PROJ_NB * (key / 64), key / 64, 1);
-        }
-    }
-    free(tmp);
-    t->panels = key;
-    return 0;
+    return relayout(c, p->n_dirs, cell_gates(p->cell) * p->hidden * p->input_size,
+                    proj_relayout_block, key, d);
 }
 
 /* 1 when PROJ call i of kp (LLVM-handled, fp32) may read its W in panels: a constant f32
  * that no call writes and every call reads only as the W of a PROJ call of the same shape,
  * and no OpenCL side that could read it in C order. */
 static int
+proj_alike(const kp_call *c, const kp_call *u)
+{
+    return u->kind == KP_RNN_PROJ && !u->wfmt && u->p.proj.hidden == c->p.proj.hidden &&
+           u->p.proj.cell == c->p.proj.cell && u->p.proj.input_size == c->p.proj.input_size &&
+           u->p.proj.n_dirs == c->p.proj.n_dirs;
+}
+
+static int
 proj_pack_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     const ir_tensor *t = c->in[1];
     const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    int j, k;
 
     if (o->opencl || c->kind != KP_RNN_PROJ || c->wfmt || !t || !t->data ||
         t->dtype != IR_DT_F32 ||
         ir_shape_numel(&t->shape) != p->n_dirs * cell_gates(p->cell) * p->hidden * p->input_size)
         return 0;
-    for (j = 0; j < kp->n_calls; j++) {
-        const kp_call *u = &kp->calls[j];
-        for (k = 0; k < KP_MAX_ARGS; k++) {
-            if (u->out[k] == t)
-                return 0;
-            if (u->in[k] != t)
-                continue;
-            if (k != 1 || u->kind != KP_RNN_PROJ || u->wfmt || !cg_llvm_handles(u) ||
-                u->p.proj.hidden != p->hidden || u->p.proj.cell != p->cell ||
-                u->p.proj.input_size != p->input_size || u->p.proj.n_dirs != p->n_dirs)
-                return 0;
-        }
-    }
-    return 1;
+    return only_read_alike(kp, c, proj_alike);
 }
 
 /* Smallest hidden size that gets threads by default (without --threads): below it the
