@@ -11,6 +11,8 @@
 #   c-tissue pocl-tissue      --alpha-inter=0: breakpoints + tissues (C runtime / OpenCL)
 #   llvm-drs c-drs pocl-drs   --alpha-intra=0: dynamic row skip (LLVM / C / OpenCL)
 #   pocl                      exact schedule on PoCL under the four policies
+#   pocl-fp32 pocl-fp16 pocl-bf16 pocl-int8   the exact schedule on PoCL with --weights=F,
+#                             policy gpu only (issue 12; not in the default VARIANTS)
 # bench/RESULTS.md "OpenCL on PoCL" records the figures.
 set -eu
 lstmc=$1 mk=$2 work=$3 runs=${4:-200}
@@ -36,6 +38,8 @@ for m in ${MODELS:-har mr imdb}; do
         pocl) opt=--target=pocl.json ;;
         pocl-tissue) opt="--target=pocl.json --alpha-inter=0" ;;
         pocl-drs) opt="--target=pocl.json --alpha-intra=0" ;;
+        pocl-fp32 | pocl-fp16 | pocl-bf16 | pocl-int8)
+            opt="--target=pocl.json --weights=${v#pocl-}" ;;
         esac
         if [ ! -x "o_${m}_$v/m_run" ]; then
             # shellcheck disable=SC2086
@@ -52,6 +56,7 @@ for r in $(seq "${ROUNDS:-1}"); do
             pols=gpu
             case $v in
             pocl) pols="gpu cpu auto model" ;;
+            pocl-fp32 | pocl-fp16 | pocl-bf16 | pocl-int8) ;;
             pocl-*) pols="gpu model" ;;
             esac
             for pol in $pols; do

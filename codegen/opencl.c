@@ -15,6 +15,9 @@
  * same offsets (so memplan's sharing holds on the device too), then one region per graph
  * input and output, then each layer's state (h ping-pong, c, GRU z and r.h) and, for an
  * unsplit layer, its projection P. Every offset is a compile-time constant of the kernels.
+ * Reduced-precision W and U (--weights, compiler/lowp.c) go to `wts` in their storage
+ * format (2 or 1 bytes a weight plus int8's row scales); the kernels convert them as they
+ * read them and sum in fp32 (opencl_template.h LOWP_AT).
  *
  * Host round trips: a tensor is uploaded only when the device does not hold it yet (graph
  * inputs, host-computed tensors) and downloaded only when a host call, a graph output or
@@ -335,7 +338,7 @@ static const char *const layer_macros[] = {
     "SLOTS",  "NC",       "CPI",   "CB",     "HLOC",     "UP_B",  "UP_O",   "DS_B",    "DS_O",
     "HP_B",   "HP_O",     "CP_B",  "CP_O",   "HAS_DS",   "HAS_HP", "HAS_CP", "TG_O",   "TS_O",
     "THB_O",  "TI_O",     "TF_STR", "TI_STR", "UO_B",  "UO_O",   "UF_B",    "UF_O",
-    "UPI",    "BPI",      "DST_O", NULL};
+    "UPI",    "BPI",      "DST_O", "WFMT", "RFMT", NULL};
 
 /* "#define NAME_B mem|wts" and "#define NAME_O off" for t, or mem/0 when t is NULL. */
 static void
@@ -543,13 +546,13 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
         fprintf(f,
                 "#define CELL %d\n#define G %lld\n#define GH %lld\n#define H %lld\n"
                 "#define IN %lld\n#define D %d\n#define ROWS %lld\n#define WPACK %d\n"
-                "#define BMODE %d\n#define LBRH %d\n",
+                "#define BMODE %d\n#define LBRH %d\n#define WFMT %d\n",
                 q->cell, (long long)G, (long long)(G * q->hidden), (long long)q->hidden,
                 (long long)q->input_size, q->n_dirs, (long long)q->rows, q->packed,
                 !c->in[2]   ? 0
                 : q->packed ? 1
                             : 2,
-                q->cell == LSTMC_RT_CELL_GRU && q->linear_before_reset);
+                q->cell == LSTMC_RT_CELL_GRU && q->linear_before_reset, c->wfmt);
         put_tensor_macros(f, P, "X", c->in[0]);
         put_tensor_macros(f, P, "W", c->in[1]);
         put_tensor_macros(f, P, "B", c->in[2]);
@@ -579,7 +582,7 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
                 p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset, rpi,
                 (long long)(p->hidden / rpi), P->wg, use_loop(P, c));
         /* the recurrent weights and the GRU's Rbh */
-        fprintf(f, "#define RPACK %d\n", rnn ? 0 : p->packed);
+        fprintf(f, "#define RPACK %d\n#define RFMT %d\n", rnn ? 0 : p->packed, rnn ? 0 : c->wfmt);
         put_tensor_macros(f, P, "R", Rt);
         if (rnn) {
             fprintf(f, "#define RBMODE %d\n", c->in[3] ? 2 : 0);
@@ -607,7 +610,7 @@ put_layer(FILE *f, const ocl_plan *P, int idx)
                 (long long)so, (long long)(so + dnh), (long long)(so + 2 * dnh),
                 (long long)(so + 3 * dnh), (long long)(so + 4 * dnh));
         if (rnn) { /* G1 into the layer's own P, then the steps read it */
-            fprintf(f, "#define WPACK 0\n#define BMODE %d\n", c->in[3] ? 2 : 0);
+            fprintf(f, "#define WPACK 0\n#define WFMT 0\n#define BMODE %d\n", c->in[3] ? 2 : 0);
             put_tensor_macros(f, P, "X", c->in[0]);
             put_tensor_macros(f, P, "W", c->in[1]);
             put_tensor_macros(f, P, "B", c->in[3]);
@@ -716,7 +719,7 @@ put_signature(FILE *f, const char *name, const kp_call *c, int idx)
         int is_seq = (c->kind == KP_RNN && j == 4) ||
                      ((c->kind == KP_RNN_REC || tissue || drs) && j == 3);
         fprintf(f, ",%s%s%s *a%d", j % 4 == 3 ? "\n    " : " ", j < c->n_in ? "const " : "",
-                is_seq ? "int32_t" : "float", j);
+                is_seq ? "int32_t" : j == 1 && c->wfmt ? "void" : "float", j);
     }
     if (tissue)
         fputs(", lstmc_rt_tissue_stats *stats, void *scratch", f);
@@ -857,7 +860,7 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
     if (P->cpu_llvm && P->cpu_llvm[idx])
         fprintf(f, "        st = %s_cpu_k%d(p", name, idx);
     else
-        fprintf(f, "        st = %s(p", kp_kind_fn(c->kind));
+        fprintf(f, "        st = %s(p", kp_call_fn(c)); /* per weight format (lowp.h) */
     if (tissue || drs)
         fputs(tissue ? ", alpha_inter" : ", alpha_intra", f);
     for (j = 0; j < c->n_in + c->n_out; j++)
@@ -1288,8 +1291,8 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
         if (P->kp->calls[i].kind == KP_RNN_PROJ)
             fprintf(f,
                     "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_proj_params *p, const "
-                    "float *X,\n    const float *w, const float *b, float *P);\n",
-                    o->name, i);
+                    "float *X,\n    const %s *w, const float *b, float *P);\n",
+                    o->name, i, P->kp->calls[i].wfmt ? "void" : "float");
         else if (P->kp->calls[i].kind == KP_LSTM_TISSUE)
             fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, tissue_args_c);
         else if (P->kp->calls[i].kind == KP_LSTM_DRS)
@@ -1297,10 +1300,10 @@ write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_ke
         else
             fprintf(f,
                     "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
-                    "    const float *r, const float *rb, const int32_t *seq_lens,\n"
+                    "    const %s *r, const float *rb, const int32_t *seq_lens,\n"
                     "    const float *init_h, const float *init_c, const float *Peep, "
                     "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n",
-                    o->name, i);
+                    o->name, i, P->kp->calls[i].wfmt ? "void" : "float");
     }
     fputc('\n', f);
     for (i = 0; i < P->kp->n_calls; i++) {

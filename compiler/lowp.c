@@ -228,29 +228,20 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
     }
     if (fmt == WFMT_FP32)
         return 0;
-    if (opencl) {
-        if (!weights) {
-            fprintf(stderr, "%s: note: the model's %s weights run as fp32 on the OpenCL "
-                            "target (no reduced-precision OpenCL kernels)\n",
-                    g->file, lowp_name(fmt));
-            return 0;
-        }
-        diag_error(d, "--weights=%s is not supported on OpenCL targets: the OpenCL kernels "
-                      "read fp32 weights (use --weights=fp32 or a CPU target)",
-                   weights);
-        return -1;
-    }
+    /* the OpenCL kernels of the exact schedule read every format (codegen/opencl.c); the
+     * schedules they do not cover are refused as on the CPU, the target named */
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];
         const char *why = n->dead ? NULL : refusal(n);
         if (!why)
             continue;
         if (!weights) {
-            fprintf(stderr, "%s: note: node '%s' (%s): the model's %s weights run as fp32: %s\n",
-                    g->file, n->name, n->op_type, lowp_name(fmt), why);
+            fprintf(stderr, "%s: note: node '%s' (%s): the model's %s weights run as fp32%s: %s\n",
+                    g->file, n->name, n->op_type, lowp_name(fmt),
+                    opencl ? " on the OpenCL target" : "", why);
             return 0;
         }
-        diag_node(d, n, "--weights=%s: %s", weights, why);
+        diag_node(d, n, "--weights=%s%s: %s", weights, opencl ? " on an OpenCL target" : "", why);
         bad++;
     }
     if (bad)

@@ -61,9 +61,10 @@ add_test(NAME e2e_weights_refuse_drs
 add_test(NAME e2e_weights_refuse_unpacked
          COMMAND ${E2E}/expect_fail.sh 1 "not packed" $<TARGET_FILE:lstmc> ${_m} --weights=fp16
                  --disable-pass=fold_constants -o ${WORK}/Wref_u --force)
-add_test(NAME e2e_weights_refuse_opencl
-         COMMAND ${E2E}/expect_fail.sh 1 "not supported on OpenCL targets" $<TARGET_FILE:lstmc>
-                 ${_m} --weights=fp16 --target=pocl -o ${WORK}/Wref_o --force)
+add_test(NAME e2e_weights_refuse_opencl_tissue
+         COMMAND ${E2E}/expect_fail.sh 1 "--weights=fp16 on an OpenCL target: breakpoints"
+                 $<TARGET_FILE:lstmc> ${_m} --weights=fp16 --target=pocl --alpha-inter=0
+                 -o ${WORK}/Wref_o --force)
 add_test(NAME e2e_weights_bad_value
          COMMAND ${E2E}/expect_fail.sh 2 "--weights takes fp32, fp16, bf16 or int8"
                  $<TARGET_FILE:lstmc> ${_m} --weights=fp8 -o ${WORK}/Wref_b)
@@ -90,4 +91,43 @@ if(NOT LSTMC_SANITIZE)
   add_test(NAME e2e_weights_size_report
          COMMAND ${E2E}/precision_size.sh $<TARGET_FILE:lstmc>
                  ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/Wsize)
+endif()
+
+# the OpenCL kernels on PoCL (codegen/opencl.c, docs/PRECISION.md "OpenCL"): a subset per
+# format at the CPU tests' tolerance (a bidirectional peephole LSTM with sequence_lens, a
+# bidirectional GRU whose h gate takes the second step kernel, two stacked layers between host
+# calls); pocl_weights.sh also checks that the format reached the device (size report, the
+# kernels' WFMT/RFMT, fewer bytes uploaded than fp32). The models stored in fp16, bf16 or
+# int8 (QDQ) keep that precision on the device, at fp32's tolerance (their weights are exact).
+if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
+  set(LSTMC_POCL_PREC lstm_bidir_peephole_seqlens gru_bidir_lbr0_seqlens_zero
+      pt_embed_lstm2_cls)
+  set(LSTMC_POCL_PREC_FMTS fp16 bf16 int8)
+  if(LSTMC_SANITIZE) # the host code and C fallback under ASan/UBSan: one case
+    set(LSTMC_POCL_PREC gru_bidir_lbr0_seqlens_zero)
+    set(LSTMC_POCL_PREC_FMTS int8)
+  endif()
+  foreach(fmt ${LSTMC_POCL_PREC_FMTS})
+    foreach(c ${LSTMC_POCL_PREC})
+      add_test(NAME e2e_pocl_weights_${fmt}_${c}
+               COMMAND ${E2E}/pocl_weights.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                       ${FIX}/${c} ${WORK}/PW${fmt}_${c} ${fmt} --weights=${fmt}
+                       ${LSTMC_E2E_EXTRA})
+      set_tests_properties(e2e_pocl_weights_${fmt}_${c} PROPERTIES
+                           ENVIRONMENT "${LSTMC_POCL_ENV};RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}"
+                           TIMEOUT 180 LABELS pocl)
+    endforeach()
+  endforeach()
+  if(NOT LSTMC_SANITIZE)
+    foreach(pair lstm_w_fp16:fp16 lstm_w_bf16:bf16 lstm_w_qdq_channel:int8 lstm_w_qdq_u8:int8)
+      string(REPLACE ":" ";" _p ${pair})
+      list(GET _p 0 c)
+      list(GET _p 1 fmt)
+      add_test(NAME e2e_pocl_weights_model_${c}
+               COMMAND ${E2E}/pocl_weights.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
+                       ${FIX}/${c} ${WORK}/PWM_${c} ${fmt})
+      set_tests_properties(e2e_pocl_weights_model_${c} PROPERTIES
+                           ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+    endforeach()
+  endif()
 endif()

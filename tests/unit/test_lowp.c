@@ -216,21 +216,31 @@ Test(lowp, apply_explicit_fp32_keeps_the_weights)
     arena_free(a);
 }
 
-Test(lowp, apply_refuses_opencl_and_unpacked)
+Test(lowp, apply_on_opencl_and_unpacked)
 {
     arena *a = arena_new(0);
     diag *d = diag_new(a, "t.onnx", stderr);
     ir_graph *g;
     ir_node *n = rec_graph(a, &g, 0.013f);
-    cr_assert_eq(lowp_apply(g, "fp16", 1, d), -1);
-    cr_assert(strstr(diag_text(d), "OpenCL"));
     ir_attr_set_int(g, n, "packed", 0);
     cr_assert_eq(lowp_apply(g, "bf16", 0, d), -1);
-    cr_assert(strstr(diag_text(d), "node 'rec' (lstmc.RnnRec): --weights=bf16"));
+    cr_assert(strstr(diag_text(d), "node 'rec' (lstmc.RnnRec): --weights=bf16: "));
     cr_assert(strstr(diag_text(d), "not packed"));
+    /* on an OpenCL target the same refusal names the target */
+    cr_assert_eq(lowp_apply(g, "fp16", 1, d), -1);
+    cr_assert(strstr(diag_text(d), "--weights=fp16 on an OpenCL target: its weights are not "
+                                   "packed"));
     /* from the model only: a note, and the layer stays fp32 */
     g->weights_hint = WFMT_FP16;
-    cr_assert_eq(lowp_apply(g, NULL, 0, d), 0);
+    cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), 0);
+    /* packed: the OpenCL kernels read the format (codegen/opencl.c), the model's is kept */
+    ir_attr_set_int(g, n, "packed", 1);
+    cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
+    cr_assert_eq(ir_attr_int(n, "wfmt", 0), WFMT_FP16);
+    cr_assert_eq(n->inputs[1]->dtype, IR_DT_I32);
+    cr_assert_eq(n->inputs[1]->shape.d[0], 2); /* 4 halves in 2 words */
+    cr_assert_eq(((const unsigned char *)n->inputs[1]->data)[4], 0); /* the weight 0.0 */
+    cr_assert_eq(((const unsigned char *)n->inputs[1]->data)[5], 0);
     arena_free(a);
 }
