@@ -60,6 +60,7 @@ typedef struct driver_options {
     const char *weights;     /* --weights: fp32|fp16|bf16|int8 (compiler/lowp.h); NULL: the
                                 format the model's own weights were stored in */
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
+    const char *parallel;    /* --parallel: auto (NULL), split or wave (codegen/wave.c) */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

@@ -18,6 +18,10 @@
  * allow (the hidden state is double-buffered, so the slices of one step are independent),
  * and the barrier does nothing. The same happens when the pool could not start its workers.
  * One run at a time: the pool is not for concurrent calls from several application threads.
+ *
+ * A wavefront kernel (codegen/wave.c) runs one pipeline stage per thread instead of slices,
+ * and its stages meet through per-stage step counters (lstmc_rt_wave_*) once per chunk of
+ * time steps rather than at a barrier once per step.
  */
 #ifdef LSTMC_RT_THREADS
 #define _POSIX_C_SOURCE 200809L /* pthreads and sched_yield under -std=c99 */
@@ -154,7 +158,55 @@ lstmc_rt_pool_barrier(void)
         relax(&spins);
 }
 
+/* Steps completed by each wavefront stage, one cache line each (the stages poll them from
+ * different cores). */
+static struct {
+    int64_t steps;
+    char pad[64 - sizeof(int64_t)];
+} wave_done[LSTMC_RT_MAX_THREADS];
+
+void
+lstmc_rt_wave_reset(void)
+{
+    int q;
+    for (q = 0; q < LSTMC_RT_MAX_THREADS; q++)
+        __atomic_store_n(&wave_done[q].steps, 0, __ATOMIC_RELAXED);
+}
+
+void
+lstmc_rt_wave_post(int stage, int64_t steps)
+{
+    __atomic_store_n(&wave_done[stage].steps, steps, __ATOMIC_RELEASE);
+}
+
+void
+lstmc_rt_wave_wait(int stage, int64_t steps)
+{
+    int spins = 0;
+    while (__atomic_load_n(&wave_done[stage].steps, __ATOMIC_ACQUIRE) < steps)
+        relax(&spins);
+}
+
 #else /* !LSTMC_RT_THREADS: one thread */
+
+void
+lstmc_rt_wave_reset(void)
+{
+}
+
+void
+lstmc_rt_wave_post(int stage, int64_t steps)
+{
+    (void)stage;
+    (void)steps;
+}
+
+void
+lstmc_rt_wave_wait(int stage, int64_t steps)
+{
+    (void)stage;
+    (void)steps;
+}
 
 int
 lstmc_rt_pool_start(int n)
