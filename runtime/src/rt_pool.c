@@ -159,11 +159,17 @@ lstmc_rt_pool_barrier(void)
 }
 
 /* Steps completed by each wavefront stage, one cache line each (the stages poll them from
- * different cores). */
+ * different cores). A stage that has waited POOL_SPIN polls sleeps on wave_cv instead of
+ * yielding: on a machine whose cores are taken, a stage whose predecessor is not running
+ * gives its core away until the predecessor posts (wave_sleepers says whether anyone needs
+ * the signal, so a post costs a syscall only then). */
 static struct {
     int64_t steps;
     char pad[64 - sizeof(int64_t)];
 } wave_done[LSTMC_RT_MAX_THREADS];
+static int wave_sleepers;
+static pthread_mutex_t wave_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wave_cv = PTHREAD_COND_INITIALIZER;
 
 void
 lstmc_rt_wave_reset(void)
@@ -176,15 +182,33 @@ lstmc_rt_wave_reset(void)
 void
 lstmc_rt_wave_post(int stage, int64_t steps)
 {
-    __atomic_store_n(&wave_done[stage].steps, steps, __ATOMIC_RELEASE);
+    /* sequentially consistent with the sleeper count: either a stage about to sleep sees
+     * these steps, or this post sees the sleeper and wakes it */
+    __atomic_store_n(&wave_done[stage].steps, steps, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&wave_sleepers, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&wave_mu);
+        pthread_cond_broadcast(&wave_cv);
+        pthread_mutex_unlock(&wave_mu);
+    }
 }
 
 void
 lstmc_rt_wave_wait(int stage, int64_t steps)
 {
-    int spins = 0;
-    while (__atomic_load_n(&wave_done[stage].steps, __ATOMIC_ACQUIRE) < steps)
-        relax(&spins);
+    int spins;
+    for (spins = 0; spins < POOL_SPIN; spins++) {
+        if (__atomic_load_n(&wave_done[stage].steps, __ATOMIC_ACQUIRE) >= steps)
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&wave_mu);
+    __atomic_add_fetch(&wave_sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&wave_done[stage].steps, __ATOMIC_SEQ_CST) < steps)
+        pthread_cond_wait(&wave_cv, &wave_mu);
+    __atomic_sub_fetch(&wave_sleepers, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&wave_mu);
 }
 
 #else /* !LSTMC_RT_THREADS: one thread */
