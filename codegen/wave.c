@@ -122,14 +122,16 @@ wave_find(const kprog *kp, int i, kp_wave *w)
     return w->n_layers >= 2;
 }
 
-/* Multiply-adds of layer l of w per time step: its recurrent product, and the input
- * projection that runs inside the kernel (every layer but the first). */
+/* Cost of layer l of w per time step, in multiply-adds weighted by how fast they run at
+ * batch 1: the recurrent product (a matrix-vector product: U read once per step) at 3 per
+ * multiply-add, and the input projection that runs inside the kernel (every layer but the
+ * first; its 4-row tiles read W once per 4 rows, about 3x the rate) at 1. */
 static int64_t
 wave_layer_cost(const kprog *kp, const kp_wave *w, int l)
 {
     const kp_call *r = &kp->calls[w->rec[l]];
     const int64_t H = r->p.rnn.hidden;
-    int64_t f = 4 * H * H;
+    int64_t f = 3 * 4 * H * H;
     if (l > 0)
         f += 4 * H * kp->calls[w->rec[l] - 1].p.proj.input_size;
     return f;
@@ -187,25 +189,40 @@ wave_chunk(int64_t T, int stages)
     return c;
 }
 
-/* The auto rule (see wave_plan's caller notes in bench/RESULTS.md): take the wavefront when
- * the stack balances on the threads — the slowest stage carries at most 1.25x an even share
- * of the work — since then it keeps every core busy and meets the others once per chunk
- * instead of once per step. Split-H meets them at every step, which costs most where a
- * step is short (small H) and where a partner core is not free (a shared machine). */
+/*
+ * The auto rule. Split-H (emit_rec_mt) divides every step's product by the threads but
+ * meets the other threads at a barrier after every step of every layer; the wavefront meets
+ * them once per chunk, but its speed-up is capped by the slowest stage, its pipeline fills
+ * for (stages - 1) chunks, and each chunk's projection reads the stage's W once more. So the
+ * wavefront wins where a step is short (the barrier is a large part of it) and its W passes
+ * are cheap, i.e. where a layer's U fits in a core's L2 (a step is then a few microseconds:
+ * U 1 MiB read at ~166 GB/s is 6 us, against 1-2 us for a barrier on an idle machine and far
+ * more on a busy one), and only when the layers balance on the threads (the slowest stage
+ * carries at most 1.25x an even share: 2 layers on 2 threads, 4 on 2, not 3 on 2, where
+ * split-H's 2x beats the wavefront's 1.5x). Where U does not fit in L2 (H >= ~400 with
+ * 2 MiB), a step streams U from L3 for 100 us or more, the barrier is noise, and split-H
+ * keeps both cores streaming without the fill and the extra W passes. Without --threads,
+ * layers below WAVE_MIN_HIDDEN stay on one thread as rec_threads keeps them: waking the pool
+ * costs more than such a layer's steps. Measurements: bench/wave_ab.sh (the integrator's
+ * notes in bench/RESULTS.md).
+ */
 #define WAVE_MAX_IMBALANCE_PCT 125
-
-/* Without --threads, layers below this hidden size stay on one thread (as rec_threads does
- * for split-H): waking the pool costs more than a small layer's steps. */
-#define WAVE_MIN_HIDDEN 128
+#define WAVE_MIN_HIDDEN        128
+#define WAVE_L2_UNKNOWN        ((int64_t)1 << 20) /* a target profile without an L2 size */
 
 static int
-wave_wanted(const kprog *kp, const kp_wave *w, int64_t slowest, int threads_given)
+wave_wanted(const kprog *kp, const kp_wave *w, int64_t slowest, const target *t,
+            int threads_given)
 {
+    const int64_t l2 = t && t->l2_bytes > 0 ? t->l2_bytes : WAVE_L2_UNKNOWN;
     int64_t total = 0;
     int l;
     for (l = 0; l < w->n_layers; l++) {
+        const int64_t H = kp->calls[w->rec[l]].p.rnn.hidden;
         total += wave_layer_cost(kp, w, l);
-        if (!threads_given && kp->calls[w->rec[l]].p.rnn.hidden < WAVE_MIN_HIDDEN)
+        if (4 * H * H * (int64_t)sizeof(float) > l2)
+            return 0;
+        if (!threads_given && H < WAVE_MIN_HIDDEN)
             return 0;
     }
     return slowest * w->threads * 100 <= total * WAVE_MAX_IMBALANCE_PCT;
@@ -239,7 +256,7 @@ cg_wave_plan(arena *a, kprog *kp, const target *t, int threads, const char *para
         slowest = wave_balance(kp, &w);
         w.chunk = wave_chunk(kp->calls[i].p.rnn.seq_len, w.stages);
         if ((!parallel || strcmp(parallel, "wave") != 0) &&
-            !wave_wanted(kp, &w, slowest, threads > 0)) {
+            !wave_wanted(kp, &w, slowest, t, threads > 0)) {
             i = w.last;
             continue;
         }
