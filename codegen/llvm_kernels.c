@@ -1011,31 +1011,30 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
     LLVMBuildRetVoid(g->b);
 }
 
-/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
- * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
-static void
-emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+/* <fname>_w: void (ptr args, i32 first, i32 end), internal: a multi-core kernel's slices. */
+static LLVMValueRef
+mt_worker_decl(kg *g, const char *fname)
 {
-    LLVMTypeRef wp[3], wty, rty[3], rfty;
-    LLVMValueRef main_fn = g->fn, w, args, run, cargs[3], a[14];
-    LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
-    LLVMBuilderRef saved_b = g->b;
+    LLVMTypeRef wp[3];
+    LLVMValueRef w;
     char wname[300];
-    unsigned k;
 
-    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
-    for (k = 0; k < nargs; k++) {
-        LLVMValueRef idx = ci(g, k);
-        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
-                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
-    }
     wp[0] = g->ptr;
     wp[1] = g->i32;
     wp[2] = g->i32;
-    wty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0);
     snprintf(wname, sizeof wname, "%s_w", fname);
-    w = LLVMAddFunction(g->m, wname, wty);
+    w = LLVMAddFunction(g->m, wname, LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0));
     LLVMSetLinkage(w, LLVMInternalLinkage);
+    return w;
+}
+
+/* lstmc_rt_pool_run(w, ctx, nt) */
+static void
+emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt)
+{
+    LLVMTypeRef rty[3], rfty;
+    LLVMValueRef run, cargs[3];
+
     rty[0] = g->ptr;
     rty[1] = g->ptr;
     rty[2] = g->i32;
@@ -1044,9 +1043,29 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
     if (!run)
         run = LLVMAddFunction(g->m, "lstmc_rt_pool_run", rfty);
     cargs[0] = w;
-    cargs[1] = args;
+    cargs[1] = ctx;
     cargs[2] = LLVMConstInt(g->i32, (unsigned long long)nt, 0);
     LLVMBuildCall2(g->b, rfty, run, cargs, 3, "");
+}
+
+/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
+ * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
+static void
+emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+{
+    LLVMValueRef main_fn = g->fn, w, args, a[14];
+    LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
+    LLVMBuilderRef saved_b = g->b;
+    unsigned k;
+
+    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
+    for (k = 0; k < nargs; k++) {
+        LLVMValueRef idx = ci(g, k);
+        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
+                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
+    }
+    w = mt_worker_decl(g, fname);
+    emit_pool_run(g, w, args, nt);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 
     /* the slices' function, with its own entry block and builder */
@@ -2887,10 +2906,10 @@ wave_stage(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int q,
 static void
 emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int *panels)
 {
-    LLVMTypeRef pt[3], fty, wty, rfty;
-    LLVMValueRef main_fn, worker, run, cargs[3];
+    LLVMTypeRef pt[1], fty;
+    LLVMValueRef main_fn, worker;
     LLVMBasicBlockRef body;
-    char fname[256], wname[300];
+    char fname[256];
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     int q;
 
@@ -2904,24 +2923,9 @@ emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int 
     body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    pt[1] = g->i32;
-    pt[2] = g->i32;
-    wty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), pt, 3, 0);
-    snprintf(wname, sizeof wname, "%s_w", fname);
-    worker = LLVMAddFunction(g->m, wname, wty);
-    LLVMSetLinkage(worker, LLVMInternalLinkage);
+    worker = mt_worker_decl(g, fname);
     wave_rt_call(g, "lstmc_rt_wave_reset", NULL, NULL);
-    pt[0] = g->ptr;
-    pt[1] = g->ptr;
-    pt[2] = g->i32;
-    rfty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), pt, 3, 0);
-    run = LLVMGetNamedFunction(g->m, "lstmc_rt_pool_run");
-    if (!run)
-        run = LLVMAddFunction(g->m, "lstmc_rt_pool_run", rfty);
-    cargs[0] = worker;
-    cargs[1] = LLVMGetParam(main_fn, 0);
-    cargs[2] = LLVMConstInt(g->i32, (unsigned long long)w->threads, 0);
-    LLVMBuildCall2(g->b, rfty, run, cargs, 3, "");
+    emit_pool_run(g, worker, LLVMGetParam(main_fn, 0), w->threads);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMBuildBr(g->ab, body);
