@@ -50,7 +50,7 @@ for cfg in "$@"; do
         done
         for v in $order; do
             vn=${v%%:*}
-            ms=$("$d/$vn/m_run" --bench "$reps" "$d/x.npy" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+            ms=$("$d/$vn/m_run" --bench "$reps" --output-dir "$d/$vn/out" "$d/x.npy" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
             echo "$vn $ms" >> "$d/samples"
         done
         r=$((r + 1))
