@@ -32,6 +32,7 @@ EOC
             rm -rf "$d/$vn"
             nice "$lstmc" "$d/model.onnx" --name=m $opts --weights-placement=blob -o "$d/$vn" >/dev/null
             nice make -s -C "$d/$vn" m_run CFLAGS="-O2 -march=native" >/dev/null
+            mkdir -p "$d/$vn/out"
         fi
     done
 done
@@ -50,7 +51,8 @@ for cfg in "$@"; do
         done
         for v in $order; do
             vn=${v%%:*}
-            ms=$("$d/$vn/m_run" --bench "$reps" --output-dir "$d/$vn/out" "$d/x.npy" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+            ms=$("$d/$vn/m_run" --bench "$reps" --output-dir "$d/$vn/out" "$d/x.npy" |
+                sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
             echo "$vn $ms" >> "$d/samples"
         done
         r=$((r + 1))
