@@ -516,6 +516,36 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
     fputs("    }\n", f);
 }
 
+/* The calls of wavefront group w (codegen/wave.c): one call of the LLVM kernel
+ * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
+static void
+put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, const kp_wave *w)
+{
+    int i, j, q;
+    fprintf(f, "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
+               " (layers per thread:",
+            w->first, w->last, w->n_layers, w->threads, (long long)w->chunk);
+    for (q = 0; q < w->stages; q++)
+        fprintf(f, " %d", w->stage_end[q] - (q ? w->stage_end[q - 1] : 0));
+    fputs(")\n     *   nodes:", f);
+    for (i = w->first; i <= w->last; i++)
+        if (kp->calls[i].node)
+            fprintf(f, " '%s' (%s)", kp->calls[i].node->name, kp->calls[i].node->op_type);
+    fputs(" */\n    {\n        void *const a[] = {", f);
+    for (i = w->first; i <= w->last; i++) {
+        const kp_call *c = &kp->calls[i];
+        for (j = 0; j < c->n_in + c->n_out; j++) {
+            fputs("\n            (void *)", f);
+            put_buf(f, name, mp, j < c->n_in ? c->in[j] : c->out[j - c->n_in], NULL, 0);
+            fputc(',', f);
+        }
+        if (c->scratch_bytes > 0)
+            fprintf(f, "\n            (void *)(arena + %lld),", (long long)mp->scratch[i]);
+    }
+    fprintf(f, "\n        };\n        st = %s_wv%d(a);\n", name, w->first);
+    fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
+}
+
 /* --- the files --------------------------------------------------------------------- */
 
 static void
@@ -1488,6 +1518,9 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
             "\"%s_weights.h\"\n\n",
             o->name, g->file, (long long)mp->arena_size, o->name, o->name);
     put_llvm_protos(f, o->name, kp, handled);
+    for (i = 0; handled && i < kp->n_waves; i++) /* stacked layers as a wavefront (wave.c) */
+        fprintf(f, "lstmc_rt_status %s_wv%d(void *const *a);\n%s", o->name, kp->waves[i].first,
+                i + 1 == kp->n_waves ? "\n" : "");
     if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl.c) */
         fprintf(f, "#include \"%s_ocl.h\"\n\n", o->name);
     put_weight_macros(f, g, mp, o);
@@ -1540,6 +1573,12 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
         fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     fputc('\n', f);
     for (i = 0; i < kp->n_calls; i++) {
+        const kp_wave *w = handled ? cg_wave_of(kp, i) : NULL;
+        if (w) { /* the group's calls run in one kernel */
+            if (i == w->first)
+                put_wave_call(f, o->name, mp, kp, w);
+            continue;
+        }
         put_call(f, o->name, mp, &kp->calls[i], i, handled && handled[i]);
     }
     fputs("    return st;\n}\n", f);

@@ -71,6 +71,29 @@ int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const 
                    int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
                    int64_t stream_weights, diag *d);
 
+/* --- wave.c: stacked LSTM layers as a wavefront across threads (issue 4) --------------- */
+
+struct arena;
+struct target;
+struct kp_wave;
+
+/*
+ * Find the stacks of LLVM LSTM layers in kp that one multi-core kernel can run as a pipeline
+ * (kprog.h kp_wave) and record those the threads should run that way: parallel "wave" takes
+ * every stack it can, "split" none (each layer splits its hidden units, rec_threads), NULL or
+ * "auto" decides from the shapes and the target (wave.c wave_wanted). threads as --threads
+ * (0: the target's cores). Grows the scratch of the layers it takes. Call before memplan_run.
+ */
+void cg_wave_plan(struct arena *a, kprog *kp, const struct target *t, int threads,
+                  const char *parallel);
+
+/* The group that call i belongs to, or NULL. */
+const struct kp_wave *cg_wave_of(const kprog *kp, int i);
+
+/* Index of the first argument slot of call i in its group's argument array: the group's
+ * calls in order, each with its inputs, outputs and (if any) scratch. */
+int cg_wave_slot(const kprog *kp, const struct kp_wave *w, int i);
+
 /* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
 
 /* 1 when this lstmc was built with LLVM (otherwise only --emit=c works). */

@@ -1019,31 +1019,30 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
     LLVMBuildRetVoid(g->b);
 }
 
-/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
- * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
-static void
-emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+/* <fname>_w: void (ptr args, i32 first, i32 end), internal: a multi-core kernel's slices. */
+static LLVMValueRef
+mt_worker_decl(kg *g, const char *fname)
 {
-    LLVMTypeRef wp[3], wty, rty[3], rfty;
-    LLVMValueRef main_fn = g->fn, w, args, run, cargs[3], a[14];
-    LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
-    LLVMBuilderRef saved_b = g->b;
+    LLVMTypeRef wp[3];
+    LLVMValueRef w;
     char wname[300];
-    unsigned k;
 
-    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
-    for (k = 0; k < nargs; k++) {
-        LLVMValueRef idx = ci(g, k);
-        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
-                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
-    }
     wp[0] = g->ptr;
     wp[1] = g->i32;
     wp[2] = g->i32;
-    wty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0);
     snprintf(wname, sizeof wname, "%s_w", fname);
-    w = LLVMAddFunction(g->m, wname, wty);
+    w = LLVMAddFunction(g->m, wname, LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0));
     LLVMSetLinkage(w, LLVMInternalLinkage);
+    return w;
+}
+
+/* lstmc_rt_pool_run(w, ctx, nt) */
+static void
+emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt)
+{
+    LLVMTypeRef rty[3], rfty;
+    LLVMValueRef run, cargs[3];
+
     rty[0] = g->ptr;
     rty[1] = g->ptr;
     rty[2] = g->i32;
@@ -1052,9 +1051,29 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
     if (!run)
         run = LLVMAddFunction(g->m, "lstmc_rt_pool_run", rfty);
     cargs[0] = w;
-    cargs[1] = args;
+    cargs[1] = ctx;
     cargs[2] = LLVMConstInt(g->i32, (unsigned long long)nt, 0);
     LLVMBuildCall2(g->b, rfty, run, cargs, 3, "");
+}
+
+/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
+ * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
+static void
+emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+{
+    LLVMValueRef main_fn = g->fn, w, args, a[14];
+    LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
+    LLVMBuilderRef saved_b = g->b;
+    unsigned k;
+
+    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
+    for (k = 0; k < nargs; k++) {
+        LLVMValueRef idx = ci(g, k);
+        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
+                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
+    }
+    w = mt_worker_decl(g, fname);
+    emit_pool_run(g, w, args, nt);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 
     /* the slices' function, with its own entry block and builder */
@@ -2815,6 +2834,243 @@ checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu,
     return tm;
 }
 
+/* --- stacked LSTM layers as a wavefront (codegen/wave.c, issue 4) ---------------------- */
+
+/*
+ * <name>_wv<first>(void *const *a): the calls [w->first, w->last] of a wavefront group, their
+ * buffers in a (cg_wave_slot: each call's inputs, outputs and scratch, in call order).
+ *   <name>_wv<first>: lstmc_rt_wave_reset, then lstmc_rt_pool_run(<name>_wv<first>_w, a, nt)
+ *   <name>_wv<first>_w(a, first, end): stages [first, end), stage q on thread q: for every
+ *       chunk of w->chunk steps, wait for the chunk of the stage before (q > 0), then for each
+ *       of its layers copy the chunk's rows of the layer's input (the Squeeze), project them
+ *       (every layer but the first of the group: its G1 GEMM for the chunk) and run the
+ *       chunk's steps, batch row after batch row; then post the chunk (lstmc_rt_wave_post).
+ * A layer's step is emit_lstm_step as in emit_rec, on the same U panels: bit-identical to the
+ * 1-thread kernels. Scratch of each layer: gates [4H], then h and c of every batch row.
+ */
+
+/* void fn(i32, i64) or void fn(void) from the runtime */
+static void
+wave_rt_call(kg *g, const char *fname, LLVMValueRef stage, LLVMValueRef steps)
+{
+    LLVMTypeRef pt[2], fty;
+    LLVMValueRef f, args[2];
+    unsigned n = stage ? 2 : 0;
+
+    pt[0] = g->i32;
+    pt[1] = g->i64;
+    fty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), pt, n, 0);
+    f = LLVMGetNamedFunction(g->m, fname);
+    if (!f)
+        f = LLVMAddFunction(g->m, fname, fty);
+    args[0] = stage;
+    args[1] = steps;
+    LLVMBuildCall2(g->b, fty, f, args, n, "");
+}
+
+typedef struct wave_layer {
+    rec_ctx c;
+    LLVMValueRef P, Y, Y_h, Y_c, state; /* state: h, c of every batch row */
+    LLVMValueRef X, Xsrc, Wt, bias;     /* the input (copied from Xsrc if a COPY), its PROJ */
+    int64_t I, copy_n;                  /* copy_n: floats per time step of the COPY, or 0 */
+    int wpanels;                        /* 1: Wt is in (1-thread) panels (proj_relayout) */
+} wave_layer;
+
+/* slot k of call i (a pointer) from the argument array a */
+static LLVMValueRef
+wave_arg(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int i, int k)
+{
+    LLVMValueRef idx = ci(g, cg_wave_slot(kp, w, i) + k);
+    return LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, a, &idx, 1, ""), "");
+}
+
+static void
+wave_layer_init(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int l, int panels,
+                wave_layer *L)
+{
+    const int i = w->rec[l];
+    const kp_call *r = &kp->calls[i];
+    const lstmc_rt_rnn_params *p = &r->p.rnn;
+    const int64_t H = p->hidden;
+    LLVMValueRef scratch = wave_arg(g, kp, w, a, i, r->n_in + r->n_out);
+
+    memset(L, 0, sizeof *L);
+    L->c.p = p;
+    L->c.act = p->act;
+    L->c.H = H;
+    L->c.GH = 4 * H;
+    L->c.Rt = wave_arg(g, kp, w, a, i, 1);
+    L->c.peep = r->in[6] ? wave_arg(g, kp, w, a, i, 6) : NULL;
+    L->c.gates = scratch;
+    L->c.panels = panels & 1;
+    L->wpanels = (panels >> 1) & 1;
+    L->P = wave_arg(g, kp, w, a, i, 0);
+    L->Y = r->out[0] ? wave_arg(g, kp, w, a, i, r->n_in) : NULL;
+    L->Y_h = r->out[1] ? wave_arg(g, kp, w, a, i, r->n_in + 1) : NULL;
+    L->Y_c = r->out[2] ? wave_arg(g, kp, w, a, i, r->n_in + 2) : NULL;
+    L->state = gepc(g, scratch, 4 * H);
+    if (l > 0) { /* PROJ at i - 1, a COPY before it when the chain has one */
+        const kp_call *pj = &kp->calls[i - 1];
+        L->I = pj->p.proj.input_size;
+        L->X = wave_arg(g, kp, w, a, i - 1, 0);
+        L->Wt = wave_arg(g, kp, w, a, i - 1, 1);
+        L->bias = pj->in[2] ? wave_arg(g, kp, w, a, i - 1, 2) : NULL;
+        if (kp->calls[i - 2].kind == KP_COPY) {
+            L->Xsrc = wave_arg(g, kp, w, a, i - 2, 0);
+            L->copy_n = p->batch * L->I;
+        }
+    }
+}
+
+/* Steps [t0, t0 + len) of layer L (t0 an i64 value, len a constant): the input rows and
+ * their projection first (l > 0), then the steps of every batch row. */
+static void
+wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len)
+{
+    const lstmc_rt_rnn_params *p = L->c.p;
+    const int64_t H = p->hidden, GH = 4 * H, N = p->batch;
+    LLVMValueRef r0 = mul(g, t0, ci(g, N)), n, t, row;
+    kloop ln, lt;
+
+    if (l > 0) {
+        proj_ctx pc;
+        if (L->copy_n)
+            emit_copy(g, gepf(g, L->X, mul(g, t0, ci(g, L->copy_n))),
+                      gepf(g, L->Xsrc, mul(g, t0, ci(g, L->copy_n))), len * L->copy_n, NULL);
+        pc.rows = len * N;
+        pc.I = L->I;
+        pc.GH = GH;
+        pc.X = gepf(g, L->X, mul(g, r0, ci(g, L->I)));
+        pc.wd = L->Wt;
+        pc.panels = L->wpanels;
+        pc.bd = L->bias;
+        pc.Pd = gepf(g, L->P, mul(g, r0, ci(g, GH)));
+        for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
+    }
+    n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+    L->c.h = gepf(g, L->state, mul(g, n, ci(g, 2 * H)));
+    L->c.c = gepc(g, L->c.h, H);
+    t = loop_begin(g, &lt, t0, add(g, t0, ci(g, len)));
+    row = add(g, mul(g, t, ci(g, N)), n); /* layout 0, one direction: Y row = P row */
+    emit_lstm_step(g, &L->c, gepf(g, L->P, mul(g, row, ci(g, GH))),
+                   L->Y ? gepf(g, L->Y, mul(g, row, ci(g, H))) : NULL);
+    loop_end(g, &lt);
+    loop_end(g, &ln);
+}
+
+/* One chunk of stage q: steps [t0, t0 + len). */
+static void
+wave_chunk(kg *g, const kp_wave *w, wave_layer *L, int q, LLVMValueRef t0, int64_t len)
+{
+    const int l0 = q ? w->stage_end[q - 1] : 0;
+    LLVMValueRef t1 = add(g, t0, ci(g, len));
+    int l;
+
+    if (q > 0)
+        wave_rt_call(g, "lstmc_rt_wave_wait", LLVMConstInt(g->i32, (unsigned)(q - 1), 0), t1);
+    for (l = l0; l < w->stage_end[q]; l++)
+        wave_layer_chunk(g, &L[l], l, t0, len);
+    if (q + 1 < w->stages)
+        wave_rt_call(g, "lstmc_rt_wave_post", LLVMConstInt(g->i32, (unsigned)q, 0), t1);
+}
+
+/* The whole of stage q (inside the worker function, a = the argument array). */
+static void
+wave_stage(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int q,
+           const int *panels)
+{
+    const int l0 = q ? w->stage_end[q - 1] : 0, l1 = w->stage_end[q];
+    const int64_t T = kp->calls[w->rec[0]].p.rnn.seq_len, C = w->chunk;
+    wave_layer L[KP_WAVE_MAX];
+    int l;
+
+    for (l = l0; l < l1; l++) {
+        const kp_call *r = &kp->calls[w->rec[l]];
+        const int64_t H = r->p.rnn.hidden;
+        LLVMValueRef init_h, init_c, n, h;
+        kloop ln;
+        wave_layer_init(g, kp, w, a, l, panels[l], &L[l]);
+        init_h = r->in[4] ? wave_arg(g, kp, w, a, w->rec[l], 4) : NULL;
+        init_c = r->in[5] ? wave_arg(g, kp, w, a, w->rec[l], 5) : NULL;
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, r->p.rnn.batch)); /* state_at: [1, N, H] */
+        h = gepf(g, L[l].state, mul(g, n, ci(g, 2 * H)));
+        emit_copy(g, h, init_h ? gepf(g, init_h, mul(g, n, ci(g, H))) : NULL, H, NULL);
+        emit_copy(g, gepc(g, h, H), init_c ? gepf(g, init_c, mul(g, n, ci(g, H))) : NULL, H,
+                  NULL);
+        loop_end(g, &ln);
+    }
+    if (T / C > 0) {
+        kloop lk;
+        LLVMValueRef k = loop_begin(g, &lk, ci(g, 0), ci(g, T / C));
+        wave_chunk(g, w, L, q, mul(g, k, ci(g, C)), C);
+        loop_end(g, &lk);
+    }
+    if (T % C)
+        wave_chunk(g, w, L, q, ci(g, T / C * C), T % C);
+    for (l = l0; l < l1; l++) { /* Y_h / Y_c: the state after the last step */
+        const int64_t H = L[l].c.H;
+        LLVMValueRef n, h;
+        kloop ln;
+        if (!L[l].Y_h && !L[l].Y_c)
+            continue;
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, L[l].c.p->batch));
+        h = gepf(g, L[l].state, mul(g, n, ci(g, 2 * H)));
+        if (L[l].Y_h)
+            emit_copy(g, gepf(g, L[l].Y_h, mul(g, n, ci(g, H))), h, H, NULL);
+        if (L[l].Y_c)
+            emit_copy(g, gepf(g, L[l].Y_c, mul(g, n, ci(g, H))), gepc(g, h, H), H, NULL);
+        loop_end(g, &ln);
+    }
+}
+
+/* <name>_wv<w->first> and its worker; panels[l]: bit 0, layer l's U is in (1-thread) panels;
+ * bit 1, its W is. */
+static void
+emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int *panels)
+{
+    LLVMTypeRef pt[1], fty;
+    LLVMValueRef main_fn, worker;
+    LLVMBasicBlockRef body;
+    char fname[256];
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    int q;
+
+    pt[0] = g->ptr;
+    fty = LLVMFunctionType(g->i32, pt, 1, 0);
+    snprintf(fname, sizeof fname, "%s_wv%d", name, w->first);
+    main_fn = g->fn = LLVMAddFunction(g->m, fname, fty);
+    LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->cx, nounwind, 0));
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    worker = mt_worker_decl(g, fname);
+    wave_rt_call(g, "lstmc_rt_wave_reset", NULL, NULL);
+    emit_pool_run(g, worker, LLVMGetParam(main_fn, 0), w->threads);
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMBuildBr(g->ab, body);
+
+    /* the worker: stages [first, end) */
+    g->fn = worker;
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, worker, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, worker, "start");
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    g->wfmt = 0;
+    for (q = 0; q < w->stages; q++) {
+        LLVMBasicBlockRef join = slice_begin(g, LLVMGetParam(worker, 1),
+                                             LLVMGetParam(worker, 2), q);
+        wave_stage(g, kp, w, LLVMGetParam(worker, 0), q, panels);
+        slice_end(g, join);
+    }
+    LLVMBuildRetVoid(g->b);
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMBuildBr(g->ab, body);
+    g->fn = main_fn;
+}
+
 /* Build the function for call i, named <name>_k<i>, with the runtime kernel's signature. */
 static void
 emit_call(kg *g, const char *name, const kp_call *c, int i)
@@ -2944,7 +3200,20 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
                    strncmp(triple, "aarch64", 7) == 0;
 
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
-    for (i = 0; i < kp->n_calls; i++)
+    for (i = 0; i < kp->n_calls; i++) {
+        const kp_wave *w = cg_wave_of(kp, i);
+        if (w && i == w->first) { /* the whole group: one kernel (emit_wave) */
+            int panels[KP_WAVE_MAX], l;
+            for (l = 0; l < w->n_layers; l++) /* the PROJ of layer l > 0 is at rec[l] - 1 */
+                panels[l] = rec_pack_ok(kp, w->rec[l], o) |
+                            (l > 0 && proj_pack_ok(kp, w->rec[l] - 1, o)) << 1;
+            emit_wave(&g, kp, w, o->name, panels);
+        }
+        if (w) {
+            if (handled[i]) /* the pool's size (c_host.c pool_threads) */
+                handled[i] = (unsigned char)w->threads;
+            continue;
+        }
         if (handled[i]) {
             g.panels = rec_pack_ok(kp, i, o) || proj_pack_ok(kp, i, o);
             g.threads = rec_threads(kp, i, o, t);
@@ -2952,6 +3221,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
                 handled[i] = (unsigned char)g.threads;
             emit_call(&g, o->name, &kp->calls[i], i);
         }
+    }
 
     if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &err)) {
         diag_error(d, "internal error: the LLVM kernels do not verify: %s", err);
@@ -2986,14 +3256,18 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         if (kp->calls[i].kind == KP_RNN_REC && kp->calls[i].in[1] &&
             (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
             rec_relayout(&kp->calls[i],
-                         handled[i] && rec_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
+                         handled[i] && rec_pack_ok(kp, i, o)
+                             ? PANELS_KEY(g.vl, cg_wave_of(kp, i) ? 1 : handled[i])
+                             : 0,
                          d) < 0)
             goto out_module;
     for (i = 0; i < kp->n_calls; i++)
         if (kp->calls[i].kind == KP_RNN_PROJ && kp->calls[i].in[1] &&
             (kp->calls[i].in[1]->panels || (handled[i] && proj_pack_ok(kp, i, o))) &&
             proj_relayout(&kp->calls[i],
-                          handled[i] && proj_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
+                          handled[i] && proj_pack_ok(kp, i, o)
+                              ? PANELS_KEY(g.vl, cg_wave_of(kp, i) ? 1 : handled[i])
+                              : 0,
                           d) < 0)
             goto out_module;
     rc = n;

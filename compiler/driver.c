@@ -445,6 +445,9 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     memset(kp, 0, sizeof *kp);
     if (kp_lower_graph(a, g, kp, d) < 0)
         return -1;
+    if (!cg_opencl_wanted(o->target) && (o->emit ? strcmp(o->emit, "llvm") == 0
+                                                 : cg_llvm_available()))
+        cg_wave_plan(a, kp, t, o->threads, o->parallel); /* before memplan: it reads the groups */
     if (memplan_run(a, g, kp, mp, d) < 0)
         return -1;
     if (check_limits(g, mp, o, d) < 0)

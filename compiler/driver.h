@@ -62,6 +62,7 @@ typedef struct driver_options {
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
     int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
                                 another machine: accuracy is the same on the host's C) */
+    const char *parallel;    /* --parallel: auto (NULL), split or wave (codegen/wave.c) */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

@@ -92,12 +92,28 @@ typedef struct kp_call {
                      fp32): the call goes to that format's kernel (kp_call_fn) */
 } kp_call;
 
+/* A wavefront group (issue 4, codegen/wave.c): calls [first, last] are stacked LSTM layers
+ * (REC, then [COPY] PROJ REC per later layer) that one multi-core kernel runs as a pipeline:
+ * thread q runs layers [stage_end[q-1], stage_end[q]) and hands time steps to thread q+1 in
+ * chunks of `chunk`. memplan keeps every buffer of the group live over all of it. */
+#define KP_WAVE_MAX 16
+typedef struct kp_wave {
+    int first, last;              /* call indices, inclusive */
+    int threads;                  /* threads of the pool the kernel runs on */
+    int n_layers, stages;         /* stages <= threads; a stage holds >= 1 layer */
+    int64_t chunk;                /* time steps per hand-over */
+    int stage_end[KP_WAVE_MAX];   /* layers [stage_end[q-1], stage_end[q]) on thread q */
+    int rec[KP_WAVE_MAX];         /* call index of each layer's REC */
+} kp_wave;
+
 /* A whole program: the calls in execution order. */
 typedef struct kprog {
     int n_calls, cap_calls;
     kp_call *calls;
     int n_outputs;
     ir_tensor **outputs; /* the tensor that fills each graph output slot, in order */
+    int n_waves;         /* wavefront groups (cg_wave_plan), in call order; 0 = none */
+    kp_wave *waves;
 } kprog;
 
 /* Name of the runtime function a kind calls ("lstmc_rt_rnn"). */

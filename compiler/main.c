@@ -53,6 +53,9 @@ static const char usage_text[] =
     "  --emit=c|llvm        CPU kernels: portable C, or LLVM object code for the target\n"
     "  --threads=N          LLVM LSTM layers on N threads (1-16; default: the target's\n"
     "                       cores, for layers with H >= 128)\n"
+    "  --parallel=auto|split|wave   how stacked LSTM layers use the threads: split each\n"
+    "                       layer's hidden units (split), run the layers as a pipeline\n"
+    "                       across threads (wave), or choose from the shapes (auto)\n"
     "                       (default: llvm)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
     "  --weights-placement=const|blob|pointer   weights compiled in (flash), in\n"
@@ -173,6 +176,10 @@ parse_args(int argc, char **argv, cli *c)
             if (*end || end == v || n < 1 || n > 16)
                 return usage("--threads takes a count from 1 to 16, got '%s'", v);
             c->o.threads = (int)n;
+        } else if ((v = cli_opt(argc, argv, &i, "--parallel"))) {
+            if (strcmp(v, "auto") != 0 && strcmp(v, "split") != 0 && strcmp(v, "wave") != 0)
+                return usage("--parallel takes auto, split or wave, got '%s'", v);
+            c->o.parallel = v;
         } else if ((v = cli_opt(argc, argv, &i, "--weights-placement"))) {
             if (strcmp(v, "const") != 0 && strcmp(v, "blob") != 0 && strcmp(v, "pointer") != 0)
                 return usage("--weights-placement takes const, blob or pointer, got '%s'", v);

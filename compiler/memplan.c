@@ -72,6 +72,12 @@ memplan_run(arena *a, const ir_graph *g, const kprog *kp, memplan *mp, diag *d)
     }
     for (i = 0; i < kp->n_calls; i++) {
         const kp_call *c = &kp->calls[i];
+        int lo = i, hi = i, w;
+        for (w = 0; w < kp->n_waves; w++) /* a wavefront runs its calls at the same time */
+            if (kp->waves[w].first <= i && i <= kp->waves[w].last) {
+                lo = kp->waves[w].first;
+                hi = kp->waves[w].last;
+            }
         for (j = 0; j < c->n_in + c->n_out; j++) {
             const ir_tensor *t = j < c->n_in ? c->in[j] : c->out[j - c->n_in];
             if (!t)
@@ -81,13 +87,15 @@ memplan_run(arena *a, const ir_graph *g, const kprog *kp, memplan *mp, diag *d)
                 mp->tensor[t->id].index = t->id;
                 continue;
             }
-            if (first[t->id] < 0)
-                first[t->id] = i;
-            last[t->id] = i;
+            if (first[t->id] < 0 || first[t->id] > lo)
+                first[t->id] = lo;
+            if (last[t->id] < hi)
+                last[t->id] = hi;
         }
         mp->scratch[i] = -1;
         if (c->scratch_bytes > 0) {
-            iv[n_iv].first = iv[n_iv].last = i;
+            iv[n_iv].first = lo;
+            iv[n_iv].last = hi;
             iv[n_iv].size = align_up(c->scratch_bytes);
             iv[n_iv].where = &mp->scratch[i];
             n_iv++;

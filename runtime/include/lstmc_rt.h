@@ -767,6 +767,18 @@ int lstmc_rt_pool_threads(void);
 void lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n);
 void lstmc_rt_pool_barrier(void);
 
+/*
+ * Hand-over between the stages of a wavefront kernel (codegen/wave.c, issue 4): stage q posts
+ * how many time steps of its last layer are complete (lstmc_rt_wave_post, a release store),
+ * stage q + 1 waits until at least `steps` are (lstmc_rt_wave_wait, an acquire load; spins,
+ * then sleeps until a post wakes it). lstmc_rt_wave_reset zeroes every stage's count before a run. The stages of a
+ * run that lstmc_rt_pool_run executes in order on one thread never wait: each one finds its
+ * predecessor complete. Without LSTMC_RT_THREADS all three do nothing.
+ */
+void lstmc_rt_wave_reset(void);
+void lstmc_rt_wave_post(int stage, int64_t steps);
+void lstmc_rt_wave_wait(int stage, int64_t steps);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,10 @@
  * allow (the hidden state is double-buffered, so the slices of one step are independent),
  * and the barrier does nothing. The same happens when the pool could not start its workers.
  * One run at a time: the pool is not for concurrent calls from several application threads.
+ *
+ * A wavefront kernel (codegen/wave.c) runs one pipeline stage per thread instead of slices,
+ * and its stages meet through per-stage step counters (lstmc_rt_wave_*) once per chunk of
+ * time steps rather than at a barrier once per step.
  */
 #ifdef LSTMC_RT_THREADS
 #define _POSIX_C_SOURCE 200809L /* pthreads and sched_yield under -std=c99 */
@@ -154,7 +158,79 @@ lstmc_rt_pool_barrier(void)
         relax(&spins);
 }
 
+/* Steps completed by each wavefront stage, one cache line each (the stages poll them from
+ * different cores). A stage that has waited POOL_SPIN polls sleeps on wave_cv instead of
+ * yielding: on a machine whose cores are taken, a stage whose predecessor is not running
+ * gives its core away until the predecessor posts (wave_sleepers says whether anyone needs
+ * the signal, so a post costs a syscall only then). */
+static struct {
+    int64_t steps;
+    char pad[64 - sizeof(int64_t)];
+} wave_done[LSTMC_RT_MAX_THREADS];
+static int wave_sleepers;
+static pthread_mutex_t wave_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wave_cv = PTHREAD_COND_INITIALIZER;
+
+void
+lstmc_rt_wave_reset(void)
+{
+    int q;
+    for (q = 0; q < LSTMC_RT_MAX_THREADS; q++)
+        __atomic_store_n(&wave_done[q].steps, 0, __ATOMIC_RELAXED);
+}
+
+void
+lstmc_rt_wave_post(int stage, int64_t steps)
+{
+    /* sequentially consistent with the sleeper count: either a stage about to sleep sees
+     * these steps, or this post sees the sleeper and wakes it */
+    __atomic_store_n(&wave_done[stage].steps, steps, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&wave_sleepers, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&wave_mu);
+        pthread_cond_broadcast(&wave_cv);
+        pthread_mutex_unlock(&wave_mu);
+    }
+}
+
+void
+lstmc_rt_wave_wait(int stage, int64_t steps)
+{
+    int spins;
+    for (spins = 0; spins < POOL_SPIN; spins++) {
+        if (__atomic_load_n(&wave_done[stage].steps, __ATOMIC_ACQUIRE) >= steps)
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&wave_mu);
+    __atomic_add_fetch(&wave_sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&wave_done[stage].steps, __ATOMIC_SEQ_CST) < steps)
+        pthread_cond_wait(&wave_cv, &wave_mu);
+    __atomic_sub_fetch(&wave_sleepers, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&wave_mu);
+}
+
 #else /* !LSTMC_RT_THREADS: one thread */
+
+void
+lstmc_rt_wave_reset(void)
+{
+}
+
+void
+lstmc_rt_wave_post(int stage, int64_t steps)
+{
+    (void)stage;
+    (void)steps;
+}
+
+void
+lstmc_rt_wave_wait(int stage, int64_t steps)
+{
+    (void)stage;
+    (void)steps;
+}
 
 int
 lstmc_rt_pool_start(int n)

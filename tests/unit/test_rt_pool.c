@@ -3,13 +3,15 @@
  * here with LSTMC_RT_THREADS as a generated library with --threads builds it: slices on
  * distinct threads, the barrier's ordering of writes between steps, and the serial fallback
  * (all slices in order on the caller) before the pool starts and for a slice count the pool
- * does not have.
+ * does not have; the wavefront hand-over (lstmc_rt_wave_*) between pipeline stages.
+ * tests/e2e/tsan.sh runs this file under ThreadSanitizer too.
  */
 #define LSTMC_RT_THREADS
 #include "../../runtime/src/rt_pool.c"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <string.h>
 
 #define STEPS 2000
 
@@ -91,4 +93,61 @@ Test(rt_pool, serial_before_start_then_parallel)
     cr_assert_eq(J.first[0], 0);
     cr_assert_eq(J.end[0], 3);
     cr_assert(pthread_equal(J.who[0], pthread_self()));
+}
+
+/* --- the wavefront hand-over (lstmc_rt_wave_*) ----------------------------------------- */
+
+#define WSTEPS 3001 /* not a multiple of WCHUNK: a short last chunk */
+#define WCHUNK 8
+#define WSTAGES 3
+
+static int wdata[WSTAGES][WSTEPS];
+
+/* Stage q computes step t from step t of stage q - 1, a chunk at a time, as a wavefront
+ * kernel does: wait for the chunk of the stage before, compute it, post it. */
+static void
+pipeline(void *ctx, int first, int end)
+{
+    int q, t0, t;
+    (void)ctx;
+    for (q = first; q < end; q++)
+        for (t0 = 0; t0 < WSTEPS; t0 += WCHUNK) {
+            int t1 = t0 + WCHUNK < WSTEPS ? t0 + WCHUNK : WSTEPS;
+            if (q > 0)
+                lstmc_rt_wave_wait(q - 1, t1);
+            for (t = t0; t < t1; t++)
+                wdata[q][t] = (q ? wdata[q - 1][t] : t) * 3 + 1;
+            lstmc_rt_wave_post(q, t1);
+        }
+}
+
+static int
+pipeline_bad(int stages)
+{
+    int t, bad = 0;
+    for (t = 0; t < WSTEPS; t++) {
+        int want = t, q;
+        for (q = 0; q < stages; q++)
+            want = want * 3 + 1;
+        bad += wdata[stages - 1][t] != want;
+    }
+    return bad;
+}
+
+Test(rt_pool, wavefront_hand_over)
+{
+    int rep;
+    cr_assert_eq(lstmc_rt_pool_start(WSTAGES), WSTAGES);
+    for (rep = 0; rep < 20; rep++) { /* stage q on thread q: each sees the chunks posted */
+        memset(wdata, 0, sizeof wdata);
+        lstmc_rt_wave_reset();
+        lstmc_rt_pool_run(pipeline, NULL, WSTAGES);
+        cr_assert_eq(pipeline_bad(WSTAGES), 0, "run %d: a stage read a chunk before it was posted",
+                     rep);
+    }
+    /* more stages than threads: serial, in order, on the caller; no wait blocks */
+    memset(wdata, 0, sizeof wdata);
+    lstmc_rt_wave_reset();
+    lstmc_rt_pool_run(pipeline, NULL, 2);
+    cr_assert_eq(pipeline_bad(2), 0);
 }
