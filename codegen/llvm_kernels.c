@@ -366,8 +366,22 @@ emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v)
 /*
  * out[r*ldo + c] = (init ? init[r*ldi + c] : 0) + sum_{k<K} a[r*lda + k] * b[k*ldb + c]
  * for r < rb and c < nv*w, where w is the vector width (1: scalar columns). The rb*nv
- * accumulators stay in registers across the k loop. pf > 0: b is read as one contiguous
- * stream (ldb == nv*w, a panel) and each k also prefetches the cache lines pf floats ahead.
+ * accumulators stay in registers across the k loop. pf > 0: each k also prefetches the cache
+ * lines of the tile's row pf elements ahead (b read as one contiguous stream, a panel, with
+ * pf a few rows of it; or row-major with pf a few rows of ldb).
+ *
+ * b holds the weights in the storage format g->wfmt (issue 12, docs/PRECISION.md; lstmc_rt.h
+ * "reduced-precision weights"), ldb and pf counted in its elements. fp32 is loaded as it is;
+ * otherwise each <w x i16> or <w x i8> load is widened to <w x float> right after it and the
+ * accumulators stay float:
+ *   fp16  bitcast to <w x half>, fpext (vcvtph2ps with F16C, fcvtl on AArch64); where that is
+ *         no instruction (x86 without F16C, 32-bit Arm), the integer recipe of rt_lowp.c:
+ *         (h & 0x7fff) << 13 read as a float times 2^112, the sign or-ed back (the compiler
+ *         never stores inf or NaN, lowp.c);
+ *   bf16  zext to i32, shl 16, bitcast;
+ *   int8  sitofp of a <w x i8> load (vpmovsxbd + vcvtdq2ps); the tile sums a * q and
+ *         multiplies by the column scales once at the end (scale: the tile's first column's,
+ *         non-NULL exactly for int8): sum_k s*q_k*a_k = s * sum_k q_k*a_k.
  */
 #define KG_MAX_ACC 32
 #define KG_LINE 16 /* floats per 64-byte cache line */
@@ -384,30 +398,139 @@ emit_prefetch(kg *g, LLVMValueRef p)
     intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
 }
 
+static LLVMValueRef
+gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), base, &i, 1, "");
+}
+
+/* The constant v in every lane of a w-lane vector of ty (ty itself when w == 1). */
+static LLVMValueRef
+splat(LLVMTypeRef ty, LLVMValueRef v, int w)
+{
+    LLVMValueRef lanes[64];
+    int i;
+    (void)ty;
+    if (w == 1)
+        return v;
+    for (i = 0; i < w; i++)
+        lanes[i] = v;
+    return LLVMConstVector(lanes, (unsigned)w);
+}
+
+/* w weights at byte address p, converted to float (a <w x float> vector, or a float). */
+static LLVMValueRef
+emit_load_cvt(kg *g, LLVMValueRef p, int w)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->cx), i16 = LLVMInt16TypeInContext(g->cx);
+    LLVMTypeRef ety = g->wfmt == LSTMC_RT_WFMT_INT8 ? i8 : i16;
+    LLVMTypeRef ity = w > 1 ? LLVMVectorType(ety, (unsigned)w) : ety;
+    LLVMTypeRef i32t = w > 1 ? LLVMVectorType(g->i32, (unsigned)w) : g->i32;
+    LLVMTypeRef fty = w > 1 ? LLVMVectorType(g->f32, (unsigned)w) : g->f32;
+    LLVMValueRef v = LLVMBuildLoad2(g->b, ity, p, ""), x, sign, f;
+
+    LLVMSetAlignment(v, 1);
+    switch (g->wfmt) {
+    case LSTMC_RT_WFMT_INT8:
+        return LLVMBuildSIToFP(g->b, v, fty, "");
+    case LSTMC_RT_WFMT_BF16:
+        x = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, v, i32t, ""),
+                         splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        return LLVMBuildBitCast(g->b, x, fty, "");
+    default: /* fp16 */
+        if (g->f16_native) {
+            LLVMTypeRef h = LLVMHalfTypeInContext(g->cx);
+            LLVMTypeRef hty = w > 1 ? LLVMVectorType(h, (unsigned)w) : h;
+            return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, v, hty, ""), fty, "");
+        }
+        x = LLVMBuildZExt(g->b, v, i32t, "");
+        sign = LLVMBuildShl(g->b,
+                            LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w),
+                                         ""),
+                            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        x = LLVMBuildShl(g->b,
+                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w),
+                                      ""),
+                         splat(i32t, LLVMConstInt(g->i32, 13, 0), w), "");
+        f = fmul(g, LLVMBuildBitCast(g->b, x, fty, ""),
+                 splat(fty, LLVMConstReal(g->f32, 5192296858534827628530496329220096.0), w));
+        x = LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, f, i32t, ""), sign, "");
+        return LLVMBuildBitCast(g->b, x, fty, "");
+    }
+}
+
+/* Where direction d's weights and scales are in a tensor of D x [K, GH] (lstmc_rt.h). */
+static void
+lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d, LLVMValueRef *q,
+         LLVMValueRef *scale)
+{
+    if (g->wfmt == LSTMC_RT_WFMT_INT8) {
+        *scale = gepc(g, w, d * GH);
+        *q = gepb(g, w, ci(g, 4 * D * GH + d * K * GH));
+    } else {
+        *scale = NULL;
+        *q = gepb(g, w, ci(g, 2 * d * K * GH));
+    }
+}
+
+/* Bytes per weight of storage format f (lstmc_rt_wfmt). */
+static int64_t
+wfmt_bytes(int f)
+{
+    return f == LSTMC_RT_WFMT_INT8 ? 1 : f ? 2 : 4;
+}
+
+/* base + i weights of g->wfmt (i an i64 value) */
+static LLVMValueRef
+gepw(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    const int64_t es = wfmt_bytes(g->wfmt);
+    if (!g->wfmt)
+        return gepf(g, base, i);
+    return gepb(g, base, es == 1 ? i : mul(g, i, ci(g, es)));
+}
+
+static LLVMValueRef
+gepwc(kg *g, LLVMValueRef base, int64_t i)
+{
+    return i == 0 ? base : gepw(g, base, ci(g, i));
+}
+
+/* w weights of g->wfmt at p as floats (a <w x float>, or a float for w == 1). */
+static LLVMValueRef
+ldw(kg *g, LLVMValueRef p, int w)
+{
+    return g->wfmt ? emit_load_cvt(g, p, w) : ldt(g, w == 1 ? g->f32 : g->vf, p);
+}
+
 static void
 emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
           LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
-          int64_t pf)
+          int64_t pf, LLVMValueRef scale)
 {
     LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
-    LLVMValueRef acc[KG_MAX_ACC], k, brow;
+    const int64_t line = KG_LINE * 4 / wfmt_bytes(g->wfmt); /* elements per cache line */
+    LLVMValueRef acc[KG_MAX_ACC], bv[KG_MAX_ACC], k, brow;
     kloop lk;
     int r, v;
 
     for (r = 0; r < rb; r++)
         for (v = 0; v < nv; v++) {
-            LLVMValueRef x0 = init ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
-                                   : LLVMConstNull(ty);
+            LLVMValueRef x0 = init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
+                                             : LLVMConstNull(ty);
             acc[r * nv + v] = entry_alloca(g, ty);
             LLVMBuildStore(g->b, x0, acc[r * nv + v]);
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
-    brow = gepf(g, b, mul(g, k, ci(g, ldb)));
+    brow = gepw(g, b, mul(g, k, ci(g, ldb)));
     if (pf > 0) {
         int64_t off;
-        for (off = 0; off < (int64_t)nv * w; off += KG_LINE)
-            emit_prefetch(g, gepc(g, brow, pf + off));
+        for (off = 0; off < (int64_t)nv * w; off += line)
+            emit_prefetch(g, gepwc(g, brow, pf + off));
     }
+    for (v = 0; v < nv; v++) /* reduced precision: loaded and widened once for the rb rows
+                                (fp32 loads in the row loop, which LLVM merges, as before) */
+        bv[v] = g->wfmt ? ldw(g, gepwc(g, brow, (int64_t)v * w), w) : NULL;
     for (r = 0; r < rb; r++) {
         LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
         if (w > 1) {
@@ -417,16 +540,22 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
                                        LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
         }
         for (v = 0; v < nv; v++) {
-            LLVMValueRef bv = ldt(g, ty, gepc(g, brow, v * w));
+            LLVMValueRef bk = bv[v] ? bv[v] : ldw(g, gepwc(g, brow, (int64_t)v * w), w);
             LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
-            LLVMBuildStore(g->b, fma_(g, ty, s, bv, cur), acc[r * nv + v]);
+            LLVMBuildStore(g->b, fma_(g, ty, s, bk, cur), acc[r * nv + v]);
         }
     }
     loop_end(g, &lk);
     for (r = 0; r < rb; r++)
-        for (v = 0; v < nv; v++)
-            stt(g, LLVMBuildLoad2(g->b, ty, acc[r * nv + v], ""),
-                gepc(g, out, r * ldo + v * w));
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef x = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
+            if (scale) {
+                LLVMValueRef sv = ldt(g, ty, gepc(g, scale, v * w));
+                x = init ? fma_(g, ty, sv, x, ldt(g, ty, gepc(g, init, r * ldi + v * w)))
+                         : fmul(g, sv, x);
+            }
+            stt(g, x, gepc(g, out, r * ldo + v * w));
+        }
 }
 
 /* One column segment: columns [col, col + nv*w) (col an i64 value). */
@@ -472,6 +601,9 @@ for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
 typedef struct proj_ctx {
     int64_t rows, I, GH;
     LLVMValueRef X, wd, bd, Pd;
+    LLVMValueRef scale; /* int8 (g->wfmt): the direction's column scales; read for int8 only
+                           (the multi-thread projection, 1-thread for reduced precision, leaves
+                           it unset) */
 } proj_ctx;
 
 static void
@@ -479,20 +611,21 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const proj_ctx *c = vctx;
     const int64_t nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
-    LLVMValueRef wcol = gepf(g, c->wd, col), bcol = c->bd ? gepf(g, c->bd, col) : NULL;
+    LLVMValueRef wcol = gepw(g, c->wd, col), bcol = c->bd ? gepf(g, c->bd, col) : NULL;
     LLVMValueRef pcol = gepf(g, c->Pd, col);
+    LLVMValueRef scol = g->wfmt == LSTMC_RT_WFMT_INT8 ? gepf(g, c->scale, col) : NULL;
 
     if (nblk > 0) {
         kloop l;
         LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
         emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, 0);
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, 0, scol);
         loop_end(g, &l);
     }
     if (rem > 0) {
         int64_t r = c->rows - rem;
         emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, 0);
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, 0, scol);
     }
 }
 
@@ -502,7 +635,8 @@ cell_gates(int32_t cell)
     return cell == LSTMC_RT_CELL_LSTM ? 4 : cell == LSTMC_RT_CELL_GRU ? 3 : 1;
 }
 
-/* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]. */
+/* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]
+ * (lstmc_rt_rnn_proj_<fmt> for weights in a reduced-precision g->wfmt). */
 static void
 emit_proj(kg *g, const kp_call *c)
 {
@@ -519,6 +653,9 @@ emit_proj(kg *g, const kp_call *c)
         pc.GH = GH;
         pc.X = X;
         pc.wd = gepc(g, w, d * I * GH);
+        pc.scale = NULL;
+        if (g->wfmt)
+            lowp_dir(g, w, p->n_dirs, I, GH, d, &pc.wd, &pc.scale);
         pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
         pc.Pd = gepc(g, P, d * p->rows * GH);
         for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
@@ -533,12 +670,13 @@ typedef struct rec_ctx {
     const lstmc_rt_rnn_params *p;
     const lstmc_rt_act *act; /* this direction's activations */
     int64_t H, GH;
-    LLVMValueRef Rt;   /* [H, GH] */
+    LLVMValueRef Rt;   /* [H, GH] in g->wfmt */
+    LLVMValueRef scale; /* int8: the direction's GH column scales, else NULL */
     LLVMValueRef peep; /* [3H] or NULL */
     LLVMValueRef rbh;  /* [H] or NULL */
     LLVMValueRef h, c, gates, tmp; /* scratch */
     /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
-    LLVMValueRef sa, sb, sinit, sout;
+    LLVMValueRef sa, sb, sinit, sout, sscale;
     int64_t sldb;
     int panels; /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
 } rec_ctx;
@@ -552,30 +690,25 @@ static void
 gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const rec_ctx *c = vctx;
+    LLVMValueRef scol = c->sscale ? gepf(g, c->sscale, col) : NULL;
     if (c->panels) /* this segment's H x nv*w panel starts at H*col */
-        emit_tile(g, c->sa, 0, gepf(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
+        emit_tile(g, c->sa, 0, gepw(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
-                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0);
-    else
-        emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
+                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0, scol);
+    else /* row-major: the reduced-precision tiles prefetch REC_PF_ROWS rows (pages) ahead */
+        emit_tile(g, c->sa, 0, gepw(g, c->sb, col), c->sldb, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
-                  w, 0);
+                  w, g->wfmt && g->prefetch ? REC_PF_ROWS * c->sldb : 0, scol);
 }
-
-static void emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n,
-                           LLVMValueRef init, LLVMValueRef out);
 
 /* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
 static void
 emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
           LLVMValueRef out)
 {
-    if (g->wfmt) { /* U in a reduced-precision format (issue 12) */
-        emit_gemv_lowp(g, c, a, col0, n, init, out);
-        return;
-    }
     c->sa = a;
-    c->sb = gepc(g, c->Rt, c->panels ? c->H * col0 : col0);
+    c->sb = gepwc(g, c->Rt, c->panels ? c->H * col0 : col0);
+    c->sscale = c->scale ? gepc(g, c->scale, col0) : NULL;
     c->sldb = c->GH;
     c->sinit = init;
     c->sout = out;
@@ -760,6 +893,8 @@ emit_rec(kg *g, const kp_call *kc)
         c.H = H;
         c.GH = GH;
         c.Rt = gepc(g, r, d * H * GH);
+        if (g->wfmt) /* U in a reduced-precision format (issue 12) */
+            lowp_dir(g, r, D, H, GH, d, &c.Rt, &c.scale);
         c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
         c.rbh = kc->in[2] && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset
                     ? gepc(g, rb, d * H)
@@ -1419,255 +1554,6 @@ emit_drs(kg *g, const kp_call *kc)
     }
     drs_store_stats(g, H, stats, LLVMBuildLoad2(g->b, g->i64, cells, ""),
                     LLVMBuildLoad2(g->b, g->i64, kept, ""));
-    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
-}
-
-/* --- reduced-precision weights (issue 12, docs/PRECISION.md) ----------------------------
- *
- * The same register tiles as emit_tile with B in the storage format g->wfmt (lstmc_rt.h,
- * "reduced-precision weights"): each <w x i16> or <w x i8> load is widened to <w x float>
- * right after it, the accumulators stay float:
- *   fp16  bitcast to <w x half>, fpext (vcvtph2ps with F16C, fcvtl on AArch64); where that is
- *         no instruction (x86 without F16C, 32-bit Arm), the integer recipe of rt_lowp.c:
- *         (h & 0x7fff) << 13 read as a float times 2^112, the sign or-ed back (the compiler
- *         never stores inf or NaN, lowp.c);
- *   bf16  zext to i32, shl 16, bitcast;
- *   int8  sitofp; the tile sums h * q and multiplies by the row scales once at the end.
- * The helpers below are small copies of emit_tile/gemv_seg/proj_seg for byte-addressed B,
- * so the fp32 tiles stay as they are.
- */
-
-#define LOWP_PF_ROWS 8 /* rows of U ahead the recurrent tiles prefetch */
-
-static LLVMValueRef
-gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
-{
-    return LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), base, &i, 1, "");
-}
-
-static int
-lowp_esize(const kg *g)
-{
-    return g->wfmt == LSTMC_RT_WFMT_INT8 ? 1 : 2;
-}
-
-/* The constant v in every lane of a w-lane vector of ty (ty itself when w == 1). */
-static LLVMValueRef
-splat(LLVMTypeRef ty, LLVMValueRef v, int w)
-{
-    LLVMValueRef lanes[64];
-    int i;
-    (void)ty;
-    if (w == 1)
-        return v;
-    for (i = 0; i < w; i++)
-        lanes[i] = v;
-    return LLVMConstVector(lanes, (unsigned)w);
-}
-
-/* w weights at byte address p, converted to float (a <w x float> vector, or a float). */
-static LLVMValueRef
-emit_load_cvt(kg *g, LLVMValueRef p, int w)
-{
-    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->cx), i16 = LLVMInt16TypeInContext(g->cx);
-    LLVMTypeRef ety = g->wfmt == LSTMC_RT_WFMT_INT8 ? i8 : i16;
-    LLVMTypeRef ity = w > 1 ? LLVMVectorType(ety, (unsigned)w) : ety;
-    LLVMTypeRef i32t = w > 1 ? LLVMVectorType(g->i32, (unsigned)w) : g->i32;
-    LLVMTypeRef fty = w > 1 ? LLVMVectorType(g->f32, (unsigned)w) : g->f32;
-    LLVMValueRef v = LLVMBuildLoad2(g->b, ity, p, ""), x, sign, f;
-
-    LLVMSetAlignment(v, 1);
-    switch (g->wfmt) {
-    case LSTMC_RT_WFMT_INT8:
-        return LLVMBuildSIToFP(g->b, v, fty, "");
-    case LSTMC_RT_WFMT_BF16:
-        x = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, v, i32t, ""),
-                         splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
-        return LLVMBuildBitCast(g->b, x, fty, "");
-    default: /* fp16 */
-        if (g->f16_native) {
-            LLVMTypeRef h = LLVMHalfTypeInContext(g->cx);
-            LLVMTypeRef hty = w > 1 ? LLVMVectorType(h, (unsigned)w) : h;
-            return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, v, hty, ""), fty, "");
-        }
-        x = LLVMBuildZExt(g->b, v, i32t, "");
-        sign = LLVMBuildShl(g->b,
-                            LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w),
-                                         ""),
-                            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
-        x = LLVMBuildShl(g->b,
-                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w),
-                                      ""),
-                         splat(i32t, LLVMConstInt(g->i32, 13, 0), w), "");
-        f = fmul(g, LLVMBuildBitCast(g->b, x, fty, ""),
-                 splat(fty, LLVMConstReal(g->f32, 5192296858534827628530496329220096.0), w));
-        x = LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, f, i32t, ""), sign, "");
-        return LLVMBuildBitCast(g->b, x, fty, "");
-    }
-}
-
-/*
- * emit_tile with B at byte address b in g->wfmt, ldb in elements:
- *   fp16/bf16: out = init + sum_k a * B;  int8: out = init + scale[c] * sum_k a * q
- * (scale, a float pointer to the tile's first column's scale, non-NULL exactly for int8).
- */
-static void
-emit_tile_lowp(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
-               LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv,
-               int w, LLVMValueRef scale)
-{
-    LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
-    const int64_t es = lowp_esize(g);
-    LLVMValueRef acc[KG_MAX_ACC], k, brow;
-    kloop lk;
-    int r, v;
-
-    for (r = 0; r < rb; r++)
-        for (v = 0; v < nv; v++) {
-            LLVMValueRef x0 = init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
-                                             : LLVMConstNull(ty);
-            acc[r * nv + v] = entry_alloca(g, ty);
-            LLVMBuildStore(g->b, x0, acc[r * nv + v]);
-        }
-    k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
-    brow = gepb(g, b, mul(g, k, ci(g, ldb * es)));
-    if (rb == 1 && K > LOWP_PF_ROWS) { /* U is read with a stride of a whole row: prefetch
-                                          the tile's bytes LOWP_PF_ROWS rows ahead */
-        int64_t off;
-        for (off = 0; off < (int64_t)nv * w * es; off += 64) {
-            LLVMValueRef args[4];
-            args[0] = gepb(g, brow, ci(g, LOWP_PF_ROWS * ldb * es + off));
-            args[1] = LLVMConstInt(g->i32, 0, 0); /* read */
-            args[2] = LLVMConstInt(g->i32, 3, 0); /* keep in all levels */
-            args[3] = LLVMConstInt(g->i32, 1, 0); /* data */
-            intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
-        }
-    }
-    for (r = 0; r < rb; r++) {
-        LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
-        if (w > 1) {
-            LLVMValueRef vec = LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
-                                                      LLVMConstInt(g->i32, 0, 0), "");
-            s = LLVMBuildShuffleVector(g->b, vec, LLVMGetPoison(g->vf),
-                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
-        }
-        for (v = 0; v < nv; v++) {
-            LLVMValueRef bv = emit_load_cvt(g, gepb(g, brow, ci(g, (int64_t)v * w * es)), w);
-            LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
-            LLVMBuildStore(g->b, fma_(g, ty, s, bv, cur), acc[r * nv + v]);
-        }
-    }
-    loop_end(g, &lk);
-    for (r = 0; r < rb; r++)
-        for (v = 0; v < nv; v++) {
-            LLVMValueRef x = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
-            if (scale) {
-                LLVMValueRef sv = ldt(g, ty, gepc(g, scale, v * w));
-                x = init ? fma_(g, ty, sv, x, ldt(g, ty, gepc(g, init, r * ldi + v * w)))
-                         : fmul(g, sv, x);
-            }
-            stt(g, x, gepc(g, out, r * ldo + v * w));
-        }
-}
-
-/* Where direction d's weights and scales are in a tensor of D x [K, GH] (lstmc_rt.h). */
-static void
-lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d, LLVMValueRef *q,
-         LLVMValueRef *scale)
-{
-    if (g->wfmt == LSTMC_RT_WFMT_INT8) {
-        *scale = gepc(g, w, d * GH);
-        *q = gepb(g, w, ci(g, 4 * D * GH + d * K * GH));
-    } else {
-        *scale = NULL;
-        *q = gepb(g, w, ci(g, 2 * d * K * GH));
-    }
-}
-
-typedef struct lowp_ctx {
-    int64_t rows, K, lda, ldb; /* rows of a (PROJ_RB at a time), its width, B's width */
-    LLVMValueRef a, q, scale, init, out;
-    int64_t ldo; /* of init and out */
-} lowp_ctx;
-
-/* Columns [col, col + nv*w) of out = init + a * B for every row of a. */
-static void
-lowp_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
-{
-    const lowp_ctx *c = vctx;
-    const int64_t es = lowp_esize(g), nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
-    LLVMValueRef qcol = gepb(g, c->q, mul(g, col, ci(g, es)));
-    LLVMValueRef scol = c->scale ? gepf(g, c->scale, col) : NULL;
-    LLVMValueRef icol = c->init ? gepf(g, c->init, col) : NULL, ocol = gepf(g, c->out, col);
-
-    if (c->rows == 1) { /* the recurrent product: one vector h, init/out rows of their own */
-        emit_tile_lowp(g, c->a, 0, qcol, c->ldb, c->K, icol, 0, ocol, 0, 1, nv, w, scol);
-        return;
-    }
-    if (nblk > 0) { /* the projection: the bias row is every row's init */
-        kloop l;
-        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
-        emit_tile_lowp(g, gepf(g, c->a, mul(g, r, ci(g, c->lda))), c->lda, qcol, c->ldb, c->K,
-                       icol, 0, gepf(g, ocol, mul(g, r, ci(g, c->ldo))), c->ldo, PROJ_RB, nv, w,
-                       scol);
-        loop_end(g, &l);
-    }
-    if (rem > 0) {
-        int64_t r = c->rows - rem;
-        emit_tile_lowp(g, gepc(g, c->a, r * c->lda), c->lda, qcol, c->ldb, c->K, icol, 0,
-                       gepc(g, ocol, r * c->ldo), c->ldo, (int)rem, nv, w, scol);
-    }
-}
-
-/* emit_gemv for U in g->wfmt: direction d is found from c->act (rec_ctx has no d; emit_rec
- * stays as it is) and U from the kernel's r argument. */
-static void
-emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
-               LLVMValueRef out)
-{
-    const lstmc_rt_rnn_params *p = c->p;
-    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
-    const int64_t d = (int64_t)(c->act - p->act) / nacts;
-    lowp_ctx lc;
-
-    memset(&lc, 0, sizeof lc);
-    lowp_dir(g, LLVMGetParam(g->fn, 2), p->n_dirs, c->H, c->GH, d, &lc.q, &lc.scale);
-    lc.q = gepb(g, lc.q, ci(g, col0 * lowp_esize(g)));
-    lc.scale = lc.scale ? gepc(g, lc.scale, col0) : NULL;
-    lc.rows = 1;
-    lc.K = c->H;
-    lc.ldb = c->GH;
-    lc.a = a;
-    lc.init = init;
-    lc.out = out;
-    for_col_segments(g, n, REC_NB, lowp_seg, &lc);
-}
-
-/* lstmc_rt_rnn_proj_<fmt>(p, X, w, b, P): P[d][r] = b[d] + X[r] * G1[d], G1 in g->wfmt. */
-static void
-emit_proj_lowp(kg *g, const kp_call *c)
-{
-    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
-    LLVMValueRef X = LLVMGetParam(g->fn, 1), w = LLVMGetParam(g->fn, 2);
-    LLVMValueRef b = LLVMGetParam(g->fn, 3), P = LLVMGetParam(g->fn, 4);
-    int32_t d;
-
-    for (d = 0; d < p->n_dirs; d++) {
-        lowp_ctx lc;
-        memset(&lc, 0, sizeof lc);
-        lowp_dir(g, w, p->n_dirs, I, GH, d, &lc.q, &lc.scale);
-        lc.rows = p->rows;
-        lc.K = I;
-        lc.lda = I;
-        lc.ldb = GH;
-        lc.a = X;
-        lc.init = c->in[2] ? gepc(g, b, d * GH) : NULL;
-        lc.out = gepc(g, P, d * p->rows * GH);
-        lc.ldo = GH;
-        if (p->rows > 0)
-            for_col_segments(g, GH, PROJ_NB, lowp_seg, &lc);
-    }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 
@@ -2376,6 +2262,9 @@ tissue_handles(const kp_call *c)
  * are cut exactly as for_col_segments cuts them (full tiles of REC_NB vectors, one tile of
  * the vectors left, scalar tiles of at most 8); element (k, r0+c0+j) of the segment
  * [c0, c0+ws) goes to H*(r0+c0) + k*ws + j.
+ * A U in a reduced-precision format (issue 12) is packed the same way, element for element
+ * (2 or 1 bytes each; int8's column scales, in front of the values, stay in column order),
+ * so its tiles read one contiguous stream too instead of a new page for every k.
  */
 
 /* The gemv column ranges of a cell (emit_*_step): LSTM [0, 4H); GRU [0, 2H) and [2H, 3H);
@@ -2411,9 +2300,11 @@ rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
 /* The layout key of ir_tensor.panels: vector width and threads. */
 #define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
 
-/* One direction's block: dst = src in the panels of layout key (to 1) or back (to 0). */
+/* One direction's block of es-byte elements: dst = src in the panels of layout key (to 1) or
+ * back (to 0). */
 static void
-rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, int key, int to)
+rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es,
+                   const lstmc_rt_rnn_params *p, int key, int to)
 {
     const int vl = key / 64;
     const int64_t H = p->hidden, GH = cell_gates(p->cell) * H, tw = (int64_t)REC_NB * vl;
@@ -2433,9 +2324,9 @@ rec_relayout_block(float *dst, const float *src, const lstmc_rt_rnn_params *p, i
                 for (j = 0; j < ws; j++) {
                     int64_t pi = H * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
                     if (to)
-                        dst[pi] = src[ri];
+                        memcpy(dst + pi * es, src + ri * es, (size_t)es);
                     else
-                        dst[ri] = src[pi];
+                        memcpy(dst + ri * es, src + pi * es, (size_t)es);
                 }
             c0 += ws;
         }
@@ -2447,45 +2338,52 @@ rec_relayout(const kp_call *c, int key, diag *d)
 {
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     ir_tensor *t = c->in[1];
-    const int64_t blk = cell_gates(p->cell) * p->hidden * p->hidden;
-    float *tmp, *data = t->data;
+    const int64_t GH = cell_gates(p->cell) * p->hidden, es = wfmt_bytes(c->wfmt);
+    const size_t blk = (size_t)(GH * p->hidden * es); /* bytes of one direction */
+    unsigned char *tmp, *data = t->data;
     int32_t dir;
 
     if (t->panels == key)
         return 0;
-    tmp = malloc((size_t)blk * sizeof *tmp);
+    if (c->wfmt == LSTMC_RT_WFMT_INT8) /* the values follow the D*GH scales (lstmc_rt.h) */
+        data += 4 * p->n_dirs * GH;
+    tmp = malloc(blk);
     if (!tmp) {
         diag_error(d, "out of memory");
         return -1;
     }
     for (dir = 0; dir < p->n_dirs; dir++) {
-        float *b = data + dir * blk;
-        memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+        unsigned char *b = data + dir * blk;
+        memcpy(tmp, b, blk);
         if (t->panels) { /* packed for another vector width: back to C order first */
-            rec_relayout_block(b, tmp, p, t->panels, 0);
-            memcpy(tmp, b, (size_t)blk * sizeof *tmp);
+            rec_relayout_block(b, tmp, es, p, t->panels, 0);
+            memcpy(tmp, b, blk);
         }
         if (key)
-            rec_relayout_block(b, tmp, p, key, 1);
+            rec_relayout_block(b, tmp, es, p, key, 1);
     }
     free(tmp);
     t->panels = key;
     return 0;
 }
 
-/* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 that no
- * other call reads except as the U of a REC call of the same shape (packed alike), and no
- * OpenCL side that could read it in C order. */
+/* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 (or the
+ * int32 words of a reduced-precision format, lowp.c) that no other call reads except as the
+ * U of a REC call of the same shape and format (packed alike), and no OpenCL side that could
+ * read it in C order. */
 static int
 rec_pack_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     const ir_tensor *t = c->in[1];
+    const int64_t D = c->p.rnn.n_dirs, H = c->p.rnn.hidden, GH = cell_gates(c->p.rnn.cell) * H;
     int j, k;
 
-    if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data || t->dtype != IR_DT_F32 ||
-        ir_shape_numel(&t->shape) !=
-            c->p.rnn.n_dirs * cell_gates(c->p.rnn.cell) * c->p.rnn.hidden * c->p.rnn.hidden)
+    if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data)
+        return 0;
+    if (c->wfmt ? t->dtype != IR_DT_I32 ||
+                      ir_shape_numel(&t->shape) != (lstmc_rt_lowp_bytes(c->wfmt, D, H, GH) + 3) / 4
+                : t->dtype != IR_DT_F32 || ir_shape_numel(&t->shape) != D * GH * H)
         return 0;
     for (j = 0; j < kp->n_calls; j++) {
         const kp_call *u = &kp->calls[j];
@@ -2496,7 +2394,7 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
                 continue;
             if (k != 1 || u->kind != KP_RNN_REC || !cg_llvm_handles(u) ||
                 u->p.rnn.hidden != c->p.rnn.hidden || u->p.rnn.cell != c->p.rnn.cell ||
-                u->p.rnn.n_dirs != c->p.rnn.n_dirs)
+                u->p.rnn.n_dirs != c->p.rnn.n_dirs || u->wfmt != c->wfmt)
                 return 0;
         }
     }
@@ -2732,10 +2630,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    g->wfmt = c->wfmt; /* emit_gemv and emit_proj_lowp read it */
-    if (c->kind == KP_RNN_PROJ && c->wfmt)
-        emit_proj_lowp(g, c);
-    else if (c->kind == KP_RNN_PROJ && g->threads > 1)
+    g->wfmt = c->wfmt; /* the register tiles read it (emit_tile) */
+    if (c->kind == KP_RNN_PROJ && g->threads > 1)
         emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
     else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
