@@ -383,7 +383,7 @@ emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v)
  *         multiplies by the column scales once at the end (scale: the tile's first column's,
  *         non-NULL exactly for int8): sum_k s*q_k*a_k = s * sum_k q_k*a_k.
  */
-#define KG_MAX_ACC 32
+#define KG_MAX_ACC 64
 #define KG_LINE 16 /* floats per 64-byte cache line */
 
 /* llvm.prefetch(p, read, locality 3 = keep in all levels, data) */
@@ -596,6 +596,22 @@ for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
 
 #define PROJ_RB 4 /* rows of X per tile */
 #define PROJ_NB 4 /* vectors of columns per tile */
+
+/* Rows of X and vectors of columns per projection tile. With reduced-precision W on
+ * AVX-512 (32 registers) the tile is 8 x 3: each widened vector of W (two uops, vpmovsxbd +
+ * vcvtdq2ps for int8) then feeds 8 FMAs instead of 4, and 24 accumulators + 3 weights + a
+ * broadcast still fit the registers. */
+static int
+proj_rb(int wfmt, int vl)
+{
+    return wfmt && vl >= 16 ? 8 : PROJ_RB;
+}
+
+static int
+proj_nb(int wfmt, int vl)
+{
+    return wfmt && vl >= 16 ? 3 : PROJ_NB;
+}
 #define REC_NB 8  /* vectors of columns per tile of the recurrent product */
 
 typedef struct proj_ctx {
@@ -610,21 +626,24 @@ static void
 proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const proj_ctx *c = vctx;
-    const int64_t nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
-    LLVMValueRef wcol = gepw(g, c->wd, col), bcol = c->bd ? gepf(g, c->bd, col) : NULL;
+    const int rb = proj_rb(g->wfmt, g->vl);
+    const int64_t nblk = c->rows / rb, rem = c->rows % rb;
+    const int64_t ldw = g->panels ? (int64_t)nv * w : c->GH; /* W in panels: I x nv*w at I*col */
+    LLVMValueRef wcol = gepw(g, c->wd, g->panels ? mul(g, col, ci(g, c->I)) : col);
+    LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL;
     LLVMValueRef pcol = gepf(g, c->Pd, col);
     LLVMValueRef scol = g->wfmt == LSTMC_RT_WFMT_INT8 ? gepf(g, c->scale, col) : NULL;
 
     if (nblk > 0) {
         kloop l;
-        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
-        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, c->GH, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, 0, scol);
+        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, rb));
+        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, rb, nv, w, 0, scol);
         loop_end(g, &l);
     }
     if (rem > 0) {
         int64_t r = c->rows - rem;
-        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, c->GH, c->I, bcol, 0,
+        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
                   gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, 0, scol);
     }
 }
@@ -658,7 +677,7 @@ emit_proj(kg *g, const kp_call *c)
             lowp_dir(g, w, p->n_dirs, I, GH, d, &pc.wd, &pc.scale);
         pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
         pc.Pd = gepc(g, P, d * p->rows * GH);
-        for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
+        for_col_segments(g, GH, proj_nb(g->wfmt, g->vl), proj_seg, &pc);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
@@ -2300,16 +2319,26 @@ rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
 /* The layout key of ir_tensor.panels: vector width and threads. */
 #define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
 
-/* One direction's block of es-byte elements: dst = src in the panels of layout key (to 1) or
- * back (to 0). */
+/* One direction's [K, GH] block of es-byte elements of the weights of call c (the U of a
+ * REC call; the W of a reduced-precision PROJ call, one range [0, GH) in proj_nb tiles):
+ * dst = src in the panels of layout key (to 1) or back (to 0). */
 static void
-rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es,
-                   const lstmc_rt_rnn_params *p, int key, int to)
+rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, const kp_call *c,
+                   int key, int to)
 {
-    const int vl = key / 64;
-    const int64_t H = p->hidden, GH = cell_gates(p->cell) * H, tw = (int64_t)REC_NB * vl;
+    const int vl = key / 64, proj = c->kind == KP_RNN_PROJ;
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    const int64_t H = proj ? c->p.proj.hidden : p->hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : p->cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H;
+    const int64_t tw = (int64_t)(proj ? proj_nb(c->wfmt, vl) : REC_NB) * vl;
     int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
-    int nr = rec_ranges(p, vl, key % 64, r0, n), r;
+    int nr = 1, r;
+
+    r0[0] = 0;
+    n[0] = GH;
+    if (!proj)
+        nr = rec_ranges(p, vl, key % 64, r0, n);
 
     for (r = 0; r < nr; r++)
         for (c0 = 0; c0 < n[r];) {
@@ -2320,9 +2349,9 @@ rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es,
                 ws = (n[r] - c0) / vl * vl;
             else
                 ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
-            for (k = 0; k < H; k++)
+            for (k = 0; k < K; k++)
                 for (j = 0; j < ws; j++) {
-                    int64_t pi = H * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    int64_t pi = K * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
                     if (to)
                         memcpy(dst + pi * es, src + ri * es, (size_t)es);
                     else
@@ -2332,58 +2361,81 @@ rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es,
         }
 }
 
-/* Bring the U of REC call c to the panels of layout key (PANELS_KEY) or to C order (0). */
+/* Bring the U of REC call c (the W of a reduced-precision PROJ call) to the panels of layout
+ * key (PANELS_KEY) or to C order (0). */
 static int
 rec_relayout(const kp_call *c, int key, diag *d)
 {
-    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H, es = wfmt_bytes(c->wfmt);
     ir_tensor *t = c->in[1];
-    const int64_t GH = cell_gates(p->cell) * p->hidden, es = wfmt_bytes(c->wfmt);
-    const size_t blk = (size_t)(GH * p->hidden * es); /* bytes of one direction */
+    const size_t blk = (size_t)(GH * K * es); /* bytes of one direction */
     unsigned char *tmp, *data = t->data;
     int32_t dir;
 
     if (t->panels == key)
         return 0;
     if (c->wfmt == LSTMC_RT_WFMT_INT8) /* the values follow the D*GH scales (lstmc_rt.h) */
-        data += 4 * p->n_dirs * GH;
+        data += 4 * D * GH;
     tmp = malloc(blk);
     if (!tmp) {
         diag_error(d, "out of memory");
         return -1;
     }
-    for (dir = 0; dir < p->n_dirs; dir++) {
+    for (dir = 0; dir < D; dir++) {
         unsigned char *b = data + dir * blk;
         memcpy(tmp, b, blk);
         if (t->panels) { /* packed for another vector width: back to C order first */
-            rec_relayout_block(b, tmp, es, p, t->panels, 0);
+            rec_relayout_block(b, tmp, es, c, t->panels, 0);
             memcpy(tmp, b, blk);
         }
         if (key)
-            rec_relayout_block(b, tmp, es, p, key, 1);
+            rec_relayout_block(b, tmp, es, c, key, 1);
     }
     free(tmp);
     t->panels = key;
     return 0;
 }
 
-/* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 (or the
- * int32 words of a reduced-precision format, lowp.c) that no other call reads except as the
- * U of a REC call of the same shape and format (packed alike), and no OpenCL side that could
- * read it in C order. */
+/* 1 when calls u and c read weights of the same shape and format (packed alike). */
+static int
+same_weights(const kp_call *u, const kp_call *c)
+{
+    if (u->kind != c->kind || u->wfmt != c->wfmt)
+        return 0;
+    if (c->kind == KP_RNN_PROJ)
+        return u->p.proj.hidden == c->p.proj.hidden && u->p.proj.cell == c->p.proj.cell &&
+               u->p.proj.n_dirs == c->p.proj.n_dirs &&
+               u->p.proj.input_size == c->p.proj.input_size;
+    return u->p.rnn.hidden == c->p.rnn.hidden && u->p.rnn.cell == c->p.rnn.cell &&
+           u->p.rnn.n_dirs == c->p.rnn.n_dirs;
+}
+
+/* 1 when REC call i of kp (LLVM-handled) may read its U in panels, or PROJ call i its W in
+ * a reduced-precision format (fp32 W stays row-major): a constant f32 (or the int32 words of
+ * a reduced-precision format, lowp.c) that no other call reads except as the weights of a call
+ * of the same kind, shape and format (packed alike), and no OpenCL side that could read it in
+ * C order. */
 static int
 rec_pack_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     const ir_tensor *t = c->in[1];
-    const int64_t D = c->p.rnn.n_dirs, H = c->p.rnn.hidden, GH = cell_gates(c->p.rnn.cell) * H;
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int64_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H;
     int j, k;
 
-    if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data)
+    if (o->opencl || !(c->kind == KP_RNN_REC || (proj && c->wfmt)) || !t || !t->data)
         return 0;
     if (c->wfmt ? t->dtype != IR_DT_I32 ||
-                      ir_shape_numel(&t->shape) != (lstmc_rt_lowp_bytes(c->wfmt, D, H, GH) + 3) / 4
-                : t->dtype != IR_DT_F32 || ir_shape_numel(&t->shape) != D * GH * H)
+                      ir_shape_numel(&t->shape) != (lstmc_rt_lowp_bytes(c->wfmt, D, K, GH) + 3) / 4
+                : t->dtype != IR_DT_F32 || ir_shape_numel(&t->shape) != D * GH * K)
         return 0;
     for (j = 0; j < kp->n_calls; j++) {
         const kp_call *u = &kp->calls[j];
@@ -2392,9 +2444,7 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
                 return 0;
             if (u->in[k] != t)
                 continue;
-            if (k != 1 || u->kind != KP_RNN_REC || !cg_llvm_handles(u) ||
-                u->p.rnn.hidden != c->p.rnn.hidden || u->p.rnn.cell != c->p.rnn.cell ||
-                u->p.rnn.n_dirs != c->p.rnn.n_dirs || u->wfmt != c->wfmt)
+            if (k != 1 || !same_weights(u, c) || !cg_llvm_handles(u))
                 return 0;
         }
     }
@@ -2761,7 +2811,8 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         goto out_module;
     }
     for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
-        if (kp->calls[i].kind == KP_RNN_REC && kp->calls[i].in[1] &&
+        if ((kp->calls[i].kind == KP_RNN_REC || kp->calls[i].kind == KP_RNN_PROJ) &&
+            kp->calls[i].in[1] &&
             (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
             rec_relayout(&kp->calls[i],
                          handled[i] && rec_pack_ok(kp, i, o) ? PANELS_KEY(g.vl, handled[i]) : 0,
