@@ -366,10 +366,24 @@ emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v)
 /*
  * out[r*ldo + c] = (init ? init[r*ldi + c] : 0) + sum_{k<K} a[r*lda + k] * b[k*ldb + c]
  * for r < rb and c < nv*w, where w is the vector width (1: scalar columns). The rb*nv
- * accumulators stay in registers across the k loop. pf > 0: b is read as one contiguous
- * stream (ldb == nv*w, a panel) and each k also prefetches the cache lines pf floats ahead.
+ * accumulators stay in registers across the k loop. pf > 0: each k also prefetches the cache
+ * lines of the tile's row pf elements ahead (b read as one contiguous stream, a panel, with
+ * pf a few rows of it; or row-major with pf a few rows of ldb).
+ *
+ * b holds the weights in the storage format g->wfmt (issue 12, docs/PRECISION.md; lstmc_rt.h
+ * "reduced-precision weights"), ldb and pf counted in its elements. fp32 is loaded as it is;
+ * otherwise each <w x i16> or <w x i8> load is widened to <w x float> right after it and the
+ * accumulators stay float:
+ *   fp16  bitcast to <w x half>, fpext (vcvtph2ps with F16C, fcvtl on AArch64); where that is
+ *         no instruction (x86 without F16C, 32-bit Arm), the integer recipe of rt_lowp.c:
+ *         (h & 0x7fff) << 13 read as a float times 2^112, the sign or-ed back (the compiler
+ *         never stores inf or NaN, lowp.c);
+ *   bf16  zext to i32, shl 16, bitcast;
+ *   int8  sitofp of a <w x i8> load (vpmovsxbd + vcvtdq2ps); the tile sums a * q and
+ *         multiplies by the column scales once at the end (scale: the tile's first column's,
+ *         non-NULL exactly for int8): sum_k s*q_k*a_k = s * sum_k q_k*a_k.
  */
-#define KG_MAX_ACC 32
+#define KG_MAX_ACC 64
 #define KG_LINE 16 /* floats per 64-byte cache line */
 
 /* llvm.prefetch(p, read, locality 3 = keep in all levels, data) */
@@ -384,30 +398,139 @@ emit_prefetch(kg *g, LLVMValueRef p)
     intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
 }
 
+static LLVMValueRef
+gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), base, &i, 1, "");
+}
+
+/* The constant v in every lane of a w-lane vector of ty (ty itself when w == 1). */
+static LLVMValueRef
+splat(LLVMTypeRef ty, LLVMValueRef v, int w)
+{
+    LLVMValueRef lanes[64];
+    int i;
+    (void)ty;
+    if (w == 1)
+        return v;
+    for (i = 0; i < w; i++)
+        lanes[i] = v;
+    return LLVMConstVector(lanes, (unsigned)w);
+}
+
+/* w weights at byte address p, converted to float (a <w x float> vector, or a float). */
+static LLVMValueRef
+emit_load_cvt(kg *g, LLVMValueRef p, int w)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->cx), i16 = LLVMInt16TypeInContext(g->cx);
+    LLVMTypeRef ety = g->wfmt == LSTMC_RT_WFMT_INT8 ? i8 : i16;
+    LLVMTypeRef ity = w > 1 ? LLVMVectorType(ety, (unsigned)w) : ety;
+    LLVMTypeRef i32t = w > 1 ? LLVMVectorType(g->i32, (unsigned)w) : g->i32;
+    LLVMTypeRef fty = w > 1 ? LLVMVectorType(g->f32, (unsigned)w) : g->f32;
+    LLVMValueRef v = LLVMBuildLoad2(g->b, ity, p, ""), x, sign, f;
+
+    LLVMSetAlignment(v, 1);
+    switch (g->wfmt) {
+    case LSTMC_RT_WFMT_INT8:
+        return LLVMBuildSIToFP(g->b, v, fty, "");
+    case LSTMC_RT_WFMT_BF16:
+        x = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, v, i32t, ""),
+                         splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        return LLVMBuildBitCast(g->b, x, fty, "");
+    default: /* fp16 */
+        if (g->f16_native) {
+            LLVMTypeRef h = LLVMHalfTypeInContext(g->cx);
+            LLVMTypeRef hty = w > 1 ? LLVMVectorType(h, (unsigned)w) : h;
+            return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, v, hty, ""), fty, "");
+        }
+        x = LLVMBuildZExt(g->b, v, i32t, "");
+        sign = LLVMBuildShl(g->b,
+                            LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w),
+                                         ""),
+                            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        x = LLVMBuildShl(g->b,
+                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w),
+                                      ""),
+                         splat(i32t, LLVMConstInt(g->i32, 13, 0), w), "");
+        f = fmul(g, LLVMBuildBitCast(g->b, x, fty, ""),
+                 splat(fty, LLVMConstReal(g->f32, 5192296858534827628530496329220096.0), w));
+        x = LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, f, i32t, ""), sign, "");
+        return LLVMBuildBitCast(g->b, x, fty, "");
+    }
+}
+
+/* Where direction d's weights and scales are in a tensor of D x [K, GH] (lstmc_rt.h). */
+static void
+lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d, LLVMValueRef *q,
+         LLVMValueRef *scale)
+{
+    if (g->wfmt == LSTMC_RT_WFMT_INT8) {
+        *scale = gepc(g, w, d * GH);
+        *q = gepb(g, w, ci(g, 4 * D * GH + d * K * GH));
+    } else {
+        *scale = NULL;
+        *q = gepb(g, w, ci(g, 2 * d * K * GH));
+    }
+}
+
+/* Bytes per weight of storage format f (lstmc_rt_wfmt). */
+static int64_t
+wfmt_bytes(int f)
+{
+    return f == LSTMC_RT_WFMT_INT8 ? 1 : f ? 2 : 4;
+}
+
+/* base + i weights of g->wfmt (i an i64 value) */
+static LLVMValueRef
+gepw(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    const int64_t es = wfmt_bytes(g->wfmt);
+    if (!g->wfmt)
+        return gepf(g, base, i);
+    return gepb(g, base, es == 1 ? i : mul(g, i, ci(g, es)));
+}
+
+static LLVMValueRef
+gepwc(kg *g, LLVMValueRef base, int64_t i)
+{
+    return i == 0 ? base : gepw(g, base, ci(g, i));
+}
+
+/* w weights of g->wfmt at p as floats (a <w x float>, or a float for w == 1). */
+static LLVMValueRef
+ldw(kg *g, LLVMValueRef p, int w)
+{
+    return g->wfmt ? emit_load_cvt(g, p, w) : ldt(g, w == 1 ? g->f32 : g->vf, p);
+}
+
 static void
 emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
           LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
-          int64_t pf)
+          int64_t pf, LLVMValueRef scale)
 {
     LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
-    LLVMValueRef acc[KG_MAX_ACC], k, brow;
+    const int64_t line = KG_LINE * 4 / wfmt_bytes(g->wfmt); /* elements per cache line */
+    LLVMValueRef acc[KG_MAX_ACC], bv[KG_MAX_ACC], k, brow;
     kloop lk;
     int r, v;
 
     for (r = 0; r < rb; r++)
         for (v = 0; v < nv; v++) {
-            LLVMValueRef x0 = init ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
-                                   : LLVMConstNull(ty);
+            LLVMValueRef x0 = init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
+                                             : LLVMConstNull(ty);
             acc[r * nv + v] = entry_alloca(g, ty);
             LLVMBuildStore(g->b, x0, acc[r * nv + v]);
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
-    brow = gepf(g, b, mul(g, k, ci(g, ldb)));
+    brow = gepw(g, b, mul(g, k, ci(g, ldb)));
     if (pf > 0) {
         int64_t off;
-        for (off = 0; off < (int64_t)nv * w; off += KG_LINE)
-            emit_prefetch(g, gepc(g, brow, pf + off));
+        for (off = 0; off < (int64_t)nv * w; off += line)
+            emit_prefetch(g, gepwc(g, brow, pf + off));
     }
+    for (v = 0; v < nv; v++) /* reduced precision: loaded and widened once for the rb rows
+                                (fp32 loads in the row loop, which LLVM merges, as before) */
+        bv[v] = g->wfmt ? ldw(g, gepwc(g, brow, (int64_t)v * w), w) : NULL;
     for (r = 0; r < rb; r++) {
         LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
         if (w > 1) {
@@ -417,16 +540,22 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
                                        LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
         }
         for (v = 0; v < nv; v++) {
-            LLVMValueRef bv = ldt(g, ty, gepc(g, brow, v * w));
+            LLVMValueRef bk = bv[v] ? bv[v] : ldw(g, gepwc(g, brow, (int64_t)v * w), w);
             LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
-            LLVMBuildStore(g->b, fma_(g, ty, s, bv, cur), acc[r * nv + v]);
+            LLVMBuildStore(g->b, fma_(g, ty, s, bk, cur), acc[r * nv + v]);
         }
     }
     loop_end(g, &lk);
     for (r = 0; r < rb; r++)
-        for (v = 0; v < nv; v++)
-            stt(g, LLVMBuildLoad2(g->b, ty, acc[r * nv + v], ""),
-                gepc(g, out, r * ldo + v * w));
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef x = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
+            if (scale) {
+                LLVMValueRef sv = ldt(g, ty, gepc(g, scale, v * w));
+                x = init ? fma_(g, ty, sv, x, ldt(g, ty, gepc(g, init, r * ldi + v * w)))
+                         : fmul(g, sv, x);
+            }
+            stt(g, x, gepc(g, out, r * ldo + v * w));
+        }
 }
 
 /* One column segment: columns [col, col + nv*w) (col an i64 value). */
@@ -467,12 +596,31 @@ for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
 
 #define PROJ_RB 4 /* rows of X per tile */
 #define PROJ_NB 4 /* vectors of columns per tile */
+
+/* Rows of X and vectors of columns per projection tile. With reduced-precision W on
+ * AVX-512 (32 registers) the tile is 8 x 3: each widened vector of W (two uops, vpmovsxbd +
+ * vcvtdq2ps for int8) then feeds 8 FMAs instead of 4, and 24 accumulators + 3 weights + a
+ * broadcast still fit the registers. */
+static int
+proj_rb(int wfmt, int vl)
+{
+    return wfmt && vl >= 16 ? 8 : PROJ_RB;
+}
+
+static int
+proj_nb(int wfmt, int vl)
+{
+    return wfmt && vl >= 16 ? 3 : PROJ_NB;
+}
 #define REC_NB 8  /* vectors of columns per tile of the recurrent product */
 
 typedef struct proj_ctx {
     int64_t rows, I, GH;
     LLVMValueRef X, wd, bd, Pd;
-    int panels; /* 1: wd is this column range's W in panels (proj_relayout), 0: [I, GH] */
+    int panels; /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
+    LLVMValueRef scale; /* int8 (g->wfmt): the direction's column scales; read for int8 only
+                           (the multi-thread projection, 1-thread for reduced precision, leaves
+                           it unset) */
 } proj_ctx;
 
 /* Prefetch distance of the input projection's panels, in panel rows (as REC_PF_ROWS). */
@@ -482,24 +630,27 @@ static void
 proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const proj_ctx *c = vctx;
-    const int64_t nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
+    const int rb = proj_rb(g->wfmt, g->vl);
+    const int64_t nblk = c->rows / rb, rem = c->rows % rb;
     /* in panels this segment's I x nv*w block starts at I*col, read as one stream */
-    LLVMValueRef wcol = c->panels ? gepf(g, c->wd, mul(g, col, ci(g, c->I))) : gepf(g, c->wd, col);
-    LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL, pcol = gepf(g, c->Pd, col);
     const int64_t ldw = c->panels ? (int64_t)nv * w : c->GH;
-    const int64_t pf = c->panels && g->prefetch ? (int64_t)PROJ_PF_ROWS * nv * w : 0;
+    const int64_t pf = c->panels && !g->wfmt && g->prefetch ? (int64_t)PROJ_PF_ROWS * nv * w : 0;
+    LLVMValueRef wcol = gepw(g, c->wd, c->panels ? mul(g, col, ci(g, c->I)) : col);
+    LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL;
+    LLVMValueRef pcol = gepf(g, c->Pd, col);
+    LLVMValueRef scol = g->wfmt == LSTMC_RT_WFMT_INT8 ? gepf(g, c->scale, col) : NULL;
 
     if (nblk > 0) {
         kloop l;
-        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
+        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, rb));
         emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, PROJ_RB, nv, w, pf);
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, rb, nv, w, pf, scol);
         loop_end(g, &l);
     }
     if (rem > 0) {
         int64_t r = c->rows - rem;
         emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
-                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, pf);
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, pf, scol);
     }
 }
 
@@ -509,7 +660,8 @@ cell_gates(int32_t cell)
     return cell == LSTMC_RT_CELL_LSTM ? 4 : cell == LSTMC_RT_CELL_GRU ? 3 : 1;
 }
 
-/* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]. */
+/* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]
+ * (lstmc_rt_rnn_proj_<fmt> for weights in a reduced-precision g->wfmt). */
 static void
 emit_proj(kg *g, const kp_call *c)
 {
@@ -527,9 +679,12 @@ emit_proj(kg *g, const kp_call *c)
         pc.X = X;
         pc.panels = g->panels;
         pc.wd = gepc(g, w, d * I * GH);
+        pc.scale = NULL;
+        if (g->wfmt)
+            lowp_dir(g, w, p->n_dirs, I, GH, d, &pc.wd, &pc.scale);
         pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
         pc.Pd = gepc(g, P, d * p->rows * GH);
-        for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
+        for_col_segments(g, GH, proj_nb(g->wfmt, g->vl), proj_seg, &pc);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
@@ -541,12 +696,13 @@ typedef struct rec_ctx {
     const lstmc_rt_rnn_params *p;
     const lstmc_rt_act *act; /* this direction's activations */
     int64_t H, GH;
-    LLVMValueRef Rt;   /* [H, GH] */
+    LLVMValueRef Rt;   /* [H, GH] in g->wfmt */
+    LLVMValueRef scale; /* int8: the direction's GH column scales, else NULL */
     LLVMValueRef peep; /* [3H] or NULL */
     LLVMValueRef rbh;  /* [H] or NULL */
     LLVMValueRef h, c, gates, tmp; /* scratch */
     /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
-    LLVMValueRef sa, sb, sinit, sout;
+    LLVMValueRef sa, sb, sinit, sout, sscale;
     int64_t sldb;
     int panels; /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
 } rec_ctx;
@@ -560,30 +716,25 @@ static void
 gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const rec_ctx *c = vctx;
+    LLVMValueRef scol = c->sscale ? gepf(g, c->sscale, col) : NULL;
     if (c->panels) /* this segment's H x nv*w panel starts at H*col */
-        emit_tile(g, c->sa, 0, gepf(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
+        emit_tile(g, c->sa, 0, gepw(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
-                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0);
-    else
-        emit_tile(g, c->sa, 0, gepf(g, c->sb, col), c->sldb, c->H,
+                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0, scol);
+    else /* row-major: the reduced-precision tiles prefetch REC_PF_ROWS rows (pages) ahead */
+        emit_tile(g, c->sa, 0, gepw(g, c->sb, col), c->sldb, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
-                  w, 0);
+                  w, g->wfmt && g->prefetch ? REC_PF_ROWS * c->sldb : 0, scol);
 }
-
-static void emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n,
-                           LLVMValueRef init, LLVMValueRef out);
 
 /* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
 static void
 emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
           LLVMValueRef out)
 {
-    if (g->wfmt) { /* U in a reduced-precision format (issue 12) */
-        emit_gemv_lowp(g, c, a, col0, n, init, out);
-        return;
-    }
     c->sa = a;
-    c->sb = gepc(g, c->Rt, c->panels ? c->H * col0 : col0);
+    c->sb = gepwc(g, c->Rt, c->panels ? c->H * col0 : col0);
+    c->sscale = c->scale ? gepc(g, c->scale, col0) : NULL;
     c->sldb = c->GH;
     c->sinit = init;
     c->sout = out;
@@ -768,6 +919,8 @@ emit_rec(kg *g, const kp_call *kc)
         c.H = H;
         c.GH = GH;
         c.Rt = gepc(g, r, d * H * GH);
+        if (g->wfmt) /* U in a reduced-precision format (issue 12) */
+            lowp_dir(g, r, D, H, GH, d, &c.Rt, &c.scale);
         c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
         c.rbh = kc->in[2] && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset
                     ? gepc(g, rb, d * H)
@@ -1130,7 +1283,7 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
             pc.I = I;
             pc.GH = GH;
             pc.X = a[1];
-            pc.panels = g->panels; /* the range's panels start at I*c0 (proj_relayout) */
+            pc.panels = g->panels; /* the range's panels start at I*c0 (rec_relayout) */
             pc.wd = gepc(g, a[2], d * I * GH + (g->panels ? I * c0 : c0));
             pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
             pc.Pd = gepc(g, a[4], d * p->rows * GH + c0);
@@ -1447,255 +1600,6 @@ emit_drs(kg *g, const kp_call *kc)
     }
     drs_store_stats(g, H, stats, LLVMBuildLoad2(g->b, g->i64, cells, ""),
                     LLVMBuildLoad2(g->b, g->i64, kept, ""));
-    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
-}
-
-/* --- reduced-precision weights (issue 12, docs/PRECISION.md) ----------------------------
- *
- * The same register tiles as emit_tile with B in the storage format g->wfmt (lstmc_rt.h,
- * "reduced-precision weights"): each <w x i16> or <w x i8> load is widened to <w x float>
- * right after it, the accumulators stay float:
- *   fp16  bitcast to <w x half>, fpext (vcvtph2ps with F16C, fcvtl on AArch64); where that is
- *         no instruction (x86 without F16C, 32-bit Arm), the integer recipe of rt_lowp.c:
- *         (h & 0x7fff) << 13 read as a float times 2^112, the sign or-ed back (the compiler
- *         never stores inf or NaN, lowp.c);
- *   bf16  zext to i32, shl 16, bitcast;
- *   int8  sitofp; the tile sums h * q and multiplies by the row scales once at the end.
- * The helpers below are small copies of emit_tile/gemv_seg/proj_seg for byte-addressed B,
- * so the fp32 tiles stay as they are.
- */
-
-#define LOWP_PF_ROWS 8 /* rows of U ahead the recurrent tiles prefetch */
-
-static LLVMValueRef
-gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
-{
-    return LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), base, &i, 1, "");
-}
-
-static int
-lowp_esize(const kg *g)
-{
-    return g->wfmt == LSTMC_RT_WFMT_INT8 ? 1 : 2;
-}
-
-/* The constant v in every lane of a w-lane vector of ty (ty itself when w == 1). */
-static LLVMValueRef
-splat(LLVMTypeRef ty, LLVMValueRef v, int w)
-{
-    LLVMValueRef lanes[64];
-    int i;
-    (void)ty;
-    if (w == 1)
-        return v;
-    for (i = 0; i < w; i++)
-        lanes[i] = v;
-    return LLVMConstVector(lanes, (unsigned)w);
-}
-
-/* w weights at byte address p, converted to float (a <w x float> vector, or a float). */
-static LLVMValueRef
-emit_load_cvt(kg *g, LLVMValueRef p, int w)
-{
-    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->cx), i16 = LLVMInt16TypeInContext(g->cx);
-    LLVMTypeRef ety = g->wfmt == LSTMC_RT_WFMT_INT8 ? i8 : i16;
-    LLVMTypeRef ity = w > 1 ? LLVMVectorType(ety, (unsigned)w) : ety;
-    LLVMTypeRef i32t = w > 1 ? LLVMVectorType(g->i32, (unsigned)w) : g->i32;
-    LLVMTypeRef fty = w > 1 ? LLVMVectorType(g->f32, (unsigned)w) : g->f32;
-    LLVMValueRef v = LLVMBuildLoad2(g->b, ity, p, ""), x, sign, f;
-
-    LLVMSetAlignment(v, 1);
-    switch (g->wfmt) {
-    case LSTMC_RT_WFMT_INT8:
-        return LLVMBuildSIToFP(g->b, v, fty, "");
-    case LSTMC_RT_WFMT_BF16:
-        x = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, v, i32t, ""),
-                         splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
-        return LLVMBuildBitCast(g->b, x, fty, "");
-    default: /* fp16 */
-        if (g->f16_native) {
-            LLVMTypeRef h = LLVMHalfTypeInContext(g->cx);
-            LLVMTypeRef hty = w > 1 ? LLVMVectorType(h, (unsigned)w) : h;
-            return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, v, hty, ""), fty, "");
-        }
-        x = LLVMBuildZExt(g->b, v, i32t, "");
-        sign = LLVMBuildShl(g->b,
-                            LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w),
-                                         ""),
-                            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
-        x = LLVMBuildShl(g->b,
-                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w),
-                                      ""),
-                         splat(i32t, LLVMConstInt(g->i32, 13, 0), w), "");
-        f = fmul(g, LLVMBuildBitCast(g->b, x, fty, ""),
-                 splat(fty, LLVMConstReal(g->f32, 5192296858534827628530496329220096.0), w));
-        x = LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, f, i32t, ""), sign, "");
-        return LLVMBuildBitCast(g->b, x, fty, "");
-    }
-}
-
-/*
- * emit_tile with B at byte address b in g->wfmt, ldb in elements:
- *   fp16/bf16: out = init + sum_k a * B;  int8: out = init + scale[c] * sum_k a * q
- * (scale, a float pointer to the tile's first column's scale, non-NULL exactly for int8).
- */
-static void
-emit_tile_lowp(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
-               LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv,
-               int w, LLVMValueRef scale)
-{
-    LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
-    const int64_t es = lowp_esize(g);
-    LLVMValueRef acc[KG_MAX_ACC], k, brow;
-    kloop lk;
-    int r, v;
-
-    for (r = 0; r < rb; r++)
-        for (v = 0; v < nv; v++) {
-            LLVMValueRef x0 = init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
-                                             : LLVMConstNull(ty);
-            acc[r * nv + v] = entry_alloca(g, ty);
-            LLVMBuildStore(g->b, x0, acc[r * nv + v]);
-        }
-    k = loop_begin(g, &lk, ci(g, 0), ci(g, K));
-    brow = gepb(g, b, mul(g, k, ci(g, ldb * es)));
-    if (rb == 1 && K > LOWP_PF_ROWS) { /* U is read with a stride of a whole row: prefetch
-                                          the tile's bytes LOWP_PF_ROWS rows ahead */
-        int64_t off;
-        for (off = 0; off < (int64_t)nv * w * es; off += 64) {
-            LLVMValueRef args[4];
-            args[0] = gepb(g, brow, ci(g, LOWP_PF_ROWS * ldb * es + off));
-            args[1] = LLVMConstInt(g->i32, 0, 0); /* read */
-            args[2] = LLVMConstInt(g->i32, 3, 0); /* keep in all levels */
-            args[3] = LLVMConstInt(g->i32, 1, 0); /* data */
-            intrinsic(g, "llvm.prefetch", g->ptr, args, 4);
-        }
-    }
-    for (r = 0; r < rb; r++) {
-        LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
-        if (w > 1) {
-            LLVMValueRef vec = LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
-                                                      LLVMConstInt(g->i32, 0, 0), "");
-            s = LLVMBuildShuffleVector(g->b, vec, LLVMGetPoison(g->vf),
-                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
-        }
-        for (v = 0; v < nv; v++) {
-            LLVMValueRef bv = emit_load_cvt(g, gepb(g, brow, ci(g, (int64_t)v * w * es)), w);
-            LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
-            LLVMBuildStore(g->b, fma_(g, ty, s, bv, cur), acc[r * nv + v]);
-        }
-    }
-    loop_end(g, &lk);
-    for (r = 0; r < rb; r++)
-        for (v = 0; v < nv; v++) {
-            LLVMValueRef x = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
-            if (scale) {
-                LLVMValueRef sv = ldt(g, ty, gepc(g, scale, v * w));
-                x = init ? fma_(g, ty, sv, x, ldt(g, ty, gepc(g, init, r * ldi + v * w)))
-                         : fmul(g, sv, x);
-            }
-            stt(g, x, gepc(g, out, r * ldo + v * w));
-        }
-}
-
-/* Where direction d's weights and scales are in a tensor of D x [K, GH] (lstmc_rt.h). */
-static void
-lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d, LLVMValueRef *q,
-         LLVMValueRef *scale)
-{
-    if (g->wfmt == LSTMC_RT_WFMT_INT8) {
-        *scale = gepc(g, w, d * GH);
-        *q = gepb(g, w, ci(g, 4 * D * GH + d * K * GH));
-    } else {
-        *scale = NULL;
-        *q = gepb(g, w, ci(g, 2 * d * K * GH));
-    }
-}
-
-typedef struct lowp_ctx {
-    int64_t rows, K, lda, ldb; /* rows of a (PROJ_RB at a time), its width, B's width */
-    LLVMValueRef a, q, scale, init, out;
-    int64_t ldo; /* of init and out */
-} lowp_ctx;
-
-/* Columns [col, col + nv*w) of out = init + a * B for every row of a. */
-static void
-lowp_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
-{
-    const lowp_ctx *c = vctx;
-    const int64_t es = lowp_esize(g), nblk = c->rows / PROJ_RB, rem = c->rows % PROJ_RB;
-    LLVMValueRef qcol = gepb(g, c->q, mul(g, col, ci(g, es)));
-    LLVMValueRef scol = c->scale ? gepf(g, c->scale, col) : NULL;
-    LLVMValueRef icol = c->init ? gepf(g, c->init, col) : NULL, ocol = gepf(g, c->out, col);
-
-    if (c->rows == 1) { /* the recurrent product: one vector h, init/out rows of their own */
-        emit_tile_lowp(g, c->a, 0, qcol, c->ldb, c->K, icol, 0, ocol, 0, 1, nv, w, scol);
-        return;
-    }
-    if (nblk > 0) { /* the projection: the bias row is every row's init */
-        kloop l;
-        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, PROJ_RB));
-        emit_tile_lowp(g, gepf(g, c->a, mul(g, r, ci(g, c->lda))), c->lda, qcol, c->ldb, c->K,
-                       icol, 0, gepf(g, ocol, mul(g, r, ci(g, c->ldo))), c->ldo, PROJ_RB, nv, w,
-                       scol);
-        loop_end(g, &l);
-    }
-    if (rem > 0) {
-        int64_t r = c->rows - rem;
-        emit_tile_lowp(g, gepc(g, c->a, r * c->lda), c->lda, qcol, c->ldb, c->K, icol, 0,
-                       gepc(g, ocol, r * c->ldo), c->ldo, (int)rem, nv, w, scol);
-    }
-}
-
-/* emit_gemv for U in g->wfmt: direction d is found from c->act (rec_ctx has no d; emit_rec
- * stays as it is) and U from the kernel's r argument. */
-static void
-emit_gemv_lowp(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
-               LLVMValueRef out)
-{
-    const lstmc_rt_rnn_params *p = c->p;
-    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
-    const int64_t d = (int64_t)(c->act - p->act) / nacts;
-    lowp_ctx lc;
-
-    memset(&lc, 0, sizeof lc);
-    lowp_dir(g, LLVMGetParam(g->fn, 2), p->n_dirs, c->H, c->GH, d, &lc.q, &lc.scale);
-    lc.q = gepb(g, lc.q, ci(g, col0 * lowp_esize(g)));
-    lc.scale = lc.scale ? gepc(g, lc.scale, col0) : NULL;
-    lc.rows = 1;
-    lc.K = c->H;
-    lc.ldb = c->GH;
-    lc.a = a;
-    lc.init = init;
-    lc.out = out;
-    for_col_segments(g, n, REC_NB, lowp_seg, &lc);
-}
-
-/* lstmc_rt_rnn_proj_<fmt>(p, X, w, b, P): P[d][r] = b[d] + X[r] * G1[d], G1 in g->wfmt. */
-static void
-emit_proj_lowp(kg *g, const kp_call *c)
-{
-    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
-    LLVMValueRef X = LLVMGetParam(g->fn, 1), w = LLVMGetParam(g->fn, 2);
-    LLVMValueRef b = LLVMGetParam(g->fn, 3), P = LLVMGetParam(g->fn, 4);
-    int32_t d;
-
-    for (d = 0; d < p->n_dirs; d++) {
-        lowp_ctx lc;
-        memset(&lc, 0, sizeof lc);
-        lowp_dir(g, w, p->n_dirs, I, GH, d, &lc.q, &lc.scale);
-        lc.rows = p->rows;
-        lc.K = I;
-        lc.lda = I;
-        lc.ldb = GH;
-        lc.a = X;
-        lc.init = c->in[2] ? gepc(g, b, d * GH) : NULL;
-        lc.out = gepc(g, P, d * p->rows * GH);
-        lc.ldo = GH;
-        if (p->rows > 0)
-            for_col_segments(g, GH, PROJ_NB, lowp_seg, &lc);
-    }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 
@@ -2404,6 +2308,9 @@ tissue_handles(const kp_call *c)
  * are cut exactly as for_col_segments cuts them (full tiles of REC_NB vectors, one tile of
  * the vectors left, scalar tiles of at most 8); element (k, r0+c0+j) of the segment
  * [c0, c0+ws) goes to H*(r0+c0) + k*ws + j.
+ * A U in a reduced-precision format (issue 12) is packed the same way, element for element
+ * (2 or 1 bytes each; int8's column scales, in front of the values, stay in column order),
+ * so its tiles read one contiguous stream too instead of a new page for every k.
  */
 
 /* The gemv column ranges of a cell (emit_*_step): LSTM [0, 4H); GRU [0, 2H) and [2H, 3H);
@@ -2439,142 +2346,12 @@ rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
 /* The layout key of ir_tensor.panels: vector width and threads. */
 #define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
 
-/* dst = src [K, GH] with the column ranges [r0[r], r0[r]+n[r]) in panels (to 1), or back
- * (to 0): each range cut as for_col_segments cuts it with tiles of tw floats (vl a vector),
- * element (k, r0+c0+j) of the segment [c0, c0+ws) at K*(r0+c0) + k*ws + j. */
-static void
-panels_block(float *dst, const float *src, int64_t K, int64_t GH, const int64_t *r0,
-             const int64_t *n, int nr, int64_t tw, int vl, int to)
-{
-    int64_t c0, k, j;
-    int r;
-
-    for (r = 0; r < nr; r++)
-        for (c0 = 0; c0 < n[r];) {
-            int64_t ws;
-            if (c0 < n[r] / tw * tw)
-                ws = tw;
-            else if ((n[r] - c0) / vl > 0)
-                ws = (n[r] - c0) / vl * vl;
-            else
-                ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
-            for (k = 0; k < K; k++)
-                for (j = 0; j < ws; j++) {
-                    int64_t pi = K * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
-                    if (to)
-                        dst[pi] = src[ri];
-                    else
-                        dst[ri] = src[pi];
-                }
-            c0 += ws;
-        }
-}
-
-/* One direction's block of call c's weights (in[1]): dst = src in the panels of layout key
- * (to 1) or back (to 0). */
-typedef void (*relayout_fn)(float *dst, const float *src, const kp_call *c, int key, int to);
-
-/* Bring in[1] of call c (n_dirs blocks of blk floats) to the panels of layout key
- * (PANELS_KEY) or to C order (0). */
-static int
-relayout(const kp_call *c, int32_t n_dirs, int64_t blk, relayout_fn fn, int key, diag *d)
-{
-    ir_tensor *t = c->in[1];
-    float *tmp, *data = t->data;
-    int32_t dir;
-
-    if (t->panels == key)
-        return 0;
-    tmp = malloc((size_t)blk * sizeof *tmp);
-    if (!tmp) {
-        diag_error(d, "out of memory");
-        return -1;
-    }
-    for (dir = 0; dir < n_dirs; dir++) {
-        float *b = data + dir * blk;
-        memcpy(tmp, b, (size_t)blk * sizeof *tmp);
-        if (t->panels) { /* packed for another layout: back to C order first */
-            fn(b, tmp, c, t->panels, 0);
-            memcpy(tmp, b, (size_t)blk * sizeof *tmp);
-        }
-        if (key)
-            fn(b, tmp, c, key, 1);
-    }
-    free(tmp);
-    t->panels = key;
-    return 0;
-}
-
-static void
-rec_relayout_block(float *dst, const float *src, const kp_call *c, int key, int to)
-{
-    const lstmc_rt_rnn_params *p = &c->p.rnn;
-    const int vl = key / 64;
-    int64_t r0[4 * MT_MAX], n[4 * MT_MAX];
-    int nr = rec_ranges(p, vl, key % 64, r0, n);
-
-    panels_block(dst, src, p->hidden, cell_gates(p->cell) * p->hidden, r0, n, nr,
-                 (int64_t)REC_NB * vl, vl, to);
-}
-
-/* The U of REC call c. */
-static int
-rec_relayout(const kp_call *c, int key, diag *d)
-{
-    const lstmc_rt_rnn_params *p = &c->p.rnn;
-    return relayout(c, p->n_dirs, cell_gates(p->cell) * p->hidden * p->hidden,
-                    rec_relayout_block, key, d);
-}
-
-/* 1 when no call of kp writes call c's in[1] and every call that reads it reads it as its
- * in[1], is LLVM-handled and is alike(c, u): packed for c, it is packed for them too. */
-static int
-only_read_alike(const kprog *kp, const kp_call *c, int (*alike)(const kp_call *, const kp_call *))
-{
-    const ir_tensor *t = c->in[1];
-    int j, k;
-
-    for (j = 0; j < kp->n_calls; j++) {
-        const kp_call *u = &kp->calls[j];
-        for (k = 0; k < KP_MAX_ARGS; k++) {
-            if (u->out[k] == t)
-                return 0;
-            if (u->in[k] == t && (k != 1 || !cg_llvm_handles(u) || !alike(c, u)))
-                return 0;
-        }
-    }
-    return 1;
-}
-
-static int
-rec_alike(const kp_call *c, const kp_call *u)
-{
-    return u->kind == KP_RNN_REC && u->p.rnn.hidden == c->p.rnn.hidden &&
-           u->p.rnn.cell == c->p.rnn.cell && u->p.rnn.n_dirs == c->p.rnn.n_dirs;
-}
-
-/* 1 when REC call i of kp (LLVM-handled) may read its U in panels: a constant f32 that no
- * other call reads except as the U of a REC call of the same shape (packed alike), and no
- * OpenCL side that could read it in C order. */
-static int
-rec_pack_ok(const kprog *kp, int i, const cg_options *o)
-{
-    const kp_call *c = &kp->calls[i];
-    const ir_tensor *t = c->in[1];
-
-    if (o->opencl || c->kind != KP_RNN_REC || !t || !t->data || t->dtype != IR_DT_F32 ||
-        ir_shape_numel(&t->shape) !=
-            c->p.rnn.n_dirs * cell_gates(c->p.rnn.cell) * c->p.rnn.hidden * c->p.rnn.hidden)
-        return 0;
-    return only_read_alike(kp, c, rec_alike);
-}
-
 /*
  * W of the input projection (KP_RNN_PROJ) in panels too. proj_seg walks a column strip of
- * W [I, GH] once per block of PROJ_RB rows of X; row-major, each k of the strip is a new
- * page (GH floats apart: 24 KB for H 1500), and a cpu-clock profile of E-Wiki put 48 % of
- * the projection's samples on one W load (bench/RESULTS.md, issue 4). The column ranges are
- * those emit_proj (one, [0, GH)) or emit_proj_mt_body (mt_slice per thread) cut.
+ * W [I, GH] once per block of rows of X; row-major, each k of the strip is a new page (GH
+ * floats apart: 24 KB for H 1500), and a cpu-clock profile of E-Wiki put 48 % of the fp32
+ * projection's samples on one W load (bench/RESULTS.md, issue 4). The column ranges are those
+ * emit_proj (one, [0, GH)) or emit_proj_mt_body (mt_slice per thread) cut.
  */
 static int
 proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
@@ -2594,50 +2371,132 @@ proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
     return nr;
 }
 
+/* One direction's [K, GH] block of es-byte elements of the weights of call c (the U of a
+ * REC call, the W of a PROJ call): dst = src in the panels of layout key (to 1) or back
+ * (to 0). Each column range (rec_ranges, proj_ranges) is cut as for_col_segments cuts it;
+ * element (k, r0+c0+j) of the segment [c0, c0+ws) goes to K*(r0+c0) + k*ws + j. */
 static void
-proj_relayout_block(float *dst, const float *src, const kp_call *c, int key, int to)
+rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, const kp_call *c,
+                   int key, int to)
 {
-    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    const int vl = key / 64;
-    const int64_t GH = cell_gates(p->cell) * p->hidden;
-    int64_t r0[MT_MAX], n[MT_MAX];
-    int nr = proj_ranges(GH, vl, key % 64, r0, n);
+    const int vl = key / 64, proj = c->kind == KP_RNN_PROJ;
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    const int64_t H = proj ? c->p.proj.hidden : p->hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : p->cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H;
+    const int64_t tw = (int64_t)(proj ? proj_nb(c->wfmt, vl) : REC_NB) * vl;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
+    int nr = proj ? proj_ranges(GH, vl, key % 64, r0, n) : rec_ranges(p, vl, key % 64, r0, n);
+    int r;
 
-    panels_block(dst, src, p->input_size, GH, r0, n, nr, (int64_t)PROJ_NB * vl, vl, to);
+    for (r = 0; r < nr; r++)
+        for (c0 = 0; c0 < n[r];) {
+            int64_t ws;
+            if (c0 < n[r] / tw * tw)
+                ws = tw;
+            else if ((n[r] - c0) / vl > 0)
+                ws = (n[r] - c0) / vl * vl;
+            else
+                ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
+            for (k = 0; k < K; k++)
+                for (j = 0; j < ws; j++) {
+                    int64_t pi = K * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    if (to)
+                        memcpy(dst + pi * es, src + ri * es, (size_t)es);
+                    else
+                        memcpy(dst + ri * es, src + pi * es, (size_t)es);
+                }
+            c0 += ws;
+        }
 }
 
-/* The W of PROJ call c. */
+/* Bring the U of REC call c (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
+ * or to C order (0). */
 static int
-proj_relayout(const kp_call *c, int key, diag *d)
+rec_relayout(const kp_call *c, int key, diag *d)
 {
-    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    return relayout(c, p->n_dirs, cell_gates(p->cell) * p->hidden * p->input_size,
-                    proj_relayout_block, key, d);
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H, es = wfmt_bytes(c->wfmt);
+    ir_tensor *t = c->in[1];
+    const size_t blk = (size_t)(GH * K * es); /* bytes of one direction */
+    unsigned char *tmp, *data = t->data;
+    int32_t dir;
+
+    if (t->panels == key)
+        return 0;
+    if (c->wfmt == LSTMC_RT_WFMT_INT8) /* the values follow the D*GH scales (lstmc_rt.h) */
+        data += 4 * D * GH;
+    tmp = malloc(blk);
+    if (!tmp) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    for (dir = 0; dir < D; dir++) {
+        unsigned char *b = data + dir * blk;
+        memcpy(tmp, b, blk);
+        if (t->panels) { /* packed for another layout: back to C order first */
+            rec_relayout_block(b, tmp, es, c, t->panels, 0);
+            memcpy(tmp, b, blk);
+        }
+        if (key)
+            rec_relayout_block(b, tmp, es, c, key, 1);
+    }
+    free(tmp);
+    t->panels = key;
+    return 0;
 }
 
-/* 1 when PROJ call i of kp (LLVM-handled, fp32) may read its W in panels: a constant f32
- * that no call writes and every call reads only as the W of a PROJ call of the same shape,
+/* 1 when calls u and c read weights of the same shape and format (packed alike). */
+static int
+same_weights(const kp_call *u, const kp_call *c)
+{
+    if (u->kind != c->kind || u->wfmt != c->wfmt)
+        return 0;
+    if (c->kind == KP_RNN_PROJ)
+        return u->p.proj.hidden == c->p.proj.hidden && u->p.proj.cell == c->p.proj.cell &&
+               u->p.proj.n_dirs == c->p.proj.n_dirs &&
+               u->p.proj.input_size == c->p.proj.input_size;
+    return u->p.rnn.hidden == c->p.rnn.hidden && u->p.rnn.cell == c->p.rnn.cell &&
+           u->p.rnn.n_dirs == c->p.rnn.n_dirs;
+}
+
+/* 1 when REC call i of kp (LLVM-handled) may read its U in panels, or PROJ call i its W: a
+ * constant f32 (or the int32 words of a reduced-precision format, lowp.c) that no other call
+ * reads except as the weights of a call of the same kind, shape and format (packed alike),
  * and no OpenCL side that could read it in C order. */
 static int
-proj_alike(const kp_call *c, const kp_call *u)
-{
-    return u->kind == KP_RNN_PROJ && !u->wfmt && u->p.proj.hidden == c->p.proj.hidden &&
-           u->p.proj.cell == c->p.proj.cell && u->p.proj.input_size == c->p.proj.input_size &&
-           u->p.proj.n_dirs == c->p.proj.n_dirs;
-}
-
-static int
-proj_pack_ok(const kprog *kp, int i, const cg_options *o)
+rec_pack_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     const ir_tensor *t = c->in[1];
-    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int64_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H;
+    int j, k;
 
-    if (o->opencl || c->kind != KP_RNN_PROJ || c->wfmt || !t || !t->data ||
-        t->dtype != IR_DT_F32 ||
-        ir_shape_numel(&t->shape) != p->n_dirs * cell_gates(p->cell) * p->hidden * p->input_size)
+    if (o->opencl || !(c->kind == KP_RNN_REC || proj) || !t || !t->data)
         return 0;
-    return only_read_alike(kp, c, proj_alike);
+    if (c->wfmt ? t->dtype != IR_DT_I32 ||
+                      ir_shape_numel(&t->shape) != (lstmc_rt_lowp_bytes(c->wfmt, D, K, GH) + 3) / 4
+                : t->dtype != IR_DT_F32 || ir_shape_numel(&t->shape) != D * GH * K)
+        return 0;
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *u = &kp->calls[j];
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (u->out[k] == t)
+                return 0;
+            if (u->in[k] != t)
+                continue;
+            if (k != 1 || !same_weights(u, c) || !cg_llvm_handles(u))
+                return 0;
+        }
+    }
+    return 1;
 }
 
 /* Smallest hidden size that gets threads by default (without --threads): below it the
@@ -2873,7 +2732,7 @@ typedef struct wave_layer {
     LLVMValueRef P, Y, Y_h, Y_c, state; /* state: h, c of every batch row */
     LLVMValueRef X, Xsrc, Wt, bias;     /* the input (copied from Xsrc if a COPY), its PROJ */
     int64_t I, copy_n;                  /* copy_n: floats per time step of the COPY, or 0 */
-    int wpanels;                        /* 1: Wt is in (1-thread) panels (proj_relayout) */
+    int wpanels;                        /* 1: Wt is in (1-thread) panels (rec_relayout) */
 } wave_layer;
 
 /* slot k of call i (a pointer) from the argument array a */
@@ -3106,10 +2965,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    g->wfmt = c->wfmt; /* emit_gemv and emit_proj_lowp read it */
-    if (c->kind == KP_RNN_PROJ && c->wfmt)
-        emit_proj_lowp(g, c);
-    else if (c->kind == KP_RNN_PROJ && g->threads > 1)
+    g->wfmt = c->wfmt; /* the register tiles read it (emit_tile) */
+    if (c->kind == KP_RNN_PROJ && g->threads > 1)
         emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
     else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
@@ -3206,7 +3063,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
             int panels[KP_WAVE_MAX], l;
             for (l = 0; l < w->n_layers; l++) /* the PROJ of layer l > 0 is at rec[l] - 1 */
                 panels[l] = rec_pack_ok(kp, w->rec[l], o) |
-                            (l > 0 && proj_pack_ok(kp, w->rec[l] - 1, o)) << 1;
+                            (l > 0 && rec_pack_ok(kp, w->rec[l] - 1, o)) << 1;
             emit_wave(&g, kp, w, o->name, panels);
         }
         if (w) {
@@ -3215,7 +3072,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
             continue;
         }
         if (handled[i]) {
-            g.panels = rec_pack_ok(kp, i, o) || proj_pack_ok(kp, i, o);
+            g.panels = rec_pack_ok(kp, i, o);
             g.threads = rec_threads(kp, i, o, t);
             if (g.threads > 1)
                 handled[i] = (unsigned char)g.threads;
@@ -3253,22 +3110,14 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
         goto out_module;
     }
     for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
-        if (kp->calls[i].kind == KP_RNN_REC && kp->calls[i].in[1] &&
+        if ((kp->calls[i].kind == KP_RNN_REC || kp->calls[i].kind == KP_RNN_PROJ) &&
+            kp->calls[i].in[1] &&
             (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
             rec_relayout(&kp->calls[i],
                          handled[i] && rec_pack_ok(kp, i, o)
                              ? PANELS_KEY(g.vl, cg_wave_of(kp, i) ? 1 : handled[i])
                              : 0,
                          d) < 0)
-            goto out_module;
-    for (i = 0; i < kp->n_calls; i++)
-        if (kp->calls[i].kind == KP_RNN_PROJ && kp->calls[i].in[1] &&
-            (kp->calls[i].in[1]->panels || (handled[i] && proj_pack_ok(kp, i, o))) &&
-            proj_relayout(&kp->calls[i],
-                          handled[i] && proj_pack_ok(kp, i, o)
-                              ? PANELS_KEY(g.vl, cg_wave_of(kp, i) ? 1 : handled[i])
-                              : 0,
-                          d) < 0)
             goto out_module;
     rc = n;
 out_module:

@@ -15,7 +15,15 @@ if(LSTMC_SANITIZE) # the C kernels under ASan/UBSan: one case per format keeps C
   set(LSTMC_PREC_CASES gru_bidir_lbr1_init)
 endif()
 foreach(fmt fp16 bf16 int8)
-  foreach(c ${LSTMC_PREC_CASES})
+  set(_cases ${LSTMC_PREC_CASES})
+  # hidden sizes that are no multiple of the register tile or vector width, so that the
+  # panels of U and W (llvm_kernels.c rec_relayout) have full tiles, vector and scalar tails:
+  # a packing order the tiles do not read scrambles the weights far past the tolerance. One
+  # format per element size (bf16 packs as fp16 does) keeps CI short.
+  if(NOT LSTMC_SANITIZE AND NOT fmt STREQUAL "bf16")
+    list(APPEND _cases lstm_tiles_h37 gru_tiles_h70)
+  endif()
+  foreach(c ${_cases})
     add_test(NAME e2e_weights_${fmt}_${c}
              COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
                      ${FIX}/${c} ${WORK}/W${fmt}_${c} --weights=${fmt} ${LSTMC_E2E_EXTRA})
