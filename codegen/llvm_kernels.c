@@ -2882,6 +2882,31 @@ wave_stage(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int q,
     }
 }
 
+/* Start function f: an entry block for the allocas and a "start" block the builder is at,
+ * returned (the caller branches to it from the entry block when the body is done). */
+static LLVMBasicBlockRef
+fn_begin(kg *g, LLVMValueRef f)
+{
+    LLVMBasicBlockRef body;
+    g->fn = f;
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, f, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, f, "start");
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    return body;
+}
+
+/* A new nounwind function fname of type fty, started (fn_begin). */
+static LLVMBasicBlockRef
+fn_add(kg *g, const char *fname, LLVMTypeRef fty)
+{
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMValueRef f = LLVMAddFunction(g->m, fname, fty);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->cx, nounwind, 0));
+    return fn_begin(g, f);
+}
+
 /* <name>_wv<w->first> and its worker; panels[l]: bit 0, layer l's U is in (1-thread) panels;
  * bit 1, its W is. */
 static void
@@ -2891,19 +2916,13 @@ emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int 
     LLVMValueRef main_fn, worker;
     LLVMBasicBlockRef body;
     char fname[256];
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     int q;
 
     pt[0] = g->ptr;
     fty = LLVMFunctionType(g->i32, pt, 1, 0);
     snprintf(fname, sizeof fname, "%s_wv%d", name, w->first);
-    main_fn = g->fn = LLVMAddFunction(g->m, fname, fty);
-    LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(g->cx, nounwind, 0));
-    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "entry");
-    body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
-    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
-    LLVMPositionBuilderAtEnd(g->b, body);
+    body = fn_add(g, fname, fty);
+    main_fn = g->fn;
     worker = mt_worker_decl(g, fname);
     wave_rt_call(g, "lstmc_rt_wave_reset", NULL, NULL);
     emit_pool_run(g, worker, LLVMGetParam(main_fn, 0), w->threads);
@@ -2912,11 +2931,7 @@ emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int 
     LLVMBuildBr(g->ab, body);
 
     /* the worker: stages [first, end) */
-    g->fn = worker;
-    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, worker, "entry");
-    body = LLVMAppendBasicBlockInContext(g->cx, worker, "start");
-    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
-    LLVMPositionBuilderAtEnd(g->b, body);
+    body = fn_begin(g, worker);
     g->wfmt = 0;
     for (q = 0; q < w->stages; q++) {
         LLVMBasicBlockRef join = slice_begin(g, LLVMGetParam(worker, 1),
@@ -2940,7 +2955,6 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     LLVMBasicBlockRef body;
     char fname[256];
     unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
 
     for (k = 0; k < n; k++)
         params[k] = g->ptr;
@@ -2955,16 +2969,10 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     }
     fty = LLVMFunctionType(g->i32, params, n, 0);
     snprintf(fname, sizeof fname, "%s_k%d", name, i);
-    g->fn = LLVMAddFunction(g->m, fname, fty);
+    body = fn_add(g, fname, fty);
     for (k = 1; k < n; k++)
         if (LLVMGetTypeKind(params[k]) == LLVMPointerTypeKind)
             LLVMAddAttributeAtIndex(g->fn, k + 1, LLVMCreateEnumAttribute(g->cx, noalias, 0));
-    LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(g->cx, nounwind, 0));
-    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "entry");
-    body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "start");
-    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
-    LLVMPositionBuilderAtEnd(g->b, body);
     g->wfmt = c->wfmt; /* the register tiles read it (emit_tile) */
     if (c->kind == KP_RNN_PROJ && g->threads > 1)
         emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
