@@ -14,6 +14,6 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLSTMC_WERROR=ON -DLSTMC_SANI
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j"$jobs")
-# the fuzz targets, 20 s each (clang-19 + libFuzzer, ASan + UBSan; CI stays under 20 min):
+# the fuzz targets, 15 s each (clang-19 + libFuzzer, ASan + UBSan; CI stays under 20 min):
 # fuzz/run.sh
-sh fuzz/run.sh 20
+sh fuzz/run.sh 15
