@@ -1,7 +1,7 @@
 /*
  * elstm_fig10.c — E-LSTM Fig. 10: cycles per sequence of the Table 2 layers on the elstm
  * accelerator (3 PEs of 4 MACC, 64-bit RoCC) in three settings, from the cycle model of
- * compiler/elstm.c fed with the eSELL streams of random matrices at the Table 2 sparsities:
+ * codegen/elstm/elstm.c fed with the eSELL streams of random matrices at the Table 2 sparsities:
  *
  *   original   Sph = 0, N_fuse = 1
  *   sparse h   Sph of Table 2, N_fuse = 1

@@ -1,6 +1,6 @@
 #!/bin/sh
 # wave_ab.sh LSTMC MKMODEL WORK [NAME:I:H:L:T]... — stacked LSTM layers on 2 threads as a
-# wavefront (--parallel=wave, codegen/wave.c) vs split hidden units (--parallel=split) vs
+# wavefront (--parallel=wave, compiler/kprog/schedule.c) vs split hidden units (--parallel=split) vs
 # 1 thread, batch 1, whole sequence, fp32 (issue 4). Builds the three libraries of each
 # configuration once (weights in a blob beside the program: the big models' C arrays would
 # take minutes to compile), then runs ROUNDS rounds (default 7), each running every variant

@@ -38,7 +38,7 @@ typedef struct cg_options {
     float alpha_inter_max; /* the range lstmc tune found (0: not tuned) */
     float alpha_intra_max;
     int placement;      /* CG_WEIGHTS_* */
-    const stream_info *stream; /* the streaming analysis and step program (compiler/stream.h);
+    const stream_info *stream; /* the streaming analysis and step program (compiler/stream/stream.h);
                                   NULL: the model does not stream */
     int threads; /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
                     for layers big enough to gain (llvm_kernels.c rec_threads) */

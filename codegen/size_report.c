@@ -168,7 +168,7 @@ tensor_bytes(const ir_tensor *t)
 }
 
 /*
- * Issue 12: "weights_format" (the storage of G1/G2, compiler/lowp.c) and what the weights
+ * Issue 12: "weights_format" (the storage of G1/G2, passes/lowp.c) and what the weights
  * would take in flash in each format: the other constants as they are, every packed G1/G2 of
  * D x [K, G*H] at lstmc_rt_lowp_bytes (whole 4-byte words). The arena does not depend on it.
  */

@@ -1,8 +1,8 @@
 /*
  * fuzz_text.c — libFuzzer harness for lstmc's text readers: the first byte picks the
  * reader, the rest is written to a temporary file and parsed.
- *   byte & 1 == 0: a JSON target profile (compiler/target.c, cJSON + field checks)
- *   byte & 1 == 1: a calibration file (compiler/calibrate.c, calib_read)
+ *   byte & 1 == 0: a JSON target profile (compiler/target/target.c, cJSON + field checks)
+ *   byte & 1 == 1: a calibration file (compiler/tools/calibrate.c, calib_read)
  * A reader must accept or refuse with a message; it must never crash, leak, or accept a
  * profile whose numbers are outside the documented ranges (checked here).
  */

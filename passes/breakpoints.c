@@ -5,7 +5,7 @@
  * After split_gates and fold_constants, an LSTM layer is lstmc.RnnProj (X' = W x_t + b for
  * every step, Fig. 10's Sgemm(W, x)) followed by the packed lstmc.RnnRec (the time loop over
   * U). This pass replaces that RnnRec by lstmc.RnnTissue, whose kernel (lstmc_rt_lstm_tissue,
- * runtime/src/rt_tissue.c; with --emit=llvm its LLVM version, codegen/llvm_kernels.c
+ * runtime/src/rt_tissue.c; with --emit=llvm its LLVM version, codegen/llvm/llvm_kernels.c
  * emit_tissue) does the per-layer runtime work of Fig. 10: relevance S of every
  * link (Algorithm 2) from P and the row sums D = sum|U| that fold_constants left on the node,
  * cuts at S < alpha_inter, sub-layers started from the predicted context link (Eq. 6),
@@ -48,7 +48,7 @@ default_alpha(const pass_ctx *cx, const ir_node *rec)
  * --calib: the predicted context link h_pred (Eq. 6, the per-element expectation of h over
  * calibration data) and the predicted cell state c_pred (the same expectation of c) for
  * direction dir of this layer, H floats each, from the CALIB file `lstmc calibrate` wrote
- * (compiler/calibrate.h), keyed by the RnnRec node's name; NULL (zero) without --calib.
+ * (compiler/tools/calibrate.h), keyed by the RnnRec node's name; NULL (zero) without --calib.
  */
 static const float *
 calib_vector(const calib_layer *cl, const ir_node *rec, int dir, int which_c)

@@ -11,7 +11,7 @@
  *
  * sparse (--sparse=auto[:F]|esell|off, default auto) — after the target's passes: the
  * packed weights of lstmc.RnnProj (W, every cell) and lstmc.RnnRec (U, LSTM and RNN) are
- * re-encoded in eSELL (compiler/esell.c) and read by runtime/src/rt_spmv.c. "auto" does it
+ * re-encoded in eSELL (compiler/formats/esell.c) and read by runtime/src/rt_spmv.c. "auto" does it
  * for a matrix whose fraction of exact zeros is at least F (a pruned model; the default F
  * is where eSELL beats the dense kernels of this build, see SPARSE_AUTO_MIN_C); "esell"
  * for every such matrix, and refuses what it cannot encode; "off" never. The GRU's U is
@@ -266,7 +266,7 @@ pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d)
         return -1;
     if (mode == SPARSE_OFF)
         return 0;
-    if (cx->t && cx->t->gpu) { /* the OpenCL kernels read dense weights (codegen/opencl.c) */
+    if (cx->t && cx->t->gpu) { /* the OpenCL kernels read dense weights (codegen/opencl/opencl.c) */
         if (mode == SPARSE_AUTO)
             return 0;
         diag_error(d,

@@ -16,8 +16,8 @@ typedef struct ir_graph ir_graph;
  * The graph holds the graph inputs (initializers excluded) with their dtypes and shapes as
  * declared (dim_param dims stay symbolic, named), the initializers and Constant nodes as
  * constant tensors, one IR node per remaining ONNX node with its attributes normalised onto
- * the newest opset (see compiler/ir_ops.def), and the graph outputs; nodes are sorted
- * topologically. Shapes of node outputs are not inferred here (compiler/shape.c does that
+ * the newest opset (see compiler/core/ir_ops.def), and the graph outputs; nodes are sorted
+ * topologically. Shapes of node outputs are not inferred here (compiler/core/shape/shape.c does that
  * once symbolic dims are bound).
  *
  * Everything wrong with the file is reported through d, as many problems as one pass can

@@ -8,7 +8,7 @@
  *   onnx_attr.c    typed attribute getters
  *
  * Adding an op: a row in ir_ops.def, an importer in onnx_misc.c (or its own file), a row in
- * onnx_ops.c's table, a shape rule in compiler/shape.c, a test in tests/unit/test_onnx.c.
+ * onnx_ops.c's table, a shape rule in compiler/core/shape/shape.c, a test in tests/unit/test_onnx.c.
  */
 #ifndef LSTMC_ONNX_IMPL_H
 #define LSTMC_ONNX_IMPL_H

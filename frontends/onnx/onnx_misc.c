@@ -2,7 +2,7 @@
  * onnx_misc.c — importers for the non-recurrent ops around LSTM layers (projections,
  * element-wise maths, shape plumbing), and Constant.
  *
- * Older opset forms are rewritten onto the newest one, as compiler/ir_ops.def states:
+ * Older opset forms are rewritten onto the newest one, as compiler/core/ir_ops.def states:
  *   Squeeze/Unsqueeze (< 13)   attribute axes        → constant int64 input 1
  *   Slice (< 10)               attributes starts, ends, axes → constant inputs 1..3
  *   Reshape (< 5)              attribute shape       → constant int64 input 1

@@ -101,7 +101,7 @@ if(NOT LSTMC_SANITIZE)
                  ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/Wsize)
 endif()
 
-# the OpenCL kernels on PoCL (codegen/opencl.c, docs/PRECISION.md "OpenCL"): a subset per
+# the OpenCL kernels on PoCL (codegen/opencl/opencl.c, docs/PRECISION.md "OpenCL"): a subset per
 # format at the CPU tests' tolerance (a bidirectional peephole LSTM with sequence_lens, a
 # bidirectional GRU whose h gate takes the second step kernel, two stacked layers between host
 # calls); pocl_weights.sh also checks that the format reached the device (size report, the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # wave_case.sh LSTMC NPYCMP CASE_DIR WORK_DIR THREADS wave|none [AUTO [--dim=SYM=N]...]
-# The stacked-LSTM wavefront (codegen/wave.c, issue 4) on one fixture case:
+# The stacked-LSTM wavefront (compiler/kprog/schedule.c, issue 4) on one fixture case:
 #  1. `lstmc run` with --threads=1 and with --threads=THREADS --parallel=wave, both compared
 #     with the case's references (run_case.sh);
 #  2. the two runs' outputs byte for byte: the wavefront keeps every layer's summation order,

@@ -1,5 +1,5 @@
 /*
- * test_calibrate.c — lstmc calibrate (compiler/calibrate.c): the h expectation it writes is
+ * test_calibrate.c — lstmc calibrate (compiler/tools/calibrate.c): the h expectation it writes is
  * the mean over every cell of the layer's Y, checked against ONNX Runtime's Y of a fixture
  * computed independently here; bad CALIB files are refused with a message.
  */

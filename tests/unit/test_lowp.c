@@ -1,6 +1,6 @@
 /*
  * test_lowp.c — reduced-precision weights (issue 12): the compiler's encoders and int8
- * quantiser (compiler/lowp.c) and the runtime's decoders and kernels (rt_lowp.c), against
+ * quantiser (passes/lowp.c) and the runtime's decoders and kernels (rt_lowp.c), against
  * hand-worked values (IEEE 754 binary16 / bfloat16 bit patterns, small products by hand).
  */
 #include <criterion/criterion.h>
@@ -234,7 +234,7 @@ Test(lowp, apply_on_opencl_and_unpacked)
     g->weights_hint = WFMT_FP16;
     cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), 0);
-    /* packed: the OpenCL kernels read the format (codegen/opencl.c), the model's is kept */
+    /* packed: the OpenCL kernels read the format (codegen/opencl/opencl.c), the model's is kept */
     ir_attr_set_int(g, n, "packed", 1);
     cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), WFMT_FP16);

@@ -1,6 +1,6 @@
 /*
  * test_spmv.c — the runtime's eSELL SpMV (runtime/src/rt_spmv.c) over sections written by
- * compiler/esell.c (esell_rt_write): a hand-built section of one 8 x 4 block, random
+ * compiler/formats/esell.c (esell_rt_write): a hand-built section of one 8 x 4 block, random
  * matrices at several sparsities and awkward sizes against the dense product computed here
  * in double, hidden-state skipping against the product with the small groups zeroed, and
  * corrupt headers refused.

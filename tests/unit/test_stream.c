@@ -1,5 +1,5 @@
 /*
- * test_stream.c — which models stream (compiler/stream.c): the time axis found for every
+ * test_stream.c — which models stream (compiler/stream/stream.c): the time axis found for every
  * input and output of fixture models, the refusals with their reasons, and graphs extended
  * here with ops that mix time steps (a Softmax over time, a Gather of the first step) next
  * to the same ops along other axes, which stream.

@@ -1,5 +1,5 @@
 /*
- * test_tune.c — lstmc tune's choices (compiler/tune.c) on hand-worked cases: N_min of
+ * test_tune.c — lstmc tune's choices (compiler/tools/tune/tune.c) on hand-worked cases: N_min of
  * MICRO'18 Eq. 7, the AO / BPA picks of §VI-C, reading TUNED files (and refusing bad ones),
  * and the user-oriented controller of the runtime (runtime/src/rt_uo.c).
  */

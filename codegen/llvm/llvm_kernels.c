@@ -2693,7 +2693,7 @@ checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu,
     return tm;
 }
 
-/* --- stacked LSTM layers as a wavefront (codegen/wave.c, issue 4) ---------------------- */
+/* --- stacked LSTM layers as a wavefront (compiler/kprog/schedule.c, issue 4) ---------------------- */
 
 /*
  * <name>_wv<first>(void *const *a): the calls [w->first, w->last] of a wavefront group, their

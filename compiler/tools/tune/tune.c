@@ -4,7 +4,7 @@
  * Speed is measured on the real generated code: the model is compiled twice into a work
  * folder — the exact schedule (the target's default passes, LLVM kernels) and the
  * approximate one (breakpoints + tissues with the calibrated context link, thresholds set
- * per run) — each is built with make and cc together with tools/tune_harness.c (embedded in
+ * per run) — each is built with make and cc together with compiler/tools/tune/harness.c (embedded in
  * lstmc), and the harness runs the samples and writes every output back as .npy, which is
  * scored here. For a target that is not this machine both are compiled with --emit=c for the
  * host (accuracy and tissue counts do not depend on the CPU) and the speed-up is the memory
@@ -35,7 +35,7 @@
 
 #define TUNED_MAGIC "lstmc-thresholds 1"
 
-extern const unsigned char tune_harness_src[]; /* tools/tune_harness.c, embedded by cmake */
+extern const unsigned char tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
 
 /* --- choosing --------------------------------------------------------------------------- */
 

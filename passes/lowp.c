@@ -228,7 +228,7 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
     }
     if (fmt == WFMT_FP32)
         return 0;
-    /* the OpenCL kernels of the exact schedule read every format (codegen/opencl.c); the
+    /* the OpenCL kernels of the exact schedule read every format (codegen/opencl/opencl.c); the
      * schedules they do not cover are refused as on the CPU, the target named */
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];

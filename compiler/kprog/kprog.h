@@ -92,7 +92,7 @@ typedef struct kp_call {
                      fp32): the call goes to that format's kernel (kp_call_fn) */
 } kp_call;
 
-/* A wavefront group (issue 4, codegen/wave.c): calls [first, last] are stacked LSTM layers
+/* A wavefront group (issue 4, compiler/kprog/schedule.c): calls [first, last] are stacked LSTM layers
  * (REC, then [COPY] PROJ REC per later layer) that one multi-core kernel runs as a pipeline:
  * thread q runs layers [stage_end[q-1], stage_end[q]) and hands time steps to thread q+1 in
  * chunks of `chunk`. memplan keeps every buffer of the group live over all of it. */

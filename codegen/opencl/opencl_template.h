@@ -1,6 +1,6 @@
 /*
  * opencl_template.h — the OpenCL C text of one recurrent layer, specialised by the macros
- * codegen/opencl.c defines before each copy (every size a compile-time constant, every
+ * codegen/opencl/opencl.c defines before each copy (every size a compile-time constant, every
  * optional input and attribute an #if, so the hot loops hold no runtime branch):
  *
  *   KN(x)            kernel name prefix (k<call>_x)

@@ -516,7 +516,7 @@ put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx
     fputs("    }\n", f);
 }
 
-/* The calls of wavefront group w (codegen/wave.c): one call of the LLVM kernel
+/* The calls of wavefront group w (compiler/kprog/schedule.c): one call of the LLVM kernel
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
 static void
 put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, const kp_wave *w)
@@ -573,7 +573,7 @@ put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tenso
 /* --- streaming (issue 9): <name>_state, _reset, _set_state, _step ------------------- */
 
 /*
- * <name>_step runs the one-step program (compiler/stream.h) once per time step of the
+ * <name>_step runs the one-step program (compiler/stream/stream.h) once per time step of the
  * caller's chunk. Bytes of the arena past the step program's own: the next state of every
  * state slot, then a staging buffer for every per-step input or output whose step slices
  * are not contiguous in the chunk (dims before the time axis bigger than 1).
@@ -1441,7 +1441,7 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
         if (n++ == 0)
             fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
                        "%s_ocl.c (OpenCL) */\n", name, name);
-        /* weights in a reduced-precision format (compiler/lowp.c) are words, not floats */
+        /* weights in a reduced-precision format (passes/lowp.c) are words, not floats */
         wty = kp->calls[i].wfmt ? "void" : "float";
         if (kp->calls[i].kind == KP_RNN_PROJ)
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
@@ -1470,7 +1470,7 @@ put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char 
                     "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
                     "    lstmc_rt_drs_stats *drs_stats, void *scratch);\n",
                     name, i);
-        else if (kp->calls[i].kind == KP_RNN) /* OpenCL targets only (codegen/opencl.c) */
+        else if (kp->calls[i].kind == KP_RNN) /* OpenCL targets only (codegen/opencl/opencl.c) */
             fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *X,\n"
                        "    const float *W, const float *R, const float *B, const int32_t "
                        "*seq_lens,\n    const float *init_h, const float *init_c, const float "
@@ -1521,7 +1521,7 @@ write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_optio
     for (i = 0; handled && i < kp->n_waves; i++) /* stacked layers as a wavefront (wave.c) */
         fprintf(f, "lstmc_rt_status %s_wv%d(void *const *a);\n%s", o->name, kp->waves[i].first,
                 i + 1 == kp->n_waves ? "\n" : "");
-    if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl.c) */
+    if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl/opencl.c) */
         fprintf(f, "#include \"%s_ocl.h\"\n\n", o->name);
     put_weight_macros(f, g, mp, o);
     fprintf(f,

@@ -51,7 +51,7 @@ typedef struct tune_point {
     double norm_acc; /* accuracy / the exact model's accuracy */
     double tissues;  /* tissues per layer, mean over samples */
     double skipped;  /* fraction of recurrent rows skipped (dynamic row skip), 0..1 */
-    int wfmt;        /* the weights' storage format (compiler/wfmt.h); not fp32 only for the
+    int wfmt;        /* the weights' storage format (compiler/formats/wfmt.h); not fp32 only for the
                         exact-schedule candidates of --weights */
 } tune_point;
 

@@ -15,7 +15,7 @@
  * same offsets (so memplan's sharing holds on the device too), then one region per graph
  * input and output, then each layer's state (h ping-pong, c, GRU z and r.h) and, for an
  * unsplit layer, its projection P. Every offset is a compile-time constant of the kernels.
- * Reduced-precision W and U (--weights, compiler/lowp.c) go to `wts` in their storage
+ * Reduced-precision W and U (--weights, passes/lowp.c) go to `wts` in their storage
  * format (2 or 1 bytes a weight plus int8's row scales); the kernels convert them as they
  * read them and sum in fp32 (opencl_template.h LOWP_AT).
  *

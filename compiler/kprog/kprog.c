@@ -161,7 +161,7 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnn_scratch(p) * (int64_t)sizeof(float);
-    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* compiler/lowp.c */
+    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* passes/lowp.c */
     if (c->scratch_bytes < 0) {
         diag_node(d, n, "its shapes and attributes do not make a valid recurrent layer");
         return -1;
@@ -262,7 +262,7 @@ lower_proj(arena *a, kprog *kp, const ir_node *n)
     p->hidden = ir_attr_int(n, "hidden_size", 0);
     p->linear_before_reset = (int32_t)ir_attr_int(n, "linear_before_reset", 0);
     p->packed = (int32_t)ir_attr_int(n, "packed", 0);
-    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* compiler/lowp.c */
+    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* passes/lowp.c */
     c->n_in = 3;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);

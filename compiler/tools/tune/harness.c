@@ -1,5 +1,5 @@
 /*
- * tune_harness.c — the measuring program of `lstmc tune` (compiler/tune.c). lstmc embeds this
+ * tune_harness.c — the measuring program of `lstmc tune` (compiler/tools/tune/tune.c). lstmc embeds this
  * file, writes it next to a library it generated and builds it with the library:
  *
  *   cc -O2 -DMODEL_H='"NAME.h"' -DPFX=NAME -DUPFX=UPPER_NAME -DN_LAYERS=L [-DBASELINE]

@@ -1,7 +1,7 @@
 /*
  * opencl_tissue.h — the OpenCL C text of an LSTM layer under the tissue schedule (MICRO'18
  * §IV, KP_LSTM_TISSUE; the C reference is runtime/src/rt_tissue.c), specialised by the
- * macros codegen/opencl.c defines (the layer macros of opencl_template.h, plus):
+ * macros codegen/opencl/opencl.c defines (the layer macros of opencl_template.h, plus):
  *
  *   CAP SLOTS NC     cells per tissue (min(MTS, T*NB)), live sub-layer states (min(2 MTS,
  *                    T*NB)), cells per direction (T*NB)

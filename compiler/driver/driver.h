@@ -57,18 +57,18 @@ typedef struct driver_options {
     const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */
-    const char *weights;     /* --weights: fp32|fp16|bf16|int8 (compiler/lowp.h); NULL: the
+    const char *weights;     /* --weights: fp32|fp16|bf16|int8 (passes/lowp.h); NULL: the
                                 format the model's own weights were stored in */
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
     int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
                                 another machine: accuracy is the same on the host's C) */
-    const char *parallel;    /* --parallel: auto (NULL), split or wave (codegen/wave.c) */
+    const char *parallel;    /* --parallel: auto (NULL), split or wave (compiler/kprog/schedule.c) */
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;
     driver_binding shapes[DRIVER_MAX_BINDINGS];
     /* called by driver_lower between prepare and the passes (streaming analysis and the
-     * step program's state inputs, compiler/stream.c); NULL: none. Returns 0 or -1. */
+     * step program's state inputs, compiler/stream/stream.c); NULL: none. Returns 0 or -1. */
     int (*after_prepare)(ir_graph *g, void *ctx, diag *d);
     void *after_prepare_ctx;
 } driver_options;

@@ -267,7 +267,7 @@ cmd_targets(void)
     int i;
     for (i = 0; target_builtin[i].name; i++)
         printf("%-10s %s\n", target_builtin[i].name, target_builtin[i].summary);
-    /* not a CPU/GPU profile: compiler/elstm.c, docs/ELSTM.md */
+    /* not a CPU/GPU profile: codegen/elstm/elstm.c, docs/ELSTM.md */
     printf("%-10s %s\n", elstm_default_profile.name,
            "E-LSTM co-processor on a RISC-V RoCC port: eSELL word streams + schedule");
     return 0;
