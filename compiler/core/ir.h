@@ -210,6 +210,13 @@ int ir_toposort(ir_graph *g, diag *d);
 /* Drop dead nodes from g->nodes, and nodes none of whose outputs reach a graph output. */
 void ir_dce(ir_graph *g);
 
+/*
+ * A deep copy of g0 in a (ir_clone.c): the same tensors, nodes, ids, names and name counter,
+ * constant data and attributes copied, so that one imported graph serves several compiles
+ * (the whole-sequence and the streaming step program). g0 is not changed.
+ */
+ir_graph *ir_clone(arena *a, const ir_graph *g0);
+
 /* Number of live nodes reading t. */
 int ir_n_consumers(const ir_graph *g, const ir_tensor *t);
 

@@ -1,8 +1,9 @@
 /*
- * driver.h — the compiler pipeline, one call per stage (QBE main.c):
+ * driver.h — the compiler pipeline, one call per stage (QBE main.c; driver.c reads it top to
+ * bottom):
  *
- *   import → bind dims → toposort → infer shapes + fold constants → dce → lower → memplan
- *   → codegen
+ *   import → clone → bind dims → toposort → infer shapes + fold constants → dce → stream
+ *   analysis → passes → lower → schedule → memplan → limits → step program → codegen
  */
 #ifndef LSTMC_DRIVER_H
 #define LSTMC_DRIVER_H
@@ -67,10 +68,6 @@ typedef struct driver_options {
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;
     driver_binding shapes[DRIVER_MAX_BINDINGS];
-    /* called by driver_lower between prepare and the passes (streaming analysis and the
-     * step program's state inputs, compiler/stream/stream.c); NULL: none. Returns 0 or -1. */
-    int (*after_prepare)(ir_graph *g, void *ctx, diag *d);
-    void *after_prepare_ctx;
 } driver_options;
 
 /* Import only (inspect). NULL after reporting through d. */
@@ -94,8 +91,13 @@ typedef struct memplan memplan;
 int driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp,
                  diag *d);
 
-/* The whole pipeline. Returns 0, or -1 after reporting through d. */
+/* The whole pipeline: import o->model once, then driver_compile_graph. Returns 0, or -1
+ * after reporting through d. */
 int driver_compile(arena *a, const driver_options *o, diag *d);
+
+/* The pipeline on a graph already imported (lstmc run reads the model once to check the
+ * data against its inputs). g0 is not changed: each program is compiled from a copy. */
+int driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag *d);
 
 /* A C identifier derived from a model path ("models/har-lstm.onnx" -> "har_lstm"). */
 const char *driver_default_name(arena *a, const char *model);

@@ -143,4 +143,12 @@ int kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d);
 lstmc_rt_status kp_exec(const kp_call *c, const void *const *in, void *const *out,
                         void *scratch);
 
+/*
+ * Fold node n of g (every input constant) by running its kernels (fold.c): its outputs get
+ * data in g's arena and n is unlinked. Nothing happens when the outputs would take more
+ * than 64 MiB or more than *budget bytes (what is folded is taken off *budget). Returns 0,
+ * or -1 after reporting through d when a kernel fails on the constants.
+ */
+int kp_fold_node(ir_graph *g, ir_node *n, int64_t *budget, diag *d);
+
 #endif /* LSTMC_KPROG_H */

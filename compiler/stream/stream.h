@@ -6,10 +6,12 @@
  * from the same step of the inputs and the recurrent state), the state at the end of the
  * steps fed so far (Y_h, Y_c, the last step of a per-step value), or independent of time.
  * stream_analyze decides that on the prepared graph at the compiled sequence length T, op
- * by op; stream_build then compiles the model a second time with T = 1 and the initial
- * state of every recurrent layer turned into graph inputs (and its final state into graph
- * outputs), which is the program <name>_step runs once per time step. The same kernels and
- * the same summation order as the whole-sequence program: results are bit-identical.
+ * by op. The step program that <name>_step runs once per time step is a translation of the
+ * imported graph (step.c): the driver clones the graph, binds every time axis to 1
+ * (stream_step_options), turns the initial state of every recurrent layer into graph inputs
+ * and its final state into graph outputs (stream_state_io), and compiles that copy as it
+ * compiles any graph. The same kernels and the same summation order as the whole-sequence
+ * program: results are bit-identical.
  *
  * Not streamable (the reason lands in <name>.h as <NAME>_STREAM_WHY): reverse or
  * bidirectional layers, sequence_lens, ops that mix time steps (a Softmax, ArgMax or Concat
@@ -53,7 +55,8 @@ typedef struct stream_layer {
 } stream_layer;
 
 typedef struct stream_info {
-    int ok;         /* 1: streamable, and (after stream_build) the step program exists */
+    int ok;         /* 1: streamable, and (once the driver compiled it) the step program
+                       exists */
     char why[512];  /* ok == 0: why not, one sentence */
     int64_t seq_len; /* T of the whole-sequence program */
     int n_inputs, n_outputs;
@@ -77,11 +80,28 @@ typedef struct stream_info {
 void stream_analyze(ir_graph *g, stream_info *si);
 
 /*
- * When si->ok: compile o's model again with every time axis bound to 1 and the recurrent
- * state as graph inputs/outputs, into si->g, si->kp, si->mp (in a). A failure there (the
- * model hard-codes its sequence length, say) clears si->ok with the reason; nothing is
- * reported through d.
+ * The options of the step program (step.c): o's, with the shape of every graph input that
+ * has a time axis bound with that axis at 1 and the --dim of the model's symbol on it
+ * dropped, and no printing. g0 is the graph as imported (its symbols), g the same graph
+ * prepared with o (its shapes). Returns 0, or -1 with si->ok cleared and the reason in
+ * si->why.
  */
-void stream_build(arena *a, const driver_options *o, stream_info *si);
+int stream_step_options(stream_info *si, const ir_graph *g0, const ir_graph *g,
+                        const driver_options *o, driver_options *so);
+
+/*
+ * On the step program's graph, prepared and before the passes: the initial state of every
+ * recurrent layer becomes a graph input, its final state a graph output (appended in layer
+ * order, h then c for LSTM). Returns 0, or -1 when g's layers are not the ones si found.
+ */
+int stream_state_io(ir_graph *g, const stream_info *si);
+
+/* The step program did not compile: si->ok cleared, si->why says so with msg's first line
+ * (the quiet diag's text; NULL or empty for none). */
+void stream_refuse(stream_info *si, const char *msg);
+
+/* The step program (si->kp) compiled: refuse what a stream cannot run (breakpoints cut links
+ * inside a sequence). Returns 0, or -1 with si->ok cleared and the reason in si->why. */
+int stream_check(stream_info *si);
 
 #endif /* LSTMC_STREAM_H */

@@ -1,5 +1,6 @@
 /*
- * stream.c — which models stream, and their step program (issue 9; contract in stream.h).
+ * analyze.c — which models stream (issue 9; contract in stream.h). The step program that
+ * streams them is step.c's transform of the imported graph.
  *
  * The analysis gives every tensor a class: constant, static (graph inputs without a time
  * axis), per time step along an axis, or "last" (the state after the last step fed). The
@@ -15,7 +16,6 @@
 
 #include "arena.h"
 #include "diag.h"
-#include "driver.h"
 #include "ir.h"
 
 typedef struct tclass {
@@ -618,165 +618,4 @@ stream_analyze(ir_graph *g, stream_info *si)
     } while (++tries < 256 && next_assignment(g, T, axis));
     memcpy(si->why, first_why, sizeof si->why);
     si->n_layers = 0;
-}
-
-/* --- the step program ------------------------------------------------------------------ */
-
-typedef struct step_ctx {
-    stream_info *si;
-    int bad;
-} step_ctx;
-
-/* Grow n's input or output slot array to at least k entries. */
-static ir_tensor **
-grow_slots(ir_graph *g, ir_tensor **v, int *n, int k)
-{
-    ir_tensor **w;
-    if (*n >= k)
-        return v;
-    w = arena_calloc(g->a, (size_t)k, sizeof *w);
-    memcpy(w, v, sizeof *w * (size_t)*n);
-    *n = k;
-    return w;
-}
-
-/* After prepare, before the passes: the initial state of every recurrent layer becomes a
- * graph input, its final state a graph output (appended in layer order, h then c). */
-static int
-step_hook(ir_graph *g, void *vctx, diag *d)
-{
-    step_ctx *sc = vctx;
-    stream_info *si = sc->si;
-    int i, k = 0;
-    (void)d;
-    for (i = 0; i < g->n_nodes; i++) {
-        ir_node *n = g->nodes[i];
-        const stream_layer *l;
-        ir_shape s;
-        int j, nst;
-        if (n->dead || (n->op != IR_OP_LSTM && n->op != IR_OP_GRU && n->op != IR_OP_RNN))
-            continue;
-        if (k >= si->n_layers || strcmp(si->layers[k].node, n->name) != 0) {
-            sc->bad = 1;
-            return 0;
-        }
-        l = &si->layers[k];
-        memset(&s, 0, sizeof s);
-        s.rank = 3;
-        s.d[0] = ir_attr_int(n, "layout", 0) ? l->batch : 1;
-        s.d[1] = ir_attr_int(n, "layout", 0) ? 1 : l->batch;
-        s.d[2] = l->hidden;
-        nst = n->op == IR_OP_LSTM ? 2 : 1;
-        n->inputs = grow_slots(g, n->inputs, &n->n_inputs, 5 + nst);
-        n->outputs = grow_slots(g, n->outputs, &n->n_outputs, 1 + nst);
-        for (j = 0; j < nst; j++) {
-            char name[96];
-            ir_tensor *in, *out = n->outputs[1 + j];
-            snprintf(name, sizeof name, "lstmc_state_%s%d", j ? "c" : "h", k);
-            in = ir_tensor_tmp(g, name, IR_DT_F32, &s);
-            ir_graph_add_input(g, in);
-            n->inputs[5 + j] = in;
-            if (!out) {
-                snprintf(name, sizeof name, "lstmc_state_%s%d_next", j ? "c" : "h", k);
-                out = ir_tensor_tmp(g, name, IR_DT_F32, &s);
-                ir_node_set_output(n, 1 + j, out);
-            }
-            ir_graph_add_output(g, out);
-        }
-        k++;
-    }
-    if (k != si->n_layers)
-        sc->bad = 1;
-    return 0;
-}
-
-void
-stream_build(arena *a, const driver_options *o, stream_info *si)
-{
-    driver_options so;
-    step_ctx sc;
-    diag *quiet;
-    int i, j;
-    if (!si->ok)
-        return;
-    so = *o;
-    so.print_after = NULL;
-    so.time_passes = 0;
-    so.after_prepare = step_hook;
-    so.after_prepare_ctx = &sc;
-    sc.si = si;
-    sc.bad = 0;
-    /* bind every time axis to 1: whole-shape bindings of the time inputs, and the --dim of
-     * their time symbol dropped (it would contradict the 1) */
-    quiet = diag_new(a, o->model, NULL);
-    {
-        ir_graph *g0 = driver_import(a, o->model, quiet);
-        driver_options po = *o;
-        const char *sym[64];
-        po.print_after = NULL;
-        po.after_prepare = NULL;
-        if (!g0 || g0->n_inputs != si->n_inputs || g0->n_inputs > 64) {
-            si->ok = 0;
-            snprintf(si->why, sizeof si->why, "the model could not be imported again");
-            return;
-        }
-        for (i = 0; i < g0->n_inputs; i++) /* the model's own symbol on each time axis */
-            sym[i] = si->in_axis[i] >= 0 && si->in_axis[i] < g0->inputs[i]->shape.rank
-                         ? g0->inputs[i]->shape.sym[si->in_axis[i]]
-                         : NULL;
-        if (driver_prepare(g0, &po, quiet) < 0) {
-            si->ok = 0;
-            snprintf(si->why, sizeof si->why, "the model could not be prepared again");
-            return;
-        }
-        for (i = 0; i < g0->n_inputs; i++) {
-            const ir_tensor *t = g0->inputs[i];
-            int ax = si->in_axis[i], m;
-            driver_binding *b = NULL;
-            if (ax < 0)
-                continue;
-            for (m = 0; m < so.n_shapes; m++)
-                if (strcmp(so.shapes[m].name, t->name) == 0)
-                    b = &so.shapes[m];
-            if (!b) {
-                if (so.n_shapes >= DRIVER_MAX_BINDINGS) {
-                    si->ok = 0;
-                    snprintf(si->why, sizeof si->why, "too many inputs to bind");
-                    return;
-                }
-                b = &so.shapes[so.n_shapes++];
-                memset(b, 0, sizeof *b);
-                b->name = t->name;
-            }
-            b->shape = t->shape;
-            for (j = 0; j < b->shape.rank; j++)
-                b->shape.sym[j] = NULL;
-            b->shape.d[ax] = 1;
-            b->force = 1;
-            b->what = "the streaming step (one time step)";
-            for (m = 0; sym[i] && m < so.n_dims; m++) /* its --dim would contradict the 1 */
-                if (strcmp(so.dims[m].name, sym[i]) == 0) {
-                    so.dims[m] = so.dims[so.n_dims - 1];
-                    so.n_dims--;
-                    m--;
-                }
-        }
-    }
-    if (driver_lower(a, &so, &si->g, &si->kp, &si->mp, quiet) < 0 || sc.bad) {
-        const char *msg = diag_text(quiet), *nl;
-        si->ok = 0;
-        nl = msg ? strchr(msg, '\n') : NULL;
-        snprintf(si->why, sizeof si->why, "the one-step program does not compile%s%.*s",
-                 msg && *msg ? ": " : "", msg ? (int)(nl ? nl - msg : (long)strlen(msg)) : 0,
-                 msg ? msg : "");
-        return;
-    }
-    for (i = 0; i < si->kp.n_calls; i++)
-        if (si->kp.calls[i].kind == KP_LSTM_TISSUE) {
-            si->ok = 0;
-            snprintf(si->why, sizeof si->why,
-                     "compiled with breakpoints (--alpha-inter): they cut links inside a "
-                     "sequence, which a stream does not have");
-            return;
-        }
 }

@@ -1,0 +1,206 @@
+/*
+ * prepare.c — the first stage after import: bind every symbolic input dim (--dim, or the
+ * shapes of the data `lstmc run` was given), sort the nodes, infer every shape and fold
+ * every constant subgraph (kprog/fold.c), then drop what nobody reads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "driver.h"
+#include "driver_impl.h"
+#include "ir.h"
+#include "kprog.h"
+#include "shape.h"
+
+/* All folding together may make at most FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE times the
+ * model file's size (so a small malicious file cannot make us compute gigabytes). */
+#define FOLD_BUDGET_BASE ((int64_t)64 << 20)
+#define FOLD_BUDGET_PER_BYTE 16
+
+static void
+fmt_shape(const ir_shape *s, char *buf, size_t n)
+{
+    shape_fmt(s, buf, n);
+}
+
+/* Give every graph input a concrete shape: whole-shape bindings first (they also bind the
+ * input's symbols), then --dim values; a dim still unknown is an error. */
+static int
+bind_inputs(ir_graph *g, const driver_options *o, diag *d)
+{
+    const char *sym_name[DRIVER_MAX_BINDINGS * IR_MAX_RANK];
+    int64_t sym_val[DRIVER_MAX_BINDINGS * IR_MAX_RANK];
+    int n_sym = 0, i, j, k, errors = 0;
+
+    for (i = 0; o && i < o->n_dims; i++) {
+        sym_name[n_sym] = o->dims[i].name;
+        sym_val[n_sym++] = o->dims[i].value;
+    }
+    for (i = 0; o && i < o->n_shapes; i++) {
+        const driver_binding *b = &o->shapes[i];
+        ir_tensor *t = NULL;
+        char want[256], got[256];
+        for (j = 0; j < g->n_inputs; j++)
+            if (strcmp(g->inputs[j]->name, b->name) == 0)
+                t = g->inputs[j];
+        if (!t) {
+            diag_error(d, "the model has no input named '%s'", b->name);
+            errors++;
+            continue;
+        }
+        fmt_shape(&t->shape, want, sizeof want);
+        fmt_shape(&b->shape, got, sizeof got);
+        if (b->dtype && t->dtype != (ir_dtype)b->dtype) {
+            diag_error(d, "input '%s': %s holds %s data, the model expects %s", t->name,
+                       b->what ? b->what : "the data", ir_dtype_name((ir_dtype)b->dtype),
+                       ir_dtype_name(t->dtype));
+            errors++;
+            continue;
+        }
+        if (t->shape.rank >= 0 && t->shape.rank != b->shape.rank) {
+            diag_error(d, "input '%s': %s has shape %s, the model expects %s", t->name,
+                       b->what ? b->what : "the data", got, want);
+            errors++;
+            continue;
+        }
+        for (k = 0; k < b->shape.rank; k++) {
+            if (b->shape.d[k] == 0) {
+                diag_error(d, "input '%s': %s has shape %s: dim %d is 0, and a zero-length "
+                              "sequence or empty batch cannot be run",
+                           t->name, b->what ? b->what : "the data", got, k);
+                errors++;
+                break;
+            }
+            if (t->shape.rank >= 0 && t->shape.d[k] >= 0 && t->shape.d[k] != b->shape.d[k] &&
+                !b->force) {
+                diag_error(d, "input '%s': %s has shape %s, the model expects %s", t->name,
+                           b->what ? b->what : "the data", got, want);
+                errors++;
+                break;
+            }
+        }
+        if (k < b->shape.rank)
+            continue;
+        for (k = 0; t->shape.rank >= 0 && k < t->shape.rank; k++) {
+            if (t->shape.d[k] < 0 && t->shape.sym[k] && n_sym < (int)(sizeof sym_val / 8)) {
+                int m;
+                for (m = 0; m < n_sym; m++)
+                    if (strcmp(sym_name[m], t->shape.sym[k]) == 0)
+                        break;
+                if (m < n_sym && sym_val[m] != b->shape.d[k]) {
+                    diag_error(d, "input '%s': dim '%s' is %lld in %s but %lld elsewhere",
+                               t->name, t->shape.sym[k], (long long)b->shape.d[k],
+                               b->what ? b->what : "the data", (long long)sym_val[m]);
+                    errors++;
+                } else if (m == n_sym) {
+                    sym_name[n_sym] = t->shape.sym[k];
+                    sym_val[n_sym++] = b->shape.d[k];
+                }
+            }
+        }
+        t->shape = b->shape;
+    }
+    if (errors)
+        return -1;
+    for (i = 0; i < g->n_inputs; i++) {
+        ir_tensor *t = g->inputs[i];
+        if (t->shape.rank < 0) {
+            diag_error(d, "input '%s' has no declared shape; give its data (lstmc run) to "
+                          "fix it",
+                       t->name);
+            errors++;
+            continue;
+        }
+        for (k = 0; k < t->shape.rank; k++) {
+            int m;
+            if (t->shape.d[k] >= 0)
+                continue;
+            for (m = 0; t->shape.sym[k] && m < n_sym; m++)
+                if (strcmp(sym_name[m], t->shape.sym[k]) == 0)
+                    break;
+            if (t->shape.sym[k] && m < n_sym) {
+                t->shape.d[k] = sym_val[m];
+            } else {
+                diag_error(d, "input '%s': dim %d%s%s%s is symbolic; give it a value with "
+                              "--dim %s=N",
+                           t->name, k, t->shape.sym[k] ? " ('" : "",
+                           t->shape.sym[k] ? t->shape.sym[k] : "", t->shape.sym[k] ? "')" : "",
+                           t->shape.sym[k] ? t->shape.sym[k] : "NAME");
+                errors++;
+                break;
+            }
+            if (t->shape.d[k] <= 0) {
+                diag_error(d, "input '%s': dim %d ('%s') must be at least 1", t->name, k,
+                           t->shape.sym[k]);
+                errors++;
+                break;
+            }
+        }
+        if (!errors && ir_shape_numel(&t->shape) == -2) {
+            diag_error(d, "input '%s' has more than 2^31 elements", t->name);
+            errors++;
+        }
+    }
+    return errors ? -1 : 0;
+}
+
+static int
+all_inputs_const(const ir_node *n)
+{
+    int i;
+    for (i = 0; i < n->n_inputs; i++)
+        if (n->inputs[i] && !n->inputs[i]->data)
+            return 0;
+    return 1;
+}
+
+/* Size of the model file, for the folding budget (0 when it cannot be read). */
+static int64_t
+file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    if (!f)
+        return 0;
+    n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
+    fclose(f);
+    return n > 0 ? (int64_t)n : 0;
+}
+
+int
+driver_prepare(ir_graph *g, const driver_options *o, diag *d)
+{
+    int64_t budget = FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE * file_size(g->file);
+    int i;
+    if (bind_inputs(g, o, d) < 0)
+        return -1;
+    if (ir_toposort(g, d) < 0)
+        return -1;
+    driver_print_after(g, o, "bind");
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        int j, done = 1;
+        if (n->dead)
+            continue;
+        if (shape_infer_node(g, n, d) < 0)
+            return -1;
+        for (j = 0; j < n->n_outputs; j++)
+            if (n->outputs[j] && !n->outputs[j]->data)
+                done = 0;
+        if (done) { /* shape inference computed it already (shape arithmetic) */
+            for (j = 0; j < n->n_outputs; j++)
+                if (n->outputs[j])
+                    n->outputs[j]->producer = NULL;
+            n->dead = 1;
+            continue;
+        }
+        if (all_inputs_const(n) && n->op != IR_OP_SHAPE && kp_fold_node(g, n, &budget, d) < 0)
+            return -1;
+    }
+    ir_dce(g);
+    driver_print_after(g, o, "infer");
+    return 0;
+}
+
