@@ -22,40 +22,13 @@
 #include "lstmc_rt.h"
 #include "passes.h"
 
-#define MAX_LAYERS 64
-
-/* "a,b,c" -> th[]; returns the count, or -1 after a message. */
-static int
-parse_list(const char *s, float *th, diag *d)
-{
-    int n = 0;
-    while (*s) {
-        char *end;
-        double v = strtod(s, &end);
-        if (end == s || !(v >= 0) || !isfinite(v) || (*end && *end != ',') || n == MAX_LAYERS) {
-            diag_error(d, "--hsparse takes thresholds >= 0 separated by commas (at most %d), "
-                          "got '%s'",
-                       MAX_LAYERS, s);
-            return -1;
-        }
-        th[n++] = (float)v;
-        s = *end ? end + 1 : end;
-    }
-    if (!n)
-        diag_error(d, "--hsparse needs at least one threshold");
-    return n ? n : -1;
-}
-
 int
 pass_hsparse(ir_graph *g, const pass_ctx *cx, diag *d)
 {
-    float th[MAX_LAYERS];
-    int n_th, i, k = 0, n_rec = 0;
-    if (!cx->hsparse)
+    const float *th = cx->hsparse.th;
+    int n_th = cx->hsparse.n, i, k = 0, n_rec = 0;
+    if (!n_th)
         return 0;
-    n_th = parse_list(cx->hsparse, th, d);
-    if (n_th < 0)
-        return -1;
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];
         if (n->dead)

@@ -77,46 +77,91 @@ now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* "split_gates, fold_constants, ..." from the table (said once). */
+static void
+table_names(char *buf, size_t n)
+{
+    size_t k = 0;
+    int i;
+    buf[0] = '\0';
+    for (i = 0; pass_table[i].name && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", pass_table[i].name);
+}
+
 int
-pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d)
+pass_list_add(pass_list *l, const char *list, diag *d)
 {
     const char *s = list ? list : "";
-    char name[64];
-    int errors = 0, i;
+    char name[64], names[512];
+    int errors = 0;
 
+    table_names(names, sizeof names);
     while (next_name(&s, name, sizeof name)) {
-        if (!pass_find(name)) {
-            diag_error(d, "unknown pass '%s' (passes: split_gates, fold_constants, breakpoints, drs, dce)", name);
+        const pass_info *p = pass_find(name);
+        if (!p) {
+            diag_error(d, "unknown pass '%s' (passes: %s)", name, names);
             errors++;
+        } else if (l->n == PASS_LIST_MAX) {
+            diag_error(d, "more than %d passes in the list", PASS_LIST_MAX);
+            return -1;
+        } else {
+            l->p[l->n++] = p;
         }
     }
+    return errors ? -1 : 0;
+}
+
+/* Report every unknown name in cx->disable; their count. */
+static int
+check_disable(const pass_ctx *cx, diag *d)
+{
+    int errors = 0, i;
     for (i = 0; i < cx->n_disable; i++) {
         if (!pass_find(cx->disable[i])) {
             diag_error(d, "--disable-pass: unknown pass '%s'", cx->disable[i]);
             errors++;
         }
     }
-    if (errors)
+    return errors;
+}
+
+int
+pass_run(ir_graph *g, const pass_list *l, const pass_ctx *cx, diag *d)
+{
+    int i;
+
+    if (check_disable(cx, d))
         return -1;
-    s = list ? list : "";
-    while (next_name(&s, name, sizeof name)) {
-        const pass_info *p = pass_find(name);
+    for (i = 0; i < l->n; i++) {
+        const pass_info *p = l->p[i];
         double t0;
-        if (disabled(cx, name))
+        if (disabled(cx, p->name))
             continue;
         t0 = now_ms();
         if (p->fn(g, cx, d) < 0)
             return -1;
         if (cx->time_passes)
-            fprintf(stderr, "lstmc: pass %-16s %8.3f ms\n", name, now_ms() - t0);
+            fprintf(stderr, "lstmc: pass %-16s %8.3f ms\n", p->name, now_ms() - t0);
         if (ir_verify(g, d) < 0) {
-            diag_error(d, "the IR is broken after pass '%s' (a compiler bug)", name);
+            diag_error(d, "the IR is broken after pass '%s' (a compiler bug)", p->name);
             return -1;
         }
-        if (cx->print_after && strcmp(cx->print_after, name) == 0) {
-            printf("; IR after %s\n", name);
+        if (cx->print_after && strcmp(cx->print_after, p->name) == 0) {
+            printf("; IR after %s\n", p->name);
             ir_print(g, stdout);
         }
     }
     return 0;
+}
+
+int
+pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d)
+{
+    pass_list l;
+    l.n = 0;
+    if (pass_list_add(&l, list, d) < 0) {
+        check_disable(cx, d); /* every name that is wrong, in one run */
+        return -1;
+    }
+    return pass_run(g, &l, cx, d);
 }

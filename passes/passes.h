@@ -13,6 +13,37 @@ typedef struct diag diag;
 typedef struct ir_graph ir_graph;
 typedef struct target target;
 
+/* --- typed pass options (parsed once, by compiler/driver/options.c) ------------------ */
+
+#define PASS_MAX_HSPARSE 64
+
+/* --hsparse: E-LSTM hidden-state sparsity threshold per LSTM layer (one for all when n is
+ * 1); n == 0: off. */
+typedef struct pass_hsparse_opt {
+    int n;
+    float th[PASS_MAX_HSPARSE];
+} pass_hsparse_opt;
+
+/* --prune=W:F,U:F: the fraction of each matrix's smallest-magnitude weights set to 0, -1
+ * for a matrix that is not pruned; on == 0: the pass does nothing. */
+typedef struct pass_prune_opt {
+    int on;
+    double fw, fu;
+} pass_prune_opt;
+
+/* --sparse: eSELL storage of the packed weights. */
+typedef enum pass_sparse_mode {
+    PASS_SPARSE_AUTO = 0, /* where a matrix's zero fraction reaches min (the default) */
+    PASS_SPARSE_OFF,      /* never */
+    PASS_SPARSE_ESELL     /* every matrix it can store, and refuse the others */
+} pass_sparse_mode;
+
+typedef struct pass_sparse_opt {
+    pass_sparse_mode mode;
+    int has_min; /* auto:F given; otherwise the default depends on the kernels */
+    double min;  /* auto:F */
+} pass_sparse_opt;
+
 typedef struct pass_ctx {
     const target *t;         /* the target profile */
     const char *print_after; /* print the IR after the pass of this name */
@@ -22,9 +53,9 @@ typedef struct pass_ctx {
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
     const char *calib;          /* --calib: CALIB file (lstmc calibrate) for h_pred / c_pred */
     float alpha_intra;          /* default dynamic row skip threshold for the drs pass */
-    const char *hsparse;        /* --hsparse: per-layer thresholds "TH" or "TH0,TH1,..." */
-    const char *prune;          /* --prune: "W:F,U:F" magnitude pruning, or NULL */
-    const char *sparse;         /* --sparse: "auto" (NULL), "auto:F", "esell", "off" */
+    pass_hsparse_opt hsparse;   /* --hsparse thresholds (n == 0: none) */
+    pass_prune_opt prune;       /* --prune fractions (.on == 0: none) */
+    pass_sparse_opt sparse;     /* --sparse mode */
     int llvm_kernels;           /* the dense kernels are LLVM's (--emit=llvm): auto's default */
 } pass_ctx;
 
@@ -42,10 +73,27 @@ extern const pass_info pass_table[];
 /* The pass called name, or NULL. */
 const pass_info *pass_find(const char *name);
 
+/* An ordered list of passes, typed: names are resolved once, when the list is built. */
+#define PASS_LIST_MAX 48
+
+typedef struct pass_list {
+    int n;
+    const pass_info *p[PASS_LIST_MAX];
+} pass_list;
+
 /*
- * Run the comma-separated list (an empty string runs nothing), skipping cx->disable.
- * Unknown names are reported (all of them) before anything runs. Returns 0 or -1.
+ * Append the comma-separated names of s (NULL or "" adds nothing) to l. Every unknown name
+ * is reported, with the list of passes the table has. Returns 0 or -1.
  */
+int pass_list_add(pass_list *l, const char *s, diag *d);
+
+/*
+ * Run l in order, skipping cx->disable (whose names are checked first). After each pass
+ * the IR is verified, and printed when cx->print_after names it. Returns 0 or -1.
+ */
+int pass_run(ir_graph *g, const pass_list *l, const pass_ctx *cx, diag *d);
+
+/* pass_list_add + pass_run on the comma-separated list (tests and tools). */
 int pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d);
 
 /* --- the passes (one file each) ---------------------------------------------------- */

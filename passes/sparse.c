@@ -43,40 +43,6 @@
 
 /* --- --prune ----------------------------------------------------------------------- */
 
-/* "W:0.3,U:0.5" -> fw, fu (-1 = not pruned); 0, or -1 after a message. */
-static int
-parse_prune(const char *s, double *fw, double *fu, diag *d)
-{
-    const char *p = s;
-    *fw = *fu = -1.0;
-    while (*p) {
-        double *f, v;
-        char *end;
-        if ((p[0] == 'W' || p[0] == 'U' || p[0] == 'R') && p[1] == ':')
-            f = p[0] == 'W' ? fw : fu;
-        else
-            goto bad;
-        if (*f >= 0.0) {
-            diag_error(d, "--prune gives the fraction of %c twice in '%s'", p[0], s);
-            return -1;
-        }
-        v = strtod(p + 2, &end);
-        if (end == p + 2 || (*end && (*end != ',' || !end[1])) || !(v >= 0.0 && v < 1.0))
-            goto bad;
-        *f = v;
-        p = *end ? end + 1 : end;
-    }
-    if (*fw < 0.0 && *fu < 0.0)
-        goto bad;
-    return 0;
-bad:
-    diag_error(d,
-               "--prune takes W:F,U:F (either or both; F the fraction in [0, 1) of each "
-               "matrix's smallest-magnitude weights set to 0), got '%s'",
-               s);
-    return -1;
-}
-
 static int
 cmp_float(const void *a, const void *b)
 {
@@ -116,12 +82,10 @@ pruned(ir_graph *g, const ir_tensor *w, double f)
 int
 pass_prune(ir_graph *g, const pass_ctx *cx, diag *d)
 {
-    double fw, fu;
+    double fw = cx->prune.fw, fu = cx->prune.fu;
     int i, n_layers = 0;
-    if (!cx->prune)
+    if (!cx->prune.on)
         return 0;
-    if (parse_prune(cx->prune, &fw, &fu, d) < 0)
-        return -1;
     for (i = 0; i < g->n_nodes; i++) {
         ir_node *n = g->nodes[i];
         ir_tensor *W, *R;
@@ -149,36 +113,6 @@ pass_prune(ir_graph *g, const pass_ctx *cx, diag *d)
 }
 
 /* --- --sparse ---------------------------------------------------------------------- */
-
-enum { SPARSE_OFF, SPARSE_AUTO, SPARSE_ESELL };
-
-/* cx->sparse -> mode and auto threshold; 0, or -1 after a message. */
-static int
-parse_mode(const char *s, int llvm, int *mode, double *min, diag *d)
-{
-    char *end;
-    *min = llvm ? SPARSE_AUTO_NEVER : SPARSE_AUTO_MIN_C;
-    if (!s || strcmp(s, "auto") == 0) {
-        *mode = SPARSE_AUTO;
-        return 0;
-    }
-    if (strcmp(s, "off") == 0 || strcmp(s, "esell") == 0) {
-        *mode = s[0] == 'o' ? SPARSE_OFF : SPARSE_ESELL;
-        return 0;
-    }
-    if (strncmp(s, "auto:", 5) == 0) {
-        *min = strtod(s + 5, &end);
-        if (end != s + 5 && !*end && *min >= 0.0 && *min <= 1.0) {
-            *mode = SPARSE_AUTO;
-            return 0;
-        }
-    }
-    diag_error(d,
-               "--sparse takes auto, auto:F (F in [0, 1]: the fraction of zero weights from "
-               "which a matrix is stored in eSELL), esell or off, got '%s'",
-               s);
-    return -1;
-}
 
 /* Fraction of exact zeros in t. */
 static double
@@ -232,7 +166,7 @@ sparsify(ir_graph *g, ir_node *n, int mode, double min, const char *what, const 
 {
     ir_tensor *w = ir_in(n, 1), *t;
     if (!w || !w->data || ir_attr_int(n, "packed", 0) != 1 || w->shape.rank != 3) {
-        if (mode == SPARSE_ESELL) {
+        if (mode == PASS_SPARSE_ESELL) {
             diag_node(d, n,
                       "--sparse=esell: %s is not a constant packed weight "
                       "(fold_constants did not pack it)",
@@ -241,7 +175,7 @@ sparsify(ir_graph *g, ir_node *n, int mode, double min, const char *what, const 
         }
         return 0;
     }
-    if (mode == SPARSE_AUTO && zero_fraction(w) < min)
+    if (mode == PASS_SPARSE_AUTO && zero_fraction(w) < min)
         return 0;
     if (w->shape.d[1] >= SPARSE_MAX_DIM || w->shape.d[2] >= SPARSE_MAX_DIM) {
         diag_node(d, n, "%s is too large for eSELL storage (a dimension of 2^24 or more)", what);
@@ -260,14 +194,14 @@ sparsify(ir_graph *g, ir_node *n, int mode, double min, const char *what, const 
 int
 pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d)
 {
-    int mode, i;
-    double min;
-    if (parse_mode(cx->sparse, cx->llvm_kernels, &mode, &min, d) < 0)
-        return -1;
-    if (mode == SPARSE_OFF)
+    int mode = cx->sparse.mode, i;
+    double min = cx->sparse.has_min ? cx->sparse.min
+                 : cx->llvm_kernels ? SPARSE_AUTO_NEVER
+                                    : SPARSE_AUTO_MIN_C;
+    if (mode == PASS_SPARSE_OFF)
         return 0;
     if (cx->t && cx->t->gpu) { /* the OpenCL kernels read dense weights (codegen/opencl/opencl.c) */
-        if (mode == SPARSE_AUTO)
+        if (mode == PASS_SPARSE_AUTO)
             return 0;
         diag_error(d,
                    "--sparse=esell does not combine with the OpenCL target '%s': its "
@@ -287,7 +221,7 @@ pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d)
         } else if (n->op == IR_OP_RNN_REC && cell != LSTMC_RT_CELL_GRU) {
             if (sparsify(g, n, mode, min, "U (recurrent weights)", "G2_esell", d) < 0)
                 return -1;
-        } else if (mode == SPARSE_ESELL &&
+        } else if (mode == PASS_SPARSE_ESELL &&
                    (n->op == IR_OP_RNN_REC || n->op == IR_OP_RNN_TISSUE || n->op == IR_OP_RNN_DRS ||
                     n->op == IR_OP_LSTM || n->op == IR_OP_GRU || n->op == IR_OP_RNN)) {
             diag_node(d, n, "--sparse=esell cannot store this layer's recurrent weights: %s",

@@ -24,6 +24,7 @@
 #include "lowp.h"
 #include "memplan.h"
 #include "onnx.h"
+#include "options.h"
 #include "passes.h"
 #include "stream.h"
 #include "target.h"
@@ -66,78 +67,87 @@ driver_default_name(arena *a, const char *model)
     return s;
 }
 
-/* Run the pass list: o->passes, or the target's default, minus o->disable. The IR is
- * verified after every pass. */
+/* The pass context, built once per program from o: the typed pass options and what the
+ * chosen kernels prefer. Returns 0, or -1 after reporting through d. */
 static int
-driver_passes(ir_graph *g, const target *t, const driver_options *o, diag *d)
+pass_context(const target *t, const driver_options *o, pass_ctx *cx, diag *d)
 {
-    pass_ctx cx;
-    int rc;
-    memset(&cx, 0, sizeof cx);
-    cx.t = t;
-    cx.print_after = o->print_after;
-    cx.time_passes = o->time_passes;
-    cx.disable = o->disable;
-    cx.n_disable = o->n_disable;
-    cx.alpha_inter = o->alpha_inter;
-    cx.calib = o->calib;
-    cx.alpha_intra = o->alpha_intra;
-    cx.hsparse = o->hsparse;
-    if (o->hsparse && o->has_alpha_intra) {
+    char err[512];
+    memset(cx, 0, sizeof *cx);
+    cx->t = t;
+    cx->print_after = o->print_after;
+    cx->time_passes = o->time_passes;
+    cx->disable = o->disable;
+    cx->n_disable = o->n_disable;
+    cx->alpha_inter = o->alpha_inter;
+    cx->calib = o->calib;
+    cx->alpha_intra = o->alpha_intra;
+    cx->llvm_kernels = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    if (options_parse_passes(o, cx, err, sizeof err) < 0) {
+        diag_error(d, "%s", err);
+        return -1;
+    }
+    if (cx->hsparse.n && o->has_alpha_intra) {
         diag_error(d, "--hsparse does not combine with --alpha-intra: dynamic row skip and "
                       "hidden-state sparsity both reshape U h, with different kernels");
         return -1;
     }
-    if (o->hsparse && o->has_alpha_inter) {
+    if (cx->hsparse.n && o->has_alpha_inter) {
         diag_error(d, "--hsparse does not combine with --alpha-inter: a tissue multiplies U "
                       "by several h vectors at once (passes/hsparse.c)");
         return -1;
     }
-    if (o->hsparse) {
-        /* after the target's (or the given) passes: it marks the RnnRec nodes they made */
-        rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);
-        return rc ? rc : pass_run_list(g, "hsparse", &cx, d);
-    }
-    if (!o->passes && (o->has_alpha_inter || o->has_alpha_intra)) {
-        /* --alpha-inter turns the breakpoints pass on, --alpha-intra the drs pass (after
-         * packing, breakpoints first so that DRS runs inside its tissues, before dce) */
-        char list[512];
-        snprintf(list, sizeof list, "%s%s%s,dce", t->passes,
-                 o->has_alpha_inter ? ",breakpoints" : "", o->has_alpha_intra ? ",drs" : "");
-        return pass_run_list(g, list, &cx, d);
-    }
-    rc = pass_run_list(g, o->passes ? o->passes : t->passes, &cx, d);
-    return rc;
-}
-
-/* E-LSTM sparse weights (passes/sparse.c): "prune" before the pass list, "sparse" after it.
- * The combinations the eSELL kernels do not cover are refused here or by the pass. */
-static int
-driver_sparse(ir_graph *g, const target *t, const driver_options *o, const char *pass, diag *d)
-{
-    pass_ctx cx;
-    int explicit_esell = o->sparse && strcmp(o->sparse, "esell") == 0;
-    memset(&cx, 0, sizeof cx);
-    cx.t = t;
-    cx.print_after = o->print_after;
-    cx.time_passes = o->time_passes;
-    cx.prune = o->prune;
-    cx.sparse = o->sparse;
-    cx.llvm_kernels = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
-    if (strcmp(pass, "prune") == 0 && !o->prune)
-        return 0;
-    if (explicit_esell && (o->has_alpha_inter || o->has_alpha_intra)) {
+    if (cx->sparse.mode == PASS_SPARSE_ESELL && (o->has_alpha_inter || o->has_alpha_intra)) {
         diag_error(d, "--sparse=esell does not combine with --alpha-inter / --alpha-intra: the "
                       "tissue and DRS kernels read dense U");
         return -1;
     }
-    return pass_run_list(g, pass, &cx, d);
+    return 0;
+}
+
+/*
+ * The pass list of a program: prune (--prune, before split_gates), then o->passes or the
+ * target's default (--alpha-inter adds breakpoints, --alpha-intra drs, after packing and
+ * before dce, breakpoints first so that DRS runs inside its tissues; --hsparse marks the
+ * RnnRec nodes they made), then sparse (eSELL storage of what is pruned).
+ */
+static int
+pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass_list *l,
+              diag *d)
+{
+    l->n = 0;
+    if (cx->prune.on && pass_list_add(l, "prune", d) < 0)
+        return -1;
+    if (pass_list_add(l, o->passes ? o->passes : t->passes, d) < 0)
+        return -1;
+    if (!cx->hsparse.n && !o->passes && (o->has_alpha_inter || o->has_alpha_intra) &&
+        pass_list_add(l, o->has_alpha_inter && o->has_alpha_intra ? "breakpoints,drs,dce"
+                         : o->has_alpha_inter                      ? "breakpoints,dce"
+                                                                   : "drs,dce",
+                      d) < 0)
+        return -1;
+    if (cx->hsparse.n && pass_list_add(l, "hsparse", d) < 0)
+        return -1;
+    return pass_list_add(l, "sparse", d);
 }
 
 int
 driver_prune(ir_graph *g, const driver_options *o, diag *d)
 {
-    return driver_sparse(g, NULL, o, "prune", d);
+    pass_ctx cx;
+    pass_list l;
+    char err[512];
+    memset(&cx, 0, sizeof cx);
+    cx.print_after = o->print_after;
+    cx.time_passes = o->time_passes;
+    l.n = 0;
+    if (options_parse_prune(o->prune, &cx.prune, err, sizeof err) < 0) {
+        diag_error(d, "%s", err);
+        return -1;
+    }
+    if (!cx.prune.on)
+        return 0;
+    return pass_list_add(&l, "prune", d) < 0 ? -1 : pass_run(g, &l, &cx, d);
 }
 
 static const target *
@@ -157,8 +167,10 @@ static int
 compile_program(arena *a, ir_graph *g, const target *t, const driver_options *o, ir_graph **gp,
                 kprog *kp, memplan *mp, diag *d)
 {
-    if (driver_sparse(g, t, o, "prune", d) < 0 || driver_passes(g, t, o, d) < 0 ||
-        driver_sparse(g, t, o, "sparse", d) < 0)
+    pass_ctx cx;
+    pass_list passes;
+    if (pass_context(t, o, &cx, d) < 0 || pass_pipeline(t, o, &cx, &passes, d) < 0 ||
+        pass_run(g, &passes, &cx, d) < 0)
         return -1;
     if (lowp_apply(g, o->weights, !o->cpu_only && cg_opencl_wanted(o->target), d) < 0)
         return -1;

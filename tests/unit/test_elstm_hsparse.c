@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include "ir.h"
 #include "lstmc_rt.h"
+#include "options.h"
 #include "passes.h"
 #include "target.h"
 
@@ -175,7 +176,13 @@ run_passes(const char *c, const char *list, const char *hs, diag *d, ir_graph **
     cr_assert_not_null(g);
     memset(&cx, 0, sizeof cx);
     cx.t = target_find("host");
-    cx.hsparse = hs;
+    if (hs) { /* the option's text is parsed once, before the passes (driver/options.c) */
+        char err[256];
+        if (options_parse_hsparse(hs, &cx.hsparse, err, sizeof err) < 0) {
+            diag_error(d, "%s", err);
+            return -1;
+        }
+    }
     *gp = g;
     return pass_run_list(g, list, &cx, d);
 }
