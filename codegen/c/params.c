@@ -1,0 +1,172 @@
+/*
+ * params.c — the runtime kernels' params structs (lstmc_rt_rnn_params, _gemm_params, ...)
+ * as C initialisers: the static const p each block of the schedule passes to its kernel.
+ */
+#include <stdio.h>
+
+#include "c_impl.h"
+#include "kprog.h"
+
+/* The fields of an lstmc_rt_rnn_params as a C initialiser "{...}". */
+static void
+put_rnn_fields(FILE *f, const lstmc_rt_rnn_params *p)
+{
+    int i;
+    fprintf(f,
+            "{\n"
+            "            .cell = %d, .seq_len = %lld, .batch = %lld, .input_size = %lld,\n"
+            "            .hidden = %lld, .n_dirs = %d, .reverse = %d, .layout = %d,\n"
+            "            .has_clip = %d, .clip = ",
+            p->cell, (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
+            (long long)p->hidden, p->n_dirs, p->reverse, p->layout, p->has_clip);
+    cg_c_put_float(f, p->clip);
+    fprintf(f, ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
+               "            .act = {",
+            p->input_forget, p->linear_before_reset);
+    for (i = 0; i < 6; i++) {
+        fprintf(f, "%s{%d, ", i ? ", " : "", p->act[i].kind);
+        cg_c_put_float(f, p->act[i].alpha);
+        fputs(", ", f);
+        cg_c_put_float(f, p->act[i].beta);
+        fputc('}', f);
+    }
+    fprintf(f, "},\n            .packed = %d", p->packed);
+    if (p->hsparse_th != 0.0f) { /* passes/hsparse.c */
+        fputs(", .hsparse_th = ", f);
+        cg_c_put_float(f, p->hsparse_th);
+    }
+    fputc('}', f);
+}
+
+void
+cg_c_put_params(FILE *f, const kp_call *c)
+{
+    int i;
+    switch (c->kind) {
+    case KP_RNN_PROJ: {
+        const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+        fprintf(f,
+                "static const lstmc_rt_rnn_proj_params p = {.cell = %d, .n_dirs = %d, "
+                ".rows = %lld,\n            .input_size = %lld, .hidden = %lld, "
+                ".linear_before_reset = %d, .packed = %d};\n",
+                p->cell, p->n_dirs, (long long)p->rows, (long long)p->input_size,
+                (long long)p->hidden, p->linear_before_reset, p->packed);
+        break;
+    }
+    case KP_RNN:
+    case KP_RNN_REC:
+        fputs("static const lstmc_rt_rnn_params p = ", f);
+        put_rnn_fields(f, &c->p.rnn);
+        fputs(";\n", f);
+        break;
+    case KP_LSTM_DRS:
+        fputs("static const lstmc_rt_rnn_params p = ", f);
+        put_rnn_fields(f, &c->p.drs.p);
+        fputs(";\n", f);
+        break;
+    case KP_LSTM_TISSUE:
+    case KP_LSTM_TISSUE_DRS:
+        fputs("static const lstmc_rt_tissue_params p = {.rnn = ", f);
+        put_rnn_fields(f, &c->p.tissue.p.rnn);
+        fprintf(f, ",\n            .mts = %d};\n", c->p.tissue.p.mts);
+        break;
+    case KP_GEMM: {
+        const lstmc_rt_gemm_params *p = &c->p.gemm;
+        fprintf(f,
+                "static const lstmc_rt_gemm_params p = {.m = %lld, .n = %lld, .k = %lld, "
+                ".trans_a = %d, .trans_b = %d,\n            .alpha = ",
+                (long long)p->m, (long long)p->n, (long long)p->k, p->trans_a, p->trans_b);
+        cg_c_put_float(f, p->alpha);
+        fputs(", .beta = ", f);
+        cg_c_put_float(f, p->beta);
+        fprintf(f, ", .c_stride_m = %lld, .c_stride_n = %lld};\n", (long long)p->c_stride_m,
+                (long long)p->c_stride_n);
+        break;
+    }
+    case KP_MATMUL: {
+        const lstmc_rt_matmul_params *p = &c->p.matmul;
+        fprintf(f, "static const lstmc_rt_matmul_params p = {.n_batch = %d, .batch = ",
+                p->n_batch);
+        cg_c_put_i64s(f, p->batch, p->n_batch);
+        fputs(",\n            .a_stride = ", f);
+        cg_c_put_i64s(f, p->a_stride, p->n_batch);
+        fputs(", .b_stride = ", f);
+        cg_c_put_i64s(f, p->b_stride, p->n_batch);
+        fprintf(f, ",\n            .m = %lld, .n = %lld, .k = %lld};\n", (long long)p->m,
+                (long long)p->n, (long long)p->k);
+        break;
+    }
+    case KP_BINARY: {
+        const lstmc_rt_binary_params *p = &c->p.binary;
+        fprintf(f, "static const lstmc_rt_binary_params p = {.op = %d, .dtype = %d, .rank = %d,",
+                p->op, p->dtype, p->rank);
+        fputs("\n            .out_dims = ", f);
+        cg_c_put_i64s(f, p->out_dims, p->rank);
+        fputs(",\n            .a_stride = ", f);
+        cg_c_put_i64s(f, p->a_stride, p->rank);
+        fputs(",\n            .b_stride = ", f);
+        cg_c_put_i64s(f, p->b_stride, p->rank);
+        fputs("};\n", f);
+        break;
+    }
+    case KP_UNARY:
+        fprintf(f, "static const lstmc_rt_unary_params p = {.op = %d, .n = %lld};\n",
+                c->p.unary.op, (long long)c->p.unary.n);
+        break;
+    case KP_SOFTMAX:
+        fprintf(f,
+                "static const lstmc_rt_softmax_params p = {.log_softmax = %d, .outer = %lld, "
+                ".axis_len = %lld, .inner = %lld};\n",
+                c->p.softmax.log_softmax, (long long)c->p.softmax.outer,
+                (long long)c->p.softmax.axis_len, (long long)c->p.softmax.inner);
+        break;
+    case KP_CAST:
+        fprintf(f, "static const lstmc_rt_cast_params p = {.from = %d, .to = %d, .n = %lld};\n",
+                c->p.cast.from, c->p.cast.to, (long long)c->p.cast.n);
+        break;
+    case KP_ARGMAX:
+        fprintf(f,
+                "static const lstmc_rt_argmax_params p = {.dtype = %d, .select_last_index = %d,"
+                "\n            .outer = %lld, .axis_len = %lld, .inner = %lld};\n",
+                c->p.argmax.dtype, c->p.argmax.select_last_index, (long long)c->p.argmax.outer,
+                (long long)c->p.argmax.axis_len, (long long)c->p.argmax.inner);
+        break;
+    case KP_STRIDED: {
+        const lstmc_rt_strided_params *p = &c->p.strided;
+        fprintf(f,
+                "static const lstmc_rt_strided_params p = {.rank = %d, .elem_size = %d, "
+                ".offset = %lld,\n            .out_dims = ",
+                p->rank, p->elem_size, (long long)p->offset);
+        cg_c_put_i64s(f, p->out_dims, p->rank);
+        fputs(", .in_stride = ", f);
+        cg_c_put_i64s(f, p->in_stride, p->rank);
+        fputs("};\n", f);
+        break;
+    }
+    case KP_GATHER:
+        fprintf(f,
+                "static const lstmc_rt_gather_params p = {.elem_size = %d, .index_dtype = %d,"
+                "\n            .outer = %lld, .axis_len = %lld, .inner = %lld, .n_indices = "
+                "%lld};\n",
+                c->p.gather.elem_size, c->p.gather.index_dtype, (long long)c->p.gather.outer,
+                (long long)c->p.gather.axis_len, (long long)c->p.gather.inner,
+                (long long)c->p.gather.n_indices);
+        break;
+    case KP_CONCAT:
+        fprintf(f,
+                "static const lstmc_rt_concat_params p = {.elem_size = %d, .outer = %lld, "
+                ".in_cols = %lld,\n            .out_cols = %lld, .offset = %lld};\n",
+                c->p.concat.elem_size, (long long)c->p.concat.outer,
+                (long long)c->p.concat.in_cols, (long long)c->p.concat.out_cols,
+                (long long)c->p.concat.offset);
+        break;
+    case KP_FILL:
+        fputs("static const unsigned char value[8] = {", f);
+        for (i = 0; i < 8; i++)
+            fprintf(f, "%s%u", i ? ", " : "", c->p.fill.value[i]);
+        fputs("};\n", f);
+        break;
+    default:
+        break;
+    }
+}

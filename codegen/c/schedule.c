@@ -1,0 +1,352 @@
+/*
+ * schedule.c — <name>.c, the kernel program as a readable schedule (llama2.c-style): one
+ * block per kernel call with a shape comment, its params and its buffers as fixed arena
+ * offsets, inputs, outputs or weights; a wavefront group as one call of its LLVM kernel;
+ * <name>_init, _set_thresholds and _run. Nothing generated here allocates.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "c_impl.h"
+#include "ir.h"
+#include "kprog.h"
+#include "memplan.h"
+
+/* C type of buffer argument j (inputs first, then outputs) of a call kind; NULL = void. */
+static const char *
+arg_type(const kp_call *c, int j)
+{
+    switch (c->kind) {
+    case KP_RNN:
+        return j == 4 ? "int32_t" : "float";
+    case KP_RNN_REC:
+    case KP_LSTM_TISSUE:
+    case KP_LSTM_DRS:
+    case KP_LSTM_TISSUE_DRS:
+        return j == 3 ? "int32_t" : "float";
+    case KP_RNN_PROJ:
+    case KP_GEMM:
+    case KP_MATMUL:
+    case KP_UNARY:
+    case KP_SOFTMAX:
+        return "float";
+    case KP_ARGMAX:
+        return j == c->n_in ? "int64_t" : NULL;
+    default:
+        return NULL;
+    }
+}
+
+static void
+put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const char *type,
+        int is_const)
+{
+    const char *ty = type ? type : "void";
+    const memplan_loc *l;
+    if (!t) {
+        fputs("NULL", f);
+        return;
+    }
+    l = &mp->tensor[t->id];
+    switch (l->kind) {
+    case MEMPLAN_INPUT:
+        fprintf(f, "(const %s *)inputs[%d]", ty, l->index);
+        break;
+    case MEMPLAN_OUTPUT:
+        fprintf(f, "(%s%s *)outputs[%d]", is_const ? "const " : "", ty, l->index);
+        break;
+    case MEMPLAN_CONST:
+        fprintf(f, "%s_w%d", name, l->index);
+        break;
+    case MEMPLAN_ARENA:
+        fprintf(f, "(%s%s *)(arena + %lld)", is_const ? "const " : "", ty, (long long)l->offset);
+        break;
+    default:
+        fputs("NULL", f);
+        break;
+    }
+}
+
+static void
+put_tensor_comment(FILE *f, const ir_tensor *t)
+{
+    fprintf(f, "%s %s", t->name, ir_dtype_name(t->dtype));
+    cg_c_put_shape(f, &t->shape);
+}
+
+void
+cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx, int llvm)
+{
+    int j, first = 1;
+    fprintf(f, "    /* --- %d: ", idx);
+    if (c->node)
+        fprintf(f, "node '%s' (%s)", c->node->name, c->node->op_type);
+    else
+        fputs("output copy", f);
+    fputs("\n     *   in:  ", f);
+    for (j = 0; j < c->n_in; j++) {
+        if (!c->in[j])
+            continue;
+        fputs(first ? "" : ", ", f);
+        put_tensor_comment(f, c->in[j]);
+        first = 0;
+    }
+    first = 1;
+    fputs("\n     *   out: ", f);
+    for (j = 0; j < c->n_out; j++) {
+        if (!c->out[j])
+            continue;
+        fputs(first ? "" : ", ", f);
+        put_tensor_comment(f, c->out[j]);
+        first = 0;
+    }
+    fputs(" */\n    {\n", f);
+    if (c->kind != KP_COPY) {
+        fputs("        ", f);
+        cg_c_put_params(f, c);
+    }
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+        fputs("        lstmc_rt_tissue_stats stats;\n", f);
+    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+        fputs("        lstmc_rt_drs_stats drs;\n", f);
+    if (llvm)
+        fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
+    else
+        fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
+    if (c->kind == KP_FILL) {
+        put_buf(f, name, mp, c->out[0], NULL, 0);
+        fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
+    } else if (c->kind == KP_COPY) {
+        put_buf(f, name, mp, c->out[0], NULL, 0);
+        fputs(", ", f);
+        put_buf(f, name, mp, c->in[0], NULL, 1);
+        fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
+    } else {
+        fputs("&p", f);
+        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) /* per-run (§IV-D) */
+            fputs(", ctx->alpha_inter", f);
+        if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS) /* per-run (§V, §VI-C) */
+            fputs(", ctx->alpha_intra", f);
+        for (j = 0; j < c->n_in; j++) {
+            fputs(j % 3 == 0 ? ",\n                " : ", ", f);
+            put_buf(f, name, mp, c->in[j], arg_type(c, j), 1);
+        }
+        for (j = 0; j < c->n_out; j++) {
+            fputs(",\n                ", f);
+            put_buf(f, name, mp, c->out[j], arg_type(c, c->n_in + j), 0);
+        }
+        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+            fputs(",\n                &stats", f);
+        if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+            fputs(",\n                &drs", f);
+        if (c->scratch_bytes > 0)
+            fprintf(f, ",\n                (%s *)(arena + %lld)",
+                    c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS ||
+                            c->kind == KP_LSTM_TISSUE_DRS
+                        ? "void"
+                        : "float",
+                    (long long)mp->scratch[idx]);
+        fputs(");\n", f);
+    }
+    fputs("        if (st != LSTMC_RT_OK)\n            return st;\n", f);
+    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+        fputs("        ctx->drs_stats.cells += drs.cells;\n"
+              "        ctx->drs_stats.rows_total += drs.rows_total;\n"
+              "        ctx->drs_stats.rows_skipped += drs.rows_skipped;\n"
+              "        ctx->drs_stats.rows_loaded += drs.rows_loaded;\n",
+              f);
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+        fputs("        ctx->tissue_stats.cells += stats.cells;\n"
+              "        ctx->tissue_stats.links += stats.links;\n"
+              "        ctx->tissue_stats.sub_layers += stats.sub_layers;\n"
+              "        ctx->tissue_stats.tissues += stats.tissues;\n",
+              f);
+    fputs("    }\n", f);
+}
+
+/* The calls of wavefront group w (compiler/kprog/schedule.c): one call of the LLVM kernel
+ * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
+static void
+put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, const kp_wave *w)
+{
+    int i, j, q;
+    fprintf(f, "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
+               " (layers per thread:",
+            w->first, w->last, w->n_layers, w->threads, (long long)w->chunk);
+    for (q = 0; q < w->stages; q++)
+        fprintf(f, " %d", w->stage_end[q] - (q ? w->stage_end[q - 1] : 0));
+    fputs(")\n     *   nodes:", f);
+    for (i = w->first; i <= w->last; i++)
+        if (kp->calls[i].node)
+            fprintf(f, " '%s' (%s)", kp->calls[i].node->name, kp->calls[i].node->op_type);
+    fputs(" */\n    {\n        void *const a[] = {", f);
+    for (i = w->first; i <= w->last; i++) {
+        const kp_call *c = &kp->calls[i];
+        for (j = 0; j < c->n_in + c->n_out; j++) {
+            fputs("\n            (void *)", f);
+            put_buf(f, name, mp, j < c->n_in ? c->in[j] : c->out[j - c->n_in], NULL, 0);
+            fputc(',', f);
+        }
+        if (c->scratch_bytes > 0)
+            fprintf(f, "\n            (void *)(arena + %lld),", (long long)mp->scratch[i]);
+    }
+    fprintf(f, "\n        };\n        st = %s_wv%d(a);\n", name, w->first);
+    fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
+}
+
+/* Prototypes of the LLVM kernels in <name>_kernels.o: the runtime kernels' signatures. */
+void
+cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled)
+{
+    const char *wty;
+    int i, n = 0;
+    for (i = 0; handled && i < kp->n_calls; i++) {
+        if (!handled[i])
+            continue;
+        if (n++ == 0)
+            fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
+                       "%s_ocl.c (OpenCL) */\n", name, name);
+        /* weights in a reduced-precision format (passes/lowp.c) are words, not floats */
+        wty = kp->calls[i].wfmt ? "void" : "float";
+        if (kp->calls[i].kind == KP_RNN_PROJ)
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
+                       "\n    const %s *w, const float *b, float *P);\n", name, i, wty);
+        else if (kp->calls[i].kind == KP_LSTM_DRS)
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, float alpha_intra,\n"
+                       "    const float *P, const float *Uo, const float *Ufic,\n"
+                       "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
+                       "    const float *Peep, float *Y, float *Y_h, float *Y_c,\n"
+                       "    lstmc_rt_drs_stats *stats, void *scratch);\n", name, i);
+        else if (kp->calls[i].kind == KP_LSTM_TISSUE) /* as lstmc_rt_lstm_tissue */
+            fprintf(f,
+                    "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float alpha_inter,"
+                    "\n    const float *P, const float *Up, const float *row_abs_sum,\n"
+                    "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
+                    "    const float *Peep, const float *h_pred, const float *c_pred, float *Y,\n"
+                    "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch);\n",
+                    name, i);
+        else if (kp->calls[i].kind == KP_LSTM_TISSUE_DRS) /* as lstmc_rt_lstm_tissue_drs */
+            fprintf(f,
+                    "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float alpha_inter,"
+                    "\n    float alpha_intra, const float *P, const float *Up,\n"
+                    "    const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,\n"
+                    "    const float *init_c, const float *Peep, const float *h_pred,\n"
+                    "    const float *c_pred, const float *Uo, const float *Ufic, float *Y,\n"
+                    "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
+                    "    lstmc_rt_drs_stats *drs_stats, void *scratch);\n",
+                    name, i);
+        else if (kp->calls[i].kind == KP_RNN) /* OpenCL targets only (codegen/opencl/opencl.c) */
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *X,\n"
+                       "    const float *W, const float *R, const float *B, const int32_t "
+                       "*seq_lens,\n    const float *init_h, const float *init_c, const float "
+                       "*P, float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i);
+        else
+            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
+                       "    const %s *r, const float *rb, const int32_t *seq_lens,\n"
+                       "    const float *init_h, const float *init_c, const float *Peep, "
+                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i, wty);
+    }
+    if (n)
+        fputc('\n', f);
+}
+
+/* Threads of the LLVM kernels (cg_llvm_kernels: handled[i] > 1 for a multi-core kernel). */
+int
+cg_c_pool_threads(const kprog *kp, const unsigned char *handled)
+{
+    int i, n = 1;
+    for (i = 0; handled && i < kp->n_calls; i++)
+        if (handled[i] > n)
+            n = handled[i];
+    return n;
+}
+
+int
+cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+           const unsigned char *handled, const unsigned char *handled_s, diag *d)
+{
+    out_file of;
+    FILE *f;
+    char fname[256];
+    char NAME[128];
+    int i;
+    cg_c_upper(o->name, NAME, sizeof NAME);
+    snprintf(fname, sizeof fname, "%s.c", o->name);
+    if (cg_c_open_out(&of, o->outdir, fname, d) < 0)
+        return -1;
+    f = of.f;
+    fprintf(f,
+            "/*\n * %s.c — generated by lstmc from %s: the schedule, one kernel call per "
+            "block.\n * Buffers live in the caller's arena at fixed offsets (%lld bytes in "
+            "all); nothing\n * here allocates.\n */\n"
+            "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include "
+            "\"%s_weights.h\"\n\n",
+            o->name, g->file, (long long)mp->arena_size, o->name, o->name);
+    cg_c_put_llvm_protos(f, o->name, kp, handled);
+    for (i = 0; handled && i < kp->n_waves; i++) /* stacked layers as a wavefront (wave.c) */
+        fprintf(f, "lstmc_rt_status %s_wv%d(void *const *a);\n%s", o->name, kp->waves[i].first,
+                i + 1 == kp->n_waves ? "\n" : "");
+    if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl/opencl.c) */
+        fprintf(f, "#include \"%s_ocl.h\"\n\n", o->name);
+    cg_c_put_weight_macros(f, g, mp, o);
+    fprintf(f,
+            "lstmc_rt_status\n%s_init(%s_ctx *ctx, void *arena, size_t size)\n{\n"
+            "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    st = lstmc_rt_arena_check(arena, size, %s_ARENA_SIZE);\n"
+            "    if (st != LSTMC_RT_OK)\n        return st;\n"
+            "    ctx->arena = (unsigned char *)arena;\n    ctx->arena_size = size;\n"
+            "    ctx->weights = NULL;\n"
+            "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
+            "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+            "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
+            o->name, o->name, NAME, NAME, NAME);
+    if (o->opencl) /* device, kernels and device buffers: once, here */
+        fprintf(f, "    st = %s_ocl_init();\n    if (st != LSTMC_RT_OK)\n        return st;\n",
+                o->name);
+    if (cg_c_pool_threads(kp, handled) > 1) /* the multi-core kernels' workers: here, not in _run */
+        fprintf(f, "    (void)lstmc_rt_pool_start(%d);\n", cg_c_pool_threads(kp, handled));
+    fputs("    return LSTMC_RT_OK;\n}\n\n", f);
+    cg_c_put_weight_binders(f, o);
+    fprintf(f,
+            "lstmc_rt_status\n%s_set_thresholds(%s_ctx *ctx, float alpha_inter, float "
+            "alpha_intra)\n{\n"
+            "    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    /* x - x is 0 for finite x, NaN for NaN and infinity */\n"
+            "    if (!(alpha_inter >= 0.0f && alpha_inter - alpha_inter == 0.0f) ||\n"
+            "        !(alpha_intra >= 0.0f && alpha_intra - alpha_intra == 0.0f))\n"
+            "        return LSTMC_RT_ERR_BAD_PARAMS;\n"
+            "    ctx->alpha_inter = alpha_inter;\n    ctx->alpha_intra = alpha_intra;\n"
+            "    return LSTMC_RT_OK;\n}\n\n",
+            o->name, o->name);
+    fprintf(f,
+            "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
+            "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
+            "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    if (ctx->arena_size < %s_RUN_ARENA_SIZE) /* bound by _init_stream */\n"
+            "        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n"
+            "%s"
+            "    arena = ctx->arena;\n    (void)arena;\n"
+            "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+            "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
+            o->name, o->name, NAME,
+            o->placement != CG_WEIGHTS_CONST
+                ? "    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n"
+                : "");
+    for (i = 0; i < g->n_inputs; i++)
+        fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    for (i = 0; i < kp->n_outputs; i++)
+        fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    fputc('\n', f);
+    for (i = 0; i < kp->n_calls; i++) {
+        const kp_wave *w = handled ? cg_wave_of(kp, i) : NULL;
+        if (w) { /* the group's calls run in one kernel */
+            if (i == w->first)
+                put_wave_call(f, o->name, mp, kp, w);
+            continue;
+        }
+        cg_c_put_call(f, o->name, mp, &kp->calls[i], i, handled && handled[i]);
+    }
+    fputs("    return st;\n}\n", f);
+    cg_c_put_stream_host(f, g, mp, o, handled_s);
+    return cg_c_close_out(&of, d);
+}

@@ -1,0 +1,506 @@
+/*
+ * stream.c — streaming (issue 9): <name>_state, _reset, _set_state, _init_stream and _step,
+ * which run the one-step program (T = 1) of compiler/stream/stream.h once per time step of
+ * the caller's chunk; the arena and state sizes they need.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "c_impl.h"
+#include "ir.h"
+#include "kprog.h"
+#include "memplan.h"
+#include "stream.h"
+
+/*
+ * <name>_step runs the one-step program (compiler/stream/stream.h) once per time step of the
+ * caller's chunk. Bytes of the arena past the step program's own: the next state of every
+ * state slot, then a staging buffer for every per-step input or output whose step slices
+ * are not contiguous in the chunk (dims before the time axis bigger than 1).
+ */
+typedef struct stream_geo {
+    int n_slots;
+    int64_t slot_floats[2 * STREAM_MAX_LAYERS];
+    int64_t next_off[2 * STREAM_MAX_LAYERS];
+    int64_t in_outer[64], in_inner[64], in_off[64];    /* per graph input (bytes) */
+    int64_t out_outer[64], out_inner[64], out_off[64]; /* per graph output (bytes) */
+    int64_t arena; /* bytes the step needs */
+} stream_geo;
+
+int64_t
+cg_c_align_up(int64_t v)
+{
+    return (v + LSTMC_RT_ALIGN - 1) / LSTMC_RT_ALIGN * LSTMC_RT_ALIGN;
+}
+
+/* outer = product of the dims before the time axis, inner = bytes of one step's slice. */
+void
+cg_c_time_slice(const ir_tensor *t, int axis, int64_t *outer, int64_t *inner)
+{
+    int i;
+    *outer = 1;
+    *inner = (int64_t)ir_dtype_size(t->dtype);
+    for (i = 0; i < t->shape.rank; i++) {
+        if (i < axis)
+            *outer *= t->shape.d[i];
+        else if (i > axis)
+            *inner *= t->shape.d[i];
+    }
+}
+
+/* 1 when streaming code is generated: the model streams and has at most 64 inputs and
+ * outputs (the staging tables' size). */
+int
+cg_c_stream_on(const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    return si && si->ok && si->g && si->n_inputs <= 64 && si->n_outputs <= 64;
+}
+
+static void
+stream_geometry(const stream_info *si, stream_geo *sg)
+{
+    int64_t off = si->mp.arena_size;
+    int k, i;
+    memset(sg, 0, sizeof *sg);
+    for (k = 0; k < si->n_layers; k++) {
+        int j, nst = si->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1;
+        for (j = 0; j < nst; j++) {
+            sg->slot_floats[sg->n_slots] = si->layers[k].batch * si->layers[k].hidden;
+            sg->next_off[sg->n_slots] = off;
+            off = cg_c_align_up(off + 4 * sg->slot_floats[sg->n_slots]);
+            sg->n_slots++;
+        }
+    }
+    for (i = 0; i < si->n_inputs; i++) {
+        sg->in_off[i] = -1;
+        if (si->in_axis[i] < 0)
+            continue;
+        cg_c_time_slice(si->g->inputs[i], si->in_axis[i], &sg->in_outer[i], &sg->in_inner[i]);
+        if (sg->in_outer[i] > 1) {
+            sg->in_off[i] = off;
+            off = cg_c_align_up(off + sg->in_outer[i] * sg->in_inner[i]);
+        }
+    }
+    for (i = 0; i < si->n_outputs; i++) {
+        sg->out_off[i] = -1;
+        if (si->out_kind[i] != STREAM_TIME)
+            continue;
+        cg_c_time_slice(si->g->outputs[i], si->out_axis[i], &sg->out_outer[i], &sg->out_inner[i]);
+        if (sg->out_outer[i] > 1) {
+            sg->out_off[i] = off;
+            off = cg_c_align_up(off + sg->out_outer[i] * sg->out_inner[i]);
+        }
+    }
+    sg->arena = off;
+}
+
+/* The arena <name>_init asks for: enough for _run and for _step. */
+int64_t
+cg_c_total_arena(const memplan *mp, const cg_options *o)
+{
+    stream_geo sg;
+    if (!cg_c_stream_on(o))
+        return mp->arena_size;
+    stream_geometry(o->stream, &sg);
+    return sg.arena > mp->arena_size ? sg.arena : mp->arena_size;
+}
+
+/* The arena <name>_step alone needs (0: the model does not stream). */
+int64_t
+cg_c_stream_arena(const cg_options *o)
+{
+    stream_geo sg;
+    if (!cg_c_stream_on(o))
+        return 0;
+    stream_geometry(o->stream, &sg);
+    return sg.arena;
+}
+
+static const char *
+stream_kind_name(int k)
+{
+    switch (k) {
+    case STREAM_TIME: return "per step";
+    case STREAM_LAST: return "last step";
+    case STREAM_STATIC: return "static";
+    case STREAM_CONST: return "constant";
+    default: return "?";
+    }
+}
+
+/* The streaming part of <name>.h. */
+void
+cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    int k, i;
+    fprintf(f,
+            "/* --- streaming: feed time steps as they arrive -------------------------------\n"
+            " *\n"
+            " *   static %s_state s;              // caller-owned recurrent state\n"
+            " *   %s_reset(&s);                   // the model's initial state\n"
+            " *   %s_step(&ctx, &s, n, inputs, outputs);   // n >= 1 steps at a time, any n\n"
+            " *\n"
+            " * inputs/outputs as for _run, except that every input and output with a time axis\n"
+            " * (%s_INPUT_i_TIME_AXIS >= 0) holds n steps along that axis instead of the\n"
+            " * compiled sequence length. An output without a time axis (a last-step classifier,\n"
+            " * Y_h) is written for the state after the last step fed. After a reset, feeding\n"
+            " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
+            " * whole sequence: the same kernels in the same order, one time step at a time.\n"
+            " * Models that need the whole sequence (reverse or bidirectional layers,\n"
+            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last)\n"
+            " * have %s_STREAMABLE 0; their _step, _reset, _set_state and _init_stream return\n"
+            " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
+            o->name, o->name, o->name, NAME, NAME);
+    if (!cg_c_stream_on(o)) {
+        fprintf(f, "#define %s_STREAMABLE 0\n#define %s_STREAM_WHY \"", NAME, NAME);
+        for (i = 0; si && si->why[i]; i++)
+            fputc(si->why[i] == '"' || si->why[i] == '\\' ? '\'' : si->why[i], f);
+        if (!si)
+            fputs("not analysed", f);
+        fprintf(f, "\"\n\ntypedef struct %s_state {\n    int64_t steps; /* unused */\n} "
+                   "%s_state;\n\n",
+                o->name, o->name);
+    } else {
+        fprintf(f, "#define %s_STREAMABLE 1\n#define %s_STREAM_WHY \"\"\n", NAME, NAME);
+        fprintf(f, "#define %s_STREAM_SEQ_LEN %lld /* the compiled T: _run's sequence */\n",
+                NAME, (long long)si->seq_len);
+        fprintf(f, "#define %s_STREAM_LAYERS %d\n", NAME, si->n_layers);
+        for (i = 0; i < si->n_inputs; i++)
+            fprintf(f, "#define %s_INPUT_%d_TIME_AXIS %d\n", NAME, i, si->in_axis[i]);
+        for (i = 0; i < si->n_outputs; i++)
+            fprintf(f, "#define %s_OUTPUT_%d_TIME_AXIS %d /* %s */\n", NAME, i,
+                    si->out_axis[i], stream_kind_name(si->out_kind[i]));
+        fprintf(f, "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
+                   "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
+                o->name, o->name);
+        for (k = 0; k < si->n_layers; k++) {
+            const stream_layer *l = &si->layers[k];
+            fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
+                    k, (long long)(l->batch * l->hidden), k, l->node, l->op,
+                    (long long)l->batch, (long long)l->hidden);
+            if (l->init_h_input >= 0 || l->init_c_input >= 0)
+                fprintf(f, "    /* its initial %s is graph input %d: _reset zeroes it, pass the "
+                           "value to %s_set_state */\n",
+                        l->init_h_input >= 0 ? "h" : "c",
+                        l->init_h_input >= 0 ? l->init_h_input : l->init_c_input, o->name);
+            if (l->cell == LSTMC_RT_CELL_LSTM)
+                fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
+                        (long long)(l->batch * l->hidden), k, (long long)l->batch,
+                        (long long)l->hidden);
+        }
+        fputs("    int64_t steps; /* time steps fed since the last reset */\n", f);
+        fprintf(f, "} %s_state;\n\n", o->name);
+        for (k = 0; k < si->n_layers; k++)
+            fprintf(f, "#define %s_STATE_%d_FLOATS %lld /* N*H of layer %d */\n", NAME, k,
+                    (long long)(si->layers[k].batch * si->layers[k].hidden), k);
+        fputc('\n', f);
+    }
+    fprintf(f,
+            "/* Set state to the model's initial state (its initial_h/initial_c constants, "
+            "else\n * zero) and steps to 0. */\n"
+            "lstmc_rt_status %s_reset(%s_state *state);\n\n"
+            "/* Like _init, for a ctx that only streams: size >= *_STREAM_ARENA_SIZE;\n"
+            " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"
+            "lstmc_rt_status %s_init_stream(%s_ctx *ctx, void *arena, size_t size);\n\n"
+            "/* Set layer's state: h and c are [N*H] floats (c: LSTM only, ignored otherwise);\n"
+            " * NULL means zero. LSTMC_RT_ERR_BAD_PARAMS for a layer out of range. */\n"
+            "lstmc_rt_status %s_set_state(%s_state *state, int layer, const float *h, const "
+            "float *c);\n\n"
+            "/* Feed n >= 1 time steps (see above); state is read and advanced by n steps.\n"
+            " * Uses ctx's arena (the same as _run: one ctx cannot run both at once). Returns\n"
+            " * LSTMC_RT_ERR_BAD_PARAMS for n < 1, or the failing kernel's status, with\n"
+            " * state unchanged for the steps not done. */\n"
+            "lstmc_rt_status %s_step(%s_ctx *ctx, %s_state *state, int64_t n,\n"
+            "                        const void *const *inputs, void *const *outputs);\n\n",
+            o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+    (void)g;
+}
+
+/* The const tensor of the whole-sequence program holding the same bytes as t, or -1. */
+static int
+same_const(const ir_graph *g, const memplan *mp, const ir_tensor *t)
+{
+    int i;
+    int64_t n = ir_shape_numel(&t->shape);
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *u = g->tensors[i];
+        if (mp->tensor[i].kind != MEMPLAN_CONST || u->dtype != t->dtype ||
+            ir_shape_numel(&u->shape) != n || !u->data || !t->data)
+            continue;
+        if (memcmp(u->data, t->data, (size_t)n * ir_dtype_size(t->dtype)) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Which calls of the step program every step needs: those the next state and the per-step
+ * outputs depend on. The rest (a last-step classifier's head) runs on the chunk's last
+ * step only. */
+static void
+stream_every_step(const stream_info *si, unsigned char *every)
+{
+    const kprog *kp = &si->kp;
+    const ir_graph *g = si->g;
+    unsigned char *need = calloc((size_t)g->n_tensors + 1, 1);
+    int i, j;
+    if (!need) {
+        memset(every, 1, (size_t)kp->n_calls);
+        return;
+    }
+    for (i = 0; i < kp->n_outputs; i++)
+        if (kp->outputs[i] && (i >= si->n_outputs || si->out_kind[i] == STREAM_TIME))
+            need[kp->outputs[i]->id] = 1;
+    for (i = kp->n_calls - 1; i >= 0; i--) {
+        const kp_call *c = &kp->calls[i];
+        every[i] = 0;
+        for (j = 0; j < c->n_out; j++)
+            if (c->out[j] && need[c->out[j]->id])
+                every[i] = 1;
+        for (j = 0; every[i] && j < c->n_in; j++)
+            if (c->in[j])
+                need[c->in[j]->id] = 1;
+    }
+    free(need);
+}
+
+/* The streaming functions of <name>.c. */
+void
+cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options *o,
+                const unsigned char *handled_s)
+{
+    const stream_info *si = o->stream;
+    char sname[160], NAME[128];
+    stream_geo sg;
+    unsigned char *every;
+    int i, k, slot;
+
+    cg_c_upper(o->name, NAME, sizeof NAME);
+    fprintf(f,
+            "\nlstmc_rt_status\n%s_init_stream(%s_ctx *ctx, void *arena, size_t size)\n{\n"
+            "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n",
+            o->name, o->name);
+    if (!cg_c_stream_on(o))
+        fputs("    (void)st;\n    (void)arena;\n    (void)size;\n"
+              "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+              f);
+    else
+        fprintf(f,
+                "    st = lstmc_rt_arena_check(arena, size, %lldu);\n"
+                "    if (st != LSTMC_RT_OK)\n        return st;\n"
+                "    ctx->arena = (unsigned char *)arena;\n    ctx->arena_size = size;\n"
+                "    ctx->weights = NULL;\n"
+                "    ctx->alpha_inter = %s_ALPHA_INTER;\n    ctx->alpha_intra = %s_ALPHA_INTRA;\n"
+                "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
+                "    return LSTMC_RT_OK;\n}\n",
+                (long long)cg_c_stream_arena(o), NAME, NAME);
+    if (!cg_c_stream_on(o)) {
+        fprintf(f,
+                "\n/* --- streaming: not available (%s_STREAM_WHY) --- */\n\n"
+                "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n    (void)state;\n"
+                "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+                "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
+                "const float *c)\n{\n    (void)state;\n    (void)layer;\n    (void)h;\n"
+                "    (void)c;\n    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+                "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
+                "*const *inputs,\n          void *const *outputs)\n{\n    (void)ctx;\n"
+                "    (void)state;\n    (void)n;\n    (void)inputs;\n    (void)outputs;\n"
+                "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+                o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+        return;
+    }
+    snprintf(sname, sizeof sname, "%s_stream", o->name);
+    stream_geometry(si, &sg);
+    fprintf(f, "\n/* --- streaming: the one-step program (T = 1), run once per time step ---- "
+               "*/\n\n");
+    /* its constants: the whole-sequence program's where the bytes are the same */
+    for (i = 0; i < si->g->n_tensors; i++) {
+        int same;
+        if (si->mp.tensor[i].kind != MEMPLAN_CONST)
+            continue;
+        same = same_const(g, mp, si->g->tensors[i]);
+        if (same >= 0)
+            fprintf(f, "#define %s_w%d %s_w%d\n", sname, i, o->name, same);
+        else
+            cg_c_put_const_array(f, "static const", sname, si->g->tensors[i], i);
+    }
+    for (k = 0; k < si->n_layers; k++) {
+        const stream_layer *l = &si->layers[k];
+        int j;
+        for (j = 0; j < 2; j++) {
+            const float *v = j ? l->init_c : l->init_h;
+            int64_t m, n = l->batch * l->hidden;
+            if (!v)
+                continue;
+            fprintf(f, "static const float %s_init_%s%d[%lld] = {", sname, j ? "c" : "h", k,
+                    (long long)n);
+            for (m = 0; m < n; m++) {
+                fputs(m % 8 == 0 ? "\n    " : " ", f);
+                cg_c_put_float(f, v[m]);
+                fputc(',', f);
+            }
+            fputs("\n};\n", f);
+        }
+    }
+    cg_c_put_llvm_protos(f, sname, &si->kp, handled_s);
+    every = calloc((size_t)si->kp.n_calls + 1, 1);
+    if (every)
+        stream_every_step(si, every);
+    fprintf(f,
+            "\n/* One time step: inputs are the graph's (one step each), then h, c of every "
+            "layer;\n * outputs the graph's, then the next h, c. last = 0 skips the calls "
+            "only\n * last-step outputs need. */\nstatic lstmc_rt_status\n%s_once(%s_ctx *ctx, "
+            "unsigned char *arena, const void *const *inputs,\n"
+            "    void *const *outputs, int last)\n{\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
+            "    (void)ctx;\n    (void)arena;\n    (void)inputs;\n    (void)outputs;\n"
+            "    (void)last;\n",
+            sname, o->name);
+    for (i = 0; i < si->kp.n_calls; i++) {
+        if (every && !every[i])
+            fputs("    if (last)\n", f);
+        cg_c_put_call(f, sname, &si->mp, &si->kp.calls[i], i, handled_s && handled_s[i]);
+    }
+    fputs("    return st;\n}\n\n", f);
+    free(every);
+
+    fprintf(f, "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
+               "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n",
+            o->name, o->name);
+    for (k = 0; k < si->n_layers; k++) {
+        const stream_layer *l = &si->layers[k];
+        fprintf(f, "    %s_set_state(state, %d, ", o->name, k);
+        if (l->init_h)
+            fprintf(f, "%s_init_h%d, ", sname, k);
+        else
+            fputs("NULL, ", f);
+        if (l->init_c)
+            fprintf(f, "%s_init_c%d);\n", sname, k);
+        else
+            fputs("NULL);\n", f);
+    }
+    fputs("    state->steps = 0;\n    return LSTMC_RT_OK;\n}\n\n", f);
+
+    fprintf(f, "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
+               "const float *c)\n{\n"
+               "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n    switch (layer) {\n",
+            o->name, o->name);
+    for (k = 0; k < si->n_layers; k++) {
+        const stream_layer *l = &si->layers[k];
+        fprintf(f, "    case %d:\n", k);
+        fprintf(f, "        if (h)\n            memcpy(state->h%d, h, sizeof state->h%d);\n"
+                   "        else\n            memset(state->h%d, 0, sizeof state->h%d);\n",
+                k, k, k, k);
+        if (l->cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        if (c)\n            memcpy(state->c%d, c, sizeof state->c%d);\n"
+                       "        else\n            memset(state->c%d, 0, sizeof state->c%d);\n",
+                    k, k, k, k);
+        fputs("        break;\n", f);
+    }
+    fputs("    default:\n        return LSTMC_RT_ERR_BAD_PARAMS;\n    }\n"
+          "    (void)c;\n    return LSTMC_RT_OK;\n}\n\n",
+          f);
+
+    fprintf(f,
+            "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
+            "*const *inputs,\n          void *const *outputs)\n{\n"
+            "    const void *in[%d];\n    void *out[%d];\n    unsigned char *arena;\n"
+            "    lstmc_rt_status st;\n    int64_t t, o;\n"
+            "    if (!ctx || !state || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    if (n < 1)\n        return LSTMC_RT_ERR_BAD_PARAMS;\n",
+            o->name, o->name, o->name, si->g->n_inputs, si->kp.n_outputs);
+    for (i = 0; i < si->n_inputs; i++)
+        fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    for (i = 0; i < si->n_outputs; i++)
+        fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
+    fprintf(f, "    if (ctx->arena_size < %lldu)\n        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n",
+            (long long)sg.arena);
+    if (o->placement != CG_WEIGHTS_CONST)
+        fputs("    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n", f);
+    fputs("    arena = ctx->arena;\n    (void)o;\n    for (t = 0; t < n; t++) {\n", f);
+    for (i = 0; i < si->n_inputs; i++) {
+        if (si->in_axis[i] < 0)
+            fprintf(f, "        in[%d] = inputs[%d];\n", i, i);
+        else if (sg.in_off[i] < 0)
+            fprintf(f, "        in[%d] = (const unsigned char *)inputs[%d] + (size_t)t * %lldu;\n",
+                    i, i, (long long)sg.in_inner[i]);
+        else
+            fprintf(f,
+                    "        for (o = 0; o < %lld; o++) /* gather step t of every outer row */\n"
+                    "            memcpy(arena + %lld + (size_t)o * %lldu,\n"
+                    "                   (const unsigned char *)inputs[%d] + (size_t)(o * n + t) * "
+                    "%lldu, %lldu);\n        in[%d] = arena + %lld;\n",
+                    (long long)sg.in_outer[i], (long long)sg.in_off[i],
+                    (long long)sg.in_inner[i], i, (long long)sg.in_inner[i],
+                    (long long)sg.in_inner[i], i, (long long)sg.in_off[i]);
+    }
+    for (k = 0, slot = 0; k < si->n_layers; k++) {
+        fprintf(f, "        in[%d] = state->h%d;\n", si->n_inputs + slot++, k);
+        if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        in[%d] = state->c%d;\n", si->n_inputs + slot++, k);
+    }
+    for (i = 0; i < si->n_outputs; i++) {
+        if (si->out_kind[i] != STREAM_TIME)
+            fprintf(f, "        out[%d] = outputs[%d];\n", i, i);
+        else if (sg.out_off[i] < 0)
+            fprintf(f, "        out[%d] = (unsigned char *)outputs[%d] + (size_t)t * %lldu;\n",
+                    i, i, (long long)sg.out_inner[i]);
+        else
+            fprintf(f, "        out[%d] = arena + %lld;\n", i, (long long)sg.out_off[i]);
+    }
+    for (slot = 0; slot < sg.n_slots; slot++)
+        fprintf(f, "        out[%d] = arena + %lld;\n", si->n_outputs + slot,
+                (long long)sg.next_off[slot]);
+    fprintf(f, "        st = %s_once(ctx, arena, in, out, t == n - 1);\n"
+               "        if (st != LSTMC_RT_OK)\n            return st;\n",
+            sname);
+    for (i = 0; i < si->n_outputs; i++)
+        if (si->out_kind[i] == STREAM_TIME && sg.out_off[i] >= 0)
+            fprintf(f,
+                    "        for (o = 0; o < %lld; o++) /* scatter step t to every outer row */\n"
+                    "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * n + t) * "
+                    "%lldu,\n                   arena + %lld + (size_t)o * %lldu, %lldu);\n",
+                    (long long)sg.out_outer[i], i, (long long)sg.out_inner[i],
+                    (long long)sg.out_off[i], (long long)sg.out_inner[i],
+                    (long long)sg.out_inner[i]);
+    for (k = 0, slot = 0; k < si->n_layers; k++) {
+        fprintf(f, "        memcpy(state->h%d, arena + %lld, sizeof state->h%d);\n", k,
+                (long long)sg.next_off[slot++], k);
+        if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        memcpy(state->c%d, arena + %lld, sizeof state->c%d);\n", k,
+                    (long long)sg.next_off[slot++], k);
+    }
+    fputs("        state->steps++;\n    }\n    return LSTMC_RT_OK;\n}\n", f);
+}
+
+/* sizeof(<name>_state) on a target with 4-byte floats and 8-byte int64. */
+int64_t
+cg_c_state_bytes(const cg_options *o)
+{
+    int64_t floats = 0;
+    int k;
+    if (!cg_c_stream_on(o))
+        return 8;
+    for (k = 0; k < o->stream->n_layers; k++)
+        floats += (o->stream->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1) *
+                  o->stream->layers[k].batch * o->stream->layers[k].hidden;
+    return (floats * 4 + 7) / 8 * 8 + 8;
+}
+
+/* Bytes of the constants only the streaming step program has (not shared with _run). */
+int64_t
+cg_c_stream_weights(const ir_graph *g, const memplan *mp, const cg_options *o)
+{
+    const stream_info *si = o->stream;
+    int64_t total = 0;
+    int i;
+    if (!cg_c_stream_on(o))
+        return 0;
+    for (i = 0; i < si->g->n_tensors; i++) {
+        const ir_tensor *t = si->g->tensors[i];
+        if (si->mp.tensor[i].kind == MEMPLAN_CONST && same_const(g, mp, t) < 0)
+            total += ir_shape_numel(&t->shape) * (int64_t)ir_dtype_size(t->dtype);
+    }
+    return total;
+}
