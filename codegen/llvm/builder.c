@@ -1,0 +1,80 @@
+/*
+ * builder.c — the LLVM emitter's control flow: counted loops whose counter lives in an entry
+ * alloca, if blocks, and the start of a function (an entry block for the allocas, then the
+ * body). The generator state and the one-line instruction helpers (ci, gepf, fadd, fma_, ...)
+ * are in llvm_impl.h.
+ */
+#include "llvm_impl.h"
+
+#ifdef LSTMC_HAVE_LLVM
+
+/* --- loops --------------------------------------------------------------------------- */
+
+LLVMValueRef
+loop_begin(kg *g, kloop *l, LLVMValueRef start, LLVMValueRef end)
+{
+    LLVMBasicBlockRef body;
+    l->var = entry_alloca(g, g->i64);
+    l->end = end;
+    LLVMBuildStore(g->b, start, l->var);
+    l->cond = LLVMAppendBasicBlockInContext(g->cx, g->fn, "cond");
+    body = LLVMAppendBasicBlockInContext(g->cx, g->fn, "body");
+    l->exit = LLVMAppendBasicBlockInContext(g->cx, g->fn, "exit");
+    LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->cond);
+    LLVMBuildCondBr(g->b,
+                    LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildLoad2(g->b, g->i64, l->var, ""),
+                                  end, ""),
+                    body, l->exit);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    l->iv = LLVMBuildLoad2(g->b, g->i64, l->var, "");
+    return l->iv;
+}
+
+void
+loop_end(kg *g, kloop *l)
+{
+    LLVMBuildStore(g->b, add(g, l->iv, ci(g, 1)), l->var);
+    LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+/* if (c) { ... }: the then-block ends in a return; returns the block to continue in. */
+LLVMBasicBlockRef
+if_begin(kg *g, LLVMValueRef c)
+{
+    LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->cx, g->fn, "then");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "join");
+    LLVMBuildCondBr(g->b, c, then, join);
+    LLVMPositionBuilderAtEnd(g->b, then);
+    return join;
+}
+
+/* --- functions --------------------------------------------------------------------------- */
+
+/* Start function f: an entry block for the allocas and a "start" block the builder is at,
+ * returned (the caller branches to it from the entry block when the body is done). */
+LLVMBasicBlockRef
+fn_begin(kg *g, LLVMValueRef f)
+{
+    LLVMBasicBlockRef body;
+    g->fn = f;
+    g->alloca_bb = LLVMAppendBasicBlockInContext(g->cx, f, "entry");
+    body = LLVMAppendBasicBlockInContext(g->cx, f, "start");
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    return body;
+}
+
+/* A new nounwind function fname of type fty, started (fn_begin). */
+LLVMBasicBlockRef
+fn_add(kg *g, const char *fname, LLVMTypeRef fty)
+{
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMValueRef f = LLVMAddFunction(g->m, fname, fty);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->cx, nounwind, 0));
+    return fn_begin(g, f);
+}
+
+#endif /* LSTMC_HAVE_LLVM */

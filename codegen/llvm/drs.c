@@ -1,0 +1,318 @@
+/*
+ * drs.c — KP_LSTM_DRS as LLVM code: dynamic row skip (MICRO'18 §V, Algorithm 3), with the
+ * helpers the tissue kernel with DRS (tissue.c) shares.
+ */
+#include "llvm_impl.h"
+
+#include <string.h>
+
+#ifdef LSTMC_HAVE_LLVM
+
+/*
+ * lstmc_rt_lstm_drs(p, alpha_intra, P, Uo, Ufic, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c,
+ * stats, scratch), every shape a constant (rt_drs.c is the reference). Per cell:
+ *   line 4  go = P_o + h U_o: the register tiles of the recurrent product over Uo [H, H];
+ *   line 5  o = f(clip(go)) (a vectorised loop);
+ *   line 6  R[n] = j; n += |o| >= alpha (branch-free compaction, the kept units ascending);
+ *   line 7  a loop over R only: unit j's rows of U_i, U_f, U_c (3H contiguous floats of
+ *           Ufic) against h, DRS_NA vectors of accumulators per row, reduced horizontally;
+ *           the rows of units not in R are never loaded;
+ *   line 8  a vectorisable loop: cn = keep ? f.c + i.g : 0, h = o . h(cn), which is o . h(0)
+ *           for a skipped unit.
+ * The row sums are reassociated (vector lanes), so alpha_intra = 0 matches the exact LLVM
+ * kernel to float rounding, not bit for bit.
+ */
+#define DRS_NA 2 /* vectors of accumulators per row */
+
+/* Offset (floats, i64 value) of row (t, d, n) of Y and of (d, n) of a state tensor. */
+LLVMValueRef
+drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d, LLVMValueRef n)
+{
+    const int64_t T = p->seq_len, N = p->batch, D = p->n_dirs, H = p->hidden;
+    LLVMValueRef row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : NULL;
+
+    return mul(g,
+               p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
+                         : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)), ci(g, N)), n),
+               ci(g, H));
+}
+
+/* Horizontal sum of a <vl x float> (reassociation allowed), plus start. */
+LLVMValueRef
+drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v)
+{
+    LLVMValueRef args[2], r;
+
+    args[0] = cf(g, 0.0);
+    args[1] = v;
+    r = intrinsic(g, "llvm.vector.reduce.fadd", g->vf, args, 2);
+    LLVMSetFastMathFlags(r, LLVMFastMathAllowReassoc);
+    return fadd(g, start, r);
+}
+
+/* Line 7 for unit j (an i64 value): the pre-activations of i, f, c into gates. */
+void
+drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef h,
+              LLVMValueRef x, LLVMValueRef gates)
+{
+    static const int64_t goff[3] = {0, 2, 3}; /* gate i, f, c in P and gates (i o f c) */
+    const int64_t step = (int64_t)DRS_NA * g->vl, nfull = H / step;
+    LLVMValueRef rows = gepf(g, Ufic, mul(g, j, ci(g, 3 * H))), acc[3][DRS_NA], sum[3];
+    int64_t k0 = nfull * step, k;
+    int r, a;
+
+    for (r = 0; r < 3; r++)
+        for (a = 0; a < DRS_NA; a++) {
+            acc[r][a] = entry_alloca(g, g->vf);
+            LLVMBuildStore(g->b, LLVMConstNull(g->vf), acc[r][a]);
+        }
+    if (nfull > 0) {
+        kloop l;
+        LLVMValueRef kk = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, step));
+
+        for (a = 0; a < DRS_NA; a++) {
+            LLVMValueRef ka = add(g, kk, ci(g, (int64_t)a * g->vl));
+            LLVMValueRef hv = ldt(g, g->vf, gepf(g, h, ka));
+
+            for (r = 0; r < 3; r++) {
+                LLVMValueRef uv = ldt(g, g->vf, gepf(g, gepc(g, rows, r * H), ka));
+                LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[r][a], "");
+                LLVMBuildStore(g->b, fma_(g, g->vf, hv, uv, cur), acc[r][a]);
+            }
+        }
+        loop_end(g, &l);
+    }
+    for (r = 0; r < 3; r++) {
+        LLVMValueRef v = LLVMBuildLoad2(g->b, g->vf, acc[r][0], "");
+
+        for (a = 1; a < DRS_NA; a++)
+            v = fadd(g, v, LLVMBuildLoad2(g->b, g->vf, acc[r][a], ""));
+        sum[r] = drs_hsum(g, ldf(g, gepf(g, gepc(g, x, goff[r] * H), j)), v);
+    }
+    for (k = k0; k < H; k++) { /* scalar tail (H not a multiple of DRS_NA vectors) */
+        LLVMValueRef hk = ldf(g, gepc(g, h, k));
+
+        for (r = 0; r < 3; r++)
+            sum[r] = fma_(g, g->f32, hk, ldf(g, gepc(g, rows, r * H + k)), sum[r]);
+    }
+    for (r = 0; r < 3; r++)
+        stf(g, sum[r], gepf(g, gepc(g, gates, goff[r] * H), j));
+}
+
+/* *stats = {cells, 3H cells, 3H cells - 3 kept, 3 kept} when stats is not NULL. */
+static void
+drs_store_stats(kg *g, int64_t H, LLVMValueRef stats, LLVMValueRef cells, LLVMValueRef kept)
+{
+    LLVMBasicBlockRef join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, ""));
+    LLVMValueRef total = mul(g, cells, ci(g, 3 * H)), loaded = mul(g, kept, ci(g, 3));
+    LLVMValueRef v[4];
+    int i;
+
+    v[0] = cells;
+    v[1] = total;
+    v[2] = LLVMBuildSub(g->b, total, loaded, "");
+    v[3] = loaded;
+    for (i = 0; i < 4; i++) {
+        LLVMValueRef idx = ci(g, i);
+        LLVMBuildStore(g->b, v[i], LLVMBuildInBoundsGEP2(g->b, g->i64, stats, &idx, 1, ""));
+    }
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+/* return code if cond holds (an i1), else go on */
+void
+drs_ret_if(kg *g, LLVMValueRef cond, int code)
+{
+    LLVMBasicBlockRef join = if_begin(g, cond);
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, (unsigned long long)code, 0));
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+/* Unit j's new cell state f.c + i.g from a gate row gr (i o f c, pre-activations) and its old
+ * c (cj), the peepholes of i and f applied (rt_rnn.c, lstmc_rt_lstm_cn). */
+LLVMValueRef
+emit_cell_state(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+                LLVMValueRef gr, LLVMValueRef cj, LLVMValueRef j)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef pi = ldf(g, gepf(g, gr, j)), pf = ldf(g, gepf(g, gepc(g, gr, 2 * H), j));
+    LLVMValueRef pc = ldf(g, gepf(g, gepc(g, gr, 3 * H), j)), it, ft, ct;
+
+    if (peep) {
+        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, peep, j)), cj));
+        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, peep, 2 * H), j)), cj));
+    }
+    it = emit_act(g, &act[0], emit_clip(g, p, pi));
+    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &act[0], emit_clip(g, p, pf));
+    ct = emit_act(g, &act[1], emit_clip(g, p, pc));
+    return fadd(g, fmul(g, ft, cj), fmul(g, it, ct));
+}
+
+/* keep = !(|o| < alpha_intra) (NaN kept), o = gates[H + j] of a cell */
+LLVMValueRef
+drs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha)
+{
+    return LLVMBuildNot(g->b, flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
+}
+
+/* Line 8 for one cell (o_t already in gates): the cell update for the kept units, c = 0 and
+ * h = o h(0) for the others; h, c in place, y its Y row or NULL. */
+void
+drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+           LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef j, o, keep, cn, hj;
+    kloop l;
+
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    o = ldf(g, gepf(g, gepc(g, gr, H), j));
+    keep = drs_keep(g, o, alpha);
+    cn = sel(g, keep, emit_cell_state(g, p, act, peep, gr, ldf(g, gepf(g, cs, j)), j), cf(g, 0.0));
+    hj = fmul(g, o, emit_act(g, &act[2], cn));
+    stf(g, cn, gepf(g, cs, j));
+    stf(g, hj, gepf(g, hs, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+void
+emit_drs(kg *g, const kp_call *kc)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.drs.p;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H, D = p->n_dirs;
+    LLVMValueRef alpha = LLVMGetParam(g->fn, 1), P = LLVMGetParam(g->fn, 2);
+    LLVMValueRef Uo = LLVMGetParam(g->fn, 3), Ufic = LLVMGetParam(g->fn, 4);
+    LLVMValueRef sl = LLVMGetParam(g->fn, 5);
+    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 6) : NULL;
+    LLVMValueRef init_c = kc->in[5] ? LLVMGetParam(g->fn, 7) : NULL;
+    LLVMValueRef Peep = kc->in[6] ? LLVMGetParam(g->fn, 8) : NULL;
+    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 9) : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 10) : NULL;
+    LLVMValueRef Y_c = kc->out[2] ? LLVMGetParam(g->fn, 11) : NULL;
+    LLVMValueRef stats = LLVMGetParam(g->fn, 12), scratch = LLVMGetParam(g->fn, 13);
+    LLVMValueRef h = scratch, c = gepc(g, scratch, H), gates = gepc(g, scratch, 2 * H);
+    LLVMValueRef R = gepc(g, scratch, 6 * H); /* [H] int32 */
+    LLVMValueRef cells = entry_alloca(g, g->i64), kept = entry_alloca(g, g->i64);
+    LLVMValueRef cnt = entry_alloca(g, g->i64);
+    const int has_sl = kc->in[3] != NULL;
+    int32_t d;
+    kloop l;
+
+    LLVMBuildStore(g->b, ci(g, 0), cells);
+    LLVMBuildStore(g->b, ci(g, 0), kept);
+    drs_store_stats(g, H, stats, ci(g, 0), ci(g, 0));
+    if (N == 0) {
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return;
+    }
+    if (has_sl) { /* every entry in [0, T] before anything is written */
+        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s;
+        s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
+        drs_ret_if(g,
+                   LLVMBuildOr(g->b,
+                               LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
+                               LLVMBuildICmp(g->b, LLVMIntSGT, s,
+                                             LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
+                               ""),
+                   LSTMC_RT_ERR_SEQ_LEN);
+        loop_end(g, &l);
+    }
+    if (Peep) /* o_t must not depend on c_t: P_o == 0 */
+        for (d = 0; d < D; d++) {
+            LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+            drs_ret_if(g,
+                       LLVMBuildFCmp(g->b, LLVMRealUNE,
+                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)),
+                                     cf(g, 0.0), ""),
+                       LSTMC_RT_ERR_BAD_PARAMS);
+            loop_end(g, &l);
+        }
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        const lstmc_rt_act *act = &p->act[d * 3];
+        LLVMValueRef Pp = gepc(g, P, d * T * N * G), pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        LLVMValueRef n, s, st, t, x, row, s0, j, r, nk;
+        LLVMValueRef o, keep;
+        rec_ctx rc;
+        kloop ln, ls, lj, lr, lz;
+
+        memset(&rc, 0, sizeof rc);
+        rc.p = p;
+        rc.act = act;
+        rc.H = H;
+        rc.GH = H; /* the tiles read Uo [H, H] */
+        rc.Rt = gepc(g, Uo, d * H * H);
+
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        s = has_sl ? LLVMBuildSExt(g->b,
+                                   LLVMBuildLoad2(g->b, g->i32,
+                                                  LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1,
+                                                                        ""),
+                                                  ""),
+                                   g->i64, "")
+                   : ci(g, T);
+        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d)) : add(g, ci(g, d * N), n),
+                 ci(g, H));
+        emit_copy(g, h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
+        emit_copy(g, c, init_c ? gepf(g, init_c, st) : NULL, H, NULL);
+
+        t = loop_begin(g, &ls, ci(g, 0), s);
+        if (rev)
+            t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
+        row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+        x = gepf(g, Pp, mul(g, row, ci(g, G)));
+        /* line 4 */
+        emit_gemv(g, &rc, h, 0, H, gepc(g, x, H), gepc(g, gates, H));
+        /* line 5, a loop of its own so that it vectorises */
+        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+        o = emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, gepc(g, gates, H), j))));
+        stf(g, o, gepf(g, gepc(g, gates, H), j));
+        loop_end(g, &lj);
+        /* line 6 */
+        LLVMBuildStore(g->b, ci(g, 0), cnt);
+        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+        o = ldf(g, gepf(g, gepc(g, gates, H), j));
+        nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
+        LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, j, g->i32, ""),
+                       LLVMBuildInBoundsGEP2(g->b, g->i32, R, &nk, 1, ""));
+        keep = drs_keep(g, o, alpha);
+        LLVMBuildStore(g->b, add(g, nk, LLVMBuildZExt(g->b, keep, g->i64, "")), cnt);
+        loop_end(g, &lj);
+        nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
+        LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, kept, ""), nk), kept);
+        LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cells, ""), ci(g, 1)), cells);
+        /* line 7: the units in R only */
+        r = loop_begin(g, &lr, ci(g, 0), nk);
+        j = LLVMBuildSExt(g->b,
+                          LLVMBuildLoad2(g->b, g->i32,
+                                         LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
+                          g->i64, "");
+        drs_unit_rows(g, H, gepc(g, Ufic, d * 3 * H * H), j, h, x, gates);
+        loop_end(g, &lr);
+        /* line 8 */
+        drs_update(g, p, act, pe, gates, alpha, h, c, NULL);
+        if (Y)
+            emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), h, H, NULL);
+        loop_end(g, &ls);
+
+        if (Y && has_sl) { /* rows t >= s are zero */
+            t = loop_begin(g, &lz, s, ci(g, T));
+            emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), NULL, H, NULL);
+            loop_end(g, &lz);
+        }
+        s0 = has_sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        if (Y_h)
+            emit_copy(g, gepf(g, Y_h, st), h, H, s0);
+        if (Y_c)
+            emit_copy(g, gepf(g, Y_c, st), c, H, s0);
+        loop_end(g, &ln);
+    }
+    drs_store_stats(g, H, stats, LLVMBuildLoad2(g->b, g->i64, cells, ""),
+                    LLVMBuildLoad2(g->b, g->i64, kept, ""));
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+#endif /* LSTMC_HAVE_LLVM */

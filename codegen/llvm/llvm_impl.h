@@ -1,0 +1,339 @@
+/*
+ * llvm_impl.h — what the LLVM emitter's files share (private to codegen/llvm/): CPU kernels of
+ * a kernel program as object code, built with the LLVM C API (DESIGN.md step 6, issue 4):
+ * OUTDIR/<name>_kernels.o.
+ *
+ * For every call of the Arm paper's schedule A+ (§IV, Algorithm 2) that it can handle —
+ * KP_RNN_PROJ (line 5, X' = G1 * I') and KP_RNN_REC (lines 6-17, the time loop over G2)
+ * with packed weights — it emits a function <name>_k<call index> with exactly the C
+ * signature of the runtime kernel it replaces (lstmc_rt_rnn_proj / lstmc_rt_rnn_rec), so the
+ * host code only changes the name it calls. Every shape (T, N, I, H, D, layout, direction,
+ * which optional buffers exist, the activations and their alpha/beta, clip) is a constant of
+ * the IR; the params pointer is ignored. Calls it does not handle (unpacked weights, the
+ * softplus activation, every other kernel kind) stay on the portable C runtime.
+ *
+ *   builder.c  loops, if, function starts (the tiny builder helpers are inline below)
+ *   math.c     exp, sigmoid, tanh, the activations, clip: the gate arithmetic, no libm
+ *   tile.c     register tiles (emit_tile) over weights in any storage format, column segments
+ *   proj.c     KP_RNN_PROJ, the input projection
+ *   rec.c      KP_RNN_REC, the time loop of LSTM, GRU and RNN layers
+ *   rec_mt.c   KP_RNN_REC (LSTM) and KP_RNN_PROJ on several cores of the runtime pool
+ *   drs.c      KP_LSTM_DRS, dynamic row skip (MICRO'18 §V)
+ *   tissue.c   KP_LSTM_TISSUE and KP_LSTM_TISSUE_DRS, breakpoints and tissues (MICRO'18 §IV)
+ *   panels.c   U and W in column panels (the weight relayout), threads per call
+ *   wave.c     stacked LSTM layers as a wavefront (compiler/kprog/schedule.c)
+ *   module.c   which calls, the module, passes, object file; the public entry points
+ *              (cg_llvm_*, with fallbacks for an lstmc built without LLVM)
+ *
+ * Everything below the includes exists only with LSTMC_HAVE_LLVM (LLVM 19).
+ */
+#ifndef LSTMC_LLVM_IMPL_H
+#define LSTMC_LLVM_IMPL_H
+
+#include "codegen.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "kprog.h"
+#include "target.h"
+
+#ifdef LSTMC_HAVE_LLVM
+
+#include <llvm-c/Core.h>
+
+/* --- generator state ----------------------------------------------------------------- */
+
+typedef struct kg {
+    LLVMContextRef cx;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    LLVMTypeRef f32, i32, i64, i1, ptr, vf; /* vf = <vl x float> */
+    int vl;                                 /* floats per vector register of the target */
+    int floor_by_cvt; /* 32-bit Arm: VFPv4 has no VRINTM, llvm.floor would call floorf */
+    int prefetch;     /* 1: the target has data caches worth a software prefetch */
+    int panels;       /* the call being emitted reads its U in column panels (rec_relayout) */
+    int threads;      /* > 1: the call being emitted runs on this many threads (emit_rec_mt) */
+    LLVMValueRef fn;
+    LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
+    LLVMBuilderRef ab;           /* positioned in alloca_bb */
+    int wfmt;       /* the weights of the call being emitted (lstmc_rt_wfmt; issue 12) */
+    int f16_native; /* fpext half -> float is an instruction (x86 F16C, AArch64) */
+} kg;
+
+static inline LLVMValueRef
+ci(kg *g, int64_t v)
+{
+    return LLVMConstInt(g->i64, (unsigned long long)v, 1);
+}
+
+static inline LLVMValueRef
+cf(kg *g, double v)
+{
+    return LLVMConstReal(g->f32, v);
+}
+
+static inline LLVMValueRef
+entry_alloca(kg *g, LLVMTypeRef ty)
+{
+    return LLVMBuildAlloca(g->ab, ty, "");
+}
+
+/* base + i floats (base a ptr, i an i64 value). */
+static inline LLVMValueRef
+gepf(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, g->f32, base, &i, 1, "");
+}
+
+static inline LLVMValueRef
+gepc(kg *g, LLVMValueRef base, int64_t i)
+{
+    return i == 0 ? base : gepf(g, base, ci(g, i));
+}
+
+static inline LLVMValueRef
+ldf(kg *g, LLVMValueRef p)
+{
+    return LLVMBuildLoad2(g->b, g->f32, p, "");
+}
+
+static inline void
+stf(kg *g, LLVMValueRef v, LLVMValueRef p)
+{
+    LLVMBuildStore(g->b, v, p);
+}
+
+/* Load/store a value of type ty (float or <vl x float>) from a float pointer. */
+static inline LLVMValueRef
+ldt(kg *g, LLVMTypeRef ty, LLVMValueRef p)
+{
+    LLVMValueRef v = LLVMBuildLoad2(g->b, ty, p, "");
+    LLVMSetAlignment(v, 4);
+    return v;
+}
+
+static inline void
+stt(kg *g, LLVMValueRef v, LLVMValueRef p)
+{
+    LLVMValueRef s = LLVMBuildStore(g->b, v, p);
+    LLVMSetAlignment(s, 4);
+}
+
+static inline LLVMValueRef
+add(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildAdd(g->b, a, b, "");
+}
+
+static inline LLVMValueRef
+mul(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildMul(g->b, a, b, "");
+}
+
+static inline LLVMValueRef
+fadd(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFAdd(g->b, a, b, "");
+}
+
+static inline LLVMValueRef
+fsub(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFSub(g->b, a, b, "");
+}
+
+static inline LLVMValueRef
+fmul(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFMul(g->b, a, b, "");
+}
+
+/* c ? a : b */
+static inline LLVMValueRef
+sel(kg *g, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(g->b, c, a, b, "");
+}
+
+static inline LLVMValueRef
+flt(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFCmp(g->b, LLVMRealOLT, a, b, "");
+}
+
+static inline LLVMValueRef
+fgt(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFCmp(g->b, LLVMRealOGT, a, b, "");
+}
+
+/* Call the overloaded intrinsic `name` at type ty. */
+static inline LLVMValueRef
+intrinsic(kg *g, const char *name, LLVMTypeRef ty, LLVMValueRef *args, unsigned n)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, &ty, 1);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(g->cx, id, &ty, 1);
+    return LLVMBuildCall2(g->b, ft, f, args, n, "");
+}
+
+/* a * b + c, fused where the target has FMA (llvm.fmuladd). */
+static inline LLVMValueRef
+fma_(kg *g, LLVMTypeRef ty, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
+{
+    LLVMValueRef args[3];
+    args[0] = a;
+    args[1] = b;
+    args[2] = c;
+    return intrinsic(g, "llvm.fmuladd", ty, args, 3);
+}
+
+/* --- builder.c ------------------------------------------------------------------------ */
+
+/* A counted loop for (i = start; i < end; i++) whose counter lives in an entry alloca (SROA
+ * turns it into a phi). The body is emitted between loop_begin and loop_end. */
+typedef struct kloop {
+    LLVMValueRef var, end, iv;
+    LLVMBasicBlockRef cond, exit;
+} kloop;
+
+LLVMValueRef loop_begin(kg *g, kloop *l, LLVMValueRef start, LLVMValueRef end);
+void loop_end(kg *g, kloop *l);
+LLVMBasicBlockRef if_begin(kg *g, LLVMValueRef c);
+LLVMBasicBlockRef fn_begin(kg *g, LLVMValueRef f);
+LLVMBasicBlockRef fn_add(kg *g, const char *fname, LLVMTypeRef fty);
+
+/* --- math.c --------------------------------------------------------------------------- */
+
+int act_ok(int32_t k);
+LLVMValueRef emit_act(kg *g, const lstmc_rt_act *a, LLVMValueRef x);
+LLVMValueRef emit_clip(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef v);
+
+/* --- tile.c --------------------------------------------------------------------------- */
+
+/* Accumulators of one register tile at most (emit_tile, tissue.c tis_tile). */
+#define KG_MAX_ACC 64
+
+/* One column segment: columns [col, col + nv*w) (col an i64 value). */
+typedef void (*seg_fn)(kg *g, LLVMValueRef col, int nv, int w, void *ctx);
+
+void lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d, LLVMValueRef *q,
+              LLVMValueRef *scale);
+int64_t wfmt_bytes(int f);
+LLVMValueRef gepw(kg *g, LLVMValueRef base, LLVMValueRef i);
+LLVMValueRef gepwc(kg *g, LLVMValueRef base, int64_t i);
+void emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
+               LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
+               int64_t pf, LLVMValueRef scale);
+void for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx);
+
+/* --- proj.c --------------------------------------------------------------------------- */
+
+#define PROJ_NB 4 /* vectors of columns per tile */
+#define REC_NB 8  /* vectors of columns per tile of the recurrent product */
+
+typedef struct proj_ctx {
+    int64_t rows, I, GH;
+    LLVMValueRef X, wd, bd, Pd;
+    int panels; /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
+    LLVMValueRef scale; /* int8 (g->wfmt): the direction's column scales; read for int8 only
+                           (the multi-thread projection, 1-thread for reduced precision, leaves
+                           it unset) */
+} proj_ctx;
+
+/* Gates of a cell: 4 (LSTM), 3 (GRU), 1 (RNN). */
+static inline int64_t
+cell_gates(int32_t cell)
+{
+    return cell == LSTMC_RT_CELL_LSTM ? 4 : cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+}
+
+int proj_nb(int wfmt, int vl);
+void proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx);
+void emit_proj(kg *g, const kp_call *c);
+
+/* --- rec.c ---------------------------------------------------------------------------- */
+
+/* Per-direction values of one lstmc_rt_rnn_rec. */
+typedef struct rec_ctx {
+    const lstmc_rt_rnn_params *p;
+    const lstmc_rt_act *act; /* this direction's activations */
+    int64_t H, GH;
+    LLVMValueRef Rt;   /* [H, GH] in g->wfmt */
+    LLVMValueRef scale; /* int8: the direction's GH column scales, else NULL */
+    LLVMValueRef peep; /* [3H] or NULL */
+    LLVMValueRef rbh;  /* [H] or NULL */
+    LLVMValueRef h, c, gates, tmp; /* scratch */
+    /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
+    LLVMValueRef sa, sb, sinit, sout, sscale;
+    int64_t sldb;
+    int panels; /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
+} rec_ctx;
+
+void emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
+               LLVMValueRef out);
+void emit_lstm_units(kg *g, rec_ctx *c, int64_t j0, int64_t j1, LLVMValueRef hn, LLVMValueRef y);
+void emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y);
+void emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zero);
+void emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T);
+void emit_rec(kg *g, const kp_call *kc);
+
+/* --- rec_mt.c ------------------------------------------------------------------------- */
+
+#define MT_MAX 16 /* threads at most (LSTMC_RT_MAX_THREADS of the default runtime) */
+
+/* The slices of a multi-core kernel: a = its arguments, slices [first, end) (i32). */
+typedef void (*mt_body_fn)(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a,
+                           LLVMValueRef first, LLVMValueRef end);
+
+void mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1);
+LLVMBasicBlockRef slice_begin(kg *g, LLVMValueRef first, LLVMValueRef end, int t);
+void slice_end(kg *g, LLVMBasicBlockRef join);
+LLVMValueRef mt_worker_decl(kg *g, const char *fname);
+void emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt);
+void emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit);
+void emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt);
+void emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                       LLVMValueRef end);
+
+/* --- drs.c ---------------------------------------------------------------------------- */
+
+LLVMValueRef drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d,
+                      LLVMValueRef n);
+LLVMValueRef drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v);
+void drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef h,
+                   LLVMValueRef x, LLVMValueRef gates);
+void drs_ret_if(kg *g, LLVMValueRef cond, int code);
+LLVMValueRef emit_cell_state(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act,
+                             LLVMValueRef peep, LLVMValueRef gr, LLVMValueRef cj, LLVMValueRef j);
+LLVMValueRef drs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha);
+void drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+                LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs,
+                LLVMValueRef y);
+void emit_drs(kg *g, const kp_call *kc);
+
+/* --- tissue.c ------------------------------------------------------------------------- */
+
+void emit_tissue(kg *g, const kp_call *kc, int drs);
+int tissue_handles(const kp_call *c);
+
+/* --- panels.c ------------------------------------------------------------------------- */
+
+/* The layout key of ir_tensor.panels: vector width and threads. */
+#define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
+
+int rec_relayout(const kp_call *c, int key, diag *d);
+int rec_pack_ok(const kprog *kp, int i, const cg_options *o);
+int rec_threads(const kprog *kp, int i, const cg_options *o, const target *t);
+
+/* --- wave.c --------------------------------------------------------------------------- */
+
+void emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int *panels);
+
+#endif /* LSTMC_HAVE_LLVM */
+
+#endif /* LSTMC_LLVM_IMPL_H */

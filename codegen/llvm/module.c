@@ -1,0 +1,419 @@
+/*
+ * module.c — the LLVM emitter's entry points (codegen.h): which calls it handles
+ * (cg_llvm_handles), and cg_llvm_kernels, which emits a function per handled call (and per
+ * wave group) into one module for the target's triple, CPU and features, optimises it with
+ * the new pass manager at O3, writes it as a position-independent ELF object
+ * OUTDIR/<name>_kernels.o and brings the weights to the layout the kernels read. Without
+ * LSTMC_HAVE_LLVM the entry points say so.
+ */
+#include "llvm_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef LSTMC_HAVE_LLVM
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+/* --- which calls ----------------------------------------------------------------------- */
+
+int
+cg_llvm_handles(const kp_call *c)
+{
+    int k, nacts;
+
+    if (c->kind == KP_RNN_PROJ) {
+        const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+        if (p->packed == LSTMC_RT_PACK_ESELL) /* sparse W: the C kernel (rt_spmv.c) */
+            return 0;
+        return p->packed && p->rows >= 0 && p->input_size >= 1 && p->hidden >= 1 &&
+               (p->n_dirs == 1 || p->n_dirs == 2) && p->cell >= LSTMC_RT_CELL_LSTM &&
+               p->cell <= LSTMC_RT_CELL_RNN;
+    }
+    if (c->kind == KP_RNN_REC) {
+        const lstmc_rt_rnn_params *p = &c->p.rnn;
+        if (!p->packed || p->cell < LSTMC_RT_CELL_LSTM || p->cell > LSTMC_RT_CELL_RNN ||
+            p->hidden < 1 || p->seq_len < 0 || p->batch < 0 ||
+            (p->n_dirs != 1 && p->n_dirs != 2) || (p->layout != 0 && p->layout != 1) ||
+            (p->has_clip && !(p->clip >= 0.0f)) || c->scratch_bytes <= 0)
+            return 0;
+        if (p->hsparse_th != 0.0f) /* hidden-state sparsity: the C kernel (rt_hsparse.c) */
+            return 0;
+        if (p->packed == LSTMC_RT_PACK_ESELL) /* sparse U: the C kernel (rt_spmv.c) */
+            return 0;
+        nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+        for (k = 0; k < nacts * p->n_dirs; k++)
+            if (!act_ok(p->act[k].kind))
+                return 0;
+        return 1;
+    }
+    if (c->kind == KP_LSTM_DRS) {
+        const lstmc_rt_rnn_params *p = &c->p.drs.p;
+        if (p->cell != LSTMC_RT_CELL_LSTM || !p->packed || p->hidden < 1 || p->seq_len < 0 ||
+            p->batch < 0 || (p->n_dirs != 1 && p->n_dirs != 2) ||
+            (p->layout != 0 && p->layout != 1) || (p->has_clip && !(p->clip >= 0.0f)) ||
+            c->scratch_bytes < 28 * p->hidden)
+            return 0;
+        for (k = 0; k < 3 * p->n_dirs; k++)
+            if (!act_ok(p->act[k].kind))
+                return 0;
+        return 1;
+    }
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+        return tissue_handles(c);
+    return 0;
+}
+
+/* --- module, passes, object file ------------------------------------------------------ */
+
+static void
+init_targets(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeARMTargetInfo();
+    LLVMInitializeARMTarget();
+    LLVMInitializeARMTargetMC();
+    LLVMInitializeARMAsmPrinter();
+}
+
+/* Whether the comma-separated LLVM feature list turns feature name on (1) or off (0), the
+ * last mention winning as in LLVM; -1 when it does not mention it. */
+static int
+feature_state(const char *features, const char *name)
+{
+    size_t n = strlen(name);
+    int state = -1;
+    const char *p = features;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n + 1 && (p[0] == '+' || p[0] == '-') && strncmp(p + 1, name, n) == 0)
+            state = p[0] == '+';
+        p += len + (end != NULL);
+    }
+    return state;
+}
+
+/* Floats per vector register for the target's features. 32-bit Arm has float vectors only
+ * with NEON, which a profile must name (+neon): Cortex-M (thumbv7em, FPU only) gets 1, so
+ * the tiles are scalar accumulators in the FPU's registers rather than <4 x float> values
+ * LLVM would split into scalars anyway, with four times the register pressure. AArch64
+ * always has NEON unless the profile says -neon. */
+static int
+vector_floats(const char *triple, const char *features)
+{
+    if (strncmp(triple, "x86_64", 6) == 0 || strncmp(triple, "i686", 4) == 0) {
+        if (strstr(features, "+avx512f"))
+            return 16;
+        if (strstr(features, "+avx"))
+            return 8;
+    }
+    if (strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0)
+        return feature_state(features, "neon") == 1 ? 4 : 1;
+    if (strncmp(triple, "aarch64", 7) == 0)
+        return feature_state(features, "neon") == 0 ? 1 : 4;
+    return 4; /* SSE */
+}
+
+/*
+ * LLVMCreateTargetMachine with a check of the CPU and feature names. LLVM only prints
+ * "'+x' is not a recognized feature for this target (ignoring feature)" (or "processor")
+ * on stderr and goes on, which would give an object for a different CPU than the profile
+ * says; so stderr is captured while the target machine (and with it the subtarget) is made,
+ * and such a warning is an error naming the profile. Anything else LLVM prints is passed on.
+ */
+static LLVMTargetMachineRef
+checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu,
+                       const char *features, const char *tname, diag *d)
+{
+    LLVMTargetMachineRef tm;
+    FILE *cap = tmpfile();
+    int saved = -1, bad = 0;
+    char line[512];
+
+    fflush(stderr);
+    if (cap)
+        saved = dup(2);
+    if (saved >= 0 && dup2(fileno(cap), 2) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    tm = LLVMCreateTargetMachine(tgt, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                 LLVMRelocPIC, LLVMCodeModelDefault);
+    if (saved < 0) { /* no capture possible: make the machine unchecked */
+        if (cap)
+            fclose(cap);
+        return tm;
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(cap);
+    while (fgets(line, sizeof line, cap)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strstr(line, "is not a recognized")) {
+            diag_error(d, "target '%s': LLVM for '%s' (cpu %s, features '%s'): %s", tname,
+                       triple, cpu, features, line);
+            bad = 1;
+            break; /* LLVM repeats the warning once per table it looks in */
+        } else if (line[0]) {
+            fprintf(stderr, "%s\n", line);
+        }
+    }
+    fclose(cap);
+    if (bad && tm) {
+        LLVMDisposeTargetMachine(tm);
+        tm = NULL;
+    }
+    return tm;
+}
+
+/* --- the kernels of a program ------------------------------------------------------------ */
+
+/* Build the function for call i, named <name>_k<i>, with the runtime kernel's signature. */
+static void
+emit_call(kg *g, const char *name, const kp_call *c, int i)
+{
+    LLVMTypeRef params[20];
+    unsigned n = c->kind == KP_RNN_PROJ ? 5 : c->kind == KP_LSTM_DRS ? 14 : 12, k;
+    LLVMTypeRef fty;
+    LLVMBasicBlockRef body;
+    char fname[256];
+    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+
+    for (k = 0; k < n; k++)
+        params[k] = g->ptr;
+    if (c->kind == KP_LSTM_DRS)
+        params[1] = g->f32; /* alpha_intra */
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) {
+        n = c->kind == KP_LSTM_TISSUE ? 16 : 20; /* alpha_inter (and alpha_intra) floats */
+        for (k = 0; k < n; k++)
+            params[k] = g->ptr;
+        params[1] = g->f32;
+        params[2] = c->kind == KP_LSTM_TISSUE ? g->ptr : g->f32;
+    }
+    fty = LLVMFunctionType(g->i32, params, n, 0);
+    snprintf(fname, sizeof fname, "%s_k%d", name, i);
+    body = fn_add(g, fname, fty);
+    for (k = 1; k < n; k++)
+        if (LLVMGetTypeKind(params[k]) == LLVMPointerTypeKind)
+            LLVMAddAttributeAtIndex(g->fn, k + 1, LLVMCreateEnumAttribute(g->cx, noalias, 0));
+    g->wfmt = c->wfmt; /* the register tiles read it (emit_tile) */
+    if (c->kind == KP_RNN_PROJ && g->threads > 1)
+        emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
+    else if (c->kind == KP_RNN_PROJ)
+        emit_proj(g, c);
+    else if (c->kind == KP_LSTM_DRS)
+        emit_drs(g, c);
+    else if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+        emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
+    else if (g->threads > 1)
+        emit_rec_mt(g, c, fname, g->threads);
+    else
+        emit_rec(g, c);
+    g->wfmt = 0;
+    LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
+    LLVMBuildBr(g->ab, body);
+}
+
+int
+cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+{
+    const target *t = target_resolve(o->target ? o->target : "host", d);
+    char *triple = NULL, *cpu = NULL, *features = NULL, *err = NULL;
+    char path[4096], fname[256];
+    LLVMTargetRef tgt;
+    LLVMTargetMachineRef tm = NULL;
+    LLVMTargetDataRef td;
+    char *dl;
+    LLVMPassBuilderOptionsRef pbo;
+    LLVMErrorRef perr;
+    kg g;
+    int i, n = 0, rc = -1, n_diag;
+
+    for (i = 0; i < kp->n_calls; i++) {
+        handled[i] = (unsigned char)cg_llvm_handles(&kp->calls[i]);
+        n += handled[i];
+    }
+    if (!t)
+        return -1; /* reported by target_resolve */
+    init_targets();
+    if (!t->triple || !t->triple[0]) { /* the host: its triple, CPU and detected features */
+        triple = LLVMGetDefaultTargetTriple();
+        cpu = t->cpu && t->cpu[0] ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
+        features = t->features && t->features[0] ? LLVMCreateMessage(t->features)
+                                                 : LLVMGetHostCPUFeatures();
+    } else {
+        /* normalised: "thumbv7em-none-eabihf" has its environment (eabihf, the hard-float
+         * ABI) in the OS position, which LLVM only finds after normalising; unnormalised,
+         * the object silently gets the soft-float ABI */
+        triple = LLVMNormalizeTargetTriple(t->triple);
+        cpu = LLVMCreateMessage(t->cpu && t->cpu[0] ? t->cpu : "generic");
+        features = LLVMCreateMessage(t->features ? t->features : "");
+    }
+    if (LLVMGetTargetFromTriple(triple, &tgt, &err)) {
+        diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)",
+                   o->target ? o->target : "host", triple, err ? err : "unknown");
+        LLVMDisposeMessage(err);
+        goto out_msgs;
+    }
+    n_diag = diag_count(d);
+    tm = checked_target_machine(tgt, triple, cpu, features, o->target ? o->target : "host", d);
+    if (!tm) {
+        if (diag_count(d) == n_diag) /* else checked_target_machine said why */
+            diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
+                       o->target ? o->target : "host", triple, cpu);
+        goto out_msgs;
+    }
+
+    memset(&g, 0, sizeof g);
+    g.cx = LLVMContextCreate();
+    snprintf(fname, sizeof fname, "%s_kernels", o->name);
+    g.m = LLVMModuleCreateWithNameInContext(fname, g.cx);
+    LLVMSetTarget(g.m, triple);
+    td = LLVMCreateTargetDataLayout(tm);
+    dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(g.m, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    g.b = LLVMCreateBuilderInContext(g.cx);
+    g.ab = LLVMCreateBuilderInContext(g.cx);
+    g.f32 = LLVMFloatTypeInContext(g.cx);
+    g.i32 = LLVMInt32TypeInContext(g.cx);
+    g.i64 = LLVMInt64TypeInContext(g.cx);
+    g.i1 = LLVMInt1TypeInContext(g.cx);
+    g.ptr = LLVMPointerTypeInContext(g.cx, 0);
+    g.vl = vector_floats(triple, features);
+    g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
+    g.floor_by_cvt = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
+    g.f16_native = (strncmp(triple, "x86_64", 6) == 0 && feature_state(features, "f16c") == 1) ||
+                   strncmp(triple, "aarch64", 7) == 0;
+
+    g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
+    for (i = 0; i < kp->n_calls; i++) {
+        const kp_wave *w = cg_wave_of(kp, i);
+        if (w && i == w->first) { /* the whole group: one kernel (emit_wave) */
+            int panels[KP_WAVE_MAX], l;
+            for (l = 0; l < w->n_layers; l++) /* the PROJ of layer l > 0 is at rec[l] - 1 */
+                panels[l] = rec_pack_ok(kp, w->rec[l], o) |
+                            (l > 0 && rec_pack_ok(kp, w->rec[l] - 1, o)) << 1;
+            emit_wave(&g, kp, w, o->name, panels);
+        }
+        if (w) {
+            if (handled[i]) /* the pool's size (c_host.c pool_threads) */
+                handled[i] = (unsigned char)w->threads;
+            continue;
+        }
+        if (handled[i]) {
+            g.panels = rec_pack_ok(kp, i, o);
+            g.threads = rec_threads(kp, i, o, t);
+            if (g.threads > 1)
+                handled[i] = (unsigned char)g.threads;
+            emit_call(&g, o->name, &kp->calls[i], i);
+        }
+    }
+
+    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &err)) {
+        diag_error(d, "internal error: the LLVM kernels do not verify: %s", err);
+        LLVMDisposeMessage(err);
+        goto out_module;
+    }
+    LLVMDisposeMessage(err);
+    err = NULL;
+    pbo = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(pbo, 1);
+    LLVMPassBuilderOptionsSetSLPVectorization(pbo, 1);
+    LLVMPassBuilderOptionsSetLoopUnrolling(pbo, 1);
+    perr = LLVMRunPasses(g.m, "default<O3>", tm, pbo);
+    LLVMDisposePassBuilderOptions(pbo);
+    if (perr) {
+        char *msg = LLVMGetErrorMessage(perr);
+        diag_error(d, "internal error: LLVM passes failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+        goto out_module;
+    }
+    if (snprintf(path, sizeof path, "%s/%s.o", o->outdir, fname) >= (int)sizeof path) {
+        diag_error(d, "output path '%s/%s.o' is too long", o->outdir, fname);
+        goto out_module;
+    }
+    if (LLVMTargetMachineEmitToFile(tm, g.m, path, LLVMObjectFile, &err)) {
+        diag_error(d, "cannot write '%s': %s", path, err ? err : "LLVM error");
+        LLVMDisposeMessage(err);
+        remove(path);
+        goto out_module;
+    }
+    for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
+        if ((kp->calls[i].kind == KP_RNN_REC || kp->calls[i].kind == KP_RNN_PROJ) &&
+            kp->calls[i].in[1] &&
+            (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
+            rec_relayout(&kp->calls[i],
+                         handled[i] && rec_pack_ok(kp, i, o)
+                             ? PANELS_KEY(g.vl, cg_wave_of(kp, i) ? 1 : handled[i])
+                             : 0,
+                         d) < 0)
+            goto out_module;
+    rc = n;
+out_module:
+    LLVMDisposeBuilder(g.b);
+    LLVMDisposeBuilder(g.ab);
+    LLVMDisposeModule(g.m);
+    LLVMContextDispose(g.cx);
+out_msgs:
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    return rc;
+}
+
+int
+cg_llvm_available(void)
+{
+    return 1;
+}
+
+#else /* !LSTMC_HAVE_LLVM */
+
+int
+cg_llvm_handles(const kp_call *c)
+{
+    (void)c;
+    return 0;
+}
+
+int
+cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+{
+    (void)kp;
+    (void)o;
+    (void)handled;
+    diag_error(d, "--emit=llvm: this lstmc was built without LLVM (install llvm-19-dev and "
+                  "rebuild), use --emit=c");
+    return -1;
+}
+
+int
+cg_llvm_available(void)
+{
+    return 0;
+}
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * panels.c — the weights of the LLVM kernels in column panels: the U of a recurrent call and
+ * the W of an input projection relaid so that every register tile reads one contiguous
+ * stream (rec_relayout), which calls may have their weights packed (rec_pack_ok), and how
+ * many threads a call gets (rec_threads).
+ */
+#include "llvm_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef LSTMC_HAVE_LLVM
+
+/*
+ * Row-major, the recurrent product reads Rt [H, GH] one column tile at a time
+ * (for_col_segments), k going down the rows: nv*w floats per k at a stride of GH floats
+ * (8 KiB for H 512), which the hardware prefetchers do not follow across pages; at L3 sizes
+ * that costs up to 30 % (bench/compare/u_pattern.c, bench/RESULTS.md issue 4). So the
+ * weights of the call are stored in panels instead, as MLAS packs B: every tile's H x width
+ * block contiguous, in the order the tiles are walked, and emit_tile prefetches the panel
+ * REC_PF_ROWS rows ahead. The columns of each gemv range [r0, r0+n) of a direction's block
+ * are cut exactly as for_col_segments cuts them (full tiles of REC_NB vectors, one tile of
+ * the vectors left, scalar tiles of at most 8); element (k, r0+c0+j) of the segment
+ * [c0, c0+ws) goes to H*(r0+c0) + k*ws + j.
+ * A U in a reduced-precision format (issue 12) is packed the same way, element for element
+ * (2 or 1 bytes each; int8's column scales, in front of the values, stay in column order),
+ * so its tiles read one contiguous stream too instead of a new page for every k.
+ */
+
+/* The gemv column ranges of a cell (emit_*_step): LSTM [0, 4H); GRU [0, 2H) and [2H, 3H);
+ * RNN [0, H); on nt > 1 threads (emit_rec_mt, LSTM) [q*H + j0, q*H + j1) for every slice
+ * and gate q. Returns how many. */
+static int
+rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
+           int64_t n[4 * MT_MAX])
+{
+    int nr = 0, t, q;
+
+    if (nt > 1) {
+        for (t = 0; t < nt; t++) {
+            int64_t j0, j1;
+            mt_slice(p->hidden, nt, vl, t, &j0, &j1);
+            for (q = 0; q < 4 && j1 > j0; q++, nr++) {
+                r0[nr] = q * p->hidden + j0;
+                n[nr] = j1 - j0;
+            }
+        }
+        return nr;
+    }
+    r0[0] = 0;
+    n[0] = cell_gates(p->cell) * p->hidden;
+    if (p->cell != LSTMC_RT_CELL_GRU)
+        return 1;
+    n[0] = 2 * p->hidden;
+    r0[1] = 2 * p->hidden;
+    n[1] = p->hidden;
+    return 2;
+}
+
+/*
+ * W of the input projection (KP_RNN_PROJ) in panels too. proj_seg walks a column strip of
+ * W [I, GH] once per block of rows of X; row-major, each k of the strip is a new page (GH
+ * floats apart: 24 KB for H 1500), and a cpu-clock profile of E-Wiki put 48 % of the fp32
+ * projection's samples on one W load (bench/RESULTS.md, issue 4). The column ranges are those
+ * emit_proj (one, [0, GH)) or emit_proj_mt_body (mt_slice per thread) cut.
+ */
+static int
+proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
+{
+    int t, nr = 0;
+    if (nt <= 1) {
+        r0[0] = 0;
+        n[0] = GH;
+        return 1;
+    }
+    for (t = 0; t < nt; t++) {
+        int64_t c0, c1;
+        mt_slice(GH, nt, PROJ_NB * vl, t, &c0, &c1);
+        r0[nr] = c0;
+        n[nr++] = c1 - c0;
+    }
+    return nr;
+}
+
+/* One direction's [K, GH] block of es-byte elements of the weights of call c (the U of a
+ * REC call, the W of a PROJ call): dst = src in the panels of layout key (to 1) or back
+ * (to 0). Each column range (rec_ranges, proj_ranges) is cut as for_col_segments cuts it;
+ * element (k, r0+c0+j) of the segment [c0, c0+ws) goes to K*(r0+c0) + k*ws + j. */
+static void
+rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, const kp_call *c,
+                   int key, int to)
+{
+    const int vl = key / 64, proj = c->kind == KP_RNN_PROJ;
+    const lstmc_rt_rnn_params *p = &c->p.rnn;
+    const int64_t H = proj ? c->p.proj.hidden : p->hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : p->cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H;
+    const int64_t tw = (int64_t)(proj ? proj_nb(c->wfmt, vl) : REC_NB) * vl;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
+    int nr = proj ? proj_ranges(GH, vl, key % 64, r0, n) : rec_ranges(p, vl, key % 64, r0, n);
+    int r;
+
+    for (r = 0; r < nr; r++)
+        for (c0 = 0; c0 < n[r];) {
+            int64_t ws;
+            if (c0 < n[r] / tw * tw)
+                ws = tw;
+            else if ((n[r] - c0) / vl > 0)
+                ws = (n[r] - c0) / vl * vl;
+            else
+                ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
+            for (k = 0; k < K; k++)
+                for (j = 0; j < ws; j++) {
+                    int64_t pi = K * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    if (to)
+                        memcpy(dst + pi * es, src + ri * es, (size_t)es);
+                    else
+                        memcpy(dst + ri * es, src + pi * es, (size_t)es);
+                }
+            c0 += ws;
+        }
+}
+
+/* Bring the U of REC call c (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
+ * or to C order (0). */
+int
+rec_relayout(const kp_call *c, int key, diag *d)
+{
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H, es = wfmt_bytes(c->wfmt);
+    ir_tensor *t = c->in[1];
+    const size_t blk = (size_t)(GH * K * es); /* bytes of one direction */
+    unsigned char *tmp, *data = t->data;
+    int32_t dir;
+
+    if (t->panels == key)
+        return 0;
+    if (c->wfmt == LSTMC_RT_WFMT_INT8) /* the values follow the D*GH scales (lstmc_rt.h) */
+        data += 4 * D * GH;
+    tmp = malloc(blk);
+    if (!tmp) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    for (dir = 0; dir < D; dir++) {
+        unsigned char *b = data + dir * blk;
+        memcpy(tmp, b, blk);
+        if (t->panels) { /* packed for another layout: back to C order first */
+            rec_relayout_block(b, tmp, es, c, t->panels, 0);
+            memcpy(tmp, b, blk);
+        }
+        if (key)
+            rec_relayout_block(b, tmp, es, c, key, 1);
+    }
+    free(tmp);
+    t->panels = key;
+    return 0;
+}
+
+/* 1 when calls u and c read weights of the same shape and format (packed alike). */
+static int
+same_weights(const kp_call *u, const kp_call *c)
+{
+    if (u->kind != c->kind || u->wfmt != c->wfmt)
+        return 0;
+    if (c->kind == KP_RNN_PROJ)
+        return u->p.proj.hidden == c->p.proj.hidden && u->p.proj.cell == c->p.proj.cell &&
+               u->p.proj.n_dirs == c->p.proj.n_dirs &&
+               u->p.proj.input_size == c->p.proj.input_size;
+    return u->p.rnn.hidden == c->p.rnn.hidden && u->p.rnn.cell == c->p.rnn.cell &&
+           u->p.rnn.n_dirs == c->p.rnn.n_dirs;
+}
+
+/* 1 when REC call i of kp (LLVM-handled) may read its U in panels, or PROJ call i its W: a
+ * constant f32 (or the int32 words of a reduced-precision format, lowp.c) that no other call
+ * reads except as the weights of a call of the same kind, shape and format (packed alike),
+ * and no OpenCL side that could read it in C order. */
+int
+rec_pack_ok(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    const ir_tensor *t = c->in[1];
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int64_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H;
+    int j, k;
+
+    if (o->opencl || !(c->kind == KP_RNN_REC || proj) || !t || !t->data)
+        return 0;
+    if (c->wfmt ? t->dtype != IR_DT_I32 ||
+                      ir_shape_numel(&t->shape) != (lstmc_rt_lowp_bytes(c->wfmt, D, K, GH) + 3) / 4
+                : t->dtype != IR_DT_F32 || ir_shape_numel(&t->shape) != D * GH * K)
+        return 0;
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *u = &kp->calls[j];
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (u->out[k] == t)
+                return 0;
+            if (u->in[k] != t)
+                continue;
+            if (k != 1 || !same_weights(u, c) || !cg_llvm_handles(u))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Smallest hidden size that gets threads by default (without --threads): below it the
+ * per-step barrier costs more than the slices save. */
+#define MT_MIN_HIDDEN 128
+
+/* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels or an
+ * LLVM RnnProj, when --threads asks for them or by default (the target's cores) for a big
+ * enough LSTM layer. */
+int
+rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
+{
+    const kp_call *c = &kp->calls[i];
+    int nt = o->threads > 0 ? o->threads : t->cores;
+
+    if (nt > MT_MAX)
+        nt = MT_MAX;
+    if (c->wfmt) /* the reduced-precision tiles (emit_proj_lowp, emit_gemv_lowp) are 1-thread */
+        return 1;
+    if (nt > 1 && c->kind == KP_RNN_PROJ && cg_llvm_handles(c) && !o->opencl)
+        return o->threads > 0 ||
+                       (c->p.proj.hidden >= MT_MIN_HIDDEN && c->p.proj.cell == LSTMC_RT_CELL_LSTM)
+                   ? nt
+                   : 1;
+    if (nt <= 1 || c->kind != KP_RNN_REC || c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
+        c->scratch_bytes < 28 * c->p.rnn.hidden || !cg_llvm_handles(c) || !rec_pack_ok(kp, i, o))
+        return 1;
+    if (o->threads == 0 && c->p.rnn.hidden < MT_MIN_HIDDEN)
+        return 1;
+    return nt;
+}
+
+#endif /* LSTMC_HAVE_LLVM */

@@ -1,0 +1,87 @@
+/*
+ * proj.c — KP_RNN_PROJ as LLVM code: the input projection of the Arm paper's schedule A+
+ * (§IV, Algorithm 2 line 5, X' = G1 * I'), P[d][r] = b[d] + X[r] * Wt[d], register tiles of
+ * PROJ_RB rows of X by PROJ_NB vectors of columns over W (row-major or in column panels).
+ */
+#include "llvm_impl.h"
+
+#ifdef LSTMC_HAVE_LLVM
+
+#define PROJ_RB 4 /* rows of X per tile */
+
+/* Rows of X and vectors of columns per projection tile. With reduced-precision W on
+ * AVX-512 (32 registers) the tile is 8 x 3: each widened vector of W (two uops, vpmovsxbd +
+ * vcvtdq2ps for int8) then feeds 8 FMAs instead of 4, and 24 accumulators + 3 weights + a
+ * broadcast still fit the registers. */
+static int
+proj_rb(int wfmt, int vl)
+{
+    return wfmt && vl >= 16 ? 8 : PROJ_RB;
+}
+
+int
+proj_nb(int wfmt, int vl)
+{
+    return wfmt && vl >= 16 ? 3 : PROJ_NB;
+}
+/* Prefetch distance of the input projection's panels, in panel rows (as REC_PF_ROWS). */
+#define PROJ_PF_ROWS 8
+
+void
+proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
+{
+    const proj_ctx *c = vctx;
+    const int rb = proj_rb(g->wfmt, g->vl);
+    const int64_t nblk = c->rows / rb, rem = c->rows % rb;
+    /* in panels this segment's I x nv*w block starts at I*col, read as one stream */
+    const int64_t ldw = c->panels ? (int64_t)nv * w : c->GH;
+    const int64_t pf = c->panels && !g->wfmt && g->prefetch ? (int64_t)PROJ_PF_ROWS * nv * w : 0;
+    LLVMValueRef wcol = gepw(g, c->wd, c->panels ? mul(g, col, ci(g, c->I)) : col);
+    LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL;
+    LLVMValueRef pcol = gepf(g, c->Pd, col);
+    LLVMValueRef scol = g->wfmt == LSTMC_RT_WFMT_INT8 ? gepf(g, c->scale, col) : NULL;
+
+    if (nblk > 0) {
+        kloop l;
+        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, rb));
+        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, rb, nv, w, pf, scol);
+        loop_end(g, &l);
+    }
+    if (rem > 0) {
+        int64_t r = c->rows - rem;
+        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
+                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, pf, scol);
+    }
+}
+
+/* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]
+ * (lstmc_rt_rnn_proj_<fmt> for weights in a reduced-precision g->wfmt). */
+void
+emit_proj(kg *g, const kp_call *c)
+{
+    const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+    const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    LLVMValueRef X = LLVMGetParam(g->fn, 1), w = LLVMGetParam(g->fn, 2);
+    LLVMValueRef b = LLVMGetParam(g->fn, 3), P = LLVMGetParam(g->fn, 4);
+    int32_t d;
+
+    for (d = 0; d < p->n_dirs; d++) {
+        proj_ctx pc;
+        pc.rows = p->rows;
+        pc.I = I;
+        pc.GH = GH;
+        pc.X = X;
+        pc.panels = g->panels;
+        pc.wd = gepc(g, w, d * I * GH);
+        pc.scale = NULL;
+        if (g->wfmt)
+            lowp_dir(g, w, p->n_dirs, I, GH, d, &pc.wd, &pc.scale);
+        pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
+        pc.Pd = gepc(g, P, d * p->rows * GH);
+        for_col_segments(g, GH, proj_nb(g->wfmt, g->vl), proj_seg, &pc);
+    }
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+#endif /* LSTMC_HAVE_LLVM */

@@ -1,0 +1,302 @@
+/*
+ * rec.c — KP_RNN_REC as LLVM code: the time loop over G2 of the Arm paper's schedule A+
+ * (§IV, Algorithm 2 lines 6-17) for LSTM, GRU and RNN layers with packed weights, as
+ * rt_rnn.c run_direction does it, every shape a constant: per step the recurrent product
+ * h * U (emit_gemv, 1 x REC_NB register tiles) and the fused gate arithmetic.
+ */
+#include "llvm_impl.h"
+
+#include <string.h>
+
+#ifdef LSTMC_HAVE_LLVM
+
+/* Prefetch distance of the recurrent product's panels, in panel rows: far enough ahead to
+ * cover the L3 latency (~100 ns at the 8 cycles a 128-column row of FMAs takes), near enough
+ * that the lines are still in L1 when the FMAs get to them. */
+#define REC_PF_ROWS 8
+
+static void
+gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
+{
+    const rec_ctx *c = vctx;
+    LLVMValueRef scol = c->sscale ? gepf(g, c->sscale, col) : NULL;
+    if (c->panels) /* this segment's H x nv*w panel starts at H*col */
+        emit_tile(g, c->sa, 0, gepw(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
+                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0, scol);
+    else /* row-major: the reduced-precision tiles prefetch REC_PF_ROWS rows (pages) ahead */
+        emit_tile(g, c->sa, 0, gepw(g, c->sb, col), c->sldb, c->H,
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
+                  w, g->wfmt && g->prefetch ? REC_PF_ROWS * c->sldb : 0, scol);
+}
+
+/* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
+void
+emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
+          LLVMValueRef out)
+{
+    c->sa = a;
+    c->sb = gepwc(g, c->Rt, c->panels ? c->H * col0 : col0);
+    c->sscale = c->scale ? gepc(g, c->scale, col0) : NULL;
+    c->sldb = c->GH;
+    c->sinit = init;
+    c->sout = out;
+    for_col_segments(g, n, REC_NB, gemv_seg, c);
+}
+
+/* lstm_update of units [j0, j1) from the pre-activations in c->gates: c->c in place, the new
+ * h to hn and y (this step's Y row, or NULL). */
+void
+emit_lstm_units(kg *g, rec_ctx *c, int64_t j0, int64_t j1, LLVMValueRef hn, LLVMValueRef y)
+{
+    const lstmc_rt_rnn_params *p = c->p;
+    const int64_t H = c->H;
+    LLVMValueRef j, pi, po, pf, pc, cj, it, ft, ct, cn, ot, hj;
+    kloop l;
+
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
+    pi = ldf(g, gepf(g, c->gates, j));
+    po = ldf(g, gepf(g, gepc(g, c->gates, H), j));
+    pf = ldf(g, gepf(g, gepc(g, c->gates, 2 * H), j));
+    pc = ldf(g, gepf(g, gepc(g, c->gates, 3 * H), j));
+    cj = ldf(g, gepf(g, c->c, j));
+    if (c->peep) {
+        pi = fadd(g, pi, fmul(g, ldf(g, gepf(g, c->peep, j)), cj));
+        pf = fadd(g, pf, fmul(g, ldf(g, gepf(g, gepc(g, c->peep, 2 * H), j)), cj));
+    }
+    it = emit_act(g, &c->act[0], emit_clip(g, p, pi));
+    ft = p->input_forget ? fsub(g, cf(g, 1.0), it) : emit_act(g, &c->act[0], emit_clip(g, p, pf));
+    ct = emit_act(g, &c->act[1], emit_clip(g, p, pc));
+    cn = fadd(g, fmul(g, ft, cj), fmul(g, it, ct));
+    if (c->peep) /* the output gate's peephole sees the new cell state */
+        po = fadd(g, po, fmul(g, ldf(g, gepf(g, gepc(g, c->peep, H), j)), cn));
+    ot = emit_act(g, &c->act[0], emit_clip(g, p, po));
+    hj = fmul(g, ot, emit_act(g, &c->act[2], cn));
+    stf(g, cn, gepf(g, c->c, j));
+    stf(g, hj, gepf(g, hn, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* One LSTM step (rt_rnn.c lstm_rec_step + lstm_update); y = this step's Y row or NULL. */
+void
+emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    emit_gemv(g, c, c->h, 0, 4 * c->H, x, c->gates);
+    emit_lstm_units(g, c, 0, c->H, c->h, y);
+}
+
+/* One GRU step (rt_rnn.c gru_rec_step). */
+static void
+emit_gru_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    const lstmc_rt_rnn_params *p = c->p;
+    const int64_t H = c->H;
+    LLVMValueRef j, z, hh, ht, hj, hp;
+    LLVMValueRef zg = c->gates, rg = gepc(g, c->gates, H), hg = gepc(g, c->gates, 2 * H);
+    kloop l;
+
+    emit_gemv(g, c, c->h, 0, 2 * H, x, c->gates);
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    stf(g, emit_act(g, &c->act[0], emit_clip(g, p, ldf(g, gepf(g, zg, j)))), gepf(g, zg, j));
+    stf(g, emit_act(g, &c->act[0], emit_clip(g, p, ldf(g, gepf(g, rg, j)))), gepf(g, rg, j));
+    loop_end(g, &l);
+    if (p->linear_before_reset) {
+        /* ht pre-activation = (Xt*Wh^T + Wbh) + rt.(Ht-1*Rh^T + Rbh) */
+        emit_gemv(g, c, c->h, 2 * H, H, NULL, c->tmp);
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        hh = ldf(g, gepf(g, c->tmp, j));
+        if (c->rbh)
+            hh = fadd(g, hh, ldf(g, gepf(g, c->rbh, j)));
+        hh = fadd(g, ldf(g, gepf(g, gepc(g, x, 2 * H), j)),
+                  fmul(g, ldf(g, gepf(g, rg, j)), hh));
+        stf(g, hh, gepf(g, hg, j));
+        loop_end(g, &l);
+    } else {
+        /* ht pre-activation = (Xt*Wh^T + Wbh + Rbh) + (rt.Ht-1)*Rh^T */
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        stf(g, fmul(g, ldf(g, gepf(g, rg, j)), ldf(g, gepf(g, c->h, j))), gepf(g, c->tmp, j));
+        loop_end(g, &l);
+        emit_gemv(g, c, c->tmp, 2 * H, H, gepc(g, x, 2 * H), hg);
+    }
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    ht = emit_act(g, &c->act[1], emit_clip(g, p, ldf(g, gepf(g, hg, j))));
+    z = ldf(g, gepf(g, zg, j));
+    hp = ldf(g, gepf(g, c->h, j));
+    hj = fadd(g, fmul(g, fsub(g, cf(g, 1.0), z), ht), fmul(g, z, hp));
+    stf(g, hj, gepf(g, c->h, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* One RNN step (rt_rnn.c rnn_rec_step). */
+static void
+emit_rnn_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMValueRef j, hj;
+    kloop l;
+
+    emit_gemv(g, c, c->h, 0, c->H, x, c->gates);
+    j = loop_begin(g, &l, ci(g, 0), ci(g, c->H));
+    hj = emit_act(g, &c->act[0], emit_clip(g, c->p, ldf(g, gepf(g, c->gates, j))));
+    stf(g, hj, gepf(g, c->h, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* dst[0..n) = src ? src[0..n) : 0, optionally zeroed where zero (an i1) holds. */
+void
+emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zero)
+{
+    kloop l;
+    LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, n)), v;
+
+    v = src ? ldf(g, gepf(g, src, j)) : cf(g, 0.0);
+    if (zero)
+        v = sel(g, zero, cf(g, 0.0), v);
+    stf(g, v, gepf(g, dst, j));
+    loop_end(g, &l);
+}
+
+/* Return LSTMC_RT_ERR_SEQ_LEN unless every entry of sl[0..N) is in [0, T], before anything
+ * is written. */
+void
+emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T)
+{
+    kloop l;
+    LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
+    LLVMBasicBlockRef join;
+    s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
+    bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
+                      LLVMBuildICmp(g->b, LLVMIntSGT, s,
+                                    LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
+                      "");
+    join = if_begin(g, bad);
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
+/* lstmc_rt_rnn_rec(p, P, r, rb, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch)
+ * with packed weights: rt_rnn.c run_direction, every shape a constant. */
+void
+emit_rec(kg *g, const kp_call *kc)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.rnn;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = cell_gates(p->cell);
+    const int64_t GH = G * H, D = p->n_dirs, rows = T * N;
+    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+    LLVMValueRef P = LLVMGetParam(g->fn, 1), r = LLVMGetParam(g->fn, 2);
+    LLVMValueRef rb = LLVMGetParam(g->fn, 3), sl = LLVMGetParam(g->fn, 4);
+    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 5) : NULL;
+    LLVMValueRef init_c = kc->in[5] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 6)
+                                                                     : NULL;
+    LLVMValueRef Peep = kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 7)
+                                                                   : NULL;
+    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 8) : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 9) : NULL;
+    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 10)
+                                                                   : NULL;
+    LLVMValueRef scratch = LLVMGetParam(g->fn, 11);
+    int has_sl = kc->in[3] != NULL;
+    int32_t d;
+
+    if (N == 0) {
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return;
+    }
+    if (has_sl)
+        emit_seq_len_check(g, sl, N, T);
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        LLVMValueRef Pp = gepc(g, P, d * rows * GH), n, s, st, t, x, y, s0, row;
+        rec_ctx c;
+        kloop ln, ls, lz;
+
+        memset(&c, 0, sizeof c);
+        c.p = p;
+        c.act = &p->act[d * nacts];
+        c.H = H;
+        c.GH = GH;
+        c.Rt = gepc(g, r, d * H * GH);
+        if (g->wfmt) /* U in a reduced-precision format (issue 12) */
+            lowp_dir(g, r, D, H, GH, d, &c.Rt, &c.scale);
+        c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        c.rbh = kc->in[2] && p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset
+                    ? gepc(g, rb, d * H)
+                    : NULL;
+        c.h = scratch;
+        c.c = gepc(g, scratch, H);
+        c.gates = gepc(g, scratch, 2 * H);
+        c.tmp = gepc(g, scratch, (2 + G) * H);
+        c.panels = g->panels;
+
+        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        if (has_sl)
+            s = LLVMBuildSExt(g->b,
+                              LLVMBuildLoad2(g->b, g->i32,
+                                             LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
+                                             ""),
+                              g->i64, "");
+        else
+            s = ci(g, T);
+        /* state_at: [D,N,H] or [N,D,H] */
+        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d))
+                              : add(g, ci(g, d * N), n),
+                 ci(g, H));
+        emit_copy(g, c.h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
+        if (p->cell == LSTMC_RT_CELL_LSTM)
+            emit_copy(g, c.c, init_c ? gepf(g, init_c, st) : NULL, H, NULL);
+
+        /* steps: t = rev ? s-1-step : step */
+        t = loop_begin(g, &ls, ci(g, 0), s);
+        if (rev)
+            t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
+        row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+        x = gepf(g, Pp, mul(g, row, ci(g, GH)));
+        /* y_at: layout 0 [T,D,N,H], layout 1 [N,T,D,H] */
+        y = NULL;
+        if (Y)
+            y = gepf(g, Y,
+                     mul(g,
+                         p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
+                                   : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)),
+                                                ci(g, N)),
+                                         n),
+                         ci(g, H)));
+        if (p->cell == LSTMC_RT_CELL_LSTM)
+            emit_lstm_step(g, &c, x, y);
+        else if (p->cell == LSTMC_RT_CELL_GRU)
+            emit_gru_step(g, &c, x, y);
+        else
+            emit_rnn_step(g, &c, x, y);
+        loop_end(g, &ls);
+
+        if (Y && has_sl) { /* rows t >= s are zero */
+            t = loop_begin(g, &lz, s, ci(g, T));
+            row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+            y = gepf(g, Y,
+                     mul(g,
+                         p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
+                                   : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)),
+                                                ci(g, N)),
+                                         n),
+                         ci(g, H)));
+            emit_copy(g, y, NULL, H, NULL);
+            loop_end(g, &lz);
+        }
+        /* Y_h / Y_c: the state at the sequence's own end, zero when s == 0 */
+        s0 = has_sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        if (Y_h)
+            emit_copy(g, gepf(g, Y_h, st), c.h, H, s0);
+        if (Y_c)
+            emit_copy(g, gepf(g, Y_c, st), c.c, H, s0);
+        loop_end(g, &ln);
+    }
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+#endif /* LSTMC_HAVE_LLVM */

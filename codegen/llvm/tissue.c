@@ -1,0 +1,702 @@
+/*
+ * tissue.c — KP_LSTM_TISSUE and KP_LSTM_TISSUE_DRS as LLVM code: breakpoints and tissues
+ * (MICRO'18 §IV), and DRS inside tissues (§IV tissues + §V); rt_tissue.c is the reference.
+ */
+#include "llvm_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef LSTMC_HAVE_LLVM
+
+/*
+ * lstmc_rt_lstm_tissue(p, alpha_inter, P, Up, row_abs_sum, seq_lens, init_h, init_c, Peep,
+ * h_pred, c_pred, Y, Y_h, Y_c, stats, scratch), every shape a constant (rt_tissue.c is the
+ * reference). Per direction:
+ *   plan     a call of the runtime's own lstmc_rt_tissue_plan: the relevance S of every link
+ *            (Algorithm 2 on the G1 output P, with this run's alpha_inter), the cuts, tissue
+ *            formation and alignment (<= MTS cells), the state slots; so the LLVM and C
+ *            kernels cut and align alike. It is O(cells) work against O(cells H^2) below;
+ *   gather   per tissue, each cell's P row and h_{t-1}; a sub-layer's first cell starts from
+ *            init_h/init_c or, after a cut, from the predicted context link h_pred/c_pred;
+ *   product  gates[m, 4H] += hbuf[m, H] x U as ONE register-tiled GEMM over the tissue's
+ *            cells: per k, a row of TIS_NP column panels of U (lstmc_rt_lstm_tissue_pack's
+ *            16-column panels) is loaded once and multiplied into the accumulators of up to
+ *            TIS_MB cells, so U streams once per TIS_MB cells (a whole tissue for MTS <=
+ *            TIS_MB), not once per cell. Each gate sums P + h[0]U[0] + h[1]U[1] + ... (fused
+ *            multiply-adds, k ascending) as the exact LLVM kernel does;
+ *   update   the fused gate arithmetic of each cell (inline sigmoid/tanh), Y, Y_h, Y_c.
+ */
+#define TIS_PANEL 16 /* lstmc_rt_lstm_tissue_pack's panel width (NR in rt_tissue.c) */
+
+/* Accumulator registers the tissue tiles may use: 32 vector registers on AVX-512 and
+ * AArch64 leave 24 for accumulators, 16 (AVX2, SSE, 32-bit NEON) leave 12. */
+static int
+tis_acc_budget(const kg *g)
+{
+    return g->vl >= 16 || g->vl == 4 ? 24 : 12;
+}
+
+/* An int32 at base[i] (i an i64 value), sign-extended to i64. */
+static LLVMValueRef
+tis_ld32(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    LLVMValueRef v =
+        LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, base, &i, 1, ""), "");
+    return LLVMBuildSExt(g->b, v, g->i64, "");
+}
+
+/* The end of an if_begin block that does not return: go on in join. */
+static void
+tis_endif(kg *g, LLVMBasicBlockRef join)
+{
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+/* v broadcast to the vector type when w > 1. */
+static LLVMValueRef
+tis_splat(kg *g, LLVMValueRef s, int w)
+{
+    LLVMValueRef vec;
+
+    if (w == 1)
+        return s;
+    vec = LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s, LLVMConstInt(g->i32, 0, 0), "");
+    return LLVMBuildShuffleVector(g->b, vec, LLVMGetPoison(g->vf),
+                                  LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+}
+
+/*
+ * out[c*ldo + p*ldu + v*w ..] += sum_{k<H} h[c*H + k] * U[p*ps + k*ldu + v*w ..] for the
+ * r cells c, np panels p of ldu columns and vpp values of width w per panel row: the np*vpp
+ * U values of row k are loaded once and used by every cell.
+ */
+static void
+tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_t ps, int64_t ldu,
+         int vpp, int w, LLVMValueRef out, int64_t ldo)
+{
+    LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
+    LLVMValueRef acc[KG_MAX_ACC], u[KG_MAX_ACC], k, urow;
+    kloop lk;
+    int c, q, nq = np * vpp;
+
+    for (c = 0; c < r; c++)
+        for (q = 0; q < nq; q++) {
+            acc[c * nq + q] = entry_alloca(g, ty);
+            LLVMBuildStore(g->b,
+                           ldt(g, ty, gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w)),
+                           acc[c * nq + q]);
+        }
+    k = loop_begin(g, &lk, ci(g, 0), ci(g, H));
+    urow = gepf(g, U, mul(g, k, ci(g, ldu)));
+    for (q = 0; q < nq; q++)
+        u[q] = ldt(g, ty, gepc(g, urow, (q / vpp) * ps + (q % vpp) * w));
+    for (c = 0; c < r; c++) {
+        LLVMValueRef hk = tis_splat(g, ldf(g, gepf(g, gepc(g, h, c * H), k)), w);
+
+        for (q = 0; q < nq; q++) {
+            LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[c * nq + q], "");
+            LLVMBuildStore(g->b, fma_(g, ty, hk, u[q], cur), acc[c * nq + q]);
+        }
+    }
+    loop_end(g, &lk);
+    for (c = 0; c < r; c++)
+        for (q = 0; q < nq; q++)
+            stt(g, LLVMBuildLoad2(g->b, ty, acc[c * nq + q], ""),
+                gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w));
+}
+
+/* gates[i0 + c][0..4H) += hbuf[i0 + c] x U for r cells (r a constant): as many panels per
+ * tile as the r accumulators and the U values of a row leave registers for. */
+static void
+tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt)
+{
+    const int64_t G = 4 * H, nfull = G / TIS_PANEL, gw = G % TIS_PANEL;
+    const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl,
+              w = g->vl >= TIS_PANEL ? TIS_PANEL : g->vl;
+        /* at most 8 panels (8 concurrent streams through U, as the exact kernel's 8 vectors) */
+    const int64_t np_b = (tis_acc_budget(g) + 4) / ((r + 1) * vpp) > 1
+                             ? (tis_acc_budget(g) + 4) / ((r + 1) * vpp)
+                             : 1;
+    const int64_t np_r = np_b < 8 ? np_b : 8;
+    const int64_t np = np_r < nfull ? np_r : (nfull > 0 ? nfull : 1);
+    const int64_t groups = nfull / np, rem = nfull % np, gstep = np * TIS_PANEL;
+    int c;
+
+    if (groups == 1) {
+        tis_tile(g, H, hb, r, Ud, (int)np, TIS_PANEL * H, TIS_PANEL, vpp, w, gt, G);
+    } else if (groups > 1) {
+        kloop l;
+        LLVMValueRef g0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, groups)), ci(g, gstep));
+        tis_tile(g, H, hb, r, gepf(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H, TIS_PANEL,
+                 vpp, w, gepf(g, gt, g0), G);
+        loop_end(g, &l);
+    }
+    if (rem > 0)
+        tis_tile(g, H, hb, r, gepc(g, Ud, groups * gstep * H), (int)rem, TIS_PANEL * H, TIS_PANEL,
+                 vpp, w, gepc(g, gt, groups * gstep), G);
+    for (c = 0; gw > 0 && c < r; c++) /* the last, narrow panel [H, gw]: scalar, per cell */
+        tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Ud, nfull * TIS_PANEL * H), 1, 0, gw, (int)gw,
+                 1, gepc(g, gt, c * G + nfull * TIS_PANEL), G);
+}
+
+/* The tissue's product: its m cells (an i64 value <= cap) in blocks of mb. */
+static void
+tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Ud,
+            LLVMValueRef gates)
+{
+    const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl;
+    int mb = tis_acc_budget(g) / vpp, r;
+    LLVMBasicBlockRef join, dflt, *cases;
+    LLVMValueRef i0, mi, sw;
+    kloop l;
+
+    if (mb < 1)
+        mb = 1;
+    if (mb > cap)
+        mb = (int)cap;
+    /* for (i0 = 0; i0 < m; i0 += mb): a tile of min(mb, m - i0) cells, one case each */
+    i0 = mul(
+        g,
+        loop_begin(g, &l, ci(g, 0), LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
+        ci(g, mb));
+    mi = LLVMBuildSub(g->b, m, i0, "");
+    mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
+    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_join");
+    dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_none");
+    sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
+    cases = calloc((size_t)mb + 1, sizeof *cases);
+    for (r = 1; r <= mb; r++) {
+        cases[r] = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_cells");
+        LLVMAddCase(sw, ci(g, r), cases[r]);
+        LLVMPositionBuilderAtEnd(g->b, cases[r]);
+        tis_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Ud,
+                  gepf(g, gates, mul(g, i0, ci(g, 4 * H))));
+        LLVMBuildBr(g->b, join);
+    }
+    free(cases);
+    LLVMPositionBuilderAtEnd(g->b, dflt);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
+/* --- KP_LSTM_TISSUE_DRS: DRS inside tissues (§IV tissues + §V, rt_tissue.c) ------------ */
+
+/* go[c][0..H) += hbuf[c] x Uo for r cells: Uo [H, H] k-major, column blocks of vectors. */
+static void
+tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValueRef go)
+{
+    const int w = g->vl, nb0 = tis_acc_budget(g) / r > 0 ? tis_acc_budget(g) / r : 1;
+    const int nb = nb0 > 8 ? 8 : nb0;
+    const int64_t tw = (int64_t)nb * w, nfull = H / tw;
+    int64_t col = nfull * tw;
+    int nv, ns;
+
+    if (nfull > 0) {
+        kloop l;
+        LLVMValueRef c0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, tw));
+        tis_tile(g, H, hb, r, gepf(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H);
+        loop_end(g, &l);
+    }
+    nv = (int)((H - col) / w);
+    if (nv > 0 && w > 1) {
+        tis_tile(g, H, hb, r, gepc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H);
+        col += (int64_t)nv * w;
+    }
+    for (ns = (int)(H - col); ns > 0;) { /* scalar columns, per cell */
+        int k = ns > 8 ? 8 : ns, c;
+        for (c = 0; c < r; c++)
+            tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Uo, col), 1, 0, H, k, 1,
+                     gepc(g, go, c * 4 * H + col), 4 * H);
+        col += k;
+        ns -= k;
+    }
+}
+
+/* Line 4 for the tissue: the U_o part of its Sgemm, cells in blocks as tis_product. */
+static void
+tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Uo,
+               LLVMValueRef gates)
+{
+    int mb = tis_acc_budget(g) / 2, r;
+    LLVMBasicBlockRef join, dflt;
+    LLVMValueRef i0, mi, sw;
+    kloop l;
+
+    if (mb > cap)
+        mb = (int)cap;
+    if (mb < 1)
+        mb = 1;
+    i0 = mul(
+        g,
+        loop_begin(g, &l, ci(g, 0), LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
+        ci(g, mb));
+    mi = LLVMBuildSub(g->b, m, i0, "");
+    mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
+    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_join");
+    dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_none");
+    sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
+    for (r = 1; r <= mb; r++) {
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_cells");
+        LLVMAddCase(sw, ci(g, r), bb);
+        LLVMPositionBuilderAtEnd(g->b, bb);
+        tdrs_o_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Uo,
+                     gepf(g, gates, add(g, mul(g, i0, ci(g, 4 * H)), ci(g, H))));
+        LLVMBuildBr(g->b, join);
+    }
+    LLVMPositionBuilderAtEnd(g->b, dflt);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
+/*
+ * Lines 5-7 for the m cells of a tissue: o_t in place, then per unit j the rows of
+ * U_f,i,c (3H contiguous floats) for every cell keeping j; the rows come from memory once
+ * per tissue (then from cache). Adds the kept units to *kept and the union to *uni.
+ */
+static void
+tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef m,
+          LLVMValueRef hbuf, LLVMValueRef Ufic, LLVMValueRef gates, LLVMValueRef alpha,
+          LLVMValueRef kept, LLVMValueRef uni)
+{
+    const int64_t H = p->hidden, G = 4 * H;
+    LLVMValueRef i, j, go, o, any = entry_alloca(g, g->i64), gi, keep, cur;
+    LLVMBasicBlockRef join;
+    kloop li, lj;
+
+    i = loop_begin(g, &li, ci(g, 0), m); /* line 5 */
+    go = gepf(g, gates, add(g, mul(g, i, ci(g, G)), ci(g, H)));
+    j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+    stf(g, emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, go, j)))), gepf(g, go, j));
+    loop_end(g, &lj);
+    loop_end(g, &li);
+    j = loop_begin(g, &lj, ci(g, 0), ci(g, H)); /* lines 6-7 */
+    LLVMBuildStore(g->b, ci(g, 0), any);
+    i = loop_begin(g, &li, ci(g, 0), m);
+    gi = gepf(g, gates, mul(g, i, ci(g, G)));
+    o = ldf(g, gepf(g, gepc(g, gi, H), j));
+    keep = drs_keep(g, o, alpha);
+    join = if_begin(g, keep);
+    LLVMBuildStore(g->b, ci(g, 1), any);
+    cur = LLVMBuildLoad2(g->b, g->i64, kept, "");
+    LLVMBuildStore(g->b, add(g, cur, ci(g, 1)), kept);
+    drs_unit_rows(g, H, Ufic, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
+    tis_endif(g, join);
+    loop_end(g, &li);
+    LLVMBuildStore(
+        g->b, add(g, LLVMBuildLoad2(g->b, g->i64, uni, ""), LLVMBuildLoad2(g->b, g->i64, any, "")),
+        uni);
+    loop_end(g, &lj);
+}
+
+/* *drs_stats = {cells, 3H cells, 3 (H cells - kept), 3 union} when drs_stats is not NULL
+ * (rt_tissue.c counts a row loaded once per tissue). */
+static void
+tdrs_store_stats(kg *g, int64_t H, LLVMValueRef stats, LLVMValueRef cells, LLVMValueRef kept,
+                 LLVMValueRef uni)
+{
+    LLVMBasicBlockRef join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, ""));
+    LLVMValueRef total = mul(g, cells, ci(g, 3 * H)), v[4];
+    int i;
+
+    v[0] = cells;
+    v[1] = total;
+    v[2] = LLVMBuildSub(g->b, total, mul(g, kept, ci(g, 3)), "");
+    v[3] = mul(g, uni, ci(g, 3));
+    for (i = 0; i < 4; i++) {
+        LLVMValueRef idx = ci(g, i);
+        LLVMBuildStore(g->b, v[i], LLVMBuildInBoundsGEP2(g->b, g->i64, stats, &idx, 1, ""));
+    }
+    tis_endif(g, join);
+}
+
+/* The element-wise step of one cell: gates row gr (i o f c, P and the product summed),
+ * state h, c updated in place; y the cell's Y row or NULL. */
+static void
+tis_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
+           LLVMValueRef gr, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef j, po, cn, ot, hj;
+    kloop l;
+
+    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    po = ldf(g, gepf(g, gepc(g, gr, H), j));
+    cn = emit_cell_state(g, p, act, peep, gr, ldf(g, gepf(g, cs, j)), j);
+    if (peep) /* the output gate's peephole sees the new cell state */
+        po = fadd(g, po, fmul(g, ldf(g, gepf(g, gepc(g, peep, H), j)), cn));
+    ot = emit_act(g, &act[0], emit_clip(g, p, po));
+    hj = fmul(g, ot, emit_act(g, &act[2], cn));
+    stf(g, cn, gepf(g, cs, j));
+    stf(g, hj, gepf(g, hs, j));
+    if (y)
+        stf(g, hj, gepf(g, y, j));
+    loop_end(g, &l);
+}
+
+/* minf / maxf of rt_tissue.c, on floats or vectors. */
+static LLVMValueRef
+tis_min(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return sel(g, flt(g, a, b), a, b);
+}
+
+static LLVMValueRef
+tis_max(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return sel(g, fgt(g, a, b), a, b);
+}
+
+/* The constant v as a float, or splat to <vl x float> when vec. */
+static LLVMValueRef
+tis_k(kg *g, int vec, double v)
+{
+    LLVMValueRef e[16];
+    int i;
+
+    if (!vec)
+        return cf(g, v);
+    for (i = 0; i < g->vl; i++)
+        e[i] = cf(g, v);
+    return LLVMConstVector(e, (unsigned)g->vl);
+}
+
+/* Algorithm 2 line 5 for gate i, c or o: gate_overlap of rt_tissue.c. */
+static LLVMValueRef
+tis_overlap(kg *g, int vec, LLVMValueRef xb, LLVMValueRef dsum)
+{
+    LLVMValueRef a = intrinsic(g, "llvm.fabs", vec ? g->vf : g->f32, &xb, 1), s;
+    LLVMValueRef two = tis_k(g, vec, 2.0), zero = tis_k(g, vec, 0.0);
+
+    s = tis_min(g, fadd(g, two, tis_min(g, two, a)),
+                tis_min(g, two, fsub(g, fadd(g, two, dsum), tis_max(g, two, a))));
+    return sel(g, fgt(g, s, zero), s, zero);
+}
+
+/* Lines 4-7 for unit(s) j of P row x: so (sf + si sc), a float or a vector of vl units. */
+static LLVMValueRef
+tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVMValueRef j)
+{
+    LLVMTypeRef ty = vec ? g->vf : g->f32;
+    LLVMValueRef v[4], dv[4], sf;
+    int q;
+
+    for (q = 0; q < 4; q++) { /* P and D rows are i, o, f, c */
+        v[q] = ldt(g, ty, gepf(g, gepc(g, x, q * H), j));
+        dv[q] = ldt(g, ty, gepf(g, gepc(g, dsum, q * H), j));
+    }
+    sf = tis_min(g, tis_k(g, vec, 4.0),
+                 tis_max(g, fadd(g, fadd(g, v[2], dv[2]), tis_k(g, vec, 2.0)), tis_k(g, vec, 0.0)));
+    return fmul(
+        g, tis_overlap(g, vec, v[1], dv[1]),
+        fadd(g, sf, fmul(g, tis_overlap(g, vec, v[0], dv[0]), tis_overlap(g, vec, v[3], dv[3]))));
+}
+
+/*
+ * rel[r] = S of the link into each of the C rows r of Pd (Algorithm 2, as
+ * lstmc_rt_lstm_relevance), summed in vector lanes: the C kernel sums unit by unit, so S may
+ * differ from its value in the last bits (a link whose S is within rounding of alpha_inter can
+ * be cut by one kernel and not by the other).
+ */
+static void
+tis_relevance(kg *g, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum, LLVMValueRef rel)
+{
+    const int64_t nv = H / g->vl;
+    LLVMValueRef r, x, acc = entry_alloca(g, g->vf), S, j;
+    kloop lr, lj;
+    int64_t k;
+
+    r = loop_begin(g, &lr, ci(g, 0), ci(g, C));
+    x = gepf(g, Pd, mul(g, r, ci(g, 4 * H)));
+    LLVMBuildStore(g->b, LLVMConstNull(g->vf), acc);
+    if (nv > 0) {
+        j = mul(g, loop_begin(g, &lj, ci(g, 0), ci(g, nv)), ci(g, g->vl));
+        LLVMBuildStore(
+            g->b, fadd(g, LLVMBuildLoad2(g->b, g->vf, acc, ""), tis_link_term(g, 1, H, x, dsum, j)),
+            acc);
+        loop_end(g, &lj);
+    }
+    S = drs_hsum(g, cf(g, 0.0), LLVMBuildLoad2(g->b, g->vf, acc, ""));
+    for (k = nv * g->vl; k < H; k++) /* the units left */
+        S = fadd(g, S, tis_link_term(g, 0, H, x, dsum, ci(g, k)));
+    stf(g, S, gepf(g, rel, r));
+    loop_end(g, &lr);
+}
+
+/* The declaration of the runtime's lstmc_rt_tissue_plan in this module. */
+static LLVMValueRef
+tis_plan_fn(kg *g, LLVMTypeRef *fty)
+{
+    LLVMTypeRef a[9];
+    LLVMValueRef f = LLVMGetNamedFunction(g->m, "lstmc_rt_tissue_plan");
+    int i;
+
+    for (i = 0; i < 9; i++)
+        a[i] = g->ptr;
+    a[1] = g->i32;
+    a[2] = g->f32;
+    *fty = LLVMFunctionType(g->i32, a, 9, 0);
+    return f ? f : LLVMAddFunction(g->m, "lstmc_rt_tissue_plan", *fty);
+}
+
+/* Offset (floats, i64) of P's / X's row (t, n). */
+static LLVMValueRef
+tis_row(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, LLVMValueRef n)
+{
+    return p->layout ? add(g, mul(g, n, ci(g, p->seq_len)), t)
+                     : add(g, mul(g, t, ci(g, p->batch)), n);
+}
+
+/* Offset of state row (d, n): [D, N, H] or [N, D, H]. */
+static LLVMValueRef
+tis_state_at(kg *g, const lstmc_rt_rnn_params *p, int32_t d, LLVMValueRef n)
+{
+    return mul(g,
+               p->layout ? add(g, mul(g, n, ci(g, p->n_dirs)), ci(g, d))
+                         : add(g, ci(g, d * p->batch), n),
+               ci(g, p->hidden));
+}
+
+/* lstmc_rt_lstm_tissue, or lstmc_rt_lstm_tissue_drs when drs (alpha_intra after
+ * alpha_inter; Uo, Ufic after c_pred; drs_stats after stats). */
+void
+emit_tissue(kg *g, const kp_call *kc, int drs)
+{
+    const lstmc_rt_tissue_params *tp = &kc->p.tissue.p;
+    const lstmc_rt_rnn_params *p = &tp->rnn;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H, D = p->n_dirs;
+    const unsigned o = drs ? 1 : 0;
+    LLVMValueRef pp = LLVMGetParam(g->fn, 0), alpha = LLVMGetParam(g->fn, 1);
+    LLVMValueRef alpha_intra = drs ? LLVMGetParam(g->fn, 2) : NULL;
+    LLVMValueRef P = LLVMGetParam(g->fn, 2 + o), Up = LLVMGetParam(g->fn, 3 + o);
+    LLVMValueRef rsum = LLVMGetParam(g->fn, 4 + o), sl = LLVMGetParam(g->fn, 5 + o);
+    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 6 + o) : NULL;
+    LLVMValueRef init_c = kc->in[5] ? LLVMGetParam(g->fn, 7 + o) : NULL;
+    LLVMValueRef Peep = kc->in[6] ? LLVMGetParam(g->fn, 8 + o) : NULL;
+    LLVMValueRef h_pred = kc->in[7] ? LLVMGetParam(g->fn, 9 + o) : NULL;
+    LLVMValueRef c_pred = kc->in[8] ? LLVMGetParam(g->fn, 10 + o) : NULL;
+    LLVMValueRef Uo = drs ? LLVMGetParam(g->fn, 12) : NULL;
+    LLVMValueRef Ufic = drs ? LLVMGetParam(g->fn, 13) : NULL;
+    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 11 + 3 * o) : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 12 + 3 * o) : NULL;
+    LLVMValueRef Y_c = kc->out[2] ? LLVMGetParam(g->fn, 13 + 3 * o) : NULL;
+    LLVMValueRef stats = LLVMGetParam(g->fn, 14 + 3 * o);
+    LLVMValueRef dstats = drs ? LLVMGetParam(g->fn, 18) : NULL;
+    LLVMValueRef scratch = LLVMGetParam(g->fn, 15 + 4 * o);
+    LLVMValueRef dcells = entry_alloca(g, g->i64), dkept = entry_alloca(g, g->i64);
+    LLVMValueRef duni = entry_alloca(g, g->i64);
+    LLVMTypeRef st_ty = LLVMArrayType(g->i64, 4), plan_ty;
+    LLVMValueRef st = entry_alloca(g, st_ty), plan = tis_plan_fn(g, &plan_ty);
+    LLVMValueRef gates, hbuf, state, tstart, cn_, ct_, cs_, cfl_;
+    const int has_sl = kc->in[3] != NULL;
+    lstmc_rt_tissue_layout L;
+    LLVMBasicBlockRef join;
+    int32_t d;
+    kloop l;
+
+    lstmc_rt_tissue_layout_of(tp, &L); /* cg_llvm_handles checked it */
+    gates = gepc(g, scratch, L.gates);
+    hbuf = gepc(g, scratch, L.hbuf);
+    state = gepc(g, scratch, L.state);
+    tstart = gepc(g, scratch, L.tstart);
+    cn_ = gepc(g, scratch, L.cell_n);
+    ct_ = gepc(g, scratch, L.cell_t);
+    cs_ = gepc(g, scratch, L.cell_slot);
+    cfl_ = gepc(g, scratch, L.cell_flag);
+    LLVMBuildStore(g->b, LLVMConstNull(st_ty), st);
+    join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, "")); /* zero *stats first, as C */
+    LLVMBuildStore(g->b, LLVMConstNull(st_ty), stats);
+    tis_endif(g, join);
+    LLVMBuildStore(g->b, ci(g, 0), dcells);
+    LLVMBuildStore(g->b, ci(g, 0), dkept);
+    LLVMBuildStore(g->b, ci(g, 0), duni);
+    if (drs)
+        tdrs_store_stats(g, H, dstats, ci(g, 0), ci(g, 0), ci(g, 0));
+    if (N == 0) {
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return;
+    }
+    if (!kc->in[2]) /* no row sums: only alpha <= 0 (nothing cut) is possible */
+        drs_ret_if(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""), LSTMC_RT_ERR_NULL);
+    if (has_sl) { /* every entry in [0, T] before anything is written */
+        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s = tis_ld32(g, sl, n);
+        drs_ret_if(g,
+                   LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, ci(g, 0), ""),
+                               LLVMBuildICmp(g->b, LLVMIntSGT, s, ci(g, T), ""), ""),
+                   LSTMC_RT_ERR_SEQ_LEN);
+        loop_end(g, &l);
+    }
+    if (drs && Peep) /* o_t must not depend on c_t: P_o == 0 */
+        for (d = 0; d < D; d++) {
+            LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+            drs_ret_if(g,
+                       LLVMBuildFCmp(g->b, LLVMRealUNE,
+                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)), cf(g, 0.0),
+                                     ""),
+                       LSTMC_RT_ERR_BAD_PARAMS);
+            loop_end(g, &l);
+        }
+    for (d = 0; d < D; d++) {
+        const lstmc_rt_act *act = &p->act[d * 3];
+        LLVMValueRef args[9], K, tau, c0, m, e, n, t, slot, fl, hs, cs, s, y;
+        LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        LLVMValueRef Ud = gepc(g, Up, d * H * G), Pd = gepc(g, P, d * L.cells * G);
+        LLVMBasicBlockRef j2, jelse;
+        kloop lt, li;
+
+        args[0] = pp;
+        args[1] = LLVMConstInt(g->i32, (unsigned long long)d, 0);
+        args[2] = alpha;
+        args[3] = P;
+        args[4] = kc->in[2] ? rsum : LLVMConstNull(g->ptr);
+        args[5] = kc->in[2] ? gepc(g, scratch, L.rel) : LLVMConstNull(g->ptr);
+        args[6] = has_sl ? sl : LLVMConstNull(g->ptr);
+        args[7] = st;
+        args[8] = scratch;
+        if (kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
+            join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
+            tis_relevance(g, H, L.cells, Pd, gepc(g, rsum, d * G), gepc(g, scratch, L.rel));
+            tis_endif(g, join);
+        }
+        K = LLVMBuildCall2(g->b, plan_ty, plan, args, 9, "");
+        drs_ret_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""),
+                   LSTMC_RT_ERR_BAD_PARAMS);
+        tau = loop_begin(g, &lt, ci(g, 0), LLVMBuildSExt(g->b, K, g->i64, ""));
+        c0 = tis_ld32(g, tstart, tau);
+        m = LLVMBuildSub(g->b, tis_ld32(g, tstart, add(g, tau, ci(g, 1))), c0, "");
+        /* gather */
+        e = add(g, c0, loop_begin(g, &li, ci(g, 0), m));
+        n = tis_ld32(g, cn_, e);
+        t = tis_ld32(g, ct_, e);
+        slot = tis_ld32(g, cs_, e);
+        fl = tis_ld32(g, cfl_, e);
+        hs = gepf(g, state, mul(g, slot, ci(g, 2 * H)));
+        cs = gepc(g, hs, H);
+        jelse = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_else");
+        j2 = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_started");
+        {
+            LLVMBasicBlockRef seq0 = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_seq0");
+            LLVMValueRef f1 = LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_START), "");
+            LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f1, ci(g, 0), ""), seq0, jelse);
+            LLVMPositionBuilderAtEnd(g->b, seq0);
+            s = tis_state_at(g, p, d, n);
+            emit_copy(g, hs, init_h ? gepf(g, init_h, s) : NULL, H, NULL);
+            emit_copy(g, cs, init_c ? gepf(g, init_c, s) : NULL, H, NULL);
+            LLVMBuildBr(g->b, j2);
+            LLVMPositionBuilderAtEnd(g->b, jelse); /* after a cut: Eq. 6 */
+            join = if_begin(
+                g, LLVMBuildICmp(g->b, LLVMIntNE,
+                                 LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_CUT_START), ""),
+                                 ci(g, 0), ""));
+            emit_copy(g, hs, h_pred ? gepc(g, h_pred, d * H) : NULL, H, NULL);
+            emit_copy(g, cs, c_pred ? gepc(g, c_pred, d * H) : NULL, H, NULL);
+            tis_endif(g, join);
+            LLVMBuildBr(g->b, j2);
+            LLVMPositionBuilderAtEnd(g->b, j2);
+        }
+        emit_copy(g, gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))),
+                  gepf(g, Pd, mul(g, tis_row(g, p, t, n), ci(g, G))), G, NULL);
+        emit_copy(g, gepf(g, hbuf, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, H))), hs, H, NULL);
+        loop_end(g, &li);
+        /* Sgemm(U, H_t); DRS: U_o, o_t, then the rows of U_f,i,c the cells keep */
+        if (drs) {
+            LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, dcells, ""), m), dcells);
+            tdrs_o_product(g, H, L.cap, m, hbuf, gepc(g, Uo, d * H * H), gates);
+            tdrs_rows(g, p, act, m, hbuf, gepc(g, Ufic, d * 3 * H * H), gates, alpha_intra, dkept,
+                      duni);
+        } else {
+            tis_product(g, H, L.cap, m, hbuf, Ud, gates);
+        }
+        /* update and outputs */
+        e = add(g, c0, loop_begin(g, &li, ci(g, 0), m));
+        n = tis_ld32(g, cn_, e);
+        t = tis_ld32(g, ct_, e);
+        slot = tis_ld32(g, cs_, e);
+        fl = tis_ld32(g, cfl_, e);
+        hs = gepf(g, state, mul(g, slot, ci(g, 2 * H)));
+        cs = gepc(g, hs, H);
+        y = Y ? gepf(g, Y, drs_y_at(g, p, t, d, n)) : NULL;
+        if (drs)
+            drs_update(g, p, act, pe,
+                       gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), alpha_intra,
+                       hs, cs, y);
+        else
+            tis_update(g, p, act, pe,
+                       gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), hs, cs, y);
+        if (Y_h || Y_c) {
+            join = if_begin(
+                g, LLVMBuildICmp(g->b, LLVMIntNE,
+                                 LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_END), ""),
+                                 ci(g, 0), ""));
+            s = tis_state_at(g, p, d, n);
+            if (Y_h)
+                emit_copy(g, gepf(g, Y_h, s), hs, H, NULL);
+            if (Y_c)
+                emit_copy(g, gepf(g, Y_c, s), cs, H, NULL);
+            tis_endif(g, join);
+        }
+        loop_end(g, &li);
+        loop_end(g, &lt);
+        /* rows past each sequence's end are zero; an empty sequence has zero Y_h / Y_c */
+        if (has_sl && (Y || Y_h || Y_c)) {
+            n = loop_begin(g, &li, ci(g, 0), ci(g, N));
+            s = tis_ld32(g, sl, n);
+            if (Y) {
+                t = loop_begin(g, &lt, s, ci(g, T));
+                emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), NULL, H, NULL);
+                loop_end(g, &lt);
+            }
+            if (Y_h || Y_c) {
+                join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), ""));
+                if (Y_h)
+                    emit_copy(g, gepf(g, Y_h, tis_state_at(g, p, d, n)), NULL, H, NULL);
+                if (Y_c)
+                    emit_copy(g, gepf(g, Y_c, tis_state_at(g, p, d, n)), NULL, H, NULL);
+                tis_endif(g, join);
+            }
+            loop_end(g, &li);
+        }
+    }
+    join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, ""));
+    LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, st_ty, st, ""), stats);
+    tis_endif(g, join);
+    if (drs)
+        tdrs_store_stats(g, H, dstats, LLVMBuildLoad2(g->b, g->i64, dcells, ""),
+                         LLVMBuildLoad2(g->b, g->i64, dkept, ""),
+                         LLVMBuildLoad2(g->b, g->i64, duni, ""));
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* 1 when the LLVM kernels implement every activation of the layer. */
+static int
+tissue_act_ok(const lstmc_rt_rnn_params *p)
+{
+    int k;
+
+    for (k = 0; k < 3 * p->n_dirs; k++)
+        if (!act_ok(p->act[k].kind))
+            return 0;
+    return 1;
+}
+
+/* 1 when emit_tissue handles call c. */
+int
+tissue_handles(const kp_call *c)
+{
+    const lstmc_rt_rnn_params *p = &c->p.tissue.p.rnn;
+    lstmc_rt_tissue_layout L;
+
+    if (c->kind == KP_LSTM_TISSUE_DRS) /* keep, count, R after the plain kernel's words */
+        return c->in[9] && c->in[10] && lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) == 0 &&
+               c->scratch_bytes >= 4 * lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p) &&
+               p->hsparse_th == 0.0f && tissue_act_ok(p);
+    if (c->kind != KP_LSTM_TISSUE || !c->in[1] || p->hsparse_th != 0.0f ||
+        lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) < 0 || c->scratch_bytes < 4 * L.words)
+        return 0;
+    return tissue_act_ok(p);
+}
+
+#endif /* LSTMC_HAVE_LLVM */
