@@ -6,7 +6,7 @@
  * every constant weight matrix of every LSTM/GRU/RNN layer (per direction, W and U apart)
  * the fraction f of the elements with the smallest |w| becomes 0. Precisely: with k =
  * floor(f * n), every element whose |w| is at most the k-th smallest |w| is zeroed (so ties
- * go together and the rule does not depend on the storage order; tests/sparse/make_pruned.py
+ * go together and the rule does not depend on the storage order; tests/e2e/sparse/make_pruned.py
  * applies the same rule to PyTorch's weights to make the reference).
  *
  * sparse (--sparse=auto[:F]|esell|off, default auto) — after the target's passes: the

@@ -10,8 +10,9 @@
 find_library(LSTMC_E2E_OPENCL OpenCL)
 option(LSTMC_POCL_FULL "Run every recurrent fixture on PoCL (ctest -L pocl_full)" OFF)
 if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
-  # kernels compiled by PoCL are cached per build tree, never in $HOME
-  set(LSTMC_POCL_ENV "${LSTMC_E2E_ENV}" "POCL_CACHE_DIR=${WORK}/pocl-cache")
+  # kernels compiled by PoCL are cached per build tree, never in $HOME (the environment of
+  # the PoCL tests: LSTMC_E2E_ENV, then this)
+  set(LSTMC_POCL_ENV "POCL_CACHE_DIR=${WORK}/pocl-cache")
   if(LSTMC_SANITIZE)
     # PoCL and its LLVM are not instrumented and keep allocations until exit
     list(APPEND LSTMC_POCL_ENV "ASAN_OPTIONS=detect_leaks=0")
@@ -33,32 +34,22 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
     if(_in_ci LESS 0 AND NOT LSTMC_POCL_FULL)
       continue()
     endif()
-    add_test(NAME e2e_pocl_${c}
-             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${FIX}/${c} ${WORK}/pocl_${c} --target=pocl ${LSTMC_E2E_EXTRA})
-    set_tests_properties(e2e_pocl_${c} PROPERTIES ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180)
+    set(_labels pocl)
     if(_in_ci LESS 0)
-      set_tests_properties(e2e_pocl_${c} PROPERTIES LABELS "pocl;pocl_full")
-    else()
-      set_tests_properties(e2e_pocl_${c} PROPERTIES LABELS "pocl")
+      list(APPEND _labels pocl_full)
     endif()
+    lstmc_e2e(e2e_pocl_${c} ${c} pocl_${c} --target=pocl ${LSTMC_E2E_EXTRA}
+              ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS ${_labels})
   endforeach()
   if(NOT LSTMC_SANITIZE)
     # the other schedules on the device: A (unsplit, KP_RNN) and A+ with unpacked weights
-    add_test(NAME e2e_pocl_scheduleA_lstm_bidir_peephole_seqlens
-             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${FIX}/lstm_bidir_peephole_seqlens ${WORK}/poclA --target=pocl
-                     --disable-pass=split_gates)
-    add_test(NAME e2e_pocl_scheduleA_gru_bidir_lbr1_init
-             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${FIX}/gru_bidir_lbr1_init ${WORK}/poclA2 --target=pocl
-                     --disable-pass=split_gates)
-    add_test(NAME e2e_pocl_unpacked_gru_layout1
-             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${FIX}/gru_layout1 ${WORK}/poclU --target=pocl --disable-pass=fold_constants)
-    set_tests_properties(e2e_pocl_scheduleA_lstm_bidir_peephole_seqlens
-                         e2e_pocl_scheduleA_gru_bidir_lbr1_init e2e_pocl_unpacked_gru_layout1
-                         PROPERTIES ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+    lstmc_e2e(e2e_pocl_scheduleA_lstm_bidir_peephole_seqlens lstm_bidir_peephole_seqlens poclA
+              --target=pocl --disable-pass=split_gates ENV ${LSTMC_POCL_ENV} TIMEOUT 180
+              LABELS pocl)
+    lstmc_e2e(e2e_pocl_scheduleA_gru_bidir_lbr1_init gru_bidir_lbr1_init poclA2 --target=pocl
+              --disable-pass=split_gates ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
+    lstmc_e2e(e2e_pocl_unpacked_gru_layout1 gru_layout1 poclU --target=pocl
+              --disable-pass=fold_constants ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
   endif()
   # the tissue schedule on the device (opencl_tissue.h): exact at alpha_inter = 0 against
   # the ONNX Runtime references (bidirectional + peepholes + sequence_lens; three stacked
@@ -68,65 +59,42 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
     set(LSTMC_POCL_TISSUE lstm_bidir_peephole_seqlens)
   endif()
   foreach(c ${LSTMC_POCL_TISSUE})
-    add_test(NAME e2e_pocl_tissue_${c}
-             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${FIX}/${c} ${WORK}/poclT_${c} --target=pocl --alpha-inter=0
-                     ${LSTMC_E2E_EXTRA})
-    set_tests_properties(e2e_pocl_tissue_${c} PROPERTIES
-                         ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+    lstmc_e2e(e2e_pocl_tissue_${c} ${c} poclT_${c} --target=pocl --alpha-inter=0
+              ${LSTMC_E2E_EXTRA} ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
   endforeach()
   # dynamic row skip on the device (opencl_drs.h): exact at alpha_intra = 0 (sequence_lens;
   # a bidirectional two-layer tagger), and at alpha_intra > 0 against the C DRS runtime
   if(NOT LSTMC_SANITIZE)
     foreach(c lstm_seqlens pt_bilstm_tagger)
-      add_test(NAME e2e_pocl_drs_${c}
-               COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                       ${FIX}/${c} ${WORK}/poclD_${c} --target=pocl --alpha-intra=0)
-      set_tests_properties(e2e_pocl_drs_${c} PROPERTIES
-                           ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+      lstmc_e2e(e2e_pocl_drs_${c} ${c} poclD_${c} --target=pocl --alpha-intra=0
+                ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
     endforeach()
     # HAR at alpha_intra 0.2: 9 % of the U_f,i,c rows skipped on sample 3
-    add_test(NAME pocl_drs_alpha
-             COMMAND ${E2E}/pocl_alpha.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${CMAKE_SOURCE_DIR} ${WORK}/pocl_drs_alpha 3 --alpha-intra=0.2)
-    set_tests_properties(pocl_drs_alpha PROPERTIES
-                         ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+    lstmc_e2e(pocl_drs_alpha ${CMAKE_SOURCE_DIR} pocl_drs_alpha 3 --alpha-intra=0.2
+              SCRIPT pocl_alpha.sh ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
   endif()
   if(NOT LSTMC_SANITIZE)
     # HAR at alpha_inter 510.5: about 7 % of the first layer's links cut (RESULTS.md, issue 5)
-    add_test(NAME pocl_tissue_alpha
-             COMMAND ${E2E}/pocl_alpha.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${CMAKE_SOURCE_DIR} ${WORK}/pocl_tissue_alpha 3 --alpha-inter=510.5
-                     --calib=@CALIB@)
-    set_tests_properties(pocl_tissue_alpha PROPERTIES
-                         ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+    lstmc_e2e(pocl_tissue_alpha ${CMAKE_SOURCE_DIR} pocl_tissue_alpha 3 --alpha-inter=510.5
+              --calib=@CALIB@ SCRIPT pocl_alpha.sh ENV ${LSTMC_POCL_ENV} TIMEOUT 180
+              LABELS pocl)
   endif()
 endif()
 
 # the cost-model policy with G1 and the time loop on different sides (both directions)
 if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE AND EXISTS ${FIX}/index.txt)
-  add_test(NAME pocl_model_policy
-           COMMAND ${E2E}/pocl_model.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp> ${FIX}
-                   ${WORK}/pocl_model)
-  set_tests_properties(pocl_model_policy PROPERTIES
-                       ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+  lstmc_e2e(pocl_model_policy ${FIX} pocl_model SCRIPT pocl_model.sh ENV ${LSTMC_POCL_ENV}
+            TIMEOUT 180 LABELS pocl)
 endif()
 
 # the generated OpenCL library: no malloc in our code, a clean status without a device
 if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE)
-  add_test(NAME generated_pocl_library
-           COMMAND ${E2E}/pocl_library.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                   ${FIX}/pt_embed_lstm2_cls
-                   ${WORK}/pocl_library)
-  set_tests_properties(generated_pocl_library PROPERTIES
-                       ENVIRONMENT "POCL_CACHE_DIR=${WORK}/pocl-cache" TIMEOUT 180 LABELS pocl)
+  lstmc_e2e(generated_pocl_library pt_embed_lstm2_cls pocl_library SCRIPT pocl_library.sh
+            NO_ENV ENV "POCL_CACHE_DIR=${WORK}/pocl-cache" TIMEOUT 180 LABELS pocl)
 endif()
 
 # `lstmc profile` writes a profile that compiles and runs (issue 7)
 if(LSTMC_E2E_OPENCL AND NOT LSTMC_SANITIZE)
-  add_test(NAME profile_pocl
-           COMMAND ${E2E}/profile.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp> ${FIX}
-                   ${WORK}/profile)
-  set_tests_properties(profile_pocl PROPERTIES
-                       ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+  lstmc_e2e(profile_pocl ${FIX} profile SCRIPT profile.sh ENV ${LSTMC_POCL_ENV} TIMEOUT 180
+            LABELS pocl)
 endif()

@@ -24,21 +24,13 @@ foreach(fmt fp16 bf16 int8)
     list(APPEND _cases lstm_tiles_h37 gru_tiles_h70)
   endif()
   foreach(c ${_cases})
-    add_test(NAME e2e_weights_${fmt}_${c}
-             COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                     ${FIX}/${c} ${WORK}/W${fmt}_${c} --weights=${fmt} ${LSTMC_E2E_EXTRA})
-    set_tests_properties(e2e_weights_${fmt}_${c} PROPERTIES
-                         ENVIRONMENT "${LSTMC_E2E_ENV};RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}"
-                         TIMEOUT 120)
+    lstmc_e2e(e2e_weights_${fmt}_${c} ${c} W${fmt}_${c} --weights=${fmt} ${LSTMC_E2E_EXTRA}
+              ENV "RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}")
   endforeach()
   if(NOT LSTMC_SANITIZE)
     foreach(c ${LSTMC_PREC_C_CASES})
-      add_test(NAME e2e_weights_${fmt}_emitc_${c}
-               COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                       ${FIX}/${c} ${WORK}/WC${fmt}_${c} --weights=${fmt} --emit=c)
-      set_tests_properties(e2e_weights_${fmt}_emitc_${c} PROPERTIES
-                           ENVIRONMENT "${LSTMC_E2E_ENV};RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}"
-                           TIMEOUT 120)
+      lstmc_e2e(e2e_weights_${fmt}_emitc_${c} ${c} WC${fmt}_${c} --weights=${fmt} --emit=c
+                ENV "RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}")
     endforeach()
   endif()
 endforeach()
@@ -48,10 +40,8 @@ foreach(fmt fp16 bf16 int8)
   if(LSTMC_SANITIZE)
     break()
   endif()
-  add_test(NAME e2e_weights_${fmt}_not_fp32
-           COMMAND ${E2E}/run_case.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                   ${FIX}/lstm_bidir_peephole_seqlens ${WORK}/Wneg_${fmt} --weights=${fmt})
-  set_tests_properties(e2e_weights_${fmt}_not_fp32 PROPERTIES WILL_FAIL ON TIMEOUT 120)
+  lstmc_e2e(e2e_weights_${fmt}_not_fp32 lstm_bidir_peephole_seqlens Wneg_${fmt} --weights=${fmt}
+            NO_ENV WILL_FAIL)
 endforeach()
 
 # schedules without reduced-precision kernels refuse, naming the combination
@@ -117,13 +107,10 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
   endif()
   foreach(fmt ${LSTMC_POCL_PREC_FMTS})
     foreach(c ${LSTMC_POCL_PREC})
-      add_test(NAME e2e_pocl_weights_${fmt}_${c}
-               COMMAND ${E2E}/pocl_weights.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                       ${FIX}/${c} ${WORK}/PW${fmt}_${c} ${fmt} --weights=${fmt}
-                       ${LSTMC_E2E_EXTRA})
-      set_tests_properties(e2e_pocl_weights_${fmt}_${c} PROPERTIES
-                           ENVIRONMENT "${LSTMC_POCL_ENV};RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}"
-                           TIMEOUT 180 LABELS pocl)
+      lstmc_e2e(e2e_pocl_weights_${fmt}_${c} ${c} PW${fmt}_${c} ${fmt} --weights=${fmt}
+                ${LSTMC_E2E_EXTRA} SCRIPT pocl_weights.sh
+                ENV ${LSTMC_POCL_ENV} "RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}" TIMEOUT 180
+                LABELS pocl)
     endforeach()
   endforeach()
   if(NOT LSTMC_SANITIZE)
@@ -131,11 +118,8 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
       string(REPLACE ":" ";" _p ${pair})
       list(GET _p 0 c)
       list(GET _p 1 fmt)
-      add_test(NAME e2e_pocl_weights_model_${c}
-               COMMAND ${E2E}/pocl_weights.sh $<TARGET_FILE:lstmc> $<TARGET_FILE:npycmp>
-                       ${FIX}/${c} ${WORK}/PWM_${c} ${fmt})
-      set_tests_properties(e2e_pocl_weights_model_${c} PROPERTIES
-                           ENVIRONMENT "${LSTMC_POCL_ENV}" TIMEOUT 180 LABELS pocl)
+      lstmc_e2e(e2e_pocl_weights_model_${c} ${c} PWM_${c} ${fmt} SCRIPT pocl_weights.sh
+                ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
     endforeach()
   endif()
 endif()

@@ -1,12 +1,12 @@
 #!/bin/sh
 # tune_honoured.sh LSTMC NPYCMP SRC WORK — thresholds from a TUNED file are the library's
-# defaults at run time: tests/drs/case compiled with --thresholds (row skip at the fixture's
+# defaults at run time: tests/e2e/drs/case compiled with --thresholds (row skip at the fixture's
 # alpha_intra, no call to NAME_set_thresholds) must give the outputs of the independent numpy
-# reference of Algorithm 3 (tests/drs/make_drs_fixture.py) at that alpha, which differ from
+# reference of Algorithm 3 (tests/e2e/drs/make_drs_fixture.py) at that alpha, which differ from
 # the exact ones.
 set -u
 lstmc=$1 npycmp=$2 src=$3 work=$4
-case=$src/tests/drs/case
+case=$src/tests/e2e/drs/case
 fail() { echo "tune_honoured: $*" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"

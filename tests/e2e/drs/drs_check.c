@@ -1,5 +1,5 @@
 /*
- * drs_check.c — runs a generated library "m" (tests/drs/case/model.onnx compiled with
+ * drs_check.c — runs a generated library "m" (tests/e2e/drs/case/model.onnx compiled with
  * --alpha-intra=0) at alpha_intra 0 and then at ALPHA, set per run with m_set_thresholds (no
  * recompilation), and prints ctx.drs_stats for each; the second run's outputs are written to
  * OUTDIR/<output name>.npy. check_drs.sh compares them with the numpy reference.

@@ -3,9 +3,9 @@
 
 Run with Debian's /usr/bin/python3 (python3-torch, python3-onnx, python3-numpy):
 
-    /usr/bin/python3 tests/sparse/make_pruned.py
+    /usr/bin/python3 tests/e2e/sparse/make_pruned.py
 
-It writes two fixture cases under tests/sparse/cases/ in the layout of tests/fixtures
+It writes two fixture cases under tests/e2e/sparse/cases/ in the layout of tests/fixtures
 (model.onnx, inputs.txt, inputs/*.npy, expected/*.npy):
 
   prune_w30_u50   the DENSE model; expected = PyTorch on the weights pruned by magnitude

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_drs.sh LSTMC NPYCMP WORK [LSTMC OPTION]... — issue 6's alpha_intra > 0 test: compile
-# tests/drs/case/model.onnx with --alpha-intra=0 (plus the options, e.g. --emit=c or
+# tests/e2e/drs/case/model.onnx with --alpha-intra=0 (plus the options, e.g. --emit=c or
 # --alpha-inter=0 for DRS inside tissues), run it at alpha 0 and at the fixture's alpha set
 # per run (drs_check.c), and compare the skipped-row counts and the outputs with the numpy
 # reference of Algorithm 3 (make_drs_fixture.py; npycmp rtol 1e-4, atol 1e-5).

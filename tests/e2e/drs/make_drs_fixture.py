@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """make_drs_fixture.py — the alpha_intra > 0 fixture of issue 6 (MICRO'18 §V, Algorithm 3).
 
-Writes tests/drs/case/: model.onnx (one bidirectional ONNX LSTM, random weights, batch 2,
+Writes tests/e2e/drs/case/: model.onnx (one bidirectional ONNX LSTM, random weights, batch 2,
 sequence_lens) and an input x.npy, then runs an independent numpy float64 implementation of
 Algorithm 3 at alpha_intra = ALPHA and writes expected/Y.npy, Y_h.npy, Y_c.npy and
-expected/counts.txt ("alpha cells rows_total rows_skipped"). tests/drs/check_drs.sh compiles
+expected/counts.txt ("alpha cells rows_total rows_skipped"). tests/e2e/drs/check_drs.sh compiles
 the model, sets alpha per run through <name>_set_thresholds and compares.
 
 Algorithm 3 per cell (gates i o f c as ONNX stores them; "." element-wise):
@@ -15,7 +15,7 @@ Algorithm 3 per cell (gates i o f c as ONNX stores them; "." element-wise):
 ALPHA is chosen (from a list) so that no |o| lies within MARGIN of it, so float32 rounding in
 the compiled code cannot flip a decision.
 
-    /usr/bin/python3 tests/drs/make_drs_fixture.py
+    /usr/bin/python3 tests/e2e/drs/make_drs_fixture.py
 """
 import os
 import sys
