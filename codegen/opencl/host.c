@@ -244,7 +244,7 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
     put_uploads(f, P, c, dev_valid);
     /* the kernels: G1, then init, T steps, final, enqueued back to back (or the one loop
      * launch of a layer that fits a work-group) */
-    if (tissue) { /* one launch: a work-group per direction (opencl_tissue.h) */
+    if (tissue) { /* one launch: a work-group per direction (kernels/tissue.cl) */
         tissue_geom z = ocl_tissue_geometry(c);
         fprintf(f,
                 "    { /* breakpoints, tissues and their GEMMs: %lld direction(s) */\n"
@@ -264,7 +264,7 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
         fputs("    }\n", f);
         downloads++;
     }
-    if (drs) { /* one launch: a work-group per chain (opencl_drs.h) */
+    if (drs) { /* one launch: a work-group per chain (kernels/drs.cl) */
         fprintf(f,
                 "    { /* Algorithm 3, %lld chain(s) of %lld cells */\n"
                 "        const size_t g = %lld, l = %d;\n"

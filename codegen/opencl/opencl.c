@@ -17,7 +17,7 @@
  * unsplit layer, its projection P. Every offset is a compile-time constant of the kernels.
  * Reduced-precision W and U (--weights, passes/lowp.c) go to `wts` in their storage
  * format (2 or 1 bytes a weight plus int8's row scales); the kernels convert them as they
- * read them and sum in fp32 (opencl_template.h LOWP_AT).
+ * read them and sum in fp32 (kernels/rnn.cl LOWP_AT).
  *
  * Host round trips: a tensor is uploaded only when the device does not hold it yet (graph
  * inputs, host-computed tensors) and downloaded only when a host call, a graph output or

@@ -4,8 +4,9 @@
  *   opencl.c   the entry points: cg_opencl_wanted, cg_opencl_write
  *   plan.c     which calls run on the device, their kernels and launch shapes, and the
  *              layout of the two device buffers (mem, wts)
- *   program.c  the .cl text: per-layer macros, then the kernel text (opencl_template.h,
- *              opencl_tissue.h, opencl_drs.h)
+ *   program.c  the .cl text: per-layer macros, then the kernel text of kernels/
+ *   kernels/   rnn.cl tissue.cl drs.cl: the OpenCL C templates, embedded at build time
+ *              (cmake/embed_cl.cmake) as the ocl_template_* arrays below
  *   host.c     <name>_ocl.c and <name>_ocl.h: buffers, uploads, downloads, one function per
  *              offloaded call
  *   cost.c     the GPU/CPU policy and the cost model (docs/OPENCL.md, "GPU or CPU")
@@ -52,7 +53,7 @@ typedef struct ocl_plan {
     int threads; /* work-items the device runs at once (profile) */
 } ocl_plan;
 
-/* The device state of a tissue layer (opencl_tissue.h), per direction: floats [gates
+/* The device state of a tissue layer (kernels/tissue.cl), per direction: floats [gates
  * CAP x 4H | sub-layer states SLOTS x 2H | h rows CAP x H], then the int plan. Cell counts
  * and caps as rt_tissue.c's params_ok. */
 typedef struct tissue_geom {
@@ -94,6 +95,14 @@ const lstmc_rt_rnn_params *ocl_rec_params(const kp_call *c);
 int64_t ocl_drs_local_bytes(const ocl_plan *P, const kp_call *c);
 int64_t ocl_local_limit(const ocl_plan *P);
 int ocl_kernel_names(const ocl_plan *P, const kp_call *c, const char **names);
+
+/* The kernels/ templates, embedded by cmake/embed_cl.cmake: NULL-terminated arrays of lines */
+extern const char *const ocl_template_prelude[]; /* rnn.cl: helpers, once before the layers */
+extern const char *const ocl_template_proj[];    /* rnn.cl: G1 */
+extern const char *const ocl_template_lstm_ew[]; /* rnn.cl: the LSTM cell update */
+extern const char *const ocl_template_rec[];     /* rnn.cl: the time loop */
+extern const char *const ocl_template_tissue[];  /* tissue.cl: the tissue schedule */
+extern const char *const ocl_template_drs[];     /* drs.cl: dynamic row skip */
 
 /* program.c */
 void ocl_put_program(FILE *f, const ocl_plan *P, const cg_options *o);

@@ -1,19 +1,16 @@
 /*
  * program.c — the .cl text: the prelude, then for every offloaded call its macros (every
- * size a compile-time constant, every optional input an #if; opencl_template.h lists them)
- * and the kernel text of its kind (G1 and the time loop, opencl_template.h; the tissue
- * schedule, opencl_tissue.h; dynamic row skip, opencl_drs.h), each layer's macros
- * #undef'd after it.
+ * size a compile-time constant, every optional input an #if; kernels/rnn.cl lists them)
+ * and the kernel text of its kind (G1 and the time loop, kernels/rnn.cl; the tissue
+ * schedule, kernels/tissue.cl; dynamic row skip, kernels/drs.cl), each layer's macros
+ * #undef'd after it. The kernel text is embedded at build time (cmake/embed_cl.cmake) as
+ * the arrays of lines ocl_template_* that opencl_impl.h declares.
  */
 #include "opencl_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "opencl_drs.h"
-#include "opencl_template.h"
-#include "opencl_tissue.h"
 
 /* A float as an OpenCL C literal that reads back to the same value. */
 static void
@@ -195,7 +192,7 @@ put_lstm_io(FILE *f, const ocl_plan *P, const kp_call *c, const lstmc_rt_rnn_par
         fputs(ocl_template_lstm_ew[k], f);
 }
 
-/* KP_LSTM_DRS: the macros of opencl_drs.h, then its text. */
+/* KP_LSTM_DRS: the macros of kernels/drs.cl, then its text. */
 static void
 put_drs_layer(FILE *f, const ocl_plan *P, int idx)
 {
@@ -214,7 +211,7 @@ put_drs_layer(FILE *f, const ocl_plan *P, int idx)
         fputs(ocl_template_drs[k], f);
 }
 
-/* KP_LSTM_TISSUE: the macros of opencl_tissue.h, then its text. */
+/* KP_LSTM_TISSUE: the macros of kernels/tissue.cl, then its text. */
 static void
 put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
 {
