@@ -8,8 +8,6 @@
 
 #include <stdio.h>
 
-/* --- the cost model (docs/OPENCL.md, "GPU or CPU") ------------------------------------- */
-
 /* The profile's figures, or rough defaults where it has none (a built-in profile; `lstmc
  * profile` measures all three). */
 static void

@@ -24,7 +24,6 @@
 #include "memplan.h"
 #include "target.h"
 
-
 /* Largest rows-per-work-item: acc[] stays in registers (4 gates x 8 rows). */
 #define OCL_MAX_RPI 8
 /* Words of padding between device regions (keeps them 64-byte aligned). */
