@@ -7,34 +7,10 @@
 #ifndef LSTMC_LOWP_H
 #define LSTMC_LOWP_H
 
-#include <stdint.h>
+#include "wfmt.h" /* lowp_parse, lowp_name, the converters: formats/wfmt.c */
 
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
-
-/* The wfmt named s ("fp32", "fp16", "bf16", "int8"), or -1. */
-int lowp_parse(const char *s);
-
-/* "fp32", "fp16", "bf16", "int8" ("?" out of range). */
-const char *lowp_name(int wfmt);
-
-/* Bytes one weight takes in wfmt (int8: 1, its row scales not counted). */
-int lowp_elem_bytes(int wfmt);
-
-/* IEEE binary16 / bfloat16 of x, rounded to nearest even; overflow gives infinity. */
-uint16_t lowp_f32_to_f16(float x);
-uint16_t lowp_f32_to_bf16(float x);
-
-/*
- * The int8 quantiser of one output row of n weights w[0], w[stride], ...: returns its scale
- * and writes q[0], q[qstride], ... If a candidate scale in cands[0..n_cands) (the model's own
- * DequantizeLinear scales) or s = max|w| / 127 represents every weight exactly as q * scale
- * with |q| <= 127 (float multiply), the first such candidate is used (a QDQ model keeps its
- * grid, so it matches ONNX Runtime exactly); otherwise s with q = round(w / s). An all-zero
- * row gets scale 0 and q = 0. w must be finite.
- */
-float lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, int n_cands,
-                     signed char *q, int64_t qstride);
 
 /*
  * Convert the weights of g (after the passes) to the format `weights` names, or, when weights

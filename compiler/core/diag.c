@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "ir.h"
+#include "diag_impl.h"
 
 struct diag {
     arena *a;
@@ -47,8 +47,8 @@ append(diag *d, const char *msg)
     }
 }
 
-static void
-vreport(diag *d, const char *prefix, const char *fmt, va_list ap)
+void
+diag_vreport(diag *d, const char *prefix, const char *fmt, va_list ap)
 {
     char body[2048];
     char msg[4096];
@@ -62,7 +62,7 @@ diag_error(diag *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(d, "", fmt, ap);
+    diag_vreport(d, "", fmt, ap);
     va_end(ap);
 }
 
@@ -74,30 +74,7 @@ diag_at(diag *d, const char *node_name, const char *op_type, const char *fmt, ..
     snprintf(prefix, sizeof prefix, "node '%s' (%s): ", node_name ? node_name : "",
              op_type ? op_type : "?");
     va_start(ap, fmt);
-    vreport(d, prefix, fmt, ap);
-    va_end(ap);
-}
-
-void
-diag_node(diag *d, const ir_node *n, const char *fmt, ...)
-{
-    char prefix[512];
-    va_list ap;
-    snprintf(prefix, sizeof prefix, "node '%s' (%s): ", n->name,
-             n->op_type ? n->op_type : ir_op_name(n->op));
-    va_start(ap, fmt);
-    vreport(d, prefix, fmt, ap);
-    va_end(ap);
-}
-
-void
-diag_tensor(diag *d, const ir_tensor *t, const char *fmt, ...)
-{
-    char prefix[512];
-    va_list ap;
-    snprintf(prefix, sizeof prefix, "tensor '%s': ", t->name);
-    va_start(ap, fmt);
-    vreport(d, prefix, fmt, ap);
+    diag_vreport(d, prefix, fmt, ap);
     va_end(ap);
 }
 

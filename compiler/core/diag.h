@@ -30,7 +30,7 @@ diag *diag_new(arena *a, const char *file, FILE *sink);
 /* "file: <message>" */
 void diag_error(diag *d, const char *fmt, ...) DIAG_PRINTF(2, 3);
 
-/* "file: node 'name' (OpType): <message>" */
+/* "file: node 'name' (OpType): <message>" (ir_diag.c, with diag_tensor) */
 void diag_node(diag *d, const ir_node *n, const char *fmt, ...) DIAG_PRINTF(3, 4);
 
 /* "file: tensor 'name': <message>" */

@@ -1,0 +1,114 @@
+/*
+ * wfmt.c — the weight storage formats' names and encoders (wfmt.h, docs/PRECISION.md):
+ * f32 -> IEEE binary16 / bfloat16 rounded to nearest even (what ONNX Runtime's Cast does),
+ * and the int8 quantiser of one output row (s = max|w| / 127, q = round(w / s), unless one
+ * of the model's own DequantizeLinear scales represents the row exactly). The decoders are
+ * the runtime's (runtime/src/rt_lowp.c); passes/lowp.c applies the formats to a graph.
+ */
+#include "wfmt.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const names[WFMT_COUNT] = {"fp32", "fp16", "bf16", "int8"};
+
+int
+lowp_parse(const char *s)
+{
+    int i;
+    for (i = 0; s && i < WFMT_COUNT; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *
+lowp_name(int fmt)
+{
+    return fmt >= 0 && fmt < WFMT_COUNT ? names[fmt] : "?";
+}
+
+int
+lowp_elem_bytes(int fmt)
+{
+    return fmt == WFMT_FP16 || fmt == WFMT_BF16 ? 2 : fmt == WFMT_INT8 ? 1 : 4;
+}
+
+uint16_t
+lowp_f32_to_f16(float x)
+{
+    uint32_t u, sign;
+    memcpy(&u, &x, sizeof u);
+    sign = (u >> 16) & 0x8000u;
+    u &= 0x7fffffffu;
+    if (u >= 0x7f800000u) /* inf stays inf, NaN stays a (quiet) NaN */
+        return (uint16_t)(sign | 0x7c00u | (u > 0x7f800000u ? 0x200u : 0u));
+    if (u >= 0x477ff000u) /* >= 65520 rounds past the largest half, 65504 */
+        return (uint16_t)(sign | 0x7c00u);
+    if (u < 0x38800000u) { /* below 2^-14: a subnormal half, x * 2^24 rounded to even */
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return (uint16_t)(sign | (uint32_t)nearbyintf(f * 16777216.0f));
+    }
+    /* rebias the exponent (127 -> 15) and round the 13 dropped bits to nearest even */
+    u += 0xc8000fffu + ((u >> 13) & 1u);
+    return (uint16_t)(sign | (u >> 13));
+}
+
+uint16_t
+lowp_f32_to_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it a quiet NaN */
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* 1 when every weight of the row is q * c exactly with q an int8 (-128..127); writes q.
+ * -128 is allowed here: a model's own asymmetric grid (uint8, zero point 128) reaches it. */
+static int
+fits_grid(const float *w, int64_t n, int64_t stride, float c, signed char *q, int64_t qstride)
+{
+    int64_t k;
+    if (!(c > 0.0f) || !isfinite(c))
+        return 0;
+    for (k = 0; k < n; k++) {
+        float v = w[k * stride], r = roundf(v / c);
+        if (!(r >= -128.0f && r <= 127.0f) || r * c != v)
+            return 0;
+    }
+    for (k = 0; k < n; k++)
+        q[k * qstride] = (signed char)roundf(w[k * stride] / c);
+    return 1;
+}
+
+float
+lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, int n_cands,
+               signed char *q, int64_t qstride)
+{
+    float mx = 0.0f, s;
+    int64_t k;
+    int i;
+
+    for (k = 0; k < n; k++)
+        if (fabsf(w[k * stride]) > mx)
+            mx = fabsf(w[k * stride]);
+    if (mx == 0.0f) {
+        for (k = 0; k < n; k++)
+            q[k * qstride] = 0;
+        return 0.0f;
+    }
+    for (i = 0; i < n_cands; i++)
+        if (fits_grid(w, n, stride, cands[i], q, qstride))
+            return cands[i];
+    s = mx / 127.0f;
+    if (fits_grid(w, n, stride, s, q, qstride))
+        return s;
+    for (k = 0; k < n; k++) {
+        float r = roundf(w[k * stride] / s);
+        q[k * qstride] = (signed char)(r > 127.0f ? 127.0f : r < -127.0f ? -127.0f : r);
+    }
+    return s;
+}
