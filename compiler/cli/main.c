@@ -154,7 +154,7 @@ parse_args(int argc, char **argv, cli *c)
         } else if ((v = cli_opt(argc, argv, &i, "--max-weights")) ||
                    (v = cli_opt(argc, argv, &i, "--max-arena"))) {
             int64_t bytes;
-            if (analyze_parse_bytes(v, &bytes) != 0 || bytes < 1)
+            if (cli_parse_bytes(v, &bytes) != 0 || bytes < 1)
                 return usage("--max-weights / --max-arena take a size such as 64MiB, got '%s'",
                              v);
             if (strncmp(argv[i], "--max-weights", 13) == 0 ||
