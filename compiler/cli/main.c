@@ -72,20 +72,20 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
     {"compile", NULL, cmd_compile,
-    "  lstmc MODEL.onnx --target=NAME -o OUTDIR [options]   compile to a C library\n"},
+     "  lstmc MODEL.onnx --target=NAME -o OUTDIR [options]   compile to a C library\n"},
     {"run", NULL, cmd_run,
-    "  lstmc run MODEL.onnx [--input NAME=FILE.npy]... --output-dir DIR [options]\n"},
+     "  lstmc run MODEL.onnx [--input NAME=FILE.npy]... --output-dir DIR [options]\n"},
     {"inspect", NULL, cmd_inspect,
-    "  lstmc inspect MODEL.onnx                             what the model is\n"},
+     "  lstmc inspect MODEL.onnx                             what the model is\n"},
     {"targets", NULL, cmd_targets,
-    "  lstmc targets                                        built-in target profiles\n"},
+     "  lstmc targets                                        built-in target profiles\n"},
     {"analyze", analyze_main, NULL,
-    "  lstmc analyze MODEL.onnx [--llc=BYTES] [--dim=SYM=N]  working set, traffic, DRE\n"},
+     "  lstmc analyze MODEL.onnx [--llc=BYTES] [--dim=SYM=N]  working set, traffic, DRE\n"},
     {"calibrate", NULL, cmd_calibrate,
-    "  lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB  predicted context link (Eq. 6)\n"},
+     "  lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB  predicted context link (Eq. 6)\n"},
     {"tune", tune_main, NULL,
-    "  lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
-    "                                                       choose the thresholds (lstmc tune -h)\n"},
+     "  lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
+     "                                                       choose the thresholds (lstmc tune -h)\n"},
     {"profile", profile_main, NULL, NULL}, /* issue 7: measure a device */
     {NULL, NULL, NULL, NULL},
 };
