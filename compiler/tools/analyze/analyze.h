@@ -79,12 +79,7 @@ int analyze_kprog(arena *a, const ir_graph *g, const kprog *kp, const memplan *m
 /* DRE = (read + write) / working set; 0 when the working set is 0. */
 double analyze_dre(int64_t read_bytes, int64_t write_bytes, int64_t working_set);
 
-/*
- * Parse a byte count: digits with an optional suffix K, M, G (also KB/KiB, MB/MiB, GB/GiB,
- * any case), all binary multiples as cache sizes are quoted ("12MiB", "12M" and "12MB" are
- * 12 * 2^20). Returns 0 and sets *out, or -1 for anything else or a value not in
- * [1, 2^40].
- */
+/* cli_parse_bytes (cliopt.h) under its old name, kept for tests/unit/test_analyze.c. */
 int analyze_parse_bytes(const char *s, int64_t *out);
 
 /*

@@ -16,24 +16,13 @@
  * candidates are scored and timed like the sets, so a format is chosen only when it is faster
  * and keeps the accuracy. docs/TUNING.md has the whole story.
  *
- * TUNED (text, written last, atomically):
- *   lstmc-thresholds 1
- *   vary both|inter|intra        which thresholds tune moved (the passes compiled in)
- *   schedule approx|exact        exact: the AO choice is the exact schedule
- *   alpha_inter X                the AO thresholds (what --thresholds=TUNED embeds)
- *   alpha_intra Y
- *   alpha_inter_max X            the tuned range (upper limits; the UO scheme's bounds)
- *   alpha_intra_max Y
- *   bpa_alpha_inter X
- *   bpa_alpha_intra Y
- *   weights FMT                  the AO choice's weights format (fp32 when absent)
- *   bpa_weights FMT
- *   calib FILE                   the predicted context link, relative to TUNED's folder
- * '#' lines are comments. Beside it: TUNED.calib, TUNED.svg (the Fig. 19 style plot) and
- * TUNED.txt (the table printed on stdout).
+ * The TUNED file it writes is described in tuned.h, beside it TUNED.calib, TUNED.svg (the
+ * Fig. 19 style plot) and TUNED.txt (the table printed on stdout).
  */
 #ifndef LSTMC_TUNE_H
 #define LSTMC_TUNE_H
+
+#include "tuned.h"
 
 typedef struct arena arena;
 typedef struct diag diag;
@@ -70,12 +59,6 @@ long long tune_n_min(long long n_origin, int mts);
  * The user-oriented scheme's step (see lstmc_rt_uo.h for the runtime side) lives in the
  * runtime; the compiler side is only the tuned range in TUNED.
  */
-
-/* Read TUNED into o: alpha_inter/alpha_intra (and has_alpha_inter when the schedule is
- * approx), the calib path (unless o->calib is set), the weights format (unless o->weights is
- * set) and the tuned range. Returns 0, or -1
- * after reporting through d. Strings are allocated in a. */
-int tune_load(arena *a, const char *path, driver_options *o, diag *d);
 
 /* `lstmc tune ...` (argv[0] is "tune"). Returns the exit status. */
 int tune_main(int argc, char **argv);
