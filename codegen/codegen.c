@@ -1,17 +1,21 @@
 /*
- * codegen.c — cg_write: the kernel backends write their kernels (LLVM objects, OpenCL
- * programs) and say which calls they took, then the portable C host code (codegen/c/) is
- * written around them.
+ * codegen.c — the kernel backends' table and cg_write: the backend writes its kernels
+ * (LLVM objects, OpenCL programs) and says which calls it took, then the portable C host
+ * code (codegen/c/) is written around them. Adding a backend: a codegen/X/ folder, one row
+ * here, one CMake line, one column in tests/backends (docs/ARCHITECTURE.md).
  */
 #include "codegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "c_impl.h"
 #include "diag.h"
+#include "elstm.h"
 #include "kprog.h"
 #include "stream.h"
+#include "target.h"
 
 /* Remove OUTDIR/<name>_kernels.o left by an earlier compile when nothing needs it now. */
 static void
@@ -22,11 +26,95 @@ remove_stale_object(const cg_options *o, const char *name)
     remove(stale);
 }
 
-int
-cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o, diag *d)
+/* --- the backends ------------------------------------------------------------------- */
+
+static int
+llvm_emit(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
+          unsigned char *handled, diag *d)
 {
+    (void)g;
+    (void)mp;
+    return cg_llvm_kernels(kp, o, handled, d);
+}
+
+/* The recurrent layers on the GPU; the rest keeps the C kernels. The policy's CPU side is
+ * the cpu backend's kernels <name>_cpu_k<i> (LLVM) or the runtime's C kernels. */
+static int
+opencl_emit(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
+            unsigned char *handled, diag *d)
+{
+    unsigned char *cpu = calloc((size_t)kp->n_calls + 1, 1);
+    int n_cpu = 0, rc;
+    if (!cpu) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    if (o->be->cpu && o->be->cpu->emit) {
+        cg_options oc = *o;
+        char cpu_name[96];
+        snprintf(cpu_name, sizeof cpu_name, "%s_cpu", o->name);
+        oc.name = cpu_name;
+        n_cpu = o->be->cpu->emit(g, kp, mp, &oc, cpu, d);
+    }
+    rc = n_cpu < 0 ? -1 : cg_opencl_write(g, kp, mp, o, handled, cpu, d);
+    free(cpu);
+    return rc < 0 ? -1 : n_cpu; /* the CPU side's objects: the Makefile links them */
+}
+
+static int
+elstm_write(arena *a, const ir_graph *g, const cg_options *o, diag *d)
+{
+    return elstm_emit(a, g, &elstm_default_profile, o->sph, o->outdir, d);
+}
+
+static const cg_backend be_c = {"c", NULL, NULL, NULL, NULL, 0, NULL};
+static const cg_backend be_llvm = {
+    "llvm", cg_llvm_available, cg_llvm_handles, llvm_emit, NULL, 0, NULL};
+static const cg_backend be_opencl_c = {
+    "opencl", NULL, cg_opencl_handles, opencl_emit, &be_c, 1, NULL};
+static const cg_backend be_opencl_llvm = {
+    "opencl", NULL, cg_opencl_handles, opencl_emit, &be_llvm, 1, NULL};
+static const cg_backend be_elstm = {"elstm", NULL, NULL, NULL, NULL, 0, elstm_write};
+
+const cg_backend *
+cg_backend_resolve(const char *target_name, const char *emit, int cpu_only, diag *d)
+{
+    const target *t = target_name ? target_find(target_name) : NULL;
+    int llvm = emit ? strcmp(emit, "llvm") == 0 : cg_llvm_available();
+    if (target_name && strcmp(target_name, "elstm") == 0)
+        return &be_elstm;
+    if (llvm && !cg_llvm_available()) {
+        diag_error(d, "--emit=llvm: this lstmc was built without LLVM (install llvm-19-dev and "
+                      "rebuild), use --emit=c");
+        return NULL;
+    }
+    /* OpenCL for a built-in target with a GPU (a profile file stays on the CPU, as before) */
+    if (!cpu_only && t && t->gpu)
+        return llvm ? &be_opencl_llvm : &be_opencl_c;
+    return llvm ? &be_llvm : &be_c;
+}
+
+const cg_backend *
+cg_backend_cpu(const cg_backend *be)
+{
+    return be->cpu ? be->cpu : be;
+}
+
+int
+cg_backend_handles(const cg_backend *be, const kp_call *c)
+{
+    return (be->handles && be->handles(c)) || (be->cpu && be->cpu->handles && be->cpu->handles(c));
+}
+
+/* --- cg_write ---------------------------------------------------------------------- */
+
+int
+cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, diag *d)
+{
+    const cg_backend *cpu_be = cg_backend_cpu(o->be);
     unsigned char *handled = NULL, *handled_s = NULL;
-    int n_llvm = 0, n_llvm_s = 0, rc = 0;
+    int n_llvm = 0, n_llvm_s = 0;
+    int rc = 0;
     char sname[160];
 
     if (!cg_name_ok(o->name)) {
@@ -36,47 +124,28 @@ cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options
     if (cg_c_ensure_dir(o->outdir, d) < 0)
         return -1;
     snprintf(sname, sizeof sname, "%s_stream", o->name);
-    if (o->opencl) { /* the recurrent layers on the GPU; the rest keeps the C kernels */
-        unsigned char *cpu = calloc((size_t)kp->n_calls + 1, 1);
-        handled = calloc((size_t)kp->n_calls + 1, 1);
-        if (!handled || !cpu) {
-            diag_error(d, "out of memory");
-            rc = -1;
-        } else if (o->llvm) { /* the policy's CPU side: LLVM kernels <name>_cpu_k<i> */
-            cg_options oc = *o;
-            char cpu_name[96];
-            snprintf(cpu_name, sizeof cpu_name, "%s_cpu", o->name);
-            oc.name = cpu_name;
-            n_llvm = cg_llvm_kernels(kp, &oc, cpu, d);
-            rc = n_llvm < 0 ? -1 : 0;
-        }
-        if (rc == 0 && cg_opencl_write(g, kp, mp, o, handled, cpu, d) < 0)
-            rc = -1;
-        free(cpu);
-        if (rc < 0) {
-            free(handled);
-            return -1;
-        }
-    } else if (o->llvm) {
+    if (o->be->emit) {
         handled = calloc((size_t)kp->n_calls + 1, 1);
         if (!handled) {
             diag_error(d, "out of memory");
             return -1;
         }
-        n_llvm = cg_llvm_kernels(kp, o, handled, d);
+        n_llvm = o->be->emit(g, kp, mp, o, handled, d);
         if (n_llvm < 0) {
             free(handled);
             return -1;
         }
-        if (n_llvm == 0) /* nothing for LLVM: no object, the Makefile does not name one */
+        if (n_llvm == 0 && !o->be->gpu) /* nothing for LLVM: no object, no Makefile line */
             remove_stale_object(o, o->name);
     }
-    if (o->llvm && cg_c_stream_on(o)) { /* the step program's kernels: <name>_stream_k<i> */
+    if (cpu_be->emit && cg_c_stream_on(o)) { /* the step program: <name>_stream_k<i> */
         cg_options so = *o;
         so.name = sname;
         so.threads = 1; /* one step per call: a barrier would cost more than it saves */
         handled_s = calloc((size_t)o->stream->kp.n_calls + 1, 1);
-        n_llvm_s = handled_s ? cg_llvm_kernels(&o->stream->kp, &so, handled_s, d) : -1;
+        n_llvm_s = handled_s ? cpu_be->emit(o->stream->g, &o->stream->kp, &o->stream->mp, &so,
+                                             handled_s, d)
+                             : -1;
         if (n_llvm_s < 0) {
             if (!handled_s)
                 diag_error(d, "out of memory");

@@ -27,7 +27,13 @@ enum {
     CG_WEIGHTS_POINTER    /* <name>_weights.bin, raw, anywhere in memory: <name>_set_weights */
 };
 
+typedef struct cg_backend cg_backend;
+struct arena;
+struct target;
+
 typedef struct cg_options {
+    const cg_backend *be; /* the kernel backend, resolved once (cg_backend_resolve) */
+    const struct target *t; /* the target profile (NULL: resolve o->target, tests only) */
     const char *name;   /* C identifier prefix of everything generated */
     const char *outdir; /* created if missing */
     const char *target; /* target profile name (header comment; LLVM triple and cpu) */
@@ -38,8 +44,9 @@ typedef struct cg_options {
     float alpha_inter_max; /* the range lstmc tune found (0: not tuned) */
     float alpha_intra_max;
     int placement;      /* CG_WEIGHTS_* */
-    const stream_info *stream; /* the streaming analysis and step program (compiler/stream/stream.h);
-                                  NULL: the model does not stream */
+    double sph;         /* E-LSTM: the hidden-state sparsity N_fuse plans for (Eq. 6) */
+    stream_info *stream; /* the streaming analysis and step program (compiler/stream/stream.h);
+                            NULL: the model does not stream */
     int threads; /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
                     for layers big enough to gain (llvm_kernels.c rec_threads) */
 } cg_options;
@@ -47,13 +54,52 @@ typedef struct cg_options {
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */
 int cg_name_ok(const char *s);
 
+/* --- the kernel backends (codegen.c) -------------------------------------------------- */
+
 /*
- * Write every file of the library for the planned program. Errors (cannot create the
- * folder or a file) are reported through d; returns 0 or -1. Files are written to a
- * temporary name and renamed, so a failed run never leaves a half-written file behind.
+ * A kernel backend: what it can run and how it writes it (ggml supports_op, Glow
+ * isOpSupported). The portable C host code (codegen/c/) is always written; a backend
+ * replaces the calls it handles by its own kernels and adds its own files. Resolved once
+ * per compile (cg_backend_resolve); nothing else asks for a target by name.
  */
-int cg_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-             diag *d);
+struct cg_backend {
+    const char *name;                 /* "c", "llvm", "opencl", "elstm" */
+    int (*available)(void);           /* built into this lstmc? NULL: always */
+    int (*handles)(const kp_call *c); /* may this backend run call c? NULL: none (C kernels) */
+    /* Write the kernels of the calls it handles for kp (o->name prefixes them): handled[i]
+     * (kp->n_calls entries) says which (> 1: that many threads). The weights of the calls
+     * it takes may be rewritten into its layout (LLVM's column panels), hence kprog is not
+     * const. Returns the number of kernels, or -1 after reporting through d. NULL: none. */
+    int (*emit)(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
+                unsigned char *handled, diag *d);
+    const cg_backend *cpu; /* OpenCL: the backend of the CPU side (its policy's other half) */
+    int gpu;               /* 1: calls run on a GPU through OpenCL */
+    /* A backend whose output is not a C library (E-LSTM's RoCC program) writes it from the
+     * prepared graph; the driver then runs prune only. NULL for the others. */
+    int (*write_graph)(struct arena *a, const ir_graph *g, const cg_options *o, diag *d);
+};
+
+/*
+ * The backend for --target=target_name and --emit=emit (NULL: LLVM when this lstmc has it,
+ * else C): OpenCL for a built-in target with a GPU (its CPU side LLVM or C) unless
+ * cpu_only, E-LSTM for "elstm". NULL after reporting through d (--emit=llvm without LLVM).
+ */
+const cg_backend *cg_backend_resolve(const char *target_name, const char *emit, int cpu_only,
+                                     diag *d);
+
+/* The backend that runs the CPU side of be's programs (be itself, or OpenCL's cpu). */
+const cg_backend *cg_backend_cpu(const cg_backend *be);
+
+/* 1 when be (or its CPU side) runs call c in its own kernel. */
+int cg_backend_handles(const cg_backend *be, const kp_call *c);
+
+/*
+ * Write every file of the library for the planned program through o->be. Errors (cannot
+ * create the folder or a file) are reported through d; returns 0 or -1. Files are written
+ * to a temporary name and renamed, so a failed run never leaves a half-written file behind.
+ * The backend may relay the weights its kernels read (kp and the step program's).
+ */
+int cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, diag *d);
 
 /* Output file name for a graph output: every char outside [A-Za-z0-9_.-] becomes '_'.
  * Writes at most n bytes including the NUL. */
@@ -71,29 +117,6 @@ int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const 
                    int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
                    int64_t stream_weights, diag *d);
 
-/* --- wave.c: stacked LSTM layers as a wavefront across threads (issue 4) --------------- */
-
-struct arena;
-struct target;
-struct kp_wave;
-
-/*
- * Find the stacks of LLVM LSTM layers in kp that one multi-core kernel can run as a pipeline
- * (kprog.h kp_wave) and record those the threads should run that way: parallel "wave" takes
- * every stack it can, "split" none (each layer splits its hidden units, rec_threads), NULL or
- * "auto" decides from the shapes and the target (wave.c wave_wanted). threads as --threads
- * (0: the target's cores). Grows the scratch of the layers it takes. Call before memplan_run.
- */
-void cg_wave_plan(struct arena *a, kprog *kp, const struct target *t, int threads,
-                  const char *parallel);
-
-/* The group that call i belongs to, or NULL. */
-const struct kp_wave *cg_wave_of(const kprog *kp, int i);
-
-/* Index of the first argument slot of call i in its group's argument array: the group's
- * calls in order, each with its inputs, outputs and (if any) scratch. */
-int cg_wave_slot(const kprog *kp, const struct kp_wave *w, int i);
-
 /* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
 
 /* 1 when this lstmc was built with LLVM (otherwise only --emit=c works). */
@@ -110,13 +133,9 @@ int cg_llvm_handles(const kp_call *c);
  * entries, written) says which. Returns the number of kernels, or -1 after reporting
  * through d (no LLVM backend for the triple, cannot write the file).
  */
-int cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
+int cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
 
 /* --- opencl.c: recurrent layers as OpenCL kernels (docs/OPENCL.md) ------------------- */
-
-/* 1 when the target called target_name has a GPU: its libraries run the recurrent layers
- * through OpenCL. */
-int cg_opencl_wanted(const char *target_name);
 
 /* 1 when call c runs on the OpenCL device (KP_RNN, KP_RNN_PROJ, KP_RNN_REC). */
 int cg_opencl_handles(const kp_call *c);

@@ -23,6 +23,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "lstmc_rt.h"
+#include "passes.h"
 #include "wfmt.h"
 
 /* The converted copy of weight tensor w [D, K, GH] in fmt; NULL after reporting. */
@@ -166,4 +167,10 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
         ir_attr_set_int(g, n, "wfmt", fmt);
     }
     return 0;
+}
+
+int
+pass_lowp(ir_graph *g, const pass_ctx *cx, diag *d)
+{
+    return lowp_apply(g, cx->weights, cx->gpu, d);
 }

@@ -22,6 +22,7 @@ const pass_info pass_table[] = {
     {"hsparse", pass_hsparse, "hidden-state sparsity: U columns of small h groups skipped (E-LSTM §4.4)"},
     {"prune", pass_prune, "magnitude pruning of W/U (--prune, E-LSTM §3.1)"},
     {"sparse", pass_sparse, "sparse W/U stored in eSELL for the SpMV kernel (E-LSTM §3.1)"},
+    {"lowp", pass_lowp, "weights in fp16, bf16 or int8 storage (--weights, docs/PRECISION.md)"},
     {NULL, NULL, NULL},
 };
 

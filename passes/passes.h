@@ -57,6 +57,9 @@ typedef struct pass_ctx {
     pass_prune_opt prune;       /* --prune fractions (.on == 0: none) */
     pass_sparse_opt sparse;     /* --sparse mode */
     int llvm_kernels;           /* the dense kernels are LLVM's (--emit=llvm): auto's default */
+    int gpu;                    /* the backend runs the recurrent layers on a GPU (OpenCL) */
+    const char *weights;        /* --weights: fp32|fp16|bf16|int8 (checked by the command
+                                   line); NULL: the format the model's weights came in */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
@@ -116,6 +119,9 @@ int pass_hsparse(ir_graph *g, const pass_ctx *cx, diag *d);
 int pass_prune(ir_graph *g, const pass_ctx *cx, diag *d);
 /* sparse.c: packed W/U of RnnProj/RnnRec stored in eSELL for the SpMV kernel (§3.1). */
 int pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d);
+
+/* lowp.c: weights in fp16/bf16/int8 storage (--weights, or the model's own precision). */
+int pass_lowp(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);

@@ -338,7 +338,7 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         fprintf(f, "    if (!outputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     fputc('\n', f);
     for (i = 0; i < kp->n_calls; i++) {
-        const kp_wave *w = handled ? cg_wave_of(kp, i) : NULL;
+        const kp_wave *w = handled ? kp_wave_of(kp, i) : NULL;
         if (w) { /* the group's calls run in one kernel */
             if (i == w->first)
                 put_wave_call(f, o->name, mp, kp, w);

@@ -234,9 +234,9 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
 }
 
 int
-cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
 {
-    const target *t = target_resolve(o->target ? o->target : "host", d);
+    const target *t = o->t ? o->t : target_resolve(o->target ? o->target : "host", d);
     char *triple = NULL, *cpu = NULL, *features = NULL, *err = NULL;
     char path[4096], fname[256];
     LLVMTargetRef tgt;
@@ -308,7 +308,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
 
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++) {
-        const kp_wave *w = cg_wave_of(kp, i);
+        const kp_wave *w = kp_wave_of(kp, i);
         if (w && i == w->first) { /* the whole group: one kernel (emit_wave) */
             int panels[KP_WAVE_MAX], l;
             for (l = 0; l < w->n_layers; l++) /* the PROJ of layer l > 0 is at rec[l] - 1 */
@@ -365,7 +365,7 @@ cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, di
             (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
             rec_relayout(&kp->calls[i],
                          handled[i] && rec_pack_ok(kp, i, o)
-                             ? PANELS_KEY(g.vl, cg_wave_of(kp, i) ? 1 : handled[i])
+                             ? PANELS_KEY(g.vl, kp_wave_of(kp, i) ? 1 : handled[i])
                              : 0,
                          d) < 0)
             goto out_module;
@@ -400,7 +400,7 @@ cg_llvm_handles(const kp_call *c)
 }
 
 int
-cg_llvm_kernels(const kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
 {
     (void)kp;
     (void)o;

@@ -124,7 +124,7 @@ rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, con
 /* Bring the U of REC call c (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
  * or to C order (0). */
 int
-rec_relayout(const kp_call *c, int key, diag *d)
+rec_relayout(kp_call *c, int key, diag *d)
 {
     const int proj = c->kind == KP_RNN_PROJ;
     const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;

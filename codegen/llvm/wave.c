@@ -53,7 +53,7 @@ typedef struct wave_layer {
 static LLVMValueRef
 wave_arg(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int i, int k)
 {
-    LLVMValueRef idx = ci(g, cg_wave_slot(kp, w, i) + k);
+    LLVMValueRef idx = ci(g, kp_wave_slot(kp, w, i) + k);
     return LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, a, &idx, 1, ""), "");
 }
 

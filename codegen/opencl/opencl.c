@@ -32,13 +32,6 @@
 #include <string.h>
 
 int
-cg_opencl_wanted(const char *target_name)
-{
-    const target *t = target_name ? target_find(target_name) : NULL;
-    return t && t->gpu != NULL;
-}
-
-int
 cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
                 unsigned char *handled, const unsigned char *cpu_llvm, diag *d)
 {
@@ -51,7 +44,7 @@ cg_opencl_write(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     P.g = g;
     P.kp = kp;
     P.mp = mp;
-    P.t = target_resolve(o->target, d);
+    P.t = o->t ? o->t : target_resolve(o->target, d);
     if (!P.t || !P.t->gpu) {
         if (!diag_count(d))
             diag_error(d, "target '%s' has no GPU: no OpenCL code", o->target ? o->target : "?");

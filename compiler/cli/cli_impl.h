@@ -21,11 +21,10 @@ typedef struct cli {
     float sph; /* --sph: hidden-state sparsity the elstm target plans for (Eq. 6) */
 } cli;
 
-/* cmd_compile.c: lstmc MODEL.onnx --target=NAME -o OUTDIR (a C library; written beside
- * OUTDIR and swapped in only on success); cmd_elstm for --target=elstm (the E-LSTM
- * accelerator's RoCC program). */
+/* cmd_compile.c: lstmc MODEL.onnx --target=NAME -o OUTDIR (a C library, or E-LSTM's RoCC
+ * program for --target=elstm: a backend like any other; written beside OUTDIR and swapped
+ * in only on success). */
 int cmd_compile(cli *c);
-int cmd_elstm(cli *c);
 
 /* cmd_run.c: lstmc run (compile, build with make, run on .npy inputs); lstmc calibrate. */
 int cmd_run(cli *c);

@@ -9,7 +9,6 @@
 
 #include "arena.h"
 #include "diag.h"
-#include "elstm.h"
 #include "outdir.h"
 #include "tune.h"
 
@@ -29,29 +28,6 @@ cmd_compile(cli *c)
     c->o.outdir = outdir_begin(final, c->force, d);
     if (c->o.outdir) {
         if (driver_compile(a, &c->o, d) == 0 && outdir_commit(d) == 0)
-            rc = 0;
-        else
-            outdir_abort();
-    }
-    arena_free(a);
-    return rc;
-}
-
-/* --target=elstm: the E-LSTM accelerator's RoCC program instead of a C library. */
-int
-cmd_elstm(cli *c)
-{
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, c->o.model, stderr);
-    const char *final = c->o.outdir;
-    ir_graph *g;
-    int rc = 1;
-    c->o.outdir = outdir_begin(final, c->force, d);
-    if (c->o.outdir) {
-        g = driver_import(a, c->o.model, d);
-        if (g && driver_prepare(g, &c->o, d) == 0 && driver_prune(g, &c->o, d) == 0 &&
-            elstm_emit(a, g, &elstm_default_profile, c->sph, c->o.outdir, d) == 0 &&
-            outdir_commit(d) == 0)
             rc = 0;
         else
             outdir_abort();

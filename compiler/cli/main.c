@@ -239,6 +239,7 @@ parse_args(int argc, char **argv, cli *c)
         } else if ((v = cli_opt(argc, argv, &i, "--sph"))) {
             if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)
                 return usage("--sph takes a sparsity in [0, 1), got '%s'", v);
+            c->o.sph = c->sph;
         } else if ((v = cli_opt(argc, argv, &i, "--alpha-inter"))) {
             if (parse_alpha(v, "--alpha-inter", &c->o.alpha_inter))
                 return 2;
@@ -283,8 +284,6 @@ main(int argc, char **argv)
     rc = parse_args(argc, argv, &c);
     if (rc)
         return rc;
-    if (strcmp(c.cmd, "compile") == 0 && strcmp(c.o.target, "elstm") == 0)
-        return cmd_elstm(&c);
     for (s = subcommands; s->name; s++)
         if (s->fn && strcmp(c.cmd, s->name) == 0)
             break;

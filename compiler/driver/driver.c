@@ -21,7 +21,6 @@
 #include "driver_impl.h"
 #include "ir_print.h"
 #include "kprog.h"
-#include "lowp.h"
 #include "memplan.h"
 #include "onnx.h"
 #include "options.h"
@@ -70,7 +69,8 @@ driver_default_name(arena *a, const char *model)
 /* The pass context, built once per program from o: the typed pass options and what the
  * chosen kernels prefer. Returns 0, or -1 after reporting through d. */
 static int
-pass_context(const target *t, const driver_options *o, pass_ctx *cx, diag *d)
+pass_context(const target *t, const cg_backend *be, const driver_options *o, pass_ctx *cx,
+             diag *d)
 {
     char err[512];
     memset(cx, 0, sizeof *cx);
@@ -82,7 +82,9 @@ pass_context(const target *t, const driver_options *o, pass_ctx *cx, diag *d)
     cx->alpha_inter = o->alpha_inter;
     cx->calib = o->calib;
     cx->alpha_intra = o->alpha_intra;
-    cx->llvm_kernels = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    cx->llvm_kernels = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
+    cx->gpu = be->gpu;
+    cx->weights = o->weights;
     if (options_parse_passes(o, cx, err, sizeof err) < 0) {
         diag_error(d, "%s", err);
         return -1;
@@ -109,7 +111,8 @@ pass_context(const target *t, const driver_options *o, pass_ctx *cx, diag *d)
  * The pass list of a program: prune (--prune, before split_gates), then o->passes or the
  * target's default (--alpha-inter adds breakpoints, --alpha-intra drs, after packing and
  * before dce, breakpoints first so that DRS runs inside its tissues; --hsparse marks the
- * RnnRec nodes they made), then sparse (eSELL storage of what is pruned).
+ * RnnRec nodes they made), then sparse (eSELL storage of what is pruned) and lowp (the
+ * weights' storage format).
  */
 static int
 pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass_list *l,
@@ -128,7 +131,7 @@ pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass
         return -1;
     if (cx->hsparse.n && pass_list_add(l, "hsparse", d) < 0)
         return -1;
-    return pass_list_add(l, "sparse", d);
+    return pass_list_add(l, "sparse,lowp", d);
 }
 
 int
@@ -164,25 +167,21 @@ resolve_target(const driver_options *o, diag *d)
 /* Passes, kernel program, schedule, memory plan, limits: what the whole-sequence and the
  * step program share. g is prepared; on success *gp, *kp and *mp describe the program. */
 static int
-compile_program(arena *a, ir_graph *g, const target *t, const driver_options *o, ir_graph **gp,
-                kprog *kp, memplan *mp, diag *d)
+compile_program(arena *a, ir_graph *g, const target *t, const cg_backend *be,
+                const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp, diag *d)
 {
     pass_ctx cx;
     pass_list passes;
-    if (pass_context(t, o, &cx, d) < 0 || pass_pipeline(t, o, &cx, &passes, d) < 0 ||
+    if (pass_context(t, be, o, &cx, d) < 0 || pass_pipeline(t, o, &cx, &passes, d) < 0 ||
         pass_run(g, &passes, &cx, d) < 0)
         return -1;
-    if (lowp_apply(g, o->weights, !o->cpu_only && cg_opencl_wanted(o->target), d) < 0)
-        return -1;
     memset(kp, 0, sizeof *kp);
-    if (kp_lower_graph(a, g, kp, d) < 0)
+    if (kp_lower_graph(a, g, kp, d) < 0)                             /* kprog/lower.c */
         return -1;
-    if (!cg_opencl_wanted(o->target) && (o->emit ? strcmp(o->emit, "llvm") == 0
-                                                 : cg_llvm_available()))
-        cg_wave_plan(a, kp, t, o->threads, o->parallel); /* before memplan: it reads the groups */
-    if (memplan_run(a, g, kp, mp, d) < 0)
+    kp_schedule(a, kp, t, be->gpu ? NULL : be->handles, o->threads, o->parallel);
+    if (memplan_run(a, g, kp, mp, d) < 0)                            /* kprog/memplan.c */
         return -1;
-    if (driver_check_limits(g, mp, o, d) < 0)
+    if (driver_check_limits(g, mp, o, d) < 0)                        /* limits.c */
         return -1;
     *gp = g;
     return 0;
@@ -191,28 +190,48 @@ compile_program(arena *a, ir_graph *g, const target *t, const driver_options *o,
 int
 driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp, diag *d)
 {
-    const target *t = resolve_target(o, d);
+    const cg_backend *be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d);
+    const target *t;
     ir_graph *g;
-    if (!t || !(g = driver_import(a, o->model, d)))
+    if (!be || !(t = resolve_target(o, d)) || !(g = driver_import(a, o->model, d)))
         return -1;
     driver_print_after(g, o, "import");
     if (driver_prepare(g, o, d) < 0)
         return -1;
-    return compile_program(a, g, t, o, gp, kp, mp, d);
+    return compile_program(a, g, t, be, o, gp, kp, mp, d);
 }
 
 int
 driver_compile(arena *a, const driver_options *o, diag *d)
 {
+    const cg_backend *be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d);
     ir_graph *g0;
-    if (!resolve_target(o, d) || !(g0 = driver_import(a, o->model, d)))
+    if (!be || (!be->write_graph && !resolve_target(o, d)) ||
+        !(g0 = driver_import(a, o->model, d)))
         return -1;
     return driver_compile_graph(a, g0, o, d);
+}
+
+/* A backend that is not a C library (E-LSTM): prepare, prune, and its program. */
+static int
+compile_graph_only(arena *a, const ir_graph *g0, const cg_backend *be, const driver_options *o,
+                   diag *d)
+{
+    ir_graph *g = ir_clone(a, g0);
+    cg_options co;
+    memset(&co, 0, sizeof co);
+    co.be = be;
+    co.outdir = o->outdir;
+    co.sph = o->sph;
+    if (driver_prepare(g, o, d) < 0 || driver_prune(g, o, d) < 0)
+        return -1;
+    return be->write_graph(a, g, &co, d);
 }
 
 int
 driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag *d)
 {
+    const cg_backend *be;
     const target *t;
     ir_graph *g;
     kprog kp;
@@ -221,26 +240,33 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
     stream_info *si = arena_calloc(a, 1, sizeof *si);
     driver_options so;
 
-    if (!(t = resolve_target(o, d)))
+    if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d)))  /* codegen.c */
         return -1;
     driver_print_after(g0, o, "import");
-    g = ir_clone(a, g0); /* g0 stays unbound for the step program */
-    if (driver_prepare(g, o, d) < 0)
+    if (be->write_graph)
+        return compile_graph_only(a, g0, be, o, d);
+    if (!(t = resolve_target(o, d)))                                     /* target/ */
         return -1;
-    stream_analyze(g, si); /* does it stream? (stream/analyze.c) */
+    g = ir_clone(a, g0); /* g0 stays unbound for the step program */
+    if (driver_prepare(g, o, d) < 0)                                     /* prepare.c */
+        return -1;
+    stream_analyze(g, si);                                               /* stream/ */
     if (si->ok)
         stream_step_options(si, g0, g, o, &so); /* from g's shapes, before the passes */
-    if (compile_program(a, g, t, o, &g, &kp, &mp, d) < 0)
+    if (compile_program(a, g, t, be, o, &g, &kp, &mp, d) < 0)
         return -1;
     if (si->ok) { /* the <name>_step program: T = 1, the state in and out */
         diag *quiet = diag_new(a, o->model, NULL);
         ir_graph *gs = ir_clone(a, g0);
         if (driver_prepare(gs, &so, quiet) < 0 || stream_state_io(gs, si) < 0 ||
-            compile_program(a, gs, t, &so, &si->g, &si->kp, &si->mp, quiet) < 0)
+            compile_program(a, gs, t, be, &so, &si->g, &si->kp, &si->mp, quiet) < 0)
             stream_refuse(si, diag_text(quiet)); /* the reason -> <NAME>_STREAM_WHY */
         else
             stream_check(si); /* e.g. tissues cut links in time */
     }
+    memset(&co, 0, sizeof co);
+    co.be = be;
+    co.t = t;
     co.stream = si;
     co.placement = !o->weights_placement || strcmp(o->weights_placement, "const") == 0
                        ? CG_WEIGHTS_CONST
@@ -253,9 +279,9 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
     co.alpha_intra = o->alpha_intra;
     co.alpha_inter_max = o->alpha_inter_max;
     co.alpha_intra_max = o->alpha_intra_max;
-    co.llvm = o->emit ? strcmp(o->emit, "llvm") == 0 : cg_llvm_available();
+    co.llvm = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
     co.threads = o->threads;
-    co.opencl = !o->cpu_only && cg_opencl_wanted(o->target);
+    co.opencl = be->gpu;
     if (co.opencl && co.placement != CG_WEIGHTS_CONST) {
         /* <name>_init uploads the weights to the device; blob and pointer bind them later */
         diag_error(d, "--weights-placement=%s does not combine with an OpenCL target ('%s'): "
@@ -263,5 +289,5 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
                    o->weights_placement, o->target);
         return -1;
     }
-    return cg_write(g, &kp, &mp, &co, d);
+    return cg_write(g, &kp, &mp, &co, d);                                /* codegen/ */
 }

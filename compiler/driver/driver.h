@@ -61,6 +61,7 @@ typedef struct driver_options {
     const char *weights;     /* --weights: fp32|fp16|bf16|int8 (passes/lowp.h); NULL: the
                                 format the model's own weights were stored in */
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
+    double sph;              /* --sph: the hidden-state sparsity the elstm target plans for */
     int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
                                 another machine: accuracy is the same on the host's C) */
     const char *parallel;    /* --parallel: auto (NULL), split or wave (compiler/kprog/schedule.c) */

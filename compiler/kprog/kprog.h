@@ -151,4 +151,29 @@ lstmc_rt_status kp_exec(const kp_call *c, const void *const *in, void *const *ou
  */
 int kp_fold_node(ir_graph *g, ir_node *n, int64_t *budget, diag *d);
 
+/* --- schedule.c: stacked LSTM layers as a wavefront across threads (issue 4) ------------ */
+
+struct target;
+
+/* A kernel backend's answer to "do you run call c in your own kernel?" (codegen.h). */
+typedef int (*kp_handles_fn)(const kp_call *c);
+
+/*
+ * Find the stacks of LSTM layers in kp that one multi-core kernel of the backend (whose
+ * handles says which calls it runs; NULL: none) can run as a pipeline (kp_wave) and record
+ * those the threads should run that way: parallel "wave" takes every stack it can, "split"
+ * none (each layer splits its hidden units), NULL or "auto" decides from the shapes and the
+ * target (schedule.c wave_wanted). threads as --threads (0: the target's cores). Grows the
+ * scratch of the layers it takes. Call before memplan_run.
+ */
+void kp_schedule(struct arena *a, kprog *kp, const struct target *t, kp_handles_fn handles,
+                 int threads, const char *parallel);
+
+/* The group that call i belongs to, or NULL. */
+const kp_wave *kp_wave_of(const kprog *kp, int i);
+
+/* Index of the first argument slot of call i in its group's argument array: the group's
+ * calls in order, each with its inputs, outputs and (if any) scratch. */
+int kp_wave_slot(const kprog *kp, const kp_wave *w, int i);
+
 #endif /* LSTMC_KPROG_H */

@@ -17,8 +17,6 @@
  * sequence_lens, fp32 weights), all LLVM kernels; anything else stays as it was (split-H or
  * one thread).
  */
-#include "codegen.h"
-
 #include <string.h>
 
 #include "arena.h"
@@ -28,20 +26,20 @@
 
 /* A REC call the wavefront kernel can run: see the top of the file. */
 static int
-wave_rec_ok(const kp_call *c)
+wave_rec_ok(const kp_call *c, kp_handles_fn handles)
 {
     const lstmc_rt_rnn_params *p = &c->p.rnn;
-    return c->kind == KP_RNN_REC && !c->wfmt && cg_llvm_handles(c) &&
+    return c->kind == KP_RNN_REC && !c->wfmt && handles(c) &&
            p->cell == LSTMC_RT_CELL_LSTM && p->packed == 1 && p->n_dirs == 1 && !p->reverse &&
            p->layout == 0 && !c->in[3] && p->batch >= 1 && p->seq_len >= 2 && c->scratch_bytes > 0;
 }
 
 /* The PROJ call feeding layer input x (the Y of the layer before) with rows rows. */
 static int
-wave_proj_ok(const kp_call *c, const ir_tensor *x, int64_t rows)
+wave_proj_ok(const kp_call *c, const ir_tensor *x, int64_t rows, kp_handles_fn handles)
 {
     const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    return c->kind == KP_RNN_PROJ && !c->wfmt && cg_llvm_handles(c) && c->in[0] == x &&
+    return c->kind == KP_RNN_PROJ && !c->wfmt && handles(c) && c->in[0] == x &&
            p->cell == LSTMC_RT_CELL_LSTM && p->packed == 1 && p->n_dirs == 1 && p->rows == rows &&
            c->out[0];
 }
@@ -84,7 +82,7 @@ wave_u_private(const kprog *kp, int i)
 /* The stack starting at REC call i: fills w->first/last/n_layers/rec; 0 when it has fewer
  * than two layers. */
 static int
-wave_find(const kprog *kp, int i, kp_wave *w)
+wave_find(const kprog *kp, int i, kp_wave *w, kp_handles_fn handles)
 {
     const kp_call *r = &kp->calls[i];
     const int64_t T = r->p.rnn.seq_len, N = r->p.rnn.batch;
@@ -103,10 +101,10 @@ wave_find(const kprog *kp, int i, kp_wave *w)
             x = c->out[0];
             c = ++k < kp->n_calls ? &kp->calls[k] : NULL;
         }
-        if (!c || !wave_proj_ok(c, x, T * N) || k + 1 >= kp->n_calls)
+        if (!c || !wave_proj_ok(c, x, T * N, handles) || k + 1 >= kp->n_calls)
             break;
         c = &kp->calls[k + 1];
-        if (!wave_rec_ok(c) || !wave_u_private(kp, k + 1) ||
+        if (!wave_rec_ok(c, handles) || !wave_u_private(kp, k + 1) ||
             c->in[0] != kp->calls[k].out[0] || c->p.rnn.seq_len != T ||
             c->p.rnn.batch != N || kp->calls[k].p.proj.hidden != c->p.rnn.hidden)
             break;
@@ -229,19 +227,22 @@ wave_wanted(const kprog *kp, const kp_wave *w, int64_t slowest, const target *t,
 }
 
 void
-cg_wave_plan(arena *a, kprog *kp, const target *t, int threads, const char *parallel)
+kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int threads,
+            const char *parallel)
 {
     int nt = threads > 0 ? threads : t ? t->cores : 1, i, n = 0;
     kp_wave w;
 
     kp->n_waves = 0;
     kp->waves = NULL;
+    if (!handles)
+        return; /* no kernel backend runs a pipeline */
     if (nt > KP_WAVE_MAX)
         nt = KP_WAVE_MAX;
     if (nt <= 1 || (parallel && strcmp(parallel, "split") == 0))
         return;
     for (i = 0; i < kp->n_calls; i++)
-        if (wave_rec_ok(&kp->calls[i]) && wave_u_private(kp, i) && wave_find(kp, i, &w))
+        if (wave_rec_ok(&kp->calls[i], handles) && wave_u_private(kp, i) && wave_find(kp, i, &w, handles))
             n++;
     if (!n)
         return;
@@ -249,7 +250,7 @@ cg_wave_plan(arena *a, kprog *kp, const target *t, int threads, const char *para
     for (i = 0; i < kp->n_calls; i++) {
         int64_t slowest;
         int l;
-        if (!wave_rec_ok(&kp->calls[i]) || !wave_u_private(kp, i) || !wave_find(kp, i, &w))
+        if (!wave_rec_ok(&kp->calls[i], handles) || !wave_u_private(kp, i) || !wave_find(kp, i, &w, handles))
             continue;
         w.threads = nt;
         w.stages = w.n_layers < nt ? w.n_layers : nt;
@@ -272,7 +273,7 @@ cg_wave_plan(arena *a, kprog *kp, const target *t, int threads, const char *para
 }
 
 const kp_wave *
-cg_wave_of(const kprog *kp, int i)
+kp_wave_of(const kprog *kp, int i)
 {
     int w;
     for (w = 0; w < kp->n_waves; w++)
@@ -282,7 +283,7 @@ cg_wave_of(const kprog *kp, int i)
 }
 
 int
-cg_wave_slot(const kprog *kp, const kp_wave *w, int i)
+kp_wave_slot(const kprog *kp, const kp_wave *w, int i)
 {
     int k, s = 0;
     for (k = w->first; k < i; k++)

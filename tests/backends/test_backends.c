@@ -868,6 +868,8 @@ generate(int i, int k)
     o.target = be->target;
     o.llvm = be->llvm;
     o.opencl = be->opencl;
+    o.be = cg_backend_resolve(be->target, be->llvm ? "llvm" : "c", 0, d);
+    cr_assert(o.be && o.be->gpu == be->opencl, "%s: backend", be->name);
     o.threads = 1;
     o.alpha_inter = b->ainter;
     o.alpha_intra = b->aintra;

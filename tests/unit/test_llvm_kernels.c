@@ -44,7 +44,7 @@ skip_without_llvm(void)
 /* Compile kp's kernels for the host into WORK/<tag>, link them into a shared object and open
  * it. */
 static void *
-build_so(const kprog *kp, const char *tag, unsigned char *handled)
+build_so(kprog *kp, const char *tag, unsigned char *handled)
 {
     char dir[512], cmd[1600];
     arena *a = arena_new(0);

@@ -41,7 +41,7 @@ static int runtime_built;
 /* The kernel of kp's single call, built for the host into WORK/<tag> and linked with the
  * runtime sources it calls (lstmc_rt_tissue_plan), loaded with dlopen. */
 static void *
-build_so(const kprog *kp, const char *tag)
+build_so(kprog *kp, const char *tag)
 {
     char dir[512], cmd[2048];
     arena *a = arena_new(0);

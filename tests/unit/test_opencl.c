@@ -212,10 +212,10 @@ Test(opencl, tegra_x1_kernels_build)
 /* A profile without a GPU emits no OpenCL; pocl and tegra-x1 do. */
 Test(opencl, wanted_by_profile)
 {
-    cr_assert(cg_opencl_wanted("pocl"));
-    cr_assert(cg_opencl_wanted("tegra-x1"));
-    cr_assert_not(cg_opencl_wanted("host"));
-    cr_assert_not(cg_opencl_wanted("no-such-target"));
+    cr_assert(cg_backend_resolve("pocl", NULL, 0, NULL)->gpu);
+    cr_assert(cg_backend_resolve("tegra-x1", NULL, 0, NULL)->gpu);
+    cr_assert_not(cg_backend_resolve("host", NULL, 0, NULL)->gpu);
+    cr_assert_not(cg_backend_resolve("no-such-target", NULL, 0, NULL)->gpu);
 }
 
 #endif /* LSTMC_RT_OPENCL */
