@@ -138,16 +138,10 @@ cmd_run(cli *c)
     name = c->o.name ? c->o.name : "model";
     c->o.name = name;
     c->o.outdir = builddir;
-    {
-        /* a fresh arena and diag: the import above only served to map inputs */
-        arena *a2 = arena_new(0);
-        diag *d2 = diag_new(a2, c->o.model, stderr);
-        int bad = (c->thresholds && tune_load(a2, c->thresholds, &c->o, d2) < 0) ||
-                  driver_compile(a2, &c->o, d2) < 0;
-        arena_free(a2);
-        if (bad)
-            goto out;
-    }
+    /* the model read once: the graph that mapped the inputs is the one compiled */
+    if ((c->thresholds && tune_load(a, c->thresholds, &c->o, d) < 0) ||
+        driver_compile_graph(a, g, &c->o, d) < 0)
+        goto out;
     {
         const char *cc = getenv("CC");
         const char *extra = getenv("LSTMC_CFLAGS");
