@@ -20,7 +20,7 @@
 #include "cliopt.h"
 #include "driver.h"
 #include "ir.h"
-#include "lowp.h"
+#include "wfmt.h"
 #include "profile.h"
 #include "tune.h"
 
@@ -130,6 +130,7 @@ static int
 parse_args(int argc, char **argv, cli *c)
 {
     const subcommand *s;
+    char err[512];
     int i, model_seen = 0;
     memset(c, 0, sizeof *c);
     c->o.target = "host";
@@ -231,10 +232,16 @@ parse_args(int argc, char **argv, cli *c)
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
         } else if ((v = cli_opt(argc, argv, &i, "--hsparse"))) {
+            if (driver_check_option("--hsparse", v, err, sizeof err) < 0)
+                return usage("%s", err); /* a bad value: before the model is read */
             c->o.hsparse = v;
         } else if ((v = cli_opt(argc, argv, &i, "--prune"))) {
+            if (driver_check_option("--prune", v, err, sizeof err) < 0)
+                return usage("%s", err);
             c->o.prune = v;
         } else if ((v = cli_opt(argc, argv, &i, "--sparse"))) {
+            if (driver_check_option("--sparse", v, err, sizeof err) < 0)
+                return usage("%s", err);
             c->o.sparse = v;
         } else if ((v = cli_opt(argc, argv, &i, "--sph"))) {
             if (parse_alpha(v, "--sph", &c->sph) || c->sph >= 1)

@@ -8,6 +8,7 @@
 #ifndef LSTMC_DRIVER_H
 #define LSTMC_DRIVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ir.h"
@@ -99,6 +100,10 @@ int driver_compile(arena *a, const driver_options *o, diag *d);
 /* The pipeline on a graph already imported (lstmc run reads the model once to check the
  * data against its inputs). g0 is not changed: each program is compiled from a copy. */
 int driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag *d);
+
+/* Check the value of a pass option ("--hsparse", "--prune", "--sparse") as the passes will
+ * read it (options.c): 0, or -1 with the message in err[0..n) (a usage error). */
+int driver_check_option(const char *opt, const char *value, char *err, size_t n);
 
 /* A C identifier derived from a model path ("models/har-lstm.onnx" -> "har_lstm"). */
 const char *driver_default_name(arena *a, const char *model);

@@ -113,3 +113,17 @@ options_parse_passes(const driver_options *o, pass_ctx *cx, char *err, size_t n)
         return -1;
     return 0;
 }
+
+int
+driver_check_option(const char *opt, const char *value, char *err, size_t n)
+{
+    pass_ctx cx;
+    if (strcmp(opt, "--hsparse") == 0)
+        return options_parse_hsparse(value, &cx.hsparse, err, n);
+    if (strcmp(opt, "--prune") == 0)
+        return options_parse_prune(value, &cx.prune, err, n);
+    if (strcmp(opt, "--sparse") == 0)
+        return options_parse_sparse(value, &cx.sparse, err, n);
+    snprintf(err, n, "%s is not a pass option", opt);
+    return -1;
+}

@@ -2,8 +2,9 @@
 # cli.sh LSTMC SPARSE_CASES FIXTURE_CASES WORK — the sparse-weight options (passes/sparse.c):
 # --sparse=auto stores a pruned model's W and U in eSELL where that is faster than the dense
 # kernels of the build, and leaves a dense model alone;
-# bad --prune / --sparse values and the combinations the eSELL kernels do not cover exit
-# with status 1 and a message naming what is wrong.
+# bad --prune / --sparse / --hsparse values exit 2 (usage errors, found before the model is
+# read), and the combinations the eSELL kernels do not cover exit with status 1 and a message
+# naming what is wrong.
 set -u
 lstmc=$1 cases=$2 fix=$3 work=$4
 rm -rf "$work"
@@ -54,14 +55,19 @@ n=$(grep -c 'Spw 0.500 Spu 0.750' "$work/elstm/elstm.txt")
 [ "$n" = 2 ] || { echo "FAIL: --target=elstm --prune: $n layers at Spw 0.5 Spu 0.75, want 2" >&2; fail=1; }
 
 m="$cases/prune_w30_u50/model.onnx"
-expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=X:0.3
-expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:1.5
-expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:0.3,
-expect 1 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:abc
-expect 1 "twice" "$m" -o "$work/x" --prune=U:0.3,R:0.2
+expect 2 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=X:0.3
+expect 2 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:1.5
+expect 2 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:0.3,
+expect 2 "--prune takes W:F,U:F" "$m" -o "$work/x" --prune=W:abc
+expect 2 "twice" "$m" -o "$work/x" --prune=U:0.3,R:0.2
+# a bad value is a usage error found before the model is read (the model need not exist)
+expect 2 "--prune takes W:F,U:F" "$work/no-such-model.onnx" -o "$work/x" --prune=W:2
+expect 2 "--sparse takes auto, auto:F" "$work/no-such-model.onnx" -o "$work/x" --sparse=x
+expect 2 "--hsparse takes thresholds >= 0" "$work/no-such-model.onnx" -o "$work/x" --hsparse=0.1,x
+expect 2 "--hsparse needs at least one threshold" "$m" -o "$work/x" --hsparse=
 expect 1 "no LSTM, GRU or RNN layer" "$fix/op_gemm/model.onnx" -o "$work/x" --prune=W:0.3
-expect 1 "--sparse takes auto, auto:F" "$m" -o "$work/x" --sparse=dense
-expect 1 "--sparse takes auto, auto:F" "$m" -o "$work/x" --sparse=auto:2
+expect 2 "--sparse takes auto, auto:F" "$m" -o "$work/x" --sparse=dense
+expect 2 "--sparse takes auto, auto:F" "$m" -o "$work/x" --sparse=auto:2
 expect 1 "--sparse=esell does not combine with --alpha-inter / --alpha-intra" \
     "$m" -o "$work/x" --sparse=esell --alpha-inter=0.1
 expect 1 "--sparse=esell does not combine with --alpha-inter / --alpha-intra" \
