@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "calibrate.h"
+#include "calib.h"
 #include "diag.h"
 #include "ir.h"
 #include "lstmc_rt.h"
@@ -139,11 +139,8 @@ int
 pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
 {
     int i, n0 = g->n_nodes, changed = 0;
-    calib_table tab;
     const calib_layer *cl = NULL;
 
-    if (cx && cx->calib && calib_read(g->a, cx->calib, &tab, d) < 0)
-        return -1;
     for (i = 0; i < n0; i++) {
         ir_node *n = g->nodes[i];
         const ir_attr *sums;
@@ -154,8 +151,8 @@ pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
         sums = ir_attr_get(n, "row_abs_sum");
         if (!sums || sums->kind != IR_ATTR_TENSOR || !sums->t || !sums->t->data)
             continue;
-        if (cx && cx->calib) {
-            calib_layer *c = calib_find(&tab, n->name);
+        if (cx && cx->calib_table) { /* read once by the driver */
+            const calib_layer *c = calib_find(cx->calib_table, n->name);
             int64_t H = ir_attr_int(n, "hidden_size", 0);
             int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
             if (!c) {
@@ -171,7 +168,6 @@ pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
                           (long long)H);
                 return -1;
             }
-            c->used = 1;
             cl = c;
         }
         changed |= to_tissue(g, cx, cl, n);

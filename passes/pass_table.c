@@ -127,6 +127,16 @@ check_disable(const pass_ctx *cx, diag *d)
 }
 
 int
+pass_list_has(const pass_list *l, const char *name)
+{
+    int i;
+    for (i = 0; i < l->n; i++)
+        if (strcmp(l->p[i]->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int
 pass_run(ir_graph *g, const pass_list *l, const pass_ctx *cx, diag *d)
 {
     int i;

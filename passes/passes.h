@@ -51,7 +51,9 @@ typedef struct pass_ctx {
     const char *const *disable; /* passes to skip */
     int n_disable;
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
-    const char *calib;          /* --calib: CALIB file (lstmc calibrate) for h_pred / c_pred */
+    const char *calib;          /* --calib: the CALIB file's path, for messages */
+    const struct calib_table *calib_table; /* its contents (formats/calib.h), read once by
+                                              the driver; NULL without --calib */
     float alpha_intra;          /* default dynamic row skip threshold for the drs pass */
     pass_hsparse_opt hsparse;   /* --hsparse thresholds (n == 0: none) */
     pass_prune_opt prune;       /* --prune fractions (.on == 0: none) */
@@ -95,6 +97,9 @@ int pass_list_add(pass_list *l, const char *s, diag *d);
  * the IR is verified, and printed when cx->print_after names it. Returns 0 or -1.
  */
 int pass_run(ir_graph *g, const pass_list *l, const pass_ctx *cx, diag *d);
+
+/* 1 when l holds the pass called name. */
+int pass_list_has(const pass_list *l, const char *name);
 
 /* pass_list_add + pass_run on the comma-separated list (tests and tools). */
 int pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "calib.h"
 #include "codegen.h"
 #include "diag.h"
 #include "driver_impl.h"
@@ -168,12 +169,21 @@ resolve_target(const driver_options *o, diag *d)
  * step program share. g is prepared; on success *gp, *kp and *mp describe the program. */
 static int
 compile_program(arena *a, ir_graph *g, const target *t, const cg_backend *be,
-                const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp, diag *d)
+                const driver_options *o, calib_table **calib, ir_graph **gp, kprog *kp,
+                memplan *mp, diag *d)
 {
     pass_ctx cx;
     pass_list passes;
-    if (pass_context(t, be, o, &cx, d) < 0 || pass_pipeline(t, o, &cx, &passes, d) < 0 ||
-        pass_run(g, &passes, &cx, d) < 0)
+    if (pass_context(t, be, o, &cx, d) < 0 || pass_pipeline(t, o, &cx, &passes, d) < 0)
+        return -1;
+    if (o->calib && !*calib && pass_list_has(&passes, "breakpoints")) { /* read once */
+        calib_table *tab = arena_calloc(a, 1, sizeof *tab);
+        if (calib_read(a, o->calib, tab, d) < 0)
+            return -1;
+        *calib = tab;
+    }
+    cx.calib_table = *calib;
+    if (pass_run(g, &passes, &cx, d) < 0)                            /* passes/ */
         return -1;
     memset(kp, 0, sizeof *kp);
     if (kp_lower_graph(a, g, kp, d) < 0)                             /* kprog/lower.c */
@@ -198,7 +208,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     driver_print_after(g, o, "import");
     if (driver_prepare(g, o, d) < 0)
         return -1;
-    return compile_program(a, g, t, be, o, gp, kp, mp, d);
+    calib_table *calib = NULL;
+    return compile_program(a, g, t, be, o, &calib, gp, kp, mp, d);
 }
 
 int
@@ -239,6 +250,7 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
     cg_options co;
     stream_info *si = arena_calloc(a, 1, sizeof *si);
     driver_options so;
+    calib_table *calib = NULL; /* --calib, read once when a program runs breakpoints */
 
     if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d)))  /* codegen.c */
         return -1;
@@ -253,13 +265,13 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
     stream_analyze(g, si);                                               /* stream/ */
     if (si->ok)
         stream_step_options(si, g0, g, o, &so); /* from g's shapes, before the passes */
-    if (compile_program(a, g, t, be, o, &g, &kp, &mp, d) < 0)
+    if (compile_program(a, g, t, be, o, &calib, &g, &kp, &mp, d) < 0)
         return -1;
     if (si->ok) { /* the <name>_step program: T = 1, the state in and out */
         diag *quiet = diag_new(a, o->model, NULL);
         ir_graph *gs = ir_clone(a, g0);
         if (driver_prepare(gs, &so, quiet) < 0 || stream_state_io(gs, si) < 0 ||
-            compile_program(a, gs, t, be, &so, &si->g, &si->kp, &si->mp, quiet) < 0)
+            compile_program(a, gs, t, be, &so, &calib, &si->g, &si->kp, &si->mp, quiet) < 0)
             stream_refuse(si, diag_text(quiet)); /* the reason -> <NAME>_STREAM_WHY */
         else
             stream_check(si); /* e.g. tissues cut links in time */

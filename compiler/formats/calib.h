@@ -27,7 +27,6 @@ typedef struct calib_layer {
     int64_t n_dirs, hidden, cells;
     float *h; /* [n_dirs, hidden] */
     float *c; /* [n_dirs, hidden] */
-    int used; /* set by the breakpoints pass when a layer takes it */
 } calib_layer;
 
 typedef struct calib_table {
