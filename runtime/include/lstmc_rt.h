@@ -130,6 +130,37 @@ typedef struct lstmc_rt_rnn_params {
                          h elements whose summed |h| is below it (E-LSTM §4.4; 0 = exact) */
 } lstmc_rt_rnn_params;
 
+/*
+ * Where an element of the layouts above lives: the ONE C copy of these formulas, used by
+ * the runtime's kernels (rt_rnn.c, rt_tissue.c, rt_drs.c) and by lstmc analyze's replay.
+ * The LLVM emitter (codegen/llvm/rec.c, drs.c, tissue.c) and the OpenCL kernels (ROW_AT,
+ * Y_AT, STATE_AT in codegen/opencl/kernels/rnn.cl) build the same offsets in their own
+ * languages.
+ */
+
+/* Row index of (t, n) in X's (and P's) own order: layout 0 [T, N], layout 1 [N, T]. */
+static inline int64_t
+lstmc_rt_row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
+{
+    return p->layout ? n * p->seq_len + t : t * p->batch + n;
+}
+
+/* Offset (floats) of row (t, d, n) of Y: layout 0 [T, D, N, H], layout 1 [N, T, D, H]. */
+static inline int64_t
+lstmc_rt_y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
+{
+    const int64_t D = p->n_dirs;
+
+    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
+}
+
+/* Offset of row (d, n) of Y_h, Y_c, initial_h, initial_c: [D, N, H] or [N, D, H]. */
+static inline int64_t
+lstmc_rt_state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
+{
+    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
+}
+
 /* Scratch floats lstmc_rt_rnn needs for p (h, c and gate buffers). */
 int64_t lstmc_rt_rnn_scratch(const lstmc_rt_rnn_params *p);
 
