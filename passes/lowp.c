@@ -44,7 +44,7 @@ convert(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
                       w->name, (double)src[i], lowp_name(fmt));
             return NULL;
         }
-        if (fmt == WFMT_FP16 && (lowp_f32_to_f16(src[i]) & 0x7c00u) == 0x7c00u) {
+        if (fmt == LSTMC_RT_WFMT_FP16 && (lowp_f32_to_f16(src[i]) & 0x7c00u) == 0x7c00u) {
             diag_node(d, n, "weight tensor '%s' holds %g, outside fp16's range (65504); use "
                             "--weights=bf16 or int8",
                       w->name, (double)src[i]);
@@ -56,7 +56,7 @@ convert(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
     t = ir_const_new(g, arena_printf(g->a, "%s.%s", w->name, lowp_name(fmt)), IR_DT_I32, &s,
                      NULL);
     buf = t->data; /* zeroed: the padding stays 0 */
-    if (fmt == WFMT_INT8) {
+    if (fmt == LSTMC_RT_WFMT_INT8) {
         signed char *q = (signed char *)buf + D * GH * 4;
         for (dd = 0; dd < D; dd++)
             for (g2 = 0; g2 < GH; g2++) {
@@ -67,7 +67,8 @@ convert(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
         return t;
     }
     for (i = 0; i < D * K * GH; i++) {
-        uint16_t h = fmt == WFMT_FP16 ? lowp_f32_to_f16(src[i]) : lowp_f32_to_bf16(src[i]);
+        uint16_t h = fmt == LSTMC_RT_WFMT_FP16 ? lowp_f32_to_f16(src[i])
+                                               : lowp_f32_to_bf16(src[i]);
         buf[2 * i] = (unsigned char)(h & 0xffu); /* little-endian, as the runtime reads it */
         buf[2 * i + 1] = (unsigned char)(h >> 8);
     }
@@ -124,7 +125,7 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
         diag_error(d, "--weights takes fp32, fp16, bf16 or int8, got '%s'", weights);
         return -1;
     }
-    if (fmt == WFMT_FP32)
+    if (fmt == LSTMC_RT_WFMT_FP32)
         return 0;
     /* the OpenCL kernels of the exact schedule read every format (codegen/opencl/opencl.c); the
      * schedules they do not cover are refused as on the CPU, the target named */

@@ -24,7 +24,8 @@
  */
 #define DRS_NA 2 /* vectors of accumulators per row */
 
-/* Offset (floats, i64 value) of row (t, d, n) of Y and of (d, n) of a state tensor. */
+/* Offset (floats, i64 value) of row (t, d, n) of Y: lstmc_rt_y_at (lstmc_rt.h, the C copy of
+ * the layout formulas) built in IR. */
 LLVMValueRef
 drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d, LLVMValueRef n)
 {
@@ -254,6 +255,7 @@ emit_drs(kg *g, const kp_call *kc)
                                                   ""),
                                    g->i64, "")
                    : ci(g, T);
+        /* lstmc_rt_state_at and lstmc_rt_row_at (lstmc_rt.h) built in IR */
         st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d)) : add(g, ci(g, d * N), n),
                  ci(g, H));
         emit_copy(g, h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);

@@ -243,7 +243,8 @@ emit_rec(kg *g, const kp_call *kc)
                               g->i64, "");
         else
             s = ci(g, T);
-        /* state_at: [D,N,H] or [N,D,H] */
+        /* state_at: [D,N,H] or [N,D,H] (the layout formulas: lstmc_rt.h lstmc_rt_state_at,
+         * row_at, y_at, built in IR here) */
         st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d))
                               : add(g, ci(g, d * N), n),
                  ci(g, H));

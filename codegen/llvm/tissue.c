@@ -442,7 +442,7 @@ tis_plan_fn(kg *g, LLVMTypeRef *fty)
     return f ? f : LLVMAddFunction(g->m, "lstmc_rt_tissue_plan", *fty);
 }
 
-/* Offset (floats, i64) of P's / X's row (t, n). */
+/* Offset (floats, i64) of P's / X's row (t, n): lstmc_rt_row_at (lstmc_rt.h) in IR. */
 static LLVMValueRef
 tis_row(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, LLVMValueRef n)
 {
@@ -450,7 +450,7 @@ tis_row(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, LLVMValueRef n)
                      : add(g, mul(g, t, ci(g, p->batch)), n);
 }
 
-/* Offset of state row (d, n): [D, N, H] or [N, D, H]. */
+/* Offset of state row (d, n): [D, N, H] or [N, D, H]; lstmc_rt_state_at (lstmc_rt.h) in IR. */
 static LLVMValueRef
 tis_state_at(kg *g, const lstmc_rt_rnn_params *p, int32_t d, LLVMValueRef n)
 {

@@ -296,7 +296,7 @@ esell_rocc_pack(const esell *e, uint64_t *out)
                 for (p = 0; p < c[k].w; p++) {
                     uint64_t word = 0;
                     for (r = 0; r < ESELL_CHK_H; r++)
-                        word |= (uint64_t)esell_f16(e->val[c[k].val + p * ESELL_CHK_H + r])
+                        word |= (uint64_t)lowp_f32_to_f16(e->val[c[k].val + p * ESELL_CHK_H + r])
                                 << (16 * r);
                     out[n++] = word;
                 }
@@ -335,73 +335,11 @@ esell_rocc_unpack(const uint64_t *w, int64_t n, int64_t rows, int64_t cols, floa
                 }
                 for (p = 0; p < cw; p++, at_w++)
                     for (r = 0; r < ESELL_CHK_H; r++)
-                        vals[p * ESELL_CHK_H + r] = esell_f32((uint16_t)(w[at_w] >> (16 * r)));
+                        vals[p * ESELL_CHK_H + r] =
+                            lstmc_rt_f16_to_f32((uint16_t)(w[at_w] >> (16 * r)));
                 if (decode_chunk(rows, cols, br, bc, cw, row, eidx, vals, &written, m) != 0)
                     return -1;
             }
         }
     return at_w == n ? 0 : -1;
-}
-
-/* --- fp16 ---------------------------------------------------------------------------- */
-
-uint16_t
-esell_f16(float f)
-{
-    uint32_t x, sign, mant;
-    int32_t exp;
-    memcpy(&x, &f, sizeof x);
-    sign = x >> 16 & 0x8000u;
-    exp = (int32_t)(x >> 23 & 0xff);
-    mant = x & 0x7fffffu;
-    if (exp == 0xff) /* inf, nan (kept quiet) */
-        return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u | mant >> 13 : 0));
-    exp -= 127 - 15;
-    if (exp >= 0x1f)
-        return (uint16_t)(sign | 0x7c00u);
-    if (exp <= 0) { /* subnormal or zero: shift the implicit 1 in, round to nearest even */
-        uint32_t m, half, rest;
-        int shift;
-        if (exp < -10)
-            return (uint16_t)sign;
-        m = mant | 0x800000u;
-        shift = 14 - exp;
-        half = 1u << (shift - 1);
-        rest = m & ((1u << shift) - 1);
-        m >>= shift;
-        if (rest > half || (rest == half && (m & 1)))
-            m++;
-        return (uint16_t)(sign | m);
-    }
-    {
-        uint32_t h = sign | (uint32_t)exp << 10 | mant >> 13, rest = mant & 0x1fffu;
-        if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
-            h++; /* may carry into the exponent, up to inf: that is the right rounding */
-        return (uint16_t)h;
-    }
-}
-
-float
-esell_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = h >> 10 & 0x1f, mant = h & 0x3ffu, x;
-    float f;
-    if (exp == 0x1f) {
-        x = sign | 0x7f800000u | mant << 13;
-    } else if (exp == 0) {
-        if (!mant) {
-            x = sign;
-        } else { /* subnormal: normalise */
-            int e = -1;
-            do {
-                e++;
-                mant <<= 1;
-            } while (!(mant & 0x400u));
-            x = sign | (uint32_t)(127 - 15 - e) << 23 | (mant & 0x3ffu) << 13;
-        }
-    } else {
-        x = sign | (exp + 127 - 15) << 23 | mant << 13;
-    }
-    memcpy(&f, &x, sizeof f);
-    return f;
 }

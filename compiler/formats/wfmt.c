@@ -10,7 +10,17 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const names[WFMT_COUNT] = {"fp32", "fp16", "bf16", "int8"};
+static const char *const names[WFMT_COUNT] = {
+#define WFMT_NAME(id, name, bytes, row_scales) name,
+    LSTMC_RT_WFMT_TABLE(WFMT_NAME)
+#undef WFMT_NAME
+};
+
+static const int elem_bytes[WFMT_COUNT] = {
+#define WFMT_BYTES(id, name, bytes, row_scales) bytes,
+    LSTMC_RT_WFMT_TABLE(WFMT_BYTES)
+#undef WFMT_BYTES
+};
 
 int
 lowp_parse(const char *s)
@@ -31,7 +41,7 @@ lowp_name(int fmt)
 int
 lowp_elem_bytes(int fmt)
 {
-    return fmt == WFMT_FP16 || fmt == WFMT_BF16 ? 2 : fmt == WFMT_INT8 ? 1 : 4;
+    return fmt >= 0 && fmt < WFMT_COUNT ? elem_bytes[fmt] : 4;
 }
 
 uint16_t
@@ -41,8 +51,9 @@ lowp_f32_to_f16(float x)
     memcpy(&u, &x, sizeof u);
     sign = (u >> 16) & 0x8000u;
     u &= 0x7fffffffu;
-    if (u >= 0x7f800000u) /* inf stays inf, NaN stays a (quiet) NaN */
-        return (uint16_t)(sign | 0x7c00u | (u > 0x7f800000u ? 0x200u : 0u));
+    if (u >= 0x7f800000u) /* inf stays inf, NaN a quiet NaN keeping its payload's top bits */
+        return (uint16_t)(sign | 0x7c00u |
+                          (u > 0x7f800000u ? 0x200u | (u & 0x7fffffu) >> 13 : 0u));
     if (u >= 0x477ff000u) /* >= 65520 rounds past the largest half, 65504 */
         return (uint16_t)(sign | 0x7c00u);
     if (u < 0x38800000u) { /* below 2^-14: a subnormal half, x * 2^24 rounded to even */

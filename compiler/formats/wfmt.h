@@ -1,5 +1,6 @@
 /*
- * wfmt.h — the storage formats of weights (--weights=fp32|fp16|bf16|int8).
+ * wfmt.h — the storage formats of weights (--weights=fp32|fp16|bf16|int8): names, parse and
+ * sizes from the runtime's table (lstmc_rt.h LSTMC_RT_WFMT_TABLE), and the encoders.
  *
  * The kernels always accumulate in fp32; the format only says how the recurrent and input
  * weights are stored and read. int8 carries one fp32 scale per output row.
@@ -9,13 +10,14 @@
 
 #include <stdint.h>
 
-typedef enum wfmt {
-    WFMT_FP32 = 0,
-    WFMT_FP16 = 1,
-    WFMT_BF16 = 2,
-    WFMT_INT8 = 3,
-    WFMT_COUNT
-} wfmt;
+#include "lstmc_rt.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
+
+/* The old names of LSTMC_RT_WFMT_* (compiler/tools/tune and the unit tests still use them). */
+#define WFMT_FP32 LSTMC_RT_WFMT_FP32
+#define WFMT_FP16 LSTMC_RT_WFMT_FP16
+#define WFMT_BF16 LSTMC_RT_WFMT_BF16
+#define WFMT_INT8 LSTMC_RT_WFMT_INT8
+#define WFMT_COUNT LSTMC_RT_WFMT_COUNT
 
 /* The wfmt named s ("fp32", "fp16", "bf16", "int8"), or -1. */
 int lowp_parse(const char *s);
@@ -26,7 +28,11 @@ const char *lowp_name(int wfmt);
 /* Bytes one weight takes in wfmt (int8: 1, its row scales not counted). */
 int lowp_elem_bytes(int wfmt);
 
-/* IEEE binary16 / bfloat16 of x, rounded to nearest even; overflow gives infinity. */
+/*
+ * IEEE binary16 / bfloat16 of x, rounded to nearest even; overflow gives infinity, a NaN
+ * stays a quiet NaN with the top bits of its payload. The compiler's only encoders (the
+ * decoders are the runtime's lstmc_rt_f16_to_f32 and lstmc_rt_bf16_to_f32).
+ */
 uint16_t lowp_f32_to_f16(float x);
 uint16_t lowp_f32_to_bf16(float x);
 

@@ -78,10 +78,6 @@ ir_tensor *onnx_const_i64(onnx_ctx *cx, const char *hint, const int64_t *v, int 
 ir_tensor *onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name,
                             int in_graph);
 
-/* IEEE binary16 and bfloat16 bit patterns → float (exact). */
-float onnx_half_to_float(uint16_t h);
-float onnx_bf16_to_float(uint16_t h);
-
 /* ONNX TensorProto.DataType code → ir_dtype (IR_DT_UNDEF when unsupported); its name. */
 ir_dtype onnx_dtype(int32_t code);
 const char *onnx_dtype_name(int32_t code);

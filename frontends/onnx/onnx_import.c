@@ -317,11 +317,12 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
             else
                 bits = (uint16_t)tp->int32_data[i];
             ((float *)data)[i] = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16
-                                     ? onnx_half_to_float(bits)
-                                     : onnx_bf16_to_float(bits);
+                                     ? lstmc_rt_f16_to_f32(bits)
+                                     : lstmc_rt_bf16_to_f32(bits);
         }
         if (in_graph) {
-            int h = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ? WFMT_FP16 : WFMT_BF16;
+            int h = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ? LSTMC_RT_WFMT_FP16
+                                                                   : LSTMC_RT_WFMT_BF16;
             if (h > cx->g->weights_hint)
                 cx->g->weights_hint = h;
         }
@@ -366,33 +367,6 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     t->data = data;
     t->qsrc = byte ? code : 0;
     return t;
-}
-
-float
-onnx_half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    float f;
-    if (e == 0x1f) {
-        bits = sign | 0x7f800000u | (m << 13); /* inf, nan */
-    } else if (e == 0) {
-        /* zero or subnormal: m * 2^-24, exact in float */
-        f = (float)m * 5.9604644775390625e-8f;
-        return sign ? -f : f;
-    } else {
-        bits = sign | ((e + 112) << 23) | (m << 13);
-    }
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-float
-onnx_bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
 }
 
 /* --- graph inputs ----------------------------------------------------------------- */

@@ -255,8 +255,8 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
      * row on it only when the row's values are exactly q * scale with q in -128..127. */
     for (i = 0; i < n_ch; i++)
         dq_note_scale(cx->g, sv[i]);
-    if (cx->g->weights_hint < WFMT_INT8)
-        cx->g->weights_hint = WFMT_INT8;
+    if (cx->g->weights_hint < LSTMC_RT_WFMT_INT8)
+        cx->g->weights_hint = LSTMC_RT_WFMT_INT8;
 
     t = onnx_tensor_ref(cx, out);
     if (t->producer || t->data || t->is_input) {

@@ -130,6 +130,37 @@ typedef struct lstmc_rt_rnn_params {
                          h elements whose summed |h| is below it (E-LSTM §4.4; 0 = exact) */
 } lstmc_rt_rnn_params;
 
+/*
+ * Where an element of the layouts above lives: the ONE C copy of these formulas, used by
+ * the runtime's kernels (rt_rnn.c, rt_tissue.c, rt_drs.c) and by lstmc analyze's replay.
+ * The LLVM emitter (codegen/llvm/rec.c, drs.c, tissue.c) and the OpenCL kernels (ROW_AT,
+ * Y_AT, STATE_AT in codegen/opencl/kernels/rnn.cl) build the same offsets in their own
+ * languages.
+ */
+
+/* Row index of (t, n) in X's (and P's) own order: layout 0 [T, N], layout 1 [N, T]. */
+static inline int64_t
+lstmc_rt_row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
+{
+    return p->layout ? n * p->seq_len + t : t * p->batch + n;
+}
+
+/* Offset (floats) of row (t, d, n) of Y: layout 0 [T, D, N, H], layout 1 [N, T, D, H]. */
+static inline int64_t
+lstmc_rt_y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
+{
+    const int64_t D = p->n_dirs;
+
+    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
+}
+
+/* Offset of row (d, n) of Y_h, Y_c, initial_h, initial_c: [D, N, H] or [N, D, H]. */
+static inline int64_t
+lstmc_rt_state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
+{
+    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
+}
+
 /* Scratch floats lstmc_rt_rnn needs for p (h, c and gate buffers). */
 int64_t lstmc_rt_rnn_scratch(const lstmc_rt_rnn_params *p);
 
@@ -660,8 +691,10 @@ extern int64_t lstmc_rt_hsparse_groups, lstmc_rt_hsparse_skipped;
 
 /*
  * The storage formats of G1 (lstmc_rt_rnn_proj's w) and G2 (lstmc_rt_rnn_rec's r) under
- * lstmc --weights=fp16|bf16|int8; values match the compiler's enum wfmt. The kernels convert
- * each weight to float when they read it and accumulate in float.
+ * lstmc --weights=fp32|fp16|bf16|int8, as ONE table shared by the runtime and the compiler
+ * (compiler/formats/wfmt.c: names, parse, bytes): a new format is one row here, a decoder in
+ * rt_lowp.c and an encoder in wfmt.c. The kernels convert each weight to float when they read
+ * it and accumulate in float.
  *
  * Layout of a weight tensor of D directions, each packed transposed [K, G*H] (K = I for G1,
  * H for G2; column g is output row g of W or U), in 4-byte words, little-endian:
@@ -670,11 +703,19 @@ extern int64_t lstmc_rt_hsparse_groups, lstmc_rt_hsparse_skipped;
  *               w[d][k][g] = s[d][g] * q[d][k][g] (one scale per output row).
  * The tensor is padded to a whole number of words. Only packed weights have these forms.
  */
+/* X(ID, name, bytes per weight, fp32 scales per output row); the row order is the value of
+ * LSTMC_RT_WFMT_<ID> (the "wfmt" attribute, kp_call.wfmt and the OpenCL WFMT/RFMT macros). */
+#define LSTMC_RT_WFMT_TABLE(X)                                                                \
+    X(FP32, "fp32", 4, 0)                                                                     \
+    X(FP16, "fp16", 2, 0)                                                                     \
+    X(BF16, "bf16", 2, 0)                                                                     \
+    X(INT8, "int8", 1, 1)
+
 typedef enum lstmc_rt_wfmt {
-    LSTMC_RT_WFMT_FP32 = 0,
-    LSTMC_RT_WFMT_FP16 = 1,
-    LSTMC_RT_WFMT_BF16 = 2,
-    LSTMC_RT_WFMT_INT8 = 3
+#define LSTMC_RT_WFMT_ENUM(id, name, bytes, row_scales) LSTMC_RT_WFMT_##id,
+    LSTMC_RT_WFMT_TABLE(LSTMC_RT_WFMT_ENUM)
+#undef LSTMC_RT_WFMT_ENUM
+    LSTMC_RT_WFMT_COUNT
 } lstmc_rt_wfmt;
 
 /* IEEE binary16 / bfloat16 bits to float (exact: every value of either is a float). */

@@ -1,7 +1,7 @@
 /*
  * lstmc_rt_cell.h — pieces of the recurrent time loop shared by the runtime's kernels
- * (rt_rnn.c, rt_tissue.c, rt_drs.c): tensor offsets of the ONNX layouts and the element-wise
- * LSTM cell. Internal to the runtime sources (static inline, nothing exported); one copy, so
+ * (rt_rnn.c, rt_tissue.c, rt_drs.c): the element-wise LSTM cell (the tensor offsets of the
+ * ONNX layouts, lstmc_rt_row_at / y_at / state_at, are in lstmc_rt.h). Internal to the runtime sources (static inline, nothing exported); one copy, so
  * that the exact, tissue and DRS kernels cannot drift apart: with their thresholds at 0 they
  * must produce the same floats (tests/unit/test_rt_tissue.c, test_rt_drs.c pin this).
  */
@@ -9,29 +9,6 @@
 #define LSTMC_RT_CELL_H
 
 #include "lstmc_rt.h"
-
-/* Row index of (t, n) in X's (and P's) own order: layout 0 [T, N], layout 1 [N, T]. */
-static inline int64_t
-lstmc_rt_row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
-{
-    return p->layout ? n * p->seq_len + t : t * p->batch + n;
-}
-
-/* Offset (floats) of row (t, d, n) of Y: layout 0 [T, D, N, H], layout 1 [N, T, D, H]. */
-static inline int64_t
-lstmc_rt_y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
-{
-    const int64_t D = p->n_dirs;
-
-    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
-}
-
-/* Offset of row (d, n) of Y_h, Y_c, initial_h, initial_c: [D, N, H] or [N, D, H]. */
-static inline int64_t
-lstmc_rt_state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
-{
-    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
-}
 
 /* Bound a gate pre-activation to [-clip, clip] when the layer has clip (NaN passes). */
 static inline float

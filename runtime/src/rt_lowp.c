@@ -48,14 +48,13 @@ lstmc_rt_bf16_to_f32(uint16_t h)
 int64_t
 lstmc_rt_lowp_bytes(int32_t wfmt, int64_t D, int64_t K, int64_t GH)
 {
+    /* the weights, after the row scales of a format that has them (layout in lstmc_rt.h) */
     switch (wfmt) {
-    case LSTMC_RT_WFMT_FP32:
-        return D * K * GH * 4;
-    case LSTMC_RT_WFMT_FP16:
-    case LSTMC_RT_WFMT_BF16:
-        return D * K * GH * 2;
-    case LSTMC_RT_WFMT_INT8:
-        return D * GH * 4 + D * K * GH;
+#define LOWP_BYTES(id, name, bytes, row_scales)                                                \
+    case LSTMC_RT_WFMT_##id:                                                                   \
+        return D * GH * 4 * (row_scales) + D * K * GH * (bytes);
+        LSTMC_RT_WFMT_TABLE(LOWP_BYTES)
+#undef LOWP_BYTES
     default:
         return -1;
     }

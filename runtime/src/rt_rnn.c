@@ -625,7 +625,7 @@ lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p, const float *P,
 
     if (!p)
         return LSTMC_RT_ERR_NULL;
-    if (!params_ok(p) || wfmt < LSTMC_RT_WFMT_FP32 || wfmt > LSTMC_RT_WFMT_INT8 ||
+    if (!params_ok(p) || wfmt < LSTMC_RT_WFMT_FP32 || wfmt >= LSTMC_RT_WFMT_COUNT ||
         (wfmt && (p->packed != 1 || p->hsparse_th > 0.0f)))
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (p->batch == 0)

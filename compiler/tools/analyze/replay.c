@@ -31,6 +31,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
+#include "lstmc_rt.h" /* lstmc_rt_row_at, y_at, state_at: the layouts */
 #include "memplan.h"
 
 #include <string.h>
@@ -142,25 +143,6 @@ typedef struct rnn_ctx {
     int32_t d;
     uint64_t h, c, gates, tmp; /* scratch: h [H] | c [H] | gates [G*H] | tmp [H] */
 } rnn_ctx;
-
-static int64_t
-row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
-{
-    return p->layout ? n * p->seq_len + t : t * p->batch + n;
-}
-
-static int64_t
-y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
-{
-    int64_t D = p->n_dirs;
-    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
-}
-
-static int64_t
-state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
-{
-    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
-}
 
 /* Schedule A, one step: gates = x W^T + h R^T, a dot product per gate row (lstm_step,
  * gru_step, rnn_step). */
@@ -306,7 +288,7 @@ replay_rnn(replay *r, int ci, const kp_call *c)
     for (x.d = 0; x.d < p->n_dirs; x.d++) {
         int rev = p->n_dirs == 2 ? x.d : p->reverse;
         for (n = 0; n < p->batch; n++) {
-            const int64_t st = state_at(p, x.d, n) * F4;
+            const int64_t st = lstmc_rt_state_at(p, x.d, n) * F4;
             rd(r, SL, n * 4, 4); /* its value is unknown here: taken as T */
             rd(r, IH, st, hb);
             wra(r, x.h, hb);
@@ -316,12 +298,13 @@ replay_rnn(replay *r, int ci, const kp_call *c)
             for (step = 0; step < p->seq_len; step++) {
                 int64_t t = rev ? p->seq_len - 1 - step : step;
                 if (rec)
-                    rnn_step_rec(r, &x, c, x.d * p->seq_len * p->batch + row_at(p, t, n));
+                    rnn_step_rec(r, &x, c,
+                                 x.d * p->seq_len * p->batch + lstmc_rt_row_at(p, t, n));
                 else
-                    rnn_step_a(r, &x, c, row_at(p, t, n) * x.I * F4);
+                    rnn_step_a(r, &x, c, lstmc_rt_row_at(p, t, n) * x.I * F4);
                 if (Y) {
                     rda(r, x.h, hb);
-                    wr(r, Y, y_at(p, t, x.d, n) * F4, hb);
+                    wr(r, Y, lstmc_rt_y_at(p, t, x.d, n) * F4, hb);
                 }
             }
             if (YH) {
