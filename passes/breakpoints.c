@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "calibrate.h"
+#include "calib.h"
 #include "diag.h"
 #include "ir.h"
 #include "lstmc_rt.h"
