@@ -1,4 +1,4 @@
-# check_layers.cmake — part of the dependency rule (docs/REDESIGN.md section 3): a folder's
+# check_layers.cmake — part of the dependency rule (issue 18): a folder's
 # internal header is named *_impl.h and only the files of that folder include it. The libraries
 # of CMakeLists.txt enforce the rest (which folder's public headers a folder can see).
 #
