@@ -7,6 +7,11 @@
  *   OUTDIR/<name>_run.c        .npy in/out driver with --bench N
  *   OUTDIR/runtime/            the runtime sources (embedded in lstmc)
  *   OUTDIR/Makefile            builds lib<name>.a and <name>_run
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: codegen/ and each
+ * codegen/<backend>/ use only core/, kprog/, stream.h, target/, the runtime's headers and
+ * their own *_impl.h; never the driver, passes, frontends, cli, tools or another backend's
+ * *_impl.h.
  */
 #ifndef LSTMC_CODEGEN_H
 #define LSTMC_CODEGEN_H

@@ -26,9 +26,9 @@
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
-#include "lowp.h"
 #include "memplan.h"
 #include "stream.h"
+#include "wfmt.h"
 
 /* --- ELF objects: section and symbol sizes -------------------------------------------- */
 

@@ -5,6 +5,10 @@
  * A pass takes a prepared graph (shapes inferred, constant subgraphs folded, nodes in
  * topological order) and rewrites it in place. It returns 0, or -1 after reporting through
  * d. After each pass the manager runs ir_verify() and stops on a broken invariant.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder uses only core/,
+ * formats/, target/ and the runtime's headers; never kprog, codegen, the driver, frontends
+ * or tools.
  */
 #ifndef LSTMC_PASSES_H
 #define LSTMC_PASSES_H

@@ -14,6 +14,10 @@
  * Every writer takes the options of cg_write (codegen.h) and writes through a FILE; the
  * write_* functions open, fill and close one file each and return 0, or -1 after
  * reporting through d.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this backend uses only
+ * codegen.h, core/, kprog/, stream.h, target/, the runtime's headers and this header, never
+ * another backend's *_impl.h.
  */
 #ifndef LSTMC_C_IMPL_H
 #define LSTMC_C_IMPL_H

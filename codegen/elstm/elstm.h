@@ -8,6 +8,9 @@
  *   - a behavioural cycle model of the accelerator fed with the real eSELL word counts
  *   - emission: per LSTM layer the eSELL RoCC words of W and U, the bias, and the
  *     per-sequence command schedule (binary + readable dump), `lstmc M.onnx --target=elstm`
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this backend uses only
+ * core/, formats/ (eSELL) and the runtime's headers, never another backend's *_impl.h.
  */
 #ifndef LSTMC_ELSTM_H
 #define LSTMC_ELSTM_H

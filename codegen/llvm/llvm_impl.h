@@ -26,6 +26,10 @@
  *              (cg_llvm_*, with fallbacks for an lstmc built without LLVM)
  *
  * Everything below the includes exists only with LSTMC_HAVE_LLVM (LLVM 19).
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this backend uses only
+ * codegen.h, core/, kprog/, stream.h, target/, the runtime's headers and this header, never
+ * another backend's *_impl.h.
  */
 #ifndef LSTMC_LLVM_IMPL_H
 #define LSTMC_LLVM_IMPL_H

@@ -10,6 +10,10 @@
  *   host.c     <name>_ocl.c and <name>_ocl.h: buffers, uploads, downloads, one function per
  *              offloaded call
  *   cost.c     the GPU/CPU policy and the cost model (docs/OPENCL.md, "GPU or CPU")
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this backend uses only
+ * codegen.h, core/, kprog/, stream.h, target/, the runtime's headers and this header, never
+ * another backend's *_impl.h.
  */
 #ifndef LSTMC_OPENCL_IMPL_H
 #define LSTMC_OPENCL_IMPL_H

@@ -2,6 +2,11 @@
  * cli_impl.h — what the files of the lstmc command line share (compiler/cli: main.c parses
  * the options and picks the subcommand; cmd_*.c run them). Each cmd_* returns the exit
  * status (0, 1 bad input or unsupported model, 2 bad usage); only main.c exits.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder (compiler/cli)
+ * uses only driver.h, the tools' entry points, its own helpers (cliopt, outdir, proc) and,
+ * read-only, ir.h, kprog.h, memplan.h, target.h, formats/ and the runtime's headers; never
+ * passes.h or codegen internals.
  */
 #ifndef LSTMC_CLI_IMPL_H
 #define LSTMC_CLI_IMPL_H

@@ -20,9 +20,9 @@
 #include "cliopt.h"
 #include "driver.h"
 #include "ir.h"
-#include "wfmt.h"
 #include "profile.h"
 #include "tune.h"
+#include "wfmt.h"
 
 static const char options_text[] =
     "options:\n"

@@ -8,6 +8,9 @@
  * Ownership: everything hangs off the graph's arena (g->a). Nodes are unlinked (dead = 1),
  * never freed singly. Optional inputs/outputs that are absent are NULL entries.
  * Order: g->nodes is kept in topological order once ir_toposort() has run.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder (compiler/core)
+ * uses only itself and the runtime's headers (runtime/include).
  */
 #ifndef LSTMC_IR_H
 #define LSTMC_IR_H

@@ -4,6 +4,10 @@
  *
  *   import → clone → bind dims → toposort → infer shapes + fold constants → dce → stream
  *   analysis → passes → lower → schedule → memplan → limits → step program → codegen
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
+ * (compiler/driver) may use every folder but cli/ and tools/; it is the only place that
+ * wires the stages.
  */
 #ifndef LSTMC_DRIVER_H
 #define LSTMC_DRIVER_H

@@ -11,7 +11,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
-#include "lowp.h"
+#include "wfmt.h"
 
 /* --- reading TUNED ---------------------------------------------------------------------- */
 

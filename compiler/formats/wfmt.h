@@ -4,6 +4,9 @@
  *
  * The kernels always accumulate in fp32; the format only says how the recurrent and input
  * weights are stored and read. int8 carries one fp32 scale per output row.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
+ * (compiler/formats) uses only core/ and the runtime's headers.
  */
 #ifndef LSTMC_WFMT_H
 #define LSTMC_WFMT_H

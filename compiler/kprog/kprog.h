@@ -6,6 +6,9 @@
  * code will declare it, and lists its buffer arguments in the kernel's argument order.
  * The same call can be executed here (kp_exec: constant folding, reference evaluation) or
  * printed as C by codegen, so the compiler and the device run the very same kernels.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder (compiler/kprog)
+ * uses only core/, target/ and the runtime's headers.
  */
 #ifndef LSTMC_KPROG_H
 #define LSTMC_KPROG_H

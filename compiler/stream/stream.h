@@ -17,6 +17,10 @@
  * bidirectional layers, sequence_lens, ops that mix time steps (a Softmax, ArgMax or Concat
  * over the time axis, a Gather or Slice of any step but the last, a MatMul contracting
  * time), a time-indexed constant, breakpoints (--alpha-inter cuts links inside a sequence).
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
+ * (compiler/stream) uses only core/ and, read-only, kprog.h; never passes, codegen or the
+ * driver.
  */
 #ifndef LSTMC_STREAM_H
 #define LSTMC_STREAM_H

@@ -5,6 +5,9 @@
  * host CPU). A user's board is a JSON file, --target=./board.json; its format is documented
  * in docs/TARGETS.md and every field is checked (unknown fields are errors, so a typo is
  * caught rather than ignored).
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
+ * (compiler/target) uses only core/ (and cJSON).
  */
 #ifndef LSTMC_TARGET_H
 #define LSTMC_TARGET_H

@@ -12,6 +12,10 @@
  * With equal weights per cell this expectation is Eq. 6's sum_i h_j(i) * rho_ij.
  *
  * The CALIB file it writes is described in calib.h.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder uses only the
+ * driver's API (driver.h), cli's helpers and, read-only, ir.h, kprog.h, memplan.h,
+ * target.h, formats/ and the runtime's headers; never passes.h or codegen internals.
  */
 #ifndef LSTMC_CALIBRATE_H
 #define LSTMC_CALIBRATE_H

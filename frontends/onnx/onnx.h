@@ -1,5 +1,8 @@
 /*
  * onnx.h — the ONNX frontend: ModelProto file → ir_graph.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder uses only
+ * compiler/core, compiler/formats and the protobuf-c code.
  */
 #ifndef LSTMC_ONNX_H
 #define LSTMC_ONNX_H

@@ -1,5 +1,8 @@
 /*
  * shape.h — dtype and shape inference per IR op, and shape helpers.
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder uses only
+ * compiler/core and the runtime's headers.
  */
 #ifndef LSTMC_SHAPE_H
 #define LSTMC_SHAPE_H

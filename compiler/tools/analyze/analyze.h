@@ -12,6 +12,10 @@
  * so one model serves schedule A (one fused kernel per layer that reads G = [W | U] at
  * every step, Arm'19 §II) and schedule A+ (G1 = W applied to all steps by one GEMM, then
  * only G2 = U in the loop, Arm'19 §IV, Algorithm 2).
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder uses only the
+ * driver's API (driver.h), cli's helpers and, read-only, ir.h, kprog.h, memplan.h,
+ * target.h, formats/ and the runtime's headers; never passes.h or codegen internals.
  */
 #ifndef LSTMC_ANALYZE_H
 #define LSTMC_ANALYZE_H

@@ -27,7 +27,6 @@
 #include "cliopt.h"
 #include "diag.h"
 #include "driver.h"
-#include "lowp.h"
 #include "lstmc_rt.h"
 #include "lstmc_rt_npy.h"
 #include "outdir.h"

@@ -18,6 +18,10 @@
  *
  * The TUNED file it writes is described in tuned.h, beside it TUNED.calib, TUNED.svg (the
  * Fig. 19 style plot) and TUNED.txt (the table printed on stdout).
+ *
+ * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder uses only the
+ * driver's API (driver.h), cli's helpers and, read-only, ir.h, kprog.h, memplan.h,
+ * target.h, formats/ and the runtime's headers; never passes.h or codegen internals.
  */
 #ifndef LSTMC_TUNE_H
 #define LSTMC_TUNE_H
