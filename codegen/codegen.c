@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c_impl.h"
 #include "diag.h"
 #include "elstm.h"
 #include "kprog.h"
@@ -117,11 +116,9 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
     int rc = 0;
     char sname[160];
 
-    if (!cg_name_ok(o->name)) {
-        diag_error(d, "library name '%s' is not a C identifier (letters, digits, _)", o->name);
-        return -1;
-    }
-    if (cg_c_ensure_dir(o->outdir, d) < 0)
+    cg_c_sizes sz;
+
+    if (cg_c_begin(o, d) < 0)
         return -1;
     snprintf(sname, sizeof sname, "%s_stream", o->name);
     if (o->be->emit) {
@@ -138,7 +135,7 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
         if (n_llvm == 0 && !o->be->gpu) /* nothing for LLVM: no object, no Makefile line */
             remove_stale_object(o, o->name);
     }
-    if (cpu_be->emit && cg_c_stream_on(o)) { /* the step program: <name>_stream_k<i> */
+    if (cpu_be->emit && cg_c_streams(o)) { /* the step program: <name>_stream_k<i> */
         cg_options so = *o;
         so.name = sname;
         so.threads = 1; /* one step per call: a barrier would cost more than it saves */
@@ -156,13 +153,9 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
     }
     if (n_llvm_s == 0)
         remove_stale_object(o, sname);
-    if (cg_c_write_header(g, kp, mp, o, d) < 0 || cg_c_write_weights(g, mp, o, d) < 0 ||
-        cg_c_write_host(g, kp, mp, o, handled, handled_s, d) < 0 ||
-        cg_c_write_driver(g, kp, o, d) < 0 ||
-        cg_c_write_makefile(o, n_llvm, n_llvm_s, cg_c_pool_threads(kp, handled), d) < 0 ||
-        cg_c_write_runtime(o, d) < 0 ||
-        cg_size_report(g, kp, mp, o, cg_c_total_arena(mp, o), cg_c_stream_arena(o),
-                       cg_c_state_bytes(o), cg_c_stream_weights(g, mp, o), d) < 0)
+    if (cg_c_library(g, kp, mp, o, handled, handled_s, n_llvm, n_llvm_s, &sz, d) < 0 ||
+        cg_size_report(g, kp, mp, o, sz.arena, sz.stream_arena, sz.state, sz.stream_weights,
+                       d) < 0)
         rc = -1;
     free(handled);
     free(handled_s);

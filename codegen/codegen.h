@@ -110,6 +110,31 @@ int cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *
  * Writes at most n bytes including the NUL. */
 void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
 
+/* --- codegen/c: the portable C library, always written -------------------------------- */
+
+/* Sizes the C writer computed, for the size report. */
+typedef struct cg_c_sizes {
+    int64_t arena;          /* <NAME>_ARENA_SIZE */
+    int64_t stream_arena;   /* <NAME>_STREAM_ARENA_SIZE */
+    int64_t state;          /* sizeof(<name>_state) */
+    int64_t stream_weights; /* bytes of constants only the streaming step has */
+} cg_c_sizes;
+
+/* Check o->name and create o->outdir. Returns 0, or -1 after reporting through d. */
+int cg_c_begin(const cg_options *o, diag *d);
+
+/* 1 when o's model streams and the step program is written. */
+int cg_c_streams(const cg_options *o);
+
+/*
+ * Every file of the C library around the kernels a backend took: handled[i] (NULL: none)
+ * for the calls of kp, handled_s for the step program's; n_obj / n_obj_s the backend's
+ * object files' kernels (0: no object). Fills *sz. Returns 0, or -1 after reporting.
+ */
+int cg_c_library(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
+                 unsigned char *handled, unsigned char *handled_s, int n_obj, int n_obj_s,
+                 cg_c_sizes *sz, diag *d);
+
 /* --- size_report.c ------------------------------------------------------------------- */
 
 /*
