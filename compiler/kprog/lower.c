@@ -15,34 +15,6 @@
 #include "diag.h"
 #include "ir.h"
 
-static const char *const kind_fn[KP_KIND_COUNT] = {
-    "lstmc_rt_rnn",     "lstmc_rt_gemm",   "lstmc_rt_matmul", "lstmc_rt_binary",
-    "lstmc_rt_unary",   "lstmc_rt_softmax", "lstmc_rt_cast",  "lstmc_rt_argmax",
-    "lstmc_rt_strided_copy", "lstmc_rt_gather", "lstmc_rt_concat", "lstmc_rt_fill",
-    "lstmc_rt_copy",    "lstmc_rt_rnn_proj", "lstmc_rt_rnn_rec",
-    "lstmc_rt_lstm_tissue", "lstmc_rt_lstm_drs", "lstmc_rt_lstm_tissue_drs",
-};
-
-const char *
-kp_kind_fn(kp_kind k)
-{
-    return k < KP_KIND_COUNT ? kind_fn[k] : "?";
-}
-
-const char *
-kp_call_fn(const kp_call *c)
-{
-    static const char *const proj[] = {"lstmc_rt_rnn_proj", "lstmc_rt_rnn_proj_f16",
-                                       "lstmc_rt_rnn_proj_bf16", "lstmc_rt_rnn_proj_i8"};
-    static const char *const rec[] = {"lstmc_rt_rnn_rec", "lstmc_rt_rnn_rec_f16",
-                                      "lstmc_rt_rnn_rec_bf16", "lstmc_rt_rnn_rec_i8"};
-    if (c->wfmt > 0 && c->wfmt < 4 && c->kind == KP_RNN_PROJ)
-        return proj[c->wfmt];
-    if (c->wfmt > 0 && c->wfmt < 4 && c->kind == KP_RNN_REC)
-        return rec[c->wfmt];
-    return kp_kind_fn(c->kind);
-}
-
 static kp_call *
 push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
 {
