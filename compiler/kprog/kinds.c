@@ -15,14 +15,14 @@ static_assert(KP_WFMT_COUNT == 4, "a new weight format needs its suffix in KP_FN
 #define KP_SCRATCH_float "float"
 #define KP_SCRATCH_void "void"
 
+#define KP_CALL_STD 0
+#define KP_CALL_OWN 1
+
 const kp_kind_info kp_kinds[KP_KIND_COUNT] = {
 #define X(kind, fn, params, n_in, n_out, in_types, out_types, scratch, stats, alphas, call,   \
           wfmts)                                                                              \
-    [kind] = {#fn,          KP_FNS_##wfmts(fn),    n_in,                      n_out,          \
-              in_types,     out_types,            KP_SCRATCH_##scratch,       KP_STATS_##stats, \
-              KP_CALL_##call},
-#define KP_CALL_STD 0
-#define KP_CALL_OWN 1
+    [kind] = {#fn,      KP_FNS_##wfmts(fn),   n_in,             n_out,          in_types,      \
+              out_types, KP_SCRATCH_##scratch, KP_STATS_##stats, KP_CALL_##call},
 #include "kp_kinds.def"
 #undef X
 };
