@@ -2,10 +2,15 @@
  * params.c — the runtime kernels' params structs (lstmc_rt_rnn_params, _gemm_params, ...)
  * as C initialisers: the static const p each block of the schedule passes to its kernel.
  */
+#include <assert.h>
 #include <stdio.h>
 
 #include "c_impl.h"
 #include "kprog.h"
+
+/* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
+ * params (all but KP_COPY). */
+static_assert(KP_KIND_COUNT == 18, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The fields of an lstmc_rt_rnn_params as a C initialiser "{...}". */
 static void

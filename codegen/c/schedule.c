@@ -4,6 +4,7 @@
  * offsets, inputs, outputs or weights; a wavefront group as one call of its LLVM kernel;
  * <name>_init, _set_thresholds and _run. Nothing generated here allocates.
  */
+#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -12,30 +13,9 @@
 #include "kprog.h"
 #include "memplan.h"
 
-/* C type of buffer argument j (inputs first, then outputs) of a call kind; NULL = void. */
-static const char *
-arg_type(const kp_call *c, int j)
-{
-    switch (c->kind) {
-    case KP_RNN:
-        return j == 4 ? "int32_t" : "float";
-    case KP_RNN_REC:
-    case KP_LSTM_TISSUE:
-    case KP_LSTM_DRS:
-    case KP_LSTM_TISSUE_DRS:
-        return j == 3 ? "int32_t" : "float";
-    case KP_RNN_PROJ:
-    case KP_GEMM:
-    case KP_MATMUL:
-    case KP_UNARY:
-    case KP_SOFTMAX:
-        return "float";
-    case KP_ARGMAX:
-        return j == c->n_in ? "int64_t" : NULL;
-    default:
-        return NULL;
-    }
-}
+/* ORDER KP_KIND: the OWN calls of kp_kinds.def (FILL, COPY) are written by hand in
+ * cg_c_put_call; every other call is its row's standard argument list. */
+static_assert(KP_KIND_COUNT == 18, "ORDER KP_KIND: a new OWN row needs its call in cg_c_put_call");
 
 static void
 put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const char *type,
@@ -77,6 +57,7 @@ put_tensor_comment(FILE *f, const ir_tensor *t)
 void
 cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx, int llvm)
 {
+    const kp_kind_info *k = &kp_kinds[c->kind];
     int j, first = 1;
     fprintf(f, "    /* --- %d: ", idx);
     if (c->node)
@@ -105,15 +86,15 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
         fputs("        ", f);
         cg_c_put_params(f, c);
     }
-    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+    if (k->stats & KP_STATS_TISSUE)
         fputs("        lstmc_rt_tissue_stats stats;\n", f);
-    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+    if (k->stats & KP_STATS_DRS)
         fputs("        lstmc_rt_drs_stats drs;\n", f);
     if (llvm)
         fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
     else
         fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
-    if (c->kind == KP_FILL) {
+    if (c->kind == KP_FILL) { /* the OWN calls of kp_kinds.def */
         put_buf(f, name, mp, c->out[0], NULL, 0);
         fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
     } else if (c->kind == KP_COPY) {
@@ -123,39 +104,35 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
         fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
     } else {
         fputs("&p", f);
-        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) /* per-run (§IV-D) */
+        if (k->stats & KP_STATS_TISSUE) /* per-run (§IV-D) */
             fputs(", ctx->alpha_inter", f);
-        if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS) /* per-run (§V, §VI-C) */
+        if (k->stats & KP_STATS_DRS) /* per-run (§V, §VI-C) */
             fputs(", ctx->alpha_intra", f);
         for (j = 0; j < c->n_in; j++) {
             fputs(j % 3 == 0 ? ",\n                " : ", ", f);
-            put_buf(f, name, mp, c->in[j], arg_type(c, j), 1);
+            put_buf(f, name, mp, c->in[j], kp_arg_type(c, j), 1);
         }
         for (j = 0; j < c->n_out; j++) {
             fputs(",\n                ", f);
-            put_buf(f, name, mp, c->out[j], arg_type(c, c->n_in + j), 0);
+            put_buf(f, name, mp, c->out[j], kp_arg_type(c, c->n_in + j), 0);
         }
-        if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+        if (k->stats & KP_STATS_TISSUE)
             fputs(",\n                &stats", f);
-        if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+        if (k->stats & KP_STATS_DRS)
             fputs(",\n                &drs", f);
         if (c->scratch_bytes > 0)
-            fprintf(f, ",\n                (%s *)(arena + %lld)",
-                    c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_DRS ||
-                            c->kind == KP_LSTM_TISSUE_DRS
-                        ? "void"
-                        : "float",
+            fprintf(f, ",\n                (%s *)(arena + %lld)", k->scratch ? k->scratch : "float",
                     (long long)mp->scratch[idx]);
         fputs(");\n", f);
     }
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n", f);
-    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS)
+    if (k->stats & KP_STATS_DRS)
         fputs("        ctx->drs_stats.cells += drs.cells;\n"
               "        ctx->drs_stats.rows_total += drs.rows_total;\n"
               "        ctx->drs_stats.rows_skipped += drs.rows_skipped;\n"
               "        ctx->drs_stats.rows_loaded += drs.rows_loaded;\n",
               f);
-    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
+    if (k->stats & KP_STATS_TISSUE)
         fputs("        ctx->tissue_stats.cells += stats.cells;\n"
               "        ctx->tissue_stats.links += stats.links;\n"
               "        ctx->tissue_stats.sub_layers += stats.sub_layers;\n"

@@ -23,33 +23,34 @@ typedef struct ir_graph ir_graph;
 typedef struct ir_node ir_node;
 typedef struct ir_tensor ir_tensor;
 
+/* The kernel kinds: one per row of kp_kinds.def (which lists each one's arguments). */
 typedef enum kp_kind {
-    KP_RNN,     /* lstmc_rt_rnn: X W R B seq_lens init_h init_c P | Y Y_h Y_c, scratch */
-    KP_GEMM,    /* lstmc_rt_gemm: A B C | Y */
-    KP_MATMUL,  /* lstmc_rt_matmul: A B | Y */
-    KP_BINARY,  /* lstmc_rt_binary: a b | out */
-    KP_UNARY,   /* lstmc_rt_unary: in | out */
-    KP_SOFTMAX, /* lstmc_rt_softmax: in | out */
-    KP_CAST,    /* lstmc_rt_cast: in | out */
-    KP_ARGMAX,  /* lstmc_rt_argmax: in | out */
-    KP_STRIDED, /* lstmc_rt_strided_copy: in | out */
-    KP_GATHER,  /* lstmc_rt_gather: data indices | out */
-    KP_CONCAT,  /* lstmc_rt_concat: in | out (one call per Concat input) */
-    KP_FILL,    /* lstmc_rt_fill: | out */
-    KP_COPY,    /* lstmc_rt_copy: in | out */
-    KP_RNN_PROJ, /* lstmc_rt_rnn_proj: X Wt bias | P            (schedule A+, G1) */
-    KP_RNN_REC,  /* lstmc_rt_rnn_rec: P Rt rb_h seq_lens init_h init_c Peep | Y Y_h Y_c,
-                    scratch                                   (schedule A+, G2) */
-    KP_LSTM_TISSUE, /* lstmc_rt_lstm_tissue(&p.tissue.p, p.tissue.alpha_inter, P Up row_abs_sum
-                       seq_lens init_h init_c Peep h_pred c_pred | Y Y_h Y_c, stats = NULL,
-                       scratch)                          (MICRO'18 §IV breakpoints + tissues) */
-    KP_LSTM_DRS, /* lstmc_rt_lstm_drs(&p.drs.p, p.drs.alpha_intra, P Uo Ufic seq_lens init_h
-                    init_c Peep | Y Y_h Y_c, stats = NULL, scratch)  (MICRO'18 §V, Alg. 3) */
-    KP_LSTM_TISSUE_DRS, /* lstmc_rt_lstm_tissue_drs(&p.tissue.p, p.tissue.alpha_inter,
-                           p.tissue.alpha_intra, the KP_LSTM_TISSUE inputs + Uo Ufic | Y Y_h
-                           Y_c, stats = NULL, drs_stats = NULL, scratch)  (§IV tissues + §V) */
+#define X(kind, ...) kind,
+#include "kp_kinds.def"
+#undef X
     KP_KIND_COUNT
 } kp_kind;
+
+/* The weight formats a kind with WFMTS = EACH has a kernel for (lstmc_rt_wfmt). */
+#define KP_WFMT_COUNT (LSTMC_RT_WFMT_INT8 + 1)
+
+/* Bits of kp_kind_info.stats: the kernel takes the per-run threshold alpha_inter and an
+ * lstmc_rt_tissue_stats * (TISSUE), alpha_intra and an lstmc_rt_drs_stats * (DRS). */
+enum { KP_STATS_NONE = 0, KP_STATS_TISSUE = 1, KP_STATS_DRS = 2, KP_STATS_TISSUE_DRS = 3 };
+
+/* A row of kp_kinds.def, as data (kinds.c). */
+typedef struct kp_kind_info {
+    const char *fn;                     /* the runtime function ("lstmc_rt_rnn") */
+    const char *fn_wfmt[KP_WFMT_COUNT]; /* its kernel per weight format (fn for every one when
+                                           the kind has one kernel only) */
+    int n_in, n_out;                    /* buffer arguments */
+    const char *in_types, *out_types;   /* a letter per argument: f, i, l, v (kp_kinds.def) */
+    const char *scratch;                /* C type of the scratch argument; NULL = none */
+    int stats;                          /* KP_STATS_* bits */
+    int own_call;                       /* the argument list is not the standard one */
+} kp_kind_info;
+
+extern const kp_kind_info kp_kinds[KP_KIND_COUNT];
 
 #define KP_MAX_ARGS 11
 
@@ -125,6 +126,10 @@ const char *kp_kind_fn(kp_kind k);
 /* Name of the runtime function call c calls: kp_kind_fn, or the reduced-precision kernel of
  * its weights' format ("lstmc_rt_rnn_rec_f16"). */
 const char *kp_call_fn(const kp_call *c);
+
+/* C type of buffer argument j of c (inputs first, then outputs) as its kind's row gives it
+ * ("float", "int32_t", "int64_t"); NULL = untyped (void). */
+const char *kp_arg_type(const kp_call *c, int j);
 
 /*
  * Lower one node (shapes inferred, constant inputs resolved) to kernel calls appended to

@@ -15,34 +15,6 @@
 #include "diag.h"
 #include "ir.h"
 
-static const char *const kind_fn[KP_KIND_COUNT] = {
-    "lstmc_rt_rnn",     "lstmc_rt_gemm",   "lstmc_rt_matmul", "lstmc_rt_binary",
-    "lstmc_rt_unary",   "lstmc_rt_softmax", "lstmc_rt_cast",  "lstmc_rt_argmax",
-    "lstmc_rt_strided_copy", "lstmc_rt_gather", "lstmc_rt_concat", "lstmc_rt_fill",
-    "lstmc_rt_copy",    "lstmc_rt_rnn_proj", "lstmc_rt_rnn_rec",
-    "lstmc_rt_lstm_tissue", "lstmc_rt_lstm_drs", "lstmc_rt_lstm_tissue_drs",
-};
-
-const char *
-kp_kind_fn(kp_kind k)
-{
-    return k < KP_KIND_COUNT ? kind_fn[k] : "?";
-}
-
-const char *
-kp_call_fn(const kp_call *c)
-{
-    static const char *const proj[] = {"lstmc_rt_rnn_proj", "lstmc_rt_rnn_proj_f16",
-                                       "lstmc_rt_rnn_proj_bf16", "lstmc_rt_rnn_proj_i8"};
-    static const char *const rec[] = {"lstmc_rt_rnn_rec", "lstmc_rt_rnn_rec_f16",
-                                      "lstmc_rt_rnn_rec_bf16", "lstmc_rt_rnn_rec_i8"};
-    if (c->wfmt > 0 && c->wfmt < 4 && c->kind == KP_RNN_PROJ)
-        return proj[c->wfmt];
-    if (c->wfmt > 0 && c->wfmt < 4 && c->kind == KP_RNN_REC)
-        return rec[c->wfmt];
-    return kp_kind_fn(c->kind);
-}
-
 static kp_call *
 push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
 {
@@ -55,6 +27,8 @@ push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
     memset(c, 0, sizeof *c);
     c->kind = kind;
     c->node = n;
+    c->n_in = kp_kinds[kind].n_in; /* kp_kinds.def */
+    c->n_out = kp_kinds[kind].n_out;
     return c;
 }
 
@@ -155,10 +129,8 @@ lower_rnn(arena *a, kprog *kp, const ir_node *n, diag *d)
     int i;
 
     rnn_params(n, p);
-    c->n_in = n->op == IR_OP_RNN_REC ? 7 : 8;
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);
-    c->n_out = 3;
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnn_scratch(p) * (int64_t)sizeof(float);
@@ -183,10 +155,8 @@ lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
     rnn_params(n, &p->rnn);
     p->mts = (int32_t)ir_attr_int(n, "mts", 8);
     c->p.tissue.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
-    c->n_in = 9;
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);
-    c->n_out = 3;
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     words = lstmc_rt_lstm_tissue_scratch(p);
@@ -212,7 +182,7 @@ lower_tissue_drs(arena *a, kprog *kp, const ir_node *n, diag *d)
     c = &kp->calls[kp->n_calls - 1];
     c->kind = KP_LSTM_TISSUE_DRS;
     c->p.tissue.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
-    c->n_in = 11;
+    c->n_in = kp_kinds[KP_LSTM_TISSUE_DRS].n_in;
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);
     words = lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p);
@@ -235,10 +205,8 @@ lower_drs(arena *a, kprog *kp, const ir_node *n, diag *d)
 
     rnn_params(n, &c->p.drs.p);
     c->p.drs.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
-    c->n_in = 7;
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);
-    c->n_out = 3;
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     words = lstmc_rt_lstm_drs_scratch(&c->p.drs.p);
@@ -264,11 +232,9 @@ lower_proj(arena *a, kprog *kp, const ir_node *n)
     p->linear_before_reset = (int32_t)ir_attr_int(n, "linear_before_reset", 0);
     p->packed = (int32_t)ir_attr_int(n, "packed", 0);
     c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* passes/lowp.c */
-    c->n_in = 3;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
     c->in[2] = ir_in(n, 2);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -293,11 +259,9 @@ lower_gemm(arena *a, kprog *kp, const ir_node *n)
         p->c_stride_m = st[0];
         p->c_stride_n = st[1];
     }
-    c->n_in = 3;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
     c->in[2] = ir_in(n, 2);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -335,10 +299,8 @@ lower_matmul(arena *a, kprog *kp, const ir_node *n)
         sta *= da;
         stb *= db;
     }
-    c->n_in = 2;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -360,10 +322,8 @@ lower_binary(arena *a, kprog *kp, const ir_node *n)
         p->out_dims[i] = Y->shape.d[i];
     bcast_strides(&ir_in(n, 0)->shape, Y->shape.rank, &Y->shape, p->a_stride);
     bcast_strides(&ir_in(n, 1)->shape, Y->shape.rank, &Y->shape, p->b_stride);
-    c->n_in = 2;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -373,9 +333,7 @@ copy_call(arena *a, kprog *kp, const ir_node *n, ir_tensor *in, ir_tensor *out)
 {
     kp_call *c = push(a, kp, KP_COPY, n);
     c->p.copy.n_bytes = numel(out) * (int64_t)ir_dtype_size(out->dtype);
-    c->n_in = 1;
     c->in[0] = in;
-    c->n_out = 1;
     c->out[0] = out;
 }
 
@@ -396,9 +354,7 @@ lower_unary(arena *a, kprog *kp, const ir_node *n, diag *d)
                     : n->op == IR_OP_EXP     ? LSTMC_RT_EXP
                                              : LSTMC_RT_SQRT;
     c->p.unary.n = numel(ir_out(n, 0));
-    c->n_in = 1;
     c->in[0] = ir_in(n, 0);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -419,9 +375,7 @@ lower_softmax(arena *a, kprog *kp, const ir_node *n)
         c->p.softmax.axis_len = s->d[axis];
         c->p.softmax.inner = prod(s, axis + 1, s->rank);
     }
-    c->n_in = 1;
     c->in[0] = ir_in(n, 0);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -438,9 +392,7 @@ lower_argmax(arena *a, kprog *kp, const ir_node *n)
     c->p.argmax.outer = prod(s, 0, axis);
     c->p.argmax.axis_len = s->d[axis];
     c->p.argmax.inner = prod(s, axis + 1, s->rank);
-    c->n_in = 1;
     c->in[0] = ir_in(n, 0);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -458,9 +410,7 @@ lower_cast(arena *a, kprog *kp, const ir_node *n)
     c->p.cast.from = (int32_t)X->dtype;
     c->p.cast.to = (int32_t)Y->dtype;
     c->p.cast.n = numel(Y);
-    c->n_in = 1;
     c->in[0] = X;
-    c->n_out = 1;
     c->out[0] = Y;
     return 0;
 }
@@ -478,10 +428,8 @@ lower_gather(arena *a, kprog *kp, const ir_node *n)
     c->p.gather.axis_len = s->d[axis];
     c->p.gather.inner = prod(s, axis + 1, s->rank);
     c->p.gather.n_indices = numel(I);
-    c->n_in = 2;
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }
@@ -500,9 +448,7 @@ strided_call(arena *a, kprog *kp, const ir_node *n, int64_t offset, const int64_
         c->p.strided.out_dims[i] = Y->shape.d[i];
         c->p.strided.in_stride[i] = in_stride[i];
     }
-    c->n_in = 1;
     c->in[0] = ir_in(n, 0);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return c;
 }
@@ -610,9 +556,7 @@ lower_concat(arena *a, kprog *kp, const ir_node *n)
         c->p.concat.out_cols = s->d[axis] * inner;
         c->p.concat.offset = off;
         off += cols;
-        c->n_in = 1;
         c->in[0] = X;
-        c->n_out = 1;
         c->out[0] = ir_out(n, 0);
     }
     return 0;
@@ -629,7 +573,6 @@ lower_fill(arena *a, kprog *kp, const ir_node *n)
     c->p.fill.elem_size = (int32_t)es;
     if (v && v->kind == IR_ATTR_TENSOR && v->t && v->t->data)
         memcpy(c->p.fill.value, v->t->data, es);
-    c->n_out = 1;
     c->out[0] = ir_out(n, 0);
     return 0;
 }

@@ -1,0 +1,74 @@
+/*
+ * kinds.c — kp_kinds.def as data: each kernel kind's runtime function, per weight format,
+ * and its buffer arguments' C types (kp_kind_fn, kp_call_fn, kp_arg_type).
+ */
+#include "kprog.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* The kernels of a kind, one per lstmc_rt_wfmt (FP32, FP16, BF16, INT8). */
+static_assert(KP_WFMT_COUNT == 4, "a new weight format needs its suffix in KP_FNS_EACH");
+#define KP_FNS_ONE(fn) {#fn, #fn, #fn, #fn}
+#define KP_FNS_EACH(fn) {#fn, #fn "_f16", #fn "_bf16", #fn "_i8"}
+#define KP_SCRATCH_NONE NULL
+#define KP_SCRATCH_float "float"
+#define KP_SCRATCH_void "void"
+
+#define KP_CALL_STD 0
+#define KP_CALL_OWN 1
+
+const kp_kind_info kp_kinds[KP_KIND_COUNT] = {
+#define X(kind, fn, params, n_in, n_out, in_types, out_types, scratch, stats, alphas, call,   \
+          wfmts)                                                                              \
+    [kind] = {#fn,      KP_FNS_##wfmts(fn),   n_in,             n_out,          in_types,      \
+              out_types, KP_SCRATCH_##scratch, KP_STATS_##stats, KP_CALL_##call},
+#include "kp_kinds.def"
+#undef X
+};
+
+/* Every row's type strings say as many arguments as its counts. */
+#define X(kind, fn, params, n_in, n_out, in_types, out_types, ...)                             \
+    static_assert(sizeof in_types == (n_in) + 1 && sizeof out_types == (n_out) + 1,           \
+                  #kind ": IN_TYPES / OUT_TYPES do not match N_IN / N_OUT");
+#include "kp_kinds.def"
+#undef X
+
+const char *
+kp_kind_fn(kp_kind k)
+{
+    return k < KP_KIND_COUNT ? kp_kinds[k].fn : "?";
+}
+
+const char *
+kp_call_fn(const kp_call *c)
+{
+    if (c->wfmt > 0 && c->wfmt < KP_WFMT_COUNT && c->kind < KP_KIND_COUNT)
+        return kp_kinds[c->kind].fn_wfmt[c->wfmt];
+    return kp_kind_fn(c->kind);
+}
+
+const char *
+kp_arg_type(const kp_call *c, int j)
+{
+    const kp_kind_info *k;
+    const char *t;
+    size_t i;
+    if (c->kind >= KP_KIND_COUNT || j < 0)
+        return NULL;
+    k = &kp_kinds[c->kind];
+    t = j < c->n_in ? k->in_types : k->out_types;
+    i = (size_t)(j < c->n_in ? j : j - c->n_in);
+    if (i >= strlen(t))
+        return NULL;
+    switch (t[i]) {
+    case 'f':
+        return "float";
+    case 'i':
+        return "int32_t";
+    case 'l':
+        return "int64_t";
+    default:
+        return NULL;
+    }
+}
