@@ -10,10 +10,42 @@
 #include "diag.h"
 
 static const char *const op_names[] = {
-#define X(e, s) s,
+#define X(e, s, ...) s,
 #include "ir_ops.def"
 #undef X
 };
+
+static const struct {
+    ir_op_class cls;
+    int min_in, max_in, min_out, max_out;
+} op_info[] = {
+#define X(e, s, cls, min_in, max_in, min_out, max_out, ...) {cls, min_in, max_in, min_out, max_out},
+#include "ir_ops.def"
+#undef X
+};
+
+static const char *const op_inputs[][IR_OP_MAX_INPUTS] = {
+#define X(e, s, cls, min_in, max_in, min_out, max_out, ...) {__VA_ARGS__},
+#include "ir_ops.def"
+#undef X
+};
+
+_Static_assert(sizeof op_names / sizeof op_names[0] == IR_OP_COUNT, "one name per op");
+_Static_assert(sizeof op_info / sizeof op_info[0] == IR_OP_COUNT, "one op_info row per op");
+_Static_assert(sizeof op_inputs / sizeof op_inputs[0] == IR_OP_COUNT, "one op_inputs row per op");
+
+/* Each row names every input slot, and its counts are in order. */
+#define IR_N_NAMES(...) (sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *))
+#define X(e, s, cls, min_in, max_in, min_out, max_out, ...)                                        \
+    _Static_assert((max_in) < 0 || IR_N_NAMES(__VA_ARGS__) == (size_t)(max_in),                    \
+                   #e ": one input name per input slot");                                          \
+    _Static_assert((max_in) <= IR_OP_MAX_INPUTS && 0 <= (min_in) &&                                \
+                       ((max_in) < 0 || (min_in) <= (max_in)),                                     \
+                   #e ": input counts out of order");                                              \
+    _Static_assert(0 <= (min_out) && (min_out) <= (max_out), #e ": output counts out of order");
+#include "ir_ops.def"
+#undef X
+#undef IR_N_NAMES
 
 const char *
 ir_op_name(ir_op op)
@@ -31,6 +63,29 @@ ir_op_from_name(const char *s)
         if (strcmp(op_names[i], s) == 0)
             return (ir_op)i;
     return IR_OP_COUNT;
+}
+
+ir_op_class
+ir_op_class_of(ir_op op)
+{
+    return op_info[op].cls;
+}
+
+void
+ir_op_arity(ir_op op, int *min_in, int *max_in, int *min_out, int *max_out)
+{
+    *min_in = op_info[op].min_in;
+    *max_in = op_info[op].max_in;
+    *min_out = op_info[op].min_out;
+    *max_out = op_info[op].max_out;
+}
+
+const char *
+ir_op_input_name(ir_op op, int i)
+{
+    if ((int)op < 0 || op >= IR_OP_COUNT || i < 0 || i >= IR_OP_MAX_INPUTS)
+        return NULL;
+    return op_inputs[op][i];
 }
 
 const char *

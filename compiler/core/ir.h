@@ -24,17 +24,43 @@ typedef struct diag diag;
 /* --- ops -------------------------------------------------------------------------- */
 
 typedef enum ir_op {
-#define X(e, s) e,
+#define X(e, ...) e,
 #include "ir_ops.def"
 #undef X
     IR_OP_COUNT
 } ir_op;
+
+/* How the compiler groups ops (column 3 of ir_ops.def). */
+typedef enum ir_op_class {
+    IR_CLASS_RNN,      /* LSTM, GRU, RNN: the recurrent layers */
+    IR_CLASS_RNN_PART, /* lstmc.Rnn*: the pieces passes cut a recurrent layer into */
+    IR_CLASS_LINALG,   /* Gemm, MatMul: contractions */
+    IR_CLASS_BINARY,   /* element-wise with two broadcast inputs */
+    IR_CLASS_UNARY,    /* element-wise with one input: out[i] depends on in[i] only */
+    IR_CLASS_NORM,     /* Softmax, LogSoftmax: normalise along one axis */
+    IR_CLASS_REDUCE,   /* ArgMax: reduce along one axis */
+    IR_CLASS_LAYOUT,   /* move, select or join elements; no arithmetic */
+    IR_CLASS_SHAPE,    /* read a shape or make a tensor from one */
+} ir_op_class;
+
+/* The most input slots of any op (lstmc.RnnTissue's 11). */
+#define IR_OP_MAX_INPUTS 11
 
 /* ONNX name of an op ("LSTM"); "?" when out of range. */
 const char *ir_op_name(ir_op op);
 
 /* Op for an ONNX op_type in the default domain, or IR_OP_COUNT when unknown. */
 ir_op ir_op_from_name(const char *s);
+
+/* The class of a valid op. */
+ir_op_class ir_op_class_of(ir_op op);
+
+/* Input and output counts of a valid op (ir_ops.def): *min_in inputs must be present,
+ * *max_in slots exist (-1: variadic); likewise for outputs. */
+void ir_op_arity(ir_op op, int *min_in, int *max_in, int *min_out, int *max_out);
+
+/* ONNX name of input i of op ("W"), or NULL when the table names none. */
+const char *ir_op_input_name(ir_op op, int i);
 
 /* --- dtypes and shapes ------------------------------------------------------------- */
 

@@ -257,36 +257,17 @@ is_last_index(int64_t v, int64_t T)
     return v == -1 || v == T - 1;
 }
 
-static void
-node_class(actx *x, const ir_node *n)
+/* The rule of an op whose class has none: c is input 0's class; the output's class. */
+static tclass
+op_rule(actx *x, const ir_node *n, tclass c)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1};
+    tclass bad = {STREAM_BAD, -1};
     int64_t v[IR_MAX_RANK * 2], st[IR_MAX_RANK], en[IR_MAX_RANK], ax[IR_MAX_RANK];
     int64_t sp[IR_MAX_RANK];
     int r = out0 ? out0->shape.rank : 0, i, k, cnt;
 
     switch (n->op) {
-    case IR_OP_LSTM:
-    case IR_OP_GRU:
-    case IR_OP_RNN:
-        recurrent(x, n);
-        return;
-    case IR_OP_RELU:
-    case IR_OP_SIGMOID:
-    case IR_OP_TANH:
-    case IR_OP_NEG:
-    case IR_OP_EXP:
-    case IR_OP_SQRT:
-    case IR_OP_CAST:
-    case IR_OP_IDENTITY:
-        break;
-    case IR_OP_ADD:
-    case IR_OP_SUB:
-    case IR_OP_MUL:
-    case IR_OP_DIV:
-        c = combine(x, n, 0, 2, r);
-        break;
     case IR_OP_GEMM: {
         int ta = (int)ir_attr_int(n, "transA", 0);
         tclass b = cls_of(x, ir_in(n, 1)), cc = cls_of(x, ir_in(n, 2));
@@ -330,17 +311,6 @@ node_class(actx *x, const ir_node *n)
         }
         break;
     }
-    case IR_OP_SOFTMAX:
-    case IR_OP_LOG_SOFTMAX:
-        if (c.k == STREAM_TIME) {
-            int legacy = (int)ir_attr_int(n, "legacy", 0);
-            int a = norm_axis(ir_attr_int(n, "axis", legacy ? 1 : -1), in0->shape.rank);
-            if (legacy ? c.axis >= a : c.axis == a) {
-                fail(x, n, "normalises over the time axis");
-                c = bad;
-            }
-        }
-        break;
     case IR_OP_ARGMAX:
         if (c.k == STREAM_TIME) {
             int a = norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank);
@@ -485,16 +455,50 @@ node_class(actx *x, const ir_node *n)
             }
         }
         break;
-    case IR_OP_SHAPE:
-    case IR_OP_CONSTANT_OF_SHAPE:
+    default:
+        fail(x, n, "has no streaming rule");
+        c = bad;
+        break;
+    }
+    return c;
+}
+
+/* The class of n's outputs from its inputs'. A rule that holds for a whole op class
+ * (ir_ops.def) is stated once, by class: an element-wise op is time-local. */
+static void
+node_class(actx *x, const ir_node *n)
+{
+    const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
+    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1};
+    int r = out0 ? out0->shape.rank : 0, i;
+
+    switch (ir_op_class_of(n->op)) {
+    case IR_CLASS_RNN:
+        recurrent(x, n);
+        return;
+    case IR_CLASS_UNARY:
+        break;
+    case IR_CLASS_BINARY:
+        c = combine(x, n, 0, 2, r);
+        break;
+    case IR_CLASS_NORM:
+        if (c.k == STREAM_TIME) {
+            int legacy = (int)ir_attr_int(n, "legacy", 0);
+            int a = norm_axis(ir_attr_int(n, "axis", legacy ? 1 : -1), in0->shape.rank);
+            if (legacy ? c.axis >= a : c.axis == a) {
+                fail(x, n, "normalises over the time axis");
+                c = bad;
+            }
+        }
+        break;
+    case IR_CLASS_SHAPE:
         if (c.k == STREAM_TIME) {
             fail(x, n, "depends on the sequence length");
             c = bad;
         }
         break;
     default:
-        fail(x, n, "has no streaming rule");
-        c = bad;
+        c = op_rule(x, n, c);
         break;
     }
     if (c.k == STREAM_BAD && !x->bad)
@@ -561,8 +565,8 @@ first_seq_len(const ir_graph *g)
     int i;
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];
-        if (!n->dead && (n->op == IR_OP_LSTM || n->op == IR_OP_GRU || n->op == IR_OP_RNN) &&
-            ir_in(n, 0) && ir_in(n, 0)->shape.rank == 3)
+        if (!n->dead && ir_op_class_of(n->op) == IR_CLASS_RNN && ir_in(n, 0) &&
+            ir_in(n, 0)->shape.rank == 3)
             return ir_in(n, 0)->shape.d[ir_attr_int(n, "layout", 0) ? 1 : 0];
     }
     return 0;

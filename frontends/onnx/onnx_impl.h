@@ -2,13 +2,14 @@
  * onnx_impl.h — what the ONNX frontend's files share (private to frontends/onnx/).
  *
  *   onnx_import.c  ModelProto walk: file, opset, initializers, graph inputs/outputs
- *   onnx_ops.c     {op_type, importer} table; node/tensor plumbing for the importers
+ *   onnx_ops.c     importer per IR op; node/tensor plumbing for the importers
  *   onnx_rnn.c     LSTM, GRU, RNN
  *   onnx_misc.c    every other op (older opset forms rewritten onto the newest)
  *   onnx_attr.c    typed attribute getters
  *
- * Adding an op: a row in ir_ops.def, an importer in onnx_misc.c (or its own file), a row in
- * onnx_ops.c's table, a shape rule in compiler/core/shape/shape.c, a test in tests/unit/test_onnx.c.
+ * Adding an op: a row in ir_ops.def (name, class, arity, input names), an importer in
+ * onnx_misc.c (or its own file), a row in onnx_ops.c's table, a shape rule in
+ * compiler/core/shape/shape.c, a test in tests/unit/test_onnx.c.
  */
 #ifndef LSTMC_ONNX_IMPL_H
 #define LSTMC_ONNX_IMPL_H
@@ -43,6 +44,10 @@ typedef struct onnx_arity {
 
 /* The importer for a default-domain op_type, or NULL when lstmc does not support it. */
 onnx_importer onnx_op_find(const char *op_type);
+
+/* The counts op accepts at its newest opset, from ir_ops.def. An importer of an older
+ * opset form adjusts them. */
+onnx_arity onnx_arity_of(ir_op op);
 
 /* Report an error about the current node: "node 'x' (Op): <message>". */
 void onnx_err(onnx_ctx *cx, const char *fmt, ...)

@@ -277,10 +277,12 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    /* C is optional from opset 11. */
-    onnx_arity ar = {cx->opset >= 11 ? 2 : 3, 3, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_GEMM, ar);
+    onnx_arity ar = onnx_arity_of(IR_OP_GEMM);
+    ir_node *n;
     float alpha, beta;
+    if (cx->opset < 11)
+        ar.min_in = 3; /* C is optional from opset 11 */
+    n = onnx_node_new(cx, np, IR_OP_GEMM, ar);
     if (!n)
         return -1;
     if (onnx_attr_float(cx, np, "alpha", 1.0f, &alpha) < 0 ||
@@ -296,14 +298,12 @@ onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_matmul(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {2, 2, 1, 1};
-    return onnx_node_new(cx, np, IR_OP_MATMUL, ar) ? 0 : -1;
+    return onnx_node_new(cx, np, IR_OP_MATMUL, onnx_arity_of(IR_OP_MATMUL)) ? 0 : -1;
 }
 
 int
 onnx_import_binary(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {2, 2, 1, 1};
     ir_node *n;
     int64_t bc;
     if (cx->opset < 7) {
@@ -318,22 +318,20 @@ onnx_import_binary(onnx_ctx *cx, const Onnx__NodeProto *np)
         if (onnx_attr_int(cx, np, "broadcast", 0, &bc) < 0)
             return -1;
     }
-    n = onnx_node_new(cx, np, op_of(np), ar);
+    n = onnx_node_new(cx, np, op_of(np), onnx_arity_of(op_of(np)));
     return n ? 0 : -1;
 }
 
 int
 onnx_import_unary(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    return onnx_node_new(cx, np, op_of(np), ar) ? 0 : -1;
+    return onnx_node_new(cx, np, op_of(np), onnx_arity_of(op_of(np))) ? 0 : -1;
 }
 
 int
 onnx_import_softmax(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, op_of(np), ar);
+    ir_node *n = onnx_node_new(cx, np, op_of(np), onnx_arity_of(op_of(np)));
     int legacy = cx->opset < 13;
     if (!n)
         return -1;
@@ -346,8 +344,7 @@ onnx_import_softmax(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_ARGMAX, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_ARGMAX, onnx_arity_of(IR_OP_ARGMAX));
     if (!n)
         return -1;
     if (copy_int(cx, np, n, "axis", 0) < 0 || copy_flag(cx, np, n, "keepdims") < 0 ||
@@ -362,8 +359,7 @@ onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_cast(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_CAST, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_CAST, onnx_arity_of(IR_OP_CAST));
     int64_t to;
     int r;
     if (!n)
@@ -404,8 +400,7 @@ onnx_import_cast(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_gather(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {2, 2, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_GATHER, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_GATHER, onnx_arity_of(IR_OP_GATHER));
     if (!n)
         return -1;
     return copy_int(cx, np, n, "axis", 0);
@@ -414,8 +409,7 @@ onnx_import_gather(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_transpose(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_TRANSPOSE, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_TRANSPOSE, onnx_arity_of(IR_OP_TRANSPOSE));
     const int64_t *perm;
     int r, k;
     if (!n)
@@ -446,10 +440,9 @@ onnx_import_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n;
 
     if (cx->opset >= 13) {
-        onnx_arity ar = {is_unsqueeze ? 2 : 1, 2, 1, 1};
-        return onnx_node_new(cx, np, op, ar) ? 0 : -1;
+        return onnx_node_new(cx, np, op, onnx_arity_of(op)) ? 0 : -1;
     } else {
-        onnx_arity ar = {1, 1, 1, 1};
+        onnx_arity ar = {1, 1, 1, 1}; /* data only: axes is an attribute */
         r = onnx_attr_ints(cx, np, "axes", &axes, &n_axes);
         if (r < 0)
             return -1;
@@ -482,10 +475,8 @@ onnx_import_slice(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_tensor **in;
     ir_node *n;
 
-    if (cx->opset >= 10) {
-        onnx_arity ar = {3, 5, 1, 1};
-        return onnx_node_new(cx, np, IR_OP_SLICE, ar) ? 0 : -1;
-    }
+    if (cx->opset >= 10)
+        return onnx_node_new(cx, np, IR_OP_SLICE, onnx_arity_of(IR_OP_SLICE)) ? 0 : -1;
     for (k = 0; k < 3; k++) {
         r[k] = onnx_attr_ints(cx, np, names[k], &v[k], &cnt[k]);
         if (r[k] < 0)
@@ -496,7 +487,7 @@ onnx_import_slice(onnx_ctx *cx, const Onnx__NodeProto *np)
         }
     }
     {
-        onnx_arity ar = {1, 1, 1, 1};
+        onnx_arity ar = {1, 1, 1, 1}; /* data only: starts, ends, axes are attributes */
         n = onnx_node_new(cx, np, IR_OP_SLICE, ar);
     }
     if (!n)
@@ -513,8 +504,7 @@ onnx_import_slice(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_shape(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_SHAPE, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_SHAPE, onnx_arity_of(IR_OP_SHAPE));
     int64_t end;
     int r;
     if (!n)
@@ -532,8 +522,7 @@ onnx_import_shape(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_concat(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, -1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_CONCAT, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_CONCAT, onnx_arity_of(IR_OP_CONCAT));
     int64_t axis;
     int r, k;
     if (!n)
@@ -560,12 +549,11 @@ onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
     ir_node *n;
     if (cx->opset >= 5) {
-        onnx_arity ar = {2, 2, 1, 1};
-        n = onnx_node_new(cx, np, IR_OP_RESHAPE, ar);
+        n = onnx_node_new(cx, np, IR_OP_RESHAPE, onnx_arity_of(IR_OP_RESHAPE));
         if (!n)
             return -1;
     } else {
-        onnx_arity ar = {1, 1, 1, 1};
+        onnx_arity ar = {1, 1, 1, 1}; /* data only: shape is an attribute */
         const int64_t *shape;
         int k, r = onnx_attr_ints(cx, np, "shape", &shape, &k);
         ir_tensor **in;
@@ -590,8 +578,7 @@ onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_FLATTEN, ar);
+    ir_node *n = onnx_node_new(cx, np, IR_OP_FLATTEN, onnx_arity_of(IR_OP_FLATTEN));
     if (!n)
         return -1;
     return copy_int(cx, np, n, "axis", 1);
@@ -600,15 +587,14 @@ onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_expand(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {2, 2, 1, 1};
-    return onnx_node_new(cx, np, IR_OP_EXPAND, ar) ? 0 : -1;
+    return onnx_node_new(cx, np, IR_OP_EXPAND, onnx_arity_of(IR_OP_EXPAND)) ? 0 : -1;
 }
 
 int
 onnx_import_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    onnx_arity ar = {1, 1, 1, 1};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_CONSTANT_OF_SHAPE, ar);
+    ir_node *n =
+        onnx_node_new(cx, np, IR_OP_CONSTANT_OF_SHAPE, onnx_arity_of(IR_OP_CONSTANT_OF_SHAPE));
     const Onnx__TensorProto *tp;
     ir_tensor *v;
     ir_attr *at;

@@ -14,54 +14,72 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ORDER IR_OP (ir_ops.def), then the ONNX-only ops the frontend folds away. */
+/* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
+ * (lstmc.Rnn*) have none: no model may hold them. */
+_Static_assert(IR_OP_COUNT == 35, "ORDER IR_OP: give the new op a row in importers");
+
+static const onnx_importer importers[IR_OP_COUNT] = {
+    [IR_OP_LSTM] = onnx_import_lstm,
+    [IR_OP_GRU] = onnx_import_gru,
+    [IR_OP_RNN] = onnx_import_rnn,
+    [IR_OP_GEMM] = onnx_import_gemm,
+    [IR_OP_MATMUL] = onnx_import_matmul,
+    [IR_OP_ADD] = onnx_import_binary,
+    [IR_OP_SUB] = onnx_import_binary,
+    [IR_OP_MUL] = onnx_import_binary,
+    [IR_OP_DIV] = onnx_import_binary,
+    [IR_OP_RELU] = onnx_import_unary,
+    [IR_OP_SIGMOID] = onnx_import_unary,
+    [IR_OP_TANH] = onnx_import_unary,
+    [IR_OP_NEG] = onnx_import_unary,
+    [IR_OP_EXP] = onnx_import_unary,
+    [IR_OP_SQRT] = onnx_import_unary,
+    [IR_OP_SOFTMAX] = onnx_import_softmax,
+    [IR_OP_LOG_SOFTMAX] = onnx_import_softmax,
+    [IR_OP_ARGMAX] = onnx_import_argmax,
+    [IR_OP_CAST] = onnx_import_cast,
+    [IR_OP_GATHER] = onnx_import_gather,
+    [IR_OP_TRANSPOSE] = onnx_import_transpose,
+    [IR_OP_SQUEEZE] = onnx_import_squeeze,
+    [IR_OP_UNSQUEEZE] = onnx_import_squeeze,
+    [IR_OP_SLICE] = onnx_import_slice,
+    [IR_OP_SHAPE] = onnx_import_shape,
+    [IR_OP_CONCAT] = onnx_import_concat,
+    [IR_OP_RESHAPE] = onnx_import_reshape,
+    [IR_OP_FLATTEN] = onnx_import_flatten,
+    [IR_OP_EXPAND] = onnx_import_expand,
+    [IR_OP_CONSTANT_OF_SHAPE] = onnx_import_constant_of_shape,
+    [IR_OP_IDENTITY] = onnx_import_unary,
+};
+
+/* The ONNX-only ops the frontend folds away. */
 static const struct {
     const char *op_type;
     onnx_importer fn;
-} op_table[] = {
-    {"LSTM", onnx_import_lstm},
-    {"GRU", onnx_import_gru},
-    {"RNN", onnx_import_rnn},
-    {"Gemm", onnx_import_gemm},
-    {"MatMul", onnx_import_matmul},
-    {"Add", onnx_import_binary},
-    {"Sub", onnx_import_binary},
-    {"Mul", onnx_import_binary},
-    {"Div", onnx_import_binary},
-    {"Relu", onnx_import_unary},
-    {"Sigmoid", onnx_import_unary},
-    {"Tanh", onnx_import_unary},
-    {"Neg", onnx_import_unary},
-    {"Exp", onnx_import_unary},
-    {"Sqrt", onnx_import_unary},
-    {"Softmax", onnx_import_softmax},
-    {"LogSoftmax", onnx_import_softmax},
-    {"ArgMax", onnx_import_argmax},
-    {"Cast", onnx_import_cast},
-    {"Gather", onnx_import_gather},
-    {"Transpose", onnx_import_transpose},
-    {"Squeeze", onnx_import_squeeze},
-    {"Unsqueeze", onnx_import_squeeze},
-    {"Slice", onnx_import_slice},
-    {"Shape", onnx_import_shape},
-    {"Concat", onnx_import_concat},
-    {"Reshape", onnx_import_reshape},
-    {"Flatten", onnx_import_flatten},
-    {"Expand", onnx_import_expand},
-    {"ConstantOfShape", onnx_import_constant_of_shape},
-    {"Identity", onnx_import_unary},
-    {"Constant", onnx_import_constant}, /* becomes a constant tensor, no IR op */
+} folded[] = {
+    {"Constant", onnx_import_constant},           /* becomes a constant tensor, no IR op */
     {"DequantizeLinear", onnx_import_dequantize}, /* of constants only: folded here */
 };
 
 onnx_importer
 onnx_op_find(const char *op_type)
 {
+    ir_op op = ir_op_from_name(op_type);
     size_t i;
-    for (i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
-        if (strcmp(op_table[i].op_type, op_type) == 0)
-            return op_table[i].fn;
+    if (op < IR_OP_COUNT)
+        return importers[op];
+    for (i = 0; i < sizeof folded / sizeof folded[0]; i++)
+        if (strcmp(folded[i].op_type, op_type) == 0)
+            return folded[i].fn;
     return NULL;
+}
+
+onnx_arity
+onnx_arity_of(ir_op op)
+{
+    onnx_arity ar;
+    ir_op_arity(op, &ar.min_in, &ar.max_in, &ar.min_out, &ar.max_out);
+    return ar;
 }
 
 void

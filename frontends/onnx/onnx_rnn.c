@@ -62,11 +62,10 @@ static const struct {
     ir_op op;
     int n_acts;          /* activations per direction */
     int default_acts[3]; /* spec defaults, per direction */
-    onnx_arity arity;
 } cells[] = {
-    [CELL_LSTM] = {IR_OP_LSTM, 3, {0, 1, 1}, {3, 8, 0, 3}},
-    [CELL_GRU] = {IR_OP_GRU, 2, {0, 1, 0}, {3, 6, 0, 2}},
-    [CELL_RNN] = {IR_OP_RNN, 1, {1, 0, 0}, {3, 6, 0, 2}},
+    [CELL_LSTM] = {IR_OP_LSTM, 3, {0, 1, 1}},
+    [CELL_GRU] = {IR_OP_GRU, 2, {0, 1, 0}},
+    [CELL_RNN] = {IR_OP_RNN, 1, {1, 0, 0}},
 };
 
 /* Case-insensitive, as ONNX Runtime accepts "tanh" as well as "Tanh". */
@@ -161,7 +160,7 @@ import_cell(onnx_ctx *cx, const Onnx__NodeProto *np, int cell)
     int64_t hidden, layout;
     int dir, n_dirs, errors = 0, r;
     float clip;
-    ir_node *n = onnx_node_new(cx, np, cells[cell].op, cells[cell].arity);
+    ir_node *n = onnx_node_new(cx, np, cells[cell].op, onnx_arity_of(cells[cell].op));
     if (!n)
         return -1;
 

@@ -25,48 +25,12 @@ typedef int (*shape_fn)(ir_graph *g, ir_node *n, diag *d);
 
 /* --- helpers ---------------------------------------------------------------------- */
 
-/* ONNX input names per op, ORDER IR_OP. */
-static const char *const input_names[][8] = {
-    [IR_OP_LSTM] = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"},
-    [IR_OP_GRU] = {"X", "W", "R", "B", "sequence_lens", "initial_h"},
-    [IR_OP_RNN] = {"X", "W", "R", "B", "sequence_lens", "initial_h"},
-    [IR_OP_GEMM] = {"A", "B", "C"},
-    [IR_OP_MATMUL] = {"A", "B"},
-    [IR_OP_ADD] = {"A", "B"},
-    [IR_OP_SUB] = {"A", "B"},
-    [IR_OP_MUL] = {"A", "B"},
-    [IR_OP_DIV] = {"A", "B"},
-    [IR_OP_RELU] = {"X"},
-    [IR_OP_SIGMOID] = {"X"},
-    [IR_OP_TANH] = {"input"},
-    [IR_OP_NEG] = {"X"},
-    [IR_OP_EXP] = {"input"},
-    [IR_OP_SQRT] = {"X"},
-    [IR_OP_SOFTMAX] = {"input"},
-    [IR_OP_LOG_SOFTMAX] = {"input"},
-    [IR_OP_ARGMAX] = {"data"},
-    [IR_OP_CAST] = {"input"},
-    [IR_OP_GATHER] = {"data", "indices"},
-    [IR_OP_TRANSPOSE] = {"data"},
-    [IR_OP_SQUEEZE] = {"data", "axes"},
-    [IR_OP_UNSQUEEZE] = {"data", "axes"},
-    [IR_OP_SLICE] = {"data", "starts", "ends", "axes", "steps"},
-    [IR_OP_SHAPE] = {"data"},
-    [IR_OP_CONCAT] = {NULL},
-    [IR_OP_RESHAPE] = {"data", "shape"},
-    [IR_OP_FLATTEN] = {"input"},
-    [IR_OP_EXPAND] = {"input", "shape"},
-    [IR_OP_CONSTANT_OF_SHAPE] = {"input"},
-    [IR_OP_IDENTITY] = {"input"},
-};
-
+/* The ONNX input names come from ir_ops.def; "input" where it names none. */
 const char *
 shape_input_name(int op, int i)
 {
-    if (op < 0 || op >= (int)(sizeof input_names / sizeof input_names[0]) || i < 0 || i >= 8 ||
-        !input_names[op][i])
-        return "input";
-    return input_names[op][i];
+    const char *s = op < 0 || op >= IR_OP_COUNT ? NULL : ir_op_input_name((ir_op)op, i);
+    return s ? s : "input";
 }
 
 const char *
