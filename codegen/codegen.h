@@ -53,7 +53,7 @@ typedef struct cg_options {
     stream_info *stream; /* the streaming analysis and step program (compiler/stream/stream.h);
                             NULL: the model does not stream */
     int threads; /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
-                    for layers big enough to gain (llvm_kernels.c rec_threads) */
+                    for layers big enough to gain (llvm/panels.c rec_threads) */
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */
@@ -147,7 +147,7 @@ int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const 
                    int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
                    int64_t stream_weights, diag *d);
 
-/* --- llvm_kernels.c: CPU kernels through the LLVM C API -------------------------------- */
+/* --- codegen/llvm/: CPU kernels through the LLVM C API -------------------------------- */
 
 /* 1 when this lstmc was built with LLVM (otherwise only --emit=c works). */
 int cg_llvm_available(void);

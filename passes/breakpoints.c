@@ -5,7 +5,7 @@
  * After split_gates and fold_constants, an LSTM layer is lstmc.RnnProj (X' = W x_t + b for
  * every step, Fig. 10's Sgemm(W, x)) followed by the packed lstmc.RnnRec (the time loop over
   * U). This pass replaces that RnnRec by lstmc.RnnTissue, whose kernel (lstmc_rt_lstm_tissue,
- * runtime/src/rt_tissue.c; with --emit=llvm its LLVM version, codegen/llvm/llvm_kernels.c
+ * runtime/src/rt_tissue.c; with --emit=llvm its LLVM version, codegen/llvm/
  * emit_tissue) does the per-layer runtime work of Fig. 10: relevance S of every
  * link (Algorithm 2) from P and the row sums D = sum|U| that fold_constants left on the node,
  * cuts at S < alpha_inter, sub-layers started from the predicted context link (Eq. 6),

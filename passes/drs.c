@@ -12,7 +12,7 @@
  *                 attributes: the RnnRec's (less row_abs_sum) and "alpha_intra" (float)
  *
  * whose kernel (lstmc_rt_lstm_drs, runtime/src/rt_drs.c; an LLVM version in
- * codegen/llvm/llvm_kernels.c) runs every cell as Algorithm 3 lines 4-8: U_o h_{t-1} and o_t
+ * codegen/llvm/) runs every cell as Algorithm 3 lines 4-8: U_o h_{t-1} and o_t
  * first, the compact list R of the units whose |o_t| is not below alpha_intra, the rows of
  * U_f, U_i, U_c for the units in R only, then the element-wise step with c_t = 0 and
  * h_t = o_t h(0) for the skipped units (lstmc_rt.h says why). An lstmc.RnnTissue (the

@@ -317,7 +317,7 @@ cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
             emit_wave(&g, kp, w, o->name, panels);
         }
         if (w) {
-            if (handled[i]) /* the pool's size (c_host.c pool_threads) */
+            if (handled[i]) /* the pool's size (codegen/c/schedule.c cg_c_pool_threads) */
                 handled[i] = (unsigned char)w->threads;
             continue;
         }

@@ -4,7 +4,7 @@
  *
  * A stack is a run of consecutive calls REC_0 [COPY] PROJ_1 REC_1 [COPY] PROJ_2 REC_2 ...
  * where each PROJ reads the Y of the REC before it (through the COPY of a Squeeze/Reshape)
- * and each REC the P of its PROJ. Run as a pipeline (llvm_kernels.c emit_wave), thread q owns
+ * and each REC the P of its PROJ. Run as a pipeline (llvm/wave.c emit_wave), thread q owns
  * a group of consecutive layers, and the layer after a group boundary runs behind the one
  * before it by a chunk of C time steps: thread q + 1 waits for step t1 of thread q's last
  * layer (lstmc_rt_wave_wait), projects the chunk's rows through its own W (the G1 GEMM of

@@ -628,7 +628,7 @@ lstmc_rt_status lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *p, float 
 
 /*
  * The tissue plan, shared by lstmc_rt_lstm_tissue(_drs) and the LLVM tissue kernels
- * (codegen/llvm_kernels.c), so that both cut and align alike. Offsets are in 4-byte words
+ * (codegen/llvm/), so that both cut and align alike. Offsets are in 4-byte words
  * from the start of the kernel's scratch; C = T*N cells per direction.
  */
 typedef struct lstmc_rt_tissue_layout {
@@ -809,7 +809,7 @@ void lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n);
 void lstmc_rt_pool_barrier(void);
 
 /*
- * Hand-over between the stages of a wavefront kernel (codegen/wave.c, issue 4): stage q posts
+ * Hand-over between the stages of a wavefront kernel (compiler/kprog/schedule.c, issue 4): stage q posts
  * how many time steps of its last layer are complete (lstmc_rt_wave_post, a release store),
  * stage q + 1 waits until at least `steps` are (lstmc_rt_wave_wait, an acquire load; spins,
  * then sleeps until a post wakes it). lstmc_rt_wave_reset zeroes every stage's count before a run. The stages of a

@@ -6,7 +6,7 @@
  *
  * Bytes are read one by one and assembled little-endian (the layout's byte order), so the
  * int32 words the compiler stores the tensor in are never accessed through another type.
- * These are the reference and fallback kernels; the LLVM kernels (codegen/llvm_kernels.c)
+ * These are the reference and fallback kernels; the LLVM kernels (codegen/llvm/)
  * are the fast path on CPUs with vector conversions.
  */
 #include "lstmc_rt.h"

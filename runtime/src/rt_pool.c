@@ -19,7 +19,7 @@
  * and the barrier does nothing. The same happens when the pool could not start its workers.
  * One run at a time: the pool is not for concurrent calls from several application threads.
  *
- * A wavefront kernel (codegen/wave.c) runs one pipeline stage per thread instead of slices,
+ * A wavefront kernel (compiler/kprog/schedule.c) runs one pipeline stage per thread instead of slices,
  * and its stages meet through per-stage step counters (lstmc_rt_wave_*) once per chunk of
  * time steps rather than at a barrier once per step.
  */

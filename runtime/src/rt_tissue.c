@@ -33,7 +33,7 @@
  *
   * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
  * The plan (lstmc_rt_tissue_plan) is also what the LLVM tissue kernels run
- * (codegen/llvm_kernels.c, emit_tissue): they replace the gather, product and update below
+ * (codegen/llvm/tissue.c, emit_tissue): they replace the gather, product and update below
  * with register-tiled, vectorised code and keep these cuts, tissues and slots.
  */
 #include "lstmc_rt.h"

@@ -51,7 +51,7 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
     lstmc_e2e(e2e_pocl_unpacked_gru_layout1 gru_layout1 poclU --target=pocl
               --disable-pass=fold_constants ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
   endif()
-  # the tissue schedule on the device (opencl_tissue.h): exact at alpha_inter = 0 against
+  # the tissue schedule on the device (kernels/tissue.cl): exact at alpha_inter = 0 against
   # the ONNX Runtime references (bidirectional + peepholes + sequence_lens; three stacked
   # batch-first layers), and at alpha_inter > 0 against the C tissue runtime
   set(LSTMC_POCL_TISSUE lstm_bidir_peephole_seqlens pt_lstm3_batchfirst)
@@ -62,7 +62,7 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
     lstmc_e2e(e2e_pocl_tissue_${c} ${c} poclT_${c} --target=pocl --alpha-inter=0
               ${LSTMC_E2E_EXTRA} ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
   endforeach()
-  # dynamic row skip on the device (opencl_drs.h): exact at alpha_intra = 0 (sequence_lens;
+  # dynamic row skip on the device (kernels/drs.cl): exact at alpha_intra = 0 (sequence_lens;
   # a bidirectional two-layer tagger), and at alpha_intra > 0 against the C DRS runtime
   if(NOT LSTMC_SANITIZE)
     foreach(c lstm_seqlens pt_bilstm_tagger)

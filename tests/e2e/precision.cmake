@@ -17,7 +17,7 @@ endif()
 foreach(fmt fp16 bf16 int8)
   set(_cases ${LSTMC_PREC_CASES})
   # hidden sizes that are no multiple of the register tile or vector width, so that the
-  # panels of U and W (llvm_kernels.c rec_relayout) have full tiles, vector and scalar tails:
+  # panels of U and W (llvm/panels.c rec_relayout) have full tiles, vector and scalar tails:
   # a packing order the tiles do not read scrambles the weights far past the tolerance. One
   # format per element size (bf16 packs as fp16 does) keeps CI short.
   if(NOT LSTMC_SANITIZE AND NOT fmt STREQUAL "bf16")

@@ -1,5 +1,5 @@
 /*
- * test_llvm_kernels.c — the LLVM CPU kernels (codegen/llvm/llvm_kernels.c) against the C reference
+ * test_llvm_kernels.c — the LLVM CPU kernels (codegen/llvm/) against the C reference
  * kernels (runtime/src/rt_rnn.c): hand-made calls compiled for the host, linked into a shared
  * object with `cc -shared` and loaded with dlopen; the inline sigmoid/tanh against libm; and
  * an aarch64 (tegra-x1) object checked to be an AArch64 ELF holding every kernel's symbol.

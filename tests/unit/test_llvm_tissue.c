@@ -1,5 +1,5 @@
 /*
- * test_llvm_tissue.c — the LLVM tissue kernel (codegen/llvm/llvm_kernels.c, emit_tissue) against
+ * test_llvm_tissue.c — the LLVM tissue kernel (codegen/llvm/, emit_tissue) against
  * the portable C one (runtime/src/rt_tissue.c, lstmc_rt_lstm_tissue): hand-made layers
  * compiled for the host and linked with the runtime into a shared object. alpha_inter = 0
  * (nothing cut: the exact schedule, also checked against lstmc_rt_rnn_rec), an alpha between
