@@ -36,10 +36,9 @@
 #include "passes.h"
 
 static void
-note(const ir_graph *g, const ir_node *n, const char *why)
+note(diag *d, const ir_node *n, const char *why)
 {
-    fprintf(stderr, "lstmc: note: %s: node '%s' (%s): dynamic row skip left out: %s\n",
-            g->file ? g->file : "model", n->name, n->op_type, why);
+    diag_note(d, n, "dynamic row skip left out: %s", why);
 }
 
 /* 1 when the peephole input is absent or its P_o part [D, H..2H) is constant zero. */
@@ -127,7 +126,7 @@ copy_attrs(ir_graph *g, const ir_node *n, ir_node *m, float alpha)
 
 /* An eligible LSTM node (RnnRec or RnnTissue) rebuilt with DRS; 0 when left alone. */
 static int
-to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n)
+to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
 {
     const int tissue = n->op == IR_OP_RNN_TISSUE;
     const int64_t H = ir_attr_int(n, "hidden_size", 0);
@@ -141,17 +140,17 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n)
     int i;
 
     if (ir_attr_int(n, "cell", -1) != LSTMC_RT_CELL_LSTM) {
-        note(g, n, "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
+        note(d, n, "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
                    "whose o_t is near zero (MICRO'18 §V-A)");
         return 0;
     }
     if (ir_attr_int(n, "packed", 0) != 1 || !U || !U->data || H < 1) {
-        note(g, n, "the recurrent weights are not packed constants (drs runs after "
+        note(d, n, "the recurrent weights are not packed constants (drs runs after "
                    "fold_constants)");
         return 0;
     }
     if (!po_is_zero(ir_in(n, 6), D, H)) {
-        note(g, n, "the output gate's peephole makes o_t depend on c_t, which needs every row");
+        note(d, n, "the output gate's peephole makes o_t depend on c_t, which needs every row");
         return 0;
     }
     if (tissue)
@@ -159,7 +158,7 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n)
     else
         Ut = ir_shape_numel(&U->shape) == D * H * 4 * H ? U->data : NULL;
     if (!Ut || split_u(g, Ut, D, H, &Uo, &Ufic) < 0) {
-        note(g, n, "the recurrent weight has an unexpected shape");
+        note(d, n, "the recurrent weight has an unexpected shape");
         return 0;
     }
     snprintf(name, sizeof name, "%s/drs", n->name);
@@ -198,7 +197,7 @@ pass_drs(ir_graph *g, const pass_ctx *cx, diag *d)
             continue;
         if (n->op == IR_OP_RNN_TISSUE && n->n_inputs > 9)
             continue; /* already has DRS */
-        changed |= to_drs(g, cx, n);
+        changed |= to_drs(g, cx, n, d);
     }
     /* the new nodes were appended; restore topological order */
     return changed ? ir_toposort(g, d) : 0;

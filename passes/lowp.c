@@ -135,9 +135,8 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
         if (!why)
             continue;
         if (!weights) {
-            fprintf(stderr, "%s: note: node '%s' (%s): the model's %s weights run as fp32%s: %s\n",
-                    g->file, n->name, n->op_type, lowp_name(fmt),
-                    opencl ? " on the OpenCL target" : "", why);
+            diag_note(d, n, "the model's %s weights run as fp32%s: %s", lowp_name(fmt),
+                      opencl ? " on the OpenCL target" : "", why);
             return 0;
         }
         diag_node(d, n, "--weights=%s%s: %s", weights, opencl ? " on an OpenCL target" : "", why);

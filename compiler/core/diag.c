@@ -90,6 +90,17 @@ diag_text(const diag *d)
     return d->text;
 }
 
+void
+diag_vnote(diag *d, const char *prefix, const char *fmt, va_list ap)
+{
+    char body[2048];
+    if (!d->sink)
+        return;
+    vsnprintf(body, sizeof body, fmt, ap);
+    fprintf(d->sink, "%s: note: %s%s\n", d->file, prefix, body);
+    fflush(d->sink);
+}
+
 const char *
 diag_file(const diag *d)
 {

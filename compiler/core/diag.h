@@ -41,6 +41,10 @@ void diag_at(diag *d, const char *node_name, const char *op_type, const char *fm
     DIAG_PRINTF(4, 5);
 
 /* Number of errors so far. */
+/* A note about node n (NULL: the model), not an error: printed to the sink as
+ * "FILE: note: node 'NAME' (OP): ...", neither counted nor kept in diag_text (ir_diag.c). */
+void diag_note(diag *d, const ir_node *n, const char *fmt, ...) DIAG_PRINTF(3, 4);
+
 int diag_count(const diag *d);
 
 /* Every message so far, newline-separated ("" when none). */

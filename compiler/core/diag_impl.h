@@ -11,4 +11,7 @@ typedef struct diag diag;
 /* Format "file: <prefix><message>" and append it to d (and print it to the sink). */
 void diag_vreport(diag *d, const char *prefix, const char *fmt, va_list ap);
 
+/* Print "file: note: <prefix><message>" to d's sink (nothing without one); not counted. */
+void diag_vnote(diag *d, const char *prefix, const char *fmt, va_list ap);
+
 #endif /* LSTMC_DIAG_IMPL_H */

@@ -32,3 +32,16 @@ diag_tensor(diag *d, const ir_tensor *t, const char *fmt, ...)
     diag_vreport(d, prefix, fmt, ap);
     va_end(ap);
 }
+
+void
+diag_note(diag *d, const ir_node *n, const char *fmt, ...)
+{
+    char prefix[512] = "";
+    va_list ap;
+    if (n)
+        snprintf(prefix, sizeof prefix, "node '%s' (%s): ", n->name,
+                 n->op_type ? n->op_type : ir_op_name(n->op));
+    va_start(ap, fmt);
+    diag_vnote(d, prefix, fmt, ap);
+    va_end(ap);
+}

@@ -57,6 +57,9 @@ static const char tune_usage[] =
     "                    baseline), or all\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";
 
+/* parse's answer to -h / --help: the usage is printed, nothing more to do */
+#define TUNE_HELP (-1)
+
 static int
 tusage(const char *msg, const char *arg)
 {
@@ -114,7 +117,7 @@ parse(int argc, char **argv, topts *t)
         char *end;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(tune_usage, stdout);
-            exit(0);
+            return TUNE_HELP; /* main.c, the only exit, ends with 0 */
         } else if ((v = cli_opt(argc, argv, &i, "--target"))) {
             t->target = v;
         } else if ((v = cli_opt(argc, argv, &i, "--data"))) {
@@ -187,6 +190,8 @@ tune_main(int argc, char **argv)
     int rc;
 
     rc = parse(argc, argv, &t);
+    if (rc == TUNE_HELP)
+        return 0;
     if (rc)
         return rc;
     memset(&r, 0, sizeof r);
