@@ -108,6 +108,8 @@ int onnx_attr_floats(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, 
                      int *n);
 int onnx_attr_strings(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const char ***v,
                       int *n);
+/* An INT attribute that must be 0 or 1 (default 0), set on n. */
+int onnx_attr_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name);
 int onnx_attr_tensor(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                      const Onnx__TensorProto **v);
 

@@ -36,20 +36,6 @@ copy_int(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, 
     return 0;
 }
 
-static int
-copy_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name)
-{
-    int64_t v;
-    if (onnx_attr_int(cx, np, name, 0, &v) < 0)
-        return -1;
-    if (v != 0 && v != 1) {
-        onnx_err(cx, "attribute '%s' is %lld; expected 0 or 1", name, (long long)v);
-        return -1;
-    }
-    ir_attr_set_int(cx->g, n, name, v);
-    return 0;
-}
-
 /* --- Constant --------------------------------------------------------------------- */
 
 int
@@ -290,7 +276,7 @@ onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     ir_attr_set_float(cx->g, n, "alpha", alpha);
     ir_attr_set_float(cx->g, n, "beta", beta);
-    if (copy_flag(cx, np, n, "transA") < 0 || copy_flag(cx, np, n, "transB") < 0)
+    if (onnx_attr_flag(cx, np, n, "transA") < 0 || onnx_attr_flag(cx, np, n, "transB") < 0)
         return -1;
     return 0;
 }
@@ -347,10 +333,10 @@ onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n = onnx_node_new(cx, np, IR_OP_ARGMAX, onnx_arity_of(IR_OP_ARGMAX));
     if (!n)
         return -1;
-    if (copy_int(cx, np, n, "axis", 0) < 0 || copy_flag(cx, np, n, "keepdims") < 0 ||
-        copy_flag(cx, np, n, "select_last_index") < 0)
+    if (copy_int(cx, np, n, "axis", 0) < 0 || onnx_attr_flag(cx, np, n, "keepdims") < 0 ||
+        onnx_attr_flag(cx, np, n, "select_last_index") < 0)
         return -1;
-    /* keepdims defaults to 1, copy_flag's default is 0 */
+    /* keepdims defaults to 1, onnx_attr_flag's default is 0 */
     if (!onnx_attr_find(np, "keepdims"))
         ir_attr_set_int(cx->g, n, "keepdims", 1);
     return 0;
@@ -572,7 +558,7 @@ onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np)
         n->inputs = in;
         n->n_inputs = 2;
     }
-    return copy_flag(cx, np, n, "allowzero");
+    return onnx_attr_flag(cx, np, n, "allowzero");
 }
 
 int

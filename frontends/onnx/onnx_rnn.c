@@ -138,21 +138,6 @@ import_activations(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, int cell
     return 0;
 }
 
-/* An INT attribute that must be 0 or 1. */
-static int
-import_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name)
-{
-    int64_t v;
-    if (onnx_attr_int(cx, np, name, 0, &v) < 0)
-        return -1;
-    if (v != 0 && v != 1) {
-        onnx_err(cx, "attribute '%s' is %lld; expected 0 or 1", name, (long long)v);
-        return -1;
-    }
-    ir_attr_set_int(cx->g, n, name, v);
-    return 0;
-}
-
 static int
 import_cell(onnx_ctx *cx, const Onnx__NodeProto *np, int cell)
 {
@@ -215,9 +200,9 @@ import_cell(onnx_ctx *cx, const Onnx__NodeProto *np, int cell)
         ir_attr_set_float(cx->g, n, "clip", clip);
     }
 
-    if (cell == CELL_LSTM && import_flag(cx, np, n, "input_forget") < 0)
+    if (cell == CELL_LSTM && onnx_attr_flag(cx, np, n, "input_forget") < 0)
         errors++;
-    if (cell == CELL_GRU && import_flag(cx, np, n, "linear_before_reset") < 0)
+    if (cell == CELL_GRU && onnx_attr_flag(cx, np, n, "linear_before_reset") < 0)
         errors++;
     if (import_activations(cx, np, n, cell, n_dirs) < 0)
         errors++;
