@@ -22,7 +22,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "passes.h"
 #include "wfmt.h"
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "lstmc_rt.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
+#include "lstmc_rt_kernels.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
 
 /* The old names of LSTMC_RT_WFMT_* (compiler/tools/tune and the unit tests still use them). */
 #define WFMT_FP32 LSTMC_RT_WFMT_FP32

@@ -3,7 +3,7 @@
  * dtypes, arena check, GEMM/MatMul, element-wise, softmax, cast, argmax and data movement.
  * Expected values are worked by hand in the comments or follow from identities.
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
