@@ -1,6 +1,6 @@
 /*
  * wfmt.h — the storage formats of weights (--weights=fp32|fp16|bf16|int8): names, parse and
- * sizes from the runtime's table (lstmc_rt.h LSTMC_RT_WFMT_TABLE), and the encoders.
+ * sizes from the runtime's table (lstmc_rt_kernels.h LSTMC_RT_WFMT_TABLE), and the encoders.
  *
  * The kernels always accumulate in fp32; the format only says how the recurrent and input
  * weights are stored and read. int8 carries one fp32 scale per output row.
