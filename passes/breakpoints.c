@@ -28,7 +28,7 @@
 #include "calib.h"
 #include "diag.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "passes.h"
 #include "target.h"
 

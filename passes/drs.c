@@ -15,7 +15,7 @@
  * codegen/llvm/) runs every cell as Algorithm 3 lines 4-8: U_o h_{t-1} and o_t
  * first, the compact list R of the units whose |o_t| is not below alpha_intra, the rows of
  * U_f, U_i, U_c for the units in R only, then the element-wise step with c_t = 0 and
- * h_t = o_t h(0) for the skipped units (lstmc_rt.h says why). An lstmc.RnnTissue (the
+ * h_t = o_t h(0) for the skipped units (lstmc_rt_kernels.h says why). An lstmc.RnnTissue (the
  * breakpoints pass ran first) gets the same two weights as inputs 9 and 10 and the
  * attribute: its kernel skips rows inside tissues (rt_tissue.c).
  *
@@ -32,7 +32,7 @@
 
 #include "diag.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "passes.h"
 
 static void

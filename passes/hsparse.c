@@ -19,7 +19,7 @@
 
 #include "diag.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "passes.h"
 
 int

@@ -4,7 +4,7 @@
  *
  * After the passes, the packed G1 (lstmc.RnnProj input 1, [D, I, G*H]) and G2 (lstmc.RnnRec
  * input 1, [D, H, G*H]) of every layer are replaced by constants in the runtime's layout
- * (lstmc_rt.h "reduced-precision weights"), stored as int32 words so that every backend
+ * (lstmc_rt_kernels.h "reduced-precision weights"), stored as int32 words so that every backend
  * (const arrays, weight blobs, the size report) handles them as it handles any constant, and
  * the node gets the attribute "wfmt"; lowering (kprog/lower.c) then calls the format's kernels.
  *
@@ -22,7 +22,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "passes.h"
 #include "wfmt.h"
 

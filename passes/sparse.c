@@ -22,7 +22,7 @@
 #include "diag.h"
 #include "esell.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "passes.h"
 #include "target.h"
 
@@ -127,7 +127,7 @@ zero_fraction(const ir_tensor *t)
 
 /*
  * The packed weight pk [D, K, M] (M x K per direction, transposed) as eSELL sections of the
- * M x K matrices (lstmc_rt.h, LSTMC_RT_PACK_ESELL). NULL when the arena is full.
+ * M x K matrices (lstmc_rt_kernels.h, LSTMC_RT_PACK_ESELL). NULL when the arena is full.
  */
 static ir_tensor *
 esell_tensor(ir_graph *g, const ir_tensor *pk, const char *hint)

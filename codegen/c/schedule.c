@@ -257,7 +257,7 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
             "block.\n * Buffers live in the caller's arena at fixed offsets (%lld bytes in "
             "all); nothing\n * here allocates.\n */\n"
             "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include "
-            "\"%s_weights.h\"\n\n",
+            "\"%s_weights.h\"\n#include \"lstmc_rt_kernels.h\"\n\n",
             o->name, g->file, (long long)mp->arena_size, o->name, o->name);
     cg_c_put_llvm_protos(f, o->name, kp, handled);
     for (i = 0; handled && i < kp->n_waves; i++) /* stacked layers as a wavefront (wave.c) */

@@ -13,7 +13,7 @@
 #include "diag.h"
 #include "esell.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 /* --- schedule ---------------------------------------------------------------------------- */
 

@@ -433,7 +433,8 @@ ocl_write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int 
             "#define _POSIX_C_SOURCE 199309L /* clock_gettime */\n"
             "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
             "#include <time.h>\n\n#include \"%s.h\"\n#include \"%s_ocl.h\"\n"
-            "#include \"%s_weights.h\"\n#include \"lstmc_rt_opencl.h\"\n\n",
+            "#include \"%s_weights.h\"\n#include \"lstmc_rt_kernels.h\"\n"
+            "#include \"lstmc_rt_opencl.h\"\n\n",
             o->name, P->t->name, o->name, o->name, o->name, o->name, o->name);
     if (put_source_strings(f, cl_path, d) < 0) {
         fclose(f);

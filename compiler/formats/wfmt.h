@@ -1,6 +1,6 @@
 /*
  * wfmt.h — the storage formats of weights (--weights=fp32|fp16|bf16|int8): names, parse and
- * sizes from the runtime's table (lstmc_rt.h LSTMC_RT_WFMT_TABLE), and the encoders.
+ * sizes from the runtime's table (lstmc_rt_kernels.h LSTMC_RT_WFMT_TABLE), and the encoders.
  *
  * The kernels always accumulate in fp32; the format only says how the recurrent and input
  * weights are stored and read. int8 carries one fp32 scale per output row.
@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "lstmc_rt.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
+#include "lstmc_rt_kernels.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
 
 /* The old names of LSTMC_RT_WFMT_* (compiler/tools/tune and the unit tests still use them). */
 #define WFMT_FP32 LSTMC_RT_WFMT_FP32

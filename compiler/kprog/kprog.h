@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 typedef struct arena arena;
 typedef struct diag diag;

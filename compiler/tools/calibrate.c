@@ -16,7 +16,7 @@
 #include "ir.h"
 #include "ir_eval.h"
 #include "kprog.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "lstmc_rt_npy.h"
 #include "passes.h"
 #include "target.h"

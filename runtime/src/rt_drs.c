@@ -1,6 +1,6 @@
 /*
  * rt_drs.c — MICRO'18 §V, intra-cell optimisation of an LSTM layer: dynamic row skip (DRS),
- * Algorithm 3. Contract and weight layouts in lstmc_rt.h ("dynamic row skip").
+ * Algorithm 3. Contract and weight layouts in lstmc_rt_kernels.h ("dynamic row skip").
  *
  * Algorithm 1 multiplies all of U_{f,i,c,o} by h_{t-1} per cell. Algorithm 3 reorders the
  * cell: U_o first (line 4), o_t (line 5), the compact list R of the units whose o_t is not
@@ -13,13 +13,14 @@
  * Exactness: the U_o product sums P_o + h[0]*U[0][j] + h[1]*U[1][j] + ... and the row
  * product of line 7 sums P_g[j] + h[0]*U_g[j][0] + h[1]*U_g[j][1] + ... (three independent
  * chains, i, f and c, for ILP), which is lstmc_rt_rnn_rec's order for every gate; the
- * element-wise code is rt_rnn.c's (lstmc_rt_cell.h). So with alpha_intra = 0 the floats are those
+ * element-wise code is rt_rnn.c's (internal/cell.h). So with alpha_intra = 0 the floats are those
  * of lstmc_rt_rnn_rec (tests/unit/test_rt_drs.c pins this).
  *
  * No allocation: h, c, the gate buffer and R live in the caller's scratch.
  */
-#include "lstmc_rt.h"
-#include "lstmc_rt_cell.h"
+#include "lstmc_rt_kernels.h"
+#include "internal/cell.h"
+#include "internal/testing.h"
 
 #include <math.h>
 #include <string.h>
@@ -179,7 +180,7 @@ lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p)
     return 7 * p->hidden; /* h, c [H] | gates [4H] | R [H] int32 */
 }
 
-/* Contract in lstmc_rt.h. The loop is rt_rnn.c's run_direction. */
+/* Contract in lstmc_rt_kernels.h. The loop is rt_rnn.c's run_direction. */
 lstmc_rt_status
 lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *P,
                   const float *Uo, const float *Ufic, const int32_t *seq_lens,

@@ -3,12 +3,13 @@
  * (../shared/papers/elstm-embedded-sparse-lstm.txt §3.2.2, §4.4): h is pruned at run time in
  * groups of four elements (one eSELL chunk column on the accelerator), a group counting as
  * zero when the sum of its magnitudes is below the layer's threshold th, and the columns of U
- * a zero group multiplies are skipped, not loaded. Contract in lstmc_rt.h.
+ * a zero group multiplies are skipped, not loaded. Contract in lstmc_rt_kernels.h.
  *
  * The arithmetic order is rt_rnn.c's (k ascending for packed weights, one dot product per
  * row otherwise), so a run where nothing is pruned gives the same bits as the dense kernel.
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
+#include "internal/testing.h"
 
 #ifdef LSTMC_RT_HSPARSE_STATS
 int64_t lstmc_rt_hsparse_groups, lstmc_rt_hsparse_skipped;

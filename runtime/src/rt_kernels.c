@@ -1,5 +1,5 @@
 /*
- * rt_kernels.c — portable reference kernels of the lstmc runtime (lstmc_rt.h).
+ * rt_kernels.c — portable reference kernels of the lstmc runtime (lstmc_rt_kernels.h).
  *
  * Plain C99, no allocation, no mutable globals, no I/O. These are the kernels the generated
  * host code calls and the compiler links for constant folding, so they favour obviously
@@ -11,7 +11,7 @@
  * (LSTMC_RT_ERR_NULL; a data pointer may be NULL only when there is nothing to read or
  * write). Index vectors over up to LSTMC_RT_MAX_RANK dims are walked with an odometer.
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 #include <math.h>
 #include <string.h>

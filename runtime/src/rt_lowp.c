@@ -2,14 +2,15 @@
  * rt_lowp.c — the portable C kernels of reduced-precision weights (issue 12,
  * docs/PRECISION.md): G1 (lstmc_rt_rnn_proj) and G2 (lstmc_rt_rnn_rec's recurrent product)
  * read from fp16, bf16 or int8 storage, converted to float as they are read, accumulated in
- * float. Layout and contract in lstmc_rt.h ("reduced-precision weights").
+ * float. Layout and contract in lstmc_rt_kernels.h ("reduced-precision weights").
  *
  * Bytes are read one by one and assembled little-endian (the layout's byte order), so the
  * int32 words the compiler stores the tensor in are never accessed through another type.
  * These are the reference and fallback kernels; the LLVM kernels (codegen/llvm/)
  * are the fast path on CPUs with vector conversions.
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
+#include "internal/testing.h"
 
 #include <string.h>
 
@@ -48,7 +49,7 @@ lstmc_rt_bf16_to_f32(uint16_t h)
 int64_t
 lstmc_rt_lowp_bytes(int32_t wfmt, int64_t D, int64_t K, int64_t GH)
 {
-    /* the weights, after the row scales of a format that has them (layout in lstmc_rt.h) */
+    /* the weights, after the row scales of a format that has them (layout in lstmc_rt_kernels.h) */
     switch (wfmt) {
 #define LOWP_BYTES(id, name, bytes, row_scales)                                                \
     case LSTMC_RT_WFMT_##id:                                                                   \

@@ -27,7 +27,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthreads and sched_yield under -std=c99 */
 #endif
 
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 #ifdef LSTMC_RT_THREADS
 

@@ -27,8 +27,9 @@
  * own (its own sequence length), one direction at a time; the scratch holds one h, c and
  * gate vector, so it does not grow with T or N.
  */
-#include "lstmc_rt.h"
-#include "lstmc_rt_cell.h"
+#include "lstmc_rt_kernels.h"
+#include "internal/cell.h"
+#include "internal/testing.h"
 
 #include <math.h>
 #include <string.h>
@@ -451,7 +452,7 @@ run_direction(const dir_args *a)
 /* --- entry point --------------------------------------------------------------------- */
 
 /*
- * Contract in lstmc_rt.h. Checks p (LSTMC_RT_ERR_BAD_PARAMS), the required pointers X, W, R
+ * Contract in lstmc_rt_kernels.h. Checks p (LSTMC_RT_ERR_BAD_PARAMS), the required pointers X, W, R
  * and scratch (LSTMC_RT_ERR_NULL) and every sequence_lens entry (LSTMC_RT_ERR_SEQ_LEN)
  * before writing any output. init_c, P and Y_c are ignored for GRU and RNN. For LSTM, B and
  * P are per direction [D,8H] and [D,3H]; Wb = B[d][0..4H), Rb = B[d][4H..8H).
@@ -546,7 +547,7 @@ proj_esell(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w, co
     return LSTMC_RT_OK;
 }
 
-/* Contract in lstmc_rt.h: X' = G1 * I' for every direction (Arm Algorithm 2, line 5). */
+/* Contract in lstmc_rt_kernels.h: X' = G1 * I' for every direction (Arm Algorithm 2, line 5). */
 lstmc_rt_status
 lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float *w,
                   const float *b, float *P)
@@ -603,7 +604,7 @@ lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X, const float
     return LSTMC_RT_OK;
 }
 
-/* Contract in lstmc_rt.h: the time loop reading only G2 (Arm Algorithm 2, lines 6-17). */
+/* Contract in lstmc_rt_kernels.h: the time loop reading only G2 (Arm Algorithm 2, lines 6-17). */
 lstmc_rt_status
 lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, const float *rb,
                  const int32_t *seq_lens, const float *init_h, const float *init_c,
@@ -613,7 +614,7 @@ lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r, c
                                 Peep, Y, Y_h, Y_c, scratch);
 }
 
-/* Contract in lstmc_rt.h: lstmc_rt_rnn_rec with G2 stored as wfmt (packed only). */
+/* Contract in lstmc_rt_kernels.h: lstmc_rt_rnn_rec with G2 stored as wfmt (packed only). */
 lstmc_rt_status
 lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p, const float *P, const void *r,
                      const float *rb, const int32_t *seq_lens, const float *init_h,

@@ -1,7 +1,7 @@
 /*
  * rt_spmv.c — sparse matrix x vector over E-LSTM's eSELL format
  * (../shared/papers/elstm-embedded-sparse-lstm.txt §3.1; the encoder is compiler/esell.c,
- * the storage passes/sparse.c). Contract and layout in lstmc_rt.h.
+ * the storage passes/sparse.c). Contract and layout in lstmc_rt_kernels.h.
  *
  * The matrix is cut into blocks of 8 x 4; the rows of a block are permuted by descending
  * non-zero count and split into two chunks of 4 rows; the non-zeros of a chunk row are
@@ -17,7 +17,8 @@
  * the CPU decodes ahead instead of waiting for each width to find the next head (with the
  * heads between the values, as in the RoCC stream, that chain cost 3x at high sparsity).
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
+#include "internal/testing.h"
 
 #define BLK_H 8
 #define BLK_W 4

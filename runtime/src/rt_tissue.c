@@ -26,7 +26,7 @@
  * Batch entries are independent chains: with alpha_inter = 0 nothing is cut, the sub-layers
  * are the N sequences and tissue k holds step k of every sequence (while N <= MTS) — the
  * batched schedule, U read once per step for the whole batch. Cells are updated by the same
- * element-wise code as rt_rnn.c (lstmc_rt_lstm_update, lstmc_rt_cell.h; the unit tests
+ * element-wise code as rt_rnn.c (lstmc_rt_lstm_update, internal/cell.h; the unit tests
  * pin the two kernels to each other), and the recurrent product sums h[k] * Ut[k][g] for
  * k = 0..H-1 onto the P row in the same order as lstmc_rt_rnn_rec, so with alpha_inter = 0
  * the results are the same floats.
@@ -36,8 +36,9 @@
  * (codegen/llvm/tissue.c, emit_tissue): they replace the gather, product and update below
  * with register-tiled, vectorised code and keep these cuts, tissues and slots.
  */
-#include "lstmc_rt.h"
-#include "lstmc_rt_cell.h"
+#include "lstmc_rt_kernels.h"
+#include "internal/cell.h"
+#include "internal/testing.h"
 
 #include <math.h>
 #include <string.h>
@@ -59,7 +60,7 @@ maxf(float a, float b)
     return a > b ? a : b;
 }
 
-/* Line 5 for one element of gate i, c or o, clamped at 0 (see lstmc_rt.h). */
+/* Line 5 for one element of gate i, c or o, clamped at 0 (see lstmc_rt_kernels.h). */
 static float
 gate_overlap(float xb, float d)
 {
@@ -290,7 +291,7 @@ tissue_gemm(int64_t m, int64_t H, const float *restrict hbuf, const float *restr
     }
 }
 
-/* --- DRS inside tissues (MICRO'18 §V in a tissue; contract in lstmc_rt.h) ------------- */
+/* --- DRS inside tissues (MICRO'18 §V in a tissue; contract in lstmc_rt_kernels.h) ---- */
 
 /* This direction's DRS weights and threshold; NULL drs = the plain tissue kernel. */
 typedef struct drs_in {
@@ -463,7 +464,7 @@ params_ok(const lstmc_rt_tissue_params *tp)
 }
 
 /*
- * Contract in lstmc_rt.h. Per direction, C = T*N cells at most, tissues of cap cells and
+ * Contract in lstmc_rt_kernels.h. Per direction, C = T*N cells at most, tissues of cap cells and
  * slots live states: live sub-layers (started, not finished) never exceed 2 * MTS: at most
  * MTS critical ones (each places a cell in every tissue) and, since the free places always
  * go to the first unfinished non-critical sub-layers, at most MTS started non-critical ones.
@@ -527,7 +528,7 @@ relevance(int64_t H, const float *Pd, const float *dsum, const float *rel, int64
     return rel ? rel[r] : lstmc_rt_lstm_relevance(H, Pd + r * 4 * H, dsum);
 }
 
-/* Contract in lstmc_rt.h. */
+/* Contract in lstmc_rt_kernels.h. */
 int32_t
 lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_inter, const float *P,
                      const float *row_abs_sum, const float *rel, const int32_t *seq_lens,
@@ -844,7 +845,7 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
     }
     return LSTMC_RT_OK;
 }
-/* Contract in lstmc_rt.h. */
+/* Contract in lstmc_rt_kernels.h. */
 lstmc_rt_status
 lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P,
                      const float *Up, const float *row_abs_sum, const int32_t *seq_lens,
@@ -866,7 +867,7 @@ lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p)
     return l.words + (l.cap + 2) * p->rnn.hidden; /* keep [cap, H] | count [H] | R [H] */
 }
 
-/* Contract in lstmc_rt.h ("DRS inside tissues"). */
+/* Contract in lstmc_rt_kernels.h ("DRS inside tissues"). */
 lstmc_rt_status
 lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *tp, float alpha_inter, float alpha_intra,
                          const float *P, const float *Up, const float *row_abs_sum,

@@ -48,7 +48,7 @@
 #include "ir.h"
 #include "kprog.h"
 #include "lowp.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "memplan.h"
 
 #define WORK LSTMC_BINARY_DIR "/backends_work"

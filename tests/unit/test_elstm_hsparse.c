@@ -13,7 +13,7 @@
 #include "diag.h"
 #include "helpers.h"
 #include "ir.h"
-#include "lstmc_rt.h"
+#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
 #include "options.h"
 #include "passes.h"
 #include "target.h"

@@ -20,7 +20,7 @@
 #include "helpers.h"
 #include "ir.h"
 #include "kprog.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 #include "memplan.h"
 
 #define WORK LSTMC_BINARY_DIR "/llvm_kernels_work"

@@ -12,7 +12,7 @@
 #include "diag.h"
 #include "helpers.h"
 #include "kprog.h"
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 #include <criterion/criterion.h>
 #include <dlfcn.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lowp.h"
-#include "lstmc_rt.h"
+#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
 #include "wfmt.h"
 
 Test(lowp, parse_and_names)

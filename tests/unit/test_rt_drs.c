@@ -10,7 +10,7 @@
  *     the per-cell DRS kernel (a tissue changes which loads happen, not the arithmetic);
  *   - the weight layouts of lstmc_rt_drs_pack, element by element from U.
  */
-#include "lstmc_rt.h"
+#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
 
 #include <criterion/criterion.h>
 #include <math.h>

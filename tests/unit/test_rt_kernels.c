@@ -1,9 +1,10 @@
 /*
- * test_rt_kernels.c — unit tests of runtime/src/rt_kernels.c (lstmc_rt.h): status strings,
- * dtypes, arena check, GEMM/MatMul, element-wise, softmax, cast, argmax and data movement.
+ * test_rt_kernels.c — unit tests of runtime/src/rt_kernels.c (lstmc_rt.h, lstmc_rt_kernels.h):
+ * status strings, dtypes, arena check, GEMM/MatMul, element-wise, softmax, cast, argmax and
+ * data movement.
  * Expected values are worked by hand in the comments or follow from identities.
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -8,7 +8,7 @@
  *     sequence_lens entry == a run on the truncated sequence with zeros after it, and
  *     leaving outputs NULL changes nothing else.
  */
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -11,7 +11,7 @@
  *   - with cuts, lstmc_rt_rnn_rec run on each sub-layer on its own from h_pred / c_pred;
  *   - one cell after a breakpoint worked by hand (H = 1).
  */
-#include "lstmc_rt.h"
+#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  */
 #include "arena.h"
 #include "esell.h"
-#include "lstmc_rt.h"
+#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
 
 #include <criterion/criterion.h>
 #include <math.h>

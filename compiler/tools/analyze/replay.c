@@ -31,7 +31,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
-#include "lstmc_rt.h" /* lstmc_rt_row_at, y_at, state_at: the layouts */
+#include "lstmc_rt_kernels.h" /* lstmc_rt_row_at, y_at, state_at: the layouts */
 #include "memplan.h"
 
 #include <string.h>

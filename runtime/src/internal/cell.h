@@ -1,14 +1,15 @@
 /*
- * lstmc_rt_cell.h — pieces of the recurrent time loop shared by the runtime's kernels
- * (rt_rnn.c, rt_tissue.c, rt_drs.c): the element-wise LSTM cell (the tensor offsets of the
- * ONNX layouts, lstmc_rt_row_at / y_at / state_at, are in lstmc_rt.h). Internal to the runtime sources (static inline, nothing exported); one copy, so
+ * cell.h — pieces of the recurrent time loop shared by the runtime's kernels (rt_rnn.c,
+ * rt_tissue.c, rt_drs.c): the element-wise LSTM cell (the tensor offsets of the ONNX layouts,
+ * lstmc_rt_row_at / y_at / state_at, are in lstmc_rt_kernels.h). Internal to the runtime
+ * sources (static inline, nothing exported; was include/lstmc_rt_cell.h); one copy, so
  * that the exact, tissue and DRS kernels cannot drift apart: with their thresholds at 0 they
  * must produce the same floats (tests/unit/test_rt_tissue.c, test_rt_drs.c pin this).
  */
 #ifndef LSTMC_RT_CELL_H
 #define LSTMC_RT_CELL_H
 
-#include "lstmc_rt.h"
+#include "lstmc_rt_kernels.h"
 
 /* Bound a gate pre-activation to [-clip, clip] when the layer has clip (NaN passes). */
 static inline float

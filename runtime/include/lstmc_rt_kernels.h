@@ -1,0 +1,665 @@
+/*
+ * lstmc_rt_kernels.h — the lstmc runtime's kernel ABI: what the generated <name>.c calls.
+ *
+ * The portable reference kernels (recurrent cells, GEMM, element-wise and data-movement ops,
+ * tissues and dynamic row skip, reduced-precision and eSELL weights), their params structs,
+ * the worker pool and wavefront hand-over of the multi-core kernels, the weight formats
+ * (LSTMC_RT_WFMT_TABLE) and the ONE C copy of the RNN layout formulas (lstmc_rt_row_at /
+ * y_at / state_at). The compiler links the very same kernels to fold constant subgraphs, so
+ * what lstmc computes at compile time and what the device computes at run time cannot drift
+ * apart. An application needs only lstmc_rt.h, which this header includes.
+ *
+ * Contract for every kernel:
+ *   - it never allocates, prints, exits or aborts; it returns an lstmc_rt_status;
+ *   - buffers are borrowed from the caller; inputs are const, outputs must not alias inputs
+ *     unless a kernel says so;
+ *   - shapes are fixed by the compiler and passed in a params struct whose fields are plain
+ *     integers and floats, so the generated code can declare them `static const`;
+ *   - element counts are int64_t, dims of a tensor are at most LSTMC_RT_MAX_RANK.
+ */
+#ifndef LSTMC_RT_KERNELS_H
+#define LSTMC_RT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lstmc_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- recurrent cells (ONNX LSTM / GRU / RNN, every attribute) ------------------------ */
+
+/* Activation functions of the ONNX RNN operators, in the spec's notation. */
+typedef enum lstmc_rt_act_kind {
+    LSTMC_RT_ACT_SIGMOID = 0,          /* 1/(1+e^-x) */
+    LSTMC_RT_ACT_TANH = 1,             /* tanh(x) */
+    LSTMC_RT_ACT_RELU = 2,             /* max(0, x) */
+    LSTMC_RT_ACT_HARD_SIGMOID = 3,     /* min(max(alpha*x + beta, 0), 1) */
+    LSTMC_RT_ACT_AFFINE = 4,           /* alpha*x + beta */
+    LSTMC_RT_ACT_LEAKY_RELU = 5,       /* x < 0 ? alpha*x : x */
+    LSTMC_RT_ACT_THRESHOLDED_RELU = 6, /* x > alpha ? x : 0 */
+    LSTMC_RT_ACT_SCALED_TANH = 7,      /* alpha*tanh(beta*x) */
+    LSTMC_RT_ACT_ELU = 8,              /* x >= 0 ? x : alpha*(e^x - 1) */
+    LSTMC_RT_ACT_SOFTSIGN = 9,         /* x/(1+|x|) */
+    LSTMC_RT_ACT_SOFTPLUS = 10         /* log(1+e^x) */
+} lstmc_rt_act_kind;
+
+typedef struct lstmc_rt_act {
+    int32_t kind; /* lstmc_rt_act_kind */
+    float alpha;  /* already defaulted by the compiler where the spec gives a default */
+    float beta;
+} lstmc_rt_act;
+
+/* Apply one activation to a scalar. */
+float lstmc_rt_act_apply(const lstmc_rt_act *a, float x);
+
+typedef enum lstmc_rt_cell {
+    LSTMC_RT_CELL_LSTM = 0, /* gates i o f c, W [D,4H,I], R [D,4H,H], B [D,8H], P [D,3H] (i o f) */
+    LSTMC_RT_CELL_GRU = 1,  /* gates z r h,   W [D,3H,I], R [D,3H,H], B [D,6H] */
+    LSTMC_RT_CELL_RNN = 2   /* gate  i,       W [D,H,I],  R [D,H,H],  B [D,2H] */
+} lstmc_rt_cell;
+
+/*
+ * One recurrent layer exactly as the ONNX operators LSTM/GRU/RNN define it.
+ * Dims:  T = seq_len, N = batch, I = input_size, H = hidden, D = n_dirs.
+ * layout 0:  X [T,N,I]  Y [T,D,N,H]  Y_h/Y_c [D,N,H]  initial_h/c [D,N,H]
+ * layout 1:  X [N,T,I]  Y [N,T,D,H]  Y_h/Y_c [N,D,H]  initial_h/c [N,D,H]
+ * act[] holds the activations per direction in spec order: LSTM f,g,h (forward first, then
+ * reverse), GRU f,g, RNN f.
+ * sequence_lens entries must lie in [0, T]; for an entry s, Y rows t >= s are zero and
+ * Y_h/Y_c are the state after s steps (the initial state, or zero, when s == 0).
+ */
+typedef struct lstmc_rt_rnn_params {
+    int32_t cell;       /* lstmc_rt_cell */
+    int64_t seq_len;    /* T */
+    int64_t batch;      /* N */
+    int64_t input_size; /* I */
+    int64_t hidden;     /* H */
+    int32_t n_dirs;     /* D: 1 or 2 */
+    int32_t reverse;    /* D == 1 only: 1 runs the single direction backwards */
+    int32_t layout;     /* 0 or 1, see above */
+    int32_t has_clip;   /* 1: clip gate pre-activations to [-clip, clip] */
+    float clip;
+    int32_t input_forget;        /* LSTM: couple input and forget gates */
+    int32_t linear_before_reset; /* GRU */
+    lstmc_rt_act act[6];
+    int32_t packed; /* lstmc_rt_rnn_rec only: 1 = R packed transposed, see there */
+    float hsparse_th; /* lstmc_rt_rnn_rec, LSTM: > 0 skips the U columns of each group of 4
+                         h elements whose summed |h| is below it (E-LSTM §4.4; 0 = exact) */
+} lstmc_rt_rnn_params;
+
+/*
+ * Where an element of the layouts above lives: the ONE C copy of these formulas, used by
+ * the runtime's kernels (rt_rnn.c, rt_tissue.c, rt_drs.c) and by lstmc analyze's replay.
+ * The LLVM emitter (codegen/llvm/rec.c, drs.c, tissue.c) and the OpenCL kernels (ROW_AT,
+ * Y_AT, STATE_AT in codegen/opencl/kernels/rnn.cl) build the same offsets in their own
+ * languages.
+ */
+
+/* Row index of (t, n) in X's (and P's) own order: layout 0 [T, N], layout 1 [N, T]. */
+static inline int64_t
+lstmc_rt_row_at(const lstmc_rt_rnn_params *p, int64_t t, int64_t n)
+{
+    return p->layout ? n * p->seq_len + t : t * p->batch + n;
+}
+
+/* Offset (floats) of row (t, d, n) of Y: layout 0 [T, D, N, H], layout 1 [N, T, D, H]. */
+static inline int64_t
+lstmc_rt_y_at(const lstmc_rt_rnn_params *p, int64_t t, int32_t d, int64_t n)
+{
+    const int64_t D = p->n_dirs;
+
+    return (p->layout ? (n * p->seq_len + t) * D + d : (t * D + d) * p->batch + n) * p->hidden;
+}
+
+/* Offset of row (d, n) of Y_h, Y_c, initial_h, initial_c: [D, N, H] or [N, D, H]. */
+static inline int64_t
+lstmc_rt_state_at(const lstmc_rt_rnn_params *p, int32_t d, int64_t n)
+{
+    return (p->layout ? n * p->n_dirs + d : d * p->batch + n) * p->hidden;
+}
+
+/* Scratch floats lstmc_rt_rnn needs for p (h, c and gate buffers). */
+int64_t lstmc_rt_rnn_scratch(const lstmc_rt_rnn_params *p);
+
+/*
+ * Run the layer. X, W, R are required; B, seq_lens, init_h, init_c, P may be NULL (zero /
+ * full length); Y, Y_h, Y_c may be NULL when the output is not wanted. scratch holds
+ * lstmc_rt_rnn_scratch(p) floats. Returns LSTMC_RT_ERR_SEQ_LEN for a bad sequence_lens entry.
+ */
+lstmc_rt_status lstmc_rt_rnn(const lstmc_rt_rnn_params *p, const float *X, const float *W,
+                             const float *R, const float *B, const int32_t *seq_lens,
+                             const float *init_h, const float *init_c, const float *P, float *Y,
+                             float *Y_h, float *Y_c, float *scratch);
+
+/*
+ * The same layer split as the Arm paper's schedule A+ (§IV, Algorithm 2): G = [W | U] is
+ * broken into G1 = W, applied to every time step at once before the time loop, and G2 = U,
+ * the only matrix the loop still reads.
+ *
+ * lstmc_rt_rnn_proj — line 5, X' = G1 * I': for every direction d and every row r of X
+ * viewed as [rows, I] (rows = T*N, in X's own order), P[d][r][g] = bias[d][g] +
+ * sum_i X[r][i] * W[d][g][i] for g < G*H.
+ *   packed = 1: w is W packed transposed [D, I, G*H] and b the summed bias [D, G*H]
+ *               (Wb + Rb; for a GRU with linear_before_reset, Wb alone on the h gate);
+ *   packed = 0: w is W as ONNX has it [D, G*H, I] and b is ONNX's B [D, 2*G*H], summed here.
+ * b may be NULL (no bias).
+ */
+typedef struct lstmc_rt_rnn_proj_params {
+    int32_t cell;       /* lstmc_rt_cell */
+    int32_t n_dirs;     /* D */
+    int64_t rows;       /* T * N */
+    int64_t input_size; /* I */
+    int64_t hidden;     /* H */
+    int32_t linear_before_reset;
+    int32_t packed;
+} lstmc_rt_rnn_proj_params;
+
+lstmc_rt_status lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                  const float *w, const float *b, float *P);
+
+/*
+ * lstmc_rt_rnn_rec — lines 6-17: the time loop of lstmc_rt_rnn with the input projection
+ * and biases already in P [D, rows, G*H] (rows in X's order: layout 0 t*N + n, layout 1
+ * n*T + t). With p->packed = 1, r is R packed transposed [D, H, G*H] and rb the GRU's Rbh
+ * [D, H] (linear_before_reset = 1 only: it multiplies r, so it cannot be folded into P); with
+ * p->packed = 0, r is ONNX's R [D, G*H, H] and rb ONNX's B [D, 2*G*H] (only Rbh is read).
+ * rb is NULL when there is no such bias. Everything else, including sequence_lens and the
+ * outputs, is as lstmc_rt_rnn; p->input_size is not used. scratch holds
+ * lstmc_rt_rnn_scratch(p) floats.
+ */
+lstmc_rt_status lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r,
+                                 const float *rb, const int32_t *seq_lens, const float *init_h,
+                                 const float *init_c, const float *Peep, float *Y, float *Y_h,
+                                 float *Y_c, float *scratch);
+
+/* --- dense linear algebra ------------------------------------------------------------ */
+
+/*
+ * ONNX Gemm: Y[M,N] = alpha * A'[M,K] * B'[K,N] + beta * C, where A' = trans_a ? A^T : A
+ * (A stored [K,M] when transposed) and B' likewise. C (may be NULL) is broadcast to [M,N]
+ * through its strides: element (m,n) is C[m*c_stride_m + n*c_stride_n] (0 for a broadcast
+ * dim).
+ */
+typedef struct lstmc_rt_gemm_params {
+    int64_t m, n, k;
+    int32_t trans_a, trans_b;
+    float alpha, beta;
+    int64_t c_stride_m, c_stride_n;
+} lstmc_rt_gemm_params;
+
+lstmc_rt_status lstmc_rt_gemm(const lstmc_rt_gemm_params *p, const float *A, const float *B,
+                              const float *C, float *Y);
+
+/*
+ * numpy MatMul of float tensors after the compiler has resolved broadcasting: the output is
+ * batch dims batch[0..n_batch) then [M,N]. For batch index vector b, A's matrix starts at
+ * sum b[i]*a_stride[i] (elements) and B's at sum b[i]*b_stride[i]; a stride is 0 on a
+ * broadcast dim. Each matrix is row-major, A [M,K], B [K,N].
+ */
+typedef struct lstmc_rt_matmul_params {
+    int32_t n_batch;
+    int64_t batch[LSTMC_RT_MAX_RANK];
+    int64_t a_stride[LSTMC_RT_MAX_RANK];
+    int64_t b_stride[LSTMC_RT_MAX_RANK];
+    int64_t m, n, k;
+} lstmc_rt_matmul_params;
+
+lstmc_rt_status lstmc_rt_matmul(const lstmc_rt_matmul_params *p, const float *A, const float *B,
+                                float *Y);
+
+/* --- element-wise ------------------------------------------------------------------ */
+
+typedef enum lstmc_rt_binop {
+    LSTMC_RT_ADD = 0,
+    LSTMC_RT_SUB = 1,
+    LSTMC_RT_MUL = 2,
+    LSTMC_RT_DIV = 3 /* integer division truncates toward zero, as ONNX Runtime does */
+} lstmc_rt_binop;
+
+/*
+ * out = a (op) b with numpy broadcasting resolved by the compiler: out has dims
+ * out_dims[0..rank); element at index vector j reads a[sum j[i]*a_stride[i]] and
+ * b[sum j[i]*b_stride[i]] (stride 0 on broadcast dims). dtype is F32, I64 or I32;
+ * a, b and out share it. Integer division by zero yields 0.
+ */
+typedef struct lstmc_rt_binary_params {
+    int32_t op;    /* lstmc_rt_binop */
+    int32_t dtype; /* lstmc_rt_dtype */
+    int32_t rank;  /* 0 for scalars */
+    int64_t out_dims[LSTMC_RT_MAX_RANK];
+    int64_t a_stride[LSTMC_RT_MAX_RANK];
+    int64_t b_stride[LSTMC_RT_MAX_RANK];
+} lstmc_rt_binary_params;
+
+lstmc_rt_status lstmc_rt_binary(const lstmc_rt_binary_params *p, const void *a, const void *b,
+                                void *out);
+
+typedef enum lstmc_rt_unop {
+    LSTMC_RT_RELU = 0,
+    LSTMC_RT_SIGMOID = 1,
+    LSTMC_RT_TANH = 2,
+    LSTMC_RT_NEG = 3,
+    LSTMC_RT_EXP = 4,
+    LSTMC_RT_SQRT = 5
+} lstmc_rt_unop;
+
+/* out[i] = op(in[i]) for n float elements; in and out may be the same buffer. */
+typedef struct lstmc_rt_unary_params {
+    int32_t op; /* lstmc_rt_unop */
+    int64_t n;
+} lstmc_rt_unary_params;
+
+lstmc_rt_status lstmc_rt_unary(const lstmc_rt_unary_params *p, const float *in, float *out);
+
+/*
+ * Softmax (log_softmax = 0) or LogSoftmax (1) over the middle dim of a tensor viewed as
+ * [outer, axis_len, inner]. The compiler maps both the opset-13 per-axis form (inner = prod
+ * of dims after axis) and the older 2-D coercion (inner = 1, axis_len = prod of dims from
+ * axis on) onto this. Numerically stable (max subtracted).
+ */
+typedef struct lstmc_rt_softmax_params {
+    int32_t log_softmax;
+    int64_t outer, axis_len, inner;
+} lstmc_rt_softmax_params;
+
+lstmc_rt_status lstmc_rt_softmax(const lstmc_rt_softmax_params *p, const float *in, float *out);
+
+/* Cast n elements from one dtype to another; float to integer truncates toward zero. */
+typedef struct lstmc_rt_cast_params {
+    int32_t from, to; /* lstmc_rt_dtype */
+    int64_t n;
+} lstmc_rt_cast_params;
+
+lstmc_rt_status lstmc_rt_cast(const lstmc_rt_cast_params *p, const void *in, void *out);
+
+/*
+ * ArgMax over the middle dim of [outer, axis_len, inner]; out is int64 [outer, inner].
+ * Ties: the first index, or the last with select_last_index. dtype is F32, I64 or I32.
+ */
+typedef struct lstmc_rt_argmax_params {
+    int32_t dtype;
+    int32_t select_last_index;
+    int64_t outer, axis_len, inner;
+} lstmc_rt_argmax_params;
+
+lstmc_rt_status lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out);
+
+/* --- data movement ----------------------------------------------------------------- */
+
+/*
+ * Strided N-d copy, the one kernel behind Transpose, Expand, Slice and broadcasting copies:
+ * for every index vector j over out_dims[0..rank), out (contiguous, row-major) gets
+ * in[offset + sum j[i]*in_stride[i]]. Strides and offset are in elements and may be
+ * negative (Slice with negative steps) or 0 (broadcast). elem_size is 1, 2, 4 or 8 bytes.
+ */
+typedef struct lstmc_rt_strided_params {
+    int32_t rank;
+    int32_t elem_size;
+    int64_t offset;
+    int64_t out_dims[LSTMC_RT_MAX_RANK];
+    int64_t in_stride[LSTMC_RT_MAX_RANK];
+} lstmc_rt_strided_params;
+
+lstmc_rt_status lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in,
+                                      void *out);
+
+/*
+ * Gather along one axis: data viewed as [outer, axis_len, inner], indices (n_indices
+ * entries, dtype I64 or I32; negative ones count from the end) give out
+ * [outer, n_indices, inner]. An index outside [-axis_len, axis_len) returns
+ * LSTMC_RT_ERR_INDEX and leaves out partly written.
+ */
+typedef struct lstmc_rt_gather_params {
+    int32_t elem_size;
+    int32_t index_dtype;
+    int64_t outer, axis_len, inner;
+    int64_t n_indices;
+} lstmc_rt_gather_params;
+
+lstmc_rt_status lstmc_rt_gather(const lstmc_rt_gather_params *p, const void *data,
+                                const void *indices, void *out);
+
+/*
+ * One input of a Concat: in viewed as [outer, in_axis*inner] is written into out viewed as
+ * [outer, out_axis*inner] starting at column `offset` (elements). The compiler calls it once
+ * per input with increasing offsets.
+ */
+typedef struct lstmc_rt_concat_params {
+    int32_t elem_size;
+    int64_t outer;
+    int64_t in_cols;  /* in_axis * inner */
+    int64_t out_cols; /* out_axis * inner */
+    int64_t offset;
+} lstmc_rt_concat_params;
+
+lstmc_rt_status lstmc_rt_concat(const lstmc_rt_concat_params *p, const void *in, void *out);
+
+/* Fill n elements of elem_size bytes with the value at `value` (ConstantOfShape). */
+lstmc_rt_status lstmc_rt_fill(void *out, int64_t n, int32_t elem_size, const void *value);
+
+/* Copy n bytes (Reshape, Squeeze, Unsqueeze, Flatten, Identity); src == dst is allowed. */
+lstmc_rt_status lstmc_rt_copy(void *dst, const void *src, int64_t n_bytes);
+
+/* --- inter-cell optimisation: breakpoints and tissues (MICRO'18 §IV), LSTM ------------ */
+
+/*
+ * lstmc_rt_lstm_relevance — MICRO'18 Algorithm 2: the relevance value S of the link from the
+ * previous cell to the current one. x is the current cell's projection row [4H] (X^j + b^j:
+ * lstmc_rt_rnn_proj folds the biases into P) and dsum the row sums D = sum|U| [4H]
+ * (fold_constants' "row_abs_sum"), both in the kernels' ONNX gate order i, o, f, c. Per
+ * element j (a = |X^j + b^j|):
+ *   S_f^j = min(4, max(X_f^j + b_f^j + D_f^j + 2, 0))                      line 4
+ *   S_g^j = min(2 + min(2, a), min(2, 2 + D_g^j - max(2, a)))  g = i, c, o  line 5
+ *   S    += S_o^j * (S_f^j + S_i^j * S_c^j)                                 lines 6-7
+ * One deviation, needed for the result to mean anything: line 5 goes negative when the
+ * whole range [a - D, a + D] lies in the insensitive area (a > 2 + D); that is "no
+ * overlap", so S_g is clamped at 0 (otherwise two negative gates would multiply into a
+ * positive relevance). Hence S >= 0 always, and S == 0 when U == 0.
+ */
+float lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum);
+
+/*
+ * lstmc_rt_lstm_tissue_pack — lay U out for lstmc_rt_lstm_tissue: from Ut, U packed transposed
+ * [D, H, 4H] (fold_constants' form, lstmc_rt_rnn_rec's input), to column panels of 16 gate
+ * columns, each [H, 16] row-major (the last panel narrower when 4H is not a multiple of 16),
+ * so the per-tissue product reads U contiguously. Up holds D * H * 4H floats. The compiler
+ * calls it once at compile time (breakpoints pass).
+ */
+lstmc_rt_status lstmc_rt_lstm_tissue_pack(int64_t n_dirs, int64_t hidden, const float *Ut,
+                                          float *Up);
+
+/* The layer (rnn.cell = LSTM, rnn.packed = 1) and its maximum tissue size. */
+typedef struct lstmc_rt_tissue_params {
+    lstmc_rt_rnn_params rnn;
+    int32_t mts; /* maximum tissue size (MICRO'18 §IV-C, from the target), >= 1 */
+} lstmc_rt_tissue_params;
+
+/* Scratch lstmc_rt_lstm_tissue needs, in 4-byte words (floats and int32); -1 for bad p. */
+int64_t lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p);
+
+/*
+ * lstmc_rt_lstm_tissue — the LSTM time loop of lstmc_rt_rnn_rec reorganised as MICRO'18 §IV:
+ * per direction (Fig. 10 steps 5-9),
+ *   1. breakpoint search: for every batch entry n and every link into step k >= 1 of its own
+ *      sequence, S = lstmc_rt_lstm_relevance(P row of that step, row_abs_sum[d]); the link
+ *      is cut when S < alpha_inter (strict: alpha_inter <= 0, or NaN, cuts nothing). Each
+ *      batch entry's sequence is a chain; the cuts split it into sub-layers;
+ *   2. tissue formation and alignment (lstmc_rt_tissue_align, p->mts), sub-layers ordered by
+ *      batch entry, then by step;
+ *   3. per tissue, one pass over U: gates[cells, 4H] = P rows + H_prev[cells, H] x U, U
+ *      streamed once for all the tissue's cells; then the element-wise update of
+ *      every cell, exactly lstmc_rt_rnn_rec's (clip, activations, peepholes, input_forget).
+ * The first sub-layer of a chain starts from init_h/init_c (or zero) as usual; every other
+ * sub-layer starts from the predicted context link h_pred[d] [D, H] (Eq. 6) and the
+ * predicted cell state c_pred[d] [D, H]; NULL for either means zero (no calibration).
+ * With alpha_inter = 0 nothing is cut: N chains, tissues of one cell per batch entry (while
+ * N <= mts), the same numbers as lstmc_rt_rnn_rec.
+ *
+ * Up is U from lstmc_rt_lstm_tissue_pack [D, H * 4H]. P, seq_lens, init_h, init_c, Peep, Y,
+ * Y_h, Y_c are as lstmc_rt_rnn_rec's. row_abs_sum [D, 4H] may be NULL only when alpha_inter <= 0.
+ * alpha_inter is an argument, not a params field, so that it can change per run. stats may
+ * be NULL. scratch holds lstmc_rt_lstm_tissue_scratch(p) 4-byte words (any 4-aligned
+ * address). Errors: LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not an LSTM, not packed,
+ * mts < 1, sizes out of range), LSTMC_RT_ERR_SEQ_LEN; all checked before any output is
+ * written.
+ */
+lstmc_rt_status lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *p, float alpha_inter,
+                                     const float *P, const float *Up, const float *row_abs_sum,
+                                     const int32_t *seq_lens, const float *init_h,
+                                     const float *init_c, const float *Peep,
+                                     const float *h_pred, const float *c_pred, float *Y,
+                                     float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,
+                                     void *scratch);
+
+/* --- intra-cell optimisation: dynamic row skip (MICRO'18 §V, Algorithm 3), LSTM ------- */
+
+/*
+ * Dynamic row skip. h_t = o_t . h(c_t) (Eq. 5): where the output gate o_t is near zero, h_t is
+ * near zero whatever c_t is, so rows j of U_f, U_i, U_c (which only feed c_t[j]) are skipped
+ * for that cell. Per cell (Algorithm 3 lines 4-8):
+ *   4  go = P_o + U_o h_{t-1}                (Sgemv(U_o, h_{t-1}))
+ *   5  o_t = f(clip(go))                     (lstm_ew(o_t))
+ *   6  R = { j : |o_t[j]| >= alpha_intra }   (DRS(o_t, alpha_intra, R): lstmc_rt_drs_compact)
+ *   7  for j in R: rows j of U_i, U_f, U_c times h_{t-1}   (Sgemv(U_f,i,c, h_{t-1}, R))
+ *   8  for j in R: c_t[j], h_t[j] as the exact cell;
+ *      for j not in R: c_t[j] = 0 (the paper's approximation of c_t) and
+ *                      h_t[j] = o_t[j] . h(0) (Eq. 5 with that c_t: 0 for tanh).
+ * R here is the compact list of the rows that are KEPT (the paper's R lists the trivial
+ * rows; the complement carries the same information and is what the row kernel iterates
+ * over, so every iteration does useful work). alpha_intra <= 0 (or NaN) keeps every row,
+ * and the result is the exact cell. With sigmoid as f, o >= 0 and |o| < alpha is the paper's
+ * "o below the near-zero threshold".
+ *
+ * Weights (lstmc_rt_drs_pack, done once at compile time by the drs pass):
+ *   Uo   [D, H, H]    Uo[d][k][j] = U_o[j][k]: k-major like the packed Ut, so line 4 sums
+ *                     P_o + h[0]*U[0][j] + h[1]*U[1][j] + ... exactly as lstmc_rt_rnn_rec;
+ *   Ufic [D, H, 3, H] Ufic[d][j][g][k] = U_g[j][k], g = i, f, c: the three rows of hidden unit
+ *                     j are one contiguous block of 3H floats, so a skipped unit is a block
+ *                     that is never touched (no load, no multiply).
+ * Only LSTMs qualify: GRU and vanilla RNN cells have no output gate, so there is no o_t
+ * that tells which rows of the recurrent matrix cannot reach h_t (the GRU's h_t mixes the
+ * candidate with h_{t-1} through z_t, which is no multiplicative mask on everything U
+ * computes). A peephole on the output gate (P_o != 0) makes o_t depend on c_t, which needs
+ * every row; such layers are not eligible either (P_i, P_f are fine).
+ *
+ * An OpenCL (or other GPU) backend follows the same split: one kernel for lines 4-5 (one
+ * work-item per o column), a work-group prefix sum over the keep flags for line 6 (R and its
+ * length, the software counterpart of the paper's CTA reorganisation module), and a row
+ * kernel launched over R only (work-item r handles unit R[r]), so no work-item idles on a
+ * skipped row; lstmc_rt_drs_stats is summed on the host from the R lengths.
+ */
+
+/* Ut [D, H, 4H] (fold_constants' packed form, gates i o f c) -> Uo [D, H, H] and
+ * Ufic [D, H, 3, H] as above. */
+lstmc_rt_status lstmc_rt_drs_pack(int64_t n_dirs, int64_t hidden, const float *Ut, float *Uo,
+                                  float *Ufic);
+
+/* Scratch lstmc_rt_lstm_drs needs, in 4-byte words (h, c, 4H work, R); -1 for bad p. */
+int64_t lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p);
+
+/*
+ * lstmc_rt_lstm_drs — lstmc_rt_rnn_rec's LSTM time loop (p->cell = LSTM, p->packed = 1) with
+ * every cell run by lstmc_rt_lstm_drs_cell. Uo [D, H, H] and Ufic [D, H*3*H] come from
+ * lstmc_rt_drs_pack; P, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c are as lstmc_rt_rnn_rec's.
+ * alpha_intra is an argument, not a params field, so that it can change per run; 0 gives the
+ * same floats as lstmc_rt_rnn_rec (the rows are summed in the same order). stats may be NULL
+ * (it is set, not added to). Errors (checked before any output is written):
+ * LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not a packed LSTM, a non-zero P_o peephole),
+ * LSTMC_RT_ERR_SEQ_LEN.
+ */
+lstmc_rt_status lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra,
+                                  const float *P, const float *Uo, const float *Ufic,
+                                  const int32_t *seq_lens, const float *init_h,
+                                  const float *init_c, const float *Peep, float *Y, float *Y_h,
+                                  float *Y_c, lstmc_rt_drs_stats *stats, void *scratch);
+
+/*
+ * DRS inside tissues (MICRO'18 §IV + §V): lstmc_rt_lstm_tissue with every tissue's cells run
+ * as Algorithm 3. Per tissue of m cells:
+ *   lines 4-5  go[m, H] = P_o rows + H_prev[m, H] x U_o (one pass over U_o for the tissue,
+ *              U_o k-major as lstmc_rt_drs_pack writes it), o_t of every cell;
+ *   line 6     R_c per cell c (lstmc_rt_drs_compact), and the tissue's union of them;
+ *   line 7     for each unit j in the union, its three rows of U_f,i,c are loaded once and
+ *              multiplied only for the cells of the tissue whose R_c holds j (the row stays
+ *              in L1 for those cells); a unit no cell of the tissue keeps is never loaded;
+ *   line 8     per cell as lstmc_rt_lstm_drs_cell.
+ * So a row is skipped for a cell whose o is below the threshold (no multiply), and its load
+ * is saved only when every cell of the tissue skips it: drs_stats->rows_loaded counts the
+ * loads (3 per unit of the union per tissue), rows_skipped the multiplies saved.
+ * Arguments are lstmc_rt_lstm_tissue's with Up unused (may be NULL) and Uo, Ufic
+ * (lstmc_rt_drs_pack) after c_pred; alpha_intra and drs_stats (may be NULL) as
+ * lstmc_rt_lstm_drs's. Peep's P_o part must be zero (LSTMC_RT_ERR_BAD_PARAMS otherwise).
+ * alpha_intra = 0 gives the floats of lstmc_rt_lstm_tissue.
+ */
+int64_t lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p);
+lstmc_rt_status lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *p, float alpha_inter,
+                                         float alpha_intra, const float *P, const float *Up,
+                                         const float *row_abs_sum, const int32_t *seq_lens,
+                                         const float *init_h, const float *init_c,
+                                         const float *Peep, const float *h_pred,
+                                         const float *c_pred, const float *Uo,
+                                         const float *Ufic, float *Y, float *Y_h, float *Y_c,
+                                         lstmc_rt_tissue_stats *stats,
+                                         lstmc_rt_drs_stats *drs_stats, void *scratch);
+
+/*
+ * The tissue plan, shared by lstmc_rt_lstm_tissue(_drs) and the LLVM tissue kernels
+ * (codegen/llvm/), so that both cut and align alike. Offsets are in 4-byte words
+ * from the start of the kernel's scratch; C = T*N cells per direction.
+ */
+typedef struct lstmc_rt_tissue_layout {
+    int64_t cells;     /* C */
+    int64_t cap;       /* most cells of a tissue: min(mts, C), >= 1 */
+    int64_t slots;     /* state slots: min(2 mts, C), >= 1 */
+    int64_t gates;     /* float [cap, 4H]: the tissue's gate rows */
+    int64_t hbuf;      /* float [cap, H]: its cells' h_{t-1} */
+    int64_t state;     /* float [slots, 2H]: h then c of each live sub-layer */
+    int64_t tstart;    /* int32 [C + 1]: tissue k holds cells [tstart[k], tstart[k+1]) */
+    int64_t cell_n;    /* int32 [C], in execution order: the cell's batch entry */
+    int64_t cell_t;    /* int32 [C]: its time step (row t of P and Y) */
+    int64_t cell_slot; /* int32 [C]: its state slot */
+    int64_t cell_flag; /* int32 [C]: LSTMC_RT_TISSUE_* */
+    int64_t rel;       /* float [C]: room for a caller's relevance values (plan's rel) */
+
+    int64_t plan;      /* the planner's own words */
+    int64_t words;     /* lstmc_rt_lstm_tissue_scratch */
+} lstmc_rt_tissue_layout;
+
+#define LSTMC_RT_TISSUE_SEQ_START 1 /* first cell of a sequence: init_h/init_c or zero */
+#define LSTMC_RT_TISSUE_CUT_START 2 /* first cell after a cut: h_pred/c_pred or zero */
+#define LSTMC_RT_TISSUE_SEQ_END   4 /* last cell of a sequence: its state is Y_h/Y_c */
+
+/* The layout of p's scratch; 0, or -1 for bad p (as lstmc_rt_lstm_tissue_scratch). */
+int lstmc_rt_tissue_layout_of(const lstmc_rt_tissue_params *p, lstmc_rt_tissue_layout *l);
+
+/*
+ * Steps 1 and 2 of lstmc_rt_lstm_tissue for direction d (P, row_abs_sum and seq_lens whole,
+ * as the kernel gets them): the cuts, the sub-layers, their tissues, and the schedule in
+ * the layout's tstart / cell_* words: cells grouped by tissue, each with its batch entry,
+ * step, state slot (a sub-layer's, reused once it ends) and flags. rel, when not NULL, gives
+ * S of the link into each row of P (direction d's [C], in P's row order) instead of computing
+ * it here from P and row_abs_sum. Adds to *stats. Returns the number of tissues, or -1 (bad
+ * arguments, a sequence length out of [0, T]).
+ */
+int32_t lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *p, int32_t d, float alpha_inter,
+                             const float *P, const float *row_abs_sum, const float *rel,
+                             const int32_t *seq_lens, lstmc_rt_tissue_stats *stats, void *scratch);
+
+/* --- reduced-precision weights (issue 12, docs/PRECISION.md; rt_lowp.c) --------------- */
+
+/*
+ * The storage formats of G1 (lstmc_rt_rnn_proj's w) and G2 (lstmc_rt_rnn_rec's r) under
+ * lstmc --weights=fp32|fp16|bf16|int8, as ONE table shared by the runtime and the compiler
+ * (compiler/formats/wfmt.c: names, parse, bytes): a new format is one row here, a decoder in
+ * rt_lowp.c and an encoder in wfmt.c. The kernels convert each weight to float when they read
+ * it and accumulate in float.
+ *
+ * Layout of a weight tensor of D directions, each packed transposed [K, G*H] (K = I for G1,
+ * H for G2; column g is output row g of W or U), in 4-byte words, little-endian:
+ *   FP16, BF16  D*K*G*H 16-bit values [D][K][G*H] (IEEE binary16 / bfloat16);
+ *   INT8        D*G*H float scales s[d][g], then D*K*G*H int8 q [D][K][G*H]:
+ *               w[d][k][g] = s[d][g] * q[d][k][g] (one scale per output row).
+ * The tensor is padded to a whole number of words. Only packed weights have these forms.
+ */
+/* X(ID, name, bytes per weight, fp32 scales per output row); the row order is the value of
+ * LSTMC_RT_WFMT_<ID> (the "wfmt" attribute, kp_call.wfmt and the OpenCL WFMT/RFMT macros). */
+#define LSTMC_RT_WFMT_TABLE(X)                                                                \
+    X(FP32, "fp32", 4, 0)                                                                     \
+    X(FP16, "fp16", 2, 0)                                                                     \
+    X(BF16, "bf16", 2, 0)                                                                     \
+    X(INT8, "int8", 1, 1)
+
+typedef enum lstmc_rt_wfmt {
+#define LSTMC_RT_WFMT_ENUM(id, name, bytes, row_scales) LSTMC_RT_WFMT_##id,
+    LSTMC_RT_WFMT_TABLE(LSTMC_RT_WFMT_ENUM)
+#undef LSTMC_RT_WFMT_ENUM
+    LSTMC_RT_WFMT_COUNT
+} lstmc_rt_wfmt;
+
+/* IEEE binary16 / bfloat16 bits to float (exact: every value of either is a float). */
+float lstmc_rt_f16_to_f32(uint16_t h);
+float lstmc_rt_bf16_to_f32(uint16_t h);
+
+/* Bytes of a weight tensor of D x [K, GH] in format wfmt (unpadded), -1 for a bad wfmt. */
+int64_t lstmc_rt_lowp_bytes(int32_t wfmt, int64_t D, int64_t K, int64_t GH);
+
+/* lstmc_rt_rnn_proj with packed weights (p->packed = 1) stored as wfmt. */
+lstmc_rt_status lstmc_rt_rnn_proj_f16(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                      const void *w, const float *b, float *P);
+lstmc_rt_status lstmc_rt_rnn_proj_bf16(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                       const void *w, const float *b, float *P);
+lstmc_rt_status lstmc_rt_rnn_proj_i8(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                     const void *w, const float *b, float *P);
+
+/* lstmc_rt_rnn_rec with packed weights (p->packed = 1) stored as wfmt; hsparse_th must be 0.
+ * lstmc_rt_rnn_rec_fmt is the one behind them all (rt_rnn.c). */
+lstmc_rt_status lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p,
+                                     const float *P, const void *r, const float *rb,
+                                     const int32_t *seq_lens, const float *init_h,
+                                     const float *init_c, const float *Peep, float *Y,
+                                     float *Y_h, float *Y_c, float *scratch);
+lstmc_rt_status lstmc_rt_rnn_rec_f16(const lstmc_rt_rnn_params *p, const float *P,
+                                     const void *r, const float *rb, const int32_t *seq_lens,
+                                     const float *init_h, const float *init_c,
+                                     const float *Peep, float *Y, float *Y_h, float *Y_c,
+                                     float *scratch);
+lstmc_rt_status lstmc_rt_rnn_rec_bf16(const lstmc_rt_rnn_params *p, const float *P,
+                                      const void *r, const float *rb, const int32_t *seq_lens,
+                                      const float *init_h, const float *init_c,
+                                      const float *Peep, float *Y, float *Y_h, float *Y_c,
+                                      float *scratch);
+lstmc_rt_status lstmc_rt_rnn_rec_i8(const lstmc_rt_rnn_params *p, const float *P,
+                                    const void *r, const float *rb, const int32_t *seq_lens,
+                                    const float *init_h, const float *init_c,
+                                    const float *Peep, float *Y, float *Y_h, float *Y_c,
+                                    float *scratch);
+
+/* --- sparse weights in eSELL (E-LSTM §3.1; rt_spmv.c) ---------------------------------- */
+
+/*
+ * packed = LSTMC_RT_PACK_ESELL (lstmc_rt_rnn_proj, and lstmc_rt_rnn_rec for LSTM and RNN
+ * cells): the weight argument holds, for each direction in turn, one eSELL section of
+ * that direction's matrix in ONNX orientation (W [G*H, I], R [G*H, H]) — y = M x. A section
+ * is floats: rows, cols, then per chunk (block column by block column, top to bottom, two
+ * chunks of 4 rows per 8 x 4 block) a head of two floats holding small integers,
+ * CHK_w | EIDX_col[r] << (3 + 3r) and IDX_row[r] << 3r (r = 0..3); then, in the same chunk
+ * order, each chunk's CHK_w x 4 values, column by column. Written by passes/sparse.c with
+ * compiler/esell.c.
+ */
+#define LSTMC_RT_PACK_ESELL 2
+
+/* --- worker threads of the multi-core kernels (rt_pool.c) ----------------------------- */
+
+/*
+ * fn(ctx, first, end) runs slices [first, end) of a kernel. lstmc_rt_pool_start(n) (in
+ * <name>_init) starts n - 1 workers once and returns the threads the pool has (1 without
+ * LSTMC_RT_THREADS); lstmc_rt_pool_run(fn, ctx, n) runs slice t on thread t when the pool has
+ * exactly n threads, else all n slices in order on the caller; lstmc_rt_pool_barrier waits
+ * for every slice of the running job (nothing when the slices run in order). No malloc.
+ */
+typedef void (*lstmc_rt_pool_fn)(void *ctx, int first, int end);
+int lstmc_rt_pool_start(int n);
+int lstmc_rt_pool_threads(void);
+void lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n);
+void lstmc_rt_pool_barrier(void);
+
+/*
+ * Hand-over between the stages of a wavefront kernel (compiler/kprog/schedule.c, issue 4): stage q posts
+ * how many time steps of its last layer are complete (lstmc_rt_wave_post, a release store),
+ * stage q + 1 waits until at least `steps` are (lstmc_rt_wave_wait, an acquire load; spins,
+ * then sleeps until a post wakes it). lstmc_rt_wave_reset zeroes every stage's count before a run. The stages of a
+ * run that lstmc_rt_pool_run executes in order on one thread never wait: each one finds its
+ * predecessor complete. Without LSTMC_RT_THREADS all three do nothing.
+ */
+void lstmc_rt_wave_reset(void);
+void lstmc_rt_wave_post(int stage, int64_t steps);
+void lstmc_rt_wave_wait(int stage, int64_t steps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LSTMC_RT_KERNELS_H */
