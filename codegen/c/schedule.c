@@ -18,8 +18,8 @@
 static_assert(KP_KIND_COUNT == 18, "ORDER KP_KIND: a new OWN row needs its call in cg_c_put_call");
 
 static void
-put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const char *type,
-        int is_const)
+put_buf(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const ir_tensor *t,
+        const char *type, int is_const)
 {
     const char *ty = type ? type : "void";
     const memplan_loc *l;
@@ -36,7 +36,7 @@ put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const 
         fprintf(f, "(%s%s *)outputs[%d]", is_const ? "const " : "", ty, l->index);
         break;
     case MEMPLAN_CONST:
-        fprintf(f, "%s_w%d", name, l->index);
+        cg_c_put_const(f, name, g, l->index);
         break;
     case MEMPLAN_ARENA:
         fprintf(f, "(%s%s *)(arena + %lld)", is_const ? "const " : "", ty, (long long)l->offset);
@@ -55,7 +55,8 @@ put_tensor_comment(FILE *f, const ir_tensor *t)
 }
 
 void
-cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx, int llvm)
+cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kp_call *c,
+              int idx, int llvm)
 {
     const kp_kind_info *k = &kp_kinds[c->kind];
     int j, first = 1;
@@ -95,12 +96,12 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
     else
         fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
     if (c->kind == KP_FILL) { /* the OWN calls of kp_kinds.def */
-        put_buf(f, name, mp, c->out[0], NULL, 0);
+        put_buf(f, name, g, mp, c->out[0], NULL, 0);
         fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
     } else if (c->kind == KP_COPY) {
-        put_buf(f, name, mp, c->out[0], NULL, 0);
+        put_buf(f, name, g, mp, c->out[0], NULL, 0);
         fputs(", ", f);
-        put_buf(f, name, mp, c->in[0], NULL, 1);
+        put_buf(f, name, g, mp, c->in[0], NULL, 1);
         fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
     } else {
         fputs("&p", f);
@@ -110,11 +111,11 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
             fputs(", ctx->alpha_intra", f);
         for (j = 0; j < c->n_in; j++) {
             fputs(j % 3 == 0 ? ",\n                " : ", ", f);
-            put_buf(f, name, mp, c->in[j], kp_arg_type(c, j), 1);
+            put_buf(f, name, g, mp, c->in[j], kp_arg_type(c, j), 1);
         }
         for (j = 0; j < c->n_out; j++) {
             fputs(",\n                ", f);
-            put_buf(f, name, mp, c->out[j], kp_arg_type(c, c->n_in + j), 0);
+            put_buf(f, name, g, mp, c->out[j], kp_arg_type(c, c->n_in + j), 0);
         }
         if (k->stats & KP_STATS_TISSUE)
             fputs(",\n                &stats", f);
@@ -144,7 +145,8 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
 /* The calls of wavefront group w (compiler/kprog/schedule.c): one call of the LLVM kernel
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
 static void
-put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, const kp_wave *w)
+put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kprog *kp,
+              const kp_wave *w)
 {
     int i, j, q;
     fprintf(f, "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
@@ -161,7 +163,7 @@ put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, con
         const kp_call *c = &kp->calls[i];
         for (j = 0; j < c->n_in + c->n_out; j++) {
             fputs("\n            (void *)", f);
-            put_buf(f, name, mp, j < c->n_in ? c->in[j] : c->out[j - c->n_in], NULL, 0);
+            put_buf(f, name, g, mp, j < c->n_in ? c->in[j] : c->out[j - c->n_in], NULL, 0);
             fputc(',', f);
         }
         if (c->scratch_bytes > 0)
@@ -318,10 +320,10 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         const kp_wave *w = handled ? kp_wave_of(kp, i) : NULL;
         if (w) { /* the group's calls run in one kernel */
             if (i == w->first)
-                put_wave_call(f, o->name, mp, kp, w);
+                put_wave_call(f, o->name, g, mp, kp, w);
             continue;
         }
-        cg_c_put_call(f, o->name, mp, &kp->calls[i], i, handled && handled[i]);
+        cg_c_put_call(f, o->name, g, mp, &kp->calls[i], i, handled && handled[i]);
     }
     fputs("    return st;\n}\n", f);
     cg_c_put_stream_host(f, g, mp, o, handled_s);
