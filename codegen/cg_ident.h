@@ -1,7 +1,7 @@
 /*
  * cg_ident.h — the C identifiers that more than one backend prints for the same thing, so
  * that the host code of one (codegen/c/) and the code of another (codegen/opencl/) agree:
- * the constant tensors of a graph, named from their ONNX names.
+ * the tensors of a graph, named from their ONNX names.
  *
  * Header only (static inline): the backends link nothing of codegen/ (CMakeLists.txt).
  */
@@ -17,8 +17,8 @@
 /* The longest part of an identifier taken from a tensor name. */
 #define CG_IDENT_NAME_MAX 40
 
-/* A buffer that holds any identifier of cg_const_ident (prefix up to 128 bytes). */
-#define CG_IDENT_MAX 192
+/* A buffer that holds any identifier of cg_tensor_ident (prefix up to 128 bytes). */
+#define CG_IDENT_MAX 256
 
 /* s as a C identifier fragment into buf (CG_IDENT_NAME_MAX + 1 bytes): each run of
  * characters other than [A-Za-z0-9] becomes one '_', none at either end; "" when s has no
@@ -47,13 +47,13 @@ cg_ident_part(const char *s, char *buf)
 }
 
 /*
- * The identifier of constant tensor id of g in the generated code, into buf (CG_IDENT_MAX
- * bytes): "PREFIX_w_<name>" with <name> its ONNX name made a C identifier (cg_ident_part),
- * or "PREFIX_w_<name>__<id>" when another tensor of g gives the same <name> (or <name> is
- * empty). Unique in g: a name with "__" always ends in its own id.
+ * The identifier of tensor id of g under prefix, into buf (CG_IDENT_MAX bytes):
+ * "PREFIX_<name>" with <name> its ONNX name made a C identifier (cg_ident_part), or
+ * "PREFIX_<name>__<id>" when another tensor of g gives the same <name> (or <name> is
+ * empty). Unique in g: a name with "__" after PREFIX_ always ends in its own id.
  */
 static inline void
-cg_const_ident(char *buf, const char *prefix, const ir_graph *g, int id)
+cg_tensor_ident(char *buf, const char *prefix, const ir_graph *g, int id)
 {
     char part[CG_IDENT_NAME_MAX + 1], other[CG_IDENT_NAME_MAX + 1];
     int i, clash;
@@ -66,9 +66,19 @@ cg_const_ident(char *buf, const char *prefix, const ir_graph *g, int id)
         clash = strcmp(part, other) == 0;
     }
     if (clash)
-        snprintf(buf, CG_IDENT_MAX, "%s_w_%s__%d", prefix, part, id);
+        snprintf(buf, CG_IDENT_MAX, "%s_%s__%d", prefix, part, id);
     else
-        snprintf(buf, CG_IDENT_MAX, "%s_w_%s", prefix, part);
+        snprintf(buf, CG_IDENT_MAX, "%s_%s", prefix, part);
+}
+
+/* The identifier of constant tensor id of g in the generated code: "PREFIX_w_<name>"
+ * (cg_tensor_ident under PREFIX_w), the weight's one name in every backend. */
+static inline void
+cg_const_ident(char *buf, const char *prefix, const ir_graph *g, int id)
+{
+    char p[160];
+    snprintf(p, sizeof p, "%s_w", prefix);
+    cg_tensor_ident(buf, p, g, id);
 }
 
 #endif /* LSTMC_CG_IDENT_H */

@@ -80,6 +80,12 @@ void cg_c_put_params(FILE *f, const kp_call *c);
 void cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
                    const kp_call *c, int idx, int llvm);
 
+/* "#define NAME_OFF_<tensor> OFFSET" for every arena tensor of g that mp places and
+ * "#define NAME_SCRATCH<idx> OFFSET" for every call of kp with scratch (name: the
+ * lower-case prefix of the program, NAME its upper case): the names cg_c_put_call uses. */
+void cg_c_put_arena_names(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
+                          const kprog *kp);
+
 /* Prototypes of the LLVM kernels in <name>_kernels.o: the runtime kernels' signatures. */
 void cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled);
 

@@ -353,8 +353,10 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     every = calloc((size_t)si->kp.n_calls + 1, 1);
     if (every)
         stream_every_step(si, every);
+    fputc('\n', f);
+    cg_c_put_arena_names(f, sname, si->g, &si->mp, &si->kp);
     fprintf(f,
-            "\n/* One time step: inputs are the graph's (one step each), then h, c of every "
+            "/* One time step: inputs are the graph's (one step each), then h, c of every "
             "layer;\n * outputs the graph's, then the next h, c. last = 0 skips the calls "
             "only\n * last-step outputs need. */\nstatic lstmc_rt_status\n%s_once(%s_ctx *ctx, "
             "unsigned char *arena, const void *const *inputs,\n"
