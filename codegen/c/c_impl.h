@@ -63,6 +63,10 @@ void cg_c_put_shape(FILE *f, const ir_shape *s);
 /* "{v0, v1, ...}" ("{0}" for n = 0). */
 void cg_c_put_i64s(FILE *f, const int64_t *v, int n);
 
+/* The identifier of constant tensor id of g under prefix (cg_const_ident, cg_ident.h): the
+ * one name of a weight everywhere in the generated code. */
+void cg_c_put_const(FILE *f, const char *prefix, const ir_graph *g, int id);
+
 /* --- params.c -------------------------------------------------------------------- */
 
 /* "static const lstmc_rt_*_params p = {...};" for call c (the fill value for KP_FILL). */
@@ -70,10 +74,17 @@ void cg_c_put_params(FILE *f, const kp_call *c);
 
 /* --- schedule.c ------------------------------------------------------------------ */
 
-/* The block of call idx of a program whose buffers mp places; name prefixes the constants
- * (name_wID) and, when llvm, the kernel (name_kIDX) that replaces the runtime's. */
-void cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx,
-                   int llvm);
+/* The block of call idx of a program of graph g whose buffers mp places; name prefixes the
+ * constants (cg_c_put_const) and, when llvm, the kernel (name_kIDX) that replaces the
+ * runtime's. */
+void cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
+                   const kp_call *c, int idx, int llvm);
+
+/* "#define NAME_OFF_<tensor> OFFSET" for every arena tensor of g that mp places and
+ * "#define NAME_SCRATCH<idx> OFFSET" for every call of kp with scratch (name: the
+ * lower-case prefix of the program, NAME its upper case): the names cg_c_put_call uses. */
+void cg_c_put_arena_names(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
+                          const kprog *kp);
 
 /* Prototypes of the LLVM kernels in <name>_kernels.o: the runtime kernels' signatures. */
 void cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled);
@@ -123,8 +134,8 @@ void cg_c_put_weight_binders(FILE *f, const cg_options *o);
 /* In <name>.h: the placement and its binder's prototype. */
 void cg_c_put_weight_header(FILE *f, const cg_options *o);
 
-/* "STORAGE T NAME_wID[n] = {...};" for a constant tensor, C order, values exact. */
-void cg_c_put_const_array(FILE *f, const char *storage, const char *name, const ir_tensor *t,
+/* "STORAGE T NAME_w_TENSOR[n] = {...};" for constant tensor id of g, C order, values exact. */
+void cg_c_put_const_array(FILE *f, const char *storage, const char *name, const ir_graph *g,
                           int id);
 
 /* <name>_weights.h and .c (and .bin for the blob and pointer placements). */

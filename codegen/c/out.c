@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "c_impl.h"
+#include "cg_ident.h"
 #include "diag.h"
 
 int
@@ -183,4 +184,13 @@ cg_c_put_i64s(FILE *f, const int64_t *v, int n)
     if (n == 0)
         fputc('0', f);
     fputc('}', f);
+}
+
+/* The identifier of constant tensor id of g under prefix (cg_const_ident). */
+void
+cg_c_put_const(FILE *f, const char *prefix, const ir_graph *g, int id)
+{
+    char buf[CG_IDENT_MAX];
+    cg_const_ident(buf, prefix, g, id);
+    fputs(buf, f);
 }

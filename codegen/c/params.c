@@ -12,24 +12,69 @@
  * params (all but KP_COPY). */
 static_assert(KP_KIND_COUNT == 18, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
+/* The names of the runtime's enum constants (lstmc_rt.h), by value. */
+static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
+                                         "LSTMC_RT_CELL_RNN"};
+static const char *const act_names[] = {
+    "LSTMC_RT_ACT_SIGMOID",    "LSTMC_RT_ACT_TANH",       "LSTMC_RT_ACT_RELU",
+    "LSTMC_RT_ACT_HARD_SIGMOID", "LSTMC_RT_ACT_AFFINE",   "LSTMC_RT_ACT_LEAKY_RELU",
+    "LSTMC_RT_ACT_THRESHOLDED_RELU", "LSTMC_RT_ACT_SCALED_TANH", "LSTMC_RT_ACT_ELU",
+    "LSTMC_RT_ACT_SOFTSIGN",   "LSTMC_RT_ACT_SOFTPLUS"};
+static const char *const binop_names[] = {"LSTMC_RT_ADD", "LSTMC_RT_SUB", "LSTMC_RT_MUL",
+                                          "LSTMC_RT_DIV"};
+static const char *const unop_names[] = {"LSTMC_RT_RELU", "LSTMC_RT_SIGMOID", "LSTMC_RT_TANH",
+                                         "LSTMC_RT_NEG",  "LSTMC_RT_EXP",     "LSTMC_RT_SQRT"};
+static const char *const dtype_names[] = {NULL, "LSTMC_RT_F32", "LSTMC_RT_I64", "LSTMC_RT_I32",
+                                          "LSTMC_RT_U8"};
+static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_DIV == 3 &&
+                  LSTMC_RT_SQRT == 5 && LSTMC_RT_U8 == 4,
+              "lstmc_rt.h: a new enum constant needs its name in params.c");
+
+#define ENUM_NAME(names, v) \
+    enum_name(names, (int)(sizeof names / sizeof names[0]), (v))
+
+/* names[v], or NULL when v has no name there. */
+static const char *
+enum_name(const char *const *names, int n, int v)
+{
+    return v >= 0 && v < n ? names[v] : NULL;
+}
+
+/* An enum field's value: its constant's name where the runtime has one, else the number. */
+static void
+put_enum(FILE *f, const char *name, int v)
+{
+    if (name)
+        fputs(name, f);
+    else
+        fprintf(f, "%d", v);
+}
+
 /* The fields of an lstmc_rt_rnn_params as a C initialiser "{...}". */
 static void
 put_rnn_fields(FILE *f, const lstmc_rt_rnn_params *p)
 {
-    int i;
+    int i, n;
+    fputs("{\n            .cell = ", f);
+    put_enum(f, ENUM_NAME(cell_names, p->cell), p->cell);
     fprintf(f,
-            "{\n"
-            "            .cell = %d, .seq_len = %lld, .batch = %lld, .input_size = %lld,\n"
+            ", .seq_len = %lld, .batch = %lld, .input_size = %lld,\n"
             "            .hidden = %lld, .n_dirs = %d, .reverse = %d, .layout = %d,\n"
             "            .has_clip = %d, .clip = ",
-            p->cell, (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
+            (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
             (long long)p->hidden, p->n_dirs, p->reverse, p->layout, p->has_clip);
     cg_c_put_float(f, p->clip);
     fprintf(f, ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
                "            .act = {",
             p->input_forget, p->linear_before_reset);
-    for (i = 0; i < 6; i++) {
-        fprintf(f, "%s{%d, ", i ? ", " : "", p->act[i].kind);
+    /* up to the last slot in use (the rest stay zero), three to a line */
+    for (n = 6; n > 1; n--)
+        if (p->act[n - 1].kind != 0 || p->act[n - 1].alpha != 0.0f || p->act[n - 1].beta != 0.0f)
+            break;
+    for (i = 0; i < n; i++) {
+        fputs(i == 0 ? "{" : i % 3 ? ", {" : ",\n                    {", f);
+        put_enum(f, ENUM_NAME(act_names, p->act[i].kind), p->act[i].kind);
+        fputs(", ", f);
         cg_c_put_float(f, p->act[i].alpha);
         fputs(", ", f);
         cg_c_put_float(f, p->act[i].beta);
@@ -50,12 +95,13 @@ cg_c_put_params(FILE *f, const kp_call *c)
     switch (c->kind) {
     case KP_RNN_PROJ: {
         const lstmc_rt_rnn_proj_params *p = &c->p.proj;
+        fputs("static const lstmc_rt_rnn_proj_params p = {.cell = ", f);
+        put_enum(f, ENUM_NAME(cell_names, p->cell), p->cell);
         fprintf(f,
-                "static const lstmc_rt_rnn_proj_params p = {.cell = %d, .n_dirs = %d, "
-                ".rows = %lld,\n            .input_size = %lld, .hidden = %lld, "
+                ", .n_dirs = %d, .rows = %lld,\n            .input_size = %lld, .hidden = %lld, "
                 ".linear_before_reset = %d, .packed = %d};\n",
-                p->cell, p->n_dirs, (long long)p->rows, (long long)p->input_size,
-                (long long)p->hidden, p->linear_before_reset, p->packed);
+                p->n_dirs, (long long)p->rows, (long long)p->input_size, (long long)p->hidden,
+                p->linear_before_reset, p->packed);
         break;
     }
     case KP_RNN:
@@ -103,8 +149,11 @@ cg_c_put_params(FILE *f, const kp_call *c)
     }
     case KP_BINARY: {
         const lstmc_rt_binary_params *p = &c->p.binary;
-        fprintf(f, "static const lstmc_rt_binary_params p = {.op = %d, .dtype = %d, .rank = %d,",
-                p->op, p->dtype, p->rank);
+        fputs("static const lstmc_rt_binary_params p = {.op = ", f);
+        put_enum(f, ENUM_NAME(binop_names, p->op), p->op);
+        fputs(", .dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, p->dtype), p->dtype);
+        fprintf(f, ", .rank = %d,", p->rank);
         fputs("\n            .out_dims = ", f);
         cg_c_put_i64s(f, p->out_dims, p->rank);
         fputs(",\n            .a_stride = ", f);
@@ -115,8 +164,9 @@ cg_c_put_params(FILE *f, const kp_call *c)
         break;
     }
     case KP_UNARY:
-        fprintf(f, "static const lstmc_rt_unary_params p = {.op = %d, .n = %lld};\n",
-                c->p.unary.op, (long long)c->p.unary.n);
+        fputs("static const lstmc_rt_unary_params p = {.op = ", f);
+        put_enum(f, ENUM_NAME(unop_names, c->p.unary.op), c->p.unary.op);
+        fprintf(f, ", .n = %lld};\n", (long long)c->p.unary.n);
         break;
     case KP_SOFTMAX:
         fprintf(f,
@@ -126,14 +176,19 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 (long long)c->p.softmax.axis_len, (long long)c->p.softmax.inner);
         break;
     case KP_CAST:
-        fprintf(f, "static const lstmc_rt_cast_params p = {.from = %d, .to = %d, .n = %lld};\n",
-                c->p.cast.from, c->p.cast.to, (long long)c->p.cast.n);
+        fputs("static const lstmc_rt_cast_params p = {.from = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.cast.from), c->p.cast.from);
+        fputs(", .to = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.cast.to), c->p.cast.to);
+        fprintf(f, ", .n = %lld};\n", (long long)c->p.cast.n);
         break;
     case KP_ARGMAX:
+        fputs("static const lstmc_rt_argmax_params p = {.dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.argmax.dtype), c->p.argmax.dtype);
         fprintf(f,
-                "static const lstmc_rt_argmax_params p = {.dtype = %d, .select_last_index = %d,"
-                "\n            .outer = %lld, .axis_len = %lld, .inner = %lld};\n",
-                c->p.argmax.dtype, c->p.argmax.select_last_index, (long long)c->p.argmax.outer,
+                ", .select_last_index = %d,\n            .outer = %lld, .axis_len = %lld, "
+                ".inner = %lld};\n",
+                c->p.argmax.select_last_index, (long long)c->p.argmax.outer,
                 (long long)c->p.argmax.axis_len, (long long)c->p.argmax.inner);
         break;
     case KP_STRIDED: {
@@ -149,11 +204,13 @@ cg_c_put_params(FILE *f, const kp_call *c)
         break;
     }
     case KP_GATHER:
+        fprintf(f, "static const lstmc_rt_gather_params p = {.elem_size = %d, .index_dtype = ",
+                c->p.gather.elem_size);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.gather.index_dtype), c->p.gather.index_dtype);
         fprintf(f,
-                "static const lstmc_rt_gather_params p = {.elem_size = %d, .index_dtype = %d,"
-                "\n            .outer = %lld, .axis_len = %lld, .inner = %lld, .n_indices = "
+                ",\n            .outer = %lld, .axis_len = %lld, .inner = %lld, .n_indices = "
                 "%lld};\n",
-                c->p.gather.elem_size, c->p.gather.index_dtype, (long long)c->p.gather.outer,
+                (long long)c->p.gather.outer,
                 (long long)c->p.gather.axis_len, (long long)c->p.gather.inner,
                 (long long)c->p.gather.n_indices);
         break;

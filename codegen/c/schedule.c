@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "c_impl.h"
+#include "cg_ident.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
@@ -17,9 +18,59 @@
  * cg_c_put_call; every other call is its row's standard argument list. */
 static_assert(KP_KIND_COUNT == 18, "ORDER KP_KIND: a new OWN row needs its call in cg_c_put_call");
 
+/* NAME_OFF_<tensor>: the arena offset of tensor id of g (name: the lower-case prefix). */
 static void
-put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const char *type,
-        int is_const)
+put_off(FILE *f, const char *name, const ir_graph *g, int id)
+{
+    char NAME[128], prefix[160], buf[CG_IDENT_MAX];
+    cg_c_upper(name, NAME, sizeof NAME);
+    snprintf(prefix, sizeof prefix, "%s_OFF", NAME);
+    cg_tensor_ident(buf, prefix, g, id);
+    fputs(buf, f);
+}
+
+/* NAME_SCRATCH<idx>: the arena offset of the scratch of call idx. */
+static void
+put_scratch(FILE *f, const char *name, int idx)
+{
+    char NAME[128];
+    cg_c_upper(name, NAME, sizeof NAME);
+    fprintf(f, "%s_SCRATCH%d", NAME, idx);
+}
+
+void
+cg_c_put_arena_names(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
+                     const kprog *kp)
+{
+    int i, n = 0;
+    for (i = 0; i < g->n_tensors; i++) {
+        if (mp->tensor[i].kind != MEMPLAN_ARENA)
+            continue;
+        if (n++ == 0)
+            fputs("/* where the buffers are in the arena (bytes from its start) */\n", f);
+        fputs("#define ", f);
+        put_off(f, name, g, i);
+        fprintf(f, " %lld /* %s %s", (long long)mp->tensor[i].offset, g->tensors[i]->name,
+                ir_dtype_name(g->tensors[i]->dtype));
+        cg_c_put_shape(f, &g->tensors[i]->shape);
+        fputs(" */\n", f);
+    }
+    for (i = 0; i < kp->n_calls; i++) {
+        if (kp->calls[i].scratch_bytes <= 0)
+            continue;
+        if (n++ == 0)
+            fputs("/* where the buffers are in the arena (bytes from its start) */\n", f);
+        fputs("#define ", f);
+        put_scratch(f, name, i);
+        fprintf(f, " %lld /* scratch of call %d */\n", (long long)mp->scratch[i], i);
+    }
+    if (n)
+        fputc('\n', f);
+}
+
+static void
+put_buf(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const ir_tensor *t,
+        const char *type, int is_const)
 {
     const char *ty = type ? type : "void";
     const memplan_loc *l;
@@ -36,10 +87,12 @@ put_buf(FILE *f, const char *name, const memplan *mp, const ir_tensor *t, const 
         fprintf(f, "(%s%s *)outputs[%d]", is_const ? "const " : "", ty, l->index);
         break;
     case MEMPLAN_CONST:
-        fprintf(f, "%s_w%d", name, l->index);
+        cg_c_put_const(f, name, g, l->index);
         break;
     case MEMPLAN_ARENA:
-        fprintf(f, "(%s%s *)(arena + %lld)", is_const ? "const " : "", ty, (long long)l->offset);
+        fprintf(f, "(%s%s *)(arena + ", is_const ? "const " : "", ty);
+        put_off(f, name, g, t->id);
+        fputc(')', f);
         break;
     default:
         fputs("NULL", f);
@@ -55,7 +108,8 @@ put_tensor_comment(FILE *f, const ir_tensor *t)
 }
 
 void
-cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, int idx, int llvm)
+cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kp_call *c,
+              int idx, int llvm)
 {
     const kp_kind_info *k = &kp_kinds[c->kind];
     int j, first = 1;
@@ -95,12 +149,12 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
     else
         fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
     if (c->kind == KP_FILL) { /* the OWN calls of kp_kinds.def */
-        put_buf(f, name, mp, c->out[0], NULL, 0);
+        put_buf(f, name, g, mp, c->out[0], NULL, 0);
         fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
     } else if (c->kind == KP_COPY) {
-        put_buf(f, name, mp, c->out[0], NULL, 0);
+        put_buf(f, name, g, mp, c->out[0], NULL, 0);
         fputs(", ", f);
-        put_buf(f, name, mp, c->in[0], NULL, 1);
+        put_buf(f, name, g, mp, c->in[0], NULL, 1);
         fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
     } else {
         fputs("&p", f);
@@ -110,19 +164,21 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
             fputs(", ctx->alpha_intra", f);
         for (j = 0; j < c->n_in; j++) {
             fputs(j % 3 == 0 ? ",\n                " : ", ", f);
-            put_buf(f, name, mp, c->in[j], kp_arg_type(c, j), 1);
+            put_buf(f, name, g, mp, c->in[j], kp_arg_type(c, j), 1);
         }
         for (j = 0; j < c->n_out; j++) {
             fputs(",\n                ", f);
-            put_buf(f, name, mp, c->out[j], kp_arg_type(c, c->n_in + j), 0);
+            put_buf(f, name, g, mp, c->out[j], kp_arg_type(c, c->n_in + j), 0);
         }
         if (k->stats & KP_STATS_TISSUE)
             fputs(",\n                &stats", f);
         if (k->stats & KP_STATS_DRS)
             fputs(",\n                &drs", f);
-        if (c->scratch_bytes > 0)
-            fprintf(f, ",\n                (%s *)(arena + %lld)", k->scratch ? k->scratch : "float",
-                    (long long)mp->scratch[idx]);
+        if (c->scratch_bytes > 0) {
+            fprintf(f, ",\n                (%s *)(arena + ", k->scratch ? k->scratch : "float");
+            put_scratch(f, name, idx);
+            fputc(')', f);
+        }
         fputs(");\n", f);
     }
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n", f);
@@ -144,7 +200,8 @@ cg_c_put_call(FILE *f, const char *name, const memplan *mp, const kp_call *c, in
 /* The calls of wavefront group w (compiler/kprog/schedule.c): one call of the LLVM kernel
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
 static void
-put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, const kp_wave *w)
+put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kprog *kp,
+              const kp_wave *w)
 {
     int i, j, q;
     fprintf(f, "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
@@ -161,11 +218,14 @@ put_wave_call(FILE *f, const char *name, const memplan *mp, const kprog *kp, con
         const kp_call *c = &kp->calls[i];
         for (j = 0; j < c->n_in + c->n_out; j++) {
             fputs("\n            (void *)", f);
-            put_buf(f, name, mp, j < c->n_in ? c->in[j] : c->out[j - c->n_in], NULL, 0);
+            put_buf(f, name, g, mp, j < c->n_in ? c->in[j] : c->out[j - c->n_in], NULL, 0);
             fputc(',', f);
         }
-        if (c->scratch_bytes > 0)
-            fprintf(f, "\n            (void *)(arena + %lld),", (long long)mp->scratch[i]);
+        if (c->scratch_bytes > 0) {
+            fputs("\n            (void *)(arena + ", f);
+            put_scratch(f, name, i);
+            fputs("),", f);
+        }
     }
     fprintf(f, "\n        };\n        st = %s_wv%d(a);\n", name, w->first);
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
@@ -266,6 +326,7 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     if (o->opencl) /* the recurrent layers run on an OpenCL device (codegen/opencl/opencl.c) */
         fprintf(f, "#include \"%s_ocl.h\"\n\n", o->name);
     cg_c_put_weight_macros(f, g, mp, o);
+    cg_c_put_arena_names(f, o->name, g, mp, kp);
     fprintf(f,
             "lstmc_rt_status\n%s_init(%s_ctx *ctx, void *arena, size_t size)\n{\n"
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n"
@@ -318,10 +379,10 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         const kp_wave *w = handled ? kp_wave_of(kp, i) : NULL;
         if (w) { /* the group's calls run in one kernel */
             if (i == w->first)
-                put_wave_call(f, o->name, mp, kp, w);
+                put_wave_call(f, o->name, g, mp, kp, w);
             continue;
         }
-        cg_c_put_call(f, o->name, mp, &kp->calls[i], i, handled && handled[i]);
+        cg_c_put_call(f, o->name, g, mp, &kp->calls[i], i, handled && handled[i]);
     }
     fputs("    return st;\n}\n", f);
     cg_c_put_stream_host(f, g, mp, o, handled_s);

@@ -322,9 +322,14 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             continue;
         same = same_const(g, mp, si->g->tensors[i]);
         if (same >= 0)
-            fprintf(f, "#define %s_w%d %s_w%d\n", sname, i, o->name, same);
-        else
-            cg_c_put_const_array(f, "static const", sname, si->g->tensors[i], i);
+        {
+            fputs("#define ", f);
+            cg_c_put_const(f, sname, si->g, i);
+            fputc(' ', f);
+            cg_c_put_const(f, o->name, g, same);
+            fputc('\n', f);
+        } else
+            cg_c_put_const_array(f, "static const", sname, si->g, i);
     }
     for (k = 0; k < si->n_layers; k++) {
         const stream_layer *l = &si->layers[k];
@@ -348,8 +353,10 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     every = calloc((size_t)si->kp.n_calls + 1, 1);
     if (every)
         stream_every_step(si, every);
+    fputc('\n', f);
+    cg_c_put_arena_names(f, sname, si->g, &si->mp, &si->kp);
     fprintf(f,
-            "\n/* One time step: inputs are the graph's (one step each), then h, c of every "
+            "/* One time step: inputs are the graph's (one step each), then h, c of every "
             "layer;\n * outputs the graph's, then the next h, c. last = 0 skips the calls "
             "only\n * last-step outputs need. */\nstatic lstmc_rt_status\n%s_once(%s_ctx *ctx, "
             "unsigned char *arena, const void *const *inputs,\n"
@@ -360,7 +367,7 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     for (i = 0; i < si->kp.n_calls; i++) {
         if (every && !every[i])
             fputs("    if (last)\n", f);
-        cg_c_put_call(f, sname, &si->mp, &si->kp.calls[i], i, handled_s && handled_s[i]);
+        cg_c_put_call(f, sname, si->g, &si->mp, &si->kp.calls[i], i, handled_s && handled_s[i]);
     }
     fputs("    return st;\n}\n\n", f);
     free(every);

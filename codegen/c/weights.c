@@ -97,8 +97,10 @@ write_weights_outside(const ir_graph *g, const memplan *mp, const cg_options *o,
     for (i = 0; i < g->n_tensors; i++) {
         if (off[i] < 0)
             continue;
-        fprintf(oh.f, "#define %s_W%d_OFFSET %lldu /* %s %s", NAME, i, (long long)off[i],
-                g->tensors[i]->name, ir_dtype_name(g->tensors[i]->dtype));
+        fputs("#define ", oh.f);
+        cg_c_put_const(oh.f, NAME, g, i);
+        fprintf(oh.f, "_OFFSET %lldu /* %s %s", (long long)off[i], g->tensors[i]->name,
+                ir_dtype_name(g->tensors[i]->dtype));
         cg_c_put_shape(oh.f, &g->tensors[i]->shape);
         fputs(" */\n", oh.f);
     }
@@ -152,9 +154,13 @@ cg_c_put_weight_macros(FILE *f, const ir_graph *g, const memplan *mp, const cg_o
     fputs("/* the weights: in the caller's memory, bound by ", f);
     fprintf(f, "%s */\n", o->placement == CG_WEIGHTS_BLOB ? "_init_blob" : "_set_weights");
     for (i = 0; i < g->n_tensors; i++)
-        if (mp->tensor[i].kind == MEMPLAN_CONST)
-            fprintf(f, "#define %s_w%d ((const %s *)(ctx->weights + %s_W%d_OFFSET))\n", o->name,
-                    i, cg_c_ctype(g->tensors[i]->dtype), NAME, i);
+        if (mp->tensor[i].kind == MEMPLAN_CONST) {
+            fputs("#define ", f);
+            cg_c_put_const(f, o->name, g, i);
+            fprintf(f, " ((const %s *)(ctx->weights + ", cg_c_ctype(g->tensors[i]->dtype));
+            cg_c_put_const(f, NAME, g, i);
+            fputs("_OFFSET))\n", f);
+        }
     fputc('\n', f);
 }
 
@@ -216,15 +222,17 @@ cg_c_put_weight_header(FILE *f, const cg_options *o)
                 NAME, o->name, o->name, NAME, o->name, o->name);
 }
 
-/* "STORAGE T NAME_wID[n] = {...};" for a constant tensor, C order, values exact. */
+/* "STORAGE T NAME_w_TENSOR[n] = {...};" for constant tensor id of g, C order, values exact. */
 void
-cg_c_put_const_array(FILE *f, const char *storage, const char *name, const ir_tensor *t, int id)
+cg_c_put_const_array(FILE *f, const char *storage, const char *name, const ir_graph *g, int id)
 {
+    const ir_tensor *t = g->tensors[id];
     int64_t n = ir_shape_numel(&t->shape), k;
     fprintf(f, "\n/* %s ", t->name);
     cg_c_put_shape(f, &t->shape);
-    fprintf(f, " */\n%s %s %s_w%d[%lld] = {", storage, cg_c_ctype(t->dtype), name, id,
-            (long long)(n > 0 ? n : 1));
+    fprintf(f, " */\n%s %s ", storage, cg_c_ctype(t->dtype));
+    cg_c_put_const(f, name, g, id);
+    fprintf(f, "[%lld] = {", (long long)(n > 0 ? n : 1));
     if (n <= 0)
         fputs("0", f);
     for (k = 0; k < n; k++) {
@@ -288,9 +296,10 @@ cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, di
         n = ir_shape_numel(&t->shape);
         fprintf(oh.f, "/* %s ", t->name);
         cg_c_put_shape(oh.f, &t->shape);
-        fprintf(oh.f, " */\nextern const %s %s_w%d[%lld];\n", cg_c_ctype(t->dtype), o->name, i,
-                (long long)(n > 0 ? n : 1));
-        cg_c_put_const_array(oc.f, "LSTMC_WEIGHTS_ALIGNED const", o->name, t, i);
+        fprintf(oh.f, " */\nextern const %s ", cg_c_ctype(t->dtype));
+        cg_c_put_const(oh.f, o->name, g, i);
+        fprintf(oh.f, "[%lld];\n", (long long)(n > 0 ? n : 1));
+        cg_c_put_const_array(oc.f, "LSTMC_WEIGHTS_ALIGNED const", o->name, g, i);
     }
     fprintf(oh.f, "\n#endif\n");
     if (cg_c_close_out(&oh, d) < 0) {

@@ -8,6 +8,7 @@
  * is finished only before a host call and at the end of the run.
  */
 #include "opencl_impl.h"
+#include "cg_ident.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -411,7 +412,7 @@ put_source_strings(FILE *f, const char *cl_path, diag *d)
 int
 ocl_write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int n_kern, diag *d)
 {
-    char path[4200];
+    char path[4200], w[CG_IDENT_MAX];
     FILE *f;
     int i, k, kbase = 0, rc;
     unsigned char *dev_valid = calloc((size_t)P->g->n_tensors + 1, 1);
@@ -517,12 +518,13 @@ ocl_write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int 
         if (P->const_off[i] < 0)
             continue;
         bytes = numel(t) * (int64_t)ir_dtype_size(t->dtype);
-        if (bytes > 0)
+        if (bytes > 0) {
+            cg_const_ident(w, o->name, P->g, P->mp->tensor[i].index);
             fprintf(f,
                     "    OCL_DO(clEnqueueWriteBuffer(ocl.queue, ocl_wts, CL_FALSE, %lldu, %lldu, "
-                    "%s_w%d, 0, NULL, NULL));\n",
-                    (long long)(P->const_off[i] * 4), (long long)bytes, o->name,
-                    P->mp->tensor[i].index);
+                    "%s, 0, NULL, NULL));\n",
+                    (long long)(P->const_off[i] * 4), (long long)bytes, w);
+        }
     }
     fputs("    OCL_DO(clFinish(ocl.queue));\n"
           "    for (k = 0; k < OCL_N_KERNELS && e == CL_SUCCESS; k++) {\n"

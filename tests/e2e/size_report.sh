@@ -16,7 +16,7 @@ status=0
 check() { # check WHAT GOT WANT
     if [ "$2" != "$3" ]; then echo "size_report: $1: the report says $2, measured $3" >&2; status=1; else echo "ok: $1 $2"; fi
 }
-w=$(nm -S -t d "$work/m/m_weights.o" | awk '$4 ~ /^m_w[0-9]+$/ { s += $2 } END { print s + 0 }')
+w=$(nm -S -t d "$work/m/m_weights.o" | awk '$4 ~ /^m_w_/ { s += $2 } END { print s + 0 }')
 check weights "$(field weights)" "$w"
 k=$(size "$work/m/m_kernels.o" | awk 'NR == 2 { print $4 }')
 check llvm_kernels "$(field llvm_kernels)" "$k"

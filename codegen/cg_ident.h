@@ -1,0 +1,84 @@
+/*
+ * cg_ident.h — the C identifiers that more than one backend prints for the same thing, so
+ * that the host code of one (codegen/c/) and the code of another (codegen/opencl/) agree:
+ * the tensors of a graph, named from their ONNX names.
+ *
+ * Header only (static inline): the backends link nothing of codegen/ (CMakeLists.txt).
+ */
+#ifndef LSTMC_CG_IDENT_H
+#define LSTMC_CG_IDENT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* The longest part of an identifier taken from a tensor name. */
+#define CG_IDENT_NAME_MAX 40
+
+/* A buffer that holds any identifier of cg_tensor_ident (prefix up to 128 bytes). */
+#define CG_IDENT_MAX 256
+
+/* s as a C identifier fragment into buf (CG_IDENT_NAME_MAX + 1 bytes): each run of
+ * characters other than [A-Za-z0-9] becomes one '_', none at either end; "" when s has no
+ * letter or digit. The result never holds "__". */
+static inline void
+cg_ident_part(const char *s, char *buf)
+{
+    size_t n = 0;
+    int gap = 0;
+    for (; s && *s && n < CG_IDENT_NAME_MAX; s++) {
+        char ch = *s;
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        if (!alnum) {
+            gap = n > 0;
+            continue;
+        }
+        if (gap) {
+            if (n + 1 >= CG_IDENT_NAME_MAX)
+                break;
+            buf[n++] = '_';
+        }
+        gap = 0;
+        buf[n++] = ch;
+    }
+    buf[n] = '\0';
+}
+
+/*
+ * The identifier of tensor id of g under prefix, into buf (CG_IDENT_MAX bytes):
+ * "PREFIX_<name>" with <name> its ONNX name made a C identifier (cg_ident_part), or
+ * "PREFIX_<name>__<id>" when another tensor of g gives the same <name> (or <name> is
+ * empty). Unique in g: a name with "__" after PREFIX_ always ends in its own id.
+ */
+static inline void
+cg_tensor_ident(char *buf, const char *prefix, const ir_graph *g, int id)
+{
+    char part[CG_IDENT_NAME_MAX + 1], other[CG_IDENT_NAME_MAX + 1];
+    int i, clash;
+    cg_ident_part(g->tensors[id]->name, part);
+    clash = part[0] == '\0';
+    for (i = 0; i < g->n_tensors && !clash; i++) {
+        if (i == id)
+            continue;
+        cg_ident_part(g->tensors[i]->name, other);
+        clash = strcmp(part, other) == 0;
+    }
+    if (clash)
+        snprintf(buf, CG_IDENT_MAX, "%s_%s__%d", prefix, part, id);
+    else
+        snprintf(buf, CG_IDENT_MAX, "%s_%s", prefix, part);
+}
+
+/* The identifier of constant tensor id of g in the generated code: "PREFIX_w_<name>"
+ * (cg_tensor_ident under PREFIX_w), the weight's one name in every backend. */
+static inline void
+cg_const_ident(char *buf, const char *prefix, const ir_graph *g, int id)
+{
+    char p[160];
+    snprintf(p, sizeof p, "%s_w", prefix);
+    cg_tensor_ident(buf, p, g, id);
+}
+
+#endif /* LSTMC_CG_IDENT_H */
