@@ -51,7 +51,10 @@ cg_c_write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, int threads, 
             "runtime/src/rt_npy.c lib%s.a $(LDFLAGS) $(LSTMC_LIBS) -lm\n\n",
             o->name, o->name, o->name, o->name, o->name);
     fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ $<\n\n");
-    fprintf(f, "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h\n\n", o->name, o->name);
+    fprintf(f,
+            "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h \\\n"
+            "    runtime/include/lstmc_rt_kernels.h\n\n",
+            o->name, o->name);
     /* the code size lstmc cannot know: host code and C runtime, for this CC and CFLAGS */
     fprintf(f, "SIZE ?= size\nsize: $(OBJS)\n\t$(SIZE) -t $(OBJS) $(KOBJS)\n\n");
     fprintf(f, "clean:\n\trm -f $(OBJS) lib%s.a %s_run\n\n.PHONY: all clean size\n", o->name,
