@@ -162,3 +162,46 @@ Test(ir, attributes)
     cr_assert_str_eq(diag_text(d), "m.onnx: node 'LSTM_0' (LSTM): bad thing\n");
     cr_assert_eq(diag_count(d), 1);
 }
+
+/* ir_clone: the same tensors, nodes, ids, names, counter and attributes, with data and
+ * attribute arrays of its own (one import serves the whole-sequence and the step program) */
+Test(ir, clone_is_deep_and_equal)
+{
+    ir_shape s = shp(2, 2, 3);
+    const float w[6] = {1, 2, 3, 4, 5, 6};
+    ir_tensor *x = ir_tensor_new(g, "x", IR_DT_F32, &s);
+    ir_tensor *c = ir_const_new(g, "w", IR_DT_F32, &s, w);
+    ir_tensor *y = ir_tensor_new(g, "y", IR_DT_F32, &s);
+    int64_t perm[2] = {1, 0};
+    ir_node *n = add("add_0", x, c, y);
+    ir_graph *h;
+    int i;
+    ir_graph_add_input(g, x);
+    ir_graph_add_output(g, y);
+    ir_attr_set_ints(g, n, "perm", perm, 2);
+    h = ir_clone(a, g);
+    cr_assert_eq(h->n_tensors, g->n_tensors);
+    cr_assert_eq(h->n_nodes, g->n_nodes);
+    cr_assert_eq(h->tmp_counter, g->tmp_counter);
+    for (i = 0; i < g->n_tensors; i++) {
+        cr_assert_str_eq(h->tensors[i]->name, g->tensors[i]->name);
+        cr_assert_eq(h->tensors[i]->id, g->tensors[i]->id);
+        cr_assert_neq(h->tensors[i], g->tensors[i]);
+        cr_assert_eq(ir_tensor_find(h, g->tensors[i]->name), h->tensors[i]);
+    }
+    cr_assert_eq(h->inputs[0], h->tensors[x->id]);
+    cr_assert_eq(h->outputs[0], h->tensors[y->id]);
+    cr_assert_eq(h->nodes[0]->inputs[1], h->tensors[c->id]);
+    cr_assert_eq(h->tensors[y->id]->producer, h->nodes[0]);
+    cr_assert_str_eq(h->nodes[0]->name, "add_0");
+    /* the copy's data and attributes are its own */
+    cr_assert_neq(h->tensors[c->id]->data, c->data);
+    cr_assert_arr_eq(h->tensors[c->id]->data, w, sizeof w);
+    ((float *)h->tensors[c->id]->data)[0] = 42;
+    cr_assert_float_eq(((const float *)c->data)[0], 1.0f, 0);
+    ir_attr_get(h->nodes[0], "perm")->ints[0] = 7;
+    cr_assert_eq(ir_attr_get(n, "perm")->ints[0], 1);
+    /* a name generated in the copy is the one the original would generate */
+    cr_assert_str_eq(ir_tensor_tmp(h, "t", IR_DT_F32, &s)->name,
+                     ir_tensor_tmp(g, "t", IR_DT_F32, &s)->name);
+}
