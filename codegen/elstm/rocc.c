@@ -186,7 +186,7 @@ emit_bias(arena *a, const char *outdir, int k, const ir_node *n, int64_t h, diag
         return -1;
     for (r = 0; r < 4 * h; r++) {
         float v = b ? b[r] + b[4 * h + r] : 0.0f;
-        w[r / 4] |= (uint64_t)esell_f16(v) << (16 * (r % 4));
+        w[r / 4] |= (uint64_t)lowp_f32_to_f16(v) << (16 * (r % 4));
     }
     return write_words(outdir, arena_printf(a, "layer%d_b.rocc", k), w, h, d);
 }

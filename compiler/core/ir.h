@@ -177,7 +177,7 @@ typedef struct ir_graph {
     ir_tensor **htab;
     int tmp_counter;     /* for generated names */
     int weights_hint;    /* wfmt the model's weights were stored in (float16 initializers,
-                            int8 DequantizeLinear); WFMT_FP32 for plain float models */
+                            int8 DequantizeLinear); LSTMC_RT_WFMT_FP32 for plain float models */
     int n_qscales;       /* distinct DequantizeLinear scales of int8 weights, so --weights=int8
                             can keep the model's own grid (at most IR_MAX_QSCALES) */
     float qscales[IR_MAX_QSCALES];

@@ -116,9 +116,4 @@ void esell_rocc_pack(const esell *e, uint64_t *out);
  * Returns 0, or -1 when the stream is malformed (wrong length, bad code, row twice). */
 int esell_rocc_unpack(const uint64_t *w, int64_t n, int64_t rows, int64_t cols, float *m);
 
-/* IEEE binary16 <-> binary32, round to nearest even: the old names of the shared converters
- * (the encoder is wfmt.c's, the decoder the runtime's; codegen/elstm and the tests use them). */
-#define esell_f16 lowp_f32_to_f16
-#define esell_f32 lstmc_rt_f16_to_f32
-
 #endif /* LSTMC_ESELL_H */

@@ -10,13 +10,13 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const names[WFMT_COUNT] = {
+static const char *const names[LSTMC_RT_WFMT_COUNT] = {
 #define WFMT_NAME(id, name, bytes, row_scales) name,
     LSTMC_RT_WFMT_TABLE(WFMT_NAME)
 #undef WFMT_NAME
 };
 
-static const int elem_bytes[WFMT_COUNT] = {
+static const int elem_bytes[LSTMC_RT_WFMT_COUNT] = {
 #define WFMT_BYTES(id, name, bytes, row_scales) bytes,
     LSTMC_RT_WFMT_TABLE(WFMT_BYTES)
 #undef WFMT_BYTES
@@ -26,7 +26,7 @@ int
 lowp_parse(const char *s)
 {
     int i;
-    for (i = 0; s && i < WFMT_COUNT; i++)
+    for (i = 0; s && i < LSTMC_RT_WFMT_COUNT; i++)
         if (strcmp(s, names[i]) == 0)
             return i;
     return -1;
@@ -35,13 +35,13 @@ lowp_parse(const char *s)
 const char *
 lowp_name(int fmt)
 {
-    return fmt >= 0 && fmt < WFMT_COUNT ? names[fmt] : "?";
+    return fmt >= 0 && fmt < LSTMC_RT_WFMT_COUNT ? names[fmt] : "?";
 }
 
 int
 lowp_elem_bytes(int fmt)
 {
-    return fmt >= 0 && fmt < WFMT_COUNT ? elem_bytes[fmt] : 4;
+    return fmt >= 0 && fmt < LSTMC_RT_WFMT_COUNT ? elem_bytes[fmt] : 4;
 }
 
 uint16_t

@@ -15,13 +15,6 @@
 
 #include "lstmc_rt_kernels.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
 
-/* The old names of LSTMC_RT_WFMT_* (compiler/tools/tune and the unit tests still use them). */
-#define WFMT_FP32 LSTMC_RT_WFMT_FP32
-#define WFMT_FP16 LSTMC_RT_WFMT_FP16
-#define WFMT_BF16 LSTMC_RT_WFMT_BF16
-#define WFMT_INT8 LSTMC_RT_WFMT_INT8
-#define WFMT_COUNT LSTMC_RT_WFMT_COUNT
-
 /* The wfmt named s ("fp32", "fp16", "bf16", "int8"), or -1. */
 int lowp_parse(const char *s);
 

@@ -13,14 +13,14 @@
 
 Test(lowp, parse_and_names)
 {
-    cr_assert_eq(lowp_parse("fp32"), WFMT_FP32);
-    cr_assert_eq(lowp_parse("fp16"), WFMT_FP16);
-    cr_assert_eq(lowp_parse("bf16"), WFMT_BF16);
-    cr_assert_eq(lowp_parse("int8"), WFMT_INT8);
+    cr_assert_eq(lowp_parse("fp32"), LSTMC_RT_WFMT_FP32);
+    cr_assert_eq(lowp_parse("fp16"), LSTMC_RT_WFMT_FP16);
+    cr_assert_eq(lowp_parse("bf16"), LSTMC_RT_WFMT_BF16);
+    cr_assert_eq(lowp_parse("int8"), LSTMC_RT_WFMT_INT8);
     cr_assert_eq(lowp_parse("fp8"), -1);
     cr_assert_eq(lowp_parse(NULL), -1);
-    cr_assert_str_eq(lowp_name(WFMT_BF16), "bf16");
-    cr_assert_eq(lowp_elem_bytes(WFMT_INT8), 1);
+    cr_assert_str_eq(lowp_name(LSTMC_RT_WFMT_BF16), "bf16");
+    cr_assert_eq(lowp_elem_bytes(LSTMC_RT_WFMT_INT8), 1);
 }
 
 Test(lowp, f16_encode_round_to_nearest_even)
@@ -183,12 +183,12 @@ Test(lowp, apply_defaults_to_the_models_int8_grid)
     ir_node *n = rec_graph(a, &g, 0.013f);
     const unsigned char *w;
     float s0, s1;
-    g->weights_hint = WFMT_INT8;
+    g->weights_hint = LSTMC_RT_WFMT_INT8;
     g->n_qscales = 2;
     g->qscales[0] = 0.5f;
     g->qscales[1] = 0.013f;
     cr_assert_eq(lowp_apply(g, NULL, 0, d), 0);
-    cr_assert_eq(ir_attr_int(n, "wfmt", 0), WFMT_INT8);
+    cr_assert_eq(ir_attr_int(n, "wfmt", 0), LSTMC_RT_WFMT_INT8);
     cr_assert_eq(n->inputs[1]->dtype, IR_DT_I32);
     w = n->inputs[1]->data;
     memcpy(&s0, w, 4);
@@ -209,7 +209,7 @@ Test(lowp, apply_explicit_fp32_keeps_the_weights)
     ir_graph *g;
     ir_node *n = rec_graph(a, &g, 0.013f);
     ir_tensor *u = n->inputs[1];
-    g->weights_hint = WFMT_FP16;
+    g->weights_hint = LSTMC_RT_WFMT_FP16;
     cr_assert_eq(lowp_apply(g, "fp32", 0, d), 0);
     cr_assert_eq(n->inputs[1], u);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), 0);
@@ -231,13 +231,13 @@ Test(lowp, apply_on_opencl_and_unpacked)
     cr_assert(strstr(diag_text(d), "--weights=fp16 on an OpenCL target: its weights are not "
                                    "packed"));
     /* from the model only: a note, and the layer stays fp32 */
-    g->weights_hint = WFMT_FP16;
+    g->weights_hint = LSTMC_RT_WFMT_FP16;
     cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), 0);
     /* packed: the OpenCL kernels read the format (codegen/opencl/opencl.c), the model's is kept */
     ir_attr_set_int(g, n, "packed", 1);
     cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
-    cr_assert_eq(ir_attr_int(n, "wfmt", 0), WFMT_FP16);
+    cr_assert_eq(ir_attr_int(n, "wfmt", 0), LSTMC_RT_WFMT_FP16);
     cr_assert_eq(n->inputs[1]->dtype, IR_DT_I32);
     cr_assert_eq(n->inputs[1]->shape.d[0], 2); /* 4 halves in 2 words */
     cr_assert_eq(((const unsigned char *)n->inputs[1]->data)[4], 0); /* the weight 0.0 */

@@ -941,7 +941,7 @@ Test(onnx, half_and_bfloat16_initializers_become_exact_floats)
     f = ir_tensor_find(g, "BF")->data;
     for (i = 0; i < 4; i++)
         cr_assert_eq(f[i], bv[i], "BF[%d] = %a, want %a", i, f[i], bv[i]);
-    cr_assert_eq(g->weights_hint, WFMT_BF16); /* the coarser of the two formats seen */
+    cr_assert_eq(g->weights_hint, LSTMC_RT_WFMT_BF16); /* the coarser of the two formats seen */
 }
 
 Test(onnx, dequantize_linear_folds_per_channel_int8)
@@ -980,7 +980,7 @@ Test(onnx, dequantize_linear_folds_per_channel_int8)
     y = ir_tensor_find(g, "W")->data;
     for (i = 0; i < 6; i++)
         cr_assert_eq(y[i], want[i], "W[%d] = %g, want %g", i, y[i], want[i]);
-    cr_assert_eq(g->weights_hint, WFMT_INT8);
+    cr_assert_eq(g->weights_hint, LSTMC_RT_WFMT_INT8);
     cr_assert_eq(g->n_qscales, 2);
     cr_assert_eq(g->qscales[0], 0.5f);
     cr_assert_eq(g->qscales[1], 0.25f);

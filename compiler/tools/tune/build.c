@@ -106,7 +106,7 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
         o.emit = "c";
         o.cpu_only = 1;
     }
-    if (fmt != WFMT_FP32)
+    if (fmt != LSTMC_RT_WFMT_FP32)
         o.weights = lowp_name(fmt);
     if (approx) {
         o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0;

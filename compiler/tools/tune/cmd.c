@@ -74,10 +74,10 @@ tusage(const char *msg, const char *arg)
 static int
 parse_formats(const char *v, topts *t)
 {
-    int want[WFMT_COUNT] = {0}, f;
+    int want[LSTMC_RT_WFMT_COUNT] = {0}, f;
     const char *p = v;
     if (!strcmp(v, "all")) {
-        for (f = 0; f < WFMT_COUNT; f++)
+        for (f = 0; f < LSTMC_RT_WFMT_COUNT; f++)
             want[f] = 1;
     } else {
         for (;;) {
@@ -96,7 +96,7 @@ parse_formats(const char *v, topts *t)
         }
     }
     t->n_fmts = 0;
-    for (f = WFMT_FP32 + 1; f < WFMT_COUNT; f++)
+    for (f = LSTMC_RT_WFMT_FP32 + 1; f < LSTMC_RT_WFMT_COUNT; f++)
         if (want[f])
             t->fmts[t->n_fmts++] = f;
     return 0;

@@ -38,7 +38,7 @@ tune_fmt_sub(tune_run *r, int fmt)
 const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
-    return p[i].wfmt != WFMT_FP32
+    return p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
                : arena_printf(r->a, "set %d", i);
 }
@@ -47,7 +47,7 @@ tune_point_name(tune_run *r, const tune_point *p, int i)
 static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
-    if (p[i].wfmt != WFMT_FP32)
+    if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
         snprintf(buf, n, "%s", lowp_name(p[i].wfmt));
     else
         snprintf(buf, n, "%d", i);

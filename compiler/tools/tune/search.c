@@ -349,8 +349,8 @@ tune_search(tune_run *r)
     /* 2. the exact and the approximate libraries, each with the harness */
     fprintf(stderr, "lstmc: tune: building the exact and the approximate libraries%s\n",
             r->measured ? "" : " (portable C for this machine: speed will be estimated)");
-    if (tune_compile(r, "exact", 0, NULL, &xi, WFMT_FP32) < 0 || tune_stopped(r) ||
-        tune_compile(r, "approx", 1, calib, &xi, WFMT_FP32) < 0 || tune_stopped(r))
+    if (tune_compile(r, "exact", 0, NULL, &xi, LSTMC_RT_WFMT_FP32) < 0 || tune_stopped(r) ||
+        tune_compile(r, "approx", 1, calib, &xi, LSTMC_RT_WFMT_FP32) < 0 || tune_stopped(r))
         return -1;
     for (i = 0; i < t->n_fmts; i++)
         if (tune_compile(r, tune_fmt_sub(r, t->fmts[i]), 0, NULL, &xi, t->fmts[i]) < 0 || tune_stopped(r))
@@ -398,7 +398,7 @@ tune_search(tune_run *r)
         return -1;
     memset(p, 0, sizeof p);
     for (i = 0; i < TUNE_SETS; i++) {
-        p[i].wfmt = WFMT_FP32;
+        p[i].wfmt = LSTMC_RT_WFMT_FP32;
         p[i].alpha_inter = pairs[2 * i];
         p[i].alpha_intra = pairs[2 * i + 1];
         p[i].us = h[i].us;
@@ -441,7 +441,7 @@ tune_search(tune_run *r)
      * fewer bytes of the same weights */
     for (i = 0; i < n; i++)
         p[i].speedup = r->measured ? r->exact_us / p[i].us
-                       : p[i].wfmt != WFMT_FP32
+                       : p[i].wfmt != LSTMC_RT_WFMT_FP32
                            ? 4.0 / lowp_elem_bytes(p[i].wfmt)
                            : (double)r->T / ((p[i].tissues > 0 ? p[i].tissues : r->T) *
                                              (0.25 + 0.75 * (1 - p[i].skipped)));
@@ -464,7 +464,7 @@ tune_search(tune_run *r)
                     hold[j] = r->exact_acc_hold;
                     continue;
                 }
-                if (p[which[j]].wfmt != WFMT_FP32
+                if (p[which[j]].wfmt != LSTMC_RT_WFMT_FP32
                         ? tune_harness(r, tune_fmt_sub(r, p[which[j]].wfmt), r->n_tune, r->n_hold, 1,
                                   NULL, 0, h, &y) < 0
                         : tune_harness(r, "approx", r->n_tune, r->n_hold, 1, pairs + 2 * which[j],
@@ -526,14 +526,14 @@ tune_search(tune_run *r)
         fprintf(fo, "vary %s\n", t->vary);
         /* a format candidate is the exact schedule: its alphas are 0 */
         fprintf(fo, "schedule %s\nalpha_inter %.9g\nalpha_intra %.9g\n",
-                ao < 0 || p[ao].wfmt != WFMT_FP32 ? "exact" : "approx",
+                ao < 0 || p[ao].wfmt != LSTMC_RT_WFMT_FP32 ? "exact" : "approx",
                 ao < 0 ? 0.0 : p[ao].alpha_inter, ao < 0 ? 0.0 : p[ao].alpha_intra);
-        if (ao >= 0 && p[ao].wfmt != WFMT_FP32)
+        if (ao >= 0 && p[ao].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "weights %s\n", lowp_name(p[ao].wfmt));
         fprintf(fo, "alpha_inter_max %.9g\nalpha_intra_max %.9g\n", inter_max, intra_max);
         fprintf(fo, "bpa_alpha_inter %.9g\nbpa_alpha_intra %.9g\n",
                 bpa < 0 ? 0.0 : p[bpa].alpha_inter, bpa < 0 ? 0.0 : p[bpa].alpha_intra);
-        if (bpa >= 0 && p[bpa].wfmt != WFMT_FP32)
+        if (bpa >= 0 && p[bpa].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "bpa_weights %s\n", lowp_name(p[bpa].wfmt));
         fprintf(fo, "calib %s.calib\n", base ? base + 1 : t->out);
         if (fclose(fo) != 0 || rename(tmp, t->out) != 0) {

@@ -18,7 +18,7 @@ typedef struct topts {
     const char *vary; /* both, inter, intra: which thresholds the sets move */
     double accuracy, holdout;
     int reps;
-    int fmts[WFMT_COUNT - 1], n_fmts; /* --weights: the reduced formats to try */
+    int fmts[LSTMC_RT_WFMT_COUNT - 1], n_fmts; /* --weights: the reduced formats to try */
 } topts;
 
 /* State of one tuning run. */
