@@ -327,10 +327,10 @@ int tissue_handles(const kp_call *c);
 
 /* --- panels.c ------------------------------------------------------------------------- */
 
-/* The layout key of ir_tensor.panels: vector width and threads. */
+/* The layout key of the weights in column panels (kp_call.wlayout): vector width, threads. */
 #define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
 
-int rec_relayout(kp_call *c, int key, diag *d);
+int rec_relayout(kprog *kp, int i, int key, diag *d);
 int rec_pack_ok(const kprog *kp, int i, const cg_options *o);
 int rec_threads(const kprog *kp, int i, const cg_options *o, const target *t);
 

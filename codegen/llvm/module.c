@@ -362,8 +362,8 @@ cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
     for (i = 0; i < kp->n_calls; i++) /* the weights as the kernels read them */
         if ((kp->calls[i].kind == KP_RNN_REC || kp->calls[i].kind == KP_RNN_PROJ) &&
             kp->calls[i].in[1] &&
-            (kp->calls[i].in[1]->panels || (handled[i] && rec_pack_ok(kp, i, o))) &&
-            rec_relayout(&kp->calls[i],
+            (*kp_wlayout(kp, kp->calls[i].in[1]) || (handled[i] && rec_pack_ok(kp, i, o))) &&
+            rec_relayout(kp, i,
                          handled[i] && rec_pack_ok(kp, i, o)
                              ? PANELS_KEY(g.vl, kp_wave_of(kp, i) ? 1 : handled[i])
                              : 0,

@@ -124,8 +124,10 @@ rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, con
 /* Bring the U of REC call c (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
  * or to C order (0). */
 int
-rec_relayout(kp_call *c, int key, diag *d)
+rec_relayout(kprog *kp, int i, int key, diag *d)
 {
+    const kp_call *c = &kp->calls[i];
+    int *layout = kp_wlayout(kp, c->in[1]); /* the tensor's state: on its first reader */
     const int proj = c->kind == KP_RNN_PROJ;
     const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
     const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
@@ -136,7 +138,7 @@ rec_relayout(kp_call *c, int key, diag *d)
     unsigned char *tmp, *data = t->data;
     int32_t dir;
 
-    if (t->panels == key)
+    if (*layout == key)
         return 0;
     if (c->wfmt == LSTMC_RT_WFMT_INT8) /* the values follow the D*GH scales (lstmc_rt.h) */
         data += 4 * D * GH;
@@ -148,15 +150,15 @@ rec_relayout(kp_call *c, int key, diag *d)
     for (dir = 0; dir < D; dir++) {
         unsigned char *b = data + dir * blk;
         memcpy(tmp, b, blk);
-        if (t->panels) { /* packed for another layout: back to C order first */
-            rec_relayout_block(b, tmp, es, c, t->panels, 0);
+        if (*layout) { /* packed for another layout: back to C order first */
+            rec_relayout_block(b, tmp, es, c, *layout, 0);
             memcpy(tmp, b, blk);
         }
         if (key)
             rec_relayout_block(b, tmp, es, c, key, 1);
     }
     free(tmp);
-    t->panels = key;
+    *layout = key;
     return 0;
 }
 

@@ -110,8 +110,6 @@ typedef struct ir_tensor {
     int is_output;       /* a graph output */
     int qsrc;            /* ONNX INT8/UINT8 code of a constant imported from 8-bit data (held
                             widened to i32); only DequantizeLinear may read it. 0 otherwise */
-    int panels;          /* 0: data in C order; > 0: the U of LLVM RnnRec kernels, in column
-                            panels of vectors of this many floats (codegen/llvm/) */
 } ir_tensor;
 
 /* --- attributes -------------------------------------------------------------------- */

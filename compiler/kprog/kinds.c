@@ -72,3 +72,13 @@ kp_arg_type(const kp_call *c, int j)
         return NULL;
     }
 }
+
+int *
+kp_wlayout(kprog *kp, const ir_tensor *t)
+{
+    int i;
+    for (i = 0; t && i < kp->n_calls; i++)
+        if (kp->calls[i].in[1] == t)
+            return &kp->calls[i].wlayout;
+    return NULL;
+}

@@ -94,6 +94,9 @@ typedef struct kp_call {
     int64_t scratch_bytes;       /* > 0: the call takes a scratch buffer last */
     int32_t wfmt; /* KP_RNN_PROJ / KP_RNN_REC: storage format of in[1] (lstmc_rt_wfmt; 0 =
                      fp32): the call goes to that format's kernel (kp_call_fn) */
+    int wlayout;  /* how in[1]'s data is laid out now: 0 C order, else a backend's key (the
+                     LLVM kernels' column panels); kept on the first call that reads the
+                     tensor as its weights (kp_wlayout) */
 } kp_call;
 
 /* A wavefront group (issue 4, compiler/kprog/schedule.c): calls [first, last] are stacked LSTM layers
@@ -119,6 +122,10 @@ typedef struct kprog {
     int n_waves;         /* wavefront groups (cg_wave_plan), in call order; 0 = none */
     kp_wave *waves;
 } kprog;
+
+/* The layout field of the tensor t that calls of kp read as their weights (in[1]): the first
+ * such call's wlayout, so every call sharing t sees one state. NULL when no call does. */
+int *kp_wlayout(kprog *kp, const ir_tensor *t);
 
 /* Name of the runtime function a kind calls ("lstmc_rt_rnn"). */
 const char *kp_kind_fn(kp_kind k);
