@@ -48,27 +48,22 @@ cg_ident_part(const char *s, char *buf)
 
 /*
  * The identifier of tensor id of g under prefix, into buf (CG_IDENT_MAX bytes):
- * "PREFIX_<name>" with <name> its ONNX name made a C identifier (cg_ident_part), or
- * "PREFIX_<name>__<id>" when another tensor of g gives the same <name> (or <name> is
- * empty). Unique in g: a name with "__" after PREFIX_ always ends in its own id.
+ * "PREFIX_<name>" when the tensor's ONNX name is already an identifier part (letters,
+ * digits and single inner '_', at most CG_IDENT_NAME_MAX long: cg_ident_part leaves it
+ * as it is), else "PREFIX_<part>__<id>". Unique in g without looking at the other tensors
+ * (a compile of a 20,000-node graph calls this for every reference): ONNX names are
+ * unique, a name left as it is never holds "__", and every other name ends in its own id.
  */
 static inline void
 cg_tensor_ident(char *buf, const char *prefix, const ir_graph *g, int id)
 {
-    char part[CG_IDENT_NAME_MAX + 1], other[CG_IDENT_NAME_MAX + 1];
-    int i, clash;
-    cg_ident_part(g->tensors[id]->name, part);
-    clash = part[0] == '\0';
-    for (i = 0; i < g->n_tensors && !clash; i++) {
-        if (i == id)
-            continue;
-        cg_ident_part(g->tensors[i]->name, other);
-        clash = strcmp(part, other) == 0;
-    }
-    if (clash)
-        snprintf(buf, CG_IDENT_MAX, "%s_%s__%d", prefix, part, id);
-    else
+    char part[CG_IDENT_NAME_MAX + 1];
+    const char *name = g->tensors[id]->name;
+    cg_ident_part(name, part);
+    if (part[0] && name && strcmp(part, name) == 0)
         snprintf(buf, CG_IDENT_MAX, "%s_%s", prefix, part);
+    else
+        snprintf(buf, CG_IDENT_MAX, "%s_%s__%d", prefix, part, id);
 }
 
 /* The identifier of constant tensor id of g in the generated code: "PREFIX_w_<name>"
