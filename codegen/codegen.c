@@ -66,14 +66,14 @@ elstm_write(arena *a, const ir_graph *g, const cg_options *o, diag *d)
     return elstm_emit(a, g, &elstm_default_profile, o->sph, o->outdir, d);
 }
 
-static const cg_backend be_c = {"c", NULL, NULL, NULL, NULL, 0, NULL};
+static const cg_backend be_c = {"c", NULL, NULL, NULL, 0, NULL};
 static const cg_backend be_llvm = {
-    "llvm", cg_llvm_available, cg_llvm_handles, llvm_emit, NULL, 0, NULL};
+    "llvm", cg_llvm_handles, llvm_emit, NULL, 0, NULL};
 static const cg_backend be_opencl_c = {
-    "opencl", NULL, cg_opencl_handles, opencl_emit, &be_c, 1, NULL};
+    "opencl", cg_opencl_handles, opencl_emit, &be_c, 1, NULL};
 static const cg_backend be_opencl_llvm = {
-    "opencl", NULL, cg_opencl_handles, opencl_emit, &be_llvm, 1, NULL};
-static const cg_backend be_elstm = {"elstm", NULL, NULL, NULL, NULL, 0, elstm_write};
+    "opencl", cg_opencl_handles, opencl_emit, &be_llvm, 1, NULL};
+static const cg_backend be_elstm = {"elstm", NULL, NULL, NULL, 0, elstm_write};
 
 const cg_backend *
 cg_backend_resolve(const char *target_name, const char *emit, int cpu_only, diag *d)
@@ -97,12 +97,6 @@ const cg_backend *
 cg_backend_cpu(const cg_backend *be)
 {
     return be->cpu ? be->cpu : be;
-}
-
-int
-cg_backend_handles(const cg_backend *be, const kp_call *c)
-{
-    return (be->handles && be->handles(c)) || (be->cpu && be->cpu->handles && be->cpu->handles(c));
 }
 
 /* --- cg_write ---------------------------------------------------------------------- */

@@ -69,7 +69,6 @@ int cg_name_ok(const char *s);
  */
 struct cg_backend {
     const char *name;                 /* "c", "llvm", "opencl", "elstm" */
-    int (*available)(void);           /* built into this lstmc? NULL: always */
     int (*handles)(const kp_call *c); /* may this backend run call c? NULL: none (C kernels) */
     /* Write the kernels of the calls it handles for kp (o->name prefixes them): handled[i]
      * (kp->n_calls entries) says which (> 1: that many threads). The weights of the calls
@@ -94,9 +93,6 @@ const cg_backend *cg_backend_resolve(const char *target_name, const char *emit, 
 
 /* The backend that runs the CPU side of be's programs (be itself, or OpenCL's cpu). */
 const cg_backend *cg_backend_cpu(const cg_backend *be);
-
-/* 1 when be (or its CPU side) runs call c in its own kernel. */
-int cg_backend_handles(const cg_backend *be, const kp_call *c);
 
 /*
  * Write every file of the library for the planned program through o->be. Errors (cannot

@@ -11,6 +11,7 @@
 #include "../../bench/mkmodel.c"
 #include "analyze.h"
 #include "arena.h"
+#include "cliopt.h"
 #include "diag.h"
 #include "driver.h"
 #include "kprog.h"
@@ -102,15 +103,15 @@ Test(analyze, fits_in_cache, .timeout = 120)
 Test(analyze, parse_bytes)
 {
     int64_t v = 0;
-    cr_assert_eq(analyze_parse_bytes("12MiB", &v), 0);
+    cr_assert_eq(cli_parse_bytes("12MiB", &v), 0);
     cr_assert_eq(v, 12LL << 20);
-    cr_assert_eq(analyze_parse_bytes("4m", &v), 0);
+    cr_assert_eq(cli_parse_bytes("4m", &v), 0);
     cr_assert_eq(v, 4LL << 20);
-    cr_assert_eq(analyze_parse_bytes("512K", &v), 0);
+    cr_assert_eq(cli_parse_bytes("512K", &v), 0);
     cr_assert_eq(v, 512LL << 10);
-    cr_assert_eq(analyze_parse_bytes("65536", &v), 0);
+    cr_assert_eq(cli_parse_bytes("65536", &v), 0);
     cr_assert_eq(v, 65536);
-    cr_assert_eq(analyze_parse_bytes("12 MB", &v), -1);
-    cr_assert_eq(analyze_parse_bytes("x", &v), -1);
-    cr_assert_eq(analyze_parse_bytes("0", &v), -1);
+    cr_assert_eq(cli_parse_bytes("12 MB", &v), -1);
+    cr_assert_eq(cli_parse_bytes("x", &v), -1);
+    cr_assert_eq(cli_parse_bytes("0", &v), -1);
 }

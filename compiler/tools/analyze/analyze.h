@@ -83,8 +83,6 @@ int analyze_kprog(arena *a, const ir_graph *g, const kprog *kp, const memplan *m
 /* DRE = (read + write) / working set; 0 when the working set is 0. */
 double analyze_dre(int64_t read_bytes, int64_t write_bytes, int64_t working_set);
 
-/* cli_parse_bytes (cliopt.h) under its old name, kept for tests/unit/test_analyze.c. */
-int analyze_parse_bytes(const char *s, int64_t *out);
 
 /*
  * The last-level cache of the machine lstmc runs on: sysconf(_SC_LEVEL3_CACHE_SIZE), else

@@ -14,13 +14,6 @@
 
 /* --- cache sizes -------------------------------------------------------------------- */
 
-/* The old name of cli_parse_bytes (cliopt.h), which tests/unit/test_analyze.c still uses. */
-int
-analyze_parse_bytes(const char *s, int64_t *out)
-{
-    return cli_parse_bytes(s, out);
-}
-
 static int64_t
 sysfs_llc(void)
 {
