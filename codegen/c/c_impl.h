@@ -77,6 +77,15 @@ void cg_c_put_params(FILE *f, const kp_call *c);
 /* The block of call idx of a program of graph g whose buffers mp places; name prefixes the
  * constants (cg_c_put_const) and, when llvm, the kernel (name_kIDX) that replaces the
  * runtime's. */
+/* What generated calls read besides weights: cg_c_calls_use's bits. */
+enum {
+    CG_C_USES_ARENA = 1,   /* an arena buffer or a scratch */
+    CG_C_USES_INPUTS = 2,  /* the function's inputs[] */
+    CG_C_USES_OUTPUTS = 4, /* its outputs[] */
+    CG_C_USES_CTX = 8,     /* ctx: the per-run thresholds and statistics */
+    CG_C_USES_WEIGHTS = 16 /* a weight: through ctx->weights unless they are const */
+};
+unsigned cg_c_calls_use(const kprog *kp, const memplan *mp);
 void cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
                    const kp_call *c, int idx, int llvm);
 

@@ -197,6 +197,30 @@ cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
     fputs("    }\n", f);
 }
 
+/* What the calls of kp read of their function's variables (CG_C_USES_*): the generated
+ * functions declare and take only those. */
+unsigned
+cg_c_calls_use(const kprog *kp, const memplan *mp)
+{
+    unsigned u = 0;
+    int i, j;
+    for (i = 0; i < kp->n_calls; i++) {
+        const kp_call *c = &kp->calls[i];
+        const kp_kind_info *k = &kp_kinds[c->kind];
+        if (c->scratch_bytes > 0)
+            u |= CG_C_USES_ARENA;
+        if (k->stats & (KP_STATS_TISSUE | KP_STATS_DRS))
+            u |= CG_C_USES_CTX;
+        for (j = 0; j < c->n_in + c->n_out; j++) {
+            const ir_tensor *t = j < c->n_in ? c->in[j] : c->out[j - c->n_in];
+            memplan_kind m = t ? mp->tensor[t->id].kind : MEMPLAN_NONE;
+            u |= m == MEMPLAN_ARENA ? CG_C_USES_ARENA : m == MEMPLAN_INPUT ? CG_C_USES_INPUTS
+               : m == MEMPLAN_OUTPUT ? CG_C_USES_OUTPUTS : m == MEMPLAN_CONST ? CG_C_USES_WEIGHTS : 0;
+        }
+    }
+    return u;
+}
+
 /* The calls of wavefront group w (compiler/kprog/schedule.c): one call of the LLVM kernel
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
 static void
@@ -306,7 +330,7 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     FILE *f;
     char fname[256];
     char NAME[128];
-    int i;
+    int i, use_arena = (cg_c_calls_use(kp, mp) & CG_C_USES_ARENA) != 0;
     cg_c_upper(o->name, NAME, sizeof NAME);
     snprintf(fname, sizeof fname, "%s.c", o->name);
     if (cg_c_open_out(&of, o->outdir, fname, d) < 0)
@@ -358,18 +382,18 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
             o->name, o->name);
     fprintf(f,
             "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
-            "*outputs)\n{\n    unsigned char *arena;\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
+            "*outputs)\n{\n%s    lstmc_rt_status st = LSTMC_RT_OK;\n"
             "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
             "    if (ctx->arena_size < %s_RUN_ARENA_SIZE) /* bound by _init_stream */\n"
             "        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n"
-            "%s"
-            "    arena = ctx->arena;\n    (void)arena;\n"
+            "%s%s"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
             "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
-            o->name, o->name, NAME,
+            o->name, o->name, use_arena ? "    unsigned char *arena;\n" : "", NAME,
             o->placement != CG_WEIGHTS_CONST
                 ? "    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n"
-                : "");
+                : "",
+            use_arena ? "    arena = ctx->arena;\n" : "");
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     for (i = 0; i < kp->n_outputs; i++)

@@ -205,8 +205,9 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             "/* Like _init, for a ctx that only streams: size >= *_STREAM_ARENA_SIZE;\n"
             " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"
             "lstmc_rt_status %s_init_stream(%s_ctx *ctx, void *arena, size_t size);\n\n"
-            "/* Set layer's state: h and c are [N*H] floats (c: LSTM only, ignored otherwise);\n"
-            " * NULL means zero. LSTMC_RT_ERR_BAD_PARAMS for a layer out of range. */\n"
+            "/* Set layer's state: h and c are [N*H] floats, NULL means zero; c is an LSTM's\n"
+            " * only. LSTMC_RT_ERR_BAD_PARAMS for a layer out of range or a c given to a GRU\n"
+            " * or RNN layer. */\n"
             "lstmc_rt_status %s_set_state(%s_state *state, int layer, const float *h, const "
             "float *c);\n\n"
             "/* Feed n >= 1 time steps (see above); state is read and advanced by n steps.\n"
@@ -266,25 +267,82 @@ stream_every_step(const stream_info *si, unsigned char *every)
     free(need);
 }
 
+/* The parameters of <name>_stream_once (decl: with their types) or the arguments _step
+ * passes: only what its calls read, so nothing is declared unused. */
+static void
+put_once_args(FILE *f, const char *name, unsigned uses, int last, int decl)
+{
+    const char *sep = "";
+    if (uses & CG_C_USES_CTX) {
+        fprintf(f, decl ? "%s_ctx *ctx" : "ctx", name);
+        sep = ", ";
+    }
+    if (uses & CG_C_USES_ARENA) {
+        fprintf(f, "%s%s", sep, decl ? "unsigned char *arena" : "arena");
+        sep = ", ";
+    }
+    if (uses & CG_C_USES_INPUTS) {
+        fprintf(f, "%s%s", sep, decl ? "const void *const *inputs" : "in");
+        sep = ", ";
+    }
+    if (uses & CG_C_USES_OUTPUTS) {
+        fprintf(f, "%s%s", sep, decl ? "void *const *outputs" : "out");
+        sep = ", ";
+    }
+    if (last)
+        fprintf(f, "%s%s", sep, decl ? "int last" : "t == n - 1");
+    else if (!*sep)
+        fputs(decl ? "void" : "", f);
+}
+
+/* NAME_STREAM_IN<i>, _OUT<i>, _NEXT_H<k>, _NEXT_C<k>: where _step stages one step of a
+ * strided input or output and each layer's next state, in the arena after the step
+ * program's own buffers (stream_geometry). */
+static void
+put_staging_names(FILE *f, const stream_info *si, const stream_geo *sg, const char *SNAME)
+{
+    int i, k, slot;
+    fputs("/* where _step stages a step and the next state (bytes from the arena's start) */\n",
+          f);
+    for (i = 0; i < si->n_inputs; i++)
+        if (si->in_axis[i] >= 0 && sg->in_off[i] >= 0)
+            fprintf(f, "#define %s_IN%d %lld /* step t of input %d ('%s'), %lld rows */\n",
+                    SNAME, i, (long long)sg->in_off[i], i, si->g->inputs[i]->name,
+                    (long long)sg->in_outer[i]);
+    for (i = 0; i < si->n_outputs; i++)
+        if (si->out_kind[i] == STREAM_TIME && sg->out_off[i] >= 0)
+            fprintf(f, "#define %s_OUT%d %lld /* step t of output %d, %lld rows */\n", SNAME,
+                    i, (long long)sg->out_off[i], i, (long long)sg->out_outer[i]);
+    for (k = 0, slot = 0; k < si->n_layers; k++) {
+        fprintf(f, "#define %s_NEXT_H%d %lld /* layer %d's next h */\n", SNAME, k,
+                (long long)sg->next_off[slot++], k);
+        if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "#define %s_NEXT_C%d %lld /* layer %d's next c */\n", SNAME, k,
+                    (long long)sg->next_off[slot++], k);
+    }
+    fputc('\n', f);
+}
+
 /* The streaming functions of <name>.c. */
 void
 cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options *o,
                 const unsigned char *handled_s)
 {
     const stream_info *si = o->stream;
-    char sname[160], NAME[128];
+    char sname[160], NAME[128], SNAME[168];
     stream_geo sg;
     unsigned char *every;
-    int i, k, slot;
+    unsigned uses;
+    int i, k, slot, last = 0, gather = 0;
 
     cg_c_upper(o->name, NAME, sizeof NAME);
     fprintf(f,
             "\nlstmc_rt_status\n%s_init_stream(%s_ctx *ctx, void *arena, size_t size)\n{\n"
             "    lstmc_rt_status st;\n    if (!ctx)\n        return LSTMC_RT_ERR_NULL;\n",
             o->name, o->name);
-    if (!cg_c_stream_on(o))
-        fputs("    (void)st;\n    (void)arena;\n    (void)size;\n"
-              "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+    if (!cg_c_stream_on(o)) /* the arguments checked as the real one does, then refused */
+        fputs("    st = lstmc_rt_arena_check(arena, size, 0);\n"
+              "    return st != LSTMC_RT_OK ? st : LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
               f);
     else
         fprintf(f,
@@ -299,19 +357,23 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     if (!cg_c_stream_on(o)) {
         fprintf(f,
                 "\n/* --- streaming: not available (%s_STREAM_WHY) --- */\n\n"
-                "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n    (void)state;\n"
-                "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+                "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
+                "    return state ? LSTMC_RT_ERR_UNSUPPORTED : LSTMC_RT_ERR_NULL;\n}\n\n"
+                "/* No layer has a state, so h and c are never read. */\n"
                 "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
-                "const float *c)\n{\n    (void)state;\n    (void)layer;\n    (void)h;\n"
-                "    (void)c;\n    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+                "const float *c)\n{\n"
+                "    (void)h;\n    (void)c;\n"
+                "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n"
+                "    return layer < 0 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
                 "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
-                "*const *inputs,\n          void *const *outputs)\n{\n    (void)ctx;\n"
-                "    (void)state;\n    (void)n;\n    (void)inputs;\n    (void)outputs;\n"
-                "    return LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+                "*const *inputs,\n          void *const *outputs)\n{\n"
+                "    if (!ctx || !state || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+                "    return n < 1 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
                 o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
         return;
     }
     snprintf(sname, sizeof sname, "%s_stream", o->name);
+    snprintf(SNAME, sizeof SNAME, "%s_STREAM", NAME);
     stream_geometry(si, &sg);
     fprintf(f, "\n/* --- streaming: the one-step program (T = 1), run once per time step ---- "
                "*/\n\n");
@@ -355,15 +417,24 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         stream_every_step(si, every);
     fputc('\n', f);
     cg_c_put_arena_names(f, sname, si->g, &si->mp, &si->kp);
+    put_staging_names(f, si, &sg, SNAME);
+    for (i = 0; i < si->n_inputs; i++)
+        gather |= si->in_axis[i] >= 0 && sg.in_off[i] >= 0;
+    for (i = 0; i < si->n_outputs; i++)
+        gather |= si->out_kind[i] == STREAM_TIME && sg.out_off[i] >= 0;
+    uses = cg_c_calls_use(&si->kp, &si->mp);
+    if ((uses & CG_C_USES_WEIGHTS) && o->placement != CG_WEIGHTS_CONST)
+        uses |= CG_C_USES_CTX; /* the weights the caller bound (cg_c_put_const) */
+    for (i = 0; every && i < si->kp.n_calls; i++)
+        last |= !every[i];
+    /* its parameters: what its calls read (cg_c_calls_use), in this order */
     fprintf(f,
             "/* One time step: inputs are the graph's (one step each), then h, c of every "
-            "layer;\n * outputs the graph's, then the next h, c. last = 0 skips the calls "
-            "only\n * last-step outputs need. */\nstatic lstmc_rt_status\n%s_once(%s_ctx *ctx, "
-            "unsigned char *arena, const void *const *inputs,\n"
-            "    void *const *outputs, int last)\n{\n    lstmc_rt_status st = LSTMC_RT_OK;\n"
-            "    (void)ctx;\n    (void)arena;\n    (void)inputs;\n    (void)outputs;\n"
-            "    (void)last;\n",
-            sname, o->name);
+            "layer;\n * outputs the graph's, then the next h, c.%s */\nstatic lstmc_rt_status\n"
+            "%s_once(",
+            last ? " last = 0 skips the calls only\n * last-step outputs need." : "", sname);
+    put_once_args(f, o->name, uses, last, 1);
+    fputs(")\n{\n    lstmc_rt_status st = LSTMC_RT_OK;\n", f);
     for (i = 0; i < si->kp.n_calls; i++) {
         if (every && !every[i])
             fputs("    if (last)\n", f);
@@ -396,6 +467,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     for (k = 0; k < si->n_layers; k++) {
         const stream_layer *l = &si->layers[k];
         fprintf(f, "    case %d:\n", k);
+        if (l->cell != LSTMC_RT_CELL_LSTM) /* a GRU or RNN layer has no c */
+            fputs("        if (c)\n            return LSTMC_RT_ERR_BAD_PARAMS;\n", f);
         fprintf(f, "        if (h)\n            memcpy(state->h%d, h, sizeof state->h%d);\n"
                    "        else\n            memset(state->h%d, 0, sizeof state->h%d);\n",
                 k, k, k, k);
@@ -406,17 +479,17 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         fputs("        break;\n", f);
     }
     fputs("    default:\n        return LSTMC_RT_ERR_BAD_PARAMS;\n    }\n"
-          "    (void)c;\n    return LSTMC_RT_OK;\n}\n\n",
+          "    return LSTMC_RT_OK;\n}\n\n",
           f);
 
     fprintf(f,
             "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
             "*const *inputs,\n          void *const *outputs)\n{\n"
             "    const void *in[%d];\n    void *out[%d];\n    unsigned char *arena;\n"
-            "    lstmc_rt_status st;\n    int64_t t, o;\n"
+            "    lstmc_rt_status st;\n    int64_t t%s;\n"
             "    if (!ctx || !state || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
             "    if (n < 1)\n        return LSTMC_RT_ERR_BAD_PARAMS;\n",
-            o->name, o->name, o->name, si->g->n_inputs, si->kp.n_outputs);
+            o->name, o->name, o->name, si->g->n_inputs, si->kp.n_outputs, gather ? ", o" : "");
     for (i = 0; i < si->n_inputs; i++)
         fprintf(f, "    if (!inputs[%d])\n        return LSTMC_RT_ERR_NULL;\n", i);
     for (i = 0; i < si->n_outputs; i++)
@@ -425,7 +498,7 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             (long long)sg.arena);
     if (o->placement != CG_WEIGHTS_CONST)
         fputs("    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n", f);
-    fputs("    arena = ctx->arena;\n    (void)o;\n    for (t = 0; t < n; t++) {\n", f);
+    fputs("    arena = ctx->arena;\n    for (t = 0; t < n; t++) {\n", f);
     for (i = 0; i < si->n_inputs; i++) {
         if (si->in_axis[i] < 0)
             fprintf(f, "        in[%d] = inputs[%d];\n", i, i);
@@ -435,12 +508,11 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         else
             fprintf(f,
                     "        for (o = 0; o < %lld; o++) /* gather step t of every outer row */\n"
-                    "            memcpy(arena + %lld + (size_t)o * %lldu,\n"
+                    "            memcpy(arena + %s_IN%d + (size_t)o * %lldu,\n"
                     "                   (const unsigned char *)inputs[%d] + (size_t)(o * n + t) * "
-                    "%lldu, %lldu);\n        in[%d] = arena + %lld;\n",
-                    (long long)sg.in_outer[i], (long long)sg.in_off[i],
-                    (long long)sg.in_inner[i], i, (long long)sg.in_inner[i],
-                    (long long)sg.in_inner[i], i, (long long)sg.in_off[i]);
+                    "%lldu, %lldu);\n        in[%d] = arena + %s_IN%d;\n",
+                    (long long)sg.in_outer[i], SNAME, i, (long long)sg.in_inner[i], i,
+                    (long long)sg.in_inner[i], (long long)sg.in_inner[i], i, SNAME, i);
     }
     for (k = 0, slot = 0; k < si->n_layers; k++) {
         fprintf(f, "        in[%d] = state->h%d;\n", si->n_inputs + slot++, k);
@@ -454,29 +526,31 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             fprintf(f, "        out[%d] = (unsigned char *)outputs[%d] + (size_t)t * %lldu;\n",
                     i, i, (long long)sg.out_inner[i]);
         else
-            fprintf(f, "        out[%d] = arena + %lld;\n", i, (long long)sg.out_off[i]);
+            fprintf(f, "        out[%d] = arena + %s_OUT%d;\n", i, SNAME, i);
     }
-    for (slot = 0; slot < sg.n_slots; slot++)
-        fprintf(f, "        out[%d] = arena + %lld;\n", si->n_outputs + slot,
-                (long long)sg.next_off[slot]);
-    fprintf(f, "        st = %s_once(ctx, arena, in, out, t == n - 1);\n"
-               "        if (st != LSTMC_RT_OK)\n            return st;\n",
-            sname);
+    for (k = 0, slot = 0; k < si->n_layers; k++) {
+        fprintf(f, "        out[%d] = arena + %s_NEXT_H%d;\n", si->n_outputs + slot++, SNAME, k);
+        if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
+            fprintf(f, "        out[%d] = arena + %s_NEXT_C%d;\n", si->n_outputs + slot++,
+                    SNAME, k);
+    }
+    fprintf(f, "        st = %s_once(", sname);
+    put_once_args(f, o->name, uses, last, 0);
+    fputs(");\n        if (st != LSTMC_RT_OK)\n            return st;\n", f);
     for (i = 0; i < si->n_outputs; i++)
         if (si->out_kind[i] == STREAM_TIME && sg.out_off[i] >= 0)
             fprintf(f,
                     "        for (o = 0; o < %lld; o++) /* scatter step t to every outer row */\n"
                     "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * n + t) * "
-                    "%lldu,\n                   arena + %lld + (size_t)o * %lldu, %lldu);\n",
-                    (long long)sg.out_outer[i], i, (long long)sg.out_inner[i],
-                    (long long)sg.out_off[i], (long long)sg.out_inner[i],
-                    (long long)sg.out_inner[i]);
-    for (k = 0, slot = 0; k < si->n_layers; k++) {
-        fprintf(f, "        memcpy(state->h%d, arena + %lld, sizeof state->h%d);\n", k,
-                (long long)sg.next_off[slot++], k);
+                    "%lldu,\n                   arena + %s_OUT%d + (size_t)o * %lldu, %lldu);\n",
+                    (long long)sg.out_outer[i], i, (long long)sg.out_inner[i], SNAME, i,
+                    (long long)sg.out_inner[i], (long long)sg.out_inner[i]);
+    for (k = 0; k < si->n_layers; k++) {
+        fprintf(f, "        memcpy(state->h%d, arena + %s_NEXT_H%d, sizeof state->h%d);\n", k,
+                SNAME, k, k);
         if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
-            fprintf(f, "        memcpy(state->c%d, arena + %lld, sizeof state->c%d);\n", k,
-                    (long long)sg.next_off[slot++], k);
+            fprintf(f, "        memcpy(state->c%d, arena + %s_NEXT_C%d, sizeof state->c%d);\n",
+                    k, SNAME, k, k);
     }
     fputs("        state->steps++;\n    }\n    return LSTMC_RT_OK;\n}\n", f);
 }

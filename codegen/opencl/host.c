@@ -195,9 +195,7 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
     if (drs) /* what each chain did, read back for lstmc_rt_drs_stats */
         fprintf(f, "static cl_int ocl_ds%d[%lld][2];\n\n", idx, (long long)(p->n_dirs * p->batch));
     put_signature(f, name, c, idx);
-    fputs("{\n    cl_int e = CL_SUCCESS;\n    (void)p;\n", f);
-    if (p)
-        fputs("    (void)scratch;\n", f);
+    fputs("{\n    cl_int e = CL_SUCCESS;\n", f);
     fputs("    if (!ocl_ready)\n        return LSTMC_RT_ERR_NO_DEVICE;\n", f);
     if (first_ocl) /* the run's first layer decides where the run's layers go */
         fputs("    ocl_run_begin();\n", f);
@@ -231,9 +229,6 @@ put_call_fn(FILE *f, const ocl_plan *P, const char *name, int idx, int kbase,
         fprintf(f, "%s    return LSTMC_RT_OK;\n}\n\n", last_ocl ? "    ocl_run_end();\n" : "");
         return;
     }
-    for (j = 0; j < c->n_in + c->n_out; j++)
-        if (j != seq_arg)
-            fprintf(f, "    (void)a%d;\n", j);
     /* sequence_lens is checked on the host, as the C kernel does, before anything runs */
     if (seq_arg >= 0 && c->in[seq_arg])
         fprintf(f,
