@@ -159,11 +159,25 @@ int cg_c_write_header(const ir_graph *g, const kprog *kp, const memplan *mp, con
 /* <name>_run.c */
 int cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d);
 
-/* The Makefile: n_llvm / n_llvm_s LLVM kernels in <name>[_cpu]_kernels.o and
- * <name>_stream_kernels.o, threads > 1 builds the runtime's worker pool. */
-int cg_c_write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, int threads, diag *d);
+/* The runtime sources a library needs (runtime/src/<file>.c, without ".c"). */
+#define CG_C_RUNTIME_MAX 16
+typedef struct cg_c_runtime {
+    const char *file[CG_C_RUNTIME_MAX];
+    int n;
+} cg_c_runtime;
 
-/* OUTDIR/runtime/: the runtime sources embedded in lstmc. */
-int cg_c_write_runtime(const cg_options *o, diag *d);
+/* Those of the whole-sequence program kp and the step program kp_s (NULL: none), with
+ * handled / handled_s marking the calls another backend runs: the calls' kernels, what
+ * those need, and the pool, blob reader, UO, OpenCL and .npy parts when used. */
+void cg_c_runtime_of(cg_c_runtime *rt, const kprog *kp, const unsigned char *handled,
+                     const kprog *kp_s, const unsigned char *handled_s, const cg_options *o);
+
+/* The Makefile: rt's sources, n_llvm / n_llvm_s LLVM kernels in <name>[_cpu]_kernels.o and
+ * <name>_stream_kernels.o, threads > 1 builds the runtime's worker pool. */
+int cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int n_llvm_s,
+                        int threads, diag *d);
+
+/* OUTDIR/runtime/: rt's sources and the headers they and the library include. */
+int cg_c_write_runtime(const cg_options *o, const cg_c_runtime *rt, diag *d);
 
 #endif /* LSTMC_C_IMPL_H */

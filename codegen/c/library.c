@@ -6,6 +6,7 @@
 #include "c_impl.h"
 
 #include "diag.h"
+#include "stream.h"
 
 int
 cg_c_begin(const cg_options *o, diag *d)
@@ -28,11 +29,13 @@ cg_c_library(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
              unsigned char *handled, unsigned char *handled_s, int n_obj, int n_obj_s,
              cg_c_sizes *sz, diag *d)
 {
+    cg_c_runtime rt;
+    cg_c_runtime_of(&rt, kp, handled, cg_c_stream_on(o) ? &o->stream->kp : NULL, handled_s, o);
     if (cg_c_write_header(g, kp, mp, o, d) < 0 || cg_c_write_weights(g, mp, o, d) < 0 ||
         cg_c_write_host(g, kp, mp, o, handled, handled_s, d) < 0 ||
         cg_c_write_driver(g, kp, o, d) < 0 ||
-        cg_c_write_makefile(o, n_obj, n_obj_s, cg_c_pool_threads(kp, handled), d) < 0 ||
-        cg_c_write_runtime(o, d) < 0)
+        cg_c_write_makefile(o, &rt, n_obj, n_obj_s, cg_c_pool_threads(kp, handled), d) < 0 ||
+        cg_c_write_runtime(o, &rt, d) < 0)
         return -1;
     sz->arena = cg_c_total_arena(mp, o);
     sz->stream_arena = cg_c_stream_arena(o);

@@ -1,15 +1,106 @@
 /*
  * makefile.c — the Makefile that builds lib<name>.a and <name>_run with the user's CC and
- * CFLAGS, and the copy of the runtime sources (embedded in lstmc) it compiles.
+ * CFLAGS, and the copy of the runtime sources (embedded in lstmc) it compiles: only those
+ * the model's calls name, with what they need.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "c_impl.h"
 #include "embed.h"
+#include "kprog.h"
+
+/* What each runtime source calls in another (nm -u of runtime/src/<file>.o): the sources a
+ * file needs besides itself. A file missing here fails the link of a model using it, which
+ * the e2e tests build for every kind of call (tissues, DRS, sparse, formats, blob, OpenCL,
+ * threads). */
+static const struct rt_dep {
+    const char *file, *needs[4];
+} rt_deps[] = {
+    {"rt_rnn", {"rt_spmv", "rt_hsparse", "rt_lowp"}}, /* the sparse and reduced-precision U */
+    {"rt_lowp", {"rt_rnn"}},                           /* lstmc_rt_rnn_rec_fmt */
+    {"rt_drs", {"rt_rnn"}},                            /* lstmc_rt_act_apply */
+    {"rt_tissue", {"rt_rnn", "rt_drs"}},               /* lstmc_rt_act_apply, _drs_compact */
+};
+
+static void
+rt_use(cg_c_runtime *rt, const char *file)
+{
+    size_t i, j;
+    for (i = 0; i < (size_t)rt->n; i++)
+        if (strcmp(rt->file[i], file) == 0)
+            return;
+    if (rt->n == CG_C_RUNTIME_MAX)
+        return;
+    rt->file[rt->n++] = file;
+    for (i = 0; i < sizeof rt_deps / sizeof rt_deps[0]; i++)
+        if (strcmp(rt_deps[i].file, file) == 0)
+            for (j = 0; j < 4 && rt_deps[i].needs[j]; j++)
+                rt_use(rt, rt_deps[i].needs[j]);
+}
+
+/* The calls' sources (kp_kinds.def's SRC). A call another backend handles needs none,
+ * except: OpenCL layers fall back to the C kernel on the host, and the LLVM tissue kernel
+ * calls lstmc_rt_tissue_plan. */
+static void
+rt_use_calls(cg_c_runtime *rt, const kprog *kp, const unsigned char *handled, int opencl)
+{
+    int i;
+    for (i = 0; kp && i < kp->n_calls; i++) {
+        const kp_call *c = &kp->calls[i];
+        if (!handled || !handled[i] || opencl || kp_kinds[c->kind].stats & KP_STATS_TISSUE)
+            rt_use(rt, kp_kinds[c->kind].src);
+        if (c->wfmt != 0)
+            rt_use(rt, "rt_lowp");
+        if (kp_kinds[c->kind].stats) /* the thresholds the user's UO loop moves */
+            rt_use(rt, "rt_uo");
+    }
+    if (kp && kp->n_waves > 0)
+        rt_use(rt, "rt_pool");
+}
+
+void
+cg_c_runtime_of(cg_c_runtime *rt, const kprog *kp, const unsigned char *handled,
+                const kprog *kp_s, const unsigned char *handled_s, const cg_options *o)
+{
+    memset(rt, 0, sizeof *rt);
+    rt_use(rt, "rt_kernels"); /* _init's lstmc_rt_arena_check, lstmc_rt_status_str */
+    rt_use_calls(rt, kp, handled, o->opencl);
+    rt_use_calls(rt, kp_s, handled_s, 0);
+    if (cg_c_pool_threads(kp, handled) > 1) /* the multi-core kernels' workers */
+        rt_use(rt, "rt_pool");
+    if (o->placement == CG_WEIGHTS_BLOB) /* lstmc_rt_blob_open */
+        rt_use(rt, "rt_blob");
+    if (o->opencl)
+        rt_use(rt, "rt_opencl");
+    rt_use(rt, "rt_npy"); /* <name>_run only: not in the library */
+}
+
+/* Whether OUTDIR/runtime gets embedded file path ("src/rt_rnn.c", "include/lstmc_rt_uo.h"). */
+static int
+rt_wanted(const cg_c_runtime *rt, const char *path)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(base);
+    int i;
+    if (strncmp(path, "src/", 4) == 0 && strchr(path + 4, '/') == NULL) {
+        for (i = 0; i < rt->n; i++)
+            if (n == strlen(rt->file[i]) + 2 && strncmp(base, rt->file[i], n - 2) == 0)
+                return 1;
+        return 0;
+    }
+    if (strcmp(base, "lstmc_rt_opencl.h") == 0 || strcmp(base, "lstmc_rt_uo.h") == 0) {
+        for (i = 0; i < rt->n; i++)
+            if (strcmp(rt->file[i], strcmp(base, "lstmc_rt_uo.h") == 0 ? "rt_uo" : "rt_opencl") == 0)
+                return 1;
+        return 0;
+    }
+    return 1; /* the other headers */
+}
 
 int
-cg_c_write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, int threads, diag *d)
+cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int n_llvm_s,
+                    int threads, diag *d)
 {
     out_file of;
     FILE *f;
@@ -27,7 +118,7 @@ cg_c_write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, int threads, 
         const char *p = embed_runtime_files[i].path;
         size_t n = strlen(p);
         if (strncmp(p, "src/", 4) == 0 && n > 2 && strcmp(p + n - 2, ".c") == 0 &&
-            strcmp(p, "src/rt_npy.c") != 0 && strcmp(p, "src/rt_opencl.c") != 0)
+            rt_wanted(rt, p) && strcmp(p, "src/rt_npy.c") != 0 && strcmp(p, "src/rt_opencl.c") != 0)
             fprintf(f, " runtime/%.*s.o", (int)(n - 2), p);
     }
     fprintf(f, "\nOBJS = %s.o %s_weights.o $(RT_OBJS)\n", o->name, o->name);
@@ -63,7 +154,7 @@ cg_c_write_makefile(const cg_options *o, int n_llvm, int n_llvm_s, int threads, 
 }
 
 int
-cg_c_write_runtime(const cg_options *o, diag *d)
+cg_c_write_runtime(const cg_options *o, const cg_c_runtime *rt, diag *d)
 {
     char dir[4096];
     int i;
@@ -71,6 +162,8 @@ cg_c_write_runtime(const cg_options *o, diag *d)
         const embed_file *e = &embed_runtime_files[i];
         const char *slash = strrchr(e->path, '/');
         out_file of;
+        if (!rt_wanted(rt, e->path))
+            continue;
         snprintf(dir, sizeof dir, "%s/runtime/%.*s", o->outdir,
                  slash ? (int)(slash - e->path) : 0, e->path);
         if (cg_c_ensure_dir(dir, d) < 0)

@@ -60,7 +60,7 @@ kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch
 {
     switch (c->kind) {
 #define X(kind, fn, params, n_in, n_out, in_types, out_types, scratch_, stats, alphas, call,  \
-          wfmts)                                                                              \
+          wfmts, src)                                                                         \
     KP_EXEC_##call(kind, fn, wfmts,                                                           \
                    (&c->p.params KP_ALPHAS_##stats(alphas) KP_IN_##n_in KP_OUT_##n_out        \
                         KP_NO_STATS_##stats KP_SCRATCH_##scratch_))

@@ -20,9 +20,9 @@ static_assert(KP_WFMT_COUNT == 4, "a new weight format needs its suffix in KP_FN
 
 const kp_kind_info kp_kinds[KP_KIND_COUNT] = {
 #define X(kind, fn, params, n_in, n_out, in_types, out_types, scratch, stats, alphas, call,   \
-          wfmts)                                                                              \
+          wfmts, src)                                                                         \
     [kind] = {#fn,      KP_FNS_##wfmts(fn),   n_in,             n_out,          in_types,      \
-              out_types, KP_SCRATCH_##scratch, KP_STATS_##stats, KP_CALL_##call},
+              out_types, KP_SCRATCH_##scratch, KP_STATS_##stats, KP_CALL_##call, #src},
 #include "kp_kinds.def"
 #undef X
 };

@@ -48,6 +48,7 @@ typedef struct kp_kind_info {
     const char *scratch;                /* C type of the scratch argument; NULL = none */
     int stats;                          /* KP_STATS_* bits */
     int own_call;                       /* the argument list is not the standard one */
+    const char *src;                    /* the runtime source defining fn ("rt_rnn") */
 } kp_kind_info;
 
 extern const kp_kind_info kp_kinds[KP_KIND_COUNT];

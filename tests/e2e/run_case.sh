@@ -8,10 +8,9 @@
 # Cross mode (tests/cross), when CROSS_TARGET is set: compile for that target profile,
 # build the generated library and driver with the generated Makefile and CROSS_CC /
 # CROSS_AR (static link, so the emulator needs no sysroot), run the driver under CROSS_RUN
-# (e.g. qemu-aarch64) and compare as above. The runtime is the same for every model, so
-# CROSS_RTLIB_MAKE=FILE builds it in full and keeps its objects in the archive FILE, and
-# CROSS_RTLIB=FILE links that archive instead of compiling the runtime again. Exits 77
-# (a ctest skip) when the cross compiler or the emulator is not installed.
+# (e.g. qemu-aarch64) and compare as above. Each case compiles the runtime sources its
+# OUTDIR holds (only those the model uses). Exits 77 (a ctest skip) when the cross compiler
+# or the emulator is not installed.
 set -eu
 lstmc=$1 npycmp=$2 case=$3 work=$4
 shift 4
@@ -40,17 +39,7 @@ else
     done < "$case/inputs.txt"
     cflags="-O2 ${LSTMC_CFLAGS:-}" # as `lstmc run` builds on the host
     "$lstmc" "$case/model.onnx" --target="$CROSS_TARGET" --name=model $extra -o "$work/build"
-    if [ -n "${CROSS_RTLIB:-}" ]; then
-        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" RT_OBJS= \
-            LDFLAGS="-static $CROSS_RTLIB"
-    else
-        make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" LDFLAGS=-static
-        if [ -n "${CROSS_RTLIB_MAKE:-}" ]; then
-            rm -f "$CROSS_RTLIB_MAKE.tmp"
-            "$CROSS_AR" rcs "$CROSS_RTLIB_MAKE.tmp" "$work"/build/runtime/src/*.o
-            mv "$CROSS_RTLIB_MAKE.tmp" "$CROSS_RTLIB_MAKE"
-        fi
-    fi
+    make -s -C "$work/build" CC="$CROSS_CC" AR="$CROSS_AR" CFLAGS="$cflags" LDFLAGS=-static
     $CROSS_RUN "$work/build/model_run" --output-dir "$work/out" "$@"
 fi
 status=0
