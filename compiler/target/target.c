@@ -104,8 +104,7 @@ const target target_builtin[] = {
      * 256-512 KiB: write a profile file). M7: STM32F746, 320 KiB SRAM (incl. 64 KiB DTCM)
      * and 1 MiB flash. */
     {.name = "cortex-m4",
-     .summary = "Cortex-M4F bare metal (thumbv7em, FPv4-SP-D16, hard float); 192 KiB RAM, "
-                "1 MiB flash (STM32F407)",
+     .summary = "Cortex-M4F bare metal (thumbv7em, FPv4-SP-D16, hard float), STM32F407-sized",
      .triple = "thumbv7em-none-eabihf",
      .cpu = "cortex-m4",
      .features = "+vfp4d16sp",
@@ -114,8 +113,7 @@ const target target_builtin[] = {
      .flash_bytes = 1024 * 1024,
      .passes = LSTMC_DEFAULT_PASSES},
     {.name = "cortex-m7",
-     .summary = "Cortex-M7 bare metal (thumbv7em, FPv5-SP-D16, hard float); 320 KiB RAM, "
-                "1 MiB flash (STM32F746)",
+     .summary = "Cortex-M7 bare metal (thumbv7em, FPv5-SP-D16, hard float), STM32F746-sized",
      .triple = "thumbv7em-none-eabihf",
      .cpu = "cortex-m7",
      .features = "+fp-armv8d16sp,-fp64",

@@ -159,4 +159,8 @@ printf '{"name": "nosize"}\n' > "$work/nosize.json"
 rc=$(run nosize "$har" --target="$work/nosize.json" --name=m -o "$work/nosize")
 [ "$rc" = 0 ] || fail "nosize: exit $rc"
 has "$work/nosize.out" "target nosize gives no RAM or flash size: memory not checked" nosize
+# lstmc targets shows the built-ins' sizes (docs/TARGETS.md: an STM32F407's 192 KiB / 1 MiB)
+"$lstmc" targets > "$work/targets.txt"
+grep -q '^cortex-m4 .*; RAM 192 KiB, flash 1 MiB$' "$work/targets.txt" ||
+    fail "lstmc targets: no sizes for cortex-m4: $(cat "$work/targets.txt")"
 exit $status
