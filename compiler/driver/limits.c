@@ -187,6 +187,11 @@ driver_check_budget(const ir_graph *g, const kprog *kp, const memplan *mp, const
                    (long long)sz->ctx, wram, (long long)ram, tn, bufs, why, w_ram ? hint : "");
         bad = 1;
     }
+    if (bad && !whole_ok && step_ok) /* refused for the flash: the RAM side too */
+        diag_note(d, NULL, "in RAM it fits only streaming: %s_run needs %lld B, %s_step %lld B, "
+                           "of %lld B",
+                  co->name, (long long)(whole + w_ram), co->name, (long long)(step + w_ram),
+                  (long long)ram);
     if (bad)
         return -1;
     if (!whole_ok)
