@@ -39,7 +39,8 @@ cg_c_ctx_bytes(const cg_options *o)
     const target *t = o->t ? o->t : target_find(o->target ? o->target : "host");
     int64_t p = t ? target_pointer_bytes(t) : (int64_t)sizeof(void *);
     /* arena, arena_size, weights; alpha_inter, alpha_intra; tissue_stats and drs_stats, four
-     * int64_t each (the struct written below: keep the two in step) */
+     * int64_t each (the struct written below: keep the two in step; tests/e2e/budget.sh
+     * checks this against sizeof(<name>_ctx) from cc and arm-none-eabi-gcc) */
     return (3 * p + 2 * 4 + 7) / 8 * 8 + 2 * 4 * 8;
 }
 
