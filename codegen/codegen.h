@@ -108,13 +108,19 @@ void cg_sanitize_filename(const char *name, char *buf, unsigned long n);
 
 /* --- codegen/c: the portable C library, always written -------------------------------- */
 
-/* Sizes the C writer computed, for the size report. */
+/* Sizes the C writer computed, for the size report and the memory budget. */
 typedef struct cg_c_sizes {
     int64_t arena;          /* <NAME>_ARENA_SIZE */
-    int64_t stream_arena;   /* <NAME>_STREAM_ARENA_SIZE */
+    int64_t stream_arena;   /* <NAME>_STREAM_ARENA_SIZE (0: the model does not stream) */
     int64_t state;          /* sizeof(<name>_state) */
     int64_t stream_weights; /* bytes of constants only the streaming step has */
+    int64_t weights;        /* bytes of the constants of the whole-sequence program */
+    int64_t ctx;            /* sizeof(<name>_ctx) on the target (its pointer size) */
 } cg_c_sizes;
+
+/* The sizes cg_c_library reports, computed without writing anything (the driver's memory
+ * budget runs before codegen). */
+void cg_c_sizes_of(const ir_graph *g, const memplan *mp, const cg_options *o, cg_c_sizes *sz);
 
 /* Check o->name and create o->outdir. Returns 0, or -1 after reporting through d. */
 int cg_c_begin(const cg_options *o, diag *d);
@@ -142,6 +148,14 @@ int cg_c_library(const ir_graph *g, const kprog *kp, const memplan *mp, const cg
 int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
                    int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
                    int64_t stream_weights, diag *d);
+
+/* Bytes of the constant tensors of mp (the weights, flash.weights of the report). */
+int64_t cg_const_bytes(const ir_graph *g, const memplan *mp);
+
+/* weights_per_format of the report: what the constants of mp (weights bytes) would take with
+ * G1/G2 stored in each lowp format (per[LSTMC_RT_WFMT_*]); *fmt: the format they have. */
+void cg_weights_per_format(const ir_graph *g, const kprog *kp, const memplan *mp,
+                           int64_t weights, int64_t per[4], int *fmt);
 
 /* --- codegen/llvm/: CPU kernels through the LLVM C API -------------------------------- */
 

@@ -172,13 +172,16 @@ tensor_bytes(const ir_tensor *t)
  * would take in flash in each format: the other constants as they are, every packed G1/G2 of
  * D x [K, G*H] at lstmc_rt_lowp_bytes (whole 4-byte words). The arena does not depend on it.
  */
-static void
-put_weights_per_format(FILE *f, const ir_graph *g, const kprog *kp, const memplan *mp,
-                       int64_t weights)
+void
+cg_weights_per_format(const ir_graph *g, const kprog *kp, const memplan *mp, int64_t weights,
+                      int64_t per[4], int *fmt)
 {
     unsigned char *seen = calloc((size_t)g->n_tensors + 1, 1);
-    int64_t lowp = 0, per[4] = {0, 0, 0, 0};
-    int i, k, fmt = 0;
+    int64_t lowp = 0;
+    int i, k;
+    *fmt = 0;
+    for (k = 0; k < 4; k++)
+        per[k] = 0;
     for (i = 0; seen && i < kp->n_calls; i++) {
         const kp_call *c = &kp->calls[i];
         const ir_tensor *w = c->n_in > 1 ? c->in[1] : NULL;
@@ -198,17 +201,43 @@ put_weights_per_format(FILE *f, const ir_graph *g, const kprog *kp, const mempla
             continue;
         }
         seen[w->id] = 1;
-        fmt = c->wfmt ? c->wfmt : fmt;
+        *fmt = c->wfmt ? c->wfmt : *fmt;
         lowp += tensor_bytes(w);
         for (k = 0; k < 4; k++)
             per[k] += (lstmc_rt_lowp_bytes(k, D, K, GH) + 3) / 4 * 4;
     }
     free(seen);
+    for (k = 0; k < 4; k++)
+        per[k] += weights - lowp;
+}
+
+/*
+ * Issue 12: "weights_format" (the storage of G1/G2, passes/lowp.c) and what the weights
+ * would take in flash in each format: the other constants as they are, every packed G1/G2 of
+ * D x [K, G*H] at lstmc_rt_lowp_bytes (whole 4-byte words). The arena does not depend on it.
+ */
+static void
+put_weights_per_format(FILE *f, const ir_graph *g, const kprog *kp, const memplan *mp,
+                       int64_t weights)
+{
+    int64_t per[4];
+    int k, fmt;
+    cg_weights_per_format(g, kp, mp, weights, per, &fmt);
     fprintf(f, "  \"weights_format\": \"%s\",\n  \"weights_per_format\": {", lowp_name(fmt));
     for (k = 0; k < 4; k++)
-        fprintf(f, "%s\"%s\": %lld", k ? ", " : "", lowp_name(k),
-                (long long)(weights - lowp + per[k]));
+        fprintf(f, "%s\"%s\": %lld", k ? ", " : "", lowp_name(k), (long long)per[k]);
     fputs("},\n", f);
+}
+
+int64_t
+cg_const_bytes(const ir_graph *g, const memplan *mp)
+{
+    int64_t weights = 0;
+    int i;
+    for (i = 0; i < g->n_tensors; i++)
+        if (mp->tensor[i].kind == MEMPLAN_CONST)
+            weights += tensor_bytes(g->tensors[i]);
+    return weights;
 }
 
 int
@@ -220,16 +249,14 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
     unsigned char *seen = calloc((size_t)g->n_tensors + 1, 1);
     elf_obj e = {0};
     int64_t weights = 0, llvm = 0, llvm_s = 0;
-    int i, j, first = 1;
+    int i, j, first = 1, streams;
     FILE *f;
 
     if (!seen) {
         diag_error(d, "out of memory");
         return -1;
     }
-    for (i = 0; i < g->n_tensors; i++)
-        if (mp->tensor[i].kind == MEMPLAN_CONST)
-            weights += tensor_bytes(g->tensors[i]);
+    weights = cg_const_bytes(g, mp);
     snprintf(obj, sizeof obj, "%s/%s_kernels.o", o->outdir, o->name);
     if (o->llvm && (llvm = elf_alloc_bytes(obj)) > 0)
         elf_load(obj, &e);
@@ -258,13 +285,16 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
             (long long)weights, (long long)stream_weights, (long long)llvm, (long long)llvm_s,
             (long long)(weights + stream_weights + llvm + llvm_s));
     put_weights_per_format(f, g, kp, mp, weights);
+    /* a model that does not stream has a <name>_state (its _step says so) that nothing
+     * needs: counted nowhere, and no streaming-only total */
+    streams = cg_c_streams(o);
     fprintf(f,
             "  \"ram\": {\"arena\": %lld, \"run_arena\": %lld, \"stream_arena\": %lld, "
             "\"state\": %lld,\n          \"total\": %lld, \"stream_only_total\": %lld},\n"
             "  \"layers\": [",
             (long long)arena_bytes, (long long)mp->arena_size, (long long)stream_arena,
-            (long long)state_bytes, (long long)(arena_bytes + state_bytes),
-            (long long)(stream_arena + state_bytes));
+            (long long)state_bytes, (long long)(arena_bytes + (streams ? state_bytes : 0)),
+            (long long)(streams ? stream_arena + state_bytes : 0));
     for (i = 0; i < kp->n_calls; i++) {
         const ir_node *n = kp->calls[i].node;
         int64_t w = 0, ram = 0, code = 0;
@@ -312,12 +342,16 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
         return -1;
     }
     printf("lstmc: %s: flash %lld B known (weights %lld + LLVM kernels %lld; host code and C "
-           "runtime: make size), RAM %lld B (arena %lld + stream state %lld; streaming only: "
-           "%lld); per layer: %s_size.json\n",
+           "runtime: make size), ",
            o->name, (long long)(weights + stream_weights + llvm + llvm_s),
-           (long long)(weights + stream_weights), (long long)(llvm + llvm_s),
-           (long long)(arena_bytes + state_bytes), (long long)arena_bytes,
-           (long long)state_bytes, (long long)(stream_arena + state_bytes), o->name);
+           (long long)(weights + stream_weights), (long long)(llvm + llvm_s));
+    if (streams)
+        printf("RAM %lld B (arena %lld + stream state %lld; streaming only: %lld)",
+               (long long)(arena_bytes + state_bytes), (long long)arena_bytes,
+               (long long)state_bytes, (long long)(stream_arena + state_bytes));
+    else
+        printf("RAM %lld B (arena; the model does not stream)", (long long)arena_bytes);
+    printf("; per layer: %s_size.json\n", o->name);
     fflush(stdout);
     return 0;
 }

@@ -58,7 +58,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (t) {
             if (t->cores < 0 || t->cores > 1024 || t->mts < 0 || t->mts > 1024 ||
                 t->n_mts < 0 || t->n_mts > TARGET_MAX_MTS || t->l2_bytes < 0 ||
-                t->llc_bytes < 0 || !(t->dram_gbps >= 0))
+                t->llc_bytes < 0 || !(t->dram_gbps >= 0) || t->ram_bytes < 0 ||
+                t->ram_bytes > ((int64_t)1 << 50) || t->flash_bytes < 0 ||
+                t->flash_bytes > ((int64_t)1 << 50))
                 abort();
             (void)target_mts(t, 256);
         } else if (diag_count(d) == 0) {

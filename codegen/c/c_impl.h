@@ -130,6 +130,10 @@ void cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const c
 /* For the size report: sizeof(<name>_state) on a target with 4-byte floats and 8-byte
  * int64; the bytes of the constants only the streaming step program has. */
 int64_t cg_c_state_bytes(const cg_options *o);
+
+/* sizeof(<name>_ctx) as header.c declares it, on o's target (its pointer size; 8-byte
+ * aligned int64 as on Arm and x86-64). */
+int64_t cg_c_ctx_bytes(const cg_options *o);
 int64_t cg_c_stream_weights(const ir_graph *g, const memplan *mp, const cg_options *o);
 
 /* --- weights.c ------------------------------------------------------------------- */

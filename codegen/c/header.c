@@ -9,6 +9,7 @@
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
+#include "target.h"
 
 static void
 put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tensor *t)
@@ -30,6 +31,17 @@ put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tenso
     fprintf(f, "#define %s_%s_%d_SHAPE ", NAME, what, i);
     cg_c_put_i64s(f, t->shape.d, t->shape.rank);
     fprintf(f, "\n#define %s_%s_%d_NUMEL %lld\n", NAME, what, i, (long long)n);
+}
+
+int64_t
+cg_c_ctx_bytes(const cg_options *o)
+{
+    const target *t = o->t ? o->t : target_find(o->target ? o->target : "host");
+    int64_t p = t ? target_pointer_bytes(t) : (int64_t)sizeof(void *);
+    /* arena, arena_size, weights; alpha_inter, alpha_intra; tissue_stats and drs_stats, four
+     * int64_t each (the struct written below: keep the two in step; tests/e2e/budget.sh
+     * checks this against sizeof(<name>_ctx) from cc and arm-none-eabi-gcc) */
+    return (3 * p + 2 * 4 + 7) / 8 * 8 + 2 * 4 * 8;
 }
 
 int

@@ -37,9 +37,17 @@ cg_c_library(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_opt
         cg_c_write_makefile(o, &rt, n_obj, n_obj_s, cg_c_pool_threads(kp, handled), d) < 0 ||
         cg_c_write_runtime(o, &rt, d) < 0)
         return -1;
+    cg_c_sizes_of(g, mp, o, sz);
+    return 0;
+}
+
+void
+cg_c_sizes_of(const ir_graph *g, const memplan *mp, const cg_options *o, cg_c_sizes *sz)
+{
     sz->arena = cg_c_total_arena(mp, o);
     sz->stream_arena = cg_c_stream_arena(o);
     sz->state = cg_c_state_bytes(o);
     sz->stream_weights = cg_c_stream_weights(g, mp, o);
-    return 0;
+    sz->weights = cg_const_bytes(g, mp);
+    sz->ctx = cg_c_ctx_bytes(o);
 }

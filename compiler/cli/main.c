@@ -51,6 +51,8 @@ static const char options_text[] =
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
     "                       (default 1GiB each)\n"
+    "  --no-budget          compile even when the model does not fit the target's RAM /\n"
+    "                       flash (ram_bytes, flash_bytes of its profile, docs/TARGETS.md)\n"
     "  --keep-build=DIR     (run) build the library in DIR and keep it\n"
     "  --sph=X              (--target=elstm) hidden-state sparsity for N_fuse (Eq. 6)\n"
     "  --hsparse=TH[,TH..]  skip U columns of h groups of 4 with sum|h| < TH, per LSTM layer\n"
@@ -173,6 +175,8 @@ parse_args(int argc, char **argv, cli *c)
                 c->o.max_weights = bytes;
             else
                 c->o.max_arena = bytes;
+        } else if (strcmp(argv[i], "--no-budget") == 0) {
+            c->o.no_budget = 1;
         } else if (strcmp(argv[i], "--force") == 0) {
             c->force = 1;
         } else if (strcmp(argv[i], "--time-passes") == 0) {

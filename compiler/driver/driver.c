@@ -4,7 +4,7 @@
  *
  *   import (frontends/onnx) -> clone -> prepare (bind dims, infer shapes, fold) -> stream
  *   analysis -> passes -> lower to kernel calls -> schedule -> memory plan -> limits ->
- *   the step program from another clone -> codegen
+ *   the step program from another clone -> memory budget -> codegen
  *
  * The ONNX file is read once: the whole-sequence program and the streaming step program
  * are each compiled from their own copy of the imported graph (ir_clone).
@@ -251,6 +251,7 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
     stream_info *si = arena_calloc(a, 1, sizeof *si);
     driver_options so;
     calib_table *calib = NULL; /* --calib, read once when a program runs breakpoints */
+    char note[1200] = "";
 
     if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d)))  /* codegen.c */
         return -1;
@@ -301,5 +302,15 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
                    o->weights_placement, o->target);
         return -1;
     }
-    return cg_write(g, &kp, &mp, &co, d);                                /* codegen/ */
+    if (!o->no_budget) { /* the target's RAM and flash, before anything is written */
+        cg_c_sizes sz;
+        cg_c_sizes_of(g, &mp, &co, &sz);
+        if (driver_check_budget(g, &kp, &mp, t, &co, &sz, d, note, sizeof note) < 0)
+            return -1;                                                   /* limits.c */
+    }
+    if (cg_write(g, &kp, &mp, &co, d) < 0)                               /* codegen/ */
+        return -1;
+    fputs(note, stdout); /* how the model fits, after the size report */
+    fflush(stdout);
+    return 0;
 }

@@ -3,7 +3,8 @@
  * bottom):
  *
  *   import → clone → bind dims → toposort → infer shapes + fold constants → dce → stream
- *   analysis → passes → lower → schedule → memplan → limits → step program → codegen
+ *   analysis → passes → lower → schedule → memplan → limits → step program → memory budget →
+ *   codegen
  *
  * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
  * (compiler/driver) may use every folder but cli/ and tools/; it is the only place that
@@ -60,6 +61,8 @@ typedef struct driver_options {
     const char *sparse;      /* --sparse: auto (NULL), auto:F, esell, off (passes/sparse.c) */
     int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
     int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
+    int no_budget;           /* --no-budget: compile even when the model does not fit the
+                                target's ram_bytes / flash_bytes (limits.c) */
     const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
     const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
                                 this lstmc has LLVM, else c */

@@ -24,9 +24,11 @@
 /* Largest profile file read (a profile is a few hundred bytes). */
 #define TARGET_FILE_MAX (1 << 20)
 
+#define TARGET_GIB ((int64_t)1 << 30)
+
 const target target_builtin[] = {
     {.name = "host",
-     .summary = "the machine lstmc runs on (caches and cores detected)",
+     .summary = "the machine lstmc runs on (caches, cores and RAM detected)",
      .triple = "",
      .cpu = "",
      .features = "",
@@ -51,6 +53,8 @@ const target target_builtin[] = {
      .n_mts = 2,
      .mts_hidden = {128, 256},
      .mts_value = {5, 6},
+     .ram_bytes = 4 * TARGET_GIB, /* 4 GB LPDDR4, shared by CPU and GPU; no flash: the
+                                     program runs from RAM (Linux on eMMC) */
      .passes = LSTMC_DEFAULT_PASSES},
     /* The Jetson TX1's CPU side alone: the same Cortex-A57 cluster, no GPU section, so the
      * whole model runs in the LLVM aarch64 kernels and the library needs no OpenCL (the
@@ -69,6 +73,7 @@ const target target_builtin[] = {
      .n_mts = 2,
      .mts_hidden = {128, 256},
      .mts_value = {5, 6},
+     .ram_bytes = 4 * TARGET_GIB,
      .passes = LSTMC_DEFAULT_PASSES},
     /* Generic 64-bit Arm Linux (any Cortex-A53/A57/A72/...): NEON is part of the base ISA.
      * Caches and cores vary by SoC: unknown here, give --llc to `lstmc analyze` or write a
@@ -93,20 +98,28 @@ const target target_builtin[] = {
     /* Cortex-M with the FPU, bare metal, hard-float ABI (gcc -mfloat-abi=hard). No float
      * SIMD: the LLVM kernels are scalar. M4: FPv4-SP-D16. M7: its FPv5 in the single-
      * precision form (fpv5-sp-d16), which every FPU-equipped M7 has (the kernels use
-     * no double). One core, no data cache worth modelling (M4 has none). */
+     * no double). One core, no data cache worth modelling (M4 has none).
+     * Memory (the budget of issue 19): a typical part of each. M4: STM32F407/F417, 192 KiB
+     * SRAM (128 KiB + 64 KiB CCM) and 1 MiB flash (the F401/F411/F446 have 64-128 KiB and
+     * 256-512 KiB: write a profile file). M7: STM32F746, 320 KiB SRAM (incl. 64 KiB DTCM)
+     * and 1 MiB flash. */
     {.name = "cortex-m4",
-     .summary = "Cortex-M4F bare metal (thumbv7em, FPv4-SP-D16, hard float)",
+     .summary = "Cortex-M4F bare metal (thumbv7em, FPv4-SP-D16, hard float), STM32F407-sized",
      .triple = "thumbv7em-none-eabihf",
      .cpu = "cortex-m4",
      .features = "+vfp4d16sp",
      .cores = 1,
+     .ram_bytes = 192 * 1024,
+     .flash_bytes = 1024 * 1024,
      .passes = LSTMC_DEFAULT_PASSES},
     {.name = "cortex-m7",
-     .summary = "Cortex-M7 bare metal (thumbv7em, FPv5-SP-D16, hard float)",
+     .summary = "Cortex-M7 bare metal (thumbv7em, FPv5-SP-D16, hard float), STM32F746-sized",
      .triple = "thumbv7em-none-eabihf",
      .cpu = "cortex-m7",
      .features = "+fp-armv8d16sp,-fp64",
      .cores = 1,
+     .ram_bytes = 320 * 1024,
+     .flash_bytes = 1024 * 1024,
      .passes = LSTMC_DEFAULT_PASSES},
     {.name = "pocl",
      .summary = "OpenCL on the host CPU through PoCL (for tests of the GPU path)",
@@ -142,6 +155,9 @@ host_profile(void)
 #endif
         if (host.llc_bytes == 0)
             host.llc_bytes = host.l2_bytes;
+#ifdef _SC_PHYS_PAGES
+        host.ram_bytes = (int64_t)sys_long(_SC_PHYS_PAGES) * (int64_t)sys_long(_SC_PAGESIZE);
+#endif
         done = 1;
     }
     return &host;
@@ -240,7 +256,10 @@ get_num(loader *L, const cJSON *v, const char *field, double hi, double *out)
     *out = v->valuedouble;
 }
 
-#define GIB ((int64_t)1 << 30)
+#define GIB TARGET_GIB
+
+/* ram_bytes, flash_bytes: up to 1 PiB (0 = unknown) */
+#define TARGET_MAX_MEMORY ((int64_t)1 << 50)
 
 static void
 load_cpu(loader *L, const cJSON *o, target *t)
@@ -453,8 +472,14 @@ load_file(const char *path, diag *d)
             load_mts(&L, v, t);
         else if (strcmp(k, "passes") == 0)
             get_str(&L, v, "passes", &t->passes);
+        else if (strcmp(k, "ram_bytes") == 0)
+            get_int(&L, v, "ram_bytes", 0, TARGET_MAX_MEMORY, &t->ram_bytes);
+        else if (strcmp(k, "flash_bytes") == 0)
+            get_int(&L, v, "flash_bytes", 0, TARGET_MAX_MEMORY, &t->flash_bytes);
         else
-            bad(&L, k, "is not a profile field (name, summary, cpu, gpu, mts, passes)%s", "");
+            bad(&L, k, "is not a profile field (name, summary, cpu, gpu, mts, passes, ram_bytes, "
+                       "flash_bytes)%s",
+                "");
     }
     cJSON_Delete(root);
     if (L.errors)
@@ -502,6 +527,24 @@ target_resolve(const char *name, diag *d)
         cache[n_cache++].t = t;
     }
     return t;
+}
+
+int
+target_pointer_bytes(const target *t)
+{
+    char arch[32];
+    size_t n;
+    if (!t->triple || !t->triple[0])
+        return (int)sizeof(void *);
+    n = strcspn(t->triple, "-");
+    if (n >= sizeof arch)
+        n = sizeof arch - 1;
+    memcpy(arch, t->triple, n);
+    arch[n] = '\0';
+    /* x86_64, aarch64, arm64, riscv64, powerpc64(le), mips64(el), sparcv9, s390x, loongarch64 */
+    return strstr(arch, "64") || strcmp(arch, "s390x") == 0 || strcmp(arch, "sparcv9") == 0
+               ? 8
+               : 4;
 }
 
 const target *

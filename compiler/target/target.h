@@ -50,6 +50,10 @@ typedef struct target {
     double gpu_launch_us;       /* one kernel launch, enqueue to finish */
     double gpu_gflops;          /* the recurrent product's rate on the device */
     double cpu_gflops;          /* the same product on one host CPU core */
+    /* the memory budget (issue 19; docs/TARGETS.md "Memory budget"; 0 = unknown) */
+    int64_t ram_bytes;          /* RAM for the arena, the context and the stream state */
+    int64_t flash_bytes;        /* read-only memory the const weights live in; 0: none known,
+                                   the weights are loaded into RAM with the program */
 } target;
 
 /*
@@ -65,6 +69,10 @@ const target *target_parse_file(const char *path, diag *d);
 
 /* Forget every profile read from a file (and free them). */
 void target_forget_files(void);
+
+/* sizeof(void *) on t's triple: 4 on 32-bit architectures (arm, thumb, i386, riscv32,
+ * ...), 8 on 64-bit ones; the host's for an empty triple. */
+int target_pointer_bytes(const target *t);
 
 /* target_resolve(name, NULL) */
 const target *target_find(const char *name);

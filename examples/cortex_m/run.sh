@@ -18,7 +18,9 @@ for t in arm-none-eabi-gcc arm-none-eabi-nm qemu-system-arm; do
 done
 rm -rf "$work"
 mkdir -p "$work"
-"$lstmc" "$case/model.onnx" --target="$here/board.json" --name=har -o "$work/har"
+"$lstmc" "$case/model.onnx" --target="$here/board.json" --name=har -o "$work/har" > "$work/lstmc.txt"
+cat "$work/lstmc.txt"
+grep -q '^lstmc: har: fits mps2-an386: RAM ' "$work/lstmc.txt" # board.json's ram/flash_bytes
 MCU="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 CFLAGS="$MCU -O2 -ffunction-sections -fdata-sections -Wall -Werror"
 make -s -C "$work/har" libhar.a CC=arm-none-eabi-gcc AR=arm-none-eabi-ar CFLAGS="$CFLAGS"

@@ -94,6 +94,72 @@ Test(target, bad_profiles)
     expect_error("t8.json", "{\"cpu\": {\"cores\": 2.5}}", "field 'cpu.cores' must be an integer");
 }
 
+/* Issue 19: RAM and flash sizes. The built-ins' figures are the parts named in
+ * docs/TARGETS.md (STM32F407: 192 KiB SRAM, 1 MiB flash; STM32F746: 320 KiB, 1 MiB; Jetson
+ * TX1: 4 GB LPDDR4); the host's RAM is what the system reports. */
+Test(target, memory_builtins)
+{
+    const target *m4 = target_find("cortex-m4"), *m7 = target_find("cortex-m7");
+    const target *tx1 = target_find("tegra-x1"), *h = target_find("host");
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    cr_assert_eq(m4->ram_bytes, 196608);
+    cr_assert_eq(m4->flash_bytes, 1048576);
+    cr_assert_eq(m7->ram_bytes, 327680);
+    cr_assert_eq(m7->flash_bytes, 1048576);
+    cr_assert_eq(tx1->ram_bytes, 4294967296LL);
+    cr_assert_eq(tx1->flash_bytes, 0, "a Linux board runs its program from RAM");
+    cr_assert_eq(target_find("tegra-x1-cpu")->ram_bytes, 4294967296LL);
+    cr_assert_eq(h->ram_bytes, (int64_t)pages * page);
+    cr_assert_eq(h->flash_bytes, 0);
+    cr_assert_eq(target_find("aarch64")->ram_bytes, 0, "varies by board: unknown");
+    cr_assert_eq(target_find("armv7")->ram_bytes, 0);
+    /* sizeof(void *) of the triple: the generated <name>_ctx's size depends on it */
+    cr_assert_eq(target_pointer_bytes(m4), 4);
+    cr_assert_eq(target_pointer_bytes(target_find("armv7")), 4);
+    cr_assert_eq(target_pointer_bytes(tx1), 8);
+    cr_assert_eq(target_pointer_bytes(h), (int)sizeof(void *));
+}
+
+Test(target, memory_fields)
+{
+    const char *p = write_tmp("mem.json", "{\"ram_bytes\": 65536, \"flash_bytes\": 262144,"
+                                          " \"cpu\": {\"cores\": 1}}");
+    const target *t = target_find(p);
+    cr_assert_not_null(t);
+    cr_assert_eq(t->ram_bytes, 65536);
+    cr_assert_eq(t->flash_bytes, 262144);
+    unlink(p);
+    p = write_tmp("mem0.json", "{\"ram_bytes\": 0, \"flash_bytes\": 1125899906842624}");
+    t = target_find(p);
+    cr_assert_not_null(t, "0 (unknown) and 1 PiB are in range");
+    cr_assert_eq(t->ram_bytes, 0);
+    cr_assert_eq(t->flash_bytes, (int64_t)1 << 50);
+    unlink(p);
+    p = write_tmp("mem1.json", "{\"name\": \"nomem\"}");
+    t = target_find(p);
+    cr_assert_eq(t->ram_bytes, 0, "unset: unknown");
+    cr_assert_eq(t->flash_bytes, 0);
+    unlink(p);
+}
+
+Test(target, memory_fields_bad)
+{
+    expect_error("m1.json", "{\"ram_bytes\": \"192KiB\"}",
+                 "field 'ram_bytes' must be an integer from 0 to 1125899906842624, got a string");
+    expect_error("m2.json", "{\"flash_bytes\": -1}",
+                 "field 'flash_bytes' must be an integer from 0 to 1125899906842624, got an "
+                 "out-of-range number");
+    expect_error("m3.json", "{\"ram_bytes\": 1.5}", "field 'ram_bytes' must be an integer");
+    expect_error("m4.json", "{\"ram_bytes\": 2e15}", "field 'ram_bytes' must be an integer");
+    expect_error("m5.json", "{\"flash_bytes\": null}",
+                 "field 'flash_bytes' must be an integer from 0 to 1125899906842624, got null");
+    expect_error("m6.json", "{\"cpu\": {\"ram_bytes\": 1024}}",
+                 "field 'cpu.ram_bytes' is not a cpu field");
+    expect_error("m7.json", "{\"rambytes\": 1024}",
+                 "field 'rambytes' is not a profile field (name, summary, cpu, gpu, mts, passes, "
+                 "ram_bytes, flash_bytes)");
+}
+
 Test(target, missing_file)
 {
     arena *a = arena_new(0);
