@@ -305,17 +305,39 @@ lower_matmul(arena *a, kprog *kp, const ir_node *n)
     return 0;
 }
 
+/* The runtime's code for an element-wise op (lstmc_rt_binary / lstmc_rt_unary), or -1. */
 static int
-lower_binary(arena *a, kprog *kp, const ir_node *n)
+eltwise_code(ir_op op)
 {
-    kp_call *c = push(a, kp, KP_BINARY, n);
-    lstmc_rt_binary_params *p = &c->p.binary;
+    switch (op) {
+    case IR_OP_ADD: return LSTMC_RT_ADD;
+    case IR_OP_SUB: return LSTMC_RT_SUB;
+    case IR_OP_MUL: return LSTMC_RT_MUL;
+    case IR_OP_DIV: return LSTMC_RT_DIV;
+    case IR_OP_RELU: return LSTMC_RT_RELU;
+    case IR_OP_SIGMOID: return LSTMC_RT_SIGMOID;
+    case IR_OP_TANH: return LSTMC_RT_TANH;
+    case IR_OP_NEG: return LSTMC_RT_NEG;
+    case IR_OP_EXP: return LSTMC_RT_EXP;
+    case IR_OP_SQRT: return LSTMC_RT_SQRT;
+    default: return -1;
+    }
+}
+
+static int
+lower_binary(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c;
+    lstmc_rt_binary_params *p;
     const ir_tensor *Y = ir_out(n, 0);
-    int i;
-    p->op = n->op == IR_OP_ADD   ? LSTMC_RT_ADD
-            : n->op == IR_OP_SUB ? LSTMC_RT_SUB
-            : n->op == IR_OP_MUL ? LSTMC_RT_MUL
-                                 : LSTMC_RT_DIV;
+    int i, code = eltwise_code(n->op);
+    if (code < 0) {
+        diag_node(d, n, "has no runtime kernel (lstmc_rt_binary)");
+        return -1;
+    }
+    c = push(a, kp, KP_BINARY, n);
+    p = &c->p.binary;
+    p->op = code;
     p->dtype = (int32_t)Y->dtype;
     p->rank = Y->shape.rank;
     for (i = 0; i < Y->shape.rank; i++)
@@ -341,18 +363,18 @@ static int
 lower_unary(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
     kp_call *c;
+    int code = eltwise_code(n->op);
     if (ir_in(n, 0)->dtype != IR_DT_F32) {
         diag_node(d, n, "only float32 inputs are supported, got %s",
                   ir_dtype_name(ir_in(n, 0)->dtype));
         return -1;
     }
+    if (code < 0) {
+        diag_node(d, n, "has no runtime kernel (lstmc_rt_unary)");
+        return -1;
+    }
     c = push(a, kp, KP_UNARY, n);
-    c->p.unary.op = n->op == IR_OP_RELU      ? LSTMC_RT_RELU
-                    : n->op == IR_OP_SIGMOID ? LSTMC_RT_SIGMOID
-                    : n->op == IR_OP_TANH    ? LSTMC_RT_TANH
-                    : n->op == IR_OP_NEG     ? LSTMC_RT_NEG
-                    : n->op == IR_OP_EXP     ? LSTMC_RT_EXP
-                                             : LSTMC_RT_SQRT;
+    c->p.unary.op = code;
     c->p.unary.n = numel(ir_out(n, 0));
     c->in[0] = ir_in(n, 0);
     c->out[0] = ir_out(n, 0);
@@ -580,7 +602,7 @@ lower_fill(arena *a, kprog *kp, const ir_node *n)
 int
 kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
-    switch (n->op) {
+    switch (n->op) { /* the ops whose lowering is their own */
     case IR_OP_LSTM:
     case IR_OP_GRU:
     case IR_OP_RNN:
@@ -598,21 +620,6 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_gemm(a, kp, n);
     case IR_OP_MATMUL:
         return lower_matmul(a, kp, n);
-    case IR_OP_ADD:
-    case IR_OP_SUB:
-    case IR_OP_MUL:
-    case IR_OP_DIV:
-        return lower_binary(a, kp, n);
-    case IR_OP_RELU:
-    case IR_OP_SIGMOID:
-    case IR_OP_TANH:
-    case IR_OP_NEG:
-    case IR_OP_EXP:
-    case IR_OP_SQRT:
-        return lower_unary(a, kp, n, d);
-    case IR_OP_SOFTMAX:
-    case IR_OP_LOG_SOFTMAX:
-        return lower_softmax(a, kp, n);
     case IR_OP_ARGMAX:
         return lower_argmax(a, kp, n);
     case IR_OP_CAST:
@@ -629,15 +636,24 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_concat(a, kp, n);
     case IR_OP_CONSTANT_OF_SHAPE:
         return lower_fill(a, kp, n);
-    case IR_OP_SQUEEZE:
+    case IR_OP_SQUEEZE: /* the bytes stay as they are: a copy (or nothing, once planned) */
     case IR_OP_UNSQUEEZE:
     case IR_OP_RESHAPE:
     case IR_OP_FLATTEN:
     case IR_OP_IDENTITY:
         copy_call(a, kp, n, ir_in(n, 0), ir_out(n, 0));
         return 0;
-    case IR_OP_SHAPE:
     default:
+        break;
+    }
+    switch (ir_op_class_of(n->op)) { /* the rest by class (ir_ops.def) */
+    case IR_CLASS_BINARY:
+        return lower_binary(a, kp, n, d);
+    case IR_CLASS_UNARY:
+        return lower_unary(a, kp, n, d);
+    case IR_CLASS_NORM:
+        return lower_softmax(a, kp, n);
+    default: /* Shape and the like: constants by now */
         diag_node(d, n, "cannot be lowered to a kernel (it should have been folded)");
         return -1;
     }
