@@ -162,6 +162,7 @@ typedef struct ir_graph {
     arena *a;
     const char *name; /* ONNX graph name */
     const char *file; /* model path, for messages */
+    int64_t file_bytes; /* the model file's size (the folding budget); 0 when not imported */
     int opset;        /* default-domain opset */
     int n_nodes, cap_nodes;
     ir_node **nodes;

@@ -77,6 +77,7 @@ ir_clone(arena *a, const ir_graph *g0)
     int i, j;
 
     g->opset = g0->opset;
+    g->file_bytes = g0->file_bytes;
     for (i = 0; i < g0->n_tensors; i++) {
         const ir_tensor *s = g0->tensors[i];
         ir_tensor *t = ir_tensor_new(g, s->name, s->dtype, &s->shape);

@@ -3,7 +3,6 @@
  * shapes of the data `lstmc run` was given), sort the nodes, infer every shape and fold
  * every constant subgraph (kprog/fold.c), then drop what nobody reads.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,23 +155,10 @@ all_inputs_const(const ir_node *n)
     return 1;
 }
 
-/* Size of the model file, for the folding budget (0 when it cannot be read). */
-static int64_t
-file_size(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f)
-        return 0;
-    n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : 0;
-    fclose(f);
-    return n > 0 ? (int64_t)n : 0;
-}
-
 int
 driver_prepare(ir_graph *g, const driver_options *o, diag *d)
 {
-    int64_t budget = FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE * file_size(g->file);
+    int64_t budget = FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE * g->file_bytes;
     int i;
     if (bind_inputs(g, o, d) < 0)
         return -1;

@@ -643,6 +643,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, d
     cx.dir = dir_of(a, path);
     cx.g = ir_graph_new(a, gp->name && gp->name[0] ? gp->name : "graph", path);
     cx.g->opset = opset;
+    cx.g->file_bytes = (int64_t)len;
 
     for (i = 0; i < gp->n_initializer; i++) {
         const Onnx__TensorProto *tp = gp->initializer[i];
