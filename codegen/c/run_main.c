@@ -25,15 +25,16 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
     const stream_info *si = o->stream;
     int64_t T = si ? si->seq_len : 0, outer, inner;
     int i, j;
+    int slices = 0; /* whether a time axis is copied: the loops over its outer rows */
+    if (!cg_c_stream_on(o)) /* main refuses --stream */
+        return;
+    for (i = 0; i < g->n_inputs; i++)
+        slices |= si->in_axis[i] >= 0;
+    for (i = 0; i < kp->n_outputs; i++)
+        slices |= si->out_kind[i] == STREAM_TIME;
     fprintf(f, "static lstmc_rt_status\nrun_stream(%s_ctx *ctx, const char *spec, const void "
                "*const *inputs,\n           void *const *outputs)\n{\n",
             o->name);
-    if (!cg_c_stream_on(o)) {
-        fprintf(f, "    static %s_state state;\n    (void)spec;\n"
-                   "    return %s_step(ctx, &state, 1, inputs, outputs);\n}\n\n",
-                o->name, o->name);
-        return;
-    }
     fprintf(f, "    static %s_state state;\n", o->name);
     for (i = 0; i < g->n_inputs; i++)
         if (si->in_axis[i] >= 0)
@@ -44,9 +45,9 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
             fprintf(f, "    static %s chunk_out%d[sizeof out%d / sizeof out%d[0]];\n",
                     cg_c_ctype(g->outputs[i]->dtype), i, i, i);
     fprintf(f, "    const void *cin[%d];\n    void *cout[%d];\n    const char *p = spec;\n"
-               "    int64_t t = 0, n, o;\n    lstmc_rt_status st = %s_reset(&state);\n"
-               "    (void)o;\n    if (st != LSTMC_RT_OK)\n        return st;\n",
-            g->n_inputs + 1, kp->n_outputs + 1, o->name);
+               "    int64_t t = 0, n%s;\n    lstmc_rt_status st = %s_reset(&state);\n"
+               "    if (st != LSTMC_RT_OK)\n        return st;\n",
+            g->n_inputs + 1, kp->n_outputs + 1, slices ? ", o" : "", o->name);
     for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
         const stream_layer *l = &si->layers[j];
         if (l->init_h_input >= 0)
@@ -108,14 +109,11 @@ put_driver_weights(FILE *f, const cg_options *o)
 {
     char NAME[128];
     cg_c_upper(o->name, NAME, sizeof NAME);
+    if (o->placement == CG_WEIGHTS_CONST) /* compiled in: main refuses --weights-file */
+        return;
     fprintf(f, "static lstmc_rt_status\nload_weights(%s_ctx *ctx, const char *path, const char "
                "*argv0)\n{\n",
             o->name);
-    if (o->placement == CG_WEIGHTS_CONST) {
-        fputs("    (void)ctx;\n    (void)path;\n    (void)argv0;\n    return LSTMC_RT_OK;\n}\n\n",
-              f);
-        return;
-    }
     fprintf(f,
             "    static unsigned char raw[%s_WEIGHTS_FILE_SIZE + LSTMC_RT_ALIGN + 1];\n"
             "    unsigned char *w = raw + (LSTMC_RT_ALIGN - (size_t)raw %% LSTMC_RT_ALIGN) %% "
@@ -140,7 +138,7 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     out_file of;
     FILE *f;
     char fname[256];
-    char NAME[128];
+    char NAME[128], run[512]; /* run: the call that runs the model once */
     int i;
     cg_c_upper(o->name, NAME, sizeof NAME);
     snprintf(fname, sizeof fname, "%s_run.c", o->name);
@@ -271,38 +269,48 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     }
     for (i = 0; i < kp->n_outputs; i++)
         fprintf(f, "    outputs[%d] = out%d;\n", i, i);
+    if (cg_c_stream_on(o))
+        snprintf(run, sizeof run, "stream ? run_stream(&ctx, stream, inputs, outputs)\n"
+                                  "                    : %s_run(&ctx, inputs, outputs)", o->name);
+    else /* --stream was refused above */
+        snprintf(run, sizeof run, "%s_run(&ctx, inputs, outputs)", o->name);
     fprintf(f,
             "    if (stream && !%s_STREAMABLE) {\n"
             "        fprintf(stderr, \"%s_run: --stream: the model does not stream: %%s\\n\",\n"
-            "                %s_STREAM_WHY);\n        return 1;\n    }\n"
+            "                %s_STREAM_WHY);\n        return 1;\n    }\n",
+            NAME, o->name, NAME);
+    if (o->placement == CG_WEIGHTS_CONST)
+        fprintf(f, "    if (weights_file) {\n"
+                   "        fprintf(stderr, \"%s_run: --weights-file: the weights are compiled in "
+                   "(--weights-placement=const)\\n\");\n        return 2;\n    }\n",
+                o->name);
+    fprintf(f,
             "    st = %s_init(&ctx, arena, %s_ARENA_SIZE);\n"
             "%s"
             "    if (st == LSTMC_RT_OK)\n"
-            "        st = stream ? run_stream(&ctx, stream, inputs, outputs)\n"
-            "                    : %s_run(&ctx, inputs, outputs);\n"
+            "        st = %s;\n"
             "    if (st != LSTMC_RT_OK) {\n"
             "        fprintf(stderr, \"%s_run: %%s\\n\", lstmc_rt_status_str(st));\n"
             "        return 1;\n    }\n",
-            NAME, o->name, NAME, o->name, NAME,
+            o->name, NAME,
             o->placement != CG_WEIGHTS_CONST
                 ? "    if (st == LSTMC_RT_OK)\n        st = load_weights(&ctx, weights_file, "
                   "argv[0]);\n"
-                : "    (void)weights_file;\n",
-            o->name, o->name);
+                : "",
+            run, o->name);
     fprintf(f,
             "    if (bench > 0) {\n"
             "        static double ms[1000000];\n        long r;\n"
             "        for (r = 0; r < bench; r++) {\n            struct timespec t0, t1;\n"
             "            clock_gettime(CLOCK_MONOTONIC, &t0);\n"
-            "            if (stream)\n                run_stream(&ctx, stream, inputs, outputs);\n"
-            "            else\n                %s_run(&ctx, inputs, outputs);\n"
+            "            %s;\n"
             "            clock_gettime(CLOCK_MONOTONIC, &t1);\n"
             "            ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - "
             "t0.tv_nsec) / 1e6;\n        }\n"
             "        qsort(ms, (size_t)bench, sizeof ms[0], cmp_double);\n"
             "        printf(\"%s: median %%.4f ms over %%ld runs\\n\", ms[bench / 2], bench);\n"
             "    }\n",
-            o->name, o->name);
+            run, o->name);
     for (i = 0; i < kp->n_outputs; i++) {
         const ir_tensor *t = g->outputs[i];
         int64_t n = ir_shape_numel(&t->shape);
