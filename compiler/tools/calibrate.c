@@ -194,7 +194,7 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
     }
     if (info.rank < 2 || info.dims[0] < 1) {
         diag_error(d, "--data %s: expected K samples stacked on a leading axis "
-                      "([K, ...input shape]), got rank %d",
+                      "([K, ...input shape], or [K, ...] without the batch axis), got rank %d",
                    data, (int)info.rank);
         return -1;
     }
@@ -209,9 +209,9 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
         b->name = g->inputs[0]->name;
         b->what = data;
         b->dtype = info.dtype;
-        b->shape.rank = info.rank - 1;
-        for (i = 1; i < info.rank; i++)
-            b->shape.d[i - 1] = info.dims[i];
+        if (driver_sample_shape(g, g->inputs[0], info.dims + 1, (int)info.rank - 1, data,
+                                &b->shape, d) < 0)
+            return -1;
     }
     if (driver_prepare(g, &o2, d) < 0)
         return -1;
