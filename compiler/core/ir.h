@@ -143,6 +143,9 @@ struct ir_node {
     int id;
     ir_op op;
     const char *name;    /* ONNX node name, or a generated "OpType_<k>" when empty */
+    int unnamed;         /* 1: the model gave the node no name, so name is invented and
+                            messages say "OpType node #onnx_index (unnamed)" (ir_node_label) */
+    int onnx_index;      /* index in the ONNX graph's node list; -1: made by a pass */
     const char *op_type; /* ONNX op_type as written in the model */
     int opset;           /* default-domain opset the model imports */
     int n_inputs;
