@@ -137,8 +137,9 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                           t->name, k, t->shape.sym[k] ? " ('" : "",
                           t->shape.sym[k] ? t->shape.sym[k] : "", t->shape.sym[k] ? "')" : "",
                           rnn ? rnn->name : "?", rnn ? rnn->op_type : "?",
-                          t->shape.sym[k] ? " (--dim " : "", t->shape.sym[k] ? t->shape.sym[k] : "",
-                          t->shape.sym[k] ? "=N for another)" : "");
+                          t->shape.sym[k] ? " (give --dim " : "",
+                          t->shape.sym[k] ? t->shape.sym[k] : "",
+                          t->shape.sym[k] ? "=B for batch B)" : "");
             } else {
                 diag_error(d, "input '%s': dim %d%s%s%s is symbolic; give it a value with "
                               "--dim %s=N",
