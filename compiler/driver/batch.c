@@ -1,7 +1,7 @@
 /*
  * batch.c — which axis of a graph input is the batch, from the structure of the graph: the
  * axis that reaches a recurrent layer's batch axis (LSTM, GRU, RNN: axis 1 of X, initial_h
- * and initial_c with layout 0, axis 0 with layout 1). The axis is followed forward from the
+ * and initial_c with layout 0, axis 0 with layout 1; sequence_lens [N]). The axis is followed forward from the
  * input through the ops that move axes predictably (element-wise ops, Transpose, Gather as
  * an embedding, Unsqueeze, Squeeze with axes, MatMul/Gemm on their left operand, Slice,
  * Concat, Softmax); any other op ends the path. A name ("batch", "N") is never read: an
@@ -59,8 +59,9 @@ follow_node(trace *tr, const ir_node *n, int i, int axis, int rank, int depth)
     case IR_OP_GRU:
     case IR_OP_RNN:
         /* X [T, N, I] / [N, T, I]; initial_h, initial_c [D, N, H] / [N, D, H] */
-        if ((i == 0 || i == 5 || i == 6) && rank == 3 &&
-            axis == (ir_attr_int(n, "layout", 0) ? 0 : 1)) {
+        if (((i == 0 || i == 5 || i == 6) && rank == 3 &&
+             axis == (ir_attr_int(n, "layout", 0) ? 0 : 1)) ||
+            (i == 4 && rank == 1 && axis == 0)) { /* sequence_lens [N] */
             tr->rnn = n;
             return 1;
         }
