@@ -300,6 +300,13 @@ ir_node_new(ir_graph *g, ir_op op, const char *name, const char *op_type, int n_
 }
 
 void
+ir_node_origin(ir_node *n, const ir_node *from)
+{
+    n->unnamed = from->unnamed;
+    n->onnx_index = from->onnx_index;
+}
+
+void
 ir_node_set_output(ir_node *n, int i, ir_tensor *t)
 {
     n->outputs[i] = t;

@@ -209,6 +209,10 @@ ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, const char *op_typ
 /* Set output slot i to t and make n its producer. */
 void ir_node_set_output(ir_node *n, int i, ir_tensor *t);
 
+/* n (made by a pass) stands for ONNX node `from`: messages place it there (its onnx_index,
+ * and "(unnamed)" when the model left `from` unnamed). */
+void ir_node_origin(ir_node *n, const ir_node *from);
+
 /* Add a graph input / output. */
 void ir_graph_add_input(ir_graph *g, ir_tensor *t);
 void ir_graph_add_output(ir_graph *g, ir_tensor *t);
