@@ -4,7 +4,8 @@
  * and initial_c with layout 0, axis 0 with layout 1; sequence_lens [N]). The axis is followed forward from the
  * input through the ops that move axes predictably (element-wise ops, Transpose, Gather as
  * an embedding, Unsqueeze, Squeeze with axes, MatMul/Gemm on their left operand, Slice,
- * Concat, Softmax); any other op ends the path. A name ("batch", "N") is never read: an
+ * Concat, Softmax, a Reshape that copies the dim (0 in its shape), Flatten at axis 1, Expand);
+ * any other op ends the path. A name ("batch", "N") is never read: an
  * exporter may call the dim anything.
  *
  * The driver binds a symbolic batch dim that no --dim names to 1 (prepare.c, as runtimes
@@ -146,6 +147,20 @@ follow_node(trace *tr, const ir_node *n, int i, int axis, int rank, int depth)
         if (i != 0 || rank != 2 || axis != (ir_attr_int(n, "transA", 0) ? 1 : 0))
             return 0;
         return follow(tr, out, 0, 2, depth);
+    case IR_OP_RESHAPE: /* a 0 in the new shape copies that dim (allowzero 0) */
+        if (i != 0 || ir_attr_int(n, "allowzero", 0) ||
+            (c = const_ints(n, 1, v, IR_MAX_RANK)) <= axis || v[axis] != 0)
+            return 0;
+        return follow(tr, out, axis, c, depth);
+    case IR_OP_FLATTEN: /* [d0 .. d(a-1), rest]: axis 0 stays alone only when a == 1 */
+        if (axis != 0 || ir_attr_int(n, "axis", 1) != 1)
+            return 0;
+        return follow(tr, out, 0, 2, depth);
+    case IR_OP_EXPAND: /* broadcast to the shape: aligned on the right */
+        if (i != 0 || (c = const_ints(n, 1, v, IR_MAX_RANK)) < 0)
+            return 0;
+        orank = c > rank ? c : rank;
+        return follow(tr, out, axis + orank - rank, orank, depth);
     case IR_OP_SLICE:
     case IR_OP_CONCAT:
         if (n->op == IR_OP_SLICE && i != 0)

@@ -263,3 +263,40 @@ Test(batch_axis, fixed_batch_needs_the_full_shape)
     cr_expect(strstr(diag_text(d), "fixed at 2"), "%s", diag_text(d));
     arena_free(a);
 }
+
+/* x [batch, 12, 2, 3] -> Reshape [0, 12, 6] (0: the dim copied) -> Transpose [1, 0, 2] ->
+ * LSTM (layout 0): the batch is axis 0 of x; with Reshape [-1, 12, 6] it cannot be told. */
+Test(batch_axis, reshape_that_copies_the_dim)
+{
+    int zero;
+    for (zero = 1; zero >= 0; zero--) {
+        arena *a = arena_new(0);
+        ir_graph *g = ir_graph_new(a, "g", "m.onnx");
+        ir_shape sx = {4, {-1, 12, 2, 3}, {"batch"}}, s3 = {1, {3}, {NULL}},
+                 sw = {3, {1, 8, 6}, {NULL}}, sr = {3, {1, 8, 2}, {NULL}};
+        int64_t shape[3] = {zero ? 0 : -1, 12, 6}, perm[3] = {1, 0, 2};
+        float w[48] = {0}, r[16] = {0};
+        ir_tensor *x = ir_tensor_new(g, "x", IR_DT_F32, &sx);
+        ir_tensor *sh = ir_const_new(g, "shape", IR_DT_I64, &s3, shape);
+        ir_tensor *r1 = ir_tensor_tmp(g, "r", IR_DT_F32, NULL);
+        ir_tensor *X = ir_tensor_tmp(g, "X", IR_DT_F32, NULL);
+        ir_tensor *Y = ir_tensor_tmp(g, "Y", IR_DT_F32, NULL);
+        ir_node *rs = ir_node_new(g, IR_OP_RESHAPE, "rs", NULL, 2, 1);
+        ir_node *tp = ir_node_new(g, IR_OP_TRANSPOSE, "tp", NULL, 1, 1);
+        ir_node *l = ir_node_new(g, IR_OP_LSTM, "l", NULL, 3, 1);
+        ir_graph_add_input(g, x);
+        rs->inputs[0] = x;
+        rs->inputs[1] = sh;
+        ir_node_set_output(rs, 0, r1);
+        tp->inputs[0] = r1;
+        ir_attr_set_ints(g, tp, "perm", perm, 3);
+        ir_node_set_output(tp, 0, X);
+        l->inputs[0] = X;
+        l->inputs[1] = ir_const_new(g, "W", IR_DT_F32, &sw, w);
+        l->inputs[2] = ir_const_new(g, "R", IR_DT_F32, &sr, r);
+        ir_node_set_output(l, 0, Y);
+        cr_expect_eq(driver_batch_axis(g, x, NULL), zero ? 0 : -1, "shape[0] = %lld",
+                     (long long)shape[0]);
+        arena_free(a);
+    }
+}
