@@ -126,6 +126,7 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                 t->shape.d[k] = sym_val[m];
             } else if (k == driver_batch_axis(g, t, &rnn)) {
                 /* the batch, as every runtime does: 1 unless told */
+                char label[480];
                 t->shape.d[k] = 1;
                 if (t->shape.sym[k] && n_sym < (int)(sizeof sym_val / sizeof sym_val[0])) {
                     sym_name[n_sym] = t->shape.sym[k];
@@ -133,10 +134,10 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                 }
                 diag_note(d, NULL,
                           "input '%s': dim %d%s%s%s is the batch (it reaches the batch axis of "
-                          "node '%s' (%s)); compiled with batch 1%s%s%s",
+                          "%s); compiled with batch 1%s%s%s",
                           t->name, k, t->shape.sym[k] ? " ('" : "",
                           t->shape.sym[k] ? t->shape.sym[k] : "", t->shape.sym[k] ? "')" : "",
-                          rnn ? rnn->name : "?", rnn ? rnn->op_type : "?",
+                          rnn ? ir_node_label(rnn, label, sizeof label) : "a recurrent layer",
                           t->shape.sym[k] ? " (give --dim " : "",
                           t->shape.sym[k] ? t->shape.sym[k] : "",
                           t->shape.sym[k] ? "=B for batch B)" : "");
