@@ -1,9 +1,9 @@
 /*
  * batch.c — which axis of a graph input is the batch, from the structure of the graph: the
  * axis that reaches a recurrent layer's batch axis (LSTM, GRU, RNN: axis 1 of X, initial_h
- * and initial_c with layout 0, axis 0 with layout 1; sequence_lens [N]). The axis is followed forward from the
- * input through the ops that move axes predictably (element-wise ops, Transpose, Gather as
- * an embedding, Unsqueeze, Squeeze with axes, MatMul/Gemm on their left operand, Slice,
+ * and initial_c with layout 0, axis 0 with layout 1; sequence_lens [N]). The axis is followed
+ * forward from the input through the ops that move axes predictably (element-wise ops, Transpose,
+ * Gather as an embedding, Unsqueeze, Squeeze with axes, MatMul/Gemm on their left operand, Slice,
  * Concat, Softmax, a Reshape that copies the dim (0 in its shape), Flatten at axis 1, Expand);
  * any other op ends the path. A name ("batch", "N") is never read: an
  * exporter may call the dim anything.
@@ -12,13 +12,13 @@
  * do), and lstmc calibrate / lstmc tune read [N, T, C] data as N samples of batch 1
  * (driver_sample_shape).
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "diag.h"
 #include "driver.h"
 #include "ir.h"
 #include "shape.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define BATCH_MAX_DEPTH 256
 
@@ -40,8 +40,8 @@ const_ints(const ir_node *n, int i, int64_t *v, int max)
     if (c < 0 || c > max)
         return -1;
     for (k = 0; k < c; k++)
-        v[k] = t->dtype == IR_DT_I64 ? ((const int64_t *)t->data)[k]
-                                     : ((const int32_t *)t->data)[k];
+        v[k] =
+            t->dtype == IR_DT_I64 ? ((const int64_t *)t->data)[k] : ((const int32_t *)t->data)[k];
     return (int)c;
 }
 
@@ -232,22 +232,25 @@ driver_sample_shape(const ir_graph *g, const ir_tensor *in, const int64_t *dims,
         return 0;
     }
     if (rank + 1 != in->shape.rank) {
-        diag_error(d, "%s: %d dims per sample, the model's input '%s' is %s (%d dims): give the "
-                      "samples as [K, <input shape>] or, without the batch axis, [K, %d dims]",
+        diag_error(d,
+                   "%s: %d dims per sample, the model's input '%s' is %s (%d dims): give the "
+                   "samples as [K, <input shape>] or, without the batch axis, [K, %d dims]",
                    what, rank, in->name, want, in->shape.rank, in->shape.rank - 1);
         return -1;
     }
     ax = driver_batch_axis(g, in, NULL);
     if (ax < 0) {
-        diag_error(d, "%s: %d dims per sample, the model's input '%s' is %s, and no axis of it "
-                      "reaches a recurrent layer's batch axis: give the samples as "
-                      "[K, <input shape>]",
+        diag_error(d,
+                   "%s: %d dims per sample, the model's input '%s' is %s, and no axis of it "
+                   "reaches a recurrent layer's batch axis: give the samples as "
+                   "[K, <input shape>]",
                    what, rank, in->name, want);
         return -1;
     }
     if (in->shape.d[ax] > 1) {
-        diag_error(d, "%s: %d dims per sample, and the model's input '%s' is %s with its batch "
-                      "(dim %d) fixed at %lld: give the samples as [K, <input shape>]",
+        diag_error(d,
+                   "%s: %d dims per sample, and the model's input '%s' is %s with its batch "
+                   "(dim %d) fixed at %lld: give the samples as [K, <input shape>]",
                    what, rank, in->name, want, ax, (long long)in->shape.d[ax]);
         return -1;
     }
