@@ -115,6 +115,7 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
         return 0;
     snprintf(name, sizeof name, "%s/tissues", rec->name);
     n = ir_node_new(g, IR_OP_RNN_TISSUE, name, "lstmc.RnnTissue", 9, 3);
+    ir_node_origin(n, rec);
     n->inputs[0] = ir_in(rec, 0); /* P */
     n->inputs[1] = Up; /* U in the kernel's column panels */
     n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);

@@ -164,6 +164,7 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
     snprintf(name, sizeof name, "%s/drs", n->name);
     if (tissue) {
         m = ir_node_new(g, IR_OP_RNN_TISSUE, name, "lstmc.RnnTissue", 11, 3);
+        ir_node_origin(m, n);
         for (i = 0; i < 9; i++)
             m->inputs[i] = ir_in(n, i);
         m->inputs[1] = NULL; /* the panels: Uo and Ufic replace them */
@@ -171,6 +172,7 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
         m->inputs[10] = Ufic;
     } else {
         m = ir_node_new(g, IR_OP_RNN_DRS, name, "lstmc.RnnDrs", 7, 3);
+        ir_node_origin(m, n);
         m->inputs[0] = ir_in(n, 0); /* P */
         m->inputs[1] = Uo;
         m->inputs[2] = Ufic;

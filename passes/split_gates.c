@@ -48,6 +48,7 @@ split(ir_graph *g, ir_node *n)
 
     snprintf(name, sizeof name, "%s/G1", n->name);
     proj = ir_node_new(g, IR_OP_RNN_PROJ, name, "lstmc.RnnProj", 3, 1);
+    ir_node_origin(proj, n);
     proj->inputs[0] = X;
     proj->inputs[1] = ir_in(n, 1); /* W */
     proj->inputs[2] = ir_in(n, 3); /* B */
@@ -60,6 +61,7 @@ split(ir_graph *g, ir_node *n)
 
     snprintf(name, sizeof name, "%s/G2", n->name);
     rec = ir_node_new(g, IR_OP_RNN_REC, name, "lstmc.RnnRec", 7, 3);
+    ir_node_origin(rec, n);
     rec->inputs[0] = P;
     rec->inputs[1] = ir_in(n, 2); /* R */
     /* only the GRU's Rbh under linear_before_reset stays out of P */

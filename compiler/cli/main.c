@@ -33,12 +33,13 @@ static const char options_text[] =
     "  --disable-pass=NAME  leave a pass out (e.g. split_gates for schedule A)\n"
     "  --time-passes        print the time each pass takes\n"
     "  --emit=c|llvm        CPU kernels: portable C, or LLVM object code for the target\n"
+    "                       (default: llvm, or c when lstmc was built without LLVM)\n"
     "  --threads=N          LLVM LSTM layers on N threads (1-16; default: the target's\n"
     "                       cores, for layers with H >= 128)\n"
     "  --parallel=auto|split|wave   how stacked LSTM layers use the threads: split each\n"
     "                       layer's hidden units (split), run the layers as a pipeline\n"
     "                       across threads (wave), or choose from the shapes (auto)\n"
-    "                       (default: llvm)\n"
+    "                       (default: auto)\n"
     "  --alpha-inter=X, --alpha-intra=Y   approximation thresholds (0 = exact)\n"
     "  --weights-placement=const|blob|pointer   weights compiled in (flash), in\n"
     "                       NAME_weights.bin checked by NAME_init_blob, or raw bytes anywhere\n"
@@ -47,7 +48,8 @@ static const char options_text[] =
     "                       accumulation (default: the model's own, fp32 for float models)\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
-    "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis\n"
+    "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis: [K, <input\n"
+    "                       shape>], or [K, ...] without the batch axis (batch 1)\n"
     "  --force              replace an existing OUTDIR that lstmc did not make\n"
     "  --max-weights=SIZE, --max-arena=SIZE   refuse bigger weights / working memory\n"
     "                       (default 1GiB each)\n"
@@ -88,7 +90,9 @@ static const subcommand subcommands[] = {
     {"tune", tune_main, NULL,
      "  lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
      "                                                       choose the thresholds (lstmc tune -h)\n"},
-    {"profile", profile_main, NULL, NULL}, /* issue 7: measure a device */
+    {"profile", profile_main, NULL,
+     "  lstmc profile --device=opencl[:N]|cpu -o BOARD.json\n"
+     "                                                       measure a device (docs/OPENCL.md)\n"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -66,13 +66,23 @@ diag_error(diag *d, const char *fmt, ...)
     va_end(ap);
 }
 
-void
-diag_at(diag *d, const char *node_name, const char *op_type, const char *fmt, ...)
+const char *
+diag_node_label(char *buf, size_t size, const char *name, const char *op_type, long unnamed)
 {
-    char prefix[512];
+    if (unnamed >= 0)
+        snprintf(buf, size, "%s node #%ld (unnamed)", op_type ? op_type : "?", unnamed);
+    else
+        snprintf(buf, size, "node '%s' (%s)", name ? name : "", op_type ? op_type : "?");
+    return buf;
+}
+
+void
+diag_at(diag *d, const char *node_name, const char *op_type, long unnamed, const char *fmt, ...)
+{
+    char prefix[512], label[480];
     va_list ap;
-    snprintf(prefix, sizeof prefix, "node '%s' (%s): ", node_name ? node_name : "",
-             op_type ? op_type : "?");
+    snprintf(prefix, sizeof prefix, "%s: ",
+             diag_node_label(label, sizeof label, node_name, op_type, unnamed));
     va_start(ap, fmt);
     diag_vreport(d, prefix, fmt, ap);
     va_end(ap);

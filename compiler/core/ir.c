@@ -286,6 +286,8 @@ ir_node_new(ir_graph *g, ir_op op, const char *name, const char *op_type, int n_
     else
         n->name = arena_printf(g->a, "%s_%d", n->op_type, g->n_nodes);
     n->opset = g->opset;
+    n->unnamed = 0;
+    n->onnx_index = -1;
     n->n_inputs = n_in;
     n->inputs = arena_calloc(g->a, (size_t)(n_in > 0 ? n_in : 1), sizeof *n->inputs);
     n->n_outputs = n_out;
@@ -295,6 +297,13 @@ ir_node_new(ir_graph *g, ir_op op, const char *name, const char *op_type, int n_
     g->cap_nodes = (int)cap;
     g->nodes[g->n_nodes++] = n;
     return n;
+}
+
+void
+ir_node_origin(ir_node *n, const ir_node *from)
+{
+    n->unnamed = from->unnamed;
+    n->onnx_index = from->onnx_index;
 }
 
 void

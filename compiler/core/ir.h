@@ -143,6 +143,9 @@ struct ir_node {
     int id;
     ir_op op;
     const char *name;    /* ONNX node name, or a generated "OpType_<k>" when empty */
+    int unnamed;         /* 1: the model gave the node no name, so name is invented and
+                            messages say "OpType node #onnx_index (unnamed)" (ir_node_label) */
+    int onnx_index;      /* index in the ONNX graph's node list; -1: made by a pass */
     const char *op_type; /* ONNX op_type as written in the model */
     int opset;           /* default-domain opset the model imports */
     int n_inputs;
@@ -206,6 +209,10 @@ ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, const char *op_typ
 
 /* Set output slot i to t and make n its producer. */
 void ir_node_set_output(ir_node *n, int i, ir_tensor *t);
+
+/* n (made by a pass) stands for ONNX node `from`: messages place it there (its onnx_index,
+ * and "(unnamed)" when the model left `from` unnamed). */
+void ir_node_origin(ir_node *n, const ir_node *from);
 
 /* Add a graph input / output. */
 void ir_graph_add_input(ir_graph *g, ir_tensor *t);

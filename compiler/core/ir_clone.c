@@ -93,6 +93,8 @@ ir_clone(arena *a, const ir_graph *g0)
         ir_node *n = ir_node_new(g, s->op, s->name, s->op_type, s->n_inputs, s->n_outputs);
         n->id = s->id;
         n->opset = s->opset;
+        n->unnamed = s->unnamed;
+        n->onnx_index = s->onnx_index;
         n->dead = s->dead;
         for (j = 0; j < s->n_inputs; j++)
             n->inputs[j] = map_tensor(g, g0, s->inputs[j]);

@@ -88,6 +88,21 @@ ir_graph *driver_import(arena *a, const char *model, diag *d);
  */
 int driver_prepare(ir_graph *g, const driver_options *o, diag *d);
 
+/* The axis of graph input `in` (of g, imported: shapes may be symbolic) that is the batch:
+ * the one that reaches a recurrent layer's batch axis (LSTM/GRU/RNN: axis 1 of X, initial_h,
+ * initial_c with layout 0, axis 0 with layout 1) through element-wise ops, Transpose,
+ * Gather (embeddings), Unsqueeze/Squeeze, MatMul/Gemm, Slice, Concat (batch.c). -1: none.
+ * *rnn (may be NULL) receives the layer reached. */
+int driver_batch_axis(const ir_graph *g, const ir_tensor *in, const ir_node **rnn);
+
+/* The shape of one sample of data [K, dims[0..rank)] for graph input `in` of g (imported):
+ * dims itself when the sample has the input's rank ([K, <input shape>]); with one dim fewer,
+ * the sample is taken to lack the batch axis (driver_batch_axis), which is put back with
+ * size 1 ([N, T, C] read as N samples [1, T, C], or [T, 1, C] for a seq-first model: the
+ * same bytes). Returns 0, or -1 after reporting through d (what names the data). */
+int driver_sample_shape(const ir_graph *g, const ir_tensor *in, const int64_t *dims, int rank,
+                        const char *what, ir_shape *s, diag *d);
+
 /* --prune on a prepared graph (passes/sparse.c; the elstm target prunes before it encodes).
  * Returns 0 (also without --prune) or -1 after reporting through d. */
 int driver_prune(ir_graph *g, const driver_options *o, diag *d);

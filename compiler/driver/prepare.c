@@ -25,7 +25,8 @@ fmt_shape(const ir_shape *s, char *buf, size_t n)
 }
 
 /* Give every graph input a concrete shape: whole-shape bindings first (they also bind the
- * input's symbols), then --dim values; a dim still unknown is an error. */
+ * input's symbols), then --dim values, then 1 for the batch (batch.c: the axis that reaches
+ * a recurrent layer's batch axis), with a note; any other dim still unknown is an error. */
 static int
 bind_inputs(ir_graph *g, const driver_options *o, diag *d)
 {
@@ -105,6 +106,7 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
         return -1;
     for (i = 0; i < g->n_inputs; i++) {
         ir_tensor *t = g->inputs[i];
+        const ir_node *rnn = NULL;
         if (t->shape.rank < 0) {
             diag_error(d, "input '%s' has no declared shape; give its data (lstmc run) to "
                           "fix it",
@@ -121,6 +123,23 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                     break;
             if (t->shape.sym[k] && m < n_sym) {
                 t->shape.d[k] = sym_val[m];
+            } else if (k == driver_batch_axis(g, t, &rnn)) {
+                /* the batch, as every runtime does: 1 unless told */
+                char label[480];
+                t->shape.d[k] = 1;
+                if (t->shape.sym[k] && n_sym < (int)(sizeof sym_val / sizeof sym_val[0])) {
+                    sym_name[n_sym] = t->shape.sym[k];
+                    sym_val[n_sym++] = 1;
+                }
+                diag_note(d, NULL,
+                          "input '%s': dim %d%s%s%s is the batch (it reaches the batch axis of "
+                          "%s); compiled with batch 1%s%s%s",
+                          t->name, k, t->shape.sym[k] ? " ('" : "",
+                          t->shape.sym[k] ? t->shape.sym[k] : "", t->shape.sym[k] ? "')" : "",
+                          rnn ? ir_node_label(rnn, label, sizeof label) : "a recurrent layer",
+                          t->shape.sym[k] ? " (give --dim " : "",
+                          t->shape.sym[k] ? t->shape.sym[k] : "",
+                          t->shape.sym[k] ? "=B for batch B)" : "");
             } else {
                 diag_error(d, "input '%s': dim %d%s%s%s is symbolic; give it a value with "
                               "--dim %s=N",

@@ -36,10 +36,11 @@ fail(actx *x, const ir_node *n, const char *fmt, ...)
 {
     va_list ap;
     size_t k = 0;
+    char label[480];
     if (x->bad++)
         return; /* keep the first reason */
     if (n)
-        k = (size_t)snprintf(x->why, sizeof x->why, "node '%s' (%s) ", n->name, n->op_type);
+        k = (size_t)snprintf(x->why, sizeof x->why, "%s ", ir_node_label(n, label, sizeof label));
     if (k >= sizeof x->why)
         return;
     va_start(ap, fmt);

@@ -194,7 +194,7 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
     }
     if (info.rank < 2 || info.dims[0] < 1) {
         diag_error(d, "--data %s: expected K samples stacked on a leading axis "
-                      "([K, ...input shape]), got rank %d",
+                      "([K, ...input shape], or [K, ...] without the batch axis), got rank %d",
                    data, (int)info.rank);
         return -1;
     }
@@ -209,9 +209,9 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
         b->name = g->inputs[0]->name;
         b->what = data;
         b->dtype = info.dtype;
-        b->shape.rank = info.rank - 1;
-        for (i = 1; i < info.rank; i++)
-            b->shape.d[i - 1] = info.dims[i];
+        if (driver_sample_shape(g, g->inputs[0], info.dims + 1, (int)info.rank - 1, data,
+                                &b->shape, d) < 0)
+            return -1;
     }
     if (driver_prepare(g, &o2, d) < 0)
         return -1;
@@ -320,9 +320,11 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
     for (i = 0; i < nl; i++) {
         cal_layer *l = &L[i];
         int64_t dd;
+        char label[480];
+        ir_node_label(l->n, label, sizeof label);
         if (l->max_dh > 1e-4)
             fprintf(stderr, "lstmc: warning: %s: the one-step replay differs from Y by %g\n",
-                    l->n->name, l->max_dh);
+                    label, l->max_dh);
         fprintf(f, "layer %lld %lld %lld %s\n", (long long)l->D, (long long)l->H,
                 (long long)l->cells, l->n->name);
         for (dd = 0; dd < l->D; dd++) {
@@ -336,7 +338,7 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
             }
         }
         fprintf(stderr, "lstmc: calibrated %s: %lld directions, hidden %lld, %lld cells\n",
-                l->n->name, (long long)l->D, (long long)l->H, (long long)l->cells);
+                label, (long long)l->D, (long long)l->H, (long long)l->cells);
         if (l->nS > 0) {
             static const int pc[] = {0, 1, 5, 10, 25, 50, 75, 90, 99, 100};
             size_t q;

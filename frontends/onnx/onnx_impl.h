@@ -28,6 +28,8 @@ typedef struct onnx_ctx {
     const char *dir;     /* the model's folder: external data paths are relative to it */
     const char *node;    /* name of the node being imported (generated when empty) */
     const char *op_type; /* its op_type */
+    long unnamed;        /* its index in the node list when the model gave it no name (the
+                            name is then invented; messages say "Op node #K (unnamed)"), or -1 */
 } onnx_ctx;
 
 /* An importer: turns one ONNX node into IR (nodes, constants). Reports through cx and

@@ -543,7 +543,9 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 {
     onnx_importer fn;
     const char *op = np->op_type && np->op_type[0] ? np->op_type : "?";
+    int first = cx->g->n_nodes, i;
     cx->op_type = op;
+    cx->unnamed = np->name && np->name[0] ? -1 : (long)k;
     cx->node = np->name && np->name[0] ? np->name : arena_printf(cx->a, "%s_%zu", op, k);
     if (!np->op_type || !np->op_type[0]) {
         onnx_err(cx, "has no op_type");
@@ -554,8 +556,13 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
     } else {
         fn(cx, np);
     }
+    for (i = first; i < cx->g->n_nodes; i++) { /* the IR nodes made from np */
+        cx->g->nodes[i]->onnx_index = (int)k;
+        cx->g->nodes[i]->unnamed = cx->unnamed >= 0;
+    }
     cx->node = NULL;
     cx->op_type = NULL;
+    cx->unnamed = -1;
 }
 
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
@@ -637,6 +644,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, d
     }
 
     memset(&cx, 0, sizeof cx);
+    cx.unnamed = -1;
     cx.a = a;
     cx.d = d;
     cx.opset = opset;

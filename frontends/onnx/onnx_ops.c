@@ -91,7 +91,7 @@ onnx_err(onnx_ctx *cx, const char *fmt, ...)
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
     if (cx->node)
-        diag_at(cx->d, cx->node, cx->op_type, "%s", body);
+        diag_at(cx->d, cx->node, cx->op_type, cx->unnamed, "%s", body);
     else
         diag_error(cx->d, "%s", body);
 }
@@ -177,7 +177,9 @@ onnx_node_new(onnx_ctx *cx, const Onnx__NodeProto *np, ir_op op, onnx_arity ar)
             continue;
         t = onnx_tensor_ref(cx, name);
         if (t->producer) {
-            onnx_err(cx, "output '%s' is also produced by node '%s'", name, t->producer->name);
+            char label[480];
+            onnx_err(cx, "output '%s' is also produced by %s", name,
+                     ir_node_label(t->producer, label, sizeof label));
             errors++;
             continue;
         }

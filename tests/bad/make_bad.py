@@ -164,12 +164,30 @@ def main():
     x[4, 0, 3] = -np.inf
     np.save(HERE / "nan_inf_input.npy", x)
 
+    # 13. an unnamed node the importer refuses (Cast to STRING): the message must say the
+    # node is unnamed and where it is ("Cast node #1 (unnamed)"), not an invented name
+    m = model([helper.make_node("Relu", ["X"], ["r"], name="relu_a"),
+               helper.make_node("Cast", ["r"], ["Y"], to=TensorProto.STRING)],
+              [fin("X", [2, 3])], [helper.make_tensor_value_info("Y", TensorProto.STRING, [2, 3])],
+              [], name="unnamed_cast")
+    write("unnamed_cast.onnx", m.SerializeToString())
+
+    # 14. a Slice whose starts and ends are both graph inputs (not constants): both named
+    i64 = TensorProto.INT64
+    m = model([helper.make_node("Slice", ["X", "starts", "ends"], ["Y"], name="slice_a")],
+              [fin("X", [4, 6]), helper.make_tensor_value_info("starts", i64, [1]),
+               helper.make_tensor_value_info("ends", i64, [1])],
+              [fin("Y", ["n", 6])], [], name="slice_dynamic")
+    onnx.checker.check_model(m)
+    write("slice_dynamic.onnx", m.SerializeToString())
+
     # sanity: the files that should not parse, do not; the rest parse
     for f in ("empty.onnx",):
         assert (HERE / f).stat().st_size == 0
     for f in ("missing_weights.onnx", "unsupported_ops.onnx", "lstm_w_shape_mismatch.onnx",
               "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
-              "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx"):
+              "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx",
+              "unnamed_cast.onnx", "slice_dynamic.onnx"):
         onnx.load(str(HERE / f), load_external_data=False)
     for f in ("truncated.onnx", "random_bytes.onnx"):
         try:

@@ -205,3 +205,24 @@ Test(ir, clone_is_deep_and_equal)
     cr_assert_str_eq(ir_tensor_tmp(h, "t", IR_DT_F32, &s)->name,
                      ir_tensor_tmp(g, "t", IR_DT_F32, &s)->name);
 }
+
+/* issue 19: a node the model left unnamed is named by its op type and place, never by the
+ * invented name; the copy and the nodes a pass makes from it say the same */
+Test(ir, unnamed_node_label)
+{
+    char buf[128];
+    ir_node *n = ir_node_new(g, IR_OP_CAST, NULL, "Cast", 1, 1);
+    ir_node *m = ir_node_new(g, IR_OP_RNN_REC, "Cast_12/G2", "lstmc.RnnRec", 2, 1);
+    ir_graph *h;
+    n->unnamed = 1;
+    n->onnx_index = 12;
+    cr_assert_str_eq(ir_node_label(n, buf, sizeof buf), "Cast node #12 (unnamed)");
+    diag_node(d, n, "bad");
+    cr_assert_str_eq(diag_text(d), "m.onnx: Cast node #12 (unnamed): bad\n");
+    ir_node_origin(m, n);
+    cr_assert_str_eq(ir_node_label(m, buf, sizeof buf), "lstmc.RnnRec node #12 (unnamed)");
+    h = ir_clone(a, g);
+    cr_assert_str_eq(ir_node_label(h->nodes[0], buf, sizeof buf), "Cast node #12 (unnamed)");
+    n->unnamed = 0; /* named: the model's name */
+    cr_assert_str_eq(ir_node_label(n, buf, sizeof buf), "node 'Cast_0' (Cast)");
+}

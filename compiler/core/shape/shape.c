@@ -277,6 +277,29 @@ shape_put_i64(ir_tensor *t, int64_t k, int64_t v)
     }
 }
 
+int
+shape_need_consts(ir_node *n, int from, diag *d)
+{
+    char names[512];
+    size_t k = 0;
+    int i, bad = 0;
+    names[0] = '\0';
+    for (i = from; i < n->n_inputs; i++) {
+        const ir_tensor *t = ir_in(n, i);
+        if (!t || t->data)
+            continue;
+        if (k < sizeof names)
+            k += (size_t)snprintf(names + k, sizeof names - k, "%s'%s'", bad ? ", " : "",
+                                  shape_iname(n, i));
+        bad++;
+    }
+    if (bad > 1)
+        diag_node(d, n, "inputs %s must be constants (dynamic shapes are not supported)", names);
+    else if (bad == 1)
+        diag_node(d, n, "input %s must be a constant (dynamic shapes are not supported)", names);
+    return bad ? -1 : 0;
+}
+
 /*
  * Read constant input i as up to max integers (int64 or int32, rank 0 or 1). Reports when
  * the input is not constant. Returns the count, or -1.

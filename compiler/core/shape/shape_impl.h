@@ -64,6 +64,11 @@ void shape_put_i64(ir_tensor *t, int64_t k, int64_t v);
 /* Read constant input i as up to max integers (int64 or int32, rank 0 or 1). Reports when
  * the input is not constant. Returns the count, or -1. */
 int shape_const_ints(ir_node *n, int i, int64_t *v, int max, diag *d);
+
+/* Every present input from..n_inputs-1 of n must be a constant (shape operands): reports
+ * all of those that are not in one message ("inputs 'starts', 'ends' must be constants").
+ * Returns 0, or -1 after reporting. */
+int shape_need_consts(ir_node *n, int from, diag *d);
 /* 1 when the output should get constant data: every present input is a constant of an
  * integer dtype (or `any_dtype`), and the output is small. */
 int shape_foldable(const ir_node *n, int any_dtype);

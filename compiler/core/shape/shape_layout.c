@@ -206,6 +206,8 @@ shape_infer_slice(ir_graph *g, ir_node *n, diag *d)
     int64_t start[IR_MAX_RANK], step[IR_MAX_RANK];
     ir_shape s = x->shape;
 
+    if (shape_need_consts(n, 1, d) < 0) /* every non-constant one named, not the first */
+        return -1;
     if ((ns = shape_const_ints(n, 1, st, IR_MAX_RANK, d)) < 0 ||
         (ne = shape_const_ints(n, 2, en, IR_MAX_RANK, d)) < 0)
         return -1;

@@ -254,12 +254,18 @@ analyze_inspect(arena *a, const ir_graph *g, const driver_options *o, FILE *f, d
             n_rnn++;
     if (!n_rnn)
         return 0;
-    /* symbolic input dims that no --dim binds */
+    /* symbolic input dims that no --dim binds (the batch needs none: the compile makes it
+     * 1, driver_batch_axis) */
     for (i = 0; i < g->n_inputs; i++) {
         const ir_shape *s = &g->inputs[i]->shape;
+        int batch = -2;
         for (k = 0; k < s->rank; k++) {
             int bound = 0;
             if (s->d[k] >= 0)
+                continue;
+            if (batch == -2)
+                batch = driver_batch_axis(g, g->inputs[i], NULL);
+            if (k == batch)
                 continue;
             for (m = 0; s->sym[k] && m < o->n_dims; m++)
                 if (!strcmp(o->dims[m].name, s->sym[k]))

@@ -95,7 +95,7 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
     arena *a = arena_new(0);
     diag *d = diag_new(a, r->t->model, stderr);
     driver_binding *b;
-    int i, rc;
+    int rc;
 
     memset(&o, 0, sizeof o);
     o.model = r->t->model;
@@ -131,12 +131,15 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
             return -1;
         }
         b->name = arena_printf(r->a, "%s", g->inputs[0]->name);
+        /* [K, <input shape>], or [K, ...] without the batch axis: batch 1 */
+        if (driver_sample_shape(g, g->inputs[0], xi->dims + 1, (int)xi->rank - 1,
+                                r->t->data, &b->shape, d) < 0) {
+            arena_free(a);
+            return -1;
+        }
     }
     b->what = r->t->data;
     b->dtype = xi->dtype;
-    b->shape.rank = xi->rank - 1;
-    for (i = 1; i < xi->rank; i++)
-        b->shape.d[i - 1] = xi->dims[i];
     rc = driver_compile(a, &o, d);
     arena_free(a);
     if (rc < 0)
