@@ -353,15 +353,15 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     for (i = 0; i < kp->n_outputs; i++) {
         const ir_tensor *t = g->outputs[i];
         int64_t n = ir_shape_numel(&t->shape);
-        fprintf(f, "    if (print) {\n        long k;\n        printf(\"%%s %s",
+        fprintf(f, "    if (print) {\n        long e;\n        printf(\"%%s %s",
                 cg_c_ctype(t->dtype));
         cg_c_put_shape(f, &t->shape);
-        fprintf(f, ":\", %s_OUTPUT_%d_NAME);\n        for (k = 0; k < %lld && k < 64; k++)\n",
+        fprintf(f, ":\", %s_OUTPUT_%d_NAME);\n        for (e = 0; e < %lld && e < 64; e++)\n",
                 NAME, i, (long long)n);
         if (t->dtype == IR_DT_F32)
-            fprintf(f, "            printf(\" %%.6g\", (double)out%d[k]);\n", i);
+            fprintf(f, "            printf(\" %%.6g\", (double)out%d[e]);\n", i);
         else
-            fprintf(f, "            printf(\" %%lld\", (long long)out%d[k]);\n", i);
+            fprintf(f, "            printf(\" %%lld\", (long long)out%d[e]);\n", i);
         fprintf(f, "        printf(\"%%s\\n\", %lld > 64 ? \" ...\" : \"\");\n    }\n",
                 (long long)n);
     }
