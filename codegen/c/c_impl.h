@@ -86,6 +86,9 @@ enum {
     CG_C_USES_WEIGHTS = 16 /* a weight: through ctx->weights unless they are const */
 };
 unsigned cg_c_calls_use(const kprog *kp, const memplan *mp);
+
+/* "FN_fn NAME_TAG<idx>;": a kernel that replaces c's runtime kernel, declared by its type. */
+void cg_c_put_kernel_decl(FILE *f, const kp_call *c, const char *name, const char *tag, int idx);
 void cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
                    const kp_call *c, int idx, int llvm);
 

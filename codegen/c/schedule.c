@@ -255,11 +255,11 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
 }
 
-/* Prototypes of the LLVM kernels in <name>_kernels.o: the runtime kernels' signatures. */
+/* Declarations of the kernels another backend runs (<name>_kernels.o, <name>_ocl.c): each
+ * has the function type of the runtime kernel it replaces (lstmc_rt_kernels.h, FN_fn). */
 void
 cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned char *handled)
 {
-    const char *wty;
     int i, n = 0;
     for (i = 0; handled && i < kp->n_calls; i++) {
         if (!handled[i])
@@ -267,48 +267,18 @@ cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned 
         if (n++ == 0)
             fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
                        "%s_ocl.c (OpenCL) */\n", name, name);
-        /* weights in a reduced-precision format (passes/lowp.c) are words, not floats */
-        wty = kp->calls[i].wfmt ? "void" : "float";
-        if (kp->calls[i].kind == KP_RNN_PROJ)
-            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_proj_params *p, const float *X,"
-                       "\n    const %s *w, const float *b, float *P);\n", name, i, wty);
-        else if (kp->calls[i].kind == KP_LSTM_DRS)
-            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, float alpha_intra,\n"
-                       "    const float *P, const float *Uo, const float *Ufic,\n"
-                       "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
-                       "    const float *Peep, float *Y, float *Y_h, float *Y_c,\n"
-                       "    lstmc_rt_drs_stats *stats, void *scratch);\n", name, i);
-        else if (kp->calls[i].kind == KP_LSTM_TISSUE) /* as lstmc_rt_lstm_tissue */
-            fprintf(f,
-                    "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float alpha_inter,"
-                    "\n    const float *P, const float *Up, const float *row_abs_sum,\n"
-                    "    const int32_t *seq_lens, const float *init_h, const float *init_c,\n"
-                    "    const float *Peep, const float *h_pred, const float *c_pred, float *Y,\n"
-                    "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch);\n",
-                    name, i);
-        else if (kp->calls[i].kind == KP_LSTM_TISSUE_DRS) /* as lstmc_rt_lstm_tissue_drs */
-            fprintf(f,
-                    "lstmc_rt_status %s_k%d(const lstmc_rt_tissue_params *p, float alpha_inter,"
-                    "\n    float alpha_intra, const float *P, const float *Up,\n"
-                    "    const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,\n"
-                    "    const float *init_c, const float *Peep, const float *h_pred,\n"
-                    "    const float *c_pred, const float *Uo, const float *Ufic, float *Y,\n"
-                    "    float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
-                    "    lstmc_rt_drs_stats *drs_stats, void *scratch);\n",
-                    name, i);
-        else if (kp->calls[i].kind == KP_RNN) /* OpenCL targets only (codegen/opencl/opencl.c) */
-            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *X,\n"
-                       "    const float *W, const float *R, const float *B, const int32_t "
-                       "*seq_lens,\n    const float *init_h, const float *init_c, const float "
-                       "*P, float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i);
-        else
-            fprintf(f, "lstmc_rt_status %s_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
-                       "    const %s *r, const float *rb, const int32_t *seq_lens,\n"
-                       "    const float *init_h, const float *init_c, const float *Peep, "
-                       "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n", name, i, wty);
+        cg_c_put_kernel_decl(f, &kp->calls[i], name, "k", i);
     }
     if (n)
         fputc('\n', f);
+}
+
+void
+cg_c_put_kernel_decl(FILE *f, const kp_call *c, const char *name, const char *tag, int idx)
+{
+    /* weights in a reduced-precision format (passes/lowp.c) are words, not floats */
+    fprintf(f, "%s%s_fn %s_%s%d;\n", kp_kinds[c->kind].fn, c->wfmt ? "_lowp" : "", name, tag,
+            idx);
 }
 
 /* Threads of the LLVM kernels (cg_llvm_kernels: handled[i] > 1 for a multi-core kernel). */

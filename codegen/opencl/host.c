@@ -15,21 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The C parameters of lstmc_rt_lstm_tissue (for prototypes of its CPU kernels). */
-static const char tissue_args_c[] =
-    "const lstmc_rt_tissue_params *p, float alpha_inter,\n"
-    "    const float *P, const float *Up, const float *row_abs_sum, const int32_t *seq_lens,\n"
-    "    const float *init_h, const float *init_c, const float *Peep, const float *h_pred,\n"
-    "    const float *c_pred, float *Y, float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,\n"
-    "    void *scratch";
-
-/* The C parameters of lstmc_rt_lstm_drs. */
-static const char drs_args_c[] =
-    "const lstmc_rt_rnn_params *p, float alpha_intra,\n"
-    "    const float *P, const float *Uo, const float *Ufic, const int32_t *seq_lens,\n"
-    "    const float *init_h, const float *init_c, const float *Peep, float *Y, float *Y_h,\n"
-    "    float *Y_c, lstmc_rt_drs_stats *stats, void *scratch";
-
 /* Where tensor t is needed on the host after call i: a later host call reads it, a later
  * offloaded layer checks it as sequence_lens, or it is a graph output. */
 static int
@@ -536,26 +521,10 @@ ocl_write_host(const ocl_plan *P, const cg_options *o, const char *cl_path, int 
             "    ocl_ready = 1;\n    return LSTMC_RT_OK;\n}\n\n",
             o->name);
 
-    for (i = 0; P->cpu_llvm && i < P->kp->n_calls; i++) {
-        if (!P->cpu_llvm[i])
-            continue;
-        if (P->kp->calls[i].kind == KP_RNN_PROJ)
-            fprintf(f,
-                    "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_proj_params *p, const "
-                    "float *X,\n    const %s *w, const float *b, float *P);\n",
-                    o->name, i, P->kp->calls[i].wfmt ? "void" : "float");
-        else if (P->kp->calls[i].kind == KP_LSTM_TISSUE)
-            fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, tissue_args_c);
-        else if (P->kp->calls[i].kind == KP_LSTM_DRS)
-            fprintf(f, "lstmc_rt_status %s_cpu_k%d(%s);\n", o->name, i, drs_args_c);
-        else
-            fprintf(f,
-                    "lstmc_rt_status %s_cpu_k%d(const lstmc_rt_rnn_params *p, const float *P,\n"
-                    "    const %s *r, const float *rb, const int32_t *seq_lens,\n"
-                    "    const float *init_h, const float *init_c, const float *Peep, "
-                    "float *Y,\n    float *Y_h, float *Y_c, float *scratch);\n",
-                    o->name, i, P->kp->calls[i].wfmt ? "void" : "float");
-    }
+    for (i = 0; P->cpu_llvm && i < P->kp->n_calls; i++) /* the runtime kernel's type */
+        if (P->cpu_llvm[i])
+            fprintf(f, "%s%s_fn %s_cpu_k%d;\n", kp_kinds[P->kp->calls[i].kind].fn,
+                    P->kp->calls[i].wfmt ? "_lowp" : "", o->name, i);
     fputc('\n', f);
     for (i = 0; i < P->kp->n_calls; i++) {
         const char *kn[6];

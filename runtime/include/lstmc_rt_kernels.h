@@ -129,10 +129,16 @@ int64_t lstmc_rt_rnn_scratch(const lstmc_rt_rnn_params *p);
  * full length); Y, Y_h, Y_c may be NULL when the output is not wanted. scratch holds
  * lstmc_rt_rnn_scratch(p) floats. Returns LSTMC_RT_ERR_SEQ_LEN for a bad sequence_lens entry.
  */
-lstmc_rt_status lstmc_rt_rnn(const lstmc_rt_rnn_params *p, const float *X, const float *W,
-                             const float *R, const float *B, const int32_t *seq_lens,
-                             const float *init_h, const float *init_c, const float *P, float *Y,
-                             float *Y_h, float *Y_c, float *scratch);
+typedef lstmc_rt_status lstmc_rt_rnn_fn(const lstmc_rt_rnn_params *p, const float *X,
+                                        const float *W, const float *R, const float *B,
+                                        const int32_t *seq_lens, const float *init_h,
+                                        const float *init_c, const float *P, float *Y,
+                                        float *Y_h, float *Y_c, float *scratch);
+/* The recurrent kernels have a function type, FN_fn (FN_lowp_fn for the reduced-precision
+ * variants, whose weights are words): a kernel specialised to a model (the LLVM kernels
+ * NAME_k<i>, the OpenCL wrappers) has the type of the runtime kernel it replaces, and the
+ * generated code declares it by that type. */
+lstmc_rt_rnn_fn lstmc_rt_rnn;
 
 /*
  * The same layer split as the Arm paper's schedule A+ (§IV, Algorithm 2): G = [W | U] is
@@ -157,8 +163,9 @@ typedef struct lstmc_rt_rnn_proj_params {
     int32_t packed;
 } lstmc_rt_rnn_proj_params;
 
-lstmc_rt_status lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float *X,
-                                  const float *w, const float *b, float *P);
+typedef lstmc_rt_status lstmc_rt_rnn_proj_fn(const lstmc_rt_rnn_proj_params *p, const float *X,
+                                             const float *w, const float *b, float *P);
+lstmc_rt_rnn_proj_fn lstmc_rt_rnn_proj;
 
 /*
  * lstmc_rt_rnn_rec — lines 6-17: the time loop of lstmc_rt_rnn with the input projection
@@ -170,10 +177,12 @@ lstmc_rt_status lstmc_rt_rnn_proj(const lstmc_rt_rnn_proj_params *p, const float
  * outputs, is as lstmc_rt_rnn; p->input_size is not used. scratch holds
  * lstmc_rt_rnn_scratch(p) floats.
  */
-lstmc_rt_status lstmc_rt_rnn_rec(const lstmc_rt_rnn_params *p, const float *P, const float *r,
-                                 const float *rb, const int32_t *seq_lens, const float *init_h,
-                                 const float *init_c, const float *Peep, float *Y, float *Y_h,
-                                 float *Y_c, float *scratch);
+typedef lstmc_rt_status lstmc_rt_rnn_rec_fn(const lstmc_rt_rnn_params *p, const float *P,
+                                            const float *r, const float *rb,
+                                            const int32_t *seq_lens, const float *init_h,
+                                            const float *init_c, const float *Peep, float *Y,
+                                            float *Y_h, float *Y_c, float *scratch);
+lstmc_rt_rnn_rec_fn lstmc_rt_rnn_rec;
 
 /* --- dense linear algebra ------------------------------------------------------------ */
 
@@ -406,13 +415,15 @@ int64_t lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p);
  * mts < 1, sizes out of range), LSTMC_RT_ERR_SEQ_LEN; all checked before any output is
  * written.
  */
-lstmc_rt_status lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *p, float alpha_inter,
-                                     const float *P, const float *Up, const float *row_abs_sum,
-                                     const int32_t *seq_lens, const float *init_h,
-                                     const float *init_c, const float *Peep,
-                                     const float *h_pred, const float *c_pred, float *Y,
-                                     float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats,
-                                     void *scratch);
+typedef lstmc_rt_status lstmc_rt_lstm_tissue_fn(const lstmc_rt_tissue_params *p,
+                                                float alpha_inter, const float *P,
+                                                const float *Up, const float *row_abs_sum,
+                                                const int32_t *seq_lens, const float *init_h,
+                                                const float *init_c, const float *Peep,
+                                                const float *h_pred, const float *c_pred,
+                                                float *Y, float *Y_h, float *Y_c,
+                                                lstmc_rt_tissue_stats *stats, void *scratch);
+lstmc_rt_lstm_tissue_fn lstmc_rt_lstm_tissue;
 
 /* --- intra-cell optimisation: dynamic row skip (MICRO'18 §V, Algorithm 3), LSTM ------- */
 
@@ -470,11 +481,14 @@ int64_t lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p);
  * LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not a packed LSTM, a non-zero P_o peephole),
  * LSTMC_RT_ERR_SEQ_LEN.
  */
-lstmc_rt_status lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra,
-                                  const float *P, const float *Uo, const float *Ufic,
-                                  const int32_t *seq_lens, const float *init_h,
-                                  const float *init_c, const float *Peep, float *Y, float *Y_h,
-                                  float *Y_c, lstmc_rt_drs_stats *stats, void *scratch);
+typedef lstmc_rt_status lstmc_rt_lstm_drs_fn(const lstmc_rt_rnn_params *p, float alpha_intra,
+                                             const float *P, const float *Uo,
+                                             const float *Ufic, const int32_t *seq_lens,
+                                             const float *init_h, const float *init_c,
+                                             const float *Peep, float *Y, float *Y_h,
+                                             float *Y_c, lstmc_rt_drs_stats *stats,
+                                             void *scratch);
+lstmc_rt_lstm_drs_fn lstmc_rt_lstm_drs;
 
 /*
  * DRS inside tissues (MICRO'18 §IV + §V): lstmc_rt_lstm_tissue with every tissue's cells run
@@ -495,15 +509,13 @@ lstmc_rt_status lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intr
  * alpha_intra = 0 gives the floats of lstmc_rt_lstm_tissue.
  */
 int64_t lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p);
-lstmc_rt_status lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *p, float alpha_inter,
-                                         float alpha_intra, const float *P, const float *Up,
-                                         const float *row_abs_sum, const int32_t *seq_lens,
-                                         const float *init_h, const float *init_c,
-                                         const float *Peep, const float *h_pred,
-                                         const float *c_pred, const float *Uo,
-                                         const float *Ufic, float *Y, float *Y_h, float *Y_c,
-                                         lstmc_rt_tissue_stats *stats,
-                                         lstmc_rt_drs_stats *drs_stats, void *scratch);
+typedef lstmc_rt_status lstmc_rt_lstm_tissue_drs_fn(
+    const lstmc_rt_tissue_params *p, float alpha_inter, float alpha_intra, const float *P,
+    const float *Up, const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,
+    const float *init_c, const float *Peep, const float *h_pred, const float *c_pred,
+    const float *Uo, const float *Ufic, float *Y, float *Y_h, float *Y_c,
+    lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats, void *scratch);
+lstmc_rt_lstm_tissue_drs_fn lstmc_rt_lstm_tissue_drs;
 
 /*
  * The tissue plan, shared by lstmc_rt_lstm_tissue(_drs) and the LLVM tissue kernels
@@ -587,12 +599,10 @@ float lstmc_rt_bf16_to_f32(uint16_t h);
 int64_t lstmc_rt_lowp_bytes(int32_t wfmt, int64_t D, int64_t K, int64_t GH);
 
 /* lstmc_rt_rnn_proj with packed weights (p->packed = 1) stored as wfmt. */
-lstmc_rt_status lstmc_rt_rnn_proj_f16(const lstmc_rt_rnn_proj_params *p, const float *X,
-                                      const void *w, const float *b, float *P);
-lstmc_rt_status lstmc_rt_rnn_proj_bf16(const lstmc_rt_rnn_proj_params *p, const float *X,
-                                       const void *w, const float *b, float *P);
-lstmc_rt_status lstmc_rt_rnn_proj_i8(const lstmc_rt_rnn_proj_params *p, const float *X,
-                                     const void *w, const float *b, float *P);
+typedef lstmc_rt_status lstmc_rt_rnn_proj_lowp_fn(const lstmc_rt_rnn_proj_params *p,
+                                                  const float *X, const void *w,
+                                                  const float *b, float *P);
+lstmc_rt_rnn_proj_lowp_fn lstmc_rt_rnn_proj_f16, lstmc_rt_rnn_proj_bf16, lstmc_rt_rnn_proj_i8;
 
 /* lstmc_rt_rnn_rec with packed weights (p->packed = 1) stored as wfmt; hsparse_th must be 0.
  * lstmc_rt_rnn_rec_fmt is the one behind them all (rt_rnn.c). */
@@ -601,21 +611,13 @@ lstmc_rt_status lstmc_rt_rnn_rec_fmt(int32_t wfmt, const lstmc_rt_rnn_params *p,
                                      const int32_t *seq_lens, const float *init_h,
                                      const float *init_c, const float *Peep, float *Y,
                                      float *Y_h, float *Y_c, float *scratch);
-lstmc_rt_status lstmc_rt_rnn_rec_f16(const lstmc_rt_rnn_params *p, const float *P,
-                                     const void *r, const float *rb, const int32_t *seq_lens,
-                                     const float *init_h, const float *init_c,
-                                     const float *Peep, float *Y, float *Y_h, float *Y_c,
-                                     float *scratch);
-lstmc_rt_status lstmc_rt_rnn_rec_bf16(const lstmc_rt_rnn_params *p, const float *P,
-                                      const void *r, const float *rb, const int32_t *seq_lens,
-                                      const float *init_h, const float *init_c,
-                                      const float *Peep, float *Y, float *Y_h, float *Y_c,
-                                      float *scratch);
-lstmc_rt_status lstmc_rt_rnn_rec_i8(const lstmc_rt_rnn_params *p, const float *P,
-                                    const void *r, const float *rb, const int32_t *seq_lens,
-                                    const float *init_h, const float *init_c,
-                                    const float *Peep, float *Y, float *Y_h, float *Y_c,
-                                    float *scratch);
+typedef lstmc_rt_status lstmc_rt_rnn_rec_lowp_fn(const lstmc_rt_rnn_params *p,
+                                                 const float *P, const void *r,
+                                                 const float *rb, const int32_t *seq_lens,
+                                                 const float *init_h, const float *init_c,
+                                                 const float *Peep, float *Y, float *Y_h,
+                                                 float *Y_c, float *scratch);
+lstmc_rt_rnn_rec_lowp_fn lstmc_rt_rnn_rec_f16, lstmc_rt_rnn_rec_bf16, lstmc_rt_rnn_rec_i8;
 
 /* --- sparse weights in eSELL (E-LSTM §3.1; rt_spmv.c) ---------------------------------- */
 
