@@ -50,11 +50,13 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
     for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
         const stream_layer *l = &si->layers[j];
         if (l->init_h_input >= 0)
-            fprintf(f, "    memcpy(state.h%d, inputs[%d], sizeof state.h%d);\n", j,
-                    l->init_h_input, j);
+            fprintf(f,
+                    "    memcpy(state.h%d, (const float *)inputs[%d] + %lld, sizeof state.h%d);\n",
+                    j, l->init_h_input, (long long)l->init_h_off, j);
         if (l->init_c_input >= 0)
-            fprintf(f, "    memcpy(state.c%d, inputs[%d], sizeof state.c%d);\n", j,
-                    l->init_c_input, j);
+            fprintf(f,
+                    "    memcpy(state.c%d, (const float *)inputs[%d] + %lld, sizeof state.c%d);\n",
+                    j, l->init_c_input, (long long)l->init_c_off, j);
     }
     fprintf(f, "    while (t < %lld) {\n        char *end;\n"
                "        n = strtol(p, &end, 10);\n"

@@ -181,11 +181,14 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
                     k, (long long)(l->batch * l->hidden), k, l->node, l->op,
                     (long long)l->batch, (long long)l->hidden);
-            if (l->init_h_input >= 0 || l->init_c_input >= 0)
-                fprintf(f, "    /* its initial %s is graph input %d: _reset zeroes it, pass the "
-                           "value to %s_set_state */\n",
-                        l->init_h_input >= 0 ? "h" : "c",
-                        l->init_h_input >= 0 ? l->init_h_input : l->init_c_input, o->name);
+            if (l->init_h_input >= 0)
+                fprintf(f, "    /* its initial h is graph input %d (from float %lld): _reset "
+                           "zeroes it, pass it to %s_set_state */\n",
+                        l->init_h_input, (long long)l->init_h_off, o->name);
+            if (l->init_c_input >= 0)
+                fprintf(f, "    /* its initial c is graph input %d (from float %lld): _reset "
+                           "zeroes it, pass it to %s_set_state */\n",
+                        l->init_c_input, (long long)l->init_c_off, o->name);
             if (l->cell == LSTMC_RT_CELL_LSTM)
                 fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
                         (long long)(l->batch * l->hidden), k, (long long)l->batch,

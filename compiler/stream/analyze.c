@@ -85,6 +85,18 @@ set_out(actx *x, const ir_node *n, int i, tclass c)
         x->cls[n->outputs[i]->id] = c;
 }
 
+/* The refusal of a value t that is not fed per step but has an axis (ta) that broadcasting
+ * lines up with the time axis: a constant (a positional table) or a static input indexed by
+ * time step. */
+static void
+indexed_by_time(actx *x, const ir_node *n, const ir_tensor *t, int ta)
+{
+    fail(x, n, "reads '%s', a %s with %lld entries along the time axis (its axis %d), which "
+               "a stream does not feed step by step",
+         t->name, t->data ? "constant" : "value that is not per step",
+         (long long)t->shape.d[ta], ta);
+}
+
 /*
  * Element-wise combination with numpy broadcasting into rank r: per step if any input is
  * per step (all on the same output axis, every other input of size 1 along it), else last
@@ -128,8 +140,7 @@ combine(actx *x, const ir_node *n, int first, int count, int r)
                 continue;
             ta = o.axis - (r - t->shape.rank);
             if (ta >= 0 && t->shape.d[ta] != 1) {
-                fail(x, n, "reads a value indexed by time step ('%s') that no stream has",
-                     t->name);
+                indexed_by_time(x, n, t, ta);
                 o.k = STREAM_BAD;
                 return o;
             }
@@ -164,6 +175,129 @@ reshape_axis(actx *x, const ir_node *n, tclass c)
     return c;
 }
 
+/* The class of out = in, except that a per-step value keeps axis ax (-1: it does not keep
+ * it: it is summed over, so the output mixes time steps). */
+static tclass
+product_term(actx *x, const ir_node *n, const ir_tensor *t, int ax)
+{
+    tclass c = cls_of(x, t);
+    if (c.k == STREAM_TIME && ax < 0) {
+        fail(x, n, "sums over the time axis of '%s' (a matrix product contracts it)", t->name);
+        c.k = STREAM_BAD;
+    } else if (c.k == STREAM_TIME) {
+        c.axis = ax;
+    }
+    return c;
+}
+
+/*
+ * MatMul (numpy semantics) and Gemm. A [..., M, K] times B [..., K, N] gives [..., M, N]:
+ * a time axis on M, on N or on a batch axis stays per step (in the output's place); one
+ * on K is summed over. Only the operand that has the time axis carries it: the other one
+ * (a Linear layer's weight [K, N]) has no axis lined up with it, except through a batch
+ * axis, where it must have size 1 (broadcast) or be per step along the same axis.
+ */
+static tclass
+matmul_class(actx *x, const ir_node *n)
+{
+    const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1), *out = ir_out(n, 0);
+    const ir_tensor *ops[2];
+    tclass cl[2], o = {STREAM_CONST, -1}, bad = {STREAM_BAD, -1};
+    int r = out ? out->shape.rank : 0, i, ob;
+    if (!A || !B || !out)
+        return bad;
+    ob = r - (A->shape.rank >= 2) - (B->shape.rank >= 2); /* MatMul's output batch axes */
+    ops[0] = A;
+    ops[1] = B;
+    if (n->op == IR_OP_GEMM) { /* A [M, K] (transA: [K, M]), B [K, N] (transB: [N, K]) */
+        int ta = (int)ir_attr_int(n, "transA", 0), tb = (int)ir_attr_int(n, "transB", 0);
+        tclass a = cls_of(x, A), b = cls_of(x, B);
+        cl[0] = product_term(x, n, A, a.k == STREAM_TIME && a.axis == (ta ? 1 : 0) ? 0 : -1);
+        cl[1] = product_term(x, n, B, b.k == STREAM_TIME && b.axis == (tb ? 0 : 1) ? 1 : -1);
+    } else {
+        for (i = 0; i < 2; i++) {
+            const ir_tensor *t = ops[i];
+            tclass c = cls_of(x, t);
+            int rt = t->shape.rank, ax = -1;
+            if (c.k == STREAM_TIME) {
+                if (rt >= 2 && c.axis < rt - 2)
+                    ax = ob - (rt - 2) + c.axis; /* a batch axis */
+                else if (i == 0 && rt >= 2 && c.axis == rt - 2)
+                    ax = ob; /* M */
+                else if (i == 1 && rt >= 2 && c.axis == rt - 1)
+                    ax = r - 1; /* N */
+            }
+            cl[i] = product_term(x, n, t, ax);
+        }
+    }
+    if (cl[0].k == STREAM_BAD || cl[1].k == STREAM_BAD)
+        return bad;
+    for (i = 0; i < 2; i++) {
+        if (cl[i].k != STREAM_TIME)
+            continue;
+        if (o.k == STREAM_TIME && o.axis != cl[i].axis) {
+            fail(x, n, "multiplies two per-step values along different axes, which pairs "
+                       "every time step with every other");
+            return bad;
+        }
+        o = cl[i];
+    }
+    if (o.k == STREAM_TIME) {
+        for (i = 0; i < 2; i++) {
+            const ir_tensor *t = ops[i];
+            int ta;
+            if (cl[i].k == STREAM_LAST) {
+                fail(x, n, "combines per-step values with the final state");
+                return bad;
+            }
+            if (cl[i].k == STREAM_TIME || n->op == IR_OP_GEMM || t->shape.rank < 2)
+                continue;
+            /* the other operand's batch axis lined up with the output's time axis */
+            ta = o.axis - ob + (t->shape.rank - 2);
+            if (o.axis < ob && ta >= 0 && ta < t->shape.rank - 2 && t->shape.d[ta] != 1) {
+                indexed_by_time(x, n, t, ta);
+                return bad;
+            }
+        }
+    } else {
+        int has_last = cl[0].k == STREAM_LAST || cl[1].k == STREAM_LAST;
+        int has_static = cl[0].k == STREAM_STATIC || cl[1].k == STREAM_STATIC;
+        o.k = has_last ? STREAM_LAST : has_static ? STREAM_STATIC : STREAM_CONST;
+    }
+    if (n->op == IR_OP_GEMM && ir_in(n, 2)) { /* + C, broadcast to [M, N] */
+        const ir_tensor *C = ir_in(n, 2);
+        tclass cc = cls_of(x, C);
+        if (cc.k == STREAM_BAD)
+            return bad;
+        if (cc.k == STREAM_TIME) {
+            int ca = cc.axis + (2 - C->shape.rank);
+            if (o.k == STREAM_TIME && o.axis != ca) {
+                fail(x, n, "combines values whose time axes differ");
+                return bad;
+            }
+            if (o.k == STREAM_LAST) {
+                fail(x, n, "combines per-step values with the final state");
+                return bad;
+            }
+            o.k = STREAM_TIME;
+            o.axis = ca;
+        } else if (o.k == STREAM_TIME) {
+            int ta = o.axis - (2 - C->shape.rank);
+            if (cc.k == STREAM_LAST) {
+                fail(x, n, "combines per-step values with the final state");
+                return bad;
+            }
+            if (ta >= 0 && C->shape.d[ta] != 1) {
+                indexed_by_time(x, n, C, ta);
+                return bad;
+            }
+        } else if (cc.k == STREAM_LAST || (cc.k == STREAM_STATIC && o.k == STREAM_CONST)) {
+            o.k = cc.k;
+        }
+    }
+    return o;
+}
+
 /* The constant initial state of a layer's input i, or NULL when absent, not constant or
  * all zero (reset then clears the state instead of copying zeros from flash). */
 static const float *
@@ -181,6 +315,94 @@ init_state(const ir_node *n, int i, int64_t count)
     return NULL;
 }
 
+/*
+ * Where a layer's initial state t, static (computed from graph inputs without a time axis),
+ * comes from: graph input *input from float *off on, when t is that input or a contiguous
+ * part of it (PyTorch passes layer k of a stacked h0 [L, N, H] as Slice h0[k:k+1]), read
+ * through ops that keep the element order (Identity, Reshape, Squeeze, Unsqueeze, Flatten)
+ * and Slice / Gather that keep one contiguous block. 0, or -1 when t is computed otherwise.
+ */
+static int
+state_source(const ir_graph *g, const ir_tensor *t, int *input, int64_t *off)
+{
+    int64_t o = 0, v[IR_MAX_RANK * 4];
+    int depth, i;
+    for (depth = 0; depth < 64 && t; depth++) {
+        const ir_node *p = t->producer;
+        const ir_tensor *in;
+        const ir_shape *s;
+        int64_t stride[IR_MAX_RANK], keep = 1;
+        if (!p) {
+            if (!t->is_input || t->dtype != IR_DT_F32)
+                return -1;
+            for (i = 0; i < g->n_inputs; i++)
+                if (g->inputs[i] == t) {
+                    *input = i;
+                    *off = o;
+                    return 0;
+                }
+            return -1;
+        }
+        in = ir_in(p, 0);
+        if (!in)
+            return -1;
+        s = &in->shape;
+        for (i = s->rank - 1; i >= 0; i--) {
+            stride[i] = keep;
+            keep *= s->d[i];
+        }
+        switch (p->op) {
+        case IR_OP_IDENTITY:
+        case IR_OP_RESHAPE:
+        case IR_OP_SQUEEZE:
+        case IR_OP_UNSQUEEZE:
+        case IR_OP_FLATTEN:
+            break;
+        case IR_OP_GATHER: { /* one index along an axis with only 1s before it */
+            int a = norm_axis(ir_attr_int(p, "axis", 0), s->rank);
+            if (const_ints(ir_in(p, 1), v, 1) != 1 || a < 0 || a >= s->rank)
+                return -1;
+            for (i = 0; i < a; i++)
+                if (s->d[i] != 1)
+                    return -1;
+            o += (v[0] < 0 ? v[0] + s->d[a] : v[0]) * stride[a];
+            break;
+        }
+        case IR_OP_SLICE: { /* one block: 1s, then a range, then whole axes */
+            const ir_shape *os = &ir_out(p, 0)->shape;
+            int64_t sp[IR_MAX_RANK], ax[IR_MAX_RANK];
+            int ns = const_ints(ir_in(p, 1), v, IR_MAX_RANK), first = -1;
+            int na = ir_in(p, 3) ? const_ints(ir_in(p, 3), ax, IR_MAX_RANK) : ns;
+            int np = ir_in(p, 4) ? const_ints(ir_in(p, 4), sp, IR_MAX_RANK) : ns;
+            int64_t start[IR_MAX_RANK];
+            if (ns < 0 || na != ns || np != ns || os->rank != s->rank)
+                return -1;
+            for (i = 0; i < s->rank; i++)
+                start[i] = 0;
+            for (i = 0; i < ns; i++) {
+                int a = ir_in(p, 3) ? norm_axis(ax[i], s->rank) : i;
+                int64_t b = v[i] < 0 ? v[i] + s->d[a] : v[i];
+                if (a < 0 || a >= s->rank || (ir_in(p, 4) && sp[i] != 1))
+                    return -1;
+                start[a] = b < 0 ? 0 : b > s->d[a] ? s->d[a] : b;
+            }
+            for (i = 0; i < s->rank; i++) {
+                if (first < 0 && os->d[i] != 1)
+                    first = i;
+                if (first >= 0 && i > first && os->d[i] != s->d[i])
+                    return -1;
+                o += start[i] * stride[i];
+            }
+            break;
+        }
+        default:
+            return -1;
+        }
+        t = in;
+    }
+    return -1;
+}
+
 /* The recurrent layers: forward only, no sequence_lens, X per step along the layout's time
  * axis; Y per step, Y_h / Y_c the final state. */
 static void
@@ -193,6 +415,8 @@ recurrent(actx *x, const ir_node *n)
     tclass c = cls_of(x, X), bad = {STREAM_BAD, -1};
     tclass y = {STREAM_TIME, layout ? 1 : 0}, last = {STREAM_LAST, -1};
     stream_layer *l;
+    int src[2] = {-1, -1};
+    int64_t off[2] = {0, 0};
 
     if (dir != 0) {
         fail(x, n, "is %s: it reads the sequence backwards, so no output is known before "
@@ -213,9 +437,11 @@ recurrent(actx *x, const ir_node *n)
             fail(x, n, "input %d ('%s') changes with time", i, n->inputs[i]->name);
             goto bad;
         }
-        if ((i == 5 || i == 6) && w.k == STREAM_STATIC && !n->inputs[i]->is_input) {
-            fail(x, n, "computes its initial state from the inputs; a stream takes it from "
-                       "<name>_set_state");
+        if ((i == 5 || i == 6) && w.k == STREAM_STATIC &&
+            state_source(x->g, n->inputs[i], &src[i - 5], &off[i - 5]) < 0) {
+            fail(x, n, "computes its initial %s ('%s') from the inputs other than by taking "
+                       "a part of one; a stream takes it from <name>_set_state",
+                 i == 5 ? "h" : "c", n->inputs[i]->name);
             goto bad;
         }
     }
@@ -234,13 +460,10 @@ recurrent(actx *x, const ir_node *n)
     l->hidden = ir_attr_int(n, "hidden_size", 0);
     l->init_h = init_state(n, 5, l->batch * l->hidden);
     l->init_c = n->op == IR_OP_LSTM ? init_state(n, 6, l->batch * l->hidden) : NULL;
-    l->init_h_input = l->init_c_input = -1;
-    for (i = 0; i < x->g->n_inputs; i++) {
-        if (ir_in(n, 5) == x->g->inputs[i])
-            l->init_h_input = i;
-        if (n->op == IR_OP_LSTM && ir_in(n, 6) == x->g->inputs[i])
-            l->init_c_input = i;
-    }
+    l->init_h_input = src[0];
+    l->init_h_off = off[0];
+    l->init_c_input = n->op == IR_OP_LSTM ? src[1] : -1;
+    l->init_c_off = n->op == IR_OP_LSTM ? off[1] : 0;
     set_out(x, n, 0, y);
     set_out(x, n, 1, last);
     set_out(x, n, 2, last);
@@ -268,49 +491,10 @@ op_rule(actx *x, const ir_node *n, tclass c)
     int r = out0 ? out0->shape.rank : 0, i, k, cnt;
 
     switch (n->op) {
-    case IR_OP_GEMM: {
-        int ta = (int)ir_attr_int(n, "transA", 0);
-        tclass b = cls_of(x, ir_in(n, 1)), cc = cls_of(x, ir_in(n, 2));
-        if (b.k == STREAM_TIME || cc.k == STREAM_TIME ||
-            (c.k == STREAM_TIME && c.axis != (ta ? 1 : 0))) {
-            fail(x, n, "sums over the time axis");
-            c = bad;
-            break;
-        }
-        if (c.k == STREAM_TIME && ir_in(n, 2) && ir_in(n, 2)->shape.rank == 2 &&
-            ir_in(n, 2)->shape.d[0] != 1) {
-            fail(x, n, "adds a bias indexed by time step");
-            c = bad;
-            break;
-        }
-        c = combine(x, n, 0, 3, 2);
-        if (c.k == STREAM_TIME)
-            c.axis = 0;
+    case IR_OP_GEMM:
+    case IR_OP_MATMUL:
+        c = matmul_class(x, n);
         break;
-    }
-    case IR_OP_MATMUL: {
-        tclass b = cls_of(x, ir_in(n, 1));
-        int ra = in0->shape.rank;
-        if (b.k == STREAM_TIME || (c.k == STREAM_TIME && c.axis == ra - 1) ||
-            (c.k == STREAM_TIME && ra == 1)) {
-            fail(x, n, "sums over the time axis");
-            c = bad;
-            break;
-        }
-        if (c.k == STREAM_TIME && c.axis < ra - 2 && ir_in(n, 1)->shape.rank >= ra - c.axis &&
-            ir_in(n, 1)->shape.d[ir_in(n, 1)->shape.rank - (ra - c.axis)] != 1) {
-            fail(x, n, "multiplies by a matrix indexed by time step");
-            c = bad;
-            break;
-        }
-        {
-            tclass o = combine(x, n, 0, 2, r < 2 ? 2 : r);
-            if (o.k == STREAM_TIME)
-                o.axis = c.axis + (r - ra);
-            c = o;
-        }
-        break;
-    }
     case IR_OP_ARGMAX:
         if (c.k == STREAM_TIME) {
             int a = norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank);
@@ -415,20 +599,33 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 c = bad;
                 break;
             }
-            for (i = 0; i < ns; i++) {
-                int64_t s = st[i], step = ir_in(n, 4) ? sp[i] : 1;
+            for (i = 0; i < ns && c.k == STREAM_TIME; i++) {
+                int64_t s = st[i], step = ir_in(n, 4) ? sp[i] : 1, len;
                 if ((ir_in(n, 3) ? norm_axis(ax[i], in0->shape.rank) : i) != c.axis)
                     continue;
+                len = out0->shape.d[c.axis];
                 if (s < 0)
                     s += T;
-                if (out0->shape.d[c.axis] == T && step == 1)
+                s = s < 0 ? 0 : s > (step < 0 ? T - 1 : T) ? (step < 0 ? T - 1 : T) : s;
+                if (len == T && step == 1)
                     continue; /* the whole axis */
-                if (out0->shape.d[c.axis] == 1 && (s >= T - 1 || (step < 0 && s >= T - 1)))
-                    c.k = STREAM_LAST;
-                else {
-                    fail(x, n, "keeps only some time steps");
+                if (len == 1 && s == T - 1)
+                    c.k = STREAM_LAST; /* the last step alone */
+                else if (step < 0 && len > 1)
+                    fail(x, n, "reverses the time axis (step %lld): its first step is the "
+                               "sequence's last, which a stream only knows at its end",
+                         (long long)step);
+                else if (len == 1)
+                    fail(x, n, "picks time step %lld of %lld, not the last, which a stream "
+                               "only knows at its end", (long long)s, (long long)T);
+                else if (step > 1)
+                    fail(x, n, "keeps every %lld-th time step (step %lld)", (long long)step,
+                         (long long)step);
+                else
+                    fail(x, n, "keeps only %lld of the %lld time steps (from step %lld)",
+                         (long long)len, (long long)T, (long long)s);
+                if (x->bad)
                     c = bad;
-                }
             }
         }
         break;

@@ -53,9 +53,12 @@ typedef struct stream_layer {
     int64_t batch, hidden; /* N, H (D is 1) */
     const float *init_h;   /* the model's constant initial state [N*H], or NULL: zero */
     const float *init_c;   /* LSTM only, likewise */
-    int init_h_input;      /* graph input index that is the initial h (the caller passes it
-                              to <name>_set_state), or -1 */
+    int init_h_input;      /* graph input index that holds the initial h (the caller passes
+                              it to <name>_set_state), or -1 */
+    int64_t init_h_off;    /* the initial h's first float in that input (layer k of a
+                              stacked h0 [L, N, H]: k * N * H) */
     int init_c_input;      /* likewise for c */
+    int64_t init_c_off;
 } stream_layer;
 
 typedef struct stream_info {
