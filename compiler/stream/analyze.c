@@ -619,7 +619,7 @@ op_rule(actx *x, const ir_node *n, tclass c)
                     fail(x, n, "picks time step %lld of %lld, not the last, which a stream "
                                "only knows at its end", (long long)s, (long long)T);
                 else if (step > 1)
-                    fail(x, n, "keeps every %lld-th time step (step %lld)", (long long)step,
+                    fail(x, n, "keeps one time step in %lld (step %lld)", (long long)step,
                          (long long)step);
                 else
                     fail(x, n, "keeps only %lld of the %lld time steps (from step %lld)",
