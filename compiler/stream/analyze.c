@@ -6,7 +6,9 @@
  * axis), per time step along an axis, or "last" (the state after the last step fed). The
  * time axis of each graph input is not declared anywhere, so every assignment of an input
  * axis whose size is T (or none) is tried, in order, until one explains every recurrent
- * layer's X; the first failure's reason is kept for the message.
+ * layer's X. When none does, the reason is that of the attempt that got furthest through
+ * the graph: an input whose batch or feature size equals T must not put the blame on an
+ * axis that was only guessed.
  */
 #include "stream.h"
 
@@ -28,6 +30,7 @@ typedef struct actx {
     stream_info *si;
     tclass *cls; /* by tensor id */
     int bad;
+    int reached; /* the node the attempt failed at (n_nodes: after the last) */
     char why[512];
 } actx;
 
@@ -722,9 +725,13 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
         x->cls[g->inputs[i]->id].k = in_axis[i] >= 0 ? STREAM_TIME : STREAM_STATIC;
         x->cls[g->inputs[i]->id].axis = in_axis[i];
     }
-    for (i = 0; i < g->n_nodes && !x->bad; i++)
+    for (i = 0; i < g->n_nodes && !x->bad; i++) {
+        x->reached = i;
         if (!g->nodes[i]->dead)
             node_class(x, g->nodes[i]);
+    }
+    if (!x->bad)
+        x->reached = g->n_nodes;
     if (!x->bad && si->n_layers == 0)
         fail(x, NULL, "the model has no recurrent layer, so it has no state to carry");
     for (i = 0; i < g->n_outputs && !x->bad; i++) {
@@ -773,8 +780,8 @@ void
 stream_analyze(ir_graph *g, stream_info *si)
 {
     actx x;
-    int *axis, i, tries = 0;
-    char first_why[512] = "";
+    int *axis, i, tries = 0, best = -1;
+    char best_why[512] = "";
     int64_t T = first_seq_len(g);
 
     memset(si, 0, sizeof *si);
@@ -814,9 +821,11 @@ stream_analyze(ir_graph *g, stream_info *si)
             }
             return;
         }
-        if (!first_why[0])
-            memcpy(first_why, x.why, sizeof first_why);
+        if (x.reached > best) { /* the attempt that explained the most nodes */
+            best = x.reached;
+            memcpy(best_why, x.why, sizeof best_why);
+        }
     } while (++tries < 256 && next_assignment(g, T, axis));
-    memcpy(si->why, first_why, sizeof si->why);
+    memcpy(si->why, best_why, sizeof si->why);
     si->n_layers = 0;
 }
