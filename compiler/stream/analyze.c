@@ -322,8 +322,9 @@ init_state(const ir_node *n, int i, int64_t count)
  * Where a layer's initial state t, static (computed from graph inputs without a time axis),
  * comes from: graph input *input from float *off on, when t is that input or a contiguous
  * part of it (PyTorch passes layer k of a stacked h0 [L, N, H] as Slice h0[k:k+1]), read
- * through ops that keep the element order (Identity, Reshape, Squeeze, Unsqueeze, Flatten)
- * and Slice / Gather that keep one contiguous block. 0, or -1 when t is computed otherwise.
+ * through ops that keep the element order (Identity, Reshape, Squeeze, Unsqueeze, Flatten,
+ * a Transpose that moves only axes of size 1) and Slice / Gather that keep one contiguous
+ * block. 0, or -1 when t is computed otherwise.
  */
 static int
 state_source(const ir_graph *g, const ir_tensor *t, int *input, int64_t *off)
@@ -361,6 +362,23 @@ state_source(const ir_graph *g, const ir_tensor *t, int *input, int64_t *off)
         case IR_OP_UNSQUEEZE:
         case IR_OP_FLATTEN:
             break;
+        case IR_OP_TRANSPOSE: { /* moving only axes of size 1 keeps the element order */
+            const ir_attr *pm = ir_attr_get(p, "perm");
+            int last = -1;
+            for (i = 0; pm && i < pm->n && i < s->rank; i++) {
+                int a = (int)pm->ints[i];
+                if (a < 0 || a >= s->rank)
+                    return -1;
+                if (s->d[a] == 1)
+                    continue;
+                if (a < last)
+                    return -1;
+                last = a;
+            }
+            if (!pm)
+                return -1;
+            break;
+        }
         case IR_OP_GATHER: { /* one index along an axis with only 1s before it */
             int a = norm_axis(ir_attr_int(p, "axis", 0), s->rank);
             if (const_ints(ir_in(p, 1), v, 1) != 1 || a < 0 || a >= s->rank)
