@@ -663,6 +663,18 @@ op_rule(actx *x, const ir_node *n, tclass c)
     case IR_OP_RESHAPE:
     case IR_OP_FLATTEN:
         c = reshape_axis(x, n, c);
+        if (n->op == IR_OP_RESHAPE && c.k == STREAM_TIME &&
+            const_ints(ir_in(n, 1), v, IR_MAX_RANK) == r && v[c.axis] == out0->shape.d[c.axis] &&
+            out0->shape.d[c.axis] != 1) {
+            if (x->si->n_reshapes >= STREAM_MAX_RESHAPES) {
+                fail(x, n, "is Reshape %d with the sequence length in its shape; streaming "
+                           "supports %d", x->si->n_reshapes + 1, STREAM_MAX_RESHAPES);
+                c = bad;
+                break;
+            }
+            x->si->reshape_node[x->si->n_reshapes] = n->name;
+            x->si->reshape_axis[x->si->n_reshapes++] = c.axis;
+        }
         break;
     case IR_OP_EXPAND:
         if (c.k == STREAM_TIME) {
@@ -734,6 +746,7 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
     x->bad = 0;
     x->why[0] = '\0';
     si->n_layers = 0;
+    si->n_reshapes = 0;
     si->seq_len = 0;
     for (i = 0; i < g->n_tensors; i++) {
         x->cls[i].k = g->tensors[i]->data ? STREAM_CONST : STREAM_BAD;

@@ -47,6 +47,7 @@ typedef enum stream_kind {
 } stream_kind;
 
 #define STREAM_MAX_LAYERS 64
+#define STREAM_MAX_RESHAPES 64
 
 /* One recurrent layer whose state the caller's <name>_state holds. */
 typedef struct stream_layer {
@@ -75,6 +76,11 @@ typedef struct stream_info {
     stream_kind *out_kind;
     int n_layers;
     stream_layer layers[STREAM_MAX_LAYERS];
+    /* Reshapes whose constant target shape spells out T on the time axis (a static export's
+     * view(N, T, C)): the step program reads 1 there (stream_step_graph) */
+    int n_reshapes;
+    const char *reshape_node[STREAM_MAX_RESHAPES];
+    int reshape_axis[STREAM_MAX_RESHAPES];
     /* the step program (T = 1): inputs = the graph's, then h, c per layer; outputs = the
      * graph's, then the next h, c per layer (c for LSTM only) */
     ir_graph *g;
@@ -98,6 +104,14 @@ void stream_analyze(ir_graph *g, stream_info *si);
  */
 int stream_step_options(stream_info *si, const ir_graph *g0, const ir_graph *g,
                         const driver_options *o, driver_options *so);
+
+/*
+ * On the step program's graph as imported (a clone of it), before it is prepared: every
+ * Reshape the analysis found with T written in its constant target shape on the time axis
+ * gets a copy of that constant with 1 there (the other dims of a time-indexed value do not
+ * change with T). Returns the number of Reshapes rewritten.
+ */
+int stream_step_graph(ir_graph *g, const stream_info *si);
 
 /*
  * On the step program's graph, prepared and before the passes: the initial state of every

@@ -204,6 +204,9 @@ Test(stream, initial_state_graph_inputs)
     cr_assert_eq(si.layers[1].init_c_input, 2);
     cr_assert_eq(si.layers[1].init_h_off, 12);
     cr_assert_eq(si.layers[1].init_c_off, 12);
+    /* its head ends in view(1, 10, 3): the step program reads view(1, 1, 3) */
+    cr_assert_eq(si.n_reshapes, 1);
+    cr_assert_eq(si.reshape_axis[0], 1);
 }
 
 Test(stream, slice_reversing_time_says_so)
