@@ -90,15 +90,16 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
         if (si->out_kind[i] != STREAM_TIME)
             continue;
         cg_c_time_slice(g->outputs[i], si->out_axis[i], &outer, &inner);
+        outer *= si->out_om[i]; /* the entries merged with the steps (reshape(-1, H)) */
+        inner *= si->out_im[i];
         j = si->out_axis[i];
         fprintf(f,
                 "        for (o = 0; o < %lld; o++) /* T = %lld along axis %d */\n"
                 "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * %lld + t) * "
                 "%lldu,\n                   (const unsigned char *)chunk_out%d + (size_t)(o * n) "
                 "* %lldu,\n                   (size_t)n * %lldu);\n",
-                (long long)outer, (long long)g->outputs[i]->shape.d[j], j, i,
-                (long long)g->outputs[i]->shape.d[j], (long long)inner, i, (long long)inner,
-                (long long)inner);
+                (long long)outer, (long long)T, j, i, (long long)T, (long long)inner, i,
+                (long long)inner, (long long)inner);
     }
     fputs("        t += n;\n    }\n    return LSTMC_RT_OK;\n}\n\n", f);
 }

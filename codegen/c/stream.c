@@ -88,6 +88,8 @@ stream_geometry(const stream_info *si, stream_geo *sg)
         if (si->out_kind[i] != STREAM_TIME)
             continue;
         cg_c_time_slice(si->g->outputs[i], si->out_axis[i], &sg->out_outer[i], &sg->out_inner[i]);
+        sg->out_outer[i] *= si->out_om[i]; /* the entries merged with the steps */
+        sg->out_inner[i] *= si->out_im[i];
         if (sg->out_outer[i] > 1) {
             sg->out_off[i] = off;
             off = cg_c_align_up(off + sg->out_outer[i] * sg->out_inner[i]);
@@ -170,9 +172,14 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         fprintf(f, "#define %s_STREAM_LAYERS %d\n", NAME, si->n_layers);
         for (i = 0; i < si->n_inputs; i++)
             fprintf(f, "#define %s_INPUT_%d_TIME_AXIS %d\n", NAME, i, si->in_axis[i]);
-        for (i = 0; i < si->n_outputs; i++)
-            fprintf(f, "#define %s_OUTPUT_%d_TIME_AXIS %d /* %s */\n", NAME, i,
-                    si->out_axis[i], stream_kind_name(si->out_kind[i]));
+        for (i = 0; i < si->n_outputs; i++) {
+            fprintf(f, "#define %s_OUTPUT_%d_TIME_AXIS %d /* %s", NAME, i, si->out_axis[i],
+                    stream_kind_name(si->out_kind[i]));
+            if (si->out_om[i] > 1 || si->out_im[i] > 1) /* a reshape(-1, H) merged it */
+                fprintf(f, "; the axis holds %lld x n x %lld entries, step t those [o, t, i]",
+                        (long long)si->out_om[i], (long long)si->out_im[i]);
+            fputs(" */\n", f);
+        }
         fprintf(f, "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
                    "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
                 o->name, o->name);

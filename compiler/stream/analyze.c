@@ -20,10 +20,16 @@
 #include "diag.h"
 #include "ir.h"
 
+/* STREAM_TIME: the time axis, which may hold other entries merged with the steps (a
+ * reshape(-1, H) of [T, N, H] or of [N, T, H]): its extent is om * T * im, step t being the
+ * entries [o, t, i] of that [om, T, im] view. 0 reads as 1. */
 typedef struct tclass {
     stream_kind k;
     int axis; /* STREAM_TIME only */
+    int64_t om, im;
 } tclass;
+
+#define MERGED(c) ((c).om > 1 || (c).im > 1)
 
 typedef struct actx {
     const ir_graph *g;
@@ -75,7 +81,7 @@ norm_axis(int64_t a, int r)
 static tclass
 cls_of(const actx *x, const ir_tensor *t)
 {
-    tclass c = {STREAM_CONST, -1};
+    tclass c = {STREAM_CONST, -1, 0, 0};
     if (t && !t->data)
         c = x->cls[t->id];
     return c;
@@ -108,7 +114,7 @@ indexed_by_time(actx *x, const ir_node *n, const ir_tensor *t, int ta)
 static tclass
 combine(actx *x, const ir_node *n, int first, int count, int r)
 {
-    tclass o = {STREAM_CONST, -1};
+    tclass o = {STREAM_CONST, -1, 0, 0};
     int i, has_last = 0, has_static = 0;
     for (i = first; i < first + count && i < n->n_inputs; i++) {
         const ir_tensor *t = n->inputs[i];
@@ -119,12 +125,12 @@ combine(actx *x, const ir_node *n, int first, int count, int r)
             return c;
         if (c.k == STREAM_TIME) {
             int oa = c.axis + (r - t->shape.rank);
-            if (o.k == STREAM_TIME && o.axis != oa) {
+            if (o.k == STREAM_TIME && (o.axis != oa || o.om != c.om || o.im != c.im)) {
                 fail(x, n, "combines values whose time axes differ");
                 o.k = STREAM_BAD;
                 return o;
             }
-            o.k = STREAM_TIME;
+            o = c;
             o.axis = oa;
         }
         has_last |= c.k == STREAM_LAST;
@@ -154,26 +160,42 @@ combine(actx *x, const ir_node *n, int first, int count, int r)
     return o;
 }
 
-/* A reshape-like op (Reshape, Flatten) keeps the time axis when the elements before it and
- * those after it stay apart: out = [outer..., T, inner...] with the same outer product. */
+/* A reshape-like op (Reshape, Flatten) keeps the time axis when the elements before the
+ * steps and those after them stay apart: with the input [B, T, A] around the time axis (B
+ * and A: element counts, merged entries included), out's time axis is the first axis i whose
+ * dims before multiply to a divisor P of B and after to a divisor S of A, and whose extent is
+ * (B / P) * T * (A / S). reshape(-1, H) of [T, N, H] gives [T*N, H], of [N, T, H] [N*T, H]. */
 static tclass
 reshape_axis(actx *x, const ir_node *n, tclass c)
 {
     const ir_shape *in = &n->inputs[0]->shape, *out = &ir_out(n, 0)->shape;
-    int64_t outer = 1, p = 1;
+    int64_t om = c.om > 1 ? c.om : 1, im = c.im > 1 ? c.im : 1, before = om, after = im;
+    int64_t T, P = 1, S, total = 1;
     int i;
     if (c.k != STREAM_TIME)
         return c;
-    for (i = 0; i < c.axis; i++)
-        outer *= in->d[i];
-    for (i = 0; i < out->rank; i++) {
-        if (p == outer && out->d[i] == in->d[c.axis]) {
+    T = in->d[c.axis] / (om * im);
+    for (i = 0; i < in->rank; i++) {
+        if (i < c.axis)
+            before *= in->d[i];
+        else if (i > c.axis)
+            after *= in->d[i];
+    }
+    for (i = 0; i < out->rank; i++)
+        total *= out->d[i];
+    for (i = 0; i < out->rank && P > 0; i++) {
+        S = P * out->d[i] > 0 ? total / (P * out->d[i]) : 0;
+        if (S > 0 && before % P == 0 && after % S == 0 &&
+            out->d[i] == (before / P) * T * (after / S)) {
             c.axis = i;
+            c.om = before / P;
+            c.im = after / S;
             return c;
         }
-        p *= out->d[i];
+        P *= out->d[i];
     }
-    fail(x, n, "merges the time axis with another axis");
+    fail(x, n, "mixes the time steps' entries (a reshape that interleaves the time axis with "
+               "another)");
     c.k = STREAM_BAD;
     return c;
 }
@@ -205,7 +227,7 @@ matmul_class(actx *x, const ir_node *n)
 {
     const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1), *out = ir_out(n, 0);
     const ir_tensor *ops[2];
-    tclass cl[2], o = {STREAM_CONST, -1}, bad = {STREAM_BAD, -1};
+    tclass cl[2], o = {STREAM_CONST, -1, 0, 0}, bad = {STREAM_BAD, -1, 0, 0};
     int r = out ? out->shape.rank : 0, i, ob;
     if (!A || !B || !out)
         return bad;
@@ -238,7 +260,7 @@ matmul_class(actx *x, const ir_node *n)
     for (i = 0; i < 2; i++) {
         if (cl[i].k != STREAM_TIME)
             continue;
-        if (o.k == STREAM_TIME && o.axis != cl[i].axis) {
+        if (o.k == STREAM_TIME && (o.axis != cl[i].axis || o.om != cl[i].om || o.im != cl[i].im)) {
             fail(x, n, "multiplies two per-step values along different axes, which pairs "
                        "every time step with every other");
             return bad;
@@ -274,7 +296,7 @@ matmul_class(actx *x, const ir_node *n)
             return bad;
         if (cc.k == STREAM_TIME) {
             int ca = cc.axis + (2 - C->shape.rank);
-            if (o.k == STREAM_TIME && o.axis != ca) {
+            if (o.k == STREAM_TIME && (o.axis != ca || o.om != cc.om || o.im != cc.im)) {
                 fail(x, n, "combines values whose time axes differ");
                 return bad;
             }
@@ -282,7 +304,7 @@ matmul_class(actx *x, const ir_node *n)
                 fail(x, n, "combines per-step values with the final state");
                 return bad;
             }
-            o.k = STREAM_TIME;
+            o = cc;
             o.axis = ca;
         } else if (o.k == STREAM_TIME) {
             int ta = o.axis - (2 - C->shape.rank);
@@ -433,8 +455,8 @@ recurrent(actx *x, const ir_node *n)
     const ir_tensor *X = ir_in(n, 0);
     int layout = (int)ir_attr_int(n, "layout", 0), i;
     int64_t dir = ir_attr_int(n, "direction", 0);
-    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1};
-    tclass y = {STREAM_TIME, layout ? 1 : 0}, last = {STREAM_LAST, -1};
+    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1, 0, 0};
+    tclass y = {STREAM_TIME, layout ? 1 : 0, 0, 0}, last = {STREAM_LAST, -1, 0, 0};
     stream_layer *l;
     int src[2] = {-1, -1};
     int64_t off[2] = {0, 0};
@@ -448,7 +470,7 @@ recurrent(actx *x, const ir_node *n)
         fail(x, n, "has sequence_lens: each batch entry has its own length");
         goto bad;
     }
-    if (c.k != STREAM_TIME || c.axis != (layout ? 1 : 0)) {
+    if (c.k != STREAM_TIME || c.axis != (layout ? 1 : 0) || MERGED(c)) {
         fail(x, n, "input X has no time axis that a stream could feed");
         goto bad;
     }
@@ -506,7 +528,7 @@ static tclass
 op_rule(actx *x, const ir_node *n, tclass c)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass bad = {STREAM_BAD, -1};
+    tclass bad = {STREAM_BAD, -1, 0, 0};
     int64_t v[IR_MAX_RANK * 2], st[IR_MAX_RANK], en[IR_MAX_RANK], ax[IR_MAX_RANK];
     int64_t sp[IR_MAX_RANK];
     int r = out0 ? out0->shape.rank : 0, i, k, cnt;
@@ -579,6 +601,9 @@ op_rule(actx *x, const ir_node *n, tclass c)
         if (c.k == STREAM_TIME && ic.k == STREAM_TIME) {
             fail(x, n, "gathers per-step values with per-step indices");
             c = bad;
+        } else if (c.k == STREAM_TIME && a == c.axis && MERGED(c)) {
+            fail(x, n, "picks entries of a time axis merged with another axis");
+            c = bad;
         } else if (c.k == STREAM_TIME && a == c.axis) {
             cnt = const_ints(ir_in(n, 1), v, 1);
             if (cnt != 1 || !is_last_index(v[0], in0->shape.d[a])) {
@@ -600,7 +625,7 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 fail(x, n, "combines per-step values with the final state");
                 c = bad;
             } else {
-                c.k = STREAM_TIME;
+                c = ic;
                 c.axis = a + ic.axis;
             }
         } else {
@@ -625,6 +650,11 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 if ((ir_in(n, 3) ? norm_axis(ax[i], in0->shape.rank) : i) != c.axis)
                     continue;
                 len = out0->shape.d[c.axis];
+                if (MERGED(c) && !(len == T && step == 1)) {
+                    fail(x, n, "slices a time axis merged with another axis");
+                    c = bad;
+                    break;
+                }
                 if (s < 0)
                     s += T;
                 s = s < 0 ? 0 : s > (step < 0 ? T - 1 : T) ? (step < 0 ? T - 1 : T) : s;
@@ -665,7 +695,7 @@ op_rule(actx *x, const ir_node *n, tclass c)
         c = reshape_axis(x, n, c);
         if (n->op == IR_OP_RESHAPE && c.k == STREAM_TIME &&
             const_ints(ir_in(n, 1), v, IR_MAX_RANK) == r && v[c.axis] == out0->shape.d[c.axis] &&
-            out0->shape.d[c.axis] != 1) {
+            out0->shape.d[c.axis] != (c.om > 1 ? c.om : 1) * (c.im > 1 ? c.im : 1)) {
             if (x->si->n_reshapes >= STREAM_MAX_RESHAPES) {
                 fail(x, n, "is Reshape %d with the sequence length in its shape; streaming "
                            "supports %d", x->si->n_reshapes + 1, STREAM_MAX_RESHAPES);
@@ -673,6 +703,7 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 break;
             }
             x->si->reshape_node[x->si->n_reshapes] = n->name;
+            x->si->reshape_step[x->si->n_reshapes] = (c.om > 1 ? c.om : 1) * (c.im > 1 ? c.im : 1);
             x->si->reshape_axis[x->si->n_reshapes++] = c.axis;
         }
         break;
@@ -699,7 +730,7 @@ static void
 node_class(actx *x, const ir_node *n)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1};
+    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1, 0, 0};
     int r = out0 ? out0->shape.rank : 0, i;
 
     switch (ir_op_class_of(n->op)) {
@@ -821,6 +852,8 @@ stream_analyze(ir_graph *g, stream_info *si)
     si->in_axis = arena_calloc(g->a, (size_t)g->n_inputs + 1, sizeof *si->in_axis);
     si->out_axis = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_axis);
     si->out_kind = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_kind);
+    si->out_om = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_om);
+    si->out_im = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_im);
     memset(&x, 0, sizeof x);
     x.g = g;
     x.si = si;
@@ -849,6 +882,8 @@ stream_analyze(ir_graph *g, stream_info *si)
                 tclass c = cls_of(&x, g->outputs[i]);
                 si->out_kind[i] = c.k;
                 si->out_axis[i] = c.k == STREAM_TIME ? c.axis : -1;
+                si->out_om[i] = c.k == STREAM_TIME && c.om > 1 ? c.om : 1;
+                si->out_im[i] = c.k == STREAM_TIME && c.im > 1 ? c.im : 1;
             }
             return;
         }

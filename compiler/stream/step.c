@@ -74,11 +74,11 @@ stream_step_graph(ir_graph *g, const stream_info *si)
         for (k = 0; k < si->n_reshapes; k++) {
             int a = si->reshape_axis[k];
             if (strcmp(si->reshape_node[k], n->name) != 0 || a >= sh->shape.d[0] ||
-                ((const int64_t *)sh->data)[a] != si->seq_len)
+                ((const int64_t *)sh->data)[a] != si->seq_len * si->reshape_step[k])
                 continue;
             one = ir_const_new(g, sh->name, IR_DT_I64, &sh->shape, sh->data);
             v = one->data;
-            v[a] = 1;
+            v[a] = si->reshape_step[k];
             n->inputs[1] = one;
             done++;
             break;

@@ -74,6 +74,9 @@ typedef struct stream_info {
     int *in_axis;        /* per graph input: its time axis, or -1 */
     int *out_axis;       /* per graph output: its time axis (STREAM_TIME), or -1 */
     stream_kind *out_kind;
+    int64_t *out_om, *out_im; /* per graph output: the time axis holds om * T * im entries,
+                                 step t those [o, t, i] of that view (1, 1: T only; a
+                                 reshape(-1, H) of [T, N, H] gives im = N, of [N, T, H] om = N) */
     int n_layers;
     stream_layer layers[STREAM_MAX_LAYERS];
     /* Reshapes whose constant target shape spells out T on the time axis (a static export's
@@ -81,6 +84,7 @@ typedef struct stream_info {
     int n_reshapes;
     const char *reshape_node[STREAM_MAX_RESHAPES];
     int reshape_axis[STREAM_MAX_RESHAPES];
+    int64_t reshape_step[STREAM_MAX_RESHAPES]; /* the value there for one step (om * im) */
     /* the step program (T = 1): inputs = the graph's, then h, c per layer; outputs = the
      * graph's, then the next h, c per layer (c for LSTM only) */
     ir_graph *g;

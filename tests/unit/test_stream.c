@@ -170,16 +170,37 @@ Test(stream, batch_first_denoiser_with_per_step_linear)
 
 Test(stream, batch_first_char_lm)
 {
-    /* tokens [3,11] -> Embedding -> LSTM -> per-step Linear logits [3,11,40], h_n, c_n */
+    /* tokens [3,11] -> Embedding -> LSTM -> y.reshape(-1, 48) [33,48] -> Linear: logits
+     * [N*T, 40], the time axis merged under the batch (om = 3), h_n, c_n */
     ir_graph *g = prepared("pt_stream_lstm_charlm");
     stream_analyze(g, &si);
     cr_assert(si.ok, "%s", si.why);
     cr_assert_eq(si.in_axis[0], 1);
     cr_assert_eq(si.out_kind[0], STREAM_TIME);
-    cr_assert_eq(si.out_axis[0], 1);
+    cr_assert_eq(si.out_axis[0], 0);
+    cr_assert_eq(si.out_om[0], 3);
+    cr_assert_eq(si.out_im[0], 1);
     cr_assert_eq(si.out_kind[1], STREAM_LAST);
     cr_assert_eq(si.out_kind[2], STREAM_LAST);
 }
+
+Test(stream, word_language_model)
+{
+    /* PyTorch's example: tokens [8,3] seq first, (h0, c0) [2,3,16] inputs, decoder on
+     * [T, N, H], view(-1, 50): [T*N, 50], the batch merged under the time axis (im = 3) */
+    ir_graph *g = prepared("pt_stream_lstm_wordlm");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.in_axis[0], 0);
+    cr_assert_eq(si.in_axis[1], -1);
+    cr_assert_eq(si.out_axis[0], 0);
+    cr_assert_eq(si.out_om[0], 1);
+    cr_assert_eq(si.out_im[0], 3);
+    cr_assert_eq(si.layers[1].init_h_input, 1);
+    cr_assert_eq(si.layers[1].init_h_off, 3 * 16);
+    cr_assert_eq(si.layers[1].init_c_input, 2);
+}
+
 
 Test(stream, initial_state_graph_inputs)
 {
@@ -324,4 +345,24 @@ Test(stream, slice_of_time_names_what_it_does)
     slice_time(0, 1, 1, 1, "picks time step 0 of 5, not the last");
     slice_time(0, 5, 2, 3, "keeps one time step in 2");
     slice_time(1, 4, 1, 3, "keeps only 3 of the 5 time steps (from step 1)");
+}
+
+Test(stream, reshape_interleaving_time_mixes_steps)
+{
+    /* y [2,5,16] -> [2,80]: steps and features interleave into one axis in an order no
+     * [om, T, im] view has (time outside the features: om = 2, im = 16 would need [2*5*16]) */
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape s1 = {1, {2}}, os = {2, {10, 16}}, os2 = {3, {5, 2, 16}};
+    int64_t shp[2] = {10, 16}, shp2[3] = {5, 2, 16};
+    ir_tensor *in[2] = {NULL, ir_const_new(g, "shape", IR_DT_I64, &s1, shp)};
+    append_n(g, IR_OP_RESHAPE, &os, 2, in); /* [N*T, H]: streams, om = 2 */
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.out_om[0], 2);
+    s1.d[0] = 3;
+    in[1] = ir_const_new(g, "shape2", IR_DT_I64, &s1, shp2);
+    append_n(g, IR_OP_RESHAPE, &os2, 2, in); /* [N*T, H] read as [T', N', H]: mixed */
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "mixes the time steps' entries"), "%s", si.why);
 }
