@@ -147,12 +147,15 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             " *\n"
             " * inputs/outputs as for _run, except that every input and output with a time axis\n"
             " * (%s_INPUT_i_TIME_AXIS >= 0) holds n steps along that axis instead of the\n"
-            " * compiled sequence length. An output without a time axis (a last-step classifier,\n"
-            " * Y_h) is written for the state after the last step fed. After a reset, feeding\n"
+            " * compiled sequence length (an axis a reshape(-1, H) merged with the batch: N x n\n"
+            " * entries, see its _TIME_AXIS comment). An output without a time axis (a\n"
+            " * last-step classifier, Y_h) is written for the state after the last step fed.\n"
+            " * After a reset, feeding\n"
             " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
             " * whole sequence: the same kernels in the same order, one time step at a time.\n"
             " * Models that need the whole sequence (reverse or bidirectional layers,\n"
-            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last)\n"
+            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last,\n"
+            " * time read backwards)\n"
             " * have %s_STREAMABLE 0; their _step, _reset, _set_state and _init_stream return\n"
             " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
             o->name, o->name, o->name, NAME, NAME);
