@@ -403,7 +403,8 @@ state_source(const ir_graph *g, const ir_tensor *t, int *input, int64_t *off)
         }
         case IR_OP_GATHER: { /* one index along an axis with only 1s before it */
             int a = norm_axis(ir_attr_int(p, "axis", 0), s->rank);
-            if (const_ints(ir_in(p, 1), v, 1) != 1 || a < 0 || a >= s->rank)
+            if (const_ints(ir_in(p, 1), v, 1) != 1 || a < 0 || a >= s->rank || v[0] < -s->d[a] ||
+                v[0] >= s->d[a])
                 return -1;
             for (i = 0; i < a; i++)
                 if (s->d[i] != 1)
@@ -424,9 +425,10 @@ state_source(const ir_graph *g, const ir_tensor *t, int *input, int64_t *off)
                 start[i] = 0;
             for (i = 0; i < ns; i++) {
                 int a = ir_in(p, 3) ? norm_axis(ax[i], s->rank) : i;
-                int64_t b = v[i] < 0 ? v[i] + s->d[a] : v[i];
+                int64_t b;
                 if (a < 0 || a >= s->rank || (ir_in(p, 4) && sp[i] != 1))
                     return -1;
+                b = v[i] < 0 ? v[i] + s->d[a] : v[i];
                 start[a] = b < 0 ? 0 : b > s->d[a] ? s->d[a] : b;
             }
             for (i = 0; i < s->rank; i++) {
