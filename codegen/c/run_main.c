@@ -51,11 +51,13 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
     for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
         const stream_layer *l = &si->layers[j];
         if (l->init_h_input >= 0)
-            fprintf(f, "    memcpy(state.h%d, inputs[%d], sizeof state.h%d);\n", j,
-                    l->init_h_input, j);
+            fprintf(f,
+                    "    memcpy(state.h%d, (const float *)inputs[%d] + %lld, sizeof state.h%d);\n",
+                    j, l->init_h_input, (long long)l->init_h_off, j);
         if (l->init_c_input >= 0)
-            fprintf(f, "    memcpy(state.c%d, inputs[%d], sizeof state.c%d);\n", j,
-                    l->init_c_input, j);
+            fprintf(f,
+                    "    memcpy(state.c%d, (const float *)inputs[%d] + %lld, sizeof state.c%d);\n",
+                    j, l->init_c_input, (long long)l->init_c_off, j);
     }
     fprintf(f, "    while (t < %lld) {\n        char *end;\n"
                "        n = strtol(p, &end, 10);\n"
@@ -89,15 +91,16 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
         if (si->out_kind[i] != STREAM_TIME)
             continue;
         cg_c_time_slice(g->outputs[i], si->out_axis[i], &outer, &inner);
+        outer *= si->out_om[i]; /* the entries merged with the steps (reshape(-1, H)) */
+        inner *= si->out_im[i];
         j = si->out_axis[i];
         fprintf(f,
                 "        for (o = 0; o < %lld; o++) /* T = %lld along axis %d */\n"
                 "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * %lld + t) * "
                 "%lldu,\n                   (const unsigned char *)chunk_out%d + (size_t)(o * n) "
                 "* %lldu,\n                   (size_t)n * %lldu);\n",
-                (long long)outer, (long long)g->outputs[i]->shape.d[j], j, i,
-                (long long)g->outputs[i]->shape.d[j], (long long)inner, i, (long long)inner,
-                (long long)inner);
+                (long long)outer, (long long)T, j, i, (long long)T, (long long)inner, i,
+                (long long)inner, (long long)inner);
     }
     fputs("        t += n;\n    }\n    return LSTMC_RT_OK;\n}\n\n", f);
 }

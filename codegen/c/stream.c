@@ -88,6 +88,8 @@ stream_geometry(const stream_info *si, stream_geo *sg)
         if (si->out_kind[i] != STREAM_TIME)
             continue;
         cg_c_time_slice(si->g->outputs[i], si->out_axis[i], &sg->out_outer[i], &sg->out_inner[i]);
+        sg->out_outer[i] *= si->out_om[i]; /* the entries merged with the steps */
+        sg->out_inner[i] *= si->out_im[i];
         if (sg->out_outer[i] > 1) {
             sg->out_off[i] = off;
             off = cg_c_align_up(off + sg->out_outer[i] * sg->out_inner[i]);
@@ -145,12 +147,15 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             " *\n"
             " * inputs/outputs as for _run, except that every input and output with a time axis\n"
             " * (%s_INPUT_i_TIME_AXIS >= 0) holds n steps along that axis instead of the\n"
-            " * compiled sequence length. An output without a time axis (a last-step classifier,\n"
-            " * Y_h) is written for the state after the last step fed. After a reset, feeding\n"
+            " * compiled sequence length (an axis a reshape(-1, H) merged with the batch: N x n\n"
+            " * entries, see its _TIME_AXIS comment). An output without a time axis (a\n"
+            " * last-step classifier, Y_h) is written for the state after the last step fed.\n"
+            " * After a reset, feeding\n"
             " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
             " * whole sequence: the same kernels in the same order, one time step at a time.\n"
             " * Models that need the whole sequence (reverse or bidirectional layers,\n"
-            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last)\n"
+            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last,\n"
+            " * time read backwards)\n"
             " * have %s_STREAMABLE 0; their _step, _reset, _set_state and _init_stream return\n"
             " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
             o->name, o->name, o->name, NAME, NAME);
@@ -170,9 +175,14 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         fprintf(f, "#define %s_STREAM_LAYERS %d\n", NAME, si->n_layers);
         for (i = 0; i < si->n_inputs; i++)
             fprintf(f, "#define %s_INPUT_%d_TIME_AXIS %d\n", NAME, i, si->in_axis[i]);
-        for (i = 0; i < si->n_outputs; i++)
-            fprintf(f, "#define %s_OUTPUT_%d_TIME_AXIS %d /* %s */\n", NAME, i,
-                    si->out_axis[i], stream_kind_name(si->out_kind[i]));
+        for (i = 0; i < si->n_outputs; i++) {
+            fprintf(f, "#define %s_OUTPUT_%d_TIME_AXIS %d /* %s", NAME, i, si->out_axis[i],
+                    stream_kind_name(si->out_kind[i]));
+            if (si->out_om[i] > 1 || si->out_im[i] > 1) /* a reshape(-1, H) merged it */
+                fprintf(f, "; the axis holds %lld x n x %lld entries, step t those [o, t, i]",
+                        (long long)si->out_om[i], (long long)si->out_im[i]);
+            fputs(" */\n", f);
+        }
         fprintf(f, "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
                    "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
                 o->name, o->name);
@@ -181,11 +191,14 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
                     k, (long long)(l->batch * l->hidden), k, l->node, l->op,
                     (long long)l->batch, (long long)l->hidden);
-            if (l->init_h_input >= 0 || l->init_c_input >= 0)
-                fprintf(f, "    /* its initial %s is graph input %d: _reset zeroes it, pass the "
-                           "value to %s_set_state */\n",
-                        l->init_h_input >= 0 ? "h" : "c",
-                        l->init_h_input >= 0 ? l->init_h_input : l->init_c_input, o->name);
+            if (l->init_h_input >= 0)
+                fprintf(f, "    /* its initial h is graph input %d (from float %lld): _reset "
+                           "zeroes it, pass it to %s_set_state */\n",
+                        l->init_h_input, (long long)l->init_h_off, o->name);
+            if (l->init_c_input >= 0)
+                fprintf(f, "    /* its initial c is graph input %d (from float %lld): _reset "
+                           "zeroes it, pass it to %s_set_state */\n",
+                        l->init_c_input, (long long)l->init_c_off, o->name);
             if (l->cell == LSTMC_RT_CELL_LSTM)
                 fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
                         (long long)(l->batch * l->hidden), k, (long long)l->batch,

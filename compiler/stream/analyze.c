@@ -6,7 +6,9 @@
  * axis), per time step along an axis, or "last" (the state after the last step fed). The
  * time axis of each graph input is not declared anywhere, so every assignment of an input
  * axis whose size is T (or none) is tried, in order, until one explains every recurrent
- * layer's X; the first failure's reason is kept for the message.
+ * layer's X. When none does, the reason is that of the attempt that got furthest through
+ * the graph: an input whose batch or feature size equals T must not put the blame on an
+ * axis that was only guessed.
  */
 #include "stream.h"
 
@@ -18,16 +20,23 @@
 #include "diag.h"
 #include "ir.h"
 
+/* STREAM_TIME: the time axis, which may hold other entries merged with the steps (a
+ * reshape(-1, H) of [T, N, H] or of [N, T, H]): its extent is om * T * im, step t being the
+ * entries [o, t, i] of that [om, T, im] view. 0 reads as 1. */
 typedef struct tclass {
     stream_kind k;
     int axis; /* STREAM_TIME only */
+    int64_t om, im;
 } tclass;
+
+#define MERGED(c) ((c).om > 1 || (c).im > 1)
 
 typedef struct actx {
     const ir_graph *g;
     stream_info *si;
     tclass *cls; /* by tensor id */
     int bad;
+    int reached; /* the node the attempt failed at (n_nodes: after the last) */
     char why[512];
 } actx;
 
@@ -73,7 +82,7 @@ norm_axis(int64_t a, int r)
 static tclass
 cls_of(const actx *x, const ir_tensor *t)
 {
-    tclass c = {STREAM_CONST, -1};
+    tclass c = {STREAM_CONST, -1, 0, 0};
     if (t && !t->data)
         c = x->cls[t->id];
     return c;
@@ -86,6 +95,18 @@ set_out(actx *x, const ir_node *n, int i, tclass c)
         x->cls[n->outputs[i]->id] = c;
 }
 
+/* The refusal of a value t that is not fed per step but has an axis (ta) that broadcasting
+ * lines up with the time axis: a constant (a positional table) or a static input indexed by
+ * time step. */
+static void
+indexed_by_time(actx *x, const ir_node *n, const ir_tensor *t, int ta)
+{
+    fail(x, n, "reads '%s', a %s with %lld entries along the time axis (its axis %d), which "
+               "a stream does not feed step by step",
+         t->name, t->data ? "constant" : "value that is not per step",
+         (long long)t->shape.d[ta], ta);
+}
+
 /*
  * Element-wise combination with numpy broadcasting into rank r: per step if any input is
  * per step (all on the same output axis, every other input of size 1 along it), else last
@@ -94,7 +115,7 @@ set_out(actx *x, const ir_node *n, int i, tclass c)
 static tclass
 combine(actx *x, const ir_node *n, int first, int count, int r)
 {
-    tclass o = {STREAM_CONST, -1};
+    tclass o = {STREAM_CONST, -1, 0, 0};
     int i, has_last = 0, has_static = 0;
     for (i = first; i < first + count && i < n->n_inputs; i++) {
         const ir_tensor *t = n->inputs[i];
@@ -105,12 +126,12 @@ combine(actx *x, const ir_node *n, int first, int count, int r)
             return c;
         if (c.k == STREAM_TIME) {
             int oa = c.axis + (r - t->shape.rank);
-            if (o.k == STREAM_TIME && o.axis != oa) {
+            if (o.k == STREAM_TIME && (o.axis != oa || o.om != c.om || o.im != c.im)) {
                 fail(x, n, "combines values whose time axes differ");
                 o.k = STREAM_BAD;
                 return o;
             }
-            o.k = STREAM_TIME;
+            o = c;
             o.axis = oa;
         }
         has_last |= c.k == STREAM_LAST;
@@ -129,8 +150,7 @@ combine(actx *x, const ir_node *n, int first, int count, int r)
                 continue;
             ta = o.axis - (r - t->shape.rank);
             if (ta >= 0 && t->shape.d[ta] != 1) {
-                fail(x, n, "reads a value indexed by time step ('%s') that no stream has",
-                     t->name);
+                indexed_by_time(x, n, t, ta);
                 o.k = STREAM_BAD;
                 return o;
             }
@@ -141,28 +161,167 @@ combine(actx *x, const ir_node *n, int first, int count, int r)
     return o;
 }
 
-/* A reshape-like op (Reshape, Flatten) keeps the time axis when the elements before it and
- * those after it stay apart: out = [outer..., T, inner...] with the same outer product. */
+/* A reshape-like op (Reshape, Flatten) keeps the time axis when the elements before the
+ * steps and those after them stay apart: with the input [B, T, A] around the time axis (B
+ * and A: element counts, merged entries included), out's time axis is the first axis i whose
+ * dims before multiply to a divisor P of B and after to a divisor S of A, and whose extent is
+ * (B / P) * T * (A / S). reshape(-1, H) of [T, N, H] gives [T*N, H], of [N, T, H] [N*T, H]. */
 static tclass
 reshape_axis(actx *x, const ir_node *n, tclass c)
 {
     const ir_shape *in = &n->inputs[0]->shape, *out = &ir_out(n, 0)->shape;
-    int64_t outer = 1, p = 1;
+    int64_t om = c.om > 1 ? c.om : 1, im = c.im > 1 ? c.im : 1, before = om, after = im;
+    int64_t T, P = 1, S, total = 1;
     int i;
     if (c.k != STREAM_TIME)
         return c;
-    for (i = 0; i < c.axis; i++)
-        outer *= in->d[i];
-    for (i = 0; i < out->rank; i++) {
-        if (p == outer && out->d[i] == in->d[c.axis]) {
+    T = in->d[c.axis] / (om * im);
+    for (i = 0; i < in->rank; i++) {
+        if (i < c.axis)
+            before *= in->d[i];
+        else if (i > c.axis)
+            after *= in->d[i];
+    }
+    for (i = 0; i < out->rank; i++)
+        total *= out->d[i];
+    for (i = 0; i < out->rank && P > 0; i++) {
+        S = P * out->d[i] > 0 ? total / (P * out->d[i]) : 0;
+        if (S > 0 && before % P == 0 && after % S == 0 &&
+            out->d[i] == (before / P) * T * (after / S)) {
             c.axis = i;
+            c.om = before / P;
+            c.im = after / S;
             return c;
         }
-        p *= out->d[i];
+        P *= out->d[i];
     }
-    fail(x, n, "merges the time axis with another axis");
+    fail(x, n, "mixes the time steps' entries (a reshape that interleaves the time axis with "
+               "another)");
     c.k = STREAM_BAD;
     return c;
+}
+
+/* The class of out = in, except that a per-step value keeps axis ax (-1: it does not keep
+ * it: it is summed over, so the output mixes time steps). */
+static tclass
+product_term(actx *x, const ir_node *n, const ir_tensor *t, int ax)
+{
+    tclass c = cls_of(x, t);
+    if (c.k == STREAM_TIME && ax < 0) {
+        fail(x, n, "sums over the time axis of '%s' (a matrix product contracts it)", t->name);
+        c.k = STREAM_BAD;
+    } else if (c.k == STREAM_TIME) {
+        c.axis = ax;
+    }
+    return c;
+}
+
+/*
+ * MatMul (numpy semantics) and Gemm. A [..., M, K] times B [..., K, N] gives [..., M, N]:
+ * a time axis on M, on N or on a batch axis stays per step (in the output's place); one
+ * on K is summed over. Only the operand that has the time axis carries it: the other one
+ * (a Linear layer's weight [K, N]) has no axis lined up with it, except through a batch
+ * axis, where it must have size 1 (broadcast) or be per step along the same axis.
+ */
+static tclass
+matmul_class(actx *x, const ir_node *n)
+{
+    const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1), *out = ir_out(n, 0);
+    const ir_tensor *ops[2];
+    tclass cl[2], o = {STREAM_CONST, -1, 0, 0}, bad = {STREAM_BAD, -1, 0, 0};
+    int r = out ? out->shape.rank : 0, i, ob;
+    if (!A || !B || !out)
+        return bad;
+    ob = r - (A->shape.rank >= 2) - (B->shape.rank >= 2); /* MatMul's output batch axes */
+    ops[0] = A;
+    ops[1] = B;
+    if (n->op == IR_OP_GEMM) { /* A [M, K] (transA: [K, M]), B [K, N] (transB: [N, K]) */
+        int ta = (int)ir_attr_int(n, "transA", 0), tb = (int)ir_attr_int(n, "transB", 0);
+        tclass a = cls_of(x, A), b = cls_of(x, B);
+        cl[0] = product_term(x, n, A, a.k == STREAM_TIME && a.axis == (ta ? 1 : 0) ? 0 : -1);
+        cl[1] = product_term(x, n, B, b.k == STREAM_TIME && b.axis == (tb ? 0 : 1) ? 1 : -1);
+    } else {
+        for (i = 0; i < 2; i++) {
+            const ir_tensor *t = ops[i];
+            tclass c = cls_of(x, t);
+            int rt = t->shape.rank, ax = -1;
+            if (c.k == STREAM_TIME) {
+                if (rt >= 2 && c.axis < rt - 2)
+                    ax = ob - (rt - 2) + c.axis; /* a batch axis */
+                else if (i == 0 && rt >= 2 && c.axis == rt - 2)
+                    ax = ob; /* M */
+                else if (i == 1 && rt >= 2 && c.axis == rt - 1)
+                    ax = r - 1; /* N */
+            }
+            cl[i] = product_term(x, n, t, ax);
+        }
+    }
+    if (cl[0].k == STREAM_BAD || cl[1].k == STREAM_BAD)
+        return bad;
+    for (i = 0; i < 2; i++) {
+        if (cl[i].k != STREAM_TIME)
+            continue;
+        if (o.k == STREAM_TIME && (o.axis != cl[i].axis || o.om != cl[i].om || o.im != cl[i].im)) {
+            fail(x, n, "multiplies two per-step values along different axes, which pairs "
+                       "every time step with every other");
+            return bad;
+        }
+        o = cl[i];
+    }
+    if (o.k == STREAM_TIME) {
+        for (i = 0; i < 2; i++) {
+            const ir_tensor *t = ops[i];
+            int ta;
+            if (cl[i].k == STREAM_LAST) {
+                fail(x, n, "combines per-step values with the final state");
+                return bad;
+            }
+            if (cl[i].k == STREAM_TIME || n->op == IR_OP_GEMM || t->shape.rank < 2)
+                continue;
+            /* the other operand's batch axis lined up with the output's time axis */
+            ta = o.axis - ob + (t->shape.rank - 2);
+            if (o.axis < ob && ta >= 0 && ta < t->shape.rank - 2 && t->shape.d[ta] != 1) {
+                indexed_by_time(x, n, t, ta);
+                return bad;
+            }
+        }
+    } else {
+        int has_last = cl[0].k == STREAM_LAST || cl[1].k == STREAM_LAST;
+        int has_static = cl[0].k == STREAM_STATIC || cl[1].k == STREAM_STATIC;
+        o.k = has_last ? STREAM_LAST : has_static ? STREAM_STATIC : STREAM_CONST;
+    }
+    if (n->op == IR_OP_GEMM && ir_in(n, 2)) { /* + C, broadcast to [M, N] */
+        const ir_tensor *C = ir_in(n, 2);
+        tclass cc = cls_of(x, C);
+        if (cc.k == STREAM_BAD)
+            return bad;
+        if (cc.k == STREAM_TIME) {
+            int ca = cc.axis + (2 - C->shape.rank);
+            if (o.k == STREAM_TIME && (o.axis != ca || o.om != cc.om || o.im != cc.im)) {
+                fail(x, n, "combines values whose time axes differ");
+                return bad;
+            }
+            if (o.k == STREAM_LAST) {
+                fail(x, n, "combines per-step values with the final state");
+                return bad;
+            }
+            o = cc;
+            o.axis = ca;
+        } else if (o.k == STREAM_TIME) {
+            int ta = o.axis - (2 - C->shape.rank);
+            if (cc.k == STREAM_LAST) {
+                fail(x, n, "combines per-step values with the final state");
+                return bad;
+            }
+            if (ta >= 0 && C->shape.d[ta] != 1) {
+                indexed_by_time(x, n, C, ta);
+                return bad;
+            }
+        } else if (cc.k == STREAM_LAST || (cc.k == STREAM_STATIC && o.k == STREAM_CONST)) {
+            o.k = cc.k;
+        }
+    }
+    return o;
 }
 
 /* The constant initial state of a layer's input i, or NULL when absent, not constant or
@@ -182,6 +341,114 @@ init_state(const ir_node *n, int i, int64_t count)
     return NULL;
 }
 
+/*
+ * Where a layer's initial state t, static (computed from graph inputs without a time axis),
+ * comes from: graph input *input from float *off on, when t is that input or a contiguous
+ * part of it (PyTorch passes layer k of a stacked h0 [L, N, H] as Slice h0[k:k+1]), read
+ * through ops that keep the element order (Identity, Reshape, Squeeze, Unsqueeze, Flatten,
+ * a Transpose that moves only axes of size 1) and Slice / Gather that keep one contiguous
+ * block. 0, or -1 when t is computed otherwise.
+ */
+static int
+state_source(const ir_graph *g, const ir_tensor *t, int *input, int64_t *off)
+{
+    int64_t o = 0, v[IR_MAX_RANK * 4];
+    int depth, i;
+    for (depth = 0; depth < 64 && t; depth++) {
+        const ir_node *p = t->producer;
+        const ir_tensor *in;
+        const ir_shape *s;
+        int64_t stride[IR_MAX_RANK], keep = 1;
+        if (!p) {
+            if (!t->is_input || t->dtype != IR_DT_F32)
+                return -1;
+            for (i = 0; i < g->n_inputs; i++)
+                if (g->inputs[i] == t) {
+                    *input = i;
+                    *off = o;
+                    return 0;
+                }
+            return -1;
+        }
+        in = ir_in(p, 0);
+        if (!in)
+            return -1;
+        s = &in->shape;
+        for (i = s->rank - 1; i >= 0; i--) {
+            stride[i] = keep;
+            keep *= s->d[i];
+        }
+        switch (p->op) {
+        case IR_OP_IDENTITY:
+        case IR_OP_RESHAPE:
+        case IR_OP_SQUEEZE:
+        case IR_OP_UNSQUEEZE:
+        case IR_OP_FLATTEN:
+            break;
+        case IR_OP_TRANSPOSE: { /* moving only axes of size 1 keeps the element order */
+            const ir_attr *pm = ir_attr_get(p, "perm");
+            int last = -1;
+            for (i = 0; pm && i < pm->n && i < s->rank; i++) {
+                int a = (int)pm->ints[i];
+                if (a < 0 || a >= s->rank)
+                    return -1;
+                if (s->d[a] == 1)
+                    continue;
+                if (a < last)
+                    return -1;
+                last = a;
+            }
+            if (!pm)
+                return -1;
+            break;
+        }
+        case IR_OP_GATHER: { /* one index along an axis with only 1s before it */
+            int a = norm_axis(ir_attr_int(p, "axis", 0), s->rank);
+            if (const_ints(ir_in(p, 1), v, 1) != 1 || a < 0 || a >= s->rank || v[0] < -s->d[a] ||
+                v[0] >= s->d[a])
+                return -1;
+            for (i = 0; i < a; i++)
+                if (s->d[i] != 1)
+                    return -1;
+            o += (v[0] < 0 ? v[0] + s->d[a] : v[0]) * stride[a];
+            break;
+        }
+        case IR_OP_SLICE: { /* one block: 1s, then a range, then whole axes */
+            const ir_shape *os = &ir_out(p, 0)->shape;
+            int64_t sp[IR_MAX_RANK], ax[IR_MAX_RANK];
+            int ns = const_ints(ir_in(p, 1), v, IR_MAX_RANK), first = -1;
+            int na = ir_in(p, 3) ? const_ints(ir_in(p, 3), ax, IR_MAX_RANK) : ns;
+            int np = ir_in(p, 4) ? const_ints(ir_in(p, 4), sp, IR_MAX_RANK) : ns;
+            int64_t start[IR_MAX_RANK];
+            if (ns < 0 || na != ns || np != ns || os->rank != s->rank)
+                return -1;
+            for (i = 0; i < s->rank; i++)
+                start[i] = 0;
+            for (i = 0; i < ns; i++) {
+                int a = ir_in(p, 3) ? norm_axis(ax[i], s->rank) : i;
+                int64_t b;
+                if (a < 0 || a >= s->rank || (ir_in(p, 4) && sp[i] != 1))
+                    return -1;
+                b = v[i] < 0 ? v[i] + s->d[a] : v[i];
+                start[a] = b < 0 ? 0 : b > s->d[a] ? s->d[a] : b;
+            }
+            for (i = 0; i < s->rank; i++) {
+                if (first < 0 && os->d[i] != 1)
+                    first = i;
+                if (first >= 0 && i > first && os->d[i] != s->d[i])
+                    return -1;
+                o += start[i] * stride[i];
+            }
+            break;
+        }
+        default:
+            return -1;
+        }
+        t = in;
+    }
+    return -1;
+}
+
 /* The recurrent layers: forward only, no sequence_lens, X per step along the layout's time
  * axis; Y per step, Y_h / Y_c the final state. */
 static void
@@ -191,9 +458,11 @@ recurrent(actx *x, const ir_node *n)
     const ir_tensor *X = ir_in(n, 0);
     int layout = (int)ir_attr_int(n, "layout", 0), i;
     int64_t dir = ir_attr_int(n, "direction", 0);
-    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1};
-    tclass y = {STREAM_TIME, layout ? 1 : 0}, last = {STREAM_LAST, -1};
+    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1, 0, 0};
+    tclass y = {STREAM_TIME, layout ? 1 : 0, 0, 0}, last = {STREAM_LAST, -1, 0, 0};
     stream_layer *l;
+    int src[2] = {-1, -1};
+    int64_t off[2] = {0, 0};
 
     if (dir != 0) {
         fail(x, n, "is %s: it reads the sequence backwards, so no output is known before "
@@ -204,7 +473,7 @@ recurrent(actx *x, const ir_node *n)
         fail(x, n, "has sequence_lens: each batch entry has its own length");
         goto bad;
     }
-    if (c.k != STREAM_TIME || c.axis != (layout ? 1 : 0)) {
+    if (c.k != STREAM_TIME || c.axis != (layout ? 1 : 0) || MERGED(c)) {
         fail(x, n, "input X has no time axis that a stream could feed");
         goto bad;
     }
@@ -214,9 +483,11 @@ recurrent(actx *x, const ir_node *n)
             fail(x, n, "input %d ('%s') changes with time", i, n->inputs[i]->name);
             goto bad;
         }
-        if ((i == 5 || i == 6) && w.k == STREAM_STATIC && !n->inputs[i]->is_input) {
-            fail(x, n, "computes its initial state from the inputs; a stream takes it from "
-                       "<name>_set_state");
+        if ((i == 5 || i == 6) && w.k == STREAM_STATIC &&
+            state_source(x->g, n->inputs[i], &src[i - 5], &off[i - 5]) < 0) {
+            fail(x, n, "computes its initial %s ('%s') from the inputs other than by taking "
+                       "a part of one; a stream takes it from <name>_set_state",
+                 i == 5 ? "h" : "c", n->inputs[i]->name);
             goto bad;
         }
     }
@@ -235,13 +506,10 @@ recurrent(actx *x, const ir_node *n)
     l->hidden = ir_attr_int(n, "hidden_size", 0);
     l->init_h = init_state(n, 5, l->batch * l->hidden);
     l->init_c = n->op == IR_OP_LSTM ? init_state(n, 6, l->batch * l->hidden) : NULL;
-    l->init_h_input = l->init_c_input = -1;
-    for (i = 0; i < x->g->n_inputs; i++) {
-        if (ir_in(n, 5) == x->g->inputs[i])
-            l->init_h_input = i;
-        if (n->op == IR_OP_LSTM && ir_in(n, 6) == x->g->inputs[i])
-            l->init_c_input = i;
-    }
+    l->init_h_input = src[0];
+    l->init_h_off = off[0];
+    l->init_c_input = n->op == IR_OP_LSTM ? src[1] : -1;
+    l->init_c_off = n->op == IR_OP_LSTM ? off[1] : 0;
     set_out(x, n, 0, y);
     set_out(x, n, 1, last);
     set_out(x, n, 2, last);
@@ -263,55 +531,16 @@ static tclass
 op_rule(actx *x, const ir_node *n, tclass c)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass bad = {STREAM_BAD, -1};
+    tclass bad = {STREAM_BAD, -1, 0, 0};
     int64_t v[IR_MAX_RANK * 2], st[IR_MAX_RANK], en[IR_MAX_RANK], ax[IR_MAX_RANK];
     int64_t sp[IR_MAX_RANK];
     int r = out0 ? out0->shape.rank : 0, i, k, cnt;
 
     switch (n->op) {
-    case IR_OP_GEMM: {
-        int ta = (int)ir_attr_int(n, "transA", 0);
-        tclass b = cls_of(x, ir_in(n, 1)), cc = cls_of(x, ir_in(n, 2));
-        if (b.k == STREAM_TIME || cc.k == STREAM_TIME ||
-            (c.k == STREAM_TIME && c.axis != (ta ? 1 : 0))) {
-            fail(x, n, "sums over the time axis");
-            c = bad;
-            break;
-        }
-        if (c.k == STREAM_TIME && ir_in(n, 2) && ir_in(n, 2)->shape.rank == 2 &&
-            ir_in(n, 2)->shape.d[0] != 1) {
-            fail(x, n, "adds a bias indexed by time step");
-            c = bad;
-            break;
-        }
-        c = combine(x, n, 0, 3, 2);
-        if (c.k == STREAM_TIME)
-            c.axis = 0;
+    case IR_OP_GEMM:
+    case IR_OP_MATMUL:
+        c = matmul_class(x, n);
         break;
-    }
-    case IR_OP_MATMUL: {
-        tclass b = cls_of(x, ir_in(n, 1));
-        int ra = in0->shape.rank;
-        if (b.k == STREAM_TIME || (c.k == STREAM_TIME && c.axis == ra - 1) ||
-            (c.k == STREAM_TIME && ra == 1)) {
-            fail(x, n, "sums over the time axis");
-            c = bad;
-            break;
-        }
-        if (c.k == STREAM_TIME && c.axis < ra - 2 && ir_in(n, 1)->shape.rank >= ra - c.axis &&
-            ir_in(n, 1)->shape.d[ir_in(n, 1)->shape.rank - (ra - c.axis)] != 1) {
-            fail(x, n, "multiplies by a matrix indexed by time step");
-            c = bad;
-            break;
-        }
-        {
-            tclass o = combine(x, n, 0, 2, r < 2 ? 2 : r);
-            if (o.k == STREAM_TIME)
-                o.axis = c.axis + (r - ra);
-            c = o;
-        }
-        break;
-    }
     case IR_OP_ARGMAX:
         if (c.k == STREAM_TIME) {
             int a = norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank);
@@ -375,6 +604,9 @@ op_rule(actx *x, const ir_node *n, tclass c)
         if (c.k == STREAM_TIME && ic.k == STREAM_TIME) {
             fail(x, n, "gathers per-step values with per-step indices");
             c = bad;
+        } else if (c.k == STREAM_TIME && a == c.axis && MERGED(c)) {
+            fail(x, n, "picks entries of a time axis merged with another axis");
+            c = bad;
         } else if (c.k == STREAM_TIME && a == c.axis) {
             cnt = const_ints(ir_in(n, 1), v, 1);
             if (cnt != 1 || !is_last_index(v[0], in0->shape.d[a])) {
@@ -396,7 +628,7 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 fail(x, n, "combines per-step values with the final state");
                 c = bad;
             } else {
-                c.k = STREAM_TIME;
+                c = ic;
                 c.axis = a + ic.axis;
             }
         } else {
@@ -416,20 +648,38 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 c = bad;
                 break;
             }
-            for (i = 0; i < ns; i++) {
-                int64_t s = st[i], step = ir_in(n, 4) ? sp[i] : 1;
+            for (i = 0; i < ns && c.k == STREAM_TIME; i++) {
+                int64_t s = st[i], step = ir_in(n, 4) ? sp[i] : 1, len;
                 if ((ir_in(n, 3) ? norm_axis(ax[i], in0->shape.rank) : i) != c.axis)
                     continue;
+                len = out0->shape.d[c.axis];
+                if (MERGED(c) && !(len == T && step == 1)) {
+                    fail(x, n, "slices a time axis merged with another axis");
+                    c = bad;
+                    break;
+                }
                 if (s < 0)
                     s += T;
-                if (out0->shape.d[c.axis] == T && step == 1)
+                s = s < 0 ? 0 : s > (step < 0 ? T - 1 : T) ? (step < 0 ? T - 1 : T) : s;
+                if (len == T && step == 1)
                     continue; /* the whole axis */
-                if (out0->shape.d[c.axis] == 1 && (s >= T - 1 || (step < 0 && s >= T - 1)))
-                    c.k = STREAM_LAST;
-                else {
-                    fail(x, n, "keeps only some time steps");
+                if (len == 1 && s == T - 1)
+                    c.k = STREAM_LAST; /* the last step alone */
+                else if (step < 0 && len > 1)
+                    fail(x, n, "reverses the time axis (step %lld): its first step is the "
+                               "sequence's last, which a stream only knows at its end",
+                         (long long)step);
+                else if (len == 1)
+                    fail(x, n, "picks time step %lld of %lld, not the last, which a stream "
+                               "only knows at its end", (long long)s, (long long)T);
+                else if (step > 1)
+                    fail(x, n, "keeps one time step in %lld (step %lld)", (long long)step,
+                         (long long)step);
+                else
+                    fail(x, n, "keeps only %lld of the %lld time steps (from step %lld)",
+                         (long long)len, (long long)T, (long long)s);
+                if (x->bad)
                     c = bad;
-                }
             }
         }
         break;
@@ -446,6 +696,19 @@ op_rule(actx *x, const ir_node *n, tclass c)
     case IR_OP_RESHAPE:
     case IR_OP_FLATTEN:
         c = reshape_axis(x, n, c);
+        if (n->op == IR_OP_RESHAPE && c.k == STREAM_TIME &&
+            const_ints(ir_in(n, 1), v, IR_MAX_RANK) == r && v[c.axis] == out0->shape.d[c.axis] &&
+            out0->shape.d[c.axis] != (c.om > 1 ? c.om : 1) * (c.im > 1 ? c.im : 1)) {
+            if (x->si->n_reshapes >= STREAM_MAX_RESHAPES) {
+                fail(x, n, "is Reshape %d with the sequence length in its shape; streaming "
+                           "supports %d", x->si->n_reshapes + 1, STREAM_MAX_RESHAPES);
+                c = bad;
+                break;
+            }
+            x->si->reshape_node[x->si->n_reshapes] = n->name;
+            x->si->reshape_step[x->si->n_reshapes] = (c.om > 1 ? c.om : 1) * (c.im > 1 ? c.im : 1);
+            x->si->reshape_axis[x->si->n_reshapes++] = c.axis;
+        }
         break;
     case IR_OP_EXPAND:
         if (c.k == STREAM_TIME) {
@@ -470,7 +733,7 @@ static void
 node_class(actx *x, const ir_node *n)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1};
+    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1, 0, 0};
     int r = out0 ? out0->shape.rank : 0, i;
 
     switch (ir_op_class_of(n->op)) {
@@ -517,6 +780,7 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
     x->bad = 0;
     x->why[0] = '\0';
     si->n_layers = 0;
+    si->n_reshapes = 0;
     si->seq_len = 0;
     for (i = 0; i < g->n_tensors; i++) {
         x->cls[i].k = g->tensors[i]->data ? STREAM_CONST : STREAM_BAD;
@@ -526,9 +790,13 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
         x->cls[g->inputs[i]->id].k = in_axis[i] >= 0 ? STREAM_TIME : STREAM_STATIC;
         x->cls[g->inputs[i]->id].axis = in_axis[i];
     }
-    for (i = 0; i < g->n_nodes && !x->bad; i++)
+    for (i = 0; i < g->n_nodes && !x->bad; i++) {
+        x->reached = i;
         if (!g->nodes[i]->dead)
             node_class(x, g->nodes[i]);
+    }
+    if (!x->bad)
+        x->reached = g->n_nodes;
     if (!x->bad && si->n_layers == 0)
         fail(x, NULL, "the model has no recurrent layer, so it has no state to carry");
     for (i = 0; i < g->n_outputs && !x->bad; i++) {
@@ -577,8 +845,8 @@ void
 stream_analyze(ir_graph *g, stream_info *si)
 {
     actx x;
-    int *axis, i, tries = 0;
-    char first_why[512] = "";
+    int *axis, i, tries = 0, best = -1;
+    char best_why[512] = "";
     int64_t T = first_seq_len(g);
 
     memset(si, 0, sizeof *si);
@@ -587,6 +855,8 @@ stream_analyze(ir_graph *g, stream_info *si)
     si->in_axis = arena_calloc(g->a, (size_t)g->n_inputs + 1, sizeof *si->in_axis);
     si->out_axis = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_axis);
     si->out_kind = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_kind);
+    si->out_om = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_om);
+    si->out_im = arena_calloc(g->a, (size_t)g->n_outputs + 1, sizeof *si->out_im);
     memset(&x, 0, sizeof x);
     x.g = g;
     x.si = si;
@@ -615,12 +885,16 @@ stream_analyze(ir_graph *g, stream_info *si)
                 tclass c = cls_of(&x, g->outputs[i]);
                 si->out_kind[i] = c.k;
                 si->out_axis[i] = c.k == STREAM_TIME ? c.axis : -1;
+                si->out_om[i] = c.k == STREAM_TIME && c.om > 1 ? c.om : 1;
+                si->out_im[i] = c.k == STREAM_TIME && c.im > 1 ? c.im : 1;
             }
             return;
         }
-        if (!first_why[0])
-            memcpy(first_why, x.why, sizeof first_why);
+        if (x.reached > best) { /* the attempt that explained the most nodes */
+            best = x.reached;
+            memcpy(best_why, x.why, sizeof best_why);
+        }
     } while (++tries < 256 && next_assignment(g, T, axis));
-    memcpy(si->why, first_why, sizeof si->why);
+    memcpy(si->why, best_why, sizeof si->why);
     si->n_layers = 0;
 }

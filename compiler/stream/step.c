@@ -60,6 +60,33 @@ stream_step_options(stream_info *si, const ir_graph *g0, const ir_graph *g,
     return 0;
 }
 
+int
+stream_step_graph(ir_graph *g, const stream_info *si)
+{
+    int i, k, done = 0;
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        ir_tensor *sh = ir_in(n, 1), *one;
+        int64_t *v;
+        if (n->dead || n->op != IR_OP_RESHAPE || !sh || !sh->data || sh->dtype != IR_DT_I64 ||
+            sh->shape.rank != 1)
+            continue;
+        for (k = 0; k < si->n_reshapes; k++) {
+            int a = si->reshape_axis[k];
+            if (strcmp(si->reshape_node[k], n->name) != 0 || a >= sh->shape.d[0] ||
+                ((const int64_t *)sh->data)[a] != si->seq_len * si->reshape_step[k])
+                continue;
+            one = ir_const_new(g, sh->name, IR_DT_I64, &sh->shape, sh->data);
+            v = one->data;
+            v[a] = si->reshape_step[k];
+            n->inputs[1] = one;
+            done++;
+            break;
+        }
+    }
+    return done;
+}
+
 /* Grow n's input or output slot array to at least k entries. */
 static ir_tensor **
 grow_slots(ir_graph *g, ir_tensor **v, int *n, int k)

@@ -15,8 +15,11 @@
  *
  * Not streamable (the reason lands in <name>.h as <NAME>_STREAM_WHY): reverse or
  * bidirectional layers, sequence_lens, ops that mix time steps (a Softmax, ArgMax or Concat
- * over the time axis, a Gather or Slice of any step but the last, a MatMul contracting
- * time), a time-indexed constant, breakpoints (--alpha-inter cuts links inside a sequence).
+ * over the time axis, a Gather or Slice of any step but the last, a Slice that reverses time,
+ * a MatMul contracting time), a time-indexed constant, an initial state computed from the
+ * inputs other than as a part of one, breakpoints (--alpha-inter cuts links inside a
+ * sequence). A MatMul by a weight (a per-step Linear layer on [N, T, C]) keeps the time
+ * axis: the weight has no axis lined up with it.
  *
  * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
  * (compiler/stream) uses only core/ and, read-only, kprog.h; never passes, codegen or the
@@ -44,6 +47,7 @@ typedef enum stream_kind {
 } stream_kind;
 
 #define STREAM_MAX_LAYERS 64
+#define STREAM_MAX_RESHAPES 64
 
 /* One recurrent layer whose state the caller's <name>_state holds. */
 typedef struct stream_layer {
@@ -53,9 +57,12 @@ typedef struct stream_layer {
     int64_t batch, hidden; /* N, H (D is 1) */
     const float *init_h;   /* the model's constant initial state [N*H], or NULL: zero */
     const float *init_c;   /* LSTM only, likewise */
-    int init_h_input;      /* graph input index that is the initial h (the caller passes it
-                              to <name>_set_state), or -1 */
+    int init_h_input;      /* graph input index that holds the initial h (the caller passes
+                              it to <name>_set_state), or -1 */
+    int64_t init_h_off;    /* the initial h's first float in that input (layer k of a
+                              stacked h0 [L, N, H]: k * N * H) */
     int init_c_input;      /* likewise for c */
+    int64_t init_c_off;
 } stream_layer;
 
 typedef struct stream_info {
@@ -67,8 +74,17 @@ typedef struct stream_info {
     int *in_axis;        /* per graph input: its time axis, or -1 */
     int *out_axis;       /* per graph output: its time axis (STREAM_TIME), or -1 */
     stream_kind *out_kind;
+    int64_t *out_om, *out_im; /* per graph output: the time axis holds om * T * im entries,
+                                 step t those [o, t, i] of that view (1, 1: T only; a
+                                 reshape(-1, H) of [T, N, H] gives im = N, of [N, T, H] om = N) */
     int n_layers;
     stream_layer layers[STREAM_MAX_LAYERS];
+    /* Reshapes whose constant target shape spells out T on the time axis (a static export's
+     * view(N, T, C)): the step program reads 1 there (stream_step_graph) */
+    int n_reshapes;
+    const char *reshape_node[STREAM_MAX_RESHAPES];
+    int reshape_axis[STREAM_MAX_RESHAPES];
+    int64_t reshape_step[STREAM_MAX_RESHAPES]; /* the value there for one step (om * im) */
     /* the step program (T = 1): inputs = the graph's, then h, c per layer; outputs = the
      * graph's, then the next h, c per layer (c for LSTM only) */
     ir_graph *g;
@@ -92,6 +108,14 @@ void stream_analyze(ir_graph *g, stream_info *si);
  */
 int stream_step_options(stream_info *si, const ir_graph *g0, const ir_graph *g,
                         const driver_options *o, driver_options *so);
+
+/*
+ * On the step program's graph as imported (a clone of it), before it is prepared: every
+ * Reshape the analysis found with T written in its constant target shape on the time axis
+ * gets a copy of that constant with 1 there (the other dims of a time-indexed value do not
+ * change with T). Returns the number of Reshapes rewritten.
+ */
+int stream_step_graph(ir_graph *g, const stream_info *si);
 
 /*
  * On the step program's graph, prepared and before the passes: the initial state of every

@@ -148,3 +148,221 @@ Test(stream, gather_of_a_step)
     gather_step(0, 0);  /* the first step: only known at the end of a stream */
     gather_step(2, 0);
 }
+
+/* --- PyTorch's default layout (issue 19): batch_first layers with per-step Linear layers,
+ * whose MatMul by a weight [C, K] must not be taken for a time-indexed constant --- */
+
+Test(stream, batch_first_denoiser_with_per_step_linear)
+{
+    /* feats [2,13,22] -> MatMul+Add+Tanh -> GRU -> Concat(feats, axis 2) -> GRU ->
+     * MatMul+Add+Sigmoid -> gains [2,13,22] */
+    ir_graph *g = prepared("pt_stream_gru_denoiser");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.seq_len, 13);
+    cr_assert_eq(si.in_axis[0], 1);
+    cr_assert_eq(si.out_kind[0], STREAM_TIME);
+    cr_assert_eq(si.out_axis[0], 1);
+    cr_assert_eq(si.n_layers, 2);
+    cr_assert_eq(si.layers[1].hidden, 40);
+    cr_assert_eq(si.layers[1].batch, 2);
+}
+
+Test(stream, batch_first_char_lm)
+{
+    /* tokens [3,11] -> Embedding -> LSTM -> y.reshape(-1, 48) [33,48] -> Linear: logits
+     * [N*T, 40], the time axis merged under the batch (om = 3), h_n, c_n */
+    ir_graph *g = prepared("pt_stream_lstm_charlm");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.in_axis[0], 1);
+    cr_assert_eq(si.out_kind[0], STREAM_TIME);
+    cr_assert_eq(si.out_axis[0], 0);
+    cr_assert_eq(si.out_om[0], 3);
+    cr_assert_eq(si.out_im[0], 1);
+    cr_assert_eq(si.out_kind[1], STREAM_LAST);
+    cr_assert_eq(si.out_kind[2], STREAM_LAST);
+}
+
+Test(stream, word_language_model)
+{
+    /* PyTorch's example: tokens [8,3] seq first, (h0, c0) [2,3,16] inputs, decoder on
+     * [T, N, H], view(-1, 50): [T*N, 50], the batch merged under the time axis (im = 3) */
+    ir_graph *g = prepared("pt_stream_lstm_wordlm");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.in_axis[0], 0);
+    cr_assert_eq(si.in_axis[1], -1);
+    cr_assert_eq(si.out_axis[0], 0);
+    cr_assert_eq(si.out_om[0], 1);
+    cr_assert_eq(si.out_im[0], 3);
+    cr_assert_eq(si.layers[1].init_h_input, 1);
+    cr_assert_eq(si.layers[1].init_h_off, 3 * 16);
+    cr_assert_eq(si.layers[1].init_c_input, 2);
+}
+
+
+Test(stream, initial_state_graph_inputs)
+{
+    /* x [2,9,6], h0 [1,2,20]: the GRU reads h0 itself */
+    ir_graph *g = prepared("pt_stream_gru_h0");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.in_axis[0], 1);
+    cr_assert_eq(si.in_axis[1], -1);
+    cr_assert_eq(si.layers[0].init_h_input, 1);
+    cr_assert_eq(si.layers[0].init_h_off, 0);
+    cr_assert_eq(si.out_kind[0], STREAM_TIME);
+    /* x [1,10,5], h0 and c0 [2,1,12]: layer k reads Slice h0[k:k+1], from float k * 12 */
+    g = prepared("pt_stream_lstm_h0c0");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.n_layers, 2);
+    cr_assert_eq(si.layers[0].init_h_input, 1);
+    cr_assert_eq(si.layers[0].init_c_input, 2);
+    cr_assert_eq(si.layers[0].init_h_off, 0);
+    cr_assert_eq(si.layers[1].init_h_input, 1);
+    cr_assert_eq(si.layers[1].init_c_input, 2);
+    cr_assert_eq(si.layers[1].init_h_off, 12);
+    cr_assert_eq(si.layers[1].init_c_off, 12);
+    /* its head ends in view(1, 10, 3): the step program reads view(1, 1, 3) */
+    cr_assert_eq(si.n_reshapes, 1);
+    cr_assert_eq(si.reshape_axis[0], 1);
+}
+
+Test(stream, slice_reversing_time_says_so)
+{
+    stream_analyze(prepared("pt_stream_reversed"), &si); /* torch.flip(y, [1]) */
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "reverses the time axis"), "%s", si.why);
+}
+
+/* pt_lstm3_batchfirst's y [2,5,16] replaced by op(in0, in1, ...) of shape os (n_in inputs:
+ * y where NULL). */
+static ir_node *
+append_n(ir_graph *g, ir_op op, const ir_shape *os, int n_in, ir_tensor *const *in)
+{
+    ir_tensor *y = g->outputs[0];
+    ir_node *n = ir_node_new(g, op, NULL, NULL, n_in, 1);
+    ir_tensor *o = ir_tensor_tmp(g, "out", IR_DT_F32, os);
+    int i;
+    for (i = 0; i < n_in; i++)
+        n->inputs[i] = in[i] ? in[i] : y;
+    ir_node_set_output(n, 0, o);
+    y->is_output = 0;
+    o->is_output = 1;
+    g->outputs[0] = o;
+    return n;
+}
+
+static float wbuf[2 * 5 * 16 * 4];
+
+static ir_tensor *
+wconst(ir_graph *g, const char *name, const ir_shape *s)
+{
+    return ir_const_new(g, name, IR_DT_F32, s, wbuf);
+}
+
+Test(stream, per_step_linear_keeps_the_time_axis)
+{
+    /* y [2,5,16] @ w [16,3]: a Linear layer on every step, the weight has no time axis */
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape ws = {2, {16, 3}}, os = {3, {2, 5, 3}};
+    ir_tensor *in[2] = {NULL, wconst(g, "w", &ws)};
+    append_n(g, IR_OP_MATMUL, &os, 2, in);
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.out_kind[0], STREAM_TIME);
+    cr_assert_eq(si.out_axis[0], 1);
+}
+
+Test(stream, batched_weight_broadcast_keeps_the_time_axis)
+{
+    /* y [2,5,16] viewed as a batch of [5,16] matrices @ w [1,16,4]: T is M, w broadcast */
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape ws = {3, {1, 16, 4}}, os = {3, {2, 5, 4}};
+    ir_tensor *in[2] = {NULL, wconst(g, "w", &ws)};
+    append_n(g, IR_OP_MATMUL, &os, 2, in);
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.out_axis[0], 1);
+}
+
+Test(stream, matmul_contracting_time_sums_over_it)
+{
+    /* w [4,5] @ y [2,5,16]: y's K axis is the time axis */
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape ws = {2, {4, 5}}, os = {3, {2, 4, 16}};
+    ir_tensor *in[2] = {wconst(g, "w", &ws), NULL};
+    append_n(g, IR_OP_MATMUL, &os, 2, in);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "sums over the time axis"), "%s", si.why);
+}
+
+Test(stream, time_indexed_constant_is_named)
+{
+    /* y [2,5,16] + pos [5,16]: a positional table, one row per time step */
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape ws = {2, {5, 16}};
+    ir_tensor *in[2] = {NULL, wconst(g, "pos", &ws)};
+    append_n(g, IR_OP_ADD, &g->outputs[0]->shape, 2, in);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "reads 'pos"), "%s", si.why);
+    cr_assert(strstr(si.why, "a constant with 5 entries along the time axis"), "%s", si.why);
+}
+
+/* y [2,5,16][:, start:end:step] of out_t steps: the reason (want_ok: streams). */
+static void
+slice_time(int64_t start, int64_t end, int64_t step, int64_t out_t, const char *want)
+{
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape s1 = {1, {1}}, os = {3, {2, out_t, 16}};
+    int64_t ax = 1;
+    ir_tensor *in[5] = {NULL, ir_const_new(g, "st", IR_DT_I64, &s1, &start),
+                        ir_const_new(g, "en", IR_DT_I64, &s1, &end),
+                        ir_const_new(g, "ax", IR_DT_I64, &s1, &ax),
+                        ir_const_new(g, "sp", IR_DT_I64, &s1, &step)};
+    append_n(g, IR_OP_SLICE, &os, 5, in);
+    stream_analyze(g, &si);
+    if (!want) {
+        cr_assert(si.ok, "[%lld:%lld:%lld] %s", (long long)start, (long long)end,
+                  (long long)step, si.why);
+        return;
+    }
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, want), "[%lld:%lld:%lld] %s", (long long)start, (long long)end,
+              (long long)step, si.why);
+}
+
+Test(stream, slice_of_time_names_what_it_does)
+{
+    slice_time(0, 5, 1, 5, NULL);                       /* the whole axis */
+    slice_time(-1, INT64_MAX, 1, 1, NULL);              /* the last step */
+    slice_time(-1, INT64_MIN, -1, 5, "reverses the time axis (step -1)");
+    slice_time(-1, -3, -1, 2, "reverses the time axis");
+    slice_time(0, 1, 1, 1, "picks time step 0 of 5, not the last");
+    slice_time(0, 5, 2, 3, "keeps one time step in 2");
+    slice_time(1, 4, 1, 3, "keeps only 3 of the 5 time steps (from step 1)");
+}
+
+Test(stream, reshape_interleaving_time_mixes_steps)
+{
+    /* y [2,5,16] -> [2,80]: steps and features interleave into one axis in an order no
+     * [om, T, im] view has (time outside the features: om = 2, im = 16 would need [2*5*16]) */
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape s1 = {1, {2}}, os = {2, {10, 16}}, os2 = {3, {5, 2, 16}};
+    int64_t shp[2] = {10, 16}, shp2[3] = {5, 2, 16};
+    ir_tensor *in[2] = {NULL, ir_const_new(g, "shape", IR_DT_I64, &s1, shp)};
+    append_n(g, IR_OP_RESHAPE, &os, 2, in); /* [N*T, H]: streams, om = 2 */
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.out_om[0], 2);
+    s1.d[0] = 3;
+    in[1] = ir_const_new(g, "shape2", IR_DT_I64, &s1, shp2);
+    append_n(g, IR_OP_RESHAPE, &os2, 2, in); /* [N*T, H] read as [T', N', H]: mixed */
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "mixes the time steps' entries"), "%s", si.why);
+}
