@@ -241,8 +241,7 @@ Test(dedup, siamese_branches_share_weights)
     cr_assert_not_null(g, "%s", diag_text(d));
     memset(&cx, 0, sizeof cx);
     cx.t = target_find("host");
-    cr_assert_eq(pass_run_list(g, "split_gates,fold_constants,dce", &cx, d), 0, "%s",
-                 diag_text(d));
+    cr_assert_eq(pass_run_list(g, "split_gates,fold_constants,dce", &cx, d), 0, "%s", diag_text(d));
     cr_assert_gt(n_duplicate_constants(g), 0, "the export holds copies (the case is stale)");
     cr_assert_not_null(ir_in(helpers_find_op(g, IR_OP_RNN_REC, 0), 4), "a zero h0 before");
     cr_assert_eq(pass_run_list(g, "dedup", &cx, d), 0, "%s", diag_text(d));
