@@ -132,6 +132,10 @@ int pass_sparse(ir_graph *g, const pass_ctx *cx, diag *d);
 /* lowp.c: weights in fp16/bf16/int8 storage (--weights, or the model's own precision). */
 int pass_lowp(ir_graph *g, const pass_ctx *cx, diag *d);
 
+/* dedup.c: equal constants merged into one tensor, all-zero initial_h / initial_c dropped
+ * (absent: the kernels start from zeros), so every constant is stored once. */
+int pass_dedup(ir_graph *g, const pass_ctx *cx, diag *d);
+
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);
 

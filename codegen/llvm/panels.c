@@ -205,7 +205,12 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
                 return 0;
             if (u->in[k] != t)
                 continue;
-            if (k != 1 || !same_weights(u, c) || !cg_llvm_handles(u))
+            /* one tensor, one layout: a call sharing it (passes/dedup.c) must get the same
+             * PANELS_KEY, which the wavefront and, outside one, rec_threads decide (the
+             * shape, and for a REC call its scratch) */
+            if (k != 1 || !same_weights(u, c) || !cg_llvm_handles(u) ||
+                !kp_wave_of(kp, j) != !kp_wave_of(kp, i) ||
+                (!proj && u->scratch_bytes != c->scratch_bytes))
                 return 0;
         }
     }

@@ -112,8 +112,8 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
  * The pass list of a program: prune (--prune, before split_gates), then o->passes or the
  * target's default (--alpha-inter adds breakpoints, --alpha-intra drs, after packing and
  * before dce, breakpoints first so that DRS runs inside its tissues; --hsparse marks the
- * RnnRec nodes they made), then sparse (eSELL storage of what is pruned) and lowp (the
- * weights' storage format).
+ * RnnRec nodes they made), then sparse (eSELL storage of what is pruned), lowp (the
+ * weights' storage format) and dedup (each constant once, whatever made the copies).
  */
 static int
 pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass_list *l,
@@ -132,7 +132,7 @@ pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass
         return -1;
     if (cx->hsparse.n && pass_list_add(l, "hsparse", d) < 0)
         return -1;
-    return pass_list_add(l, "sparse,lowp", d);
+    return pass_list_add(l, "sparse,lowp,dedup", d);
 }
 
 int

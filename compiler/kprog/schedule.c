@@ -65,8 +65,10 @@ wave_independent(const kprog *kp, int first, int last)
     return 1;
 }
 
-/* 1 when the U of REC call i is read by no other call: the wavefront lays it out for one
- * thread (rec_relayout), whatever the threads of another layer sharing it would want. */
+/* 1 when the U of REC call i is read by no other call except as the U of another REC call
+ * (one weight shared by the branches of a siamese encoder, passes/dedup.c): the wavefront
+ * lays it out for one thread (rec_relayout), and the backend keeps it in C order unless
+ * every call sharing it wants the same layout (llvm/panels.c rec_pack_ok). */
 static int
 wave_u_private(const kprog *kp, int i)
 {
@@ -74,7 +76,7 @@ wave_u_private(const kprog *kp, int i)
     int k, j;
     for (k = 0; k < kp->n_calls; k++)
         for (j = 0; k != i && j < kp->calls[k].n_in; j++)
-            if (kp->calls[k].in[j] == u)
+            if (kp->calls[k].in[j] == u && (j != 1 || kp->calls[k].kind != KP_RNN_REC))
                 return 0;
     return 1;
 }

@@ -172,3 +172,124 @@ Test(split_gates, gru_linear_before_reset_keeps_rbh)
                            ((const float *)B->data)[3 * H + 2 * H + j], 0);
     arena_free(a);
 }
+
+/* The default pipeline ends with dedup: every fixture still matches its reference. */
+Test(passes, every_fixture_with_dedup)
+{
+    every_fixture("split_gates,fold_constants,dce,dedup", NULL);
+}
+
+/* Constant tensors read by live nodes whose bytes equal another's (same dtype and shape) but
+ * which are another tensor: the copies dedup must leave none of. */
+static int
+n_duplicate_constants(const ir_graph *g)
+{
+    const ir_tensor *seen[256];
+    int n_seen = 0, dup = 0, i, j, k;
+    for (i = 0; i < g->n_nodes; i++) {
+        const ir_node *n = g->nodes[i];
+        for (j = 0; !n->dead && j < n->n_inputs; j++) {
+            const ir_tensor *t = n->inputs[j];
+            int64_t ne;
+            if (!t || !t->data || t->producer)
+                continue;
+            for (k = 0; k < n_seen && seen[k] != t; k++)
+                ;
+            if (k < n_seen)
+                continue;
+            ne = ir_shape_numel(&t->shape);
+            for (k = 0; k < n_seen; k++)
+                if (seen[k]->dtype == t->dtype && ir_shape_numel(&seen[k]->shape) == ne &&
+                    memcmp(seen[k]->data, t->data, (size_t)ne * ir_dtype_size(t->dtype)) == 0)
+                    dup++;
+            cr_assert_lt(n_seen, 256);
+            seen[n_seen++] = t;
+        }
+    }
+    return dup;
+}
+
+/* How many distinct tensors input `slot` of the live `op` nodes of g are. */
+static int
+n_distinct_inputs(const ir_graph *g, ir_op op, int slot)
+{
+    const ir_tensor *seen[64];
+    const ir_node *n;
+    int n_seen = 0, i, k;
+    for (i = 0; (n = helpers_find_op(g, op, i)) != NULL; i++) {
+        for (k = 0; k < n_seen && seen[k] != ir_in(n, slot); k++)
+            ;
+        if (k == n_seen && n_seen < 64)
+            seen[n_seen++] = ir_in(n, slot);
+    }
+    return n_seen;
+}
+
+/* A siamese encoder (one 2-layer LSTM + Linear on two windows, the second branch reading
+ * every weight through Identity): after packing each layer's W and U exist once per branch;
+ * dedup leaves one tensor per weight, shared by both branches' nodes, and drops the zero
+ * initial states PyTorch exports. */
+Test(dedup, siamese_branches_share_weights)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "pt_siamese_lstm2", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = helpers_prepare_case(a, "pt_siamese_lstm2", d, inputs);
+    pass_ctx cx;
+    int l;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    memset(&cx, 0, sizeof cx);
+    cx.t = target_find("host");
+    cr_assert_eq(pass_run_list(g, "split_gates,fold_constants,dce", &cx, d), 0, "%s", diag_text(d));
+    cr_assert_gt(n_duplicate_constants(g), 0, "the export holds copies (the case is stale)");
+    cr_assert_not_null(ir_in(helpers_find_op(g, IR_OP_RNN_REC, 0), 4), "a zero h0 before");
+    cr_assert_eq(pass_run_list(g, "dedup", &cx, d), 0, "%s", diag_text(d));
+    cr_assert_eq(n_duplicate_constants(g), 0);
+    /* 4 layers (2 per branch) read 2 packed W, 2 summed biases and 2 packed U, each
+     * tensor by 2 nodes; no zero initial state is left */
+    cr_assert_eq(n_distinct_inputs(g, IR_OP_RNN_PROJ, 1), 2);
+    cr_assert_eq(n_distinct_inputs(g, IR_OP_RNN_PROJ, 2), 2);
+    cr_assert_eq(n_distinct_inputs(g, IR_OP_RNN_REC, 1), 2);
+    for (l = 0; l < 4; l++) {
+        const ir_node *r = helpers_find_op(g, IR_OP_RNN_REC, l);
+        cr_assert_not_null(r);
+        cr_assert_null(ir_in(r, 4));
+        cr_assert_null(ir_in(r, 5));
+    }
+    cr_assert_null(helpers_find_op(g, IR_OP_RNN_REC, 4));
+    arena_free(a);
+}
+
+/* torch.zeros h0 / c0: the all-zero initial states of the LSTM and the GRU are dropped, and a
+ * constant initial state with one non-zero element is kept. */
+Test(dedup, zero_initial_states_dropped_nonzero_kept)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "pt_zero_states", NULL);
+    const void *inputs[8] = {0};
+    ir_graph *g = helpers_prepare_case(a, "pt_zero_states", d, inputs);
+    pass_ctx cx;
+    const ir_node *lstm, *gru;
+    ir_tensor *h0, *c0, *gh0;
+
+    cr_assert_not_null(g, "%s", diag_text(d));
+    lstm = helpers_find_op(g, IR_OP_LSTM, 0);
+    gru = helpers_find_op(g, IR_OP_GRU, 0);
+    cr_assert(lstm && gru);
+    h0 = ir_in(lstm, 5);
+    c0 = ir_in(lstm, 6);
+    gh0 = ir_in(gru, 5);
+    cr_assert(h0 && c0 && gh0 && h0->data && c0->data && gh0->data, "constant states");
+    if (c0 == h0) { /* one tensor for both: give c0 its own copy to change */
+        c0 = ir_const_new(g, "c0", c0->dtype, &c0->shape, c0->data);
+        ((ir_node *)lstm)->inputs[6] = c0;
+    }
+    ((float *)c0->data)[3] = 0.5f;
+    memset(&cx, 0, sizeof cx);
+    cr_assert_eq(pass_run_list(g, "dedup", &cx, d), 0, "%s", diag_text(d));
+    cr_assert_null(ir_in(lstm, 5));
+    cr_assert_eq(ir_in(lstm, 6), c0, "a non-zero initial state stays");
+    cr_assert_null(ir_in(gru, 5));
+    arena_free(a);
+}
