@@ -11,7 +11,9 @@
 # compare.py names them: input, hidden, layers, steps) and "Big100" (2 x 1250 LSTM,
 # 100 MB of fp32 weights, issue 19's goal model). --target and --cc/--ar build for a cross
 # target (e.g. --target aarch64 --cc aarch64-linux-gnu-gcc --ar aarch64-linux-gnu-ar).
-# Prints one markdown row per model: weights MB, the size of NAME_weights.c and .o, lstmc
+# Prints one markdown row per model: weights MB (the ONNX model's fp32 weights), the size of
+# NAME_weights.c ("-": none, the weights are an object lstmc wrote) and of NAME_weights.o
+# (more than the weights when the streaming step program holds a U in another layout), lstmc
 # s / MB, make s / MB, total s. The library is `make` (lib<name>.a and <name>_run) with
 # CFLAGS=-O2.
 set -eu
@@ -70,7 +72,8 @@ for c in $configs; do
     # shellcheck disable=SC2086 # flags: several words
     /usr/bin/time -v -o "$d/lstmc.time" "$lstmc" "$d/model.onnx" --name=m -o "$d/out" \
         ${target:+--target=$target} ${emit:+--emit=$emit} $flags > "$d/lstmc.log" 2>&1
-    wc_mb=$(wc -c < "$d/out/m_weights.c" | awk '{ printf "%.1f", $1 / 1e6 }')
+    wc_mb=- # no C to compile when lstmc wrote the object
+    [ -f "$d/out/m_weights.c" ] && wc_mb=$(wc -c < "$d/out/m_weights.c" | awk '{ printf "%.1f", $1 / 1e6 }')
     /usr/bin/time -v -o "$d/make.time" make -s -C "$d/out" CC="$cc" AR="$ar" CFLAGS=-O2 \
         > "$d/make.log" 2>&1
     wo_mb=$(wc -c < "$d/out/m_weights.o" | awk '{ printf "%.1f", $1 / 1e6 }')

@@ -157,7 +157,9 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
      * the other form an earlier compile left must not be linked */
     if (cg_weights_object(o)) {
         remove_stale(o, o->name, "_weights.c");
-        if (cpu_be->weights(g, mp, o, d) < 0) {
+        int st = cg_c_streams(o);
+        if (cpu_be->weights(g, mp, st ? o->stream->g : NULL, st ? &o->stream->mp : NULL, o,
+                            d) < 0) {
             free(handled);
             free(handled_s);
             return -1;

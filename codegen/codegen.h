@@ -3,7 +3,8 @@
  *
  *   OUTDIR/<name>.h            API: <name>_init / <name>_run, arena size, I/O shapes
  *   OUTDIR/<name>.c            host code: the kernel program as a readable schedule
- *   OUTDIR/<name>_weights.[ch] constant tensors in kernel layout
+ *   OUTDIR/<name>_weights.h    constant tensors in kernel layout: in <name>_weights.o
+ *                              (LLVM, cg_backend.weights) or <name>_weights.c
  *   OUTDIR/<name>_run.c        .npy in/out driver with --bench N
  *   OUTDIR/runtime/            the runtime sources (embedded in lstmc)
  *   OUTDIR/Makefile            builds lib<name>.a and <name>_run
@@ -85,7 +86,8 @@ struct cg_backend {
      * OUTDIR/<name>_weights.o, after emit (the weights in its layout): what cc would make of
      * <name>_weights.c, for the cost of copying the bytes (issue 19). NULL: the C writer's
      * portable <name>_weights.c (cg_weights_object). */
-    int (*weights)(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d);
+    int (*weights)(const ir_graph *g, const memplan *mp, const ir_graph *sg,
+                   const memplan *smp, const cg_options *o, diag *d);
 };
 
 /* 1 when o's constant tensors go into <name>_weights.o, written by the CPU backend's
@@ -179,13 +181,15 @@ int cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag
 
 /*
  * Write OUTDIR/<name>_weights.o for o->target's triple (as cg_llvm_kernels): one constant
- * global per constant tensor of g that mp places (MEMPLAN_CONST), named as the C writer
- * names it (cg_const_ident), aligned to 64 bytes, holding the tensor's bytes exactly (a
+ * global per constant tensor of g that mp places (MEMPLAN_CONST), and per constant of the
+ * streaming step program sg (smp; NULL: none) that g does not hold (cg_same_const, named
+ * under <name>_stream), named as the C writer names it (cg_const_ident), aligned to 64 bytes, holding the tensor's bytes exactly (a
  * tensor of no elements: one zero element), so that <name>.c links against it as against
  * the arrays of a <name>_weights.c. Refuses a big-endian target (the bytes are the
  * host's, little-endian). Returns 0, or -1 after reporting through d.
  */
-int cg_llvm_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d);
+int cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const memplan *smp,
+                    const cg_options *o, diag *d);
 
 /* --- opencl.c: recurrent layers as OpenCL kernels (docs/OPENCL.md) ------------------- */
 

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "c_impl.h"
+#include "cg_ident.h"
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
+#include "stream.h"
 #include "target.h"
 
 static const char *
@@ -402,13 +404,48 @@ target_big_endian(const cg_options *o)
     return 0;
 }
 
+/* The weights of the const placement: the whole-sequence program's constants, then those of
+ * the streaming step program that it does not hold (cg_same_const), each under its prefix. */
+typedef struct weight_set {
+    const ir_graph *g;
+    const memplan *mp;
+    char prefix[160];
+    const ir_graph *shared_g; /* NULL, or the program whose constants are left out */
+    const memplan *shared_mp;
+} weight_set;
+
+static int
+weight_sets(const ir_graph *g, const memplan *mp, const cg_options *o, weight_set *ws)
+{
+    memset(ws, 0, 2 * sizeof *ws);
+    ws[0].g = g;
+    ws[0].mp = mp;
+    snprintf(ws[0].prefix, sizeof ws[0].prefix, "%s", o->name);
+    if (!cg_c_stream_on(o))
+        return 1;
+    ws[1].g = o->stream->g;
+    ws[1].mp = &o->stream->mp;
+    snprintf(ws[1].prefix, sizeof ws[1].prefix, "%s_stream", o->name);
+    ws[1].shared_g = g;
+    ws[1].shared_mp = mp;
+    return 2;
+}
+
+static int
+weight_in_set(const weight_set *w, int i)
+{
+    return w->mp->tensor[i].kind == MEMPLAN_CONST &&
+           !(w->shared_g && cg_same_const(w->shared_g, w->shared_mp, w->g->tensors[i]) >= 0);
+}
+
 int
 cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d)
 {
     out_file oh, oc;
     char fname[256];
-    int i, obj = cg_weights_object(o);
+    int i, s, n_sets, obj = cg_weights_object(o), bad = 0;
     char NAME[128];
+    weight_set ws[2];
     if (target_big_endian(o)) {
         diag_error(d,
                    "target '%s': '%s' is big-endian; lstmc writes weights in little-endian "
@@ -418,6 +455,7 @@ cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, di
     }
     if (o->placement != CG_WEIGHTS_CONST)
         return write_weights_outside(g, mp, o, d);
+    n_sets = weight_sets(g, mp, o, ws);
     cg_c_upper(o->name, NAME, sizeof NAME);
     snprintf(fname, sizeof fname, "%s_weights.h", o->name);
     if (cg_c_open_out(&oh, o->outdir, fname, d) < 0)
@@ -428,18 +466,19 @@ cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, di
                 "%s_weights.o. */\n#ifndef %s_WEIGHTS_H\n#define %s_WEIGHTS_H\n\n"
                 "#include <stdint.h>\n\n",
                 o->name, o->name, NAME, NAME);
-        for (i = 0; i < g->n_tensors; i++) {
-            const ir_tensor *t = g->tensors[i];
-            int64_t n;
-            if (mp->tensor[i].kind != MEMPLAN_CONST)
-                continue;
-            n = ir_shape_numel(&t->shape);
-            fprintf(oh.f, "/* %s ", t->name);
-            cg_c_put_shape(oh.f, &t->shape);
-            fprintf(oh.f, " */\nextern const %s ", cg_c_ctype(t->dtype));
-            cg_c_put_const(oh.f, o->name, g, i);
-            fprintf(oh.f, "[%lld];\n", (long long)(n > 0 ? n : 1));
-        }
+        for (s = 0; s < n_sets; s++)
+            for (i = 0; i < ws[s].g->n_tensors; i++) {
+                const ir_tensor *t = ws[s].g->tensors[i];
+                int64_t n;
+                if (!weight_in_set(&ws[s], i))
+                    continue;
+                n = ir_shape_numel(&t->shape);
+                fprintf(oh.f, "/* %s ", t->name);
+                cg_c_put_shape(oh.f, &t->shape);
+                fprintf(oh.f, " */\nextern const %s ", cg_c_ctype(t->dtype));
+                cg_c_put_const(oh.f, ws[s].prefix, ws[s].g, i);
+                fprintf(oh.f, "[%lld];\n", (long long)(n > 0 ? n : 1));
+            }
         fprintf(oh.f, "\n#endif\n");
         return cg_c_close_out(&oh, d);
     }
@@ -460,46 +499,50 @@ cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, di
             "C order. */\n#define %s_WEIGHTS_STORAGE /* the objects, not the macros */\n"
             "#include \"%s_weights.h\"\n",
             o->name, NAME, o->name);
-    for (i = 0; i < g->n_tensors; i++) {
-        const ir_tensor *t = g->tensors[i];
-        int64_t n, bytes;
-        unsigned char *zero = NULL;
-        if (mp->tensor[i].kind != MEMPLAN_CONST)
-            continue;
-        n = ir_shape_numel(&t->shape);
-        if (n <= 0) /* no elements: one zero element, as an array of size 0 is not C */
-            n = 1;
-        bytes = n * (int64_t)ir_dtype_size(t->dtype);
-        fprintf(oh.f, "/* %s ", t->name);
-        cg_c_put_shape(oh.f, &t->shape);
-        fputs(" */\n", oh.f);
-        put_weight_union(oh.f, o->name, g, i, n, bytes);
-        fprintf(oc.f, "\n/* %s ", t->name);
-        cg_c_put_shape(oc.f, &t->shape);
-        fputs(" */\nLSTMC_WEIGHTS_ALIGNED const union ", oc.f);
-        cg_c_put_const(oc.f, o->name, g, i);
-        fputs("_u ", oc.f);
-        cg_c_put_const(oc.f, o->name, g, i);
-        if (ir_shape_numel(&t->shape) <= 0 || !t->data)
-            zero = calloc((size_t)bytes, 1);
-        if ((zero || t->data) &&
-            put_weight_bytes(oc.f, zero ? zero : (const unsigned char *)t->data, bytes) < 0) {
+    for (s = 0; s < n_sets && !bad; s++)
+        for (i = 0; i < ws[s].g->n_tensors && !bad; i++) {
+            const ir_tensor *t = ws[s].g->tensors[i];
+            int64_t n, bytes;
+            unsigned char *zero = NULL;
+            if (!weight_in_set(&ws[s], i))
+                continue;
+            n = ir_shape_numel(&t->shape);
+            if (n <= 0) /* no elements: one zero element, as an array of size 0 is not C */
+                n = 1;
+            bytes = n * (int64_t)ir_dtype_size(t->dtype);
+            fprintf(oh.f, "/* %s ", t->name);
+            cg_c_put_shape(oh.f, &t->shape);
+            fputs(" */\n", oh.f);
+            put_weight_union(oh.f, ws[s].prefix, ws[s].g, i, n, bytes);
+            fprintf(oc.f, "\n/* %s ", t->name);
+            cg_c_put_shape(oc.f, &t->shape);
+            fputs(" */\nLSTMC_WEIGHTS_ALIGNED const union ", oc.f);
+            cg_c_put_const(oc.f, ws[s].prefix, ws[s].g, i);
+            fputs("_u ", oc.f);
+            cg_c_put_const(oc.f, ws[s].prefix, ws[s].g, i);
+            if (ir_shape_numel(&t->shape) <= 0 || !t->data)
+                zero = calloc((size_t)bytes, 1);
+            if (!zero && !t->data)
+                bad = 1; /* out of memory: reported when the file is closed */
+            else if (put_weight_bytes(oc.f, zero ? zero : (const unsigned char *)t->data,
+                                      bytes) < 0)
+                bad = 1;
             free(zero);
-            break;
         }
-        free(zero);
-    }
     fprintf(oh.f, "\n#ifndef %s_WEIGHTS_STORAGE /* the arrays */\n", NAME);
-    for (i = 0; i < g->n_tensors; i++)
-        if (mp->tensor[i].kind == MEMPLAN_CONST) {
-            fputs("#define ", oh.f);
-            cg_c_put_const(oh.f, o->name, g, i);
-            fputs(" (", oh.f);
-            cg_c_put_const(oh.f, o->name, g, i);
-            fputs(".v)\n", oh.f);
-        }
+    for (s = 0; s < n_sets; s++)
+        for (i = 0; i < ws[s].g->n_tensors; i++)
+            if (weight_in_set(&ws[s], i)) {
+                fputs("#define ", oh.f);
+                cg_c_put_const(oh.f, ws[s].prefix, ws[s].g, i);
+                fputs(" (", oh.f);
+                cg_c_put_const(oh.f, ws[s].prefix, ws[s].g, i);
+                fputs(".v)\n", oh.f);
+            }
     fprintf(oh.f, "#endif\n\n#endif\n");
-    if (cg_c_close_out(&oh, d) < 0) {
+    if (bad)
+        diag_error(d, "cannot write '%s'", oc.path);
+    if (cg_c_close_out(&oh, d) < 0 || bad) {
         fclose(oc.f);
         remove(oc.tmp);
         return -1;

@@ -25,21 +25,60 @@
 /* Alignment of every weight global (bytes): the cache line of the C writer's arrays. */
 #define WEIGHTS_ALIGN 64
 
+/* A global for every constant of g (mp) under prefix; with shared_g, only those that
+ * shared_g (shared_mp) does not hold already. 0, or -1 out of memory. */
+static int
+add_globals(LLVMModuleRef m, LLVMContextRef cx, const ir_graph *g, const memplan *mp,
+            const char *prefix, const ir_graph *shared_g, const memplan *shared_mp)
+{
+    char sym[CG_IDENT_MAX];
+    int i;
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        int64_t n;
+        size_t bytes;
+        LLVMValueRef init, gv;
+        char *zero = NULL;
+        if (mp->tensor[i].kind != MEMPLAN_CONST ||
+            (shared_g && cg_same_const(shared_g, shared_mp, t) >= 0))
+            continue;
+        n = ir_shape_numel(&t->shape);
+        /* no elements: one zero element, as the C writer's "[1] = {0}" */
+        bytes = (size_t)(n > 0 ? n : 1) * ir_dtype_size(t->dtype);
+        if (n <= 0 || !t->data) {
+            zero = calloc(bytes + 1, 1);
+            if (!zero)
+                return -1;
+        }
+        init = LLVMConstStringInContext2(cx, zero ? zero : (const char *)t->data, bytes, 1);
+        free(zero);
+        cg_const_ident(sym, prefix, g, i);
+        gv = LLVMAddGlobal(m, LLVMTypeOf(init), sym);
+        LLVMSetInitializer(gv, init);
+        LLVMSetGlobalConstant(gv, 1);
+        LLVMSetLinkage(gv, LLVMExternalLinkage);
+        LLVMSetAlignment(gv, WEIGHTS_ALIGN);
+    }
+    return 0;
+}
+
 int
-cg_llvm_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d)
+cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const memplan *smp,
+                const cg_options *o, diag *d)
 {
     llvm_target lt;
     LLVMContextRef cx;
     LLVMModuleRef m;
     LLVMTargetDataRef td;
-    char path[4096], tmp[4200], sym[CG_IDENT_MAX], *err = NULL;
-    int i, rc = -1;
+    char path[4096], tmp[4200], sname[160], *err = NULL;
+    int rc = -1;
 
     if (snprintf(path, sizeof path, "%s/%s_weights.o", o->outdir, o->name) >= (int)sizeof path) {
         diag_error(d, "output path '%s/%s_weights.o' is too long", o->outdir, o->name);
         return -1;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(sname, sizeof sname, "%s_stream", o->name);
     if (llvm_target_open(o, &lt, d) < 0)
         return -1;
     td = LLVMCreateTargetDataLayout(lt.tm);
@@ -56,32 +95,10 @@ cg_llvm_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag 
     cx = LLVMContextCreate();
     m = LLVMModuleCreateWithNameInContext("weights", cx);
     llvm_module_for(m, &lt);
-    for (i = 0; i < g->n_tensors; i++) {
-        const ir_tensor *t = g->tensors[i];
-        int64_t n;
-        size_t bytes;
-        LLVMValueRef init, gv;
-        char *zero = NULL;
-        if (mp->tensor[i].kind != MEMPLAN_CONST)
-            continue;
-        n = ir_shape_numel(&t->shape);
-        /* no elements: one zero element, as the C writer's "[1] = {0}" */
-        bytes = (size_t)(n > 0 ? n : 1) * ir_dtype_size(t->dtype);
-        if (n <= 0 || !t->data) {
-            zero = calloc(bytes + 1, 1);
-            if (!zero) {
-                diag_error(d, "out of memory");
-                goto out;
-            }
-        }
-        init = LLVMConstStringInContext2(cx, zero ? zero : (const char *)t->data, bytes, 1);
-        free(zero);
-        cg_const_ident(sym, o->name, g, i);
-        gv = LLVMAddGlobal(m, LLVMTypeOf(init), sym);
-        LLVMSetInitializer(gv, init);
-        LLVMSetGlobalConstant(gv, 1);
-        LLVMSetLinkage(gv, LLVMExternalLinkage);
-        LLVMSetAlignment(gv, WEIGHTS_ALIGN);
+    if (add_globals(m, cx, g, mp, o->name, NULL, NULL) < 0 ||
+        (sg && add_globals(m, cx, sg, smp, sname, g, mp) < 0)) {
+        diag_error(d, "out of memory");
+        goto out;
     }
     if (LLVMTargetMachineEmitToFile(lt.tm, m, tmp, LLVMObjectFile, &err)) {
         diag_error(d, "cannot write '%s': %s", path, err ? err : "LLVM error");
@@ -105,10 +122,13 @@ out:
 #else /* !LSTMC_HAVE_LLVM */
 
 int
-cg_llvm_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d)
+cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const memplan *smp,
+                const cg_options *o, diag *d)
 {
     (void)g;
     (void)mp;
+    (void)sg;
+    (void)smp;
     (void)o;
     diag_error(d, "--emit=llvm: this lstmc was built without LLVM (install llvm-19-dev and "
                   "rebuild), use --emit=c");
