@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "memplan.h"
 
 /* The longest part of an identifier taken from a tensor name. */
 #define CG_IDENT_NAME_MAX 40
@@ -74,6 +75,26 @@ cg_const_ident(char *buf, const char *prefix, const ir_graph *g, int id)
     char p[160];
     snprintf(p, sizeof p, "%s_w", prefix);
     cg_tensor_ident(buf, p, g, id);
+}
+
+/* The constant of g (mp places it: MEMPLAN_CONST) with t's dtype, element count and bytes,
+ * or -1: a constant of the streaming step program that the whole-sequence program already
+ * holds is that one (its name a #define of the other's), any other is a weight of its own,
+ * "<name>_stream_w_<tensor>". */
+static inline int
+cg_same_const(const ir_graph *g, const memplan *mp, const ir_tensor *t)
+{
+    int i;
+    int64_t n = ir_shape_numel(&t->shape);
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *u = g->tensors[i];
+        if (mp->tensor[i].kind != MEMPLAN_CONST || u->dtype != t->dtype ||
+            ir_shape_numel(&u->shape) != n || !u->data || !t->data)
+            continue;
+        if (memcmp(u->data, t->data, (size_t)n * ir_dtype_size(t->dtype)) == 0)
+            return i;
+    }
+    return -1;
 }
 
 #endif /* LSTMC_CG_IDENT_H */

@@ -16,13 +16,19 @@
 #include "stream.h"
 #include "target.h"
 
-/* Remove OUTDIR/<name>_kernels.o left by an earlier compile when nothing needs it now. */
+/* Remove OUTDIR/<name><suffix> left by an earlier compile when nothing needs it now. */
+static void
+remove_stale(const cg_options *o, const char *name, const char *suffix)
+{
+    char stale[4200];
+    snprintf(stale, sizeof stale, "%s/%s%s", o->outdir, name, suffix);
+    remove(stale);
+}
+
 static void
 remove_stale_object(const cg_options *o, const char *name)
 {
-    char stale[4200];
-    snprintf(stale, sizeof stale, "%s/%s_kernels.o", o->outdir, name);
-    remove(stale);
+    remove_stale(o, name, "_kernels.o");
 }
 
 /* --- the backends ------------------------------------------------------------------- */
@@ -66,14 +72,14 @@ elstm_write(arena *a, const ir_graph *g, const cg_options *o, diag *d)
     return elstm_emit(a, g, &elstm_default_profile, o->sph, o->outdir, d);
 }
 
-static const cg_backend be_c = {"c", NULL, NULL, NULL, 0, NULL};
+static const cg_backend be_c = {"c", NULL, NULL, NULL, 0, NULL, NULL};
 static const cg_backend be_llvm = {
-    "llvm", cg_llvm_handles, llvm_emit, NULL, 0, NULL};
+    "llvm", cg_llvm_handles, llvm_emit, NULL, 0, NULL, cg_llvm_weights};
 static const cg_backend be_opencl_c = {
-    "opencl", cg_opencl_handles, opencl_emit, &be_c, 1, NULL};
+    "opencl", cg_opencl_handles, opencl_emit, &be_c, 1, NULL, NULL};
 static const cg_backend be_opencl_llvm = {
-    "opencl", cg_opencl_handles, opencl_emit, &be_llvm, 1, NULL};
-static const cg_backend be_elstm = {"elstm", NULL, NULL, NULL, 0, elstm_write};
+    "opencl", cg_opencl_handles, opencl_emit, &be_llvm, 1, NULL, NULL};
+static const cg_backend be_elstm = {"elstm", NULL, NULL, NULL, 0, elstm_write, NULL};
 
 const cg_backend *
 cg_backend_resolve(const char *target_name, const char *emit, int cpu_only, diag *d)
@@ -147,6 +153,20 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
     }
     if (n_llvm_s == 0)
         remove_stale_object(o, sname);
+    /* the weights as an object (after emit: in the kernels' layout), or as C: either way
+     * the other form an earlier compile left must not be linked */
+    if (cg_weights_object(o)) {
+        remove_stale(o, o->name, "_weights.c");
+        int st = cg_c_streams(o);
+        if (cpu_be->weights(g, mp, st ? o->stream->g : NULL, st ? &o->stream->mp : NULL, o,
+                            d) < 0) {
+            free(handled);
+            free(handled_s);
+            return -1;
+        }
+    } else {
+        remove_stale(o, o->name, "_weights.o");
+    }
     if (cg_c_library(g, kp, mp, o, handled, handled_s, n_llvm, n_llvm_s, &sz, d) < 0 ||
         cg_size_report(g, kp, mp, o, sz.arena, sz.stream_arena, sz.state, sz.stream_weights,
                        d) < 0)

@@ -3,7 +3,8 @@
  *
  *   OUTDIR/<name>.h            API: <name>_init / <name>_run, arena size, I/O shapes
  *   OUTDIR/<name>.c            host code: the kernel program as a readable schedule
- *   OUTDIR/<name>_weights.[ch] constant tensors in kernel layout
+ *   OUTDIR/<name>_weights.h    constant tensors in kernel layout: in <name>_weights.o
+ *                              (LLVM, cg_backend.weights) or <name>_weights.c
  *   OUTDIR/<name>_run.c        .npy in/out driver with --bench N
  *   OUTDIR/runtime/            the runtime sources (embedded in lstmc)
  *   OUTDIR/Makefile            builds lib<name>.a and <name>_run
@@ -81,7 +82,24 @@ struct cg_backend {
     /* A backend whose output is not a C library (E-LSTM's RoCC program) writes it from the
      * prepared graph; the driver then runs prune only. NULL for the others. */
     int (*write_graph)(struct arena *a, const ir_graph *g, const cg_options *o, diag *d);
+    /* Write the constant tensors of the const placement as an object file for the target,
+     * OUTDIR/<name>_weights.o, after emit (the weights in its layout): what cc would make of
+     * <name>_weights.c, for the cost of copying the bytes (issue 19). NULL: the C writer's
+     * portable <name>_weights.c (cg_weights_object). */
+    int (*weights)(const ir_graph *g, const memplan *mp, const ir_graph *sg,
+                   const memplan *smp, const cg_options *o, diag *d);
 };
+
+/* 1 when o's constant tensors go into <name>_weights.o, written by the CPU backend's
+ * weights(), rather than into <name>_weights.c: the const placement with a backend that
+ * writes objects (LLVM). The C writer then writes <name>_weights.h only, and the Makefile
+ * links the object as it links <name>_kernels.o. */
+static inline int
+cg_weights_object(const cg_options *o)
+{
+    const cg_backend *cpu = o->be && o->be->cpu ? o->be->cpu : o->be;
+    return o->placement == CG_WEIGHTS_CONST && cpu && cpu->weights;
+}
 
 /*
  * The backend for --target=target_name and --emit=emit (NULL: LLVM when this lstmc has it,
@@ -174,6 +192,18 @@ int cg_llvm_handles(const kp_call *c);
  * through d (no LLVM backend for the triple, cannot write the file).
  */
 int cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
+
+/*
+ * Write OUTDIR/<name>_weights.o for o->target's triple (as cg_llvm_kernels): one constant
+ * global per constant tensor of g that mp places (MEMPLAN_CONST), and per constant of the
+ * streaming step program sg (smp; NULL: none) that g does not hold (cg_same_const, named
+ * under <name>_stream), named as the C writer names it (cg_const_ident), aligned to 64 bytes, holding the tensor's bytes exactly (a
+ * tensor of no elements: one zero element), so that <name>.c links against it as against
+ * the arrays of a <name>_weights.c. Refuses a big-endian target (the bytes are the
+ * host's, little-endian). Returns 0, or -1 after reporting through d.
+ */
+int cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const memplan *smp,
+                    const cg_options *o, diag *d);
 
 /* --- opencl.c: recurrent layers as OpenCL kernels (docs/OPENCL.md) ------------------- */
 

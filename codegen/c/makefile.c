@@ -104,7 +104,7 @@ cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int
 {
     out_file of;
     FILE *f;
-    int i;
+    int i, wobj = cg_weights_object(o);
     if (cg_c_open_out(&of, o->outdir, "Makefile", d) < 0)
         return -1;
     f = of.f;
@@ -121,7 +121,9 @@ cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int
             rt_wanted(rt, p) && strcmp(p, "src/rt_npy.c") != 0 && strcmp(p, "src/rt_opencl.c") != 0)
             fprintf(f, " runtime/%.*s.o", (int)(n - 2), p);
     }
-    fprintf(f, "\nOBJS = %s.o %s_weights.o $(RT_OBJS)\n", o->name, o->name);
+    /* the weights: compiled from <name>_weights.c, or an object lstmc wrote (in KOBJS) */
+    fprintf(f, "\nOBJS = %s.o %s%s$(RT_OBJS)\n", o->name, wobj ? "" : o->name,
+            wobj ? "" : "_weights.o ");
     if (o->opencl) /* the OpenCL host runtime and layers, through the ICD loader */
         fprintf(f, "OBJS += %s_ocl.o runtime/src/rt_opencl.o\nLSTMC_CPPFLAGS += -DLSTMC_RT_OPENCL\n"
                    "LSTMC_LIBS = -lOpenCL\n", o->name);
@@ -133,6 +135,8 @@ cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int
         fprintf(f, " %s%s_kernels.o", o->name, o->opencl ? "_cpu" : "");
     if (n_llvm_s > 0) /* the streaming step program's kernels */
         fprintf(f, " %s_stream_kernels.o", o->name);
+    if (wobj)
+        fprintf(f, " %s_weights.o", o->name);
     fputs("\n\n", f);
     fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
     fprintf(f, "lib%s.a: $(OBJS) $(KOBJS)\n\t$(AR) rcs $@ $(OBJS) $(KOBJS)\n\n", o->name);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "c_impl.h"
+#include "cg_ident.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
@@ -237,17 +238,7 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
 static int
 same_const(const ir_graph *g, const memplan *mp, const ir_tensor *t)
 {
-    int i;
-    int64_t n = ir_shape_numel(&t->shape);
-    for (i = 0; i < g->n_tensors; i++) {
-        const ir_tensor *u = g->tensors[i];
-        if (mp->tensor[i].kind != MEMPLAN_CONST || u->dtype != t->dtype ||
-            ir_shape_numel(&u->shape) != n || !u->data || !t->data)
-            continue;
-        if (memcmp(u->data, t->data, (size_t)n * ir_dtype_size(t->dtype)) == 0)
-            return i;
-    }
-    return -1;
+    return cg_same_const(g, mp, t);
 }
 
 /* Which calls of the step program every step needs: those the next state and the per-step
@@ -403,8 +394,9 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             fputc(' ', f);
             cg_c_put_const(f, o->name, g, same);
             fputc('\n', f);
-        } else
+        } else if (o->placement != CG_WEIGHTS_CONST) {
             cg_c_put_const_array(f, "static const", sname, si->g, i);
+        } /* else in <name>_weights (cg_c_write_weights, cg_backend.weights) */
     }
     for (k = 0; k < si->n_layers; k++) {
         const stream_layer *l = &si->layers[k];

@@ -10,10 +10,13 @@
 #include <string.h>
 
 #include "c_impl.h"
+#include "cg_ident.h"
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
+#include "stream.h"
+#include "target.h"
 
 static const char *
 placement_name(int p)
@@ -256,19 +259,229 @@ cg_c_put_const_array(FILE *f, const char *storage, const char *name, const ir_gr
     fputs("\n};\n", f);
 }
 
+/* --- the const placement ----------------------------------------------------------- */
+
+/*
+ * In --emit=c builds the bytes of each tensor are C string literals, not float text: cc
+ * parsed "%.9g" floats at about 1 s and 50 MB of memory per MB of weights (23 s and 1.1 GB
+ * for a 21.6 MB model), a string at about a tenth of that (bench/RESULTS.md, issue 19).
+ * A tensor of n elements of T (N bytes) is a union of its bytes and its elements,
+ *
+ *     extern const union NAME_w_X_u {
+ *         struct { unsigned char r[k][4095]; unsigned char t[m]; } b;   N = 4095 k + m
+ *         T v[n];
+ *     } NAME_w_X;
+ *     #define NAME_w_X (NAME_w_X.v)
+ *
+ * so NAME.c reads NAME_w_X as the T[n] array it always was (reading a union through another
+ * member than the one initialised is C99's type punning), and the object's symbol, size and
+ * alignment are those of the array. Each row is one literal of at most 4095 characters, C99's
+ * translation limit; printable characters stand for themselves, the others are octal escapes.
+ * A row fills its array exactly, without the NUL: the `nonstring` attribute says so to the
+ * compilers that would warn (GCC 15, Clang 21 with -Wextra).
+ */
+#define CW_ROW 4095 /* bytes per string literal: C99's limit (5.2.4.1) */
+#define CW_LINE 64  /* bytes per line of the file */
+
+/* In <name>_weights.h: the union of constant tensor id of g (n elements, N bytes). */
+static void
+put_weight_union(FILE *f, const char *name, const ir_graph *g, int id, int64_t n, int64_t bytes)
+{
+    int64_t k = bytes / CW_ROW, m = bytes % CW_ROW;
+    fputs("extern LSTMC_WEIGHTS_ALIGNED const union ", f);
+    cg_c_put_const(f, name, g, id);
+    fputs("_u {\n    struct {\n", f);
+    if (k > 0)
+        fprintf(f, "        LSTMC_NONSTRING unsigned char r[%lld][%d];\n", (long long)k, CW_ROW);
+    if (m > 0)
+        fprintf(f, "        LSTMC_NONSTRING unsigned char t[%lld];\n", (long long)m);
+    fprintf(f, "    } b;\n    %s v[%lld];\n} ", cg_c_ctype(g->tensors[id]->dtype), (long long)n);
+    cg_c_put_const(f, name, g, id);
+    fputs(";\n", f);
+}
+
+/* Characters of a literal that stand for themselves: C's basic source character set
+ * without '"', '\\', '?' (trigraphs) and the three outside C's set ('$', '@', '`'). */
+static int
+cw_plain(unsigned char c)
+{
+    return c >= 32 && c < 127 && c != '"' && c != '\\' && c != '?' && c != '$' && c != '@' &&
+           c != '`';
+}
+
+/* p[0..n) as the inside of one string literal into out; returns the characters written
+ * (at most 4 n). An octal escape takes 3 digits when an octal digit follows it. */
+static size_t
+cw_literal(const unsigned char *p, size_t n, char *out)
+{
+    size_t i, o = 0;
+    for (i = 0; i < n; i++) {
+        unsigned c = p[i];
+        int digit_next = i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7';
+        if (cw_plain((unsigned char)c)) {
+            out[o++] = (char)c;
+            continue;
+        }
+        out[o++] = '\\';
+        if (c >= 64 || digit_next)
+            out[o++] = (char)('0' + (c >> 6));
+        if (c >= 8 || digit_next)
+            out[o++] = (char)('0' + ((c >> 3) & 7));
+        out[o++] = (char)('0' + (c & 7));
+    }
+    return o;
+}
+
+/* p[0..len) as lines of string literals (one literal of C99's size at most). */
+static int
+put_literal_lines(FILE *f, const unsigned char *p, int64_t len)
+{
+    char line[4 * CW_LINE + 8];
+    int64_t at;
+    for (at = 0; at < len; at += CW_LINE) {
+        int64_t l = len - at < CW_LINE ? len - at : CW_LINE;
+        size_t o = 1 + cw_literal(p + at, (size_t)l, line + 1);
+        line[0] = '"';
+        line[o++] = '"';
+        line[o++] = '\n';
+        if (fwrite(line, 1, o, f) != o)
+            return -1;
+    }
+    return 0;
+}
+
+/* The initialiser of a tensor's union: its N bytes p, {{{row, ...}, tail}}. */
+static int
+put_weight_bytes(FILE *f, const unsigned char *p, int64_t bytes)
+{
+    int64_t k = bytes / CW_ROW, m = bytes % CW_ROW, r;
+    fputs(k > 0 ? " = {{{\n" : " = {{\n", f);
+    for (r = 0; r < k; r++) {
+        if (put_literal_lines(f, p + r * CW_ROW, CW_ROW) < 0)
+            return -1;
+        fputs(r + 1 < k ? ",\n" : "}", f);
+    }
+    if (m > 0) {
+        if (k > 0)
+            fputs(",\n", f);
+        if (put_literal_lines(f, p + k * CW_ROW, m) < 0)
+            return -1;
+    }
+    fputs("}};\n", f);
+    return 0;
+}
+
+/* The preprocessor lines both weight files of the C form start with. */
+static const char cw_macros[] =
+    "/* every array on a cache line of its own: the vector loads of the kernels\n"
+    " * never straddle two lines (bench/RESULTS.md, issue 4) */\n"
+    "#if defined(__GNUC__) || defined(__clang__)\n"
+    "#define LSTMC_WEIGHTS_ALIGNED __attribute__((aligned(64)))\n#else\n"
+    "#define LSTMC_WEIGHTS_ALIGNED\n#endif\n"
+    "/* the rows of bytes are not strings (no NUL): said to the compilers that warn */\n"
+    "#if defined(__clang__) && defined(__has_attribute)\n#if __has_attribute(nonstring)\n"
+    "#define LSTMC_NONSTRING __attribute__((nonstring))\n#endif\n"
+    "#elif defined(__GNUC__) && __GNUC__ >= 15\n"
+    "#define LSTMC_NONSTRING __attribute__((nonstring))\n#endif\n"
+    "#ifndef LSTMC_NONSTRING\n#define LSTMC_NONSTRING\n#endif\n\n";
+
+/* Whether the target stores multi-byte values most significant byte first, from its
+ * triple ("" for the host: lstmc's own order). The weights are written in lstmc's order. */
+static int
+target_big_endian(const cg_options *o)
+{
+    static const char *const be[] = {"armeb", "thumbeb", "aarch64_be", "arm64_be", "mips-",
+                                      "mips64-", "mipsisa", "powerpc-", "powerpc64-", "ppc-",
+                                      "ppc64-", "sparc", "s390", "m68k", "hexagon_be", NULL};
+    const char *tr = o->t ? o->t->triple : NULL;
+    uint16_t one = 1;
+    int i;
+    if (!tr || !tr[0])
+        return *(const unsigned char *)&one == 0;
+    for (i = 0; be[i]; i++)
+        if (strncmp(tr, be[i], strlen(be[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* The weights of the const placement: the whole-sequence program's constants, then those of
+ * the streaming step program that it does not hold (cg_same_const), each under its prefix. */
+typedef struct weight_set {
+    const ir_graph *g;
+    const memplan *mp;
+    char prefix[160];
+    const ir_graph *shared_g; /* NULL, or the program whose constants are left out */
+    const memplan *shared_mp;
+} weight_set;
+
+static int
+weight_sets(const ir_graph *g, const memplan *mp, const cg_options *o, weight_set *ws)
+{
+    memset(ws, 0, 2 * sizeof *ws);
+    ws[0].g = g;
+    ws[0].mp = mp;
+    snprintf(ws[0].prefix, sizeof ws[0].prefix, "%s", o->name);
+    if (!cg_c_stream_on(o))
+        return 1;
+    ws[1].g = o->stream->g;
+    ws[1].mp = &o->stream->mp;
+    snprintf(ws[1].prefix, sizeof ws[1].prefix, "%s_stream", o->name);
+    ws[1].shared_g = g;
+    ws[1].shared_mp = mp;
+    return 2;
+}
+
+static int
+weight_in_set(const weight_set *w, int i)
+{
+    return w->mp->tensor[i].kind == MEMPLAN_CONST &&
+           !(w->shared_g && cg_same_const(w->shared_g, w->shared_mp, w->g->tensors[i]) >= 0);
+}
+
 int
 cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, diag *d)
 {
     out_file oh, oc;
     char fname[256];
-    int i;
+    int i, s, n_sets, obj = cg_weights_object(o), bad = 0;
     char NAME[128];
+    weight_set ws[2];
+    if (target_big_endian(o)) {
+        diag_error(d,
+                   "target '%s': '%s' is big-endian; lstmc writes weights in little-endian "
+                   "byte order only",
+                   o->target ? o->target : "host", o->t->triple);
+        return -1;
+    }
     if (o->placement != CG_WEIGHTS_CONST)
         return write_weights_outside(g, mp, o, d);
+    n_sets = weight_sets(g, mp, o, ws);
     cg_c_upper(o->name, NAME, sizeof NAME);
     snprintf(fname, sizeof fname, "%s_weights.h", o->name);
     if (cg_c_open_out(&oh, o->outdir, fname, d) < 0)
         return -1;
+    if (obj) { /* the bytes are in <name>_weights.o (cg_backend.weights): arrays */
+        fprintf(oh.f,
+                "/* %s_weights.h — generated by lstmc: the model's constant tensors, in "
+                "%s_weights.o. */\n#ifndef %s_WEIGHTS_H\n#define %s_WEIGHTS_H\n\n"
+                "#include <stdint.h>\n\n",
+                o->name, o->name, NAME, NAME);
+        for (s = 0; s < n_sets; s++)
+            for (i = 0; i < ws[s].g->n_tensors; i++) {
+                const ir_tensor *t = ws[s].g->tensors[i];
+                int64_t n;
+                if (!weight_in_set(&ws[s], i))
+                    continue;
+                n = ir_shape_numel(&t->shape);
+                fprintf(oh.f, "/* %s ", t->name);
+                cg_c_put_shape(oh.f, &t->shape);
+                fprintf(oh.f, " */\nextern const %s ", cg_c_ctype(t->dtype));
+                cg_c_put_const(oh.f, ws[s].prefix, ws[s].g, i);
+                fprintf(oh.f, "[%lld];\n", (long long)(n > 0 ? n : 1));
+            }
+        fprintf(oh.f, "\n#endif\n");
+        return cg_c_close_out(&oh, d);
+    }
     snprintf(fname, sizeof fname, "%s_weights.c", o->name);
     if (cg_c_open_out(&oc, o->outdir, fname, d) < 0) {
         fclose(oh.f);
@@ -276,33 +489,60 @@ cg_c_write_weights(const ir_graph *g, const memplan *mp, const cg_options *o, di
         return -1;
     }
     fprintf(oh.f,
-            "/* %s_weights.h — generated by lstmc: the model's constant tensors. */\n"
-            "#ifndef %s_WEIGHTS_H\n#define %s_WEIGHTS_H\n\n#include <stdint.h>\n\n",
-            o->name, NAME, NAME);
+            "/* %s_weights.h — generated by lstmc: the model's constant tensors. %s_w_X is the\n"
+            " * array of tensor X: the elements v of a union whose bytes b %s_weights.c gives\n"
+            " * as string literals (fast to compile). */\n"
+            "#ifndef %s_WEIGHTS_H\n#define %s_WEIGHTS_H\n\n#include <stdint.h>\n\n%s",
+            o->name, o->name, o->name, NAME, NAME, cw_macros);
     fprintf(oc.f,
-            "/* %s_weights.c — generated by lstmc: the model's constant tensors, C order. */\n"
-            "#include <math.h>\n#include <stdint.h>\n\n#include \"%s_weights.h\"\n\n"
-            "/* every array on a cache line of its own: the vector loads of the kernels\n"
-            " * never straddle two lines (bench/RESULTS.md, issue 4) */\n"
-            "#if defined(__GNUC__) || defined(__clang__)\n"
-            "#define LSTMC_WEIGHTS_ALIGNED __attribute__((aligned(64)))\n#else\n"
-            "#define LSTMC_WEIGHTS_ALIGNED\n#endif\n",
-            o->name, o->name);
-    for (i = 0; i < g->n_tensors; i++) {
-        const ir_tensor *t = g->tensors[i];
-        int64_t n;
-        if (mp->tensor[i].kind != MEMPLAN_CONST)
-            continue;
-        n = ir_shape_numel(&t->shape);
-        fprintf(oh.f, "/* %s ", t->name);
-        cg_c_put_shape(oh.f, &t->shape);
-        fprintf(oh.f, " */\nextern const %s ", cg_c_ctype(t->dtype));
-        cg_c_put_const(oh.f, o->name, g, i);
-        fprintf(oh.f, "[%lld];\n", (long long)(n > 0 ? n : 1));
-        cg_c_put_const_array(oc.f, "LSTMC_WEIGHTS_ALIGNED const", o->name, g, i);
-    }
-    fprintf(oh.f, "\n#endif\n");
-    if (cg_c_close_out(&oh, d) < 0) {
+            "/* %s_weights.c — generated by lstmc: the bytes of the model's constant tensors, "
+            "C order. */\n#define %s_WEIGHTS_STORAGE /* the objects, not the macros */\n"
+            "#include \"%s_weights.h\"\n",
+            o->name, NAME, o->name);
+    for (s = 0; s < n_sets && !bad; s++)
+        for (i = 0; i < ws[s].g->n_tensors && !bad; i++) {
+            const ir_tensor *t = ws[s].g->tensors[i];
+            int64_t n, bytes;
+            unsigned char *zero = NULL;
+            if (!weight_in_set(&ws[s], i))
+                continue;
+            n = ir_shape_numel(&t->shape);
+            if (n <= 0) /* no elements: one zero element, as an array of size 0 is not C */
+                n = 1;
+            bytes = n * (int64_t)ir_dtype_size(t->dtype);
+            fprintf(oh.f, "/* %s ", t->name);
+            cg_c_put_shape(oh.f, &t->shape);
+            fputs(" */\n", oh.f);
+            put_weight_union(oh.f, ws[s].prefix, ws[s].g, i, n, bytes);
+            fprintf(oc.f, "\n/* %s ", t->name);
+            cg_c_put_shape(oc.f, &t->shape);
+            fputs(" */\nLSTMC_WEIGHTS_ALIGNED const union ", oc.f);
+            cg_c_put_const(oc.f, ws[s].prefix, ws[s].g, i);
+            fputs("_u ", oc.f);
+            cg_c_put_const(oc.f, ws[s].prefix, ws[s].g, i);
+            if (ir_shape_numel(&t->shape) <= 0 || !t->data)
+                zero = calloc((size_t)bytes, 1);
+            if (!zero && !t->data)
+                bad = 1; /* out of memory: reported when the file is closed */
+            else if (put_weight_bytes(oc.f, zero ? zero : (const unsigned char *)t->data,
+                                      bytes) < 0)
+                bad = 1;
+            free(zero);
+        }
+    fprintf(oh.f, "\n#ifndef %s_WEIGHTS_STORAGE /* the arrays */\n", NAME);
+    for (s = 0; s < n_sets; s++)
+        for (i = 0; i < ws[s].g->n_tensors; i++)
+            if (weight_in_set(&ws[s], i)) {
+                fputs("#define ", oh.f);
+                cg_c_put_const(oh.f, ws[s].prefix, ws[s].g, i);
+                fputs(" (", oh.f);
+                cg_c_put_const(oh.f, ws[s].prefix, ws[s].g, i);
+                fputs(".v)\n", oh.f);
+            }
+    fprintf(oh.f, "#endif\n\n#endif\n");
+    if (bad)
+        diag_error(d, "cannot write '%s'", oc.path);
+    if (cg_c_close_out(&oh, d) < 0 || bad) {
         fclose(oc.f);
         remove(oc.tmp);
         return -1;

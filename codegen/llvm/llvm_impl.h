@@ -22,8 +22,11 @@
  *   tissue.c   KP_LSTM_TISSUE and KP_LSTM_TISSUE_DRS, breakpoints and tissues (MICRO'18 §IV)
  *   panels.c   U and W in column panels (the weight relayout), threads per call
  *   wave.c     stacked LSTM layers as a wavefront (compiler/kprog/schedule.c)
- *   module.c   which calls, the module, passes, object file; the public entry points
- *              (cg_llvm_*, with fallbacks for an lstmc built without LLVM)
+ *   module.c   which calls, the target machine, the module, passes, object file; the
+ *              public entry points (cg_llvm_*, with fallbacks for an lstmc built without
+ *              LLVM)
+ *   weights.c  the constant tensors as an object of aligned constant globals
+ *              (<name>_weights.o, cg_llvm_weights)
  *
  * Everything below the includes exists only with LSTMC_HAVE_LLVM (LLVM 19).
  *
@@ -47,6 +50,7 @@
 #ifdef LSTMC_HAVE_LLVM
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 /* --- generator state ----------------------------------------------------------------- */
 
@@ -195,6 +199,24 @@ fma_(kg *g, LLVMTypeRef ty, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c)
     args[2] = c;
     return intrinsic(g, "llvm.fmuladd", ty, args, 3);
 }
+
+/* --- module.c ------------------------------------------------------------------------- */
+
+/* The target of a compile as LLVM sees it: o's profile, its normalised triple, CPU and
+ * features (the host's, detected, for "host"), and a target machine for them (an unknown
+ * CPU or feature is an error, not a warning). */
+typedef struct llvm_target {
+    const target *t;
+    char *triple, *cpu, *features; /* LLVM messages */
+    LLVMTargetMachineRef tm;
+} llvm_target;
+
+/* Fill lt for o's target: 0, or -1 after reporting through d (lt then holds nothing). */
+int llvm_target_open(const cg_options *o, llvm_target *lt, diag *d);
+void llvm_target_close(llvm_target *lt);
+
+/* Give module m lt's triple and data layout. */
+void llvm_module_for(LLVMModuleRef m, const llvm_target *lt);
 
 /* --- builder.c ------------------------------------------------------------------------ */
 

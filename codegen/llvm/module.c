@@ -234,65 +234,103 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
 }
 
 int
-cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+llvm_target_open(const cg_options *o, llvm_target *lt, diag *d)
 {
     const target *t = o->t ? o->t : target_resolve(o->target ? o->target : "host", d);
-    char *triple = NULL, *cpu = NULL, *features = NULL, *err = NULL;
-    char path[4096], fname[256];
+    const char *tname = o->target ? o->target : "host";
     LLVMTargetRef tgt;
-    LLVMTargetMachineRef tm = NULL;
-    LLVMTargetDataRef td;
-    char *dl;
+    char *err = NULL;
+    int n_diag;
+
+    memset(lt, 0, sizeof *lt);
+    if (!t)
+        return -1; /* reported by target_resolve */
+    lt->t = t;
+    init_targets();
+    if (!t->triple || !t->triple[0]) { /* the host: its triple, CPU and detected features */
+        lt->triple = LLVMGetDefaultTargetTriple();
+        lt->cpu = t->cpu && t->cpu[0] ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
+        lt->features = t->features && t->features[0] ? LLVMCreateMessage(t->features)
+                                                     : LLVMGetHostCPUFeatures();
+    } else {
+        /* normalised: "thumbv7em-none-eabihf" has its environment (eabihf, the hard-float
+         * ABI) in the OS position, which LLVM only finds after normalising; unnormalised,
+         * the object silently gets the soft-float ABI */
+        lt->triple = LLVMNormalizeTargetTriple(t->triple);
+        lt->cpu = LLVMCreateMessage(t->cpu && t->cpu[0] ? t->cpu : "generic");
+        lt->features = LLVMCreateMessage(t->features ? t->features : "");
+    }
+    if (LLVMGetTargetFromTriple(lt->triple, &tgt, &err)) {
+        diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)",
+                   tname, lt->triple, err ? err : "unknown");
+        LLVMDisposeMessage(err);
+        llvm_target_close(lt);
+        return -1;
+    }
+    n_diag = diag_count(d);
+    lt->tm = checked_target_machine(tgt, lt->triple, lt->cpu, lt->features, tname, d);
+    if (!lt->tm) {
+        if (diag_count(d) == n_diag) /* else checked_target_machine said why */
+            diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
+                       tname, lt->triple, lt->cpu);
+        llvm_target_close(lt);
+        return -1;
+    }
+    return 0;
+}
+
+void
+llvm_target_close(llvm_target *lt)
+{
+    if (lt->tm)
+        LLVMDisposeTargetMachine(lt->tm);
+    LLVMDisposeMessage(lt->triple);
+    LLVMDisposeMessage(lt->cpu);
+    LLVMDisposeMessage(lt->features);
+    memset(lt, 0, sizeof *lt);
+}
+
+void
+llvm_module_for(LLVMModuleRef m, const llvm_target *lt)
+{
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(lt->tm);
+    char *dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetTarget(m, lt->triple);
+    LLVMSetDataLayout(m, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+}
+
+int
+cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+{
+    const target *t;
+    const char *triple, *features;
+    char *err = NULL;
+    char path[4096], fname[256];
+    llvm_target lt;
+    LLVMTargetMachineRef tm;
     LLVMPassBuilderOptionsRef pbo;
     LLVMErrorRef perr;
     kg g;
-    int i, n = 0, rc = -1, n_diag;
+    int i, n = 0, rc = -1;
 
     for (i = 0; i < kp->n_calls; i++) {
         handled[i] = (unsigned char)cg_llvm_handles(&kp->calls[i]);
         n += handled[i];
     }
-    if (!t)
-        return -1; /* reported by target_resolve */
-    init_targets();
-    if (!t->triple || !t->triple[0]) { /* the host: its triple, CPU and detected features */
-        triple = LLVMGetDefaultTargetTriple();
-        cpu = t->cpu && t->cpu[0] ? LLVMCreateMessage(t->cpu) : LLVMGetHostCPUName();
-        features = t->features && t->features[0] ? LLVMCreateMessage(t->features)
-                                                 : LLVMGetHostCPUFeatures();
-    } else {
-        /* normalised: "thumbv7em-none-eabihf" has its environment (eabihf, the hard-float
-         * ABI) in the OS position, which LLVM only finds after normalising; unnormalised,
-         * the object silently gets the soft-float ABI */
-        triple = LLVMNormalizeTargetTriple(t->triple);
-        cpu = LLVMCreateMessage(t->cpu && t->cpu[0] ? t->cpu : "generic");
-        features = LLVMCreateMessage(t->features ? t->features : "");
-    }
-    if (LLVMGetTargetFromTriple(triple, &tgt, &err)) {
-        diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)",
-                   o->target ? o->target : "host", triple, err ? err : "unknown");
-        LLVMDisposeMessage(err);
-        goto out_msgs;
-    }
-    n_diag = diag_count(d);
-    tm = checked_target_machine(tgt, triple, cpu, features, o->target ? o->target : "host", d);
-    if (!tm) {
-        if (diag_count(d) == n_diag) /* else checked_target_machine said why */
-            diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
-                       o->target ? o->target : "host", triple, cpu);
-        goto out_msgs;
-    }
+    if (llvm_target_open(o, &lt, d) < 0)
+        return -1;
+    t = lt.t;
+    tm = lt.tm;
+    triple = lt.triple;
+    features = lt.features;
 
     memset(&g, 0, sizeof g);
     g.cx = LLVMContextCreate();
     snprintf(fname, sizeof fname, "%s_kernels", o->name);
     g.m = LLVMModuleCreateWithNameInContext(fname, g.cx);
-    LLVMSetTarget(g.m, triple);
-    td = LLVMCreateTargetDataLayout(tm);
-    dl = LLVMCopyStringRepOfTargetData(td);
-    LLVMSetDataLayout(g.m, dl);
-    LLVMDisposeMessage(dl);
-    LLVMDisposeTargetData(td);
+    llvm_module_for(g.m, &lt);
     g.b = LLVMCreateBuilderInContext(g.cx);
     g.ab = LLVMCreateBuilderInContext(g.cx);
     g.f32 = LLVMFloatTypeInContext(g.cx);
@@ -375,12 +413,7 @@ out_module:
     LLVMDisposeBuilder(g.ab);
     LLVMDisposeModule(g.m);
     LLVMContextDispose(g.cx);
-out_msgs:
-    if (tm)
-        LLVMDisposeTargetMachine(tm);
-    LLVMDisposeMessage(triple);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
+    llvm_target_close(&lt);
     return rc;
 }
 

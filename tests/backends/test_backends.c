@@ -918,8 +918,9 @@ build_all(void)
                 continue;
             snprintf(dir, sizeof dir, "%s/%s", cases[i].name, backends[k].name);
             fprintf(f, "%s/t.so: $(RTO)%s $(wildcard %s/t*.[cho])\n"
-                       "\t$(CC) $(CFLAGS) -O1 -shared -I%s -o $@ %s/t.c %s/t_weights.c",
-                    dir, backends[k].opencl ? " rt/rt_opencl.o" : "", dir, dir, dir, dir);
+                       "\t$(CC) $(CFLAGS) -O1 -shared -I%s -o $@ %s/t.c %s/t_weights.%s",
+                    dir, backends[k].opencl ? " rt/rt_opencl.o" : "", dir, dir, dir, dir,
+                    backends[k].llvm ? "o" : "c"); /* the weights: LLVM's object, or C */
             if (backends[k].opencl)
                 fprintf(f, " %s/t_ocl.c rt/rt_opencl.o -DLSTMC_RT_OPENCL", dir);
             if (backends[k].llvm)
