@@ -12,6 +12,7 @@
 
 #include "diag.h"
 #include "elstm.h"
+#include "ir.h"
 #include "kprog.h"
 #include "stream.h"
 #include "target.h"
@@ -137,14 +138,31 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
     }
     if (cpu_be->emit && cg_c_streams(o)) { /* the step program: <name>_stream_k<i> */
         cg_options so = *o;
+        cg_layout_hint *hints = calloc((size_t)kp->n_calls + 1, sizeof *hints);
+        int i, oom;
         so.name = sname;
         so.threads = 1; /* one step per call: a barrier would cost more than it saves */
+        /* but the weights of a layer the whole program runs on several threads (outside a
+         * wavefront) are laid out for its slices: the step kernel runs the same slices on
+         * one thread, so a U both programs read is stored once */
+        for (i = 0; hints && handled && i < kp->n_calls; i++) {
+            const kp_call *c = &kp->calls[i];
+            if (handled[i] > 1 && c->node && !kp_wave_of(kp, i) &&
+                (c->kind == KP_RNN_REC || c->kind == KP_RNN_PROJ)) {
+                hints[so.n_layout_hints].node = c->node->name;
+                hints[so.n_layout_hints].kind = (int)c->kind;
+                hints[so.n_layout_hints++].threads = handled[i];
+            }
+        }
+        so.layout_hints = hints;
         handled_s = calloc((size_t)o->stream->kp.n_calls + 1, 1);
-        n_llvm_s = handled_s ? cpu_be->emit(o->stream->g, &o->stream->kp, &o->stream->mp, &so,
-                                             handled_s, d)
-                             : -1;
+        oom = !handled_s || !hints;
+        n_llvm_s = oom ? -1
+                       : cpu_be->emit(o->stream->g, &o->stream->kp, &o->stream->mp, &so,
+                                      handled_s, d);
+        free(hints);
         if (n_llvm_s < 0) {
-            if (!handled_s)
+            if (oom)
                 diag_error(d, "out of memory");
             free(handled);
             free(handled_s);

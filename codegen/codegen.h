@@ -37,6 +37,13 @@ typedef struct cg_backend cg_backend;
 struct arena;
 struct target;
 
+/* A layer of the whole-sequence program whose weights are laid out for threads slices. */
+typedef struct cg_layout_hint {
+    const char *node; /* the layer's node (the step program's has the same name) */
+    int kind;         /* KP_RNN_PROJ or KP_RNN_REC */
+    int threads;
+} cg_layout_hint;
+
 typedef struct cg_options {
     const cg_backend *be; /* the kernel backend, resolved once (cg_backend_resolve) */
     const struct target *t; /* the target profile (NULL: resolve o->target, tests only) */
@@ -55,6 +62,12 @@ typedef struct cg_options {
                             NULL: the model does not stream */
     int threads; /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
                     for layers big enough to gain (llvm/panels.c rec_threads) */
+    /* The step program only: the thread slices the whole-sequence program laid out the
+     * weights of each multi-core layer for (codegen.c), so that both programs lay a shared
+     * U or W out alike and the library stores it once; the step kernels run those slices
+     * one after the other on the caller's thread. */
+    const cg_layout_hint *layout_hints;
+    int n_layout_hints;
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */

@@ -64,6 +64,8 @@ typedef struct kg {
     int prefetch;     /* 1: the target has data caches worth a software prefetch */
     int panels;       /* the call being emitted reads its U in column panels (rec_relayout) */
     int threads;      /* > 1: the call being emitted runs on this many threads (emit_rec_mt) */
+    int serial;       /* 1: ... of slices, but all on the caller's thread (emit_mt): the step
+                         program's kernels, in the whole program's weight layout */
     LLVMValueRef fn;
     LLVMBasicBlockRef alloca_bb; /* entry block: allocas only, branches to the body */
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
@@ -355,6 +357,9 @@ int tissue_handles(const kp_call *c);
 int rec_relayout(kprog *kp, int i, int key, diag *d);
 int rec_pack_ok(const kprog *kp, int i, const cg_options *o);
 int rec_threads(const kprog *kp, int i, const cg_options *o, const target *t);
+/* The thread slices whose weight layout call i of the step program takes from the whole
+ * program (o->layout_hints), or 0. */
+int rec_hint_threads(const kprog *kp, int i, const cg_options *o);
 
 /* --- wave.c --------------------------------------------------------------------------- */
 

@@ -360,11 +360,14 @@ cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
             continue;
         }
         if (handled[i]) {
+            int hint = rec_hint_threads(kp, i, o); /* the step program: the whole's layout */
             g.panels = rec_pack_ok(kp, i, o);
-            g.threads = rec_threads(kp, i, o, t);
+            g.threads = hint > 1 ? hint : rec_threads(kp, i, o, t);
+            g.serial = hint > 1;
             if (g.threads > 1)
                 handled[i] = (unsigned char)g.threads;
             emit_call(&g, o->name, &kp->calls[i], i);
+            g.serial = 0;
         }
     }
 

@@ -217,6 +217,25 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
     return 1;
 }
 
+int
+rec_hint_threads(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    int h;
+    if (c->wfmt || o->opencl || !c->node || !cg_llvm_handles(c) || kp_wave_of(kp, i))
+        return 0;
+    if (c->kind == KP_RNN_REC && (c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
+                                  c->scratch_bytes < 28 * c->p.rnn.hidden || !rec_pack_ok(kp, i, o)))
+        return 0;
+    if (c->kind != KP_RNN_REC && c->kind != KP_RNN_PROJ)
+        return 0;
+    for (h = 0; h < o->n_layout_hints; h++)
+        if (o->layout_hints[h].kind == (int)c->kind &&
+            strcmp(o->layout_hints[h].node, c->node->name) == 0)
+            return o->layout_hints[h].threads > MT_MAX ? 0 : o->layout_hints[h].threads;
+    return 0;
+}
+
 /* Smallest hidden size that gets threads by default (without --threads): below it the
  * per-step barrier costs more than the slices save. */
 #define MT_MIN_HIDDEN 128

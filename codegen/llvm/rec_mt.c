@@ -230,7 +230,19 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
                        LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
     }
     w = mt_worker_decl(g, fname);
-    emit_pool_run(g, w, args, nt);
+    if (g->serial) { /* every slice here, one after the other: w(args, 0, nt) */
+        LLVMTypeRef wp[3];
+        LLVMValueRef wa[3];
+        wp[0] = g->ptr;
+        wp[1] = wp[2] = g->i32;
+        wa[0] = args;
+        wa[1] = LLVMConstInt(g->i32, 0, 0);
+        wa[2] = LLVMConstInt(g->i32, (unsigned long long)nt, 0);
+        LLVMBuildCall2(g->b, LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0), w, wa,
+                       3, "");
+    } else {
+        emit_pool_run(g, w, args, nt);
+    }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 
     /* the slices' function, with its own entry block and builder */

@@ -35,6 +35,15 @@ if [ -n "${STREAM_REFUSED:-}" ]; then
     exit $?
 fi
 status=0
+# STREAM_SHARED_WEIGHTS=1: the step program stores no weights of its own (the whole-sequence
+# program's, in the same layout, serve both), from the size report
+if [ "${STREAM_SHARED_WEIGHTS:-0}" = 1 ]; then
+    own=$(grep -o '"stream_weights": [0-9]*' "$work/build/m_size.json" | grep -o '[0-9]*$')
+    if [ "$own" != 0 ]; then
+        echo "the step program stores $own bytes of weights of its own; want 0" >&2
+        status=1
+    fi
+fi
 for spec in 1 3,1,2,5; do
     out="$work/stream_$spec"
     mkdir -p "$out"
