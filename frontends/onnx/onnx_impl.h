@@ -23,6 +23,7 @@
 typedef struct onnx_ctx {
     ir_graph *g;
     arena *a;
+    arena *scratch; /* the decoded file and external data: freed after the import */
     diag *d;
     int opset;           /* default-domain opset */
     const char *dir;     /* the model's folder: external data paths are relative to it */

@@ -188,7 +188,7 @@ read_external(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, size_
         fclose(f);
         return NULL;
     }
-    buf = arena_alloc(cx->a, need);
+    buf = arena_alloc(cx->scratch, need); /* copied into the tensor, then freed */
     if (fseeko(f, (off_t)off, SEEK_SET) != 0 || fread(buf, 1, need, f) != need) {
         terr(cx, name, "external data file '%s' cannot be read: %s", path, strerror(errno));
         fclose(f);
@@ -566,18 +566,24 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 }
 
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
-                              diag *d);
+                              arena *scratch, diag *d);
 
+/* The file and its decoded protobuf live in a scratch arena, freed once the graph (which
+ * copies every name, attribute and tensor it keeps into a) is built: a model's bytes are
+ * held once after the import, not three times. */
 ir_graph *
 onnx_import(const char *path, arena *a, diag *d)
 {
+    arena *scratch = arena_new(0);
     unsigned char *buf;
     size_t len = 0;
+    ir_graph *g = NULL;
 
-    buf = read_model(d, a, path, &len);
-    if (!buf)
-        return NULL;
-    return import_model(buf, len, path, a, d);
+    buf = read_model(d, scratch, path, &len);
+    if (buf)
+        g = import_model(buf, len, path, a, scratch, d);
+    arena_free(scratch);
+    return g;
 }
 
 ir_graph *
@@ -592,15 +598,22 @@ onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, di
         diag_error(d, "not a valid ONNX model (the file is too large: %zu bytes)", size);
         return NULL;
     }
-    buf = arena_alloc(a, size);
-    memcpy(buf, data, size);
-    return import_model(buf, size, name, a, d);
+    {
+        arena *scratch = arena_new(0);
+        ir_graph *g;
+        buf = arena_alloc(scratch, size);
+        memcpy(buf, data, size);
+        g = import_model(buf, size, name, a, scratch, d);
+        arena_free(scratch);
+        return g;
+    }
 }
 
-/* Decode the ModelProto in buf[len] (in a) and build its graph; path names it in messages
- * and locates external data. */
+/* Decode the ModelProto in buf[len] (into scratch) and build its graph in a; path names it
+ * in messages and locates external data. */
 static ir_graph *
-import_model(const unsigned char *buf, size_t len, const char *path, arena *a, diag *d)
+import_model(const unsigned char *buf, size_t len, const char *path, arena *a, arena *scratch,
+             diag *d)
 {
     int errors0 = diag_count(d);
     decode_budget budget;
@@ -611,7 +624,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, d
     size_t i;
     int opset;
 
-    budget.a = a;
+    budget.a = scratch;
     budget.used = 0;
     budget.cap = DECODE_BASE + DECODE_FACTOR * len;
     budget.over = 0;
@@ -646,6 +659,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, d
     memset(&cx, 0, sizeof cx);
     cx.unnamed = -1;
     cx.a = a;
+    cx.scratch = scratch;
     cx.d = d;
     cx.opset = opset;
     cx.dir = dir_of(a, path);
