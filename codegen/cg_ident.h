@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen.h"
 #include "ir.h"
 #include "memplan.h"
 
@@ -95,6 +96,14 @@ cg_same_const(const ir_graph *g, const memplan *mp, const ir_tensor *t)
             return i;
     }
     return -1;
+}
+
+/* cg_same_const of step-program tensor t against the whole program g (mp): o->stream_same's
+ * entry when cg_write made the table. */
+static inline int
+cg_stream_same(const cg_options *o, const ir_graph *g, const memplan *mp, const ir_tensor *t)
+{
+    return o->stream_same ? o->stream_same[t->id] : cg_same_const(g, mp, t);
 }
 
 #endif /* LSTMC_CG_IDENT_H */

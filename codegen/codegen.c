@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_ident.h"
 #include "diag.h"
 #include "elstm.h"
 #include "ir.h"
@@ -113,6 +114,8 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
 {
     const cg_backend *cpu_be = cg_backend_cpu(o->be);
     unsigned char *handled = NULL, *handled_s = NULL;
+    int *same = NULL;
+    cg_options wo;
     int n_llvm = 0, n_llvm_s = 0;
     int rc = 0;
     char sname[160];
@@ -171,6 +174,24 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
     }
     if (n_llvm_s == 0)
         remove_stale_object(o, sname);
+    if (cg_c_streams(o)) { /* which step constants the whole program holds: once, here */
+        const ir_graph *sg = o->stream->g;
+        int i;
+        same = malloc((size_t)sg->n_tensors * sizeof *same + 1);
+        if (!same) {
+            diag_error(d, "out of memory");
+            free(handled);
+            free(handled_s);
+            return -1;
+        }
+        for (i = 0; i < sg->n_tensors; i++)
+            same[i] = o->stream->mp.tensor[i].kind == MEMPLAN_CONST
+                          ? cg_same_const(g, mp, sg->tensors[i])
+                          : -1;
+        wo = *o;
+        wo.stream_same = same;
+        o = &wo;
+    }
     /* the weights as an object (after emit: in the kernels' layout), or as C: either way
      * the other form an earlier compile left must not be linked */
     if (cg_weights_object(o)) {
@@ -180,6 +201,7 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
                             d) < 0) {
             free(handled);
             free(handled_s);
+            free(same);
             return -1;
         }
     } else {
@@ -191,5 +213,6 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
         rc = -1;
     free(handled);
     free(handled_s);
+    free(same);
     return rc;
 }

@@ -68,6 +68,10 @@ typedef struct cg_options {
      * one after the other on the caller's thread. */
     const cg_layout_hint *layout_hints;
     int n_layout_hints;
+    /* By step-program tensor id: the whole-sequence program's constant with the same bytes
+     * (cg_same_const), or -1. cg_write makes it once, after both programs' weights are laid
+     * out; NULL: not made (cg_stream_same computes it). */
+    const int *stream_same;
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */

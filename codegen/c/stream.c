@@ -234,13 +234,6 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
     (void)g;
 }
 
-/* The const tensor of the whole-sequence program holding the same bytes as t, or -1. */
-static int
-same_const(const ir_graph *g, const memplan *mp, const ir_tensor *t)
-{
-    return cg_same_const(g, mp, t);
-}
-
 /* Which calls of the step program every step needs: those the next state and the per-step
  * outputs depend on. The rest (a last-step classifier's head) runs on the chunk's last
  * step only. */
@@ -386,7 +379,7 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         int same;
         if (si->mp.tensor[i].kind != MEMPLAN_CONST)
             continue;
-        same = same_const(g, mp, si->g->tensors[i]);
+        same = cg_stream_same(o, g, mp, si->g->tensors[i]);
         if (same >= 0)
         {
             fputs("#define ", f);
@@ -585,7 +578,7 @@ cg_c_stream_weights(const ir_graph *g, const memplan *mp, const cg_options *o)
         return 0;
     for (i = 0; i < si->g->n_tensors; i++) {
         const ir_tensor *t = si->g->tensors[i];
-        if (si->mp.tensor[i].kind == MEMPLAN_CONST && same_const(g, mp, t) < 0)
+        if (si->mp.tensor[i].kind == MEMPLAN_CONST && cg_stream_same(o, g, mp, t) < 0)
             total += ir_shape_numel(&t->shape) * (int64_t)ir_dtype_size(t->dtype);
     }
     return total;

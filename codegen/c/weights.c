@@ -412,6 +412,7 @@ typedef struct weight_set {
     char prefix[160];
     const ir_graph *shared_g; /* NULL, or the program whose constants are left out */
     const memplan *shared_mp;
+    const cg_options *o;
 } weight_set;
 
 static int
@@ -428,6 +429,7 @@ weight_sets(const ir_graph *g, const memplan *mp, const cg_options *o, weight_se
     snprintf(ws[1].prefix, sizeof ws[1].prefix, "%s_stream", o->name);
     ws[1].shared_g = g;
     ws[1].shared_mp = mp;
+    ws[1].o = o;
     return 2;
 }
 
@@ -435,7 +437,7 @@ static int
 weight_in_set(const weight_set *w, int i)
 {
     return w->mp->tensor[i].kind == MEMPLAN_CONST &&
-           !(w->shared_g && cg_same_const(w->shared_g, w->shared_mp, w->g->tensors[i]) >= 0);
+           !(w->shared_g && cg_stream_same(w->o, w->shared_g, w->shared_mp, w->g->tensors[i]) >= 0);
 }
 
 int

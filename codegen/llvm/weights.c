@@ -29,7 +29,8 @@
  * shared_g (shared_mp) does not hold already. 0, or -1 out of memory. */
 static int
 add_globals(LLVMModuleRef m, LLVMContextRef cx, const ir_graph *g, const memplan *mp,
-            const char *prefix, const ir_graph *shared_g, const memplan *shared_mp)
+            const char *prefix, const ir_graph *shared_g, const memplan *shared_mp,
+            const cg_options *o)
 {
     char sym[CG_IDENT_MAX];
     int i;
@@ -40,7 +41,7 @@ add_globals(LLVMModuleRef m, LLVMContextRef cx, const ir_graph *g, const memplan
         LLVMValueRef init, gv;
         char *zero = NULL;
         if (mp->tensor[i].kind != MEMPLAN_CONST ||
-            (shared_g && cg_same_const(shared_g, shared_mp, t) >= 0))
+            (shared_g && cg_stream_same(o, shared_g, shared_mp, t) >= 0))
             continue;
         n = ir_shape_numel(&t->shape);
         /* no elements: one zero element, as the C writer's "[1] = {0}" */
@@ -95,8 +96,8 @@ cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const 
     cx = LLVMContextCreate();
     m = LLVMModuleCreateWithNameInContext("weights", cx);
     llvm_module_for(m, &lt);
-    if (add_globals(m, cx, g, mp, o->name, NULL, NULL) < 0 ||
-        (sg && add_globals(m, cx, sg, smp, sname, g, mp) < 0)) {
+    if (add_globals(m, cx, g, mp, o->name, NULL, NULL, o) < 0 ||
+        (sg && add_globals(m, cx, sg, smp, sname, g, mp, o) < 0)) {
         diag_error(d, "out of memory");
         goto out;
     }
