@@ -217,25 +217,6 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
     return 1;
 }
 
-int
-rec_hint_threads(const kprog *kp, int i, const cg_options *o)
-{
-    const kp_call *c = &kp->calls[i];
-    int h;
-    if (c->wfmt || o->opencl || !c->node || !cg_llvm_handles(c) || kp_wave_of(kp, i))
-        return 0;
-    if (c->kind == KP_RNN_REC && (c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
-                                  c->scratch_bytes < 28 * c->p.rnn.hidden || !rec_pack_ok(kp, i, o)))
-        return 0;
-    if (c->kind != KP_RNN_REC && c->kind != KP_RNN_PROJ)
-        return 0;
-    for (h = 0; h < o->n_layout_hints; h++)
-        if (o->layout_hints[h].kind == (int)c->kind &&
-            strcmp(o->layout_hints[h].node, c->node->name) == 0)
-            return o->layout_hints[h].threads > MT_MAX ? 0 : o->layout_hints[h].threads;
-    return 0;
-}
-
 /* Smallest hidden size that gets threads by default (without --threads): below it the
  * per-step barrier costs more than the slices save. */
 #define MT_MIN_HIDDEN 128
@@ -243,6 +224,21 @@ rec_hint_threads(const kprog *kp, int i, const cg_options *o)
 /* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels or an
  * LLVM RnnProj, when --threads asks for them or by default (the target's cores) for a big
  * enough LSTM layer. */
+/* 1 when call i can run on thread slices (emit_rec_mt, emit_proj_mt_body): an LLVM LSTM
+ * RnnRec whose U can be cut into panels, or an LLVM RnnProj, with fp32 weights (the
+ * reduced-precision tiles are 1-thread) and no OpenCL side. */
+static int
+rec_mt_ok(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    if (c->wfmt || o->opencl || !cg_llvm_handles(c))
+        return 0;
+    if (c->kind == KP_RNN_PROJ)
+        return 1;
+    return c->kind == KP_RNN_REC && c->p.rnn.cell == LSTMC_RT_CELL_LSTM &&
+           c->scratch_bytes >= 28 * c->p.rnn.hidden && rec_pack_ok(kp, i, o);
+}
+
 int
 rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
 {
@@ -251,19 +247,28 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
 
     if (nt > MT_MAX)
         nt = MT_MAX;
-    if (c->wfmt) /* the reduced-precision tiles (emit_proj_lowp, emit_gemv_lowp) are 1-thread */
+    if (nt <= 1 || !rec_mt_ok(kp, i, o))
         return 1;
-    if (nt > 1 && c->kind == KP_RNN_PROJ && cg_llvm_handles(c) && !o->opencl)
-        return o->threads > 0 ||
-                       (c->p.proj.hidden >= MT_MIN_HIDDEN && c->p.proj.cell == LSTMC_RT_CELL_LSTM)
-                   ? nt
-                   : 1;
-    if (nt <= 1 || c->kind != KP_RNN_REC || c->p.rnn.cell != LSTMC_RT_CELL_LSTM ||
-        c->scratch_bytes < 28 * c->p.rnn.hidden || !cg_llvm_handles(c) || !rec_pack_ok(kp, i, o))
+    if (o->threads == 0 && (c->kind == KP_RNN_PROJ ? c->p.proj.hidden : c->p.rnn.hidden) <
+                               MT_MIN_HIDDEN)
         return 1;
-    if (o->threads == 0 && c->p.rnn.hidden < MT_MIN_HIDDEN)
+    if (o->threads == 0 && c->kind == KP_RNN_PROJ && c->p.proj.cell != LSTMC_RT_CELL_LSTM)
         return 1;
     return nt;
+}
+
+int
+rec_hint_threads(const kprog *kp, int i, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    int h;
+    if (!c->node || kp_wave_of(kp, i) || !rec_mt_ok(kp, i, o))
+        return 0;
+    for (h = 0; h < o->n_layout_hints; h++)
+        if (o->layout_hints[h].kind == (int)c->kind &&
+            strcmp(o->layout_hints[h].node, c->node->name) == 0)
+            return o->layout_hints[h].threads > MT_MAX ? 0 : o->layout_hints[h].threads;
+    return 0;
 }
 
 #endif /* LSTMC_HAVE_LLVM */
