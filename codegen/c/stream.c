@@ -269,27 +269,25 @@ stream_every_step(const stream_info *si, unsigned char *every)
 static void
 put_once_args(FILE *f, const char *name, unsigned uses, int last, int decl)
 {
+    static const struct {
+        unsigned use;
+        const char *decl, *arg; /* the parameter, and what _step passes for it */
+    } p[] = {{CG_C_USES_CTX, "%s_ctx *ctx", "ctx"},
+             {CG_C_USES_ARENA, "unsigned char *arena", "arena"},
+             {CG_C_USES_INPUTS, "const void *const *inputs", "in"},
+             {CG_C_USES_OUTPUTS, "void *const *outputs", "out"},
+             {0, "int last", "t == n - 1"}}; /* use 0: when last */
     const char *sep = "";
-    if (uses & CG_C_USES_CTX) {
-        fprintf(f, decl ? "%s_ctx *ctx" : "ctx", name);
+    size_t k;
+    for (k = 0; k < sizeof p / sizeof p[0]; k++) {
+        if (p[k].use ? !(uses & p[k].use) : !last)
+            continue;
+        fputs(sep, f);
+        fprintf(f, decl ? p[k].decl : p[k].arg, name);
         sep = ", ";
     }
-    if (uses & CG_C_USES_ARENA) {
-        fprintf(f, "%s%s", sep, decl ? "unsigned char *arena" : "arena");
-        sep = ", ";
-    }
-    if (uses & CG_C_USES_INPUTS) {
-        fprintf(f, "%s%s", sep, decl ? "const void *const *inputs" : "in");
-        sep = ", ";
-    }
-    if (uses & CG_C_USES_OUTPUTS) {
-        fprintf(f, "%s%s", sep, decl ? "void *const *outputs" : "out");
-        sep = ", ";
-    }
-    if (last)
-        fprintf(f, "%s%s", sep, decl ? "int last" : "t == n - 1");
-    else if (!*sep)
-        fputs(decl ? "void" : "", f);
+    if (!*sep && decl)
+        fputs("void", f);
 }
 
 /* NAME_STREAM_IN<i>, _OUT<i>, _NEXT_H<k>, _NEXT_C<k>: where _step stages one step of a
