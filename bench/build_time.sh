@@ -12,10 +12,10 @@
 # 100 MB of fp32 weights, issue 19's goal model). --target and --cc/--ar build for a cross
 # target (e.g. --target aarch64 --cc aarch64-linux-gnu-gcc --ar aarch64-linux-gnu-ar).
 # Prints one markdown row per model: weights MB (the ONNX model's fp32 weights), the size of
-# NAME_weights.c ("-": none, the weights are an object lstmc wrote) and of NAME_weights.o
-# (more than the weights when the streaming step program holds a U in another layout), lstmc
-# s / MB, make s / MB, total s. The library is `make` (lib<name>.a and <name>_run) with
-# CFLAGS=-O2.
+# NAME_weights.c ("-": none, the weights are an object lstmc wrote) and of the NAME_weights.o
+# objects (with NAME_weights1.o, ...; more than the weights when the streaming step program
+# holds a U in another layout), lstmc s / MB, make s / MB, total s. The library is `make`
+# (lib<name>.a and <name>_run) with CFLAGS=-O2.
 set -eu
 lstmc=$1 mkmodel=$2 work=$3
 shift 3
@@ -76,7 +76,7 @@ for c in $configs; do
     [ -f "$d/out/m_weights.c" ] && wc_mb=$(wc -c < "$d/out/m_weights.c" | awk '{ printf "%.1f", $1 / 1e6 }')
     /usr/bin/time -v -o "$d/make.time" make -s -C "$d/out" CC="$cc" AR="$ar" CFLAGS=-O2 \
         > "$d/make.log" 2>&1
-    wo_mb=$(wc -c < "$d/out/m_weights.o" | awk '{ printf "%.1f", $1 / 1e6 }')
+    wo_mb=$(cat "$d"/out/m_weights*.o | wc -c | awk '{ printf "%.1f", $1 / 1e6 }')
     ls_s=$(secs "$(field "$d/lstmc.time" 'Elapsed (wall clock) time (h:mm:ss or m:ss)')")
     ls_m=$(($(field "$d/lstmc.time" 'Maximum resident set size (kbytes)') / 1024))
     mk_s=$(secs "$(field "$d/make.time" 'Elapsed (wall clock) time (h:mm:ss or m:ss)')")

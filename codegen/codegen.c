@@ -33,21 +33,85 @@ remove_stale_object(const cg_options *o, const char *name)
     remove_stale(o, name, "_kernels.o");
 }
 
+/* --- weights both programs read ------------------------------------------------------- */
+
+/* 1 for the weights slot of a recurrent call (in[1] of lstmc.RnnRec / RnnProj), which the
+ * CPU backend may lay out for its kernels (kp_wlayout). */
+static int
+weight_slot(const kp_call *c, int j)
+{
+    return j == 1 && (c->kind == KP_RNN_REC || c->kind == KP_RNN_PROJ);
+}
+
+/* 1 when every argument of kp and skp pointing at p is a weight slot. */
+static int
+only_weights_read(const kprog *kp, const kprog *skp, const void *p)
+{
+    const kprog *k[2] = {kp, skp};
+    int i, c, j;
+    for (i = 0; i < 2; i++)
+        for (c = 0; k[i] && c < k[i]->n_calls; c++) {
+            const kp_call *x = &k[i]->calls[c];
+            for (j = 0; j < x->n_in + x->n_out; j++) {
+                const ir_tensor *t = j < x->n_in ? x->in[j] : x->out[j - x->n_in];
+                if (t && t->data == p && !weight_slot(x, j))
+                    return 0;
+            }
+        }
+    return 1;
+}
+
+/*
+ * The whole-sequence and step programs read one copy of their packed weights (a blob,
+ * fold_constants' ir_data_derived), sealed. Rather than have each program's kernels lay out
+ * a copy of their own (two more copies of every weight while the kernels are written), the
+ * whole program's kernels lay the shared bytes out in place (ir_data_own), and the step
+ * program starts from that layout (share_layouts): it keeps it when it wants the same one,
+ * and makes its own copy otherwise.
+ */
+static void
+own_weights(ir_graph *g, const kprog *kp, const kprog *skp)
+{
+    int c;
+    for (c = 0; skp && c < kp->n_calls; c++) {
+        const kp_call *x = &kp->calls[c];
+        if (weight_slot(x, 1) && x->in[1] && x->in[1]->data &&
+            ir_data_is_blob(g, x->in[1]->data) && only_weights_read(kp, skp, x->in[1]->data))
+            ir_data_own(g, x->in[1]->data);
+    }
+}
+
+static void
+share_layouts(ir_graph *g, kprog *kp, kprog *skp)
+{
+    int c, s;
+    for (c = 0; c < kp->n_calls; c++) {
+        const kp_call *x = &kp->calls[c];
+        if (!weight_slot(x, 1) || !x->in[1] || !x->in[1]->data)
+            continue;
+        ir_data_share(g, x->in[1]->data); /* sealed again: another layout is a copy */
+        for (s = 0; skp && s < skp->n_calls; s++) {
+            const kp_call *y = &skp->calls[s];
+            if (weight_slot(y, 1) && y->in[1] && y->in[1]->data == x->in[1]->data)
+                *kp_wlayout(skp, y->in[1]) = *kp_wlayout(kp, x->in[1]);
+        }
+    }
+}
+
 /* --- the backends ------------------------------------------------------------------- */
 
 static int
-llvm_emit(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
+llvm_emit(ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
           unsigned char *handled, diag *d)
 {
-    (void)g;
     (void)mp;
-    return cg_llvm_kernels(kp, o, handled, d);
+    return cg_llvm_kernels(g, kp, o, handled, d);
 }
 
 /* The recurrent layers on the GPU; the rest keeps the C kernels. The policy's CPU side is
  * the cpu backend's kernels <name>_cpu_k<i> (LLVM) or the runtime's C kernels. */
 static int
-opencl_emit(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
+opencl_emit(ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
             unsigned char *handled, diag *d)
 {
     unsigned char *cpu = calloc((size_t)kp->n_calls + 1, 1);
@@ -110,7 +174,7 @@ cg_backend_cpu(const cg_backend *be)
 /* --- cg_write ---------------------------------------------------------------------- */
 
 int
-cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, diag *d)
+cg_write(ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, diag *d)
 {
     const cg_backend *cpu_be = cg_backend_cpu(o->be);
     unsigned char *handled = NULL, *handled_s = NULL;
@@ -131,7 +195,11 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
             diag_error(d, "out of memory");
             return -1;
         }
+        if (cg_c_streams(o))
+            own_weights(g, kp, &o->stream->kp);
         n_llvm = o->be->emit(g, kp, mp, o, handled, d);
+        if (n_llvm >= 0 && cg_c_streams(o))
+            share_layouts(g, kp, &o->stream->kp);
         if (n_llvm < 0) {
             free(handled);
             return -1;
@@ -174,6 +242,13 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
     }
     if (n_llvm_s == 0)
         remove_stale_object(o, sname);
+    { /* the layouts the kernels no longer read (rec_relayout's sources): freed before the
+       * weights are written */
+        const kprog *kps[2] = {kp, cg_c_streams(o) ? &o->stream->kp : NULL};
+        kp_sweep(g, kps, 2);
+    }
+    wo = *o;
+    o = &wo;
     if (cg_c_streams(o)) { /* which step constants the whole program holds: once, here */
         const ir_graph *sg = o->stream->g;
         int i;
@@ -188,17 +263,16 @@ cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, d
             same[i] = o->stream->mp.tensor[i].kind == MEMPLAN_CONST
                           ? cg_same_const(g, mp, sg->tensors[i])
                           : -1;
-        wo = *o;
         wo.stream_same = same;
-        o = &wo;
     }
     /* the weights as an object (after emit: in the kernels' layout), or as C: either way
      * the other form an earlier compile left must not be linked */
     if (cg_weights_object(o)) {
         remove_stale(o, o->name, "_weights.c");
         int st = cg_c_streams(o);
-        if (cpu_be->weights(g, mp, st ? o->stream->g : NULL, st ? &o->stream->mp : NULL, o,
-                            d) < 0) {
+        wo.n_weight_objects =
+            cpu_be->weights(g, mp, st ? o->stream->g : NULL, st ? &o->stream->mp : NULL, o, d);
+        if (wo.n_weight_objects < 0) {
             free(handled);
             free(handled_s);
             free(same);

@@ -72,6 +72,9 @@ typedef struct cg_options {
      * (cg_same_const), or -1. cg_write makes it once, after both programs' weights are laid
      * out; NULL: not made (cg_stream_same computes it). */
     const int *stream_same;
+    /* Objects the CPU backend's weights() wrote (<name>_weights.o, <name>_weights1.o, ...):
+     * the Makefile links them; set by cg_write. */
+    int n_weight_objects;
 } cg_options;
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */
@@ -92,17 +95,18 @@ struct cg_backend {
      * (kp->n_calls entries) says which (> 1: that many threads). The weights of the calls
      * it takes may be rewritten into its layout (LLVM's column panels), hence kprog is not
      * const. Returns the number of kernels, or -1 after reporting through d. NULL: none. */
-    int (*emit)(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
+    int (*emit)(ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o,
                 unsigned char *handled, diag *d);
     const cg_backend *cpu; /* OpenCL: the backend of the CPU side (its policy's other half) */
     int gpu;               /* 1: calls run on a GPU through OpenCL */
     /* A backend whose output is not a C library (E-LSTM's RoCC program) writes it from the
      * prepared graph; the driver then runs prune only. NULL for the others. */
     int (*write_graph)(struct arena *a, const ir_graph *g, const cg_options *o, diag *d);
-    /* Write the constant tensors of the const placement as an object file for the target,
-     * OUTDIR/<name>_weights.o, after emit (the weights in its layout): what cc would make of
-     * <name>_weights.c, for the cost of copying the bytes (issue 19). NULL: the C writer's
-     * portable <name>_weights.c (cg_weights_object). */
+    /* Write the constant tensors of the const placement as object files for the target,
+     * OUTDIR/<name>_weights.o (then <name>_weights1.o, ... for a big model: objects of a
+     * bounded size), after emit (the weights in its layout): what cc would make of
+     * <name>_weights.c, for the cost of copying the bytes (issue 19). Returns the number of
+     * objects, or -1. NULL: the C writer's portable <name>_weights.c (cg_weights_object). */
     int (*weights)(const ir_graph *g, const memplan *mp, const ir_graph *sg,
                    const memplan *smp, const cg_options *o, diag *d);
 };
@@ -135,7 +139,7 @@ const cg_backend *cg_backend_cpu(const cg_backend *be);
  * to a temporary name and renamed, so a failed run never leaves a half-written file behind.
  * The backend may relay the weights its kernels read (kp and the step program's).
  */
-int cg_write(const ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, diag *d);
+int cg_write(ir_graph *g, kprog *kp, const memplan *mp, const cg_options *o, diag *d);
 
 /* Output file name for a graph output: every char outside [A-Za-z0-9_.-] becomes '_'.
  * Writes at most n bytes including the NUL. */
@@ -208,7 +212,7 @@ int cg_llvm_handles(const kp_call *c);
  * entries, written) says which. Returns the number of kernels, or -1 after reporting
  * through d (no LLVM backend for the triple, cannot write the file).
  */
-int cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
+int cg_llvm_kernels(ir_graph *g, kprog *kp, const cg_options *o, unsigned char *handled, diag *d);
 
 /*
  * Write OUTDIR/<name>_weights.o for o->target's triple (as cg_llvm_kernels): one constant

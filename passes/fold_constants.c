@@ -25,25 +25,29 @@ gates_of(int64_t cell)
     return cell == 0 ? 4 : cell == 1 ? 3 : 1;
 }
 
-/* [D, rows, cols] -> [D, cols, rows] */
+/* [D, rows, cols] -> [D, cols, rows]: made once for every program of the import (the
+ * whole-sequence and step programs pack the same weights, ir_data_derived). */
 static ir_tensor *
 transpose_dirs(ir_graph *g, const ir_tensor *w, const char *hint)
 {
     int64_t D = w->shape.d[0], R = w->shape.d[1], C = w->shape.d[2], d, r, c;
+    const int64_t dims[3] = {D, R, C};
+    const uint64_t key = ir_data_key("fold_constants.transpose_dirs", dims, 3);
     ir_shape s = w->shape;
-    ir_tensor *t;
     const float *src = w->data;
     float *dst;
     s.d[1] = C;
     s.d[2] = R;
     s.sym[1] = s.sym[2] = NULL;
-    t = ir_const_new(g, hint, IR_DT_F32, &s, NULL);
-    dst = t->data;
+    if ((dst = ir_data_derived(g, src, key)))
+        return ir_const_wrap(g, hint, IR_DT_F32, &s, dst);
+    dst = ir_data_alloc(g, (size_t)(D * R * C) * sizeof(float));
     for (d = 0; d < D; d++)
         for (r = 0; r < R; r++)
             for (c = 0; c < C; c++)
                 dst[(d * C + c) * R + r] = src[(d * R + r) * C + c];
-    return t;
+    ir_data_derive(g, src, key, dst);
+    return ir_const_wrap(g, hint, IR_DT_F32, &s, dst);
 }
 
 static void

@@ -135,8 +135,11 @@ cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int
         fprintf(f, " %s%s_kernels.o", o->name, o->opencl ? "_cpu" : "");
     if (n_llvm_s > 0) /* the streaming step program's kernels */
         fprintf(f, " %s_stream_kernels.o", o->name);
-    if (wobj)
+    if (wobj) {
         fprintf(f, " %s_weights.o", o->name);
+        for (i = 1; i < o->n_weight_objects; i++) /* a big model's further objects */
+            fprintf(f, " %s_weights%d.o", o->name, i);
+    }
     fputs("\n\n", f);
     fprintf(f, "all: lib%s.a %s_run\n\n", o->name, o->name);
     fprintf(f, "lib%s.a: $(OBJS) $(KOBJS)\n\t$(AR) rcs $@ $(OBJS) $(KOBJS)\n\n", o->name);

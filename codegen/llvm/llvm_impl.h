@@ -354,7 +354,7 @@ int tissue_handles(const kp_call *c);
 /* The layout key of the weights in column panels (kp_call.wlayout): vector width, threads. */
 #define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
 
-int rec_relayout(kprog *kp, int i, int key, diag *d);
+int rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d);
 int rec_pack_ok(const kprog *kp, int i, const cg_options *o);
 int rec_threads(const kprog *kp, int i, const cg_options *o, const target *t);
 /* The thread slices whose weight layout call i of the step program takes from the whole

@@ -302,7 +302,7 @@ llvm_module_for(LLVMModuleRef m, const llvm_target *lt)
 }
 
 int
-cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
 {
     const target *t;
     const char *triple, *features;
@@ -404,7 +404,7 @@ cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
         if ((kp->calls[i].kind == KP_RNN_REC || kp->calls[i].kind == KP_RNN_PROJ) &&
             kp->calls[i].in[1] &&
             (*kp_wlayout(kp, kp->calls[i].in[1]) || (handled[i] && rec_pack_ok(kp, i, o))) &&
-            rec_relayout(kp, i,
+            rec_relayout(gr, kp, i,
                          handled[i] && rec_pack_ok(kp, i, o)
                              ? PANELS_KEY(g.vl, kp_wave_of(kp, i) ? 1 : handled[i])
                              : 0,
@@ -436,8 +436,9 @@ cg_llvm_handles(const kp_call *c)
 }
 
 int
-cg_llvm_kernels(kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
+cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *handled, diag *d)
 {
+    (void)gr;
     (void)kp;
     (void)o;
     (void)handled;

@@ -122,31 +122,45 @@ rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, con
 }
 
 /* Bring the U of REC call c (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
- * or to C order (0). */
+ * or to C order (0). Weights another program shares (a sealed blob: the step program packs
+ * the same U) are not rewritten: the new layout is made once for every program of the
+ * import (ir_data_derived) and the tensor points at it. */
 int
-rec_relayout(kprog *kp, int i, int key, diag *d)
+rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d)
 {
     const kp_call *c = &kp->calls[i];
     int *layout = kp_wlayout(kp, c->in[1]); /* the tensor's state: on its first reader */
     const int proj = c->kind == KP_RNN_PROJ;
     const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
     const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
-    const int64_t GH = cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H;
+    const int64_t cell = proj ? c->p.proj.cell : c->p.rnn.cell;
+    const int64_t GH = cell_gates((int)cell) * H;
     const int64_t K = proj ? c->p.proj.input_size : H, es = wfmt_bytes(c->wfmt);
     ir_tensor *t = c->in[1];
     const size_t blk = (size_t)(GH * K * es); /* bytes of one direction */
-    unsigned char *tmp, *data = t->data;
+    const size_t head = c->wfmt == LSTMC_RT_WFMT_INT8 ? (size_t)(4 * D * GH) : 0;
+    const int64_t kv[] = {*layout, key, proj, D, H, cell, K, c->wfmt, es};
+    const uint64_t dkey = ir_data_key("panels.rec_relayout", kv, 9);
+    unsigned char *tmp, *data = t->data, *src = t->data, *made;
     int32_t dir;
 
     if (*layout == key)
         return 0;
-    if (c->wfmt == LSTMC_RT_WFMT_INT8) /* the values follow the D*GH scales (lstmc_rt.h) */
-        data += 4 * D * GH;
+    if ((made = ir_data_derived(g, src, dkey))) {
+        t->data = made;
+        *layout = key;
+        return 0;
+    }
     tmp = malloc(blk);
     if (!tmp) {
         diag_error(d, "out of memory");
         return -1;
     }
+    made = NULL;
+    if (ir_data_is_blob(g, src) && ir_data_mut(g, t) != src) { /* shared: a copy to lay out */
+        data = made = t->data;
+    }
+    data += head; /* int8: the values follow the D*GH scales (lstmc_rt.h) */
     for (dir = 0; dir < D; dir++) {
         unsigned char *b = data + dir * blk;
         memcpy(tmp, b, blk);
@@ -158,6 +172,8 @@ rec_relayout(kprog *kp, int i, int key, diag *d)
             rec_relayout_block(b, tmp, es, c, key, 1);
     }
     free(tmp);
+    if (made)
+        ir_data_derive(g, src, dkey, made);
     *layout = key;
     return 0;
 }

@@ -46,6 +46,28 @@ char *arena_printf(arena *a, const char *fmt, ...)
  * ones (the old block stays in the arena). Returns the new block; *cap is updated. */
 void *arena_grow(arena *a, void *old, size_t elem_size, size_t n, size_t *cap, size_t want);
 
+/*
+ * Blobs: big blocks (weights) mapped on their own, so that one can be freed before the arena
+ * and made read-only. Zeroed, page-aligned, counted against the cap like chunks, unmapped
+ * with the arena (arena_reset, arena_free) or singly (arena_blob_free). A sealed blob is
+ * read-only: a write to bytes that several graphs share faults instead of changing them
+ * behind the others' backs (compiler/core/ir_data.c).
+ */
+void *arena_blob(arena *a, size_t size);
+
+/* Bytes of the blob that starts at p; 0 when p is not the start of a live blob of a. */
+size_t arena_blob_size(const arena *a, const void *p);
+
+/* Make the blob at p read-only (idempotent); 1 if it is sealed. */
+void arena_blob_seal(arena *a, const void *p);
+int arena_blob_sealed(const arena *a, const void *p);
+
+/* Make the blob at p writable again (its owner vouches for every reader). */
+void arena_blob_unseal(arena *a, const void *p);
+
+/* Unmap the blob at p now (p must be a live blob of a). */
+void arena_blob_free(arena *a, void *p);
+
 /* Bytes handed out so far. */
 size_t arena_used(const arena *a);
 

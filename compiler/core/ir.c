@@ -152,6 +152,7 @@ ir_graph_new(arena *a, const char *name, const char *file)
     g->a = a;
     g->name = arena_strdup(a, name ? name : "graph");
     g->file = arena_strdup(a, file ? file : "model");
+    ir_data_join(g, arena_alloc(a, ir_data_store_size()));
     return g;
 }
 
@@ -243,7 +244,7 @@ ir_const_new(ir_graph *g, const char *hint, ir_dtype dt, const ir_shape *shape, 
     ir_tensor *t = ir_tensor_tmp(g, hint, dt, shape);
     int64_t n = ir_shape_numel(shape);
     size_t bytes = (size_t)(n > 0 ? n : 0) * ir_dtype_size(dt);
-    t->data = arena_alloc(g->a, bytes);
+    t->data = ir_data_alloc(g, bytes);
     if (bytes && data)
         memcpy(t->data, data, bytes);
     return t;

@@ -161,8 +161,12 @@ struct ir_node {
 
 #define IR_MAX_QSCALES 16
 
+typedef struct ir_store ir_store; /* the constant bytes a graph and its clones share */
+
 typedef struct ir_graph {
     arena *a;
+    ir_store *store;  /* ir_data.c; shared with every clone */
+    int retired;      /* ir_graph_retire: its constants may be freed by the next sweep */
     const char *name; /* ONNX graph name */
     const char *file; /* model path, for messages */
     int64_t file_bytes; /* the model file's size (the folding budget); 0 when not imported */
@@ -251,6 +255,63 @@ void ir_dce(ir_graph *g);
  * (the whole-sequence and the streaming step program). g0 is not changed.
  */
 ir_graph *ir_clone(arena *a, const ir_graph *g0);
+
+/*
+ * Constant bytes (ir_data.c). Constants of IR_DATA_BLOB_MIN bytes or more (the weights)
+ * live in blobs (arena_blob) that a graph and its clones share instead of copying: ir_clone
+ * copies the pointer and seals the blob read-only, so a stage that rewrites a constant's
+ * bytes in place calls ir_data_mut first (a write to a sealed blob faults). Blobs no live
+ * graph reads any more are freed by ir_data_sweep, which keeps lstmc's peak memory near one
+ * copy of the weights per layout (issue 19).
+ */
+#define IR_DATA_BLOB_MIN ((size_t)64 << 10) /* LSTMC_BLOB_MIN (bytes) overrides it: tests */
+
+/* Make g a graph of store s (ir_clone: the clone joins its source's store). */
+void ir_data_join(ir_graph *g, ir_store *s);
+size_t ir_data_store_size(void); /* ir_graph_new's zeroed store */
+
+/* bytes zeroed and writable for a constant of g: a blob when big, else from g's arena. */
+void *ir_data_alloc(ir_graph *g, size_t bytes);
+
+/* t's bytes, writable: a copy replaces them first when they are shared (sealed). */
+void *ir_data_mut(ir_graph *g, ir_tensor *t);
+
+/* 1 when p is (inside) a blob of g's store, so that ir_clone shares it. */
+int ir_data_is_blob(const ir_graph *g, const void *p);
+
+/* Seal the blob of g's store holding p (ir_clone shares it); 0 when p is in no blob. */
+int ir_data_share(const ir_graph *g, const void *p);
+
+/* Take p, a blob of g's arena made outside ir_data_alloc (the importer's decoder), into
+ * g's store. */
+void ir_data_adopt(ir_graph *g, void *p);
+
+/* g's stage will rewrite the blob at p in place and vouches that every other reader
+ * follows (codegen.c: the step program takes the layout the whole-sequence kernels gave
+ * the weights both read): p is unsealed, and what was derived from it or into it is
+ * forgotten. 0 when p is no blob of g's store. */
+int ir_data_own(ir_graph *g, const void *p);
+
+/* A constant tensor over data (not copied; from ir_data_alloc or ir_data_derived). */
+ir_tensor *ir_const_wrap(ir_graph *g, const char *hint, ir_dtype dt, const ir_shape *shape,
+                         void *data);
+
+/* Derived bytes: what a pure function `key` (a hash of its name and parameters,
+ * ir_data_key) made of the bytes at src, made once for every graph of the store (the
+ * whole-sequence and step programs pack and lay out the same weights alike). NULL when not
+ * made yet; ir_data_derive records (and seals) a result. */
+void *ir_data_derived(const ir_graph *g, const void *src, uint64_t key);
+void ir_data_derive(ir_graph *g, const void *src, uint64_t key, void *result);
+uint64_t ir_data_key(const char *what, const int64_t *v, int n);
+
+/* g (an import that only served to clone) is no root any more: the next sweep may free the
+ * constants only it reads, and clears their pointers in g. */
+void ir_graph_retire(ir_graph *g);
+
+/* Free every blob of g's store that no live node, input or output of a graph of the store
+ * that is not retired reads, and no pointer in keep[n_keep] points into; tensors whose blob
+ * is freed get data NULL. Returns the bytes freed. */
+size_t ir_data_sweep(ir_graph *g, const void *const *keep, size_t n_keep);
 
 /* Number of live nodes reading t. */
 int ir_n_consumers(const ir_graph *g, const ir_tensor *t);

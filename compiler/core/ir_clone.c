@@ -6,8 +6,10 @@
  *
  * The copy has the same tensors and nodes in the same order, with the same ids, names and
  * name counter, so every name a later stage generates is the one it would generate on a
- * fresh import. Constant data, shapes, attributes and slot arrays are copied; strings that
- * no stage rewrites in place (names, symbols, attribute strings) are shared.
+ * fresh import. Shapes, attributes, slot arrays and small constants are copied; strings that
+ * no stage rewrites in place (names, symbols, attribute strings) are shared, and so are the
+ * big constants (blobs, ir_data.c) when the copy is in g0's arena: sealed read-only, so that
+ * a stage that rewrites one calls ir_data_mut and gets its own copy.
  */
 #include <string.h>
 
@@ -33,9 +35,10 @@ data_bytes(const ir_tensor *t)
     return (size_t)(n > 0 ? n : 0) * ir_dtype_size(t->dtype);
 }
 
-/* The fields of t, its data copied into a; producer and id are the caller's. */
+/* The fields of t, its data copied into a (a blob's shared and sealed instead); producer
+ * and id are the caller's. */
 static void
-copy_tensor(arena *a, ir_tensor *dst, const ir_tensor *src)
+copy_tensor(arena *a, const ir_graph *g0, ir_tensor *dst, const ir_tensor *src)
 {
     int id = dst->id;
     const char *name = dst->name;
@@ -43,11 +46,15 @@ copy_tensor(arena *a, ir_tensor *dst, const ir_tensor *src)
     dst->id = id;
     dst->name = name;
     dst->producer = NULL;
-    dst->data = src->data ? dup_bytes(a, src->data, data_bytes(src)) : NULL;
+    if (src->data && a == g0->a && ir_data_share(g0, src->data)) {
+        dst->data = src->data;
+    } else {
+        dst->data = src->data ? dup_bytes(a, src->data, data_bytes(src)) : NULL;
+    }
 }
 
 static ir_tensor *
-attr_tensor(arena *a, const ir_tensor *src)
+attr_tensor(arena *a, const ir_graph *g0, const ir_tensor *src)
 {
     ir_tensor *t;
     if (!src)
@@ -55,7 +62,7 @@ attr_tensor(arena *a, const ir_tensor *src)
     t = arena_alloc(a, sizeof *t);
     t->id = src->id;
     t->name = src->name;
-    copy_tensor(a, t, src);
+    copy_tensor(a, g0, t, src);
     return t;
 }
 
@@ -76,12 +83,14 @@ ir_clone(arena *a, const ir_graph *g0)
     ir_graph *g = ir_graph_new(a, g0->name, g0->file);
     int i, j;
 
+    if (a == g0->a)
+        ir_data_join(g, g0->store); /* big constants are shared, not copied */
     g->opset = g0->opset;
     g->file_bytes = g0->file_bytes;
     for (i = 0; i < g0->n_tensors; i++) {
         const ir_tensor *s = g0->tensors[i];
         ir_tensor *t = ir_tensor_new(g, s->name, s->dtype, &s->shape);
-        copy_tensor(a, t, s);
+        copy_tensor(a, g0, t, s);
         t->id = s->id;
     }
     for (i = 0; i < g0->n_inputs; i++)
@@ -113,7 +122,7 @@ ir_clone(arena *a, const ir_graph *g0)
                 dup_bytes(a, as->floats, sizeof *as->floats * (size_t)(as->floats ? as->n : 0));
             at->strings = dup_bytes(a, as->strings,
                                     sizeof *as->strings * (size_t)(as->strings ? as->n : 0));
-            at->t = attr_tensor(a, as->t);
+            at->t = attr_tensor(a, g0, as->t);
         }
     }
     g->tmp_counter = g0->tmp_counter;

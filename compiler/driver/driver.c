@@ -212,6 +212,9 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     return compile_program(a, g, t, be, o, &calib, gp, kp, mp, d);
 }
 
+static int compile_graph(arena *a, const ir_graph *g0, ir_graph *consume,
+                         const driver_options *o, diag *d);
+
 int
 driver_compile(arena *a, const driver_options *o, diag *d)
 {
@@ -220,7 +223,7 @@ driver_compile(arena *a, const driver_options *o, diag *d)
     if (!be || (!be->write_graph && !resolve_target(o, d)) ||
         !(g0 = driver_import(a, o->model, d)))
         return -1;
-    return driver_compile_graph(a, g0, o, d);
+    return compile_graph(a, g0, g0, o, d);
 }
 
 /* A backend that is not a C library (E-LSTM): prepare, prune, and its program. */
@@ -242,9 +245,20 @@ compile_graph_only(arena *a, const ir_graph *g0, const cg_backend *be, const dri
 int
 driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag *d)
 {
+    return compile_graph(a, g0, NULL, o, d);
+}
+
+/* consume (g0 itself, or NULL): g0 (the import) serves this compile only, so once both programs are cloned from it
+ * its constants may go (ir_graph_retire): lstmc then holds the weights once per layout,
+ * not once more for the import (issue 19: a 100 MB model compiles in under 300 MB). */
+static int
+compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_options *o,
+              diag *d)
+{
     const cg_backend *be;
     const target *t;
     ir_graph *g;
+    ir_graph *gs;
     kprog kp;
     memplan mp;
     cg_options co;
@@ -260,23 +274,33 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
         return compile_graph_only(a, g0, be, o, d);
     if (!(t = resolve_target(o, d)))                                     /* target/ */
         return -1;
-    g = ir_clone(a, g0); /* g0 stays unbound for the step program */
+    g = ir_clone(a, g0);
+    gs = ir_clone(a, g0); /* unbound, for the step program (the weights are shared) */
+    if (consume)
+        ir_graph_retire(consume);
     if (driver_prepare(g, o, d) < 0)                                     /* prepare.c */
         return -1;
     stream_analyze(g, si);                                               /* stream/ */
     if (si->ok)
-        stream_step_options(si, g0, g, o, &so); /* from g's shapes, before the passes */
+        stream_step_options(si, gs, g, o, &so); /* from g's shapes, before the passes */
+    else
+        ir_graph_retire(gs);
     if (compile_program(a, g, t, be, o, &calib, &g, &kp, &mp, d) < 0)
         return -1;
     if (si->ok) { /* the <name>_step program: T = 1, the state in and out */
         diag *quiet = diag_new(a, o->model, NULL);
-        ir_graph *gs = ir_clone(a, g0);
         stream_step_graph(gs, si); /* T = 1 in the Reshapes that spell it out */
         if (driver_prepare(gs, &so, quiet) < 0 || stream_state_io(gs, si) < 0 ||
             compile_program(a, gs, t, be, &so, &calib, &si->g, &si->kp, &si->mp, quiet) < 0)
             stream_refuse(si, diag_text(quiet)); /* the reason -> <NAME>_STREAM_WHY */
         else
             stream_check(si); /* e.g. tissues cut links in time */
+    }
+    { /* the constants only the import and the programs' inputs read: freed */
+        const kprog *kps[2] = {&kp, si->ok ? &si->kp : NULL};
+        if (!si->ok)
+            ir_graph_retire(gs);
+        kp_sweep(g, kps, 2);
     }
     memset(&co, 0, sizeof co);
     co.be = be;

@@ -43,8 +43,8 @@ kp_fold_node(ir_graph *g, ir_node *n, int64_t *budget, diag *d)
     for (j = 0; j < n->n_outputs; j++) {
         ir_tensor *t = n->outputs[j];
         if (t && !t->data)
-            t->data = arena_alloc(g->a, (size_t)ir_shape_numel(&t->shape) *
-                                            ir_dtype_size(t->dtype));
+            t->data = ir_data_alloc(g, (size_t)ir_shape_numel(&t->shape) *
+                                           ir_dtype_size(t->dtype));
     }
     for (i = 0; i < kp.n_calls; i++) {
         const kp_call *c = &kp.calls[i];

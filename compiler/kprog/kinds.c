@@ -2,9 +2,11 @@
  * kinds.c — kp_kinds.def as data: each kernel kind's runtime function, per weight format,
  * and its buffer arguments' C types (kp_kind_fn, kp_call_fn, kp_arg_type).
  */
+#include "ir.h"
 #include "kprog.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The kernels of a kind, one per lstmc_rt_wfmt (FP32, FP16, BF16, INT8). */
@@ -81,4 +83,30 @@ kp_wlayout(kprog *kp, const ir_tensor *t)
         if (kp->calls[i].in[1] == t)
             return &kp->calls[i].wlayout;
     return NULL;
+}
+
+size_t
+kp_sweep(ir_graph *g, const kprog *const *kps, int n)
+{
+    const void **keep;
+    size_t n_keep = 0, cap = 0, freed;
+    int i, c, j;
+    for (i = 0; i < n; i++)
+        if (kps[i])
+            cap += (size_t)kps[i]->n_calls * 2 * KP_MAX_ARGS;
+    keep = malloc((cap + 1) * sizeof *keep);
+    if (!keep)
+        return 0; /* freeing is an optimisation */
+    for (i = 0; i < n; i++)
+        for (c = 0; kps[i] && c < kps[i]->n_calls; c++) {
+            const kp_call *k = &kps[i]->calls[c];
+            for (j = 0; j < k->n_in + k->n_out; j++) {
+                const ir_tensor *t = j < k->n_in ? k->in[j] : k->out[j - k->n_in];
+                if (t && t->data)
+                    keep[n_keep++] = t->data;
+            }
+        }
+    freed = ir_data_sweep(g, keep, n_keep);
+    free(keep);
+    return freed;
 }

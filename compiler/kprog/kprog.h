@@ -128,6 +128,10 @@ typedef struct kprog {
  * such call's wlayout, so every call sharing t sees one state. NULL when no call does. */
 int *kp_wlayout(kprog *kp, const ir_tensor *t);
 
+/* Free the blobs (ir_data_sweep) that no graph of g's store and no call of kps[n] reads;
+ * the bytes freed. */
+size_t kp_sweep(ir_graph *g, const kprog *const *kps, int n);
+
 /* Name of the runtime function a kind calls ("lstmc_rt_rnn"). */
 const char *kp_kind_fn(kp_kind k);
 

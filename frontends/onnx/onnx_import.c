@@ -213,6 +213,7 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     const char *typed_name = NULL;
     unsigned char *data;
     int64_t numel = 1;
+    int adopted = 0;
     char dims[256];
     ir_shape s;
     ir_tensor *t;
@@ -300,8 +301,17 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
         }
     }
 
-    data = arena_alloc(cx->a, (size_t)numel * ir_dtype_size(dt));
-    if (numel == 0) {
+    if (raw && !is_double && !half && !byte && dt != IR_DT_BOOL &&
+        arena_blob_size(cx->a, raw) > 0) {
+        /* the decoder's own block of these bytes (a blob, decode_alloc): kept, not copied */
+        data = (unsigned char *)raw;
+        ir_data_adopt(cx->g, data);
+        adopted = 1;
+    } else {
+        data = in_graph ? ir_data_alloc(cx->g, (size_t)numel * ir_dtype_size(dt))
+                        : arena_alloc(cx->a, (size_t)numel * ir_dtype_size(dt));
+    }
+    if (numel == 0 || adopted) {
         /* nothing to copy, and the typed arrays may be NULL (memcpy from NULL is UB) */
     } else if (raw && is_double) {
         for (i = 0; i < (size_t)numel; i++) {
@@ -438,7 +448,10 @@ import_input(onnx_ctx *cx, const Onnx__ValueInfoProto *vi)
 /* --- the model -------------------------------------------------------------------- */
 
 typedef struct decode_budget {
-    arena *a;
+    arena *a;     /* scratch: the decoded message, freed after the import */
+    arena *dst;   /* the graph's arena: big blocks (tensor bytes) are blobs there */
+    void **big;   /* those blobs, freed after the import unless a tensor adopted one */
+    size_t n_big, cap_big;
     size_t used, cap;
     int over;
 } decode_budget;
@@ -453,6 +466,12 @@ decode_alloc(void *ud, size_t size)
         return NULL;
     }
     b->used += r;
+    if (size >= IR_DATA_BLOB_MIN) { /* raw_data: the tensor may keep these very bytes */
+        void *p = arena_blob(b->dst, size);
+        b->big = arena_grow(b->a, b->big, sizeof *b->big, b->n_big, &b->cap_big, b->n_big + 1);
+        b->big[b->n_big++] = p;
+        return p;
+    }
     return arena_alloc(b->a, size);
 }
 
@@ -491,7 +510,7 @@ read_model(diag *d, arena *a, const char *path, size_t *len)
         return NULL;
     }
     *len = (size_t)st.st_size;
-    buf = arena_alloc(a, *len);
+    buf = arena_blob(a, *len); /* freed once decoded (decode_model) */
     if (fread(buf, 1, *len, f) != *len) {
         diag_error(d, "cannot read the model: %s", ferror(f) ? strerror(errno) : "short read");
         fclose(f);
@@ -567,6 +586,8 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
                               arena *scratch, diag *d);
+static ir_graph *decode_model(const unsigned char *buf, size_t len, const char *path, arena *a,
+                              decode_budget *budget, diag *d);
 
 /* The file and its decoded protobuf live in a scratch arena, freed once the graph (which
  * copies every name, attribute and tensor it keeps into a) is built: a model's bytes are
@@ -610,13 +631,31 @@ onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, di
 }
 
 /* Decode the ModelProto in buf[len] (into scratch) and build its graph in a; path names it
- * in messages and locates external data. */
+ * in messages and locates external data. The decoder's big blocks that no tensor kept are
+ * freed here. */
 static ir_graph *
 import_model(const unsigned char *buf, size_t len, const char *path, arena *a, arena *scratch,
              diag *d)
 {
-    int errors0 = diag_count(d);
     decode_budget budget;
+    ir_graph *g;
+    size_t i;
+    memset(&budget, 0, sizeof budget);
+    budget.a = scratch;
+    budget.dst = a;
+    budget.cap = DECODE_BASE + DECODE_FACTOR * len;
+    g = decode_model(buf, len, path, a, &budget, d);
+    for (i = 0; i < budget.n_big; i++)
+        if (!g || !ir_data_is_blob(g, budget.big[i]))
+            arena_blob_free(a, budget.big[i]);
+    return g;
+}
+
+static ir_graph *
+decode_model(const unsigned char *buf, size_t len, const char *path, arena *a,
+             decode_budget *budget, diag *d)
+{
+    int errors0 = diag_count(d);
     ProtobufCAllocator alloc;
     Onnx__ModelProto *m;
     const Onnx__GraphProto *gp;
@@ -624,18 +663,16 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, a
     size_t i;
     int opset;
 
-    budget.a = scratch;
-    budget.used = 0;
-    budget.cap = DECODE_BASE + DECODE_FACTOR * len;
-    budget.over = 0;
     alloc.alloc = decode_alloc;
     alloc.free = decode_free;
-    alloc.allocator_data = &budget;
+    alloc.allocator_data = budget;
     m = onnx__model_proto__unpack(&alloc, len, buf);
+    if (arena_blob_size(budget->a, buf)) /* the file: decoded, its bytes are not needed */
+        arena_blob_free(budget->a, (void *)buf);
     if (!m) {
-        if (budget.over)
+        if (budget->over)
             diag_error(d, "not a valid ONNX model (decoding it needs more than %zu MiB)",
-                       budget.cap >> 20);
+                       budget->cap >> 20);
         else
             diag_error(d, "not a valid ONNX model (protobuf decoding failed: truncated or "
                           "not a ModelProto)");
@@ -659,7 +696,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, a
     memset(&cx, 0, sizeof cx);
     cx.unnamed = -1;
     cx.a = a;
-    cx.scratch = scratch;
+    cx.scratch = budget->a;
     cx.d = d;
     cx.opset = opset;
     cx.dir = dir_of(a, path);

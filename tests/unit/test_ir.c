@@ -3,6 +3,8 @@
  * dead-code removal and the diag prefixes.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "arena.h"
@@ -194,10 +196,17 @@ Test(ir, clone_is_deep_and_equal)
     cr_assert_eq(h->nodes[0]->inputs[1], h->tensors[c->id]);
     cr_assert_eq(h->tensors[y->id]->producer, h->nodes[0]);
     cr_assert_str_eq(h->nodes[0]->name, "add_0");
-    /* the copy's data and attributes are its own */
-    cr_assert_neq(h->tensors[c->id]->data, c->data);
+    /* the copy's data and attributes are its own: a small constant copied, a blob (when
+     * LSTMC_BLOB_MIN makes this one a blob) shared until ir_data_mut copies it */
     cr_assert_arr_eq(h->tensors[c->id]->data, w, sizeof w);
-    ((float *)h->tensors[c->id]->data)[0] = 42;
+    if (ir_data_is_blob(g, c->data)) {
+        cr_assert_eq(h->tensors[c->id]->data, c->data);
+        ((float *)ir_data_mut(h, h->tensors[c->id]))[0] = 42;
+    } else {
+        cr_assert_neq(h->tensors[c->id]->data, c->data);
+        ((float *)h->tensors[c->id]->data)[0] = 42;
+    }
+    cr_assert_float_eq(((const float *)h->tensors[c->id]->data)[0], 42.0f, 0);
     cr_assert_float_eq(((const float *)c->data)[0], 1.0f, 0);
     ir_attr_get(h->nodes[0], "perm")->ints[0] = 7;
     cr_assert_eq(ir_attr_get(n, "perm")->ints[0], 1);
@@ -225,4 +234,124 @@ Test(ir, unnamed_node_label)
     cr_assert_str_eq(ir_node_label(h->nodes[0], buf, sizeof buf), "Cast node #12 (unnamed)");
     n->unnamed = 0; /* named: the model's name */
     cr_assert_str_eq(ir_node_label(n, buf, sizeof buf), "node 'Cast_0' (Cast)");
+}
+
+/* --- constant bytes: blobs shared by clones, sealed, swept (ir_data.c, issue 19) --------- */
+
+#define BIG 65536 /* floats: 256 KiB, a blob at the default IR_DATA_BLOB_MIN */
+
+/* A big constant w = 0, 1, 2, ... read by an Add into y, in g. */
+static ir_tensor *
+big_const(const char *name, ir_tensor **y)
+{
+    ir_shape s = shp(1, BIG, 0);
+    ir_tensor *x = ir_tensor_new(g, name, IR_DT_F32, &s), *c;
+    float *v;
+    int i;
+    c = ir_const_new(g, "w", IR_DT_F32, &s, NULL);
+    v = c->data;
+    for (i = 0; i < BIG; i++)
+        v[i] = (float)i;
+    *y = ir_tensor_tmp(g, "y", IR_DT_F32, &s);
+    ir_graph_add_input(g, x);
+    ir_graph_add_output(g, *y);
+    add(NULL, x, c, *y);
+    return c;
+}
+
+Test(ir, big_constants_are_shared_by_clones)
+{
+    ir_tensor *y, *c = big_const("x", &y);
+    ir_graph *h;
+    float *p;
+    cr_assert(ir_data_is_blob(g, c->data));
+    h = ir_clone(a, g);
+    cr_assert_eq(h->tensors[c->id]->data, c->data, "one copy of the bytes, not two");
+    p = ir_data_mut(h, h->tensors[c->id]); /* shared: a copy to write */
+    cr_assert_neq(p, c->data);
+    cr_assert_arr_eq(p, c->data, BIG * sizeof(float));
+    p[5] = -1;
+    cr_assert_float_eq(((const float *)c->data)[5], 5.0f, 0);
+    cr_assert_eq(ir_data_mut(h, h->tensors[c->id]), p, "a copy of its own is written in place");
+}
+
+/* a write to bytes a clone shares, bypassing ir_data_mut, faults instead of changing the
+ * other graph's constant behind its back */
+static void
+on_fault(int sig)
+{
+    (void)sig;
+    _exit(42); /* our own handler: the sanitizers' would report and abort instead */
+}
+
+Test(ir, shared_big_constant_is_read_only, .exit_code = 42)
+{
+    ir_tensor *y, *c = big_const("x", &y);
+    ir_graph *h = ir_clone(a, g);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fault;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    ((volatile float *)h->tensors[c->id]->data)[0] = 42;
+    cr_assert_fail("the write to a shared constant went through");
+}
+
+Test(ir, sweep_frees_what_no_live_graph_reads)
+{
+    ir_tensor *y, *c = big_const("x", &y), *unread, *hc;
+    ir_shape s = shp(1, BIG, 0);
+    ir_graph *h;
+    size_t freed;
+    unread = ir_const_new(g, "unread", IR_DT_F32, &s, NULL);
+    cr_assert(ir_data_is_blob(g, unread->data));
+    h = ir_clone(a, g);
+    hc = h->tensors[c->id];
+    /* no node reads `unread`: freed, its pointer cleared in both graphs */
+    freed = ir_data_sweep(g, NULL, 0);
+    cr_assert_geq(freed, BIG * sizeof(float));
+    cr_assert_null(unread->data);
+    cr_assert_null(h->tensors[unread->id]->data);
+    cr_assert_not_null(c->data);
+    /* g retired: h still reads c's bytes, so they stay */
+    ir_graph_retire(g);
+    cr_assert_eq(ir_data_sweep(g, NULL, 0), 0);
+    cr_assert_float_eq(((const float *)hc->data)[7], 7.0f, 0);
+    /* h's node reads a copy now: the shared bytes go, the copy stays */
+    ir_data_mut(h, hc);
+    cr_assert_geq(ir_data_sweep(h, NULL, 0), BIG * sizeof(float));
+    cr_assert_null(c->data);
+    cr_assert_float_eq(((const float *)hc->data)[7], 7.0f, 0);
+}
+
+Test(ir, sweep_keeps_what_the_caller_names)
+{
+    ir_shape s = shp(1, BIG, 0);
+    ir_tensor *t = ir_const_new(g, "kept", IR_DT_F32, &s, NULL);
+    const void *keep[1];
+    keep[0] = (const float *)t->data + 10; /* inside the blob */
+    cr_assert_eq(ir_data_sweep(g, keep, 1), 0);
+    cr_assert_not_null(t->data);
+    cr_assert_geq(ir_data_sweep(g, NULL, 0), BIG * sizeof(float));
+    cr_assert_null(t->data);
+}
+
+Test(ir, derived_bytes_are_made_once_and_forgotten_with_their_source)
+{
+    ir_tensor *y, *c = big_const("x", &y);
+    const int64_t dims[2] = {BIG, 1};
+    uint64_t k = ir_data_key("test.negate", dims, 2), k2 = ir_data_key("test.negate", dims, 1);
+    float *r = ir_data_alloc(g, BIG * sizeof(float));
+    int i;
+    cr_assert_neq(k, k2);
+    for (i = 0; i < BIG; i++)
+        r[i] = -((const float *)c->data)[i];
+    cr_assert_null(ir_data_derived(g, c->data, k));
+    ir_data_derive(g, c->data, k, r);
+    cr_assert_eq(ir_data_derived(g, c->data, k), r);
+    cr_assert_null(ir_data_derived(g, c->data, k2));
+    cr_assert_null(ir_data_derived(g, r, k));
+    /* nothing reads r: the sweep frees it and forgets it was made */
+    ir_data_sweep(g, NULL, 0);
+    cr_assert_null(ir_data_derived(g, c->data, k));
 }

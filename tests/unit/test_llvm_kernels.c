@@ -63,7 +63,7 @@ build_so(kprog *kp, const char *tag, unsigned char *handled)
     o.llvm = 1;
     o.threads = 1; /* the multi-core kernels need rt_pool.c, which t.so does not link; the
                       e2e_threads tests cover them */
-    n = cg_llvm_kernels(kp, &o, handled, d);
+    n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
     cr_assert(n == kp->n_calls, "cg_llvm_kernels: %d of %d kernels", n, kp->n_calls);
     snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
     cr_assert(system(cmd) == 0, "%s", cmd);

@@ -58,7 +58,7 @@ build_so(kprog *kp, const char *tag)
     o.outdir = dir;
     o.target = "host";
     o.llvm = 1;
-    cr_assert_eq(cg_llvm_kernels(kp, &o, handled, d), 1, "%s: the LLVM tissue kernel", tag);
+    cr_assert_eq(cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d), 1, "%s: the LLVM tissue kernel", tag);
     if (!runtime_built) { /* the runtime sources the kernel calls, compiled once */
         snprintf(cmd, sizeof cmd,
                  "cd %s && cc -c -fPIC -O2 -I%s/runtime/include %s/runtime/src/rt_tissue.c "

@@ -360,7 +360,7 @@ void *
 shape_out_data(ir_graph *g, ir_tensor *o)
 {
     size_t bytes = (size_t)shape_numel(&o->shape) * ir_dtype_size(o->dtype);
-    o->data = arena_alloc(g->a, bytes);
+    o->data = ir_data_alloc(g, bytes);
     return o->data;
 }
 
