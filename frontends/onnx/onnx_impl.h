@@ -142,4 +142,10 @@ int onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_expand(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np);
 
+/* onnx_elt.c (issue 20, elt) */
+int onnx_import_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_clip(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np);
+
 #endif /* LSTMC_ONNX_IMPL_H */
