@@ -552,7 +552,12 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
     } else if (!is_default_domain(np->domain)) {
         onnx_err(cx, "unsupported operator '%s' (domain '%s')", op, np->domain);
     } else if (!(fn = onnx_op_find(op))) {
-        onnx_err(cx, "unsupported operator '%s'", op);
+        const char *hint = onnx_pytorch_hint(op);
+        if (hint)
+            onnx_err(cx, "unsupported operator '%s' (in PyTorch usually from %s)", op, hint);
+        else
+            onnx_err(cx, "unsupported operator '%s'", op);
+        cx->n_unsupported++;
     } else {
         fn(cx, np);
     }
@@ -567,6 +572,81 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
                               arena *scratch, diag *d);
+
+/*
+ * After a run that refused nodes for their op type: one line that says whether those are
+ * the only obstacle the import found (every other node's op, attributes and arity are
+ * supported) and how many of the other nodes read their results (whose shapes can be
+ * checked only once they are supported). `errors` counts every error of the import.
+ */
+static void
+unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
+{
+    ir_graph *g = cx->g;
+    char ops[512];
+    size_t k = 0, i, j;
+    int other = errors - cx->n_unsupported, downstream = 0, changed = 1, rounds = 0;
+    char *bad = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
+    char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
+    ops[0] = '\0';
+    for (i = 0; i < gp->n_node; i++) { /* the distinct op types refused, in node order */
+        const char *op = gp->node[i]->op_type;
+        int seen = 0;
+        if (!op || !op[0] || onnx_op_find(op) || (gp->node[i]->domain && gp->node[i]->domain[0] &&
+                                                   strcmp(gp->node[i]->domain, "ai.onnx") != 0))
+            continue;
+        for (j = 0; j < i && !seen; j++)
+            seen = gp->node[j]->op_type && strcmp(gp->node[j]->op_type, op) == 0;
+        if (!seen && k < sizeof ops)
+            k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s", k ? ", " : "", op);
+    }
+    /* a tensor no node makes, no initializer holds and no input feeds: an output of a
+     * refused node; what reads it, directly or not, waits on that node */
+    for (i = 0; i < (size_t)g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        bad[i] = !t->producer && !t->data && !t->is_input;
+    }
+    while (changed && rounds++ < g->n_nodes + 1) {
+        changed = 0;
+        for (i = 0; i < (size_t)g->n_nodes; i++) {
+            const ir_node *n = g->nodes[i];
+            int reads = 0, m;
+            if (n->dead)
+                continue;
+            for (m = 0; m < n->n_inputs; m++)
+                reads |= n->inputs[m] && bad[n->inputs[m]->id];
+            for (m = 0; reads && m < n->n_outputs; m++) {
+                if (n->outputs[m] && !bad[n->outputs[m]->id]) {
+                    bad[n->outputs[m]->id] = 1;
+                    changed = 1;
+                }
+            }
+            if (reads && n->onnx_index >= 0 && (size_t)n->onnx_index < gp->n_node &&
+                !hit[n->onnx_index]) {
+                hit[n->onnx_index] = 1;
+                downstream++;
+            }
+        }
+    }
+    if (other <= 0 && downstream == 0)
+        diag_error(cx->d,
+                   "%d of the %zu nodes use operators lstmc does not support (%s); they are "
+                   "the only obstacle the import found: every other node is supported as "
+                   "written, and none of them reads their results",
+                   cx->n_unsupported, gp->n_node, ops);
+    else if (other <= 0)
+        diag_error(cx->d,
+                   "%d of the %zu nodes use operators lstmc does not support (%s); they are "
+                   "the only obstacle the import found: every other node is supported as "
+                   "written (%d of them read their results, so their shapes are checked once "
+                   "those operators are supported or removed from the export)",
+                   cx->n_unsupported, gp->n_node, ops, downstream);
+    else
+        diag_error(cx->d,
+                   "%d of the %zu nodes use operators lstmc does not support (%s); besides "
+                   "them, the import refused %d other thing%s (above)",
+                   cx->n_unsupported, gp->n_node, ops, other, other == 1 ? "" : "s");
+}
 
 /* The file and its decoded protobuf live in a scratch arena, freed once the graph (which
  * copies every name, attribute and tensor it keeps into a) is built: a model's bytes are
@@ -711,8 +791,11 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, a
     if (gp->n_output == 0)
         diag_error(d, "the graph has no outputs");
 
-    if (diag_count(d) > errors0)
+    if (diag_count(d) > errors0) {
+        if (cx.n_unsupported > 0)
+            unsupported_summary(&cx, gp, diag_count(d) - errors0);
         return NULL;
+    }
     if (ir_toposort(cx.g, d) < 0)
         return NULL;
     return cx.g;

@@ -985,7 +985,8 @@ static void
 build_all(void)
 {
     static const char *const rt[] = {"rt_blob", "rt_drs",  "rt_hsparse", "rt_kernels", "rt_lowp",
-                                      "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo"};
+                                      "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo",
+                                      "rt_eltwise2"};
     char mk[600], cmd[1400], dir[512];
     FILE *f;
     int i, k, n;

@@ -9,3 +9,11 @@ if(NOT LSTMC_SANITIZE AND EXISTS ${FIX}/index.txt)
     endif()
   endforeach()
 endif()
+
+# the refusals: every shape operand computed from a graph input's values named in one run,
+# the PyTorch construct behind an unsupported op, and whether it is the only obstacle
+add_test(NAME bad_elt_refusals
+         COMMAND sh ${E2E}/elt_refusals.sh $<TARGET_FILE:lstmc> ${CMAKE_SOURCE_DIR}/tests/bad
+                 ${CMAKE_CURRENT_BINARY_DIR}/bad_out/elt)
+set_tests_properties(bad_elt_refusals PROPERTIES TIMEOUT 90
+                     ENVIRONMENT "LSTMC_MEMORY_LIMIT=268435456;${LSTMC_E2E_ENV}")
