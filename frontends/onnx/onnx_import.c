@@ -551,6 +551,7 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
         onnx_err(cx, "has no op_type");
     } else if (!is_default_domain(np->domain)) {
         onnx_err(cx, "unsupported operator '%s' (domain '%s')", op, np->domain);
+        cx->n_unsupported++;
     } else if (!(fn = onnx_op_find(op))) {
         const char *hint = onnx_pytorch_hint(op);
         if (hint)
@@ -590,15 +591,18 @@ unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
     char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
     ops[0] = '\0';
     for (i = 0; i < gp->n_node; i++) { /* the distinct op types refused, in node order */
-        const char *op = gp->node[i]->op_type;
-        int seen = 0;
-        if (!op || !op[0] || onnx_op_find(op) || (gp->node[i]->domain && gp->node[i]->domain[0] &&
-                                                   strcmp(gp->node[i]->domain, "ai.onnx") != 0))
+        const char *op = gp->node[i]->op_type, *dom = gp->node[i]->domain;
+        int seen = 0, other_domain = !is_default_domain(dom);
+        if (!op || !op[0] || (!other_domain && onnx_op_find(op)))
             continue;
         for (j = 0; j < i && !seen; j++)
-            seen = gp->node[j]->op_type && strcmp(gp->node[j]->op_type, op) == 0;
+            seen = gp->node[j]->op_type && strcmp(gp->node[j]->op_type, op) == 0 &&
+                   is_default_domain(gp->node[j]->domain) == !other_domain &&
+                   (!other_domain || strcmp(gp->node[j]->domain, dom) == 0);
         if (!seen && k < sizeof ops)
-            k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s", k ? ", " : "", op);
+            k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s%s%s%s", k ? ", " : "", op,
+                                  other_domain ? " (" : "", other_domain ? dom : "",
+                                  other_domain ? ")" : "");
     }
     /* a tensor no node makes, no initializer holds and no input feeds: an output of a
      * refused node; what reads it, directly or not, waits on that node */
