@@ -572,7 +572,109 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 }
 
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
-                              arena *scratch, diag *d);
+                              arena *scratch, diag *d, int rest);
+
+
+/*
+ * Mark in bad[] (one flag per tensor of g) every tensor that waits on a refused node: a
+ * tensor no node makes, no initializer holds and no input feeds is an output of a refused
+ * node, and what reads it, directly or not, waits on it too. hit[] (one flag per ONNX node,
+ * n_onnx of them) marks the nodes that read such a tensor; returns how many.
+ */
+static int
+taint_refused(ir_graph *g, char *bad, char *hit, size_t n_onnx)
+{
+    int i, downstream = 0, changed = 1, rounds = 0;
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        bad[i] = !t->producer && !t->data && !t->is_input;
+    }
+    while (changed && rounds++ < g->n_nodes + 1) {
+        changed = 0;
+        for (i = 0; i < g->n_nodes; i++) {
+            const ir_node *n = g->nodes[i];
+            int reads = 0, m;
+            if (n->dead)
+                continue;
+            for (m = 0; m < n->n_inputs; m++)
+                reads |= n->inputs[m] && bad[n->inputs[m]->id];
+            for (m = 0; reads && m < n->n_outputs; m++) {
+                if (n->outputs[m] && !bad[n->outputs[m]->id]) {
+                    bad[n->outputs[m]->id] = 1;
+                    changed = 1;
+                }
+            }
+            if (reads && n->onnx_index >= 0 && (size_t)n->onnx_index < n_onnx &&
+                !hit[n->onnx_index]) {
+                hit[n->onnx_index] = 1;
+                downstream++;
+            }
+        }
+    }
+    return downstream;
+}
+
+/*
+ * The rest of a graph whose only refusals were unsupported operators (onnx_import_rest):
+ * every node that waits on a refused one is dropped, and the graph's outputs become those
+ * that do not wait on one plus every tensor a dropped or refused node reads (the frontier),
+ * so what feeds the refused nodes is compiled and checked too.
+ */
+static ir_graph *
+rest_graph(onnx_ctx *cx, const Onnx__GraphProto *gp, diag *d)
+{
+    ir_graph *g = cx->g;
+    char *bad = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
+    char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
+    char *kept = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
+    ir_tensor **outs = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, sizeof *outs);
+    int n_outs = 0, i, m;
+    size_t k, q;
+#define REST_KEEP(t)                                                                          \
+    do {                                                                                      \
+        if (!kept[(t)->id]) {                                                                 \
+            kept[(t)->id] = 1;                                                                \
+            outs[n_outs++] = (t);                                                             \
+        }                                                                                     \
+    } while (0)
+    taint_refused(g, bad, hit, gp->n_node);
+    for (i = 0; i < g->n_outputs; i++) {
+        g->outputs[i]->is_output = 0;
+        if (!bad[g->outputs[i]->id])
+            REST_KEEP(g->outputs[i]);
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        int reads = 0;
+        if (n->dead)
+            continue;
+        for (m = 0; m < n->n_inputs; m++)
+            reads |= n->inputs[m] && bad[n->inputs[m]->id];
+        if (!reads)
+            continue;
+        n->dead = 1;
+        for (m = 0; m < n->n_inputs; m++)
+            if (n->inputs[m] && !bad[n->inputs[m]->id] && n->inputs[m]->producer)
+                REST_KEEP(n->inputs[m]);
+    }
+    for (k = 0; k < gp->n_node; k++) { /* the refused nodes' own inputs */
+        const Onnx__NodeProto *np = gp->node[k];
+        int refused = np->op_type && np->op_type[0] &&
+                      (!is_default_domain(np->domain) || !onnx_op_find(np->op_type));
+        for (q = 0; refused && q < np->n_input; q++) {
+            ir_tensor *t = np->input[q] && np->input[q][0] ? ir_tensor_find(g, np->input[q]) : NULL;
+            if (t && !bad[t->id] && t->producer)
+                REST_KEEP(t);
+        }
+    }
+#undef REST_KEEP
+    g->n_outputs = 0;
+    for (i = 0; i < n_outs; i++)
+        ir_graph_add_output(g, outs[i]);
+    if (ir_toposort(g, d) < 0)
+        return NULL;
+    return g;
+}
 
 /*
  * After a run that refused nodes for their op type: one line that says whether those are
@@ -586,7 +688,7 @@ unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
     ir_graph *g = cx->g;
     char ops[512];
     size_t k = 0, i, j;
-    int other = errors - cx->n_unsupported, downstream = 0, changed = 1, rounds = 0;
+    int other = errors - cx->n_unsupported, downstream;
     char *bad = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
     char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
     ops[0] = '\0';
@@ -604,34 +706,7 @@ unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
                                   other_domain ? " (" : "", other_domain ? dom : "",
                                   other_domain ? ")" : "");
     }
-    /* a tensor no node makes, no initializer holds and no input feeds: an output of a
-     * refused node; what reads it, directly or not, waits on that node */
-    for (i = 0; i < (size_t)g->n_tensors; i++) {
-        const ir_tensor *t = g->tensors[i];
-        bad[i] = !t->producer && !t->data && !t->is_input;
-    }
-    while (changed && rounds++ < g->n_nodes + 1) {
-        changed = 0;
-        for (i = 0; i < (size_t)g->n_nodes; i++) {
-            const ir_node *n = g->nodes[i];
-            int reads = 0, m;
-            if (n->dead)
-                continue;
-            for (m = 0; m < n->n_inputs; m++)
-                reads |= n->inputs[m] && bad[n->inputs[m]->id];
-            for (m = 0; reads && m < n->n_outputs; m++) {
-                if (n->outputs[m] && !bad[n->outputs[m]->id]) {
-                    bad[n->outputs[m]->id] = 1;
-                    changed = 1;
-                }
-            }
-            if (reads && n->onnx_index >= 0 && (size_t)n->onnx_index < gp->n_node &&
-                !hit[n->onnx_index]) {
-                hit[n->onnx_index] = 1;
-                downstream++;
-            }
-        }
-    }
+    downstream = taint_refused(g, bad, hit, gp->n_node);
     if (other <= 0 && downstream == 0)
         diag_error(cx->d,
                    "%d of the %zu nodes use operators lstmc does not support (%s); they are "
@@ -665,7 +740,22 @@ onnx_import(const char *path, arena *a, diag *d)
 
     buf = read_model(d, scratch, path, &len);
     if (buf)
-        g = import_model(buf, len, path, a, scratch, d);
+        g = import_model(buf, len, path, a, scratch, d, 0);
+    arena_free(scratch);
+    return g;
+}
+
+ir_graph *
+onnx_import_rest(const char *path, arena *a, diag *d)
+{
+    arena *scratch = arena_new(0);
+    unsigned char *buf;
+    size_t len = 0;
+    ir_graph *g = NULL;
+
+    buf = read_model(d, scratch, path, &len);
+    if (buf)
+        g = import_model(buf, len, path, a, scratch, d, 1);
     arena_free(scratch);
     return g;
 }
@@ -687,7 +777,7 @@ onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, di
         ir_graph *g;
         buf = arena_alloc(scratch, size);
         memcpy(buf, data, size);
-        g = import_model(buf, size, name, a, scratch, d);
+        g = import_model(buf, size, name, a, scratch, d, 0);
         arena_free(scratch);
         return g;
     }
@@ -697,7 +787,7 @@ onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, di
  * in messages and locates external data. */
 static ir_graph *
 import_model(const unsigned char *buf, size_t len, const char *path, arena *a, arena *scratch,
-             diag *d)
+             diag *d, int rest)
 {
     int errors0 = diag_count(d);
     decode_budget budget;
@@ -795,6 +885,10 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, a
     if (gp->n_output == 0)
         diag_error(d, "the graph has no outputs");
 
+    if (rest) /* onnx_import_rest: only when unsupported operators were the only refusals */
+        return cx.n_unsupported > 0 && diag_count(d) - errors0 == cx.n_unsupported
+                   ? rest_graph(&cx, gp, d)
+                   : NULL;
     if (diag_count(d) > errors0) {
         if (cx.n_unsupported > 0)
             unsupported_summary(&cx, gp, diag_count(d) - errors0);

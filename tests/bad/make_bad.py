@@ -219,6 +219,14 @@ def main():
               [], name="unsupported_and_other")
     write("unsupported_and_other.onnx", m.SerializeToString())
 
+    # ... and with a node that does not read its result but cannot compile either (Add of
+    # shapes that do not broadcast): the driver says the rest would not compile
+    m = model([N("Sin", ["X"], ["s"], name="sin_a"),
+               N("Add", ["X", "b4"], ["Z"], name="add_bad")],
+              [fin("X", [2, 3])], [fin("s", [2, 3]), fin("Z", [2, 3])],
+              [numpy_helper.from_array(np.zeros(4, np.float32), "b4")], name="unsupported_rest_bad")
+    write("unsupported_rest_bad.onnx", m.SerializeToString())
+
     # sanity: the files that should not parse, do not; the rest parse
     for f in ("empty.onnx",):
         assert (HERE / f).stat().st_size == 0
@@ -226,7 +234,7 @@ def main():
               "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
               "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx",
               "unnamed_cast.onnx", "slice_dynamic.onnx", "dyn_shape_operands.onnx",
-              "unsupported_sin.onnx", "unsupported_and_other.onnx"):
+              "unsupported_sin.onnx", "unsupported_and_other.onnx", "unsupported_rest_bad.onnx"):
         onnx.load(str(HERE / f), load_external_data=False)
     for f in ("truncated.onnx", "random_bytes.onnx"):
         try:
