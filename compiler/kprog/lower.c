@@ -679,6 +679,16 @@ lower_tile(arena *a, kprog *kp, const ir_node *n, diag *d)
             str[r++] = st[i];
         }
     }
+    for (i = r - 1; i > 0 && r > LSTMC_RT_MAX_RANK; i--) { /* merge dims read contiguously */
+        if (str[i - 1] == str[i] * dims[i]) {
+            int j;
+            dims[i - 1] *= dims[i];
+            str[i - 1] = str[i];
+            for (j = i; j + 1 < r; j++)
+                dims[j] = dims[j + 1], str[j] = str[j + 1];
+            r--;
+        }
+    }
     if (r > LSTMC_RT_MAX_RANK) {
         diag_node(d, n, "repeats %d axes of a rank-%d input; lstmc's strided copy has at most %d "
                         "dims (repeat at most %d axes that are not of size 1)",

@@ -56,16 +56,18 @@ onnx_import_clip(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n;
     int i;
     if (cx->opset < 11 && np->n_input > 1) {
-        onnx_err(cx, "has %zu inputs; Clip before opset 11 takes 1 (min and max are "
-                     "attributes)",
+        onnx_err(cx,
+                 "has %zu inputs; Clip before opset 11 takes 1 (min and max are "
+                 "attributes)",
                  np->n_input);
         return -1;
     }
     if (cx->opset >= 11) {
         for (i = 0; i < 2; i++) {
             if (onnx_attr_find(np, bound[i])) {
-                onnx_err(cx, "attribute '%s' is not part of Clip at opset %d (it is input "
-                             "%d)",
+                onnx_err(cx,
+                         "attribute '%s' is not part of Clip at opset %d (it is input "
+                         "%d)",
                          bound[i], cx->opset, i + 1);
                 return -1;
             }

@@ -574,7 +574,6 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
                               arena *scratch, diag *d, int rest);
 
-
 /*
  * Mark in bad[] (one flag per tensor of g) every tensor that waits on a refused node: a
  * tensor no node makes, no initializer holds and no input feeds is an output of a refused
@@ -630,12 +629,12 @@ rest_graph(onnx_ctx *cx, const Onnx__GraphProto *gp, diag *d)
     ir_tensor **outs = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, sizeof *outs);
     int n_outs = 0, i, m;
     size_t k, q;
-#define REST_KEEP(t)                                                                          \
-    do {                                                                                      \
-        if (!kept[(t)->id]) {                                                                 \
-            kept[(t)->id] = 1;                                                                \
-            outs[n_outs++] = (t);                                                             \
-        }                                                                                     \
+#define REST_KEEP(t)                                                                               \
+    do {                                                                                           \
+        if (!kept[(t)->id]) {                                                                      \
+            kept[(t)->id] = 1;                                                                     \
+            outs[n_outs++] = (t);                                                                  \
+        }                                                                                          \
     } while (0)
     taint_refused(g, bad, hit, gp->n_node);
     for (i = 0; i < g->n_outputs; i++) {

@@ -75,11 +75,11 @@ ew_put_i(void *p, int32_t dt, int64_t i, int64_t v)
 }
 
 /* Both operands as a pair of doubles would lose int64 precision: compare in the dtype. */
-#define EW_CMP(op, x, y)                                                                      \
-    ((op) == LSTMC_RT_EW_EQUAL     ? (x) == (y)                                               \
-     : (op) == LSTMC_RT_EW_LESS    ? (x) < (y)                                                \
-     : (op) == LSTMC_RT_EW_GREATER ? (x) > (y)                                                \
-     : (op) == LSTMC_RT_EW_LESS_EQUAL ? (x) <= (y)                                            \
+#define EW_CMP(op, x, y)                                                                           \
+    ((op) == LSTMC_RT_EW_EQUAL        ? (x) == (y)                                                 \
+     : (op) == LSTMC_RT_EW_LESS       ? (x) < (y)                                                  \
+     : (op) == LSTMC_RT_EW_GREATER    ? (x) > (y)                                                  \
+     : (op) == LSTMC_RT_EW_LESS_EQUAL ? (x) <= (y)                                                 \
                                       : (x) >= (y))
 
 static int
@@ -143,9 +143,8 @@ ew_int(const lstmc_rt_ewise_params *p, int64_t x, const void *b, int64_t ib, con
             x = ew_get_i(c, p->dtype, ic);
         return x;
     default: { /* POW: in double, truncated toward zero */
-        double r = pow((double)x, p->b_dtype == LSTMC_RT_F32
-                                      ? (double)((const float *)b)[ib]
-                                      : (double)ew_get_i(b, p->b_dtype, ib));
+        double r = pow((double)x, p->b_dtype == LSTMC_RT_F32 ? (double)((const float *)b)[ib]
+                                                             : (double)ew_get_i(b, p->b_dtype, ib));
         return r >= 9.2e18 ? INT64_MAX : r <= -9.2e18 ? INT64_MIN : (int64_t)r;
     }
     }

@@ -277,8 +277,9 @@ Test(elt_shape, comparisons_give_bool_and_broadcast)
 {
     ok(mk(IR_OP_LESS, 2, tin("a", IR_DT_F32, shp(2, 3, 1)), tin("b", IR_DT_F32, shp(1, 4, 0))),
        IR_DT_BOOL, shp(2, 3, 4));
-    fails(mk(IR_OP_GREATER, 2, tin("c", IR_DT_F32, shp(1, 4, 0)), tin("d", IR_DT_I64, shp(1, 4, 0))),
-          "dtype");
+    fails(
+        mk(IR_OP_GREATER, 2, tin("c", IR_DT_F32, shp(1, 4, 0)), tin("d", IR_DT_I64, shp(1, 4, 0))),
+        "dtype");
     fails(mk(IR_OP_LESS, 2, tin("e", IR_DT_BOOL, shp(1, 4, 0)), tin("f", IR_DT_BOOL, shp(1, 4, 0))),
           "input 'A'");
 }
@@ -291,8 +292,7 @@ Test(elt_shape, where_needs_a_bool_condition_and_one_value_dtype)
     fails(mk(IR_OP_WHERE, 3, tin("c2", IR_DT_BOOL, shp(1, 4, 0)), x,
              tin("yi", IR_DT_I64, shp(1, 4, 0))),
           "dtype");
-    fails(mk(IR_OP_WHERE, 3, tin("c3", IR_DT_BOOL, shp(1, 5, 0)), x, x),
-          "does not broadcast");
+    fails(mk(IR_OP_WHERE, 3, tin("c3", IR_DT_BOOL, shp(1, 5, 0)), x, x), "does not broadcast");
 }
 
 Test(elt_shape, tile_repeats)
@@ -318,8 +318,9 @@ Test(elt_shape, range_length_and_refusals)
     ok(mk(IR_OP_RANGE, 3, cst(IR_DT_I64, sc, &si), cst(IR_DT_I64, sc, &li),
           cst(IR_DT_I64, sc, &di)),
        IR_DT_I64, shp(1, 4, 0));
-    fails(mk(IR_OP_RANGE, 3, cst(IR_DT_F32, sc, &s), cst(IR_DT_F32, sc, &l), cst(IR_DT_F32, sc, &z)),
-          "input 'delta' is 0");
+    fails(
+        mk(IR_OP_RANGE, 3, cst(IR_DT_F32, sc, &s), cst(IR_DT_F32, sc, &l), cst(IR_DT_F32, sc, &z)),
+        "input 'delta' is 0");
     fails(mk(IR_OP_RANGE, 3, cst(IR_DT_F32, sc, &z), cst(IR_DT_F32, sc, &big),
              cst(IR_DT_F32, sc, &s)),
           "more than 2^31 elements");
@@ -347,9 +348,8 @@ Test(elt_shape, operand_traced_through_arithmetic_not_through_shape)
      * graph input 'ids' behind the Add */
     const int64_t one[2] = {1, 1};
     ir_tensor *x = tin("x", IR_DT_F32, shp(2, 3, 4));
-    ir_node *add = mk(IR_OP_ADD, 2, tin("ids", IR_DT_I64, shp(1, 2, 0)),
-                      cst(IR_DT_I64, shp(1, 2, 0), one));
+    ir_node *add =
+        mk(IR_OP_ADD, 2, tin("ids", IR_DT_I64, shp(1, 2, 0)), cst(IR_DT_I64, shp(1, 2, 0), one));
     cr_assert_eq(shape_infer_node(G, add, D), 0);
-    fails(mk(IR_OP_RESHAPE, 2, x, ir_out(add, 0)),
-          "computed from the values of graph input 'ids'");
+    fails(mk(IR_OP_RESHAPE, 2, x, ir_out(add, 0)), "computed from the values of graph input 'ids'");
 }

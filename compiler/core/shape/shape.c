@@ -310,8 +310,9 @@ dyn_operand(char *buf, size_t size, const ir_node *n, int i)
     if (src == t)
         return (size_t)snprintf(buf, size, "'%s' (graph input '%s')", shape_iname(n, i), t->name);
     if (src)
-        return (size_t)snprintf(buf, size, "'%s' (tensor '%s', computed from the values of graph "
-                                           "input '%s')",
+        return (size_t)snprintf(buf, size,
+                                "'%s' (tensor '%s', computed from the values of graph "
+                                "input '%s')",
                                 shape_iname(n, i), t->name, src->name);
     return (size_t)snprintf(buf, size, "'%s' (tensor '%s')", shape_iname(n, i), t ? t->name : "?");
 }
@@ -326,7 +327,9 @@ dyn_report(ir_node *n, const char *names, int bad, int any_source, diag *d)
               "shapes only, so a shape operand must not depend on a graph input's values "
               "(dynamic shapes are not supported)",
               bad > 1 ? "shape operands" : "shape operand", names, bad > 1 ? "are" : "is",
-              any_source ? "" : " (they could not be folded)");
+              any_source ? ""
+              : bad > 1  ? " (lstmc could not fold them)"
+                         : " (lstmc could not fold it)");
 }
 
 int

@@ -51,8 +51,7 @@ shape_infer_elt_binary(ir_graph *g, ir_node *n, diag *d)
     (void)g;
     switch (n->op) {
     case IR_OP_WHERE:
-        if (need_present(n, 3, d) < 0 ||
-            shape_need_dtype(n, 0, M_BOOL, "bool", d) < 0 ||
+        if (need_present(n, 3, d) < 0 || shape_need_dtype(n, 0, M_BOOL, "bool", d) < 0 ||
             shape_same_dtype(n, 1, 2, d) < 0 || bcast_inputs(n, 3, &s, d) < 0)
             return -1;
         out = ir_in(n, 1)->dtype;
@@ -65,8 +64,7 @@ shape_infer_elt_binary(ir_graph *g, ir_node *n, diag *d)
         out = IR_DT_BOOL;
         break;
     case IR_OP_POW:
-        if (need_present(n, 2, d) < 0 ||
-            shape_need_dtype(n, 0, M_NUM, "f32, i32 or i64", d) < 0 ||
+        if (need_present(n, 2, d) < 0 || shape_need_dtype(n, 0, M_NUM, "f32, i32 or i64", d) < 0 ||
             shape_need_dtype(n, 1, M_NUM, "f32, i32 or i64", d) < 0 ||
             bcast_inputs(n, 2, &s, d) < 0)
             return -1;
@@ -147,8 +145,7 @@ shape_infer_tile(ir_graph *g, ir_node *n, diag *d)
     }
     for (i = 0; i < cnt; i++) {
         if (r[i] < 0) {
-            diag_node(d, n, "input 'repeats' %s has a negative value",
-                      shape_ints_str(r, cnt));
+            diag_node(d, n, "input 'repeats' %s has a negative value", shape_ints_str(r, cnt));
             return -1;
         }
         if (r[i] != 0 && s.d[i] > IR_MAX_ELEMS / r[i]) {
