@@ -150,6 +150,23 @@ ew_int(const lstmc_rt_ewise_params *p, int64_t x, const void *b, int64_t ib, con
     }
 }
 
+/* 1 when a is read in output order (its strides are out_dims' row-major strides, or the
+ * dim is 1) and b and c are each read at one element (every stride 0). */
+static int
+ew_in_order(const lstmc_rt_ewise_params *p)
+{
+    int64_t acc = 1;
+    int32_t d;
+    for (d = p->rank - 1; d >= 0; d--) {
+        if (p->out_dims[d] != 1 && p->a_stride[d] != acc)
+            return 0;
+        if (p->b_stride[d] != 0 || p->c_stride[d] != 0)
+            return 0;
+        acc *= p->out_dims[d];
+    }
+    return 1;
+}
+
 lstmc_rt_status
 lstmc_rt_ewise(const lstmc_rt_ewise_params *p, const void *a, const void *b, const void *c,
                void *out)
@@ -177,6 +194,16 @@ lstmc_rt_ewise(const lstmc_rt_ewise_params *p, const void *a, const void *b, con
         return LSTMC_RT_ERR_NULL;
     for (d = 0; d < p->rank; d++)
         j[d] = 0;
+
+    /* the common case of an activation: a float input read in order, scalar bounds (Clip)
+     * or none, so no index vector to step */
+    if (dt == LSTMC_RT_F32 && p->op >= LSTMC_RT_EW_RECIPROCAL && ew_in_order(p)) {
+        const float *x = (const float *)a;
+        float *y = (float *)out;
+        for (o = 0; o < total; o++)
+            y[o] = ew_float(p, x[o], b, 0, c, 0);
+        return LSTMC_RT_OK;
+    }
 
     for (o = 0; o < total; o++) {
         switch (p->op) {
