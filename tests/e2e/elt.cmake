@@ -17,3 +17,18 @@ add_test(NAME bad_elt_refusals
                  ${CMAKE_CURRENT_BINARY_DIR}/bad_out/elt)
 set_tests_properties(bad_elt_refusals PROPERTIES TIMEOUT 90
                      ENVIRONMENT "LSTMC_MEMORY_LIMIT=268435456;${LSTMC_E2E_ENV}")
+
+# the PyTorch shape-subgraph exports compiled (not run) with their dims given by --dim, at
+# other sizes than the fixture's data: the subgraphs fold for whatever the dims are
+if(EXISTS ${FIX}/pt_elt_expand_h0)
+  foreach(spec "pt_elt_expand_h0:--dim=seq=9:--dim=batch=3"
+               "pt_elt_mask_repeat:--dim=batch=4:--dim=seq=7"
+               "pt_elt_activations:--dim=batch=5")
+    string(REPLACE ":" ";" parts ${spec})
+    list(GET parts 0 c)
+    list(SUBLIST parts 1 -1 dims)
+    add_test(NAME e2e_elt_dims_${c}
+             COMMAND $<TARGET_FILE:lstmc> ${FIX}/${c}/model.onnx ${dims} --target=host
+                     -o ${CMAKE_CURRENT_BINARY_DIR}/work/elt_dims_${c})
+  endforeach()
+endif()
