@@ -185,13 +185,14 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
 {
     int64_t budget = FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE * g->file_bytes;
     char *failed;
-    int i, errors = 0;
+    int i, errors = 0, n_failed;
     if (bind_inputs(g, o, d) < 0)
         return -1;
     if (ir_toposort(g, d) < 0)
         return -1;
     driver_print_after(g, o, "bind");
-    failed = calloc((size_t)g->n_tensors + 1, 1);
+    n_failed = g->n_tensors; /* inference may add tensors: they never fail */
+    failed = calloc((size_t)n_failed + 1, 1);
     if (!failed) {
         diag_error(d, "out of memory");
         return -1;
@@ -202,11 +203,11 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
         if (n->dead)
             continue;
         for (j = 0; j < n->n_inputs; j++)
-            if (n->inputs[j] && n->inputs[j]->id < g->n_tensors && failed[n->inputs[j]->id])
+            if (n->inputs[j] && n->inputs[j]->id < n_failed && failed[n->inputs[j]->id])
                 skip = 1;
         if (skip || shape_infer_node(g, n, d) < 0) {
             for (j = 0; j < n->n_outputs; j++)
-                if (n->outputs[j] && n->outputs[j]->id < g->n_tensors)
+                if (n->outputs[j] && n->outputs[j]->id < n_failed)
                     failed[n->outputs[j]->id] = 1;
             errors += !skip;
             continue;
