@@ -32,3 +32,17 @@ if(EXISTS ${FIX}/pt_elt_expand_h0)
                      -o ${CMAKE_CURRENT_BINARY_DIR}/work/elt_dims_${c})
   endforeach()
 endif()
+
+# the portable kernels of rt_eltwise2.c cross-built and run under qemu-user (skipped, 77,
+# where the cross compiler or the emulator is missing): AArch64 and 32-bit Arm
+if(NOT LSTMC_SANITIZE AND EXISTS ${FIX}/elt_unary_op22)
+  lstmc_e2e(cross_aarch64_elt_unary_op22 elt_unary_op22 xa64_elt_unary_op22 NO_ENV
+            ENV CROSS_TARGET=aarch64 CROSS_CC=aarch64-linux-gnu-gcc
+                CROSS_AR=aarch64-linux-gnu-ar CROSS_RUN=qemu-aarch64
+            SKIP_RETURN_CODE 77)
+  lstmc_e2e(cross_armv7_pt_elt_mask_repeat pt_elt_mask_repeat xa32_pt_elt_mask_repeat
+            --dim=batch=2 --dim=seq=5 NO_ENV
+            ENV CROSS_TARGET=armv7 CROSS_CC=arm-linux-gnueabihf-gcc
+                CROSS_AR=arm-linux-gnueabihf-ar CROSS_RUN=qemu-arm
+            SKIP_RETURN_CODE 77)
+endif()
