@@ -688,6 +688,7 @@ unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
     char ops[512];
     size_t k = 0, i, j;
     int other = errors - cx->n_unsupported, downstream;
+    size_t n_ops = 0; /* the nodes that compute: Constant nodes are initializers here */
     char *bad = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
     char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
     ops[0] = '\0';
@@ -706,24 +707,26 @@ unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
                                   other_domain ? ")" : "");
     }
     downstream = taint_refused(g, bad, hit, gp->n_node);
+    for (i = 0; i < gp->n_node; i++)
+        n_ops += !gp->node[i]->op_type || strcmp(gp->node[i]->op_type, "Constant") != 0;
     if (other <= 0 && downstream == 0)
         diag_error(cx->d,
                    "%d of the %zu nodes use operators lstmc does not support (%s); they are "
                    "the only obstacle the import found: every other node is supported as "
                    "written, and none of them reads their results",
-                   cx->n_unsupported, gp->n_node, ops);
+                   cx->n_unsupported, n_ops, ops);
     else if (other <= 0)
         diag_error(cx->d,
                    "%d of the %zu nodes use operators lstmc does not support (%s); they are "
                    "the only obstacle the import found: every other node is supported as "
                    "written (%d of them read their results, so their shapes are checked once "
                    "those operators are supported or removed from the export)",
-                   cx->n_unsupported, gp->n_node, ops, downstream);
+                   cx->n_unsupported, n_ops, ops, downstream);
     else
         diag_error(cx->d,
                    "%d of the %zu nodes use operators lstmc does not support (%s); besides "
                    "them, the import refused %d other thing%s (above)",
-                   cx->n_unsupported, gp->n_node, ops, other, other == 1 ? "" : "s");
+                   cx->n_unsupported, n_ops, ops, other, other == 1 ? "" : "s");
 }
 
 /* The file and its decoded protobuf live in a scratch arena, freed once the graph (which
