@@ -10,7 +10,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 18, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 21, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -24,6 +24,14 @@ static const char *const binop_names[] = {"LSTMC_RT_ADD", "LSTMC_RT_SUB", "LSTMC
                                           "LSTMC_RT_DIV"};
 static const char *const unop_names[] = {"LSTMC_RT_RELU", "LSTMC_RT_SIGMOID", "LSTMC_RT_TANH",
                                          "LSTMC_RT_NEG",  "LSTMC_RT_EXP",     "LSTMC_RT_SQRT"};
+static const char *const ewop_names[] = { /* issue 20, elt */
+    "LSTMC_RT_EW_EQUAL",      "LSTMC_RT_EW_LESS",         "LSTMC_RT_EW_GREATER",
+    "LSTMC_RT_EW_LESS_EQUAL", "LSTMC_RT_EW_GREATER_EQUAL", "LSTMC_RT_EW_AND",
+    "LSTMC_RT_EW_OR",         "LSTMC_RT_EW_NOT",          "LSTMC_RT_EW_WHERE",
+    "LSTMC_RT_EW_POW",        "LSTMC_RT_EW_RECIPROCAL",   "LSTMC_RT_EW_LOG",
+    "LSTMC_RT_EW_ABS",        "LSTMC_RT_EW_CLIP",         "LSTMC_RT_EW_LEAKY_RELU",
+    "LSTMC_RT_EW_HARD_SIGMOID", "LSTMC_RT_EW_HARD_SWISH", "LSTMC_RT_EW_ERF"};
+static_assert(LSTMC_RT_EW_ERF == 17, "lstmc_rt_ewop: a new op needs its name in ewop_names");
 static const char *const dtype_names[] = {NULL, "LSTMC_RT_F32", "LSTMC_RT_I64", "LSTMC_RT_I32",
                                           "LSTMC_RT_U8"};
 static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_DIV == 3 &&
@@ -221,6 +229,44 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 c->p.concat.elem_size, (long long)c->p.concat.outer,
                 (long long)c->p.concat.in_cols, (long long)c->p.concat.out_cols,
                 (long long)c->p.concat.offset);
+        break;
+    case KP_EWISE: { /* issue 20, elt */
+        const lstmc_rt_ewise_params *p = &c->p.ewise;
+        fputs("static const lstmc_rt_ewise_params p = {.op = ", f);
+        put_enum(f, ENUM_NAME(ewop_names, p->op), p->op);
+        fputs(", .dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, p->dtype), p->dtype);
+        fputs(", .b_dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, p->b_dtype), p->b_dtype);
+        fprintf(f, ", .rank = %d,\n            .alpha = ", p->rank);
+        cg_c_put_float(f, p->alpha);
+        fputs(", .beta = ", f);
+        cg_c_put_float(f, p->beta);
+        fputs(",", f);
+        fputs("\n            .out_dims = ", f);
+        cg_c_put_i64s(f, p->out_dims, p->rank);
+        fputs(",\n            .a_stride = ", f);
+        cg_c_put_i64s(f, p->a_stride, p->rank);
+        fputs(",\n            .b_stride = ", f);
+        cg_c_put_i64s(f, p->b_stride, p->rank);
+        fputs(",\n            .c_stride = ", f);
+        cg_c_put_i64s(f, p->c_stride, p->rank);
+        fputs("};\n", f);
+        break;
+    }
+    case KP_RANGE:
+        fputs("static const lstmc_rt_range_params p = {.dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.range.dtype), c->p.range.dtype);
+        fprintf(f, ", .n = %lld};\n", (long long)c->p.range.n);
+        break;
+    case KP_CUMSUM:
+        fputs("static const lstmc_rt_cumsum_params p = {.dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.cumsum.dtype), c->p.cumsum.dtype);
+        fprintf(f,
+                ", .exclusive = %d, .reverse = %d,\n            .outer = %lld, .len = %lld, "
+                ".inner = %lld};\n",
+                c->p.cumsum.exclusive, c->p.cumsum.reverse, (long long)c->p.cumsum.outer,
+                (long long)c->p.cumsum.len, (long long)c->p.cumsum.inner);
         break;
     case KP_FILL:
         fputs("static const unsigned char value[8] = {", f);

@@ -56,8 +56,10 @@ cmd_run(cli *c)
 
     /* which graph input each --input feeds */
     g = driver_import(a, c->o.model, d);
-    if (!g)
+    if (!g) {
+        driver_check_rest(a, &c->o, d); /* does the rest compile? (issue 20) */
         goto out;
+    }
     if (g->n_inputs > DRIVER_MAX_BINDINGS) {
         diag_error(d, "the model has %d inputs; lstmc run handles at most %d", g->n_inputs,
                    DRIVER_MAX_BINDINGS);

@@ -215,14 +215,63 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
 static int compile_graph(arena *a, const ir_graph *g0, ir_graph *consume,
                          const driver_options *o, diag *d);
 
+/*
+ * Issue 20: after an import that refused only unsupported operators, does the rest of the
+ * graph compile? The part that does not wait on them (onnx_import_rest) is prepared (dims
+ * bound from o, shapes inferred, constants folded) and lowered to kernel calls with a
+ * quiet diag: a note when it passes, an error with the rest's messages when it does not.
+ */
+void
+driver_check_rest(arena *a, const driver_options *o, diag *d)
+{
+    diag *quiet = diag_new(a, o->model, NULL);
+    ir_graph *g = onnx_import_rest(o->model, a, quiet);
+    const char *text, *file = diag_file(d);
+    size_t fl = file ? strlen(file) : 0;
+    kprog kp;
+    int n = 0, i, errors = 0;
+    char line[2048];
+    size_t skip;
+    if (!g)
+        return;
+    skip = strlen(diag_text(quiet)); /* the import's own messages: d has them already */
+    for (i = 0; i < g->n_nodes; i++)
+        n += !g->nodes[i]->dead;
+    memset(&kp, 0, sizeof kp);
+    if (driver_prepare(g, o, quiet) == 0 && kp_lower_graph(a, g, &kp, quiet) == 0) {
+        diag_note(d, NULL,
+                  "the rest of the graph compiles: the %d node%s that do%s not read the "
+                  "unsupported operators' results pass%s shape inference, constant folding "
+                  "and lowering to kernels",
+                  n, n == 1 ? "" : "s", n == 1 ? "es" : "", n == 1 ? "es" : "");
+        return;
+    }
+    /* each of the rest's messages, without the file prefix that d adds again */
+    for (text = diag_text(quiet) + skip; *text == '\n'; text++)
+        ;
+    for (; *text && errors < 8; errors++) {
+        size_t len = strcspn(text, "\n");
+        if (fl && len > fl + 2 && strncmp(text, file, fl) == 0 && text[fl] == ':')
+            text += fl + 2, len -= fl + 2;
+        snprintf(line, sizeof line, "%.*s", (int)len, text);
+        diag_error(d, "the rest of the graph would not compile either: %s", line);
+        text += len;
+        if (*text == '\n')
+            text++;
+    }
+}
+
 int
 driver_compile(arena *a, const driver_options *o, diag *d)
 {
     const cg_backend *be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d);
     ir_graph *g0;
-    if (!be || (!be->write_graph && !resolve_target(o, d)) ||
-        !(g0 = driver_import(a, o->model, d)))
+    if (!be || (!be->write_graph && !resolve_target(o, d)))
         return -1;
+    if (!(g0 = driver_import(a, o->model, d))) {
+        driver_check_rest(a, o, d);
+        return -1;
+    }
     return compile_graph(a, g0, g0, o, d);
 }
 

@@ -82,6 +82,11 @@ typedef struct driver_options {
 /* Import only (inspect). NULL after reporting through d. */
 ir_graph *driver_import(arena *a, const char *model, diag *d);
 
+/* After driver_import failed: when unsupported operators were its only refusals, prepare
+ * and lower the part of the graph that does not read their results (dims from o) and say
+ * through d whether it compiles (a note) or not (its errors). Issue 20. */
+void driver_check_rest(arena *a, const driver_options *o, diag *d);
+
 /*
  * Bind symbolic input dims from o (dims by name, whole shapes by input name), infer every
  * shape and fold every constant subgraph. Returns 0 or -1 after reporting through d.

@@ -174,23 +174,44 @@ all_inputs_const(const ir_node *n)
     return 1;
 }
 
+/*
+ * Infer and fold in topological order. A node whose inference fails is reported and the
+ * walk goes on, so one run names every problem (every shape operand computed from a graph
+ * input's values, on every node); nodes downstream of a failed one are skipped without a
+ * message of their own (their inputs have no shape to check).
+ */
 int
 driver_prepare(ir_graph *g, const driver_options *o, diag *d)
 {
     int64_t budget = FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE * g->file_bytes;
-    int i;
+    char *failed;
+    int i, errors = 0, n_failed;
     if (bind_inputs(g, o, d) < 0)
         return -1;
     if (ir_toposort(g, d) < 0)
         return -1;
     driver_print_after(g, o, "bind");
+    n_failed = g->n_tensors; /* inference may add tensors: they never fail */
+    failed = calloc((size_t)n_failed + 1, 1);
+    if (!failed) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
     for (i = 0; i < g->n_nodes; i++) {
         ir_node *n = g->nodes[i];
-        int j, done = 1;
+        int j, done = 1, skip = 0;
         if (n->dead)
             continue;
-        if (shape_infer_node(g, n, d) < 0)
-            return -1;
+        for (j = 0; j < n->n_inputs; j++)
+            if (n->inputs[j] && n->inputs[j]->id < n_failed && failed[n->inputs[j]->id])
+                skip = 1;
+        if (skip || shape_infer_node(g, n, d) < 0) {
+            for (j = 0; j < n->n_outputs; j++)
+                if (n->outputs[j] && n->outputs[j]->id < n_failed)
+                    failed[n->outputs[j]->id] = 1;
+            errors += !skip;
+            continue;
+        }
         for (j = 0; j < n->n_outputs; j++)
             if (n->outputs[j] && !n->outputs[j]->data)
                 done = 0;
@@ -202,10 +223,12 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
             continue;
         }
         if (all_inputs_const(n) && n->op != IR_OP_SHAPE && kp_fold_node(g, n, &budget, d) < 0)
-            return -1;
+            errors++;
     }
+    free(failed);
+    if (errors)
+        return -1;
     ir_dce(g);
     driver_print_after(g, o, "infer");
     return 0;
 }
-

@@ -80,6 +80,9 @@ typedef struct kp_call {
         lstmc_rt_strided_params strided;
         lstmc_rt_gather_params gather;
         lstmc_rt_concat_params concat;
+        lstmc_rt_ewise_params ewise;   /* issue 20, elt */
+        lstmc_rt_range_params range;
+        lstmc_rt_cumsum_params cumsum;
         struct {
             int64_t n;
             int32_t elem_size;

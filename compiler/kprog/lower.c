@@ -599,6 +599,151 @@ lower_fill(arena *a, kprog *kp, const ir_node *n)
     return 0;
 }
 
+/* --- issue 20, elt: lstmc_rt_ewise, Tile, Range, CumSum ------------------------------ */
+
+/* The lstmc_rt_ewise code of an op, or -1. */
+static int
+ewise_code(ir_op op)
+{
+    switch (op) {
+    case IR_OP_EQUAL: return LSTMC_RT_EW_EQUAL;
+    case IR_OP_LESS: return LSTMC_RT_EW_LESS;
+    case IR_OP_GREATER: return LSTMC_RT_EW_GREATER;
+    case IR_OP_LESS_OR_EQUAL: return LSTMC_RT_EW_LESS_EQUAL;
+    case IR_OP_GREATER_OR_EQUAL: return LSTMC_RT_EW_GREATER_EQUAL;
+    case IR_OP_AND: return LSTMC_RT_EW_AND;
+    case IR_OP_OR: return LSTMC_RT_EW_OR;
+    case IR_OP_NOT: return LSTMC_RT_EW_NOT;
+    case IR_OP_WHERE: return LSTMC_RT_EW_WHERE;
+    case IR_OP_POW: return LSTMC_RT_EW_POW;
+    case IR_OP_RECIPROCAL: return LSTMC_RT_EW_RECIPROCAL;
+    case IR_OP_LOG: return LSTMC_RT_EW_LOG;
+    case IR_OP_ABS: return LSTMC_RT_EW_ABS;
+    case IR_OP_CLIP: return LSTMC_RT_EW_CLIP;
+    case IR_OP_LEAKY_RELU: return LSTMC_RT_EW_LEAKY_RELU;
+    case IR_OP_HARD_SIGMOID: return LSTMC_RT_EW_HARD_SIGMOID;
+    case IR_OP_HARD_SWISH: return LSTMC_RT_EW_HARD_SWISH;
+    case IR_OP_ERF: return LSTMC_RT_EW_ERF;
+    default: return -1;
+    }
+}
+
+/* One lstmc_rt_ewise call: inputs a b c in the node's order (Where: condition X Y; Clip:
+ * input min max, either bound absent), each read through its broadcast strides. */
+static int
+lower_ewise(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_EWISE, n);
+    lstmc_rt_ewise_params *p = &c->p.ewise;
+    const ir_tensor *Y = ir_out(n, 0);
+    int64_t *st[3];
+    int i;
+    st[0] = p->a_stride;
+    st[1] = p->b_stride;
+    st[2] = p->c_stride;
+    p->op = ewise_code(n->op);
+    p->dtype = (int32_t)ir_in(n, n->op == IR_OP_WHERE ? 1 : 0)->dtype;
+    p->b_dtype = n->op == IR_OP_POW ? (int32_t)ir_in(n, 1)->dtype : 0;
+    p->alpha = ir_attr_float(n, "alpha", 0.0f);
+    p->beta = ir_attr_float(n, "beta", 0.0f);
+    p->rank = Y->shape.rank;
+    for (i = 0; i < Y->shape.rank; i++)
+        p->out_dims[i] = Y->shape.d[i];
+    for (i = 0; i < 3 && i < n->n_inputs; i++) {
+        c->in[i] = ir_in(n, i);
+        if (c->in[i])
+            bcast_strides(&c->in[i]->shape, Y->shape.rank, &Y->shape, st[i]);
+    }
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+/* Tile as one strided copy: output axis i of size r_i * d_i is read as the pair
+ * [r_i (stride 0), d_i (the input's stride)]; an axis with r_i = 1 keeps one dim. */
+static int
+lower_tile(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    const ir_tensor *X = ir_in(n, 0), *Y = ir_out(n, 0);
+    int64_t st[IR_MAX_RANK], dims[2 * IR_MAX_RANK], str[2 * IR_MAX_RANK];
+    int i, r = 0;
+    kp_call *c;
+    strides_of(&X->shape, st);
+    for (i = 0; i < X->shape.rank; i++) {
+        int64_t rep = X->shape.d[i] ? Y->shape.d[i] / X->shape.d[i] : 1;
+        if (rep != 1) {
+            dims[r] = rep;
+            str[r++] = 0;
+        }
+        if (X->shape.d[i] != 1 || rep == 1) {
+            dims[r] = X->shape.d[i];
+            str[r++] = st[i];
+        }
+    }
+    for (i = r - 1; i > 0 && r > LSTMC_RT_MAX_RANK; i--) { /* merge dims read contiguously */
+        if (str[i - 1] == str[i] * dims[i]) {
+            int j;
+            dims[i - 1] *= dims[i];
+            str[i - 1] = str[i];
+            for (j = i; j + 1 < r; j++)
+                dims[j] = dims[j + 1], str[j] = str[j + 1];
+            r--;
+        }
+    }
+    if (r > LSTMC_RT_MAX_RANK) {
+        diag_node(d, n, "repeats %d axes of a rank-%d input; lstmc's strided copy has at most %d "
+                        "dims (repeat at most %d axes that are not of size 1)",
+                  r - X->shape.rank, X->shape.rank, LSTMC_RT_MAX_RANK,
+                  LSTMC_RT_MAX_RANK - X->shape.rank);
+        return -1;
+    }
+    c = push(a, kp, KP_STRIDED, n);
+    c->p.strided.rank = r;
+    c->p.strided.elem_size = (int32_t)ir_dtype_size(Y->dtype);
+    for (i = 0; i < r; i++) {
+        c->p.strided.out_dims[i] = dims[i];
+        c->p.strided.in_stride[i] = str[i];
+    }
+    c->in[0] = ir_in(n, 0);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_range(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_RANGE, n);
+    c->p.range.dtype = (int32_t)ir_out(n, 0)->dtype;
+    c->p.range.n = numel(ir_out(n, 0));
+    c->in[0] = ir_in(n, 0); /* start */
+    c->in[1] = ir_in(n, 2); /* delta */
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_cumsum(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    const ir_tensor *X = ir_in(n, 0), *A = ir_in(n, 1);
+    const ir_shape *s = &X->shape;
+    kp_call *c;
+    int axis;
+    if (!A || !A->data || ir_shape_numel(&A->shape) != 1) {
+        diag_node(d, n, "input 'axis' must be a constant scalar");
+        return -1;
+    }
+    axis = norm_axis(const_i64(A, 0), s->rank);
+    c = push(a, kp, KP_CUMSUM, n);
+    c->p.cumsum.dtype = (int32_t)X->dtype;
+    c->p.cumsum.exclusive = (int32_t)ir_attr_int(n, "exclusive", 0);
+    c->p.cumsum.reverse = (int32_t)ir_attr_int(n, "reverse", 0);
+    c->p.cumsum.outer = prod(s, 0, axis);
+    c->p.cumsum.len = s->d[axis];
+    c->p.cumsum.inner = prod(s, axis + 1, s->rank);
+    c->in[0] = ir_in(n, 0);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
 int
 kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
@@ -643,7 +788,15 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_IDENTITY:
         copy_call(a, kp, n, ir_in(n, 0), ir_out(n, 0));
         return 0;
+    case IR_OP_TILE: /* issue 20, elt */
+        return lower_tile(a, kp, n, d);
+    case IR_OP_RANGE:
+        return lower_range(a, kp, n);
+    case IR_OP_CUMSUM:
+        return lower_cumsum(a, kp, n, d);
     default:
+        if (ewise_code(n->op) >= 0)
+            return lower_ewise(a, kp, n);
         break;
     }
     switch (ir_op_class_of(n->op)) { /* the rest by class (ir_ops.def) */

@@ -741,9 +741,11 @@ node_class(actx *x, const ir_node *n)
         recurrent(x, n);
         return;
     case IR_CLASS_UNARY:
+        if (n->n_inputs > 1) /* Clip's min and max */
+            c = combine(x, n, 0, n->n_inputs, r);
         break;
-    case IR_CLASS_BINARY:
-        c = combine(x, n, 0, 2, r);
+    case IR_CLASS_BINARY: /* and Where's three operands */
+        c = combine(x, n, 0, n->n_inputs, r);
         break;
     case IR_CLASS_NORM:
         if (c.k == STREAM_TIME) {

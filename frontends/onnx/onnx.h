@@ -31,6 +31,15 @@ typedef struct ir_graph ir_graph;
 ir_graph *onnx_import(const char *path, arena *a, diag *d);
 
 /*
+ * Issue 20: the part of a model whose only problems are unsupported operators that does
+ * not wait on them, so the driver can say whether the rest would compile. The nodes that
+ * read a refused node's result (directly or not) are dropped; the graph outputs are those
+ * left plus every tensor a dropped or refused node reads. NULL when nothing was refused or
+ * something else was (d then holds the import's messages; pass a quiet diag).
+ */
+ir_graph *onnx_import_rest(const char *path, arena *a, diag *d);
+
+/*
  * The same for a model already in memory: data[size] (borrowed; copied into a) is decoded
  * as onnx_import decodes a file's bytes. `name` stands for the file in messages, and its
  * folder is where external data is looked for.

@@ -31,6 +31,8 @@ typedef struct onnx_ctx {
     const char *op_type; /* its op_type */
     long unnamed;        /* its index in the node list when the model gave it no name (the
                             name is then invented; messages say "Op node #K (unnamed)"), or -1 */
+    int n_unsupported;   /* nodes refused for their op type (issue 20: the summary says
+                            whether they are the only obstacle) */
 } onnx_ctx;
 
 /* An importer: turns one ONNX node into IR (nodes, constants). Reports through cx and
@@ -141,5 +143,15 @@ int onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_expand(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np);
+
+/* onnx_hints.c (issue 20, elt): the PyTorch construct that usually produced op_type
+ * ("tensor.repeat" for Tile), or NULL when the table has none. */
+const char *onnx_pytorch_hint(const char *op_type);
+
+/* onnx_elt.c (issue 20, elt) */
+int onnx_import_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_clip(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np);
 
 #endif /* LSTMC_ONNX_IMPL_H */

@@ -570,8 +570,14 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
         onnx_err(cx, "has no op_type");
     } else if (!is_default_domain(np->domain)) {
         onnx_err(cx, "unsupported operator '%s' (domain '%s')", op, np->domain);
+        cx->n_unsupported++;
     } else if (!(fn = onnx_op_find(op))) {
-        onnx_err(cx, "unsupported operator '%s'", op);
+        const char *hint = onnx_pytorch_hint(op);
+        if (hint)
+            onnx_err(cx, "unsupported operator '%s' (in PyTorch usually from %s)", op, hint);
+        else
+            onnx_err(cx, "unsupported operator '%s'", op);
+        cx->n_unsupported++;
     } else {
         fn(cx, np);
     }
@@ -585,9 +591,164 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
 }
 
 static ir_graph *import_model(const unsigned char *buf, size_t len, const char *path, arena *a,
-                              arena *scratch, diag *d);
+                              arena *scratch, diag *d, int rest);
 static ir_graph *decode_model(const unsigned char *buf, size_t len, const char *path, arena *a,
-                              decode_budget *budget, diag *d);
+                              decode_budget *budget, diag *d, int rest);
+
+/*
+ * Mark in bad[] (one flag per tensor of g) every tensor that waits on a refused node: a
+ * tensor no node makes, no initializer holds and no input feeds is an output of a refused
+ * node, and what reads it, directly or not, waits on it too. hit[] (one flag per ONNX node,
+ * n_onnx of them) marks the nodes that read such a tensor; returns how many.
+ */
+static int
+taint_refused(ir_graph *g, char *bad, char *hit, size_t n_onnx)
+{
+    int i, downstream = 0, changed = 1, rounds = 0;
+    for (i = 0; i < g->n_tensors; i++) {
+        const ir_tensor *t = g->tensors[i];
+        bad[i] = !t->producer && !t->data && !t->is_input;
+    }
+    while (changed && rounds++ < g->n_nodes + 1) {
+        changed = 0;
+        for (i = 0; i < g->n_nodes; i++) {
+            const ir_node *n = g->nodes[i];
+            int reads = 0, m;
+            if (n->dead)
+                continue;
+            for (m = 0; m < n->n_inputs; m++)
+                reads |= n->inputs[m] && bad[n->inputs[m]->id];
+            for (m = 0; reads && m < n->n_outputs; m++) {
+                if (n->outputs[m] && !bad[n->outputs[m]->id]) {
+                    bad[n->outputs[m]->id] = 1;
+                    changed = 1;
+                }
+            }
+            if (reads && n->onnx_index >= 0 && (size_t)n->onnx_index < n_onnx &&
+                !hit[n->onnx_index]) {
+                hit[n->onnx_index] = 1;
+                downstream++;
+            }
+        }
+    }
+    return downstream;
+}
+
+/*
+ * The rest of a graph whose only refusals were unsupported operators (onnx_import_rest):
+ * every node that waits on a refused one is dropped, and the graph's outputs become those
+ * that do not wait on one plus every tensor a dropped or refused node reads (the frontier),
+ * so what feeds the refused nodes is compiled and checked too.
+ */
+static ir_graph *
+rest_graph(onnx_ctx *cx, const Onnx__GraphProto *gp, diag *d)
+{
+    ir_graph *g = cx->g;
+    char *bad = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
+    char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
+    char *kept = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
+    ir_tensor **outs = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, sizeof *outs);
+    int n_outs = 0, i, m;
+    size_t k, q;
+#define REST_KEEP(t)                                                                               \
+    do {                                                                                           \
+        if (!kept[(t)->id]) {                                                                      \
+            kept[(t)->id] = 1;                                                                     \
+            outs[n_outs++] = (t);                                                                  \
+        }                                                                                          \
+    } while (0)
+    taint_refused(g, bad, hit, gp->n_node);
+    for (i = 0; i < g->n_outputs; i++) {
+        g->outputs[i]->is_output = 0;
+        if (!bad[g->outputs[i]->id])
+            REST_KEEP(g->outputs[i]);
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        int reads = 0;
+        if (n->dead)
+            continue;
+        for (m = 0; m < n->n_inputs; m++)
+            reads |= n->inputs[m] && bad[n->inputs[m]->id];
+        if (!reads)
+            continue;
+        n->dead = 1;
+        for (m = 0; m < n->n_inputs; m++)
+            if (n->inputs[m] && !bad[n->inputs[m]->id] && n->inputs[m]->producer)
+                REST_KEEP(n->inputs[m]);
+    }
+    for (k = 0; k < gp->n_node; k++) { /* the refused nodes' own inputs */
+        const Onnx__NodeProto *np = gp->node[k];
+        int refused = np->op_type && np->op_type[0] &&
+                      (!is_default_domain(np->domain) || !onnx_op_find(np->op_type));
+        for (q = 0; refused && q < np->n_input; q++) {
+            ir_tensor *t = np->input[q] && np->input[q][0] ? ir_tensor_find(g, np->input[q]) : NULL;
+            if (t && !bad[t->id] && t->producer)
+                REST_KEEP(t);
+        }
+    }
+#undef REST_KEEP
+    g->n_outputs = 0;
+    for (i = 0; i < n_outs; i++)
+        ir_graph_add_output(g, outs[i]);
+    if (ir_toposort(g, d) < 0)
+        return NULL;
+    return g;
+}
+
+/*
+ * After a run that refused nodes for their op type: one line that says whether those are
+ * the only obstacle the import found (every other node's op, attributes and arity are
+ * supported) and how many of the other nodes read their results (whose shapes can be
+ * checked only once they are supported). `errors` counts every error of the import.
+ */
+static void
+unsupported_summary(onnx_ctx *cx, const Onnx__GraphProto *gp, int errors)
+{
+    ir_graph *g = cx->g;
+    char ops[512];
+    size_t k = 0, i, j;
+    int other = errors - cx->n_unsupported, downstream;
+    size_t n_ops = 0; /* the nodes that compute: Constant nodes are initializers here */
+    char *bad = arena_calloc(cx->scratch, (size_t)g->n_tensors + 1, 1);
+    char *hit = arena_calloc(cx->scratch, gp->n_node + 1, 1);
+    ops[0] = '\0';
+    for (i = 0; i < gp->n_node; i++) { /* the distinct op types refused, in node order */
+        const char *op = gp->node[i]->op_type, *dom = gp->node[i]->domain;
+        int seen = 0, other_domain = !is_default_domain(dom);
+        if (!op || !op[0] || (!other_domain && onnx_op_find(op)))
+            continue;
+        for (j = 0; j < i && !seen; j++)
+            seen = gp->node[j]->op_type && strcmp(gp->node[j]->op_type, op) == 0 &&
+                   is_default_domain(gp->node[j]->domain) == !other_domain &&
+                   (!other_domain || strcmp(gp->node[j]->domain, dom) == 0);
+        if (!seen && k < sizeof ops)
+            k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s%s%s%s", k ? ", " : "", op,
+                                  other_domain ? " (" : "", other_domain ? dom : "",
+                                  other_domain ? ")" : "");
+    }
+    downstream = taint_refused(g, bad, hit, gp->n_node);
+    for (i = 0; i < gp->n_node; i++)
+        n_ops += !gp->node[i]->op_type || strcmp(gp->node[i]->op_type, "Constant") != 0;
+    if (other <= 0 && downstream == 0)
+        diag_error(cx->d,
+                   "%d of the %zu nodes use operators lstmc does not support (%s); they are "
+                   "the only obstacle the import found: every other node is supported as "
+                   "written, and none of them reads their results",
+                   cx->n_unsupported, n_ops, ops);
+    else if (other <= 0)
+        diag_error(cx->d,
+                   "%d of the %zu nodes use operators lstmc does not support (%s); they are "
+                   "the only obstacle the import found: every other node is supported as "
+                   "written (%d of them read their results, so their shapes are checked once "
+                   "those operators are supported or removed from the export)",
+                   cx->n_unsupported, n_ops, ops, downstream);
+    else
+        diag_error(cx->d,
+                   "%d of the %zu nodes use operators lstmc does not support (%s); besides "
+                   "them, the import refused %d other thing%s (above)",
+                   cx->n_unsupported, n_ops, ops, other, other == 1 ? "" : "s");
+}
 
 /* The file and its decoded protobuf live in a scratch arena, freed once the graph (which
  * copies every name, attribute and tensor it keeps into a) is built: a model's bytes are
@@ -602,7 +763,22 @@ onnx_import(const char *path, arena *a, diag *d)
 
     buf = read_model(d, scratch, path, &len);
     if (buf)
-        g = import_model(buf, len, path, a, scratch, d);
+        g = import_model(buf, len, path, a, scratch, d, 0);
+    arena_free(scratch);
+    return g;
+}
+
+ir_graph *
+onnx_import_rest(const char *path, arena *a, diag *d)
+{
+    arena *scratch = arena_new(0);
+    unsigned char *buf;
+    size_t len = 0;
+    ir_graph *g = NULL;
+
+    buf = read_model(d, scratch, path, &len);
+    if (buf)
+        g = import_model(buf, len, path, a, scratch, d, 1);
     arena_free(scratch);
     return g;
 }
@@ -624,7 +800,7 @@ onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, di
         ir_graph *g;
         buf = arena_alloc(scratch, size);
         memcpy(buf, data, size);
-        g = import_model(buf, size, name, a, scratch, d);
+        g = import_model(buf, size, name, a, scratch, d, 0);
         arena_free(scratch);
         return g;
     }
@@ -635,7 +811,7 @@ onnx_import_buffer(const void *data, size_t size, const char *name, arena *a, di
  * freed here. */
 static ir_graph *
 import_model(const unsigned char *buf, size_t len, const char *path, arena *a, arena *scratch,
-             diag *d)
+             diag *d, int rest)
 {
     decode_budget budget;
     ir_graph *g;
@@ -644,7 +820,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, a
     budget.a = scratch;
     budget.dst = a;
     budget.cap = DECODE_BASE + DECODE_FACTOR * len;
-    g = decode_model(buf, len, path, a, &budget, d);
+    g = decode_model(buf, len, path, a, &budget, d, rest);
     for (i = 0; i < budget.n_big; i++)
         if (!g || !ir_data_is_blob(g, budget.big[i]))
             arena_blob_free(a, budget.big[i]);
@@ -653,7 +829,7 @@ import_model(const unsigned char *buf, size_t len, const char *path, arena *a, a
 
 static ir_graph *
 decode_model(const unsigned char *buf, size_t len, const char *path, arena *a,
-             decode_budget *budget, diag *d)
+             decode_budget *budget, diag *d, int rest)
 {
     int errors0 = diag_count(d);
     ProtobufCAllocator alloc;
@@ -748,8 +924,15 @@ decode_model(const unsigned char *buf, size_t len, const char *path, arena *a,
     if (gp->n_output == 0)
         diag_error(d, "the graph has no outputs");
 
-    if (diag_count(d) > errors0)
+    if (rest) /* onnx_import_rest: only when unsupported operators were the only refusals */
+        return cx.n_unsupported > 0 && diag_count(d) - errors0 == cx.n_unsupported
+                   ? rest_graph(&cx, gp, d)
+                   : NULL;
+    if (diag_count(d) > errors0) {
+        if (cx.n_unsupported > 0)
+            unsupported_summary(&cx, gp, diag_count(d) - errors0);
         return NULL;
+    }
     if (ir_toposort(cx.g, d) < 0)
         return NULL;
     return cx.g;

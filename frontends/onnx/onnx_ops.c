@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 35, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 56, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -50,6 +50,28 @@ static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_EXPAND] = onnx_import_expand,
     [IR_OP_CONSTANT_OF_SHAPE] = onnx_import_constant_of_shape,
     [IR_OP_IDENTITY] = onnx_import_unary,
+    /* issue 20, elt */
+    [IR_OP_WHERE] = onnx_import_unary,
+    [IR_OP_EQUAL] = onnx_import_binary,
+    [IR_OP_LESS] = onnx_import_binary,
+    [IR_OP_GREATER] = onnx_import_binary,
+    [IR_OP_LESS_OR_EQUAL] = onnx_import_binary,
+    [IR_OP_GREATER_OR_EQUAL] = onnx_import_binary,
+    [IR_OP_AND] = onnx_import_binary,
+    [IR_OP_OR] = onnx_import_binary,
+    [IR_OP_NOT] = onnx_import_unary,
+    [IR_OP_POW] = onnx_import_binary,
+    [IR_OP_RECIPROCAL] = onnx_import_unary,
+    [IR_OP_LOG] = onnx_import_unary,
+    [IR_OP_ABS] = onnx_import_unary,
+    [IR_OP_CLIP] = onnx_import_clip,
+    [IR_OP_LEAKY_RELU] = onnx_import_leaky_relu,
+    [IR_OP_HARD_SIGMOID] = onnx_import_hard_sigmoid,
+    [IR_OP_HARD_SWISH] = onnx_import_unary,
+    [IR_OP_ERF] = onnx_import_unary,
+    [IR_OP_TILE] = onnx_import_unary,
+    [IR_OP_RANGE] = onnx_import_unary,
+    [IR_OP_CUMSUM] = onnx_import_cumsum,
 };
 
 /* The ONNX-only ops the frontend folds away. */

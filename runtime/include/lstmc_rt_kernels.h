@@ -660,6 +660,84 @@ void lstmc_rt_wave_reset(void);
 void lstmc_rt_wave_post(int stage, int64_t steps);
 void lstmc_rt_wave_wait(int stage, int64_t steps);
 
+/* --- issue 20, elt: comparisons, logic, Where, parametric unary ops, Range, CumSum --- */
+
+/* The ops of lstmc_rt_ewise (rt_eltwise2.c), in the notation of the ONNX operators. */
+typedef enum lstmc_rt_ewop {
+    LSTMC_RT_EW_EQUAL = 0,         /* a == b -> bool */
+    LSTMC_RT_EW_LESS = 1,          /* a < b -> bool */
+    LSTMC_RT_EW_GREATER = 2,       /* a > b -> bool */
+    LSTMC_RT_EW_LESS_EQUAL = 3,    /* a <= b -> bool */
+    LSTMC_RT_EW_GREATER_EQUAL = 4, /* a >= b -> bool */
+    LSTMC_RT_EW_AND = 5,           /* bool a && b */
+    LSTMC_RT_EW_OR = 6,            /* bool a || b */
+    LSTMC_RT_EW_NOT = 7,           /* bool !a */
+    LSTMC_RT_EW_WHERE = 8,         /* a (bool) ? b : c */
+    LSTMC_RT_EW_POW = 9,           /* pow(a, b); b may have its own dtype (b_dtype) */
+    LSTMC_RT_EW_RECIPROCAL = 10,   /* 1 / a */
+    LSTMC_RT_EW_LOG = 11,          /* log(a) */
+    LSTMC_RT_EW_ABS = 12,          /* |a| */
+    LSTMC_RT_EW_CLIP = 13,         /* min(max(a, b), c); b or c NULL: no bound */
+    LSTMC_RT_EW_LEAKY_RELU = 14,   /* a < 0 ? alpha * a : a */
+    LSTMC_RT_EW_HARD_SIGMOID = 15, /* max(0, min(1, alpha * a + beta)) */
+    LSTMC_RT_EW_HARD_SWISH = 16,   /* a * max(0, min(1, a / 6 + 1 / 2)) */
+    LSTMC_RT_EW_ERF = 17           /* erf(a) */
+} lstmc_rt_ewop;
+
+/*
+ * out = op(a[, b[, c]]) element by element, with numpy broadcasting resolved by the compiler
+ * as in lstmc_rt_binary: out has dims out_dims[0..rank), and the element at index vector j
+ * reads a[sum j[i]*a_stride[i]] (b, c likewise; stride 0 on a broadcast dim). Dtypes:
+ *   comparisons   a, b: dtype (F32, I64, I32 or U8 for Equal); out U8 (bool, 0 or 1)
+ *   And, Or, Not  a, b, out: U8
+ *   Where         a: U8; b, c, out: dtype (any)
+ *   Pow           a, out: dtype (F32, I64, I32); b: b_dtype (F32, I64, I32)
+ *   the others    a, (b, c for Clip), out: dtype (F32; Abs and Clip also I64, I32)
+ * Integer Pow computes in double and truncates, as ONNX Runtime does; a, b, c and out are
+ * never the same buffer unless out's dims equal a's and a is read with unit strides.
+ */
+typedef struct lstmc_rt_ewise_params {
+    int32_t op;      /* lstmc_rt_ewop */
+    int32_t dtype;   /* lstmc_rt_dtype, see above */
+    int32_t b_dtype; /* Pow's exponent */
+    int32_t rank;    /* 0 for scalars */
+    float alpha, beta;
+    int64_t out_dims[LSTMC_RT_MAX_RANK];
+    int64_t a_stride[LSTMC_RT_MAX_RANK];
+    int64_t b_stride[LSTMC_RT_MAX_RANK];
+    int64_t c_stride[LSTMC_RT_MAX_RANK];
+} lstmc_rt_ewise_params;
+
+lstmc_rt_status lstmc_rt_ewise(const lstmc_rt_ewise_params *p, const void *a, const void *b,
+                               const void *c, void *out);
+
+/*
+ * ONNX Range: out[i] for i < n, of dtype (F32, I64 or I32), from the scalars start and
+ * delta: the value starts at *start and grows by *delta after each element (ONNX Runtime's
+ * accumulation, so float results match it bit for bit). n is fixed by the compiler:
+ * max(ceil((limit - start) / delta), 0).
+ */
+typedef struct lstmc_rt_range_params {
+    int32_t dtype;
+    int64_t n;
+} lstmc_rt_range_params;
+
+lstmc_rt_status lstmc_rt_range(const lstmc_rt_range_params *p, const void *start,
+                               const void *delta, void *out);
+
+/*
+ * ONNX CumSum over the middle dim of in viewed as [outer, len, inner] (dtype F32, I64 or
+ * I32): out[o, k, i] = sum of in[o, m, i] for m <= k (m < k with exclusive; with reverse
+ * the sum runs from the end: m >= k, or m > k with exclusive).
+ */
+typedef struct lstmc_rt_cumsum_params {
+    int32_t dtype;
+    int32_t exclusive, reverse;
+    int64_t outer, len, inner;
+} lstmc_rt_cumsum_params;
+
+lstmc_rt_status lstmc_rt_cumsum(const lstmc_rt_cumsum_params *p, const void *in, void *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -184,6 +184,20 @@ static const bcase cases[] = {
     {.name = "concat_mid", .kind = KP_CONCAT, .m = 3, .n = 37, .k = 5, .op = 11, .nmse = 0},
     {.name = "fill_f32", .kind = KP_FILL, .m = 37, .nmse = 0},
     {.name = "copy", .kind = KP_COPY, .m = 37, .nmse = 0},
+    /* issue 20, elt */
+    {.name = "ewise_less_f32", .kind = KP_EWISE, .m = 3, .n = 37, .op = LSTMC_RT_EW_LESS,
+     .dt = LSTMC_RT_F32},
+    {.name = "ewise_where_i64", .kind = KP_EWISE, .m = 4, .n = 9, .op = LSTMC_RT_EW_WHERE,
+     .dt = LSTMC_RT_I64},
+    {.name = "ewise_hard_sigmoid", .kind = KP_EWISE, .m = 3, .n = 37,
+     .op = LSTMC_RT_EW_HARD_SIGMOID, .dt = LSTMC_RT_F32, .nmse = 1e-14},
+    {.name = "ewise_clip_f32", .kind = KP_EWISE, .m = 2, .n = 37, .op = LSTMC_RT_EW_CLIP,
+     .dt = LSTMC_RT_F32, .nmse = 0},
+    {.name = "range_i64", .kind = KP_RANGE, .m = 37, .dt = LSTMC_RT_I64},
+    {.name = "range_f32", .kind = KP_RANGE, .m = 37, .dt = LSTMC_RT_F32, .nmse = 0},
+    {.name = "cumsum_f32_rev_excl", .kind = KP_CUMSUM, .m = 3, .n = 37, .k = 2, .flag = 3,
+     .dt = LSTMC_RT_F32, .nmse = 1e-13},
+    {.name = "cumsum_i32", .kind = KP_CUMSUM, .m = 2, .n = 9, .k = 3, .dt = LSTMC_RT_I32},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -717,6 +731,84 @@ build_copy(bprog *b, const bcase *bc)
     c->out[0] = output(b, "y", IR_DT_F32, shp(1, bc->m, 0, 0, 0));
 }
 
+/* issue 20, elt: lstmc_rt_ewise on [M, N] with b [N] broadcast over M (and c, for Where and
+ * Clip, a scalar); a bool condition for Where. */
+static void
+build_ewise(bprog *b, const bcase *bc)
+{
+    lstmc_rt_ewise_params *p = &b->c->p.ewise;
+    const int64_t M = bc->m, N = bc->n;
+    kp_call *c = b->c;
+    int where = bc->op == LSTMC_RT_EW_WHERE, clip = bc->op == LSTMC_RT_EW_CLIP;
+    int cmp = bc->op <= LSTMC_RT_EW_GREATER_EQUAL;
+    p->op = bc->op;
+    p->dtype = bc->dt;
+    p->alpha = 0.3f;
+    p->beta = 0.45f;
+    p->rank = 2;
+    p->out_dims[0] = M, p->out_dims[1] = N;
+    p->a_stride[0] = N, p->a_stride[1] = 1;
+    p->b_stride[0] = 0, p->b_stride[1] = 1;
+    c->n_in = 3;
+    if (where) {
+        unsigned char *cond = arena_alloc(b->a, (size_t)(M * N));
+        int64_t i;
+        for (i = 0; i < M * N; i++)
+            cond[i] = (unsigned char)((i * 7 + 3) % 5 < 2);
+        c->in[0] = input(b, "cond", IR_DT_BOOL, shp(2, M, N, 0, 0), cond);
+        c->in[1] = weight(b, "x", (ir_dtype)bc->dt, shp(1, N, 0, 0, 0),
+                          data_of(b, bc->dt, N, -9, 9));
+        c->in[2] = input(b, "y", (ir_dtype)bc->dt, shp(2, M, N, 0, 0),
+                         data_of(b, bc->dt, M * N, -50, 50));
+        p->c_stride[0] = N, p->c_stride[1] = 1;
+    } else {
+        c->in[0] = input(b, "a", (ir_dtype)bc->dt, shp(2, M, N, 0, 0),
+                         data_of(b, bc->dt, M * N, -50, 50));
+        if (cmp || clip)
+            c->in[1] = weight(b, "b", (ir_dtype)bc->dt, shp(1, clip ? 1 : N, 0, 0, 0),
+                              data_of(b, bc->dt, clip ? 1 : N, -9, 9));
+        if (clip) {
+            float *hi = arena_alloc(b->a, 4);
+            *hi = 0.5f;
+            p->b_stride[1] = 0;
+            c->in[2] = weight(b, "hi", IR_DT_F32, shp(1, 1, 0, 0, 0), hi);
+        }
+    }
+    c->n_out = 1;
+    c->out[0] = output(b, "out", cmp ? IR_DT_BOOL : (ir_dtype)bc->dt, shp(2, M, N, 0, 0));
+}
+
+static void
+build_range(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    void *st = data_of(b, bc->dt, 1, -50, 50), *de = data_of(b, bc->dt, 1, -9, 9);
+    c->p.range.dtype = bc->dt;
+    c->p.range.n = bc->m;
+    c->n_in = 2;
+    c->in[0] = input(b, "start", (ir_dtype)bc->dt, shp(0, 0, 0, 0, 0), st);
+    c->in[1] = input(b, "delta", (ir_dtype)bc->dt, shp(0, 0, 0, 0, 0), de);
+    c->n_out = 1;
+    c->out[0] = output(b, "y", (ir_dtype)bc->dt, shp(1, bc->m, 0, 0, 0));
+}
+
+static void
+build_cumsum(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    const ir_shape s = shp(3, bc->m, bc->n, bc->k, 0);
+    c->p.cumsum.dtype = bc->dt;
+    c->p.cumsum.exclusive = bc->flag & 1;
+    c->p.cumsum.reverse = (bc->flag >> 1) & 1;
+    c->p.cumsum.outer = bc->m;
+    c->p.cumsum.len = bc->n;
+    c->p.cumsum.inner = bc->k;
+    c->n_in = 1;
+    c->in[0] = input(b, "x", (ir_dtype)bc->dt, s, data_of(b, bc->dt, bc->m * bc->n * bc->k, -50, 50));
+    c->n_out = 1;
+    c->out[0] = output(b, "y", (ir_dtype)bc->dt, s);
+}
+
 /* One builder per kind: a kind without one fails every_kind_has_a_row. */
 typedef void (*builder)(bprog *b, const bcase *bc);
 static const builder builders[KP_KIND_COUNT] = {
@@ -738,6 +830,9 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_LSTM_TISSUE] = build_lstm_opt,
     [KP_LSTM_DRS] = build_lstm_opt,
     [KP_LSTM_TISSUE_DRS] = build_lstm_opt,
+    [KP_EWISE] = build_ewise, /* issue 20, elt */
+    [KP_RANGE] = build_range,
+    [KP_CUMSUM] = build_cumsum,
 };
 
 /* Case i's program, from its own seed: the same data every time it is built. */
@@ -890,7 +985,8 @@ static void
 build_all(void)
 {
     static const char *const rt[] = {"rt_blob", "rt_drs",  "rt_hsparse", "rt_kernels", "rt_lowp",
-                                      "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo"};
+                                      "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo",
+                                      "rt_eltwise2"};
     char mk[600], cmd[1400], dir[512];
     FILE *f;
     int i, k, n;

@@ -181,13 +181,60 @@ def main():
     onnx.checker.check_model(m)
     write("slice_dynamic.onnx", m.SerializeToString())
 
+    # 15. issue 20: shape operands computed from a graph input's values, on five independent
+    # nodes (Reshape's shape, Tile's repeats, Expand's shape, ConstantOfShape's input,
+    # Range's limit): one run names every one and the graph input behind it
+    N = helper.make_node
+    m = model([N("Add", ["ids", "one"], ["ids1"], name="add_ids"),
+               N("Reshape", ["X", "ids1"], ["r"], name="reshape_a"),
+               N("Tile", ["X", "ids"], ["t"], name="tile_a"),
+               N("Concat", ["ids", "ids"], ["ids4"], axis=0, name="concat_ids"),
+               N("Expand", ["X", "ids"], ["e"], name="expand_a"),
+               N("ConstantOfShape", ["ids"], ["z"], name="zeros_a"),
+               N("Gather", ["ids", "zero"], ["n0"], axis=0, name="gather_n"),
+               N("Range", ["zero", "n0", "one_s"], ["rg"], name="range_a"),
+               N("Shape", ["X"], ["xs"], name="shape_x"),
+               N("Reshape", ["X", "xs"], ["ok"], name="reshape_ok")],
+              [fin("X", [2, 3]), helper.make_tensor_value_info("ids", i64, [2])],
+              [fin("r", ["a", "b"]), fin("t", ["c", "d"]), fin("e", ["f", "g"]), fin("z", ["h", "i"]),
+               helper.make_tensor_value_info("rg", i64, ["j"]), fin("ok", [2, 3])],
+              [numpy_helper.from_array(np.array([1, 1], np.int64), "one"),
+               numpy_helper.from_array(np.array(0, np.int64), "zero"),
+               numpy_helper.from_array(np.array(1, np.int64), "one_s")], name="dyn_shape_operands")
+    onnx.checker.check_model(m)
+    write("dyn_shape_operands.onnx", m.SerializeToString())
+
+    # 16. issue 20: an unsupported op (Sin) whose result one node reads, next to a supported
+    # one: the PyTorch construct named, and the summary says it is the only obstacle
+    m = model([N("Sin", ["X"], ["s"], name="sin_a"), N("Relu", ["s"], ["Y"], name="relu_after"),
+               N("Tanh", ["X"], ["Z"], name="tanh_b")],
+              [fin("X", [2, 3])], [fin("Y", [2, 3]), fin("Z", [2, 3])], [], name="unsupported_sin")
+    onnx.checker.check_model(m)
+    write("unsupported_sin.onnx", m.SerializeToString())
+    # ... and with another refusal beside it (Cast to STRING)
+    m = model([N("Sin", ["X"], ["s"], name="sin_a"),
+               N("Cast", ["X"], ["Y"], to=TensorProto.STRING, name="cast_str")],
+              [fin("X", [2, 3])], [fin("s", [2, 3]),
+                                   helper.make_tensor_value_info("Y", TensorProto.STRING, [2, 3])],
+              [], name="unsupported_and_other")
+    write("unsupported_and_other.onnx", m.SerializeToString())
+
+    # ... and with a node that does not read its result but cannot compile either (Add of
+    # shapes that do not broadcast): the driver says the rest would not compile
+    m = model([N("Sin", ["X"], ["s"], name="sin_a"),
+               N("Add", ["X", "b4"], ["Z"], name="add_bad")],
+              [fin("X", [2, 3])], [fin("s", [2, 3]), fin("Z", [2, 3])],
+              [numpy_helper.from_array(np.zeros(4, np.float32), "b4")], name="unsupported_rest_bad")
+    write("unsupported_rest_bad.onnx", m.SerializeToString())
+
     # sanity: the files that should not parse, do not; the rest parse
     for f in ("empty.onnx",):
         assert (HERE / f).stat().st_size == 0
     for f in ("missing_weights.onnx", "unsupported_ops.onnx", "lstm_w_shape_mismatch.onnx",
               "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
               "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx",
-              "unnamed_cast.onnx", "slice_dynamic.onnx"):
+              "unnamed_cast.onnx", "slice_dynamic.onnx", "dyn_shape_operands.onnx",
+              "unsupported_sin.onnx", "unsupported_and_other.onnx", "unsupported_rest_bad.onnx"):
         onnx.load(str(HERE / f), load_external_data=False)
     for f in ("truncated.onnx", "random_bytes.onnx"):
         try:

@@ -52,7 +52,7 @@ lstmc_bad(unnamed_node 1 "unnamed_cast.onnx: Cast node #1 (unnamed): attribute '
           ${LSTMC} ${BAD}/unnamed_cast.onnx --target=host -o ${BOUT}/unc)
 # issue 19: every non-constant shape operand is named, not only the first
 lstmc_bad(slice_dynamic_operands 1
-          "node 'slice_a' (Slice): inputs 'starts', 'ends' must be constants (dynamic shapes"
+          "node 'slice_a' (Slice): shape operands 'starts' (graph input 'starts'), 'ends' (graph input 'ends') are not constant"
           ${LSTMC} ${BAD}/slice_dynamic.onnx --target=host -o ${BOUT}/sld)
 # issue 19: a symbolic batch compiles as batch 1, but a symbolic sequence length unbound is
 # still refused, naming its --dim (pt_gru_cls: features [batch, seq, 10])

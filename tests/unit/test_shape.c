@@ -217,8 +217,8 @@ Test(shape, reshape_shape_must_be_constant)
 {
     ir_node *n = mk(IR_OP_RESHAPE, 1, 2, tin("x", IR_DT_F32, shp(1, I(6))),
                     tin("s", IR_DT_I64, shp(1, I(2))));
-    infer_fails(n, "(Reshape): input 'shape' must be a constant (dynamic shapes are not "
-                   "supported)");
+    infer_fails(n, "(Reshape): shape operand 'shape' (graph input 's') is not constant once the input "
+                   "dims are bound");
 }
 
 Test(shape, squeeze_unsqueeze_negative_axes)

@@ -277,26 +277,81 @@ shape_put_i64(ir_tensor *t, int64_t k, int64_t v)
     }
 }
 
+/*
+ * The graph input whose values t is computed from, or NULL: a walk up the producers that
+ * does not go through Shape (which reads only dims, bound by then). At most 4096 steps, so
+ * a hostile graph cannot make it slow; NULL when none was found within them.
+ */
+static const ir_tensor *
+dyn_source(const ir_tensor *t)
+{
+    const ir_tensor *stack[256];
+    int sp = 0, steps = 0, i;
+    stack[sp++] = t;
+    while (sp > 0 && steps++ < 4096) {
+        const ir_tensor *u = stack[--sp];
+        const ir_node *p = u->producer;
+        if (u->is_input)
+            return u;
+        if (!p || u->data || p->op == IR_OP_SHAPE)
+            continue;
+        for (i = p->n_inputs - 1; i >= 0; i--)
+            if (p->inputs[i] && sp < (int)(sizeof stack / sizeof stack[0]))
+                stack[sp++] = p->inputs[i];
+    }
+    return NULL;
+}
+
+/* "'shape' (tensor 'x', from the values of graph input 'ids')" for a non-constant operand. */
+static size_t
+dyn_operand(char *buf, size_t size, const ir_node *n, int i)
+{
+    const ir_tensor *t = ir_in(n, i), *src = t ? dyn_source(t) : NULL;
+    if (src == t)
+        return (size_t)snprintf(buf, size, "'%s' (graph input '%s')", shape_iname(n, i), t->name);
+    if (src)
+        return (size_t)snprintf(buf, size,
+                                "'%s' (tensor '%s', computed from the values of graph "
+                                "input '%s')",
+                                shape_iname(n, i), t->name, src->name);
+    return (size_t)snprintf(buf, size, "'%s' (tensor '%s')", shape_iname(n, i), t ? t->name : "?");
+}
+
+/* The message for non-constant shape operands: what they are and why lstmc needs them
+ * constant (README, "Shape operands"). */
+static void
+dyn_report(ir_node *n, const char *names, int bad, int any_source, diag *d)
+{
+    diag_node(d, n,
+              "%s %s %s not constant once the input dims are bound%s; lstmc compiles static "
+              "shapes only, so a shape operand must not depend on a graph input's values "
+              "(dynamic shapes are not supported)",
+              bad > 1 ? "shape operands" : "shape operand", names, bad > 1 ? "are" : "is",
+              any_source ? ""
+              : bad > 1  ? " (lstmc could not fold them)"
+                         : " (lstmc could not fold it)");
+}
+
 int
 shape_need_consts(ir_node *n, int from, diag *d)
 {
-    char names[512];
+    char names[1024];
     size_t k = 0;
-    int i, bad = 0;
+    int i, bad = 0, any_source = 0;
     names[0] = '\0';
     for (i = from; i < n->n_inputs; i++) {
         const ir_tensor *t = ir_in(n, i);
         if (!t || t->data)
             continue;
+        any_source |= dyn_source(t) != NULL;
+        if (k < sizeof names && bad)
+            k += (size_t)snprintf(names + k, sizeof names - k, ", ");
         if (k < sizeof names)
-            k += (size_t)snprintf(names + k, sizeof names - k, "%s'%s'", bad ? ", " : "",
-                                  shape_iname(n, i));
+            k += dyn_operand(names + k, sizeof names - k, n, i);
         bad++;
     }
-    if (bad > 1)
-        diag_node(d, n, "inputs %s must be constants (dynamic shapes are not supported)", names);
-    else if (bad == 1)
-        diag_node(d, n, "input %s must be a constant (dynamic shapes are not supported)", names);
+    if (bad)
+        dyn_report(n, names, bad, any_source, d);
     return bad ? -1 : 0;
 }
 
@@ -310,8 +365,9 @@ shape_const_ints(ir_node *n, int i, int64_t *v, int max, diag *d)
     ir_tensor *t = ir_in(n, i);
     int64_t cnt, k;
     if (!t->data) {
-        diag_node(d, n, "input '%s' must be a constant (dynamic shapes are not supported)",
-                  shape_iname(n, i));
+        char name[512];
+        dyn_operand(name, sizeof name, n, i);
+        dyn_report(n, name, 1, dyn_source(t) != NULL, d);
         return -1;
     }
     if (t->dtype != IR_DT_I64 && t->dtype != IR_DT_I32) {
@@ -398,7 +454,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 35, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 56, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -432,6 +488,28 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_EXPAND] = shape_infer_expand,
     [IR_OP_CONSTANT_OF_SHAPE] = shape_infer_constant_of_shape,
     [IR_OP_IDENTITY] = shape_infer_unary,
+    /* issue 20, elt */
+    [IR_OP_WHERE] = shape_infer_elt_binary,
+    [IR_OP_EQUAL] = shape_infer_elt_binary,
+    [IR_OP_LESS] = shape_infer_elt_binary,
+    [IR_OP_GREATER] = shape_infer_elt_binary,
+    [IR_OP_LESS_OR_EQUAL] = shape_infer_elt_binary,
+    [IR_OP_GREATER_OR_EQUAL] = shape_infer_elt_binary,
+    [IR_OP_AND] = shape_infer_elt_binary,
+    [IR_OP_OR] = shape_infer_elt_binary,
+    [IR_OP_NOT] = shape_infer_elt_unary,
+    [IR_OP_POW] = shape_infer_elt_binary,
+    [IR_OP_RECIPROCAL] = shape_infer_elt_unary,
+    [IR_OP_LOG] = shape_infer_elt_unary,
+    [IR_OP_ABS] = shape_infer_elt_unary,
+    [IR_OP_CLIP] = shape_infer_elt_unary,
+    [IR_OP_LEAKY_RELU] = shape_infer_elt_unary,
+    [IR_OP_HARD_SIGMOID] = shape_infer_elt_unary,
+    [IR_OP_HARD_SWISH] = shape_infer_elt_unary,
+    [IR_OP_ERF] = shape_infer_elt_unary,
+    [IR_OP_TILE] = shape_infer_tile,
+    [IR_OP_RANGE] = shape_infer_range,
+    [IR_OP_CUMSUM] = shape_infer_cumsum,
 };
 
 int

@@ -8,6 +8,8 @@
  *   shape_eltwise.c  Add/Sub/Mul/Div, unary ops, Softmax, ArgMax, Cast
  *   shape_layout.c   Gather, Transpose, Squeeze, Unsqueeze, Slice, Shape, Concat, Reshape,
  *                    Flatten, Expand, ConstantOfShape
+ *   shape_elt.c      Where, comparisons, And/Or/Not, Pow, Reciprocal, Log, Abs, Clip,
+ *                    LeakyRelu, HardSigmoid, HardSwish, Erf, Tile, Range, CumSum
  *
  * Adding an op: a rule in the file of its class, its prototype below, a row in shape.c's
  * shape_table.
@@ -108,5 +110,12 @@ int shape_infer_reshape(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_flatten(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_expand(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_constant_of_shape(ir_graph *g, ir_node *n, diag *d);
+
+/* shape_elt.c (issue 20, elt) */
+int shape_infer_elt_binary(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_elt_unary(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_tile(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_range(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_cumsum(ir_graph *g, ir_node *n, diag *d);
 
 #endif /* LSTMC_SHAPE_IMPL_H */

@@ -584,6 +584,17 @@ replay_call(replay *r, int ci)
         rd(r, c->in[0], 0, c->p.copy.n_bytes);
         wr(r, c->out[0], 0, c->p.copy.n_bytes);
         break;
+    case KP_EWISE: /* issue 20, elt: each operand once, then the output (the whole tensors) */
+    case KP_RANGE:
+    case KP_CUMSUM:
+        for (o = 0; o < c->n_in; o++)
+            if (c->in[o])
+                rd(r, c->in[o], 0,
+                   ir_shape_numel(&c->in[o]->shape) * (int64_t)ir_dtype_size(c->in[o]->dtype));
+        if (c->out[0])
+            wr(r, c->out[0], 0,
+               ir_shape_numel(&c->out[0]->shape) * (int64_t)ir_dtype_size(c->out[0]->dtype));
+        break;
     default:
         break;
     }
