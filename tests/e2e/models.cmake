@@ -31,7 +31,9 @@ set(LSTMC_PENDING_MODELS
     "model_learned_h0_expand|Equal, Where (shape subgraph of .expand)"
     "model_causal_conv_lstm|Pad, Conv"
     "model_lstm_causal_conv|Pad, Conv"
-    "model_lookahead_conv_lstm|Conv")
+    "model_lookahead_conv_lstm|Conv"
+    "model_tasnet|Conv, ReduceMean, Pow (the decomposed LayerNorm), ConvTranspose"
+    "model_dscnn_gru|Conv (depthwise), HardSwish, Pad, AveragePool, GlobalAveragePool, LeakyRelu")
 # lstmc options a model needs on every run: the fixture's batch for a symbolic one (`lstmc
 # run` binds it from the data; the cross builds compile without data)
 set(LSTMC_MODEL_FLAGS_model_learned_h0_expand --dim=batch=2)
