@@ -26,6 +26,7 @@ MCU="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 CFLAGS="$MCU -O2 -ffunction-sections -fdata-sections -Wall -Werror"
 make -s -C "$work/model" libmodel.a CC=arm-none-eabi-gcc AR=arm-none-eabi-ar CFLAGS="$CFLAGS"
 "$CM_IO" inputs "$case" > "$work/inputs.c"
+# shellcheck disable=SC2086 # CFLAGS is a list of flags
 arm-none-eabi-gcc $CFLAGS -I"$work/model" -I"$work/model/runtime/include" -I"$board" -nostdlib \
     -T "$board/mps2_an386.ld" -Wl,--gc-sections -o "$work/firmware.elf" \
     "$board/startup.c" "$here/cortex_m_model/main.c" "$work/inputs.c" "$work/model/libmodel.a" \
