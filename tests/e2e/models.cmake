@@ -28,7 +28,6 @@ set(LSTMC_PENDING_MODELS
     "model_grucell_step|Split"
     "model_lstmcell_step|Split"
     "model_packed_unsorted|TopK, ScatterElements"
-    "model_learned_h0_expand|Equal, Where (shape subgraph of .expand)"
     "model_causal_conv_lstm|Pad, Conv"
     "model_lstm_causal_conv|Pad, Conv"
     "model_lookahead_conv_lstm|Conv"
