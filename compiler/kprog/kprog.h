@@ -80,6 +80,12 @@ typedef struct kp_call {
         lstmc_rt_strided_params strided;
         lstmc_rt_gather_params gather;
         lstmc_rt_concat_params concat;
+        /* issue 20, red */
+        lstmc_rt_reduce_params reduce;
+        lstmc_rt_layernorm_params layernorm;
+        lstmc_rt_pad_params pad;
+        lstmc_rt_topk_params topk;
+        lstmc_rt_scatter_params scatter;
         struct {
             int64_t n;
             int32_t elem_size;

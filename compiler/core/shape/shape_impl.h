@@ -8,6 +8,8 @@
  *   shape_eltwise.c  Add/Sub/Mul/Div, unary ops, Softmax, ArgMax, Cast
  *   shape_layout.c   Gather, Transpose, Squeeze, Unsqueeze, Slice, Shape, Concat, Reshape,
  *                    Flatten, Expand, ConstantOfShape
+ *   shape_red.c      ReduceMean/Sum/Max/Min/L2, LayerNormalization, Pad, Split, TopK,
+ *                    ScatterElements
  *
  * Adding an op: a rule in the file of its class, its prototype below, a row in shape.c's
  * shape_table.
@@ -108,5 +110,13 @@ int shape_infer_reshape(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_flatten(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_expand(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_constant_of_shape(ir_graph *g, ir_node *n, diag *d);
+
+/* shape_red.c (issue 20, red) */
+int shape_infer_reduce(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_pad(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_split(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_topk(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_scatter_elements(ir_graph *g, ir_node *n, diag *d);
 
 #endif /* LSTMC_SHAPE_IMPL_H */
