@@ -241,6 +241,12 @@ shape_split_sizes(ir_node *n, int64_t dim, int64_t *sz, diag *d)
             return -1;
         }
         chunk = (dim + k - 1) / k;
+        if (k > 1 && (k - 1) * chunk >= dim) { /* 6 into 4: 2, 2, 2 and nothing left */
+            diag_node(d, n, "attribute 'num_outputs' is %lld: chunks of %lld leave nothing for "
+                      "the last output of an axis of %lld elements", (long long)k,
+                      (long long)chunk, (long long)dim);
+            return -1;
+        }
         for (i = 0; i < n_out; i++) {
             int64_t left = dim - sum;
             sz[i] = left < chunk ? (left > 0 ? left : 0) : chunk;
