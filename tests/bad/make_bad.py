@@ -181,13 +181,21 @@ def main():
     onnx.checker.check_model(m)
     write("slice_dynamic.onnx", m.SerializeToString())
 
+    # 15. issue 20, red: a shape operand of the new ops given as a graph input (TopK's K)
+    m = model([helper.make_node("TopK", ["X", "k"], ["V", "I"], name="topk_a")],
+              [fin("X", [4, 6]), helper.make_tensor_value_info("k", i64, [1])],
+              [fin("V", [4, "k"]), helper.make_tensor_value_info("I", i64, [4, "k"])], [],
+              opset=13, name="red_topk_dynamic_k")
+    onnx.checker.check_model(m)
+    write("red_topk_dynamic_k.onnx", m.SerializeToString())
+
     # sanity: the files that should not parse, do not; the rest parse
     for f in ("empty.onnx",):
         assert (HERE / f).stat().st_size == 0
     for f in ("missing_weights.onnx", "unsupported_ops.onnx", "lstm_w_shape_mismatch.onnx",
               "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
               "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx",
-              "unnamed_cast.onnx", "slice_dynamic.onnx"):
+              "unnamed_cast.onnx", "slice_dynamic.onnx", "red_topk_dynamic_k.onnx"):
         onnx.load(str(HERE / f), load_external_data=False)
     for f in ("truncated.onnx", "random_bytes.onnx"):
         try:
