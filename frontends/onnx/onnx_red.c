@@ -85,7 +85,8 @@ onnx_import_reduce(onnx_ctx *cx, const Onnx__NodeProto *np)
 }
 
 /* LayerNormalization (opset 17): Y only; the training outputs Mean and InvStdDev are
- * refused, and stash_type must be 1 (float), the precision lstmc computes in. */
+ * refused, and stash_type must be 1 (float), the precision lstmc computes in. An empty
+ * Scale is a scale of 1. */
 int
 onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
@@ -101,9 +102,24 @@ onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
             return -1;
         }
     }
-    n = onnx_node_new(cx, np, IR_OP_LAYER_NORM, onnx_arity_of(IR_OP_LAYER_NORM));
+    {
+        /* Scale is required by the spec, but PyTorch 1.13 writes nn.LayerNorm without
+         * elementwise_affine at opset 17 with an empty Scale: read as a scale of 1 */
+        onnx_arity ar = onnx_arity_of(IR_OP_LAYER_NORM);
+        ar.min_in = 1;
+        n = onnx_node_new(cx, np, IR_OP_LAYER_NORM, ar);
+    }
     if (!n)
         return -1;
+    if (!n->inputs[1]) {
+        const float one = 1.0f;
+        ir_shape s;
+        memset(&s, 0, sizeof s);
+        s.rank = 1;
+        s.d[0] = 1;
+        n->inputs[1] = ir_const_new(cx->g, arena_printf(cx->a, "%s_scale", cx->node), IR_DT_F32,
+                                    &s, &one);
+    }
     if (copy_int(cx, np, n, "axis", -1) < 0 || onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0 ||
         onnx_attr_int(cx, np, "stash_type", 1, &stash) < 0)
         return -1;

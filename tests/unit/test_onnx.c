@@ -1088,6 +1088,28 @@ Test(onnx, red_attribute_forms_become_inputs)
     cr_assert_eq(ir_attr_int(n, "reduction", -7), 0);
 }
 
+/* LayerNormalization's defaults (axis -1, epsilon 1e-5); an empty Scale (PyTorch 1.13's
+ * nn.LayerNorm(elementwise_affine=False) at opset 17) reads as one scale of 1. */
+Test(onnx, red_layernorm_defaults_and_empty_scale)
+{
+    static int64_t xd[2] = {2, 4};
+    mb *b = model_new(17);
+    ir_graph *g;
+    ir_node *n;
+    input(b, "X", 2, xd, NULL);
+    node(b, "LayerNormalization", "ln", "X,", "Y");
+    output(b, "Y");
+    g = import(b);
+    cr_assert_not_null(g, "%s", diag_text(D));
+    n = find_node(g, "ln");
+    cr_assert_eq(ir_attr_int(n, "axis", -7), -1);
+    cr_assert_float_eq(ir_attr_float(n, "epsilon", 0), 1e-5f, 1e-12);
+    cr_assert_not_null(ir_in(n, 1));
+    cr_assert_eq(ir_shape_numel(&ir_in(n, 1)->shape), 1);
+    cr_assert_float_eq(*(const float *)ir_in(n, 1)->data, 1.0f, 0);
+    cr_assert_null(ir_in(n, 2));
+}
+
 /* What lstmc does not run is refused by name, every node in one run. */
 Test(onnx, red_refusals_name_the_attribute)
 {
