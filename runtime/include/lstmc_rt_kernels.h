@@ -393,8 +393,9 @@ typedef struct lstmc_rt_layernorm_params {
     int32_t scale_stride, bias_stride; /* 1: one value per element of the row; 0: one value */
 } lstmc_rt_layernorm_params;
 
-lstmc_rt_status lstmc_rt_layernorm(const lstmc_rt_layernorm_params *p, const float *X,
-                                   const float *scale, const float *B, float *Y);
+typedef lstmc_rt_status lstmc_rt_layernorm_fn(const lstmc_rt_layernorm_params *p, const float *X,
+                                              const float *scale, const float *B, float *Y);
+lstmc_rt_layernorm_fn lstmc_rt_layernorm; /* the LLVM kernels have this type too */
 
 typedef enum lstmc_rt_pad_mode {
     LSTMC_RT_PAD_CONSTANT = 0,

@@ -191,7 +191,8 @@ static const bcase cases[] = {
      .op = LSTMC_RT_REDUCE_MAX, .dt = LSTMC_RT_I64},
     {.name = "layernorm_bias", .kind = KP_LAYERNORM, .m = 5, .n = 37, .flag = 1,
      .nmse = 1e-12},
-    {.name = "layernorm_no_bias", .kind = KP_LAYERNORM, .m = 3, .n = 8, .nmse = 1e-12},
+    {.name = "layernorm_no_bias_one_scale", .kind = KP_LAYERNORM, .m = 3, .n = 8, .op = 1,
+     .nmse = 1e-12},
     {.name = "pad_reflect", .kind = KP_PAD, .m = 3, .n = 7, .op = LSTMC_RT_PAD_REFLECT,
      .nmse = 0},
     {.name = "pad_constant", .kind = KP_PAD, .m = 2, .n = 5, .op = LSTMC_RT_PAD_CONSTANT,
@@ -763,11 +764,12 @@ build_layernorm(bprog *b, const bcase *bc)
     c->p.layernorm.outer = bc->m;
     c->p.layernorm.n = bc->n;
     c->p.layernorm.epsilon = 1e-5f;
-    c->p.layernorm.scale_stride = 1;
+    c->p.layernorm.scale_stride = !bc->op; /* op 1: one scale value */
     c->p.layernorm.bias_stride = bc->flag;
     c->n_in = 3;
     c->in[0] = input(b, "x", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0), rvec(b, bc->m * bc->n, 3.0f));
-    c->in[1] = weight(b, "scale", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
+    c->in[1] = bc->op ? weight(b, "scale", IR_DT_F32, shp(1, 1, 0, 0, 0), rvec(b, 1, 2.0f))
+                      : weight(b, "scale", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
     c->in[2] = bc->flag ? weight(b, "B", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f))
                         : NULL;
     c->n_out = 1;
