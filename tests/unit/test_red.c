@@ -2,7 +2,8 @@
  * test_red.c — issue 20's reductions, normalisation and data movement: the layernorm pass
  * (passes/layernorm.c: ir_verify, the structure, ir_eval results as before it and as ONNX
  * Runtime's) and the portable kernels of runtime/src/rt_reduce.c on hand-worked cases
- * (ONNX spec semantics: TopK ties, reflect padding, ScatterElements' index checks).
+ * (ONNX spec semantics: TopK ties, reflect padding, ScatterElements' index checks), and
+ * the streaming rules of the new ops.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "ir_verify.h"
 #include "lstmc_rt_kernels.h"
 #include "passes.h"
+#include "stream.h"
 
 /* The number of live nodes of op in g. */
 static int
@@ -208,4 +210,83 @@ Test(rt_reduce, scatter_checks_indices)
     cr_assert_float_eq(out[0], 0.0f, 0, "nothing written");
     cr_assert_eq(lstmc_rt_scatter_elements(&p, data, dup, upd, out), LSTMC_RT_OK);
     cr_assert(out[0] == 1 && out[1] == 2 && out[2] == 3 && out[3] == 34);
+}
+
+/* --- streaming rules (compiler/stream/analyze.c) ---------------------------------------- */
+
+/* pt_red_stream_ln (batch_first LSTM: out [1, 9, 3], time on axis 1) with output 0 replaced
+ * by op(out, const input 1 = v[0..nv) when nv >= 0). */
+static ir_node *
+stream_with(arena *a, diag *d, ir_graph **gp, ir_op op, const int64_t *v, int nv,
+            const ir_shape *out_shape)
+{
+    const void *in[8];
+    ir_graph *g = helpers_prepare_case(a, "pt_red_stream_ln", d, in);
+    ir_tensor *y, *o;
+    ir_node *n;
+    cr_assert_not_null(g, "%s", diag_text(d));
+    y = g->outputs[0];
+    n = ir_node_new(g, op, NULL, NULL, op == IR_OP_PAD ? 4 : 2, 1);
+    n->inputs[0] = y;
+    if (nv >= 0) {
+        ir_shape s;
+        memset(&s, 0, sizeof s);
+        s.rank = 1;
+        s.d[0] = nv;
+        n->inputs[1] = ir_const_new(g, "operand", IR_DT_I64, &s, v);
+    }
+    o = ir_tensor_tmp(g, "out", IR_DT_F32, out_shape ? out_shape : &y->shape);
+    ir_node_set_output(n, 0, o);
+    y->is_output = 0;
+    o->is_output = 1;
+    g->outputs[0] = o;
+    *gp = g;
+    return n;
+}
+
+/* A reduction, LayerNorm, Pad over the time axis mixes steps; over the features they stream
+ * and ReduceMean without keepdims moves the time axis left by the axes it drops before it. */
+Test(stream_red, time_axis_rules)
+{
+    static const int64_t ax1[1] = {1}, ax0[1] = {0}, pad_t[6] = {0, 1, 0, 0, 0, 0};
+    static const int64_t pad_f[6] = {0, 0, 1, 0, 0, 2};
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "pt_red_stream_ln", NULL);
+    stream_info si;
+    ir_graph *g;
+    ir_node *n;
+    ir_shape s;
+
+    memset(&s, 0, sizeof s);
+    stream_with(a, d, &g, IR_OP_REDUCE_MEAN, ax1, 1, NULL);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "reduces over the time axis"), "%s", si.why);
+
+    s.rank = 2, s.d[0] = 9, s.d[1] = 3;
+    n = stream_with(a, d, &g, IR_OP_REDUCE_MAX, ax0, 1, &s);
+    ir_attr_set_int(g, n, "keepdims", 0);
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.out_axis[0], 0, "the batch axis before time is gone");
+
+    n = stream_with(a, d, &g, IR_OP_LAYER_NORM, NULL, -1, NULL);
+    n->inputs[1] = ir_in(helpers_find_op(g, IR_OP_LAYER_NORM, 0), 1);
+    ir_attr_set_int(g, n, "axis", 1); /* normalises [T, 3] */
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "normalises over the time axis"), "%s", si.why);
+
+    s.rank = 3, s.d[0] = 1, s.d[1] = 10, s.d[2] = 3;
+    stream_with(a, d, &g, IR_OP_PAD, pad_t, 6, &s);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "pads the time axis"), "%s", si.why);
+
+    s.d[1] = 9, s.d[2] = 6;
+    stream_with(a, d, &g, IR_OP_PAD, pad_f, 6, &s);
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.out_axis[0], 1);
+    arena_free(a);
 }
