@@ -5,7 +5,7 @@
  * PyTorch exports nn.LayerNorm / F.layer_norm below opset 17 as
  *
  *   M = ReduceMean(X, axes, keepdims=1)        axes = the last k axes of X
- *   D = Sub(X, M)
+ *   D = Sub(X, M)                              (or two such Subs, one per reader)
  *   Q = Pow(D, 2)  |  Mul(D, D)
  *   V = ReduceMean(Q, axes, keepdims=1)
  *   E = Add(V, eps)  |  Add(eps, V)            eps a one-element constant
@@ -131,10 +131,10 @@ param_ok(const ir_tensor *p, const ir_tensor *x, int axis)
 static int
 fuse(ir_graph *g, ir_node *m, diag *d)
 {
-    ir_tensor *X = ir_in(m, 0), *D, *Y, *gamma = NULL, *beta = NULL, *t;
-    ir_node *sub, *sq, *m2, *add, *sqrt, *div, *rcp = NULL, *mul = NULL, *badd = NULL, *r[3];
-    ir_node *ln, *dead[10];
-    int red[IR_MAX_RANK], red2[IR_MAX_RANK], axis, nd = 0, i;
+    ir_tensor *X = ir_in(m, 0), *D, *Dn, *Y, *gamma = NULL, *beta = NULL, *t;
+    ir_node *sub, *sub2, *sq, *m2, *add, *sqrt, *div, *rcp = NULL, *mul = NULL, *badd = NULL;
+    ir_node *ln, *dead[12], *r[3], *subs[3];
+    int red[IR_MAX_RANK], red2[IR_MAX_RANK], axis, nd = 0, ns, i;
     double eps, two;
     char name[512];
 
@@ -143,21 +143,41 @@ fuse(ir_graph *g, ir_node *m, diag *d)
     axis = suffix_axes(m, X->shape.rank, red, d);
     if (axis < 0)
         return 0;
-    /* D = X - M */
-    sub = only_reader(g, ir_out(m, 0));
-    if (!sub || sub->op != IR_OP_SUB || ir_in(sub, 0) != X || ir_in(sub, 1) != ir_out(m, 0))
+    /* D = X - M: one Sub read by the square and by the division (or the multiplication by
+     * 1/S), or two equal Subs, one read by each (an exporter without CSE) */
+    ns = readers(g, ir_out(m, 0), subs, 3);
+    if (ir_out(m, 0)->is_output || ns < 1 || ns > 2)
         return 0;
-    D = ir_out(sub, 0);
-    if (!D || D->is_output || !ir_shape_known(&D->shape) || D->shape.rank != X->shape.rank ||
-        memcmp(D->shape.d, X->shape.d, sizeof(int64_t) * (size_t)X->shape.rank) != 0)
-        return 0;
-    /* D read by the square and by the division (or the multiplication by 1/S) */
-    if (readers(g, D, r, 3) != 2)
-        return 0;
+    for (i = 0; i < ns; i++) {
+        t = ir_out(subs[i], 0);
+        if (subs[i]->op != IR_OP_SUB || ir_in(subs[i], 0) != X ||
+            ir_in(subs[i], 1) != ir_out(m, 0) || !t || t->is_output ||
+            !ir_shape_known(&t->shape) || t->shape.rank != X->shape.rank ||
+            memcmp(t->shape.d, X->shape.d, sizeof(int64_t) * (size_t)X->shape.rank) != 0)
+            return 0;
+    }
+    sub = subs[0];
+    sub2 = ns == 2 ? subs[1] : NULL;
+    D = Dn = ir_out(sub, 0);
+    if (!sub2) {
+        if (readers(g, D, r, 3) != 2)
+            return 0;
+    } else {
+        r[0] = only_reader(g, D);
+        r[1] = only_reader(g, ir_out(sub2, 0));
+        if (!r[0] || !r[1])
+            return 0;
+    }
     sq = is_op(r[0], "Pow") || (r[0]->op == IR_OP_MUL && ir_in(r[0], 0) == ir_in(r[0], 1))
              ? r[0]
              : r[1];
     div = sq == r[0] ? r[1] : r[0];
+    if (sub2 && sq == r[1]) { /* the second Sub is the one squared */
+        D = ir_out(sub2, 0);
+        Dn = ir_out(sub, 0);
+    } else if (sub2) {
+        Dn = ir_out(sub2, 0);
+    }
     if (is_op(sq, "Pow")) {
         if (ir_in(sq, 0) != D || !scalar_of(ir_in(sq, 1), &two) || two != 2.0)
             return 0;
@@ -177,13 +197,13 @@ fuse(ir_graph *g, ir_node *m, diag *d)
         return 0;
     /* Y = D / S, or D * (1 / S) */
     if (div->op == IR_OP_DIV) {
-        if (ir_in(div, 0) != D || ir_in(div, 1) != ir_out(sqrt, 0) ||
+        if (ir_in(div, 0) != Dn || ir_in(div, 1) != ir_out(sqrt, 0) ||
             only_reader(g, ir_out(sqrt, 0)) != div)
             return 0;
     } else {
         rcp = only_reader(g, ir_out(sqrt, 0));
         if (!is_op(rcp, "Reciprocal") || div->op != IR_OP_MUL ||
-            other_in(div, D) != ir_out(rcp, 0) || only_reader(g, ir_out(rcp, 0)) != div)
+            other_in(div, Dn) != ir_out(rcp, 0) || only_reader(g, ir_out(rcp, 0)) != div)
             return 0;
     }
     Y = ir_out(div, 0);
@@ -224,6 +244,8 @@ fuse(ir_graph *g, ir_node *m, diag *d)
     ir_attr_set_float(g, ln, "epsilon", (float)eps);
     dead[nd++] = m;
     dead[nd++] = sub;
+    if (sub2)
+        dead[nd++] = sub2;
     dead[nd++] = sq;
     dead[nd++] = m2;
     dead[nd++] = add;

@@ -58,21 +58,31 @@ through_pass(arena *a, const char *c, diag *d, int want_ln)
     return g;
 }
 
-/* The three decomposed LayerNorms of red_layernorm_decomposed: a (gamma, beta, last axis) and
- * b (beta only, axes 1 and 2, Add(eps, V)) become LayerNormalization; c, whose centred value
- * is a graph output, stays as it is. */
+/* The LayerNormalization node of g writing tensor `out`. */
+static const ir_node *
+ln_writing(const ir_graph *g, const char *out)
+{
+    const ir_node *n;
+    int k;
+    for (k = 0; (n = helpers_find_op(g, IR_OP_LAYER_NORM, k)) != NULL; k++)
+        if (strcmp(ir_out(n, 0)->name, out) == 0)
+            return n;
+    cr_assert_fail("no LayerNormalization writes '%s'", out);
+    return NULL;
+}
+
+/* The four decomposed LayerNorms of red_layernorm_decomposed: a (gamma, beta, last axis),
+ * b (beta only, axes 1 and 2, Add(eps, V)) and d (x - mean computed twice, gamma [1, 1, 4],
+ * Add(beta, Y)) become LayerNormalization; c, whose centred value is a graph output, stays
+ * as it is. */
 Test(layernorm, decomposed_variants)
 {
     arena *a = arena_new(0);
     diag *d = diag_new(a, "red_layernorm_decomposed", NULL);
-    ir_graph *g = through_pass(a, "red_layernorm_decomposed", d, 2);
-    const ir_node *ln0 = helpers_find_op(g, IR_OP_LAYER_NORM, 0);
-    const ir_node *ln1 = helpers_find_op(g, IR_OP_LAYER_NORM, 1);
-    const ir_node *la = strcmp(ir_out(ln0, 0)->name, "a_out") == 0 ? ln0 : ln1;
-    const ir_node *lb = la == ln0 ? ln1 : ln0;
+    ir_graph *g = through_pass(a, "red_layernorm_decomposed", d, 3);
+    const ir_node *la = ln_writing(g, "a_out"), *lb = ln_writing(g, "b_out");
+    const ir_node *ld = ln_writing(g, "d_out");
 
-    cr_assert_str_eq(ir_out(la, 0)->name, "a_out");
-    cr_assert_str_eq(ir_out(lb, 0)->name, "b_out");
     cr_assert_str_eq(ir_in(la, 0)->name, "x");
     cr_assert_str_eq(ir_in(la, 1)->name, "g4");
     cr_assert_str_eq(ir_in(la, 2)->name, "b4");
@@ -81,6 +91,9 @@ Test(layernorm, decomposed_variants)
     cr_assert_eq(ir_attr_int(lb, "axis", -7), 1);
     cr_assert_float_eq(*(const float *)ir_in(lb, 1)->data, 1.0f, 0, "no gamma: a scale of 1");
     cr_assert_str_eq(ir_in(lb, 2)->name, "b34");
+    cr_assert_str_eq(ir_in(ld, 1)->name, "g114");
+    cr_assert_str_eq(ir_in(ld, 2)->name, "b4");
+    cr_assert_eq(ir_attr_int(ld, "axis", -7), 2);
     /* c: its ReduceMean pair, Sub, Mul(D, D), Sqrt, Div and Mul(gamma) are left */
     cr_assert_eq(count_op(g, IR_OP_REDUCE_MEAN), 2);
     cr_assert_eq(count_op(g, IR_OP_SQRT), 1);
