@@ -195,9 +195,11 @@ lstmc_rt_status
 lstmc_rt_pad(const lstmc_rt_pad_params *p, const void *in, void *out)
 {
     int64_t od[LSTMC_RT_MAX_RANK], ist[LSTMC_RT_MAX_RANK], idx[LSTMC_RT_MAX_RANK];
-    int64_t n_out, n_in, k, acc = 1;
+    int64_t n_out, n_in, rows, row, acc = 1, L, b, ol, j;
     int32_t i, r;
     size_t es;
+    unsigned char *o;
+    const unsigned char *src;
     if (!p)
         return LSTMC_RT_ERR_NULL;
     r = p->rank;
@@ -224,17 +226,42 @@ lstmc_rt_pad(const lstmc_rt_pad_params *p, const void *in, void *out)
         return LSTMC_RT_OK;
     if (!out || (n_in > 0 && !in))
         return LSTMC_RT_ERR_NULL;
-    for (k = 0; k < n_out; k++) {
-        int64_t off = 0, s;
-        for (i = 0; i < r; i++) {
-            s = pad_src(p->mode, idx[i] - p->begin[i], p->in_dims[i]);
+    if (r == 0) {
+        memcpy(out, in, es);
+        return LSTMC_RT_OK;
+    }
+    /* row by row along the last axis: the row's source (or the constant), then its
+     * columns, the inside as one memcpy */
+    L = p->in_dims[r - 1];
+    b = p->begin[r - 1];
+    ol = od[r - 1];
+    rows = n_out / ol;
+    o = (unsigned char *)out;
+    for (row = 0; row < rows; row++, o += (size_t)ol * es) {
+        int64_t off = 0, sv = 0;
+        for (i = 0; i < r - 1; i++) {
+            int64_t s = pad_src(p->mode, idx[i] - p->begin[i], p->in_dims[i]);
             if (s < 0)
                 break;
             off += s * ist[i];
         }
-        memcpy((unsigned char *)out + (size_t)k * es,
-               i < r ? p->value : (const unsigned char *)in + (size_t)off * es, es);
-        for (i = r - 1; i >= 0; i--) {
+        src = (const unsigned char *)in + (size_t)off * es;
+        for (j = 0; j < ol;) {
+            int64_t c = j - b;
+            if (i < r - 1) { /* a constant row */
+                memcpy(o + (size_t)j * es, p->value, es);
+                j++;
+            } else if (c >= 0 && c < L) {
+                int64_t cnt = ol - j < L - c ? ol - j : L - c;
+                memcpy(o + (size_t)j * es, src + (size_t)c * es, (size_t)cnt * es);
+                j += cnt;
+            } else {
+                sv = pad_src(p->mode, c, L);
+                memcpy(o + (size_t)j * es, sv < 0 ? p->value : src + (size_t)sv * es, es);
+                j++;
+            }
+        }
+        for (i = r - 2; i >= 0; i--) {
             if (++idx[i] < od[i])
                 break;
             idx[i] = 0;
