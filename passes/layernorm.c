@@ -20,13 +20,13 @@
  * matched by op name, so the pass also compiles in a tree that lacks those ops (the pattern
  * then cannot occur with them). A missing gamma becomes a constant 1.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "diag.h"
 #include "ir.h"
 #include "passes.h"
 #include "shape.h"
+
+#include <stdio.h>
+#include <string.h>
 
 /* The live nodes reading t, distinct (Mul(D, D) counts once), up to max; their count. */
 static int
@@ -72,10 +72,17 @@ scalar_of(const ir_tensor *t, double *v)
     if (!t || !t->data || ir_shape_numel(&t->shape) != 1)
         return 0;
     switch (t->dtype) {
-    case IR_DT_F32: *v = *(const float *)t->data; return 1;
-    case IR_DT_I64: *v = (double)*(const int64_t *)t->data; return 1;
-    case IR_DT_I32: *v = *(const int32_t *)t->data; return 1;
-    default: return 0;
+    case IR_DT_F32:
+        *v = *(const float *)t->data;
+        return 1;
+    case IR_DT_I64:
+        *v = (double)*(const int64_t *)t->data;
+        return 1;
+    case IR_DT_I32:
+        *v = *(const int32_t *)t->data;
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -85,8 +92,8 @@ static int
 suffix_axes(ir_node *m, int r, int *red, diag *d)
 {
     int k, i;
-    if (m->op != IR_OP_REDUCE_MEAN || !ir_attr_int(m, "keepdims", 1) || (ir_in(m, 1) &&
-                                                                         !ir_in(m, 1)->data))
+    if (m->op != IR_OP_REDUCE_MEAN || !ir_attr_int(m, "keepdims", 1) ||
+        (ir_in(m, 1) && !ir_in(m, 1)->data))
         return -1;
     if (shape_reduce_axes(m, r, red, d) <= 0)
         return -1;
@@ -151,8 +158,8 @@ fuse(ir_graph *g, ir_node *m, diag *d)
     for (i = 0; i < ns; i++) {
         t = ir_out(subs[i], 0);
         if (subs[i]->op != IR_OP_SUB || ir_in(subs[i], 0) != X ||
-            ir_in(subs[i], 1) != ir_out(m, 0) || !t || t->is_output ||
-            !ir_shape_known(&t->shape) || t->shape.rank != X->shape.rank ||
+            ir_in(subs[i], 1) != ir_out(m, 0) || !t || t->is_output || !ir_shape_known(&t->shape) ||
+            t->shape.rank != X->shape.rank ||
             memcmp(t->shape.d, X->shape.d, sizeof(int64_t) * (size_t)X->shape.rank) != 0)
             return 0;
     }
@@ -168,9 +175,8 @@ fuse(ir_graph *g, ir_node *m, diag *d)
         if (!r[0] || !r[1])
             return 0;
     }
-    sq = is_op(r[0], "Pow") || (r[0]->op == IR_OP_MUL && ir_in(r[0], 0) == ir_in(r[0], 1))
-             ? r[0]
-             : r[1];
+    sq = is_op(r[0], "Pow") || (r[0]->op == IR_OP_MUL && ir_in(r[0], 0) == ir_in(r[0], 1)) ? r[0]
+                                                                                           : r[1];
     div = sq == r[0] ? r[1] : r[0];
     if (sub2 && sq == r[1]) { /* the second Sub is the one squared */
         D = ir_out(sub2, 0);

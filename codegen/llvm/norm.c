@@ -20,8 +20,8 @@ vsplat(kg *g, LLVMValueRef v)
     int i;
     for (i = 0; i < g->vl; i++)
         mask[i] = z;
-    return LLVMBuildShuffleVector(g->b, one, LLVMGetUndef(g->vf), LLVMConstVector(mask,
-                                  (unsigned)g->vl), "");
+    return LLVMBuildShuffleVector(g->b, one, LLVMGetUndef(g->vf),
+                                  LLVMConstVector(mask, (unsigned)g->vl), "");
 }
 
 /* sum over j < n of f(x[j]) where f is x (centre NULL) or (x - centre)^2: vl-wide partial
@@ -106,10 +106,9 @@ emit_layernorm(kg *g, const kp_call *c)
     args[0] = fadd(g, var, cf(g, (double)p->epsilon));
     inv = LLVMBuildFDiv(g->b, cf(g, 1.0), intrinsic(g, "llvm.sqrt", g->f32, args, 1), "");
     if (g->vl > 1)
-        row_out(g, g->vf, g->vl, 0, nv, x, y, scale, p->scale_stride, B, p->bias_stride, mean,
-                inv);
-    row_out(g, g->f32, 1, g->vl > 1 ? nv : 0, n, x, y, scale, p->scale_stride, B,
-            p->bias_stride, mean, inv);
+        row_out(g, g->vf, g->vl, 0, nv, x, y, scale, p->scale_stride, B, p->bias_stride, mean, inv);
+    row_out(g, g->f32, 1, g->vl > 1 ? nv : 0, n, x, y, scale, p->scale_stride, B, p->bias_stride,
+            mean, inv);
     loop_end(g, &l);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }

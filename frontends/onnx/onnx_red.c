@@ -9,11 +9,11 @@
  * kernels read is set on the node with its default, and an attribute value lstmc does not
  * run is refused by name.
  */
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "onnx_impl.h"
+
+#include <string.h>
 
 /* Read an INT attribute with a default and store it on n. */
 static int
@@ -97,8 +97,10 @@ onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n;
     for (i = 1; i < np->n_output && i < 3; i++) {
         if (np->output[i] && np->output[i][0]) {
-            onnx_err(cx, "output %zu ('%s', tensor '%s') is not supported; lstmc computes only "
-                     "output 'Y'", i, extra[i], np->output[i]);
+            onnx_err(cx,
+                     "output %zu ('%s', tensor '%s') is not supported; lstmc computes only "
+                     "output 'Y'",
+                     i, extra[i], np->output[i]);
             return -1;
         }
     }
@@ -117,15 +119,18 @@ onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
         memset(&s, 0, sizeof s);
         s.rank = 1;
         s.d[0] = 1;
-        n->inputs[1] = ir_const_new(cx->g, arena_printf(cx->a, "%s_scale", cx->node), IR_DT_F32,
-                                    &s, &one);
+        n->inputs[1] =
+            ir_const_new(cx->g, arena_printf(cx->a, "%s_scale", cx->node), IR_DT_F32, &s, &one);
     }
-    if (copy_int(cx, np, n, "axis", -1) < 0 || onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0 ||
+    if (copy_int(cx, np, n, "axis", -1) < 0 ||
+        onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0 ||
         onnx_attr_int(cx, np, "stash_type", 1, &stash) < 0)
         return -1;
     if (stash != 1) {
-        onnx_err(cx, "attribute 'stash_type' is %lld; lstmc computes the mean and variance in "
-                 "float (stash_type 1) only", (long long)stash);
+        onnx_err(cx,
+                 "attribute 'stash_type' is %lld; lstmc computes the mean and variance in "
+                 "float (stash_type 1) only",
+                 (long long)stash);
         return -1;
     }
     if (!(eps >= 0.0f)) {
@@ -172,8 +177,8 @@ onnx_import_pad(onnx_ctx *cx, const Onnx__NodeProto *np)
             return -1;
         widen(cx, n, 4, 1, onnx_const_i64(cx, "pads", pads, cnt));
         memset(&s, 0, sizeof s); /* a scalar: Pad before opset 11 takes float data only */
-        n->inputs[2] = ir_const_new(cx->g, arena_printf(cx->a, "%s_value", cx->node), IR_DT_F32,
-                                    &s, &value);
+        n->inputs[2] =
+            ir_const_new(cx->g, arena_printf(cx->a, "%s_value", cx->node), IR_DT_F32, &s, &value);
     }
     ir_attr_set_string(cx->g, n, "mode", mode);
     return 0;
@@ -261,8 +266,8 @@ int
 onnx_import_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
     static const char *const names[] = {"none", "add", "mul", "max", "min"};
-    ir_node *n = onnx_node_new(cx, np, IR_OP_SCATTER_ELEMENTS,
-                               onnx_arity_of(IR_OP_SCATTER_ELEMENTS));
+    ir_node *n =
+        onnx_node_new(cx, np, IR_OP_SCATTER_ELEMENTS, onnx_arity_of(IR_OP_SCATTER_ELEMENTS));
     const char *red;
     int64_t code;
     if (!n)

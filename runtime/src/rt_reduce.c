@@ -9,12 +9,12 @@
  * incrementally), so a kernel costs O(elements) whatever the rank; the compiler merges
  * neighbouring axes that behave alike first (compiler/kprog/lower.c).
  */
+#include "lstmc_rt_kernels.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#include "lstmc_rt_kernels.h"
 
 /* a * b for non-negative counts, or -1 when it overflows. */
 static int64_t
@@ -46,15 +46,21 @@ reduce_init(int32_t op, int32_t dtype, void *out, int64_t n)
 {
     int64_t i;
     if (dtype == LSTMC_RT_F32) {
-        float v = op == LSTMC_RT_REDUCE_MAX ? -INFINITY : op == LSTMC_RT_REDUCE_MIN ? INFINITY : 0.0f;
+        float v = op == LSTMC_RT_REDUCE_MAX   ? -INFINITY
+                  : op == LSTMC_RT_REDUCE_MIN ? INFINITY
+                                              : 0.0f;
         for (i = 0; i < n; i++)
             ((float *)out)[i] = v;
     } else if (dtype == LSTMC_RT_I64) {
-        int64_t v = op == LSTMC_RT_REDUCE_MAX ? INT64_MIN : op == LSTMC_RT_REDUCE_MIN ? INT64_MAX : 0;
+        int64_t v = op == LSTMC_RT_REDUCE_MAX   ? INT64_MIN
+                    : op == LSTMC_RT_REDUCE_MIN ? INT64_MAX
+                                                : 0;
         for (i = 0; i < n; i++)
             ((int64_t *)out)[i] = v;
     } else {
-        int32_t v = op == LSTMC_RT_REDUCE_MAX ? INT32_MIN : op == LSTMC_RT_REDUCE_MIN ? INT32_MAX : 0;
+        int32_t v = op == LSTMC_RT_REDUCE_MAX   ? INT32_MIN
+                    : op == LSTMC_RT_REDUCE_MIN ? INT32_MAX
+                                                : 0;
         for (i = 0; i < n; i++)
             ((int32_t *)out)[i] = v;
     }
@@ -73,9 +79,8 @@ lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
     if (r < 0 || r > LSTMC_RT_MAX_RANK || p->op < LSTMC_RT_REDUCE_MEAN ||
         p->op > LSTMC_RT_REDUCE_L2)
         return LSTMC_RT_ERR_BAD_PARAMS;
-    if (p->dtype != LSTMC_RT_F32 &&
-        ((p->dtype != LSTMC_RT_I64 && p->dtype != LSTMC_RT_I32) ||
-         p->op == LSTMC_RT_REDUCE_MEAN || p->op == LSTMC_RT_REDUCE_L2))
+    if (p->dtype != LSTMC_RT_F32 && ((p->dtype != LSTMC_RT_I64 && p->dtype != LSTMC_RT_I32) ||
+                                     p->op == LSTMC_RT_REDUCE_MEAN || p->op == LSTMC_RT_REDUCE_L2))
         return LSTMC_RT_ERR_BAD_PARAMS;
     n_in = numel_of(p->dims, r);
     if (n_in < 0)
@@ -98,10 +103,18 @@ lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
         if (p->dtype == LSTMC_RT_F32) {
             float x = ((const float *)in)[k], *y = (float *)out + o;
             switch (p->op) {
-            case LSTMC_RT_REDUCE_MAX: *y = x > *y || x != x ? x : *y; break;
-            case LSTMC_RT_REDUCE_MIN: *y = x < *y || x != x ? x : *y; break;
-            case LSTMC_RT_REDUCE_L2: *y += x * x; break;
-            default: *y += x; break;
+            case LSTMC_RT_REDUCE_MAX:
+                *y = x > *y || x != x ? x : *y;
+                break;
+            case LSTMC_RT_REDUCE_MIN:
+                *y = x < *y || x != x ? x : *y;
+                break;
+            case LSTMC_RT_REDUCE_L2:
+                *y += x * x;
+                break;
+            default:
+                *y += x;
+                break;
             }
         } else if (p->dtype == LSTMC_RT_I64) {
             int64_t x = ((const int64_t *)in)[k], *y = (int64_t *)out + o;
@@ -302,8 +315,7 @@ lstmc_rt_topk(const lstmc_rt_topk_params *p, const void *in, void *values, int64
     es = (int64_t)lstmc_rt_dtype_size(p->dtype);
     if (p->dtype != LSTMC_RT_F32 && p->dtype != LSTMC_RT_I64 && p->dtype != LSTMC_RT_I32)
         return LSTMC_RT_ERR_BAD_PARAMS;
-    if (p->outer < 0 || L < 0 || S < 0 || K < 0 || K > L ||
-        mul_nn(p->outer, mul_nn(L, S)) < 0)
+    if (p->outer < 0 || L < 0 || S < 0 || K < 0 || K > L || mul_nn(p->outer, mul_nn(L, S)) < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (p->outer == 0 || S == 0 || K == 0)
         return LSTMC_RT_OK;
@@ -317,8 +329,8 @@ lstmc_rt_topk(const lstmc_rt_topk_params *p, const void *in, void *values, int64
                 int64_t at = m < K ? m : K, e = base + j * S;
                 /* insertion point: after every kept entry that is at least as good (ties
                  * keep the lower index first, and j only grows) */
-                while (at > 0 && topk_better(p->dtype, in, e, base + ix[(at - 1) * S] * S,
-                                             p->largest))
+                while (at > 0 &&
+                       topk_better(p->dtype, in, e, base + ix[(at - 1) * S] * S, p->largest))
                     at--;
                 if (at >= K)
                     continue;
@@ -348,8 +360,8 @@ index_at(int32_t dt, const void *ix, int64_t k)
 }
 
 lstmc_rt_status
-lstmc_rt_scatter_elements(const lstmc_rt_scatter_params *p, const void *data,
-                          const void *indices, const void *updates, void *out)
+lstmc_rt_scatter_elements(const lstmc_rt_scatter_params *p, const void *data, const void *indices,
+                          const void *updates, void *out)
 {
     int64_t dst[LSTMC_RT_MAX_RANK], idx[LSTMC_RT_MAX_RANK], n_data, n_idx, k, acc = 1, L;
     int32_t i, r;
@@ -398,29 +410,59 @@ lstmc_rt_scatter_elements(const lstmc_rt_scatter_params *p, const void *data,
         if (p->dtype == LSTMC_RT_F32) {
             float u = ((const float *)updates)[k], *y = (float *)out + off;
             switch (p->reduction) {
-            case LSTMC_RT_SCATTER_ADD: *y += u; break;
-            case LSTMC_RT_SCATTER_MUL: *y *= u; break;
-            case LSTMC_RT_SCATTER_MAX: *y = u > *y ? u : *y; break;
-            case LSTMC_RT_SCATTER_MIN: *y = u < *y ? u : *y; break;
-            default: *y = u; break;
+            case LSTMC_RT_SCATTER_ADD:
+                *y += u;
+                break;
+            case LSTMC_RT_SCATTER_MUL:
+                *y *= u;
+                break;
+            case LSTMC_RT_SCATTER_MAX:
+                *y = u > *y ? u : *y;
+                break;
+            case LSTMC_RT_SCATTER_MIN:
+                *y = u < *y ? u : *y;
+                break;
+            default:
+                *y = u;
+                break;
             }
         } else if (p->dtype == LSTMC_RT_I64) {
             int64_t u = ((const int64_t *)updates)[k], *y = (int64_t *)out + off;
             switch (p->reduction) {
-            case LSTMC_RT_SCATTER_ADD: *y = (int64_t)((uint64_t)*y + (uint64_t)u); break;
-            case LSTMC_RT_SCATTER_MUL: *y = (int64_t)((uint64_t)*y * (uint64_t)u); break;
-            case LSTMC_RT_SCATTER_MAX: *y = u > *y ? u : *y; break;
-            case LSTMC_RT_SCATTER_MIN: *y = u < *y ? u : *y; break;
-            default: *y = u; break;
+            case LSTMC_RT_SCATTER_ADD:
+                *y = (int64_t)((uint64_t)*y + (uint64_t)u);
+                break;
+            case LSTMC_RT_SCATTER_MUL:
+                *y = (int64_t)((uint64_t)*y * (uint64_t)u);
+                break;
+            case LSTMC_RT_SCATTER_MAX:
+                *y = u > *y ? u : *y;
+                break;
+            case LSTMC_RT_SCATTER_MIN:
+                *y = u < *y ? u : *y;
+                break;
+            default:
+                *y = u;
+                break;
             }
         } else {
             int32_t u = ((const int32_t *)updates)[k], *y = (int32_t *)out + off;
             switch (p->reduction) {
-            case LSTMC_RT_SCATTER_ADD: *y = (int32_t)((uint32_t)*y + (uint32_t)u); break;
-            case LSTMC_RT_SCATTER_MUL: *y = (int32_t)((uint32_t)*y * (uint32_t)u); break;
-            case LSTMC_RT_SCATTER_MAX: *y = u > *y ? u : *y; break;
-            case LSTMC_RT_SCATTER_MIN: *y = u < *y ? u : *y; break;
-            default: *y = u; break;
+            case LSTMC_RT_SCATTER_ADD:
+                *y = (int32_t)((uint32_t)*y + (uint32_t)u);
+                break;
+            case LSTMC_RT_SCATTER_MUL:
+                *y = (int32_t)((uint32_t)*y * (uint32_t)u);
+                break;
+            case LSTMC_RT_SCATTER_MAX:
+                *y = u > *y ? u : *y;
+                break;
+            case LSTMC_RT_SCATTER_MIN:
+                *y = u < *y ? u : *y;
+                break;
+            default:
+                *y = u;
+                break;
             }
         }
         for (i = r - 1; i >= 0; i--) {

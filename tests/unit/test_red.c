@@ -5,10 +5,6 @@
  * (ONNX spec semantics: TopK ties, reflect padding, ScatterElements' index checks), and
  * the streaming rules of the new ops.
  */
-#include <criterion/criterion.h>
-#include <math.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "helpers.h"
@@ -18,6 +14,10 @@
 #include "lstmc_rt_kernels.h"
 #include "passes.h"
 #include "stream.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
 
 /* The number of live nodes of op in g. */
 static int
@@ -50,9 +50,9 @@ through_pass(arena *a, const char *c, diag *d, int want_ln)
     cr_assert_eq(ir_eval(a, g, inputs, after, d), 0, "%s", diag_text(d));
     for (i = 0; i < g->n_outputs; i++) {
         const ir_tensor *t = g->outputs[i];
-        cr_assert(helpers_allclose(after[i], before[i], (size_t)ir_shape_numel(&t->shape), 1e-5f,
-                                   1e-6f),
-                  "%s: output '%s' changed", c, t->name);
+        cr_assert(
+            helpers_allclose(after[i], before[i], (size_t)ir_shape_numel(&t->shape), 1e-5f, 1e-6f),
+            "%s: output '%s' changed", c, t->name);
     }
     cr_assert(helpers_outputs_match(a, c, g, after, "layernorm"));
     return g;

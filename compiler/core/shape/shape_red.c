@@ -5,11 +5,11 @@
  * dims are bound; the importer has already rewritten older opset forms onto inputs
  * (frontends/onnx/onnx_red.c).
  */
-#include <string.h>
-
 #include "diag.h"
 #include "ir.h"
 #include "shape_impl.h"
+
+#include <string.h>
 
 /* Which axes of a rank-r input a Reduce* node reduces (red[i] = 1): input 'axes' (empty or
  * absent: every axis, or none with noop_with_empty_axes). Returns the count, or -1. */
@@ -110,15 +110,15 @@ shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d)
     ir_tensor *x = ir_in(n, 0);
     int axis;
     (void)g;
-    if (shape_need_dtype(n, 0, M_F32, "f32", d) < 0 || shape_need_dtype(n, 1, M_F32, "f32", d) < 0 ||
-        shape_need_dtype(n, 2, M_F32, "f32", d) < 0)
+    if (shape_need_dtype(n, 0, M_F32, "f32", d) < 0 ||
+        shape_need_dtype(n, 1, M_F32, "f32", d) < 0 || shape_need_dtype(n, 2, M_F32, "f32", d) < 0)
         return -1;
     if (x->shape.rank < 1) {
         diag_node(d, n, "input 'X' is a scalar; LayerNormalization needs rank >= 1");
         return -1;
     }
-    if (shape_norm_axis(n, "attribute 'axis'", ir_attr_int(n, "axis", -1), x->shape.rank, 0,
-                        &axis, d) < 0)
+    if (shape_norm_axis(n, "attribute 'axis'", ir_attr_int(n, "axis", -1), x->shape.rank, 0, &axis,
+                        d) < 0)
         return -1;
     if (shape_layernorm_param(n, 1, axis, d) < 0 || shape_layernorm_param(n, 2, axis, d) < 0)
         return -1;
@@ -188,8 +188,10 @@ shape_infer_pad(ir_graph *g, ir_node *n, diag *d)
     for (i = 0; i < r; i++) {
         s.d[i] = x->shape.d[i] + begin[i] + end[i];
         if (s.d[i] < 0) {
-            diag_node(d, n, "pads %lld and %lld on axis %d of input 'data' %s leave a negative "
-                      "size", (long long)begin[i], (long long)end[i], i, shape_str(&x->shape));
+            diag_node(d, n,
+                      "pads %lld and %lld on axis %d of input 'data' %s leave a negative "
+                      "size",
+                      (long long)begin[i], (long long)end[i], i, shape_str(&x->shape));
             return -1;
         }
         if (strcmp(mode, "constant") != 0 && x->shape.d[i] == 0 && s.d[i] > 0) {
@@ -242,9 +244,10 @@ shape_split_sizes(ir_node *n, int64_t dim, int64_t *sz, diag *d)
         }
         chunk = (dim + k - 1) / k;
         if (k > 1 && (k - 1) * chunk >= dim) { /* 6 into 4: 2, 2, 2 and nothing left */
-            diag_node(d, n, "attribute 'num_outputs' is %lld: chunks of %lld leave nothing for "
-                      "the last output of an axis of %lld elements", (long long)k,
-                      (long long)chunk, (long long)dim);
+            diag_node(d, n,
+                      "attribute 'num_outputs' is %lld: chunks of %lld leave nothing for "
+                      "the last output of an axis of %lld elements",
+                      (long long)k, (long long)chunk, (long long)dim);
             return -1;
         }
         for (i = 0; i < n_out; i++) {
@@ -255,8 +258,10 @@ shape_split_sizes(ir_node *n, int64_t dim, int64_t *sz, diag *d)
         return 0;
     }
     if (dim % n_out != 0) {
-        diag_node(d, n, "cannot split an axis of %lld elements into %d equal outputs; give "
-                  "input 'split'", (long long)dim, n_out);
+        diag_node(d, n,
+                  "cannot split an axis of %lld elements into %d equal outputs; give "
+                  "input 'split'",
+                  (long long)dim, n_out);
         return -1;
     }
     for (i = 0; i < n_out; i++)
@@ -343,9 +348,10 @@ shape_infer_scatter_elements(ir_graph *g, ir_node *n, diag *d)
     if (shape_norm_axis(n, "attribute 'axis'", ir_attr_int(n, "axis", 0), r, 0, &axis, d) < 0)
         return -1;
     if (!shape_same_dims(&ix->shape, &u->shape) || ix->shape.rank != r) {
-        diag_node(d, n, "inputs 'indices' %s and 'updates' %s must have one shape, of the rank "
-                  "of input 'data' %s", shape_str(&ix->shape), shape_str(&u->shape),
-                  shape_str(&x->shape));
+        diag_node(d, n,
+                  "inputs 'indices' %s and 'updates' %s must have one shape, of the rank "
+                  "of input 'data' %s",
+                  shape_str(&ix->shape), shape_str(&u->shape), shape_str(&x->shape));
         return -1;
     }
     for (i = 0; i < r; i++) {
@@ -360,8 +366,8 @@ shape_infer_scatter_elements(ir_graph *g, ir_node *n, diag *d)
         for (k = 0; k < cnt; k++) {
             int64_t v = shape_elem_i64(ix, k);
             if (v < -dim || v >= dim) {
-                diag_node(d, n, "index %lld is out of range for axis %d of size %lld",
-                          (long long)v, axis, (long long)dim);
+                diag_node(d, n, "index %lld is out of range for axis %d of size %lld", (long long)v,
+                          axis, (long long)dim);
                 return -1;
             }
         }
