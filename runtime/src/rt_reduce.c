@@ -66,12 +66,65 @@ reduce_init(int32_t op, int32_t dtype, void *out, int64_t n)
     }
 }
 
+/* One row of n floats into the accumulators: fold (the row is a reduced axis) into y[0],
+ * or element by element into y[0..n). NaN wins in Max / Min, as in ONNX Runtime. */
+static void
+reduce_row_f32(int32_t op, const float *x, int64_t n, float *y, int fold)
+{
+    int64_t j;
+    if (fold) {
+        float a = *y;
+        if (op == LSTMC_RT_REDUCE_MAX)
+            for (j = 0; j < n; j++)
+                a = x[j] > a || x[j] != x[j] ? x[j] : a;
+        else if (op == LSTMC_RT_REDUCE_MIN)
+            for (j = 0; j < n; j++)
+                a = x[j] < a || x[j] != x[j] ? x[j] : a;
+        else if (op == LSTMC_RT_REDUCE_L2)
+            for (j = 0; j < n; j++)
+                a += x[j] * x[j];
+        else
+            for (j = 0; j < n; j++)
+                a += x[j];
+        *y = a;
+    } else if (op == LSTMC_RT_REDUCE_MAX) {
+        for (j = 0; j < n; j++)
+            y[j] = x[j] > y[j] || x[j] != x[j] ? x[j] : y[j];
+    } else if (op == LSTMC_RT_REDUCE_MIN) {
+        for (j = 0; j < n; j++)
+            y[j] = x[j] < y[j] || x[j] != x[j] ? x[j] : y[j];
+    } else if (op == LSTMC_RT_REDUCE_L2) {
+        for (j = 0; j < n; j++)
+            y[j] += x[j] * x[j];
+    } else {
+        for (j = 0; j < n; j++)
+            y[j] += x[j];
+    }
+}
+
+/* The same for integers of type T (sums wrap, through the unsigned type U). */
+#define REDUCE_ROW_INT(name, T, U)                                                                 \
+    static void name(int32_t op, const T *x, int64_t n, T *y, int fold)                            \
+    {                                                                                              \
+        int64_t j;                                                                                 \
+        for (j = 0; j < n; j++) {                                                                  \
+            T *a = fold ? y : y + j;                                                               \
+            *a = op == LSTMC_RT_REDUCE_MAX   ? (x[j] > *a ? x[j] : *a)                             \
+                 : op == LSTMC_RT_REDUCE_MIN ? (x[j] < *a ? x[j] : *a)                             \
+                                             : (T)((U)*a + (U)x[j]);                               \
+        }                                                                                          \
+    }
+REDUCE_ROW_INT(reduce_row_i64, int64_t, uint64_t)
+REDUCE_ROW_INT(reduce_row_i32, int32_t, uint32_t)
+
 lstmc_rt_status
 lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
 {
     int64_t n_in, n_out = 1, cnt = 1, ost[LSTMC_RT_MAX_RANK], idx[LSTMC_RT_MAX_RANK];
-    int64_t k, o = 0, acc = 1;
+    int64_t k, o = 0, acc = 1, L, rows, row;
     int32_t i, r;
+    int fold;
+    size_t es;
 
     if (!p)
         return LSTMC_RT_ERR_NULL;
@@ -99,35 +152,23 @@ lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
     if (n_in > 0 && !in)
         return LSTMC_RT_ERR_NULL;
     reduce_init(p->op, p->dtype, out, n_out);
-    for (k = 0; k < n_in; k++) {
-        if (p->dtype == LSTMC_RT_F32) {
-            float x = ((const float *)in)[k], *y = (float *)out + o;
-            switch (p->op) {
-            case LSTMC_RT_REDUCE_MAX:
-                *y = x > *y || x != x ? x : *y;
-                break;
-            case LSTMC_RT_REDUCE_MIN:
-                *y = x < *y || x != x ? x : *y;
-                break;
-            case LSTMC_RT_REDUCE_L2:
-                *y += x * x;
-                break;
-            default:
-                *y += x;
-                break;
-            }
-        } else if (p->dtype == LSTMC_RT_I64) {
-            int64_t x = ((const int64_t *)in)[k], *y = (int64_t *)out + o;
-            *y = p->op == LSTMC_RT_REDUCE_MAX   ? (x > *y ? x : *y)
-                 : p->op == LSTMC_RT_REDUCE_MIN ? (x < *y ? x : *y)
-                                                : (int64_t)((uint64_t)*y + (uint64_t)x);
-        } else {
-            int32_t x = ((const int32_t *)in)[k], *y = (int32_t *)out + o;
-            *y = p->op == LSTMC_RT_REDUCE_MAX   ? (x > *y ? x : *y)
-                 : p->op == LSTMC_RT_REDUCE_MIN ? (x < *y ? x : *y)
-                                                : (int32_t)((uint32_t)*y + (uint32_t)x);
-        }
-        for (i = r - 1; i >= 0; i--) { /* odometer: next input index, its output offset */
+    /* rows along the last axis: folded into one accumulator when that axis is reduced, else
+     * added element by element into a row of them; an odometer over the other axes moves
+     * the output offset */
+    L = r > 0 ? p->dims[r - 1] : 1;
+    fold = r > 0 && p->reduce[r - 1];
+    rows = L > 0 ? n_in / L : 0;
+    es = lstmc_rt_dtype_size(p->dtype);
+    for (row = 0; row < rows; row++) {
+        const unsigned char *x = (const unsigned char *)in + (size_t)(row * L) * es;
+        unsigned char *y = (unsigned char *)out + (size_t)o * es;
+        if (p->dtype == LSTMC_RT_F32)
+            reduce_row_f32(p->op, (const float *)(const void *)x, L, (float *)(void *)y, fold);
+        else if (p->dtype == LSTMC_RT_I64)
+            reduce_row_i64(p->op, (const int64_t *)(const void *)x, L, (int64_t *)(void *)y, fold);
+        else
+            reduce_row_i32(p->op, (const int32_t *)(const void *)x, L, (int32_t *)(void *)y, fold);
+        for (i = r - 2; i >= 0; i--) {
             o += ost[i];
             if (++idx[i] < p->dims[i])
                 break;
