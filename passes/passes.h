@@ -136,6 +136,10 @@ int pass_lowp(ir_graph *g, const pass_ctx *cx, diag *d);
  * (absent: the kernels start from zeros), so every constant is stored once. */
 int pass_dedup(ir_graph *g, const pass_ctx *cx, diag *d);
 
+/* layernorm.c: the decomposed LayerNorm of opsets <= 16 (ReduceMean, Sub, Pow / Mul,
+ * ReduceMean, Add, Sqrt, Div [, Mul gamma, Add beta]) -> one LayerNormalization node. */
+int pass_layernorm(ir_graph *g, const pass_ctx *cx, diag *d);
+
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);
 

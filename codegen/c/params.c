@@ -10,7 +10,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 21, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 26, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -37,6 +37,18 @@ static const char *const dtype_names[] = {NULL, "LSTMC_RT_F32", "LSTMC_RT_I64", 
 static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_DIV == 3 &&
                   LSTMC_RT_SQRT == 5 && LSTMC_RT_U8 == 4,
               "lstmc_rt.h: a new enum constant needs its name in params.c");
+
+/* issue 20, red */
+static const char *const reduce_names[] = {"LSTMC_RT_REDUCE_MEAN", "LSTMC_RT_REDUCE_SUM",
+                                           "LSTMC_RT_REDUCE_MAX", "LSTMC_RT_REDUCE_MIN",
+                                           "LSTMC_RT_REDUCE_L2"};
+static const char *const pad_names[] = {"LSTMC_RT_PAD_CONSTANT", "LSTMC_RT_PAD_REFLECT",
+                                        "LSTMC_RT_PAD_EDGE"};
+static const char *const scatter_names[] = {"LSTMC_RT_SCATTER_NONE", "LSTMC_RT_SCATTER_ADD",
+                                            "LSTMC_RT_SCATTER_MUL", "LSTMC_RT_SCATTER_MAX",
+                                            "LSTMC_RT_SCATTER_MIN"};
+static_assert(LSTMC_RT_REDUCE_L2 == 4 && LSTMC_RT_PAD_EDGE == 2 && LSTMC_RT_SCATTER_MIN == 4,
+              "lstmc_rt_kernels.h: a new enum constant needs its name in params.c");
 
 #define ENUM_NAME(names, v) \
     enum_name(names, (int)(sizeof names / sizeof names[0]), (v))
@@ -274,6 +286,72 @@ cg_c_put_params(FILE *f, const kp_call *c)
             fprintf(f, "%s%u", i ? ", " : "", c->p.fill.value[i]);
         fputs("};\n", f);
         break;
+    /* issue 20, red */
+    case KP_REDUCE: {
+        const lstmc_rt_reduce_params *p = &c->p.reduce;
+        fputs("static const lstmc_rt_reduce_params p = {.op = ", f);
+        put_enum(f, ENUM_NAME(reduce_names, p->op), p->op);
+        fputs(", .dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, p->dtype), p->dtype);
+        fprintf(f, ", .rank = %d,\n            .dims = ", p->rank);
+        cg_c_put_i64s(f, p->dims, p->rank);
+        fputs(", .reduce = {", f);
+        for (i = 0; i < p->rank; i++)
+            fprintf(f, "%s%d", i ? ", " : "", p->reduce[i]);
+        fputs("}};\n", f);
+        break;
+    }
+    case KP_LAYERNORM:
+        fprintf(f,
+                "static const lstmc_rt_layernorm_params p = {.outer = %lld, .n = %lld, "
+                ".epsilon = ",
+                (long long)c->p.layernorm.outer, (long long)c->p.layernorm.n);
+        cg_c_put_float(f, c->p.layernorm.epsilon);
+        fprintf(f, ",\n            .scale_stride = %d, .bias_stride = %d};\n",
+                c->p.layernorm.scale_stride, c->p.layernorm.bias_stride);
+        break;
+    case KP_PAD: {
+        const lstmc_rt_pad_params *p = &c->p.pad;
+        fputs("static const lstmc_rt_pad_params p = {.mode = ", f);
+        put_enum(f, ENUM_NAME(pad_names, p->mode), p->mode);
+        fprintf(f, ", .rank = %d, .elem_size = %d,\n            .in_dims = ", p->rank,
+                p->elem_size);
+        cg_c_put_i64s(f, p->in_dims, p->rank);
+        fputs(", .begin = ", f);
+        cg_c_put_i64s(f, p->begin, p->rank);
+        fputs(", .end = ", f);
+        cg_c_put_i64s(f, p->end, p->rank);
+        fputs(",\n            .value = {", f);
+        for (i = 0; i < 8; i++)
+            fprintf(f, "%s%u", i ? ", " : "", p->value[i]);
+        fputs("}};\n", f);
+        break;
+    }
+    case KP_TOPK:
+        fputs("static const lstmc_rt_topk_params p = {.dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, c->p.topk.dtype), c->p.topk.dtype);
+        fprintf(f,
+                ", .largest = %d, .sorted = %d,\n            .outer = %lld, .axis_len = %lld, "
+                ".inner = %lld, .k = %lld};\n",
+                c->p.topk.largest, c->p.topk.sorted, (long long)c->p.topk.outer,
+                (long long)c->p.topk.axis_len, (long long)c->p.topk.inner,
+                (long long)c->p.topk.k);
+        break;
+    case KP_SCATTER_ELEMENTS: {
+        const lstmc_rt_scatter_params *p = &c->p.scatter;
+        fputs("static const lstmc_rt_scatter_params p = {.dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, p->dtype), p->dtype);
+        fputs(", .index_dtype = ", f);
+        put_enum(f, ENUM_NAME(dtype_names, p->index_dtype), p->index_dtype);
+        fputs(", .reduction = ", f);
+        put_enum(f, ENUM_NAME(scatter_names, p->reduction), p->reduction);
+        fprintf(f, ",\n            .rank = %d, .axis = %d, .data_dims = ", p->rank, p->axis);
+        cg_c_put_i64s(f, p->data_dims, p->rank);
+        fputs(", .idx_dims = ", f);
+        cg_c_put_i64s(f, p->idx_dims, p->rank);
+        fputs("};\n", f);
+        break;
+    }
     default:
         break;
     }

@@ -20,6 +20,7 @@
  *   rec_mt.c   KP_RNN_REC (LSTM) and KP_RNN_PROJ on several cores of the runtime pool
  *   drs.c      KP_LSTM_DRS, dynamic row skip (MICRO'18 §V)
  *   tissue.c   KP_LSTM_TISSUE and KP_LSTM_TISSUE_DRS, breakpoints and tissues (MICRO'18 §IV)
+ *   norm.c     KP_LAYERNORM, LayerNormalization rows (issue 20)
  *   panels.c   U and W in column panels (the weight relayout), threads per call
  *   wave.c     stacked LSTM layers as a wavefront (compiler/kprog/schedule.c)
  *   module.c   which calls, the target machine, the module, passes, object file; the
@@ -364,6 +365,12 @@ int rec_hint_threads(const kprog *kp, int i, const cg_options *o);
 /* --- wave.c --------------------------------------------------------------------------- */
 
 void emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int *panels);
+
+/* --- norm.c (issue 20, red) ----------------------------------------------------------- */
+
+/* KP_LAYERNORM: lstmc_rt_layernorm's rows with vl-wide sums. */
+void emit_layernorm(kg *g, const kp_call *c);
+int layernorm_handles(const kp_call *c);
 
 #endif /* LSTMC_HAVE_LLVM */
 

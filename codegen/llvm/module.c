@@ -67,6 +67,8 @@ cg_llvm_handles(const kp_call *c)
     }
     if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
         return tissue_handles(c);
+    if (c->kind == KP_LAYERNORM) /* issue 20, red; the other red kinds keep their C kernel */
+        return layernorm_handles(c);
     return 0;
 }
 
@@ -192,7 +194,10 @@ static void
 emit_call(kg *g, const char *name, const kp_call *c, int i)
 {
     LLVMTypeRef params[20];
-    unsigned n = c->kind == KP_RNN_PROJ ? 5 : c->kind == KP_LSTM_DRS ? 14 : 12, k;
+    unsigned n = c->kind == KP_RNN_PROJ || c->kind == KP_LAYERNORM ? 5
+                 : c->kind == KP_LSTM_DRS                            ? 14
+                                                                     : 12,
+             k;
     LLVMTypeRef fty;
     LLVMBasicBlockRef body;
     char fname[256];
@@ -224,6 +229,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_drs(g, c);
     else if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
+    else if (c->kind == KP_LAYERNORM)
+        emit_layernorm(g, c);
     else if (g->threads > 1)
         emit_rec_mt(g, c, fname, g->threads);
     else

@@ -4,7 +4,8 @@
  * and initial_c with layout 0, axis 0 with layout 1; sequence_lens [N]). The axis is followed
  * forward from the input through the ops that move axes predictably (element-wise ops, Transpose,
  * Gather as an embedding, Unsqueeze, Squeeze with axes, MatMul/Gemm on their left operand, Slice,
- * Concat, Softmax, a Reshape that copies the dim (0 in its shape), Flatten at axis 1, Expand);
+ * Concat, Softmax, a Reshape that copies the dim (0 in its shape), Flatten at axis 1, Expand;
+ * Pad, LayerNorm, ScatterElements, a Reduce, Split or TopK that leaves the axis whole);
  * any other op ends the path. A name ("batch", "N") is never read: an
  * exporter may call the dim anything.
  *
@@ -46,6 +47,27 @@ const_ints(const ir_node *n, int i, int64_t *v, int max)
 }
 
 static int follow(trace *tr, const ir_tensor *t, int axis, int rank, int depth);
+
+/* 1 when TopK node n over a rank-`rank` input keeps every entry of its axis `axis`: K is
+ * that dim, a constant equal to it or PyTorch's Gather(Shape(X), axis) (the batch sorted by
+ * length for pack_padded_sequence(enforce_sorted=False): Gather(Shape(lens), -1)). */
+static int
+topk_whole_axis(const ir_node *n, int axis, int rank)
+{
+    const ir_tensor *x = ir_in(n, 0), *k = ir_in(n, 1);
+    const ir_node *gn = k ? k->producer : NULL, *sn;
+    int64_t v[2];
+    if (!x || !k)
+        return 0;
+    if (k->data)
+        return const_ints(n, 1, v, 1) == 1 && x->shape.rank > axis && v[0] == x->shape.d[axis] &&
+               v[0] > 0;
+    if (!gn || gn->op != IR_OP_GATHER || const_ints(gn, 1, v, 1) != 1 ||
+        (v[0] < 0 ? v[0] + rank : v[0]) != axis)
+        return 0;
+    sn = ir_in(gn, 0) ? ir_in(gn, 0)->producer : NULL;
+    return sn && sn->op == IR_OP_SHAPE && ir_in(sn, 0) == x && ir_attr_int(sn, "start", 0) == 0;
+}
 
 /* Follow axis `axis` of t (rank `rank`) into consumer n, which reads t as input slot i. */
 static int
@@ -166,6 +188,52 @@ follow_node(trace *tr, const ir_node *n, int i, int axis, int rank, int depth)
         if (n->op == IR_OP_SLICE && i != 0)
             return 0;
         return follow(tr, out, axis, rank, depth);
+    /* issue 20, red: Pad and ScatterElements keep their data's axes; a Reduce keeps an axis
+     * it does not reduce; Split one it does not split; TopK an axis it only sorts (K = the
+     * whole axis, as PyTorch's unsorted packed sequences sort the batch by length) */
+    case IR_OP_PAD:
+    case IR_OP_SCATTER_ELEMENTS:
+        return i == 0 ? follow(tr, out, axis, rank, depth) : 0;
+    case IR_OP_REDUCE_MEAN:
+    case IR_OP_REDUCE_SUM:
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_L2: {
+        int before = 0, hit;
+        if (i != 0)
+            return 0;
+        c = ir_in(n, 1) ? const_ints(n, 1, v, IR_MAX_RANK) : 0;
+        if (c < 0)
+            return 0;
+        hit = c == 0 && !ir_attr_int(n, "noop_with_empty_axes", 0);
+        for (k = 0; k < c; k++) {
+            int64_t a = v[k] < 0 ? v[k] + rank : v[k];
+            hit |= a == axis;
+            before += a < axis;
+        }
+        if (hit)
+            return 0;
+        return ir_attr_int(n, "keepdims", 1) ? follow(tr, out, axis, rank, depth)
+                                             : follow(tr, out, axis - before, rank - c, depth);
+    }
+    case IR_OP_SPLIT: {
+        int64_t sa = ir_attr_int(n, "axis", 0), found = 0;
+        if (i != 0 || (sa < 0 ? sa + rank : sa) == axis)
+            return 0;
+        for (k = 0; k < n->n_outputs; k++)
+            if (ir_out(n, k))
+                found |= follow(tr, ir_out(n, k), axis, rank, depth);
+        return (int)found;
+    }
+    case IR_OP_TOPK: {
+        int64_t ta = ir_attr_int(n, "axis", -1);
+        if (i != 0)
+            return 0;
+        if ((ta < 0 ? ta + rank : ta) == axis && !topk_whole_axis(n, axis, rank))
+            return 0;
+        return (out && follow(tr, out, axis, rank, depth)) |
+               (ir_out(n, 1) && follow(tr, ir_out(n, 1), axis, rank, depth));
+    }
     default:
         return 0;
     }

@@ -120,6 +120,9 @@ pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass
               diag *d)
 {
     l->n = 0;
+    /* issue 20: the decomposed LayerNorm of opsets <= 16 runs the opset-17 kernel */
+    if (pass_list_add(l, "layernorm", d) < 0)
+        return -1;
     if (cx->prune.on && pass_list_add(l, "prune", d) < 0)
         return -1;
     if (pass_list_add(l, o->passes ? o->passes : t->passes, d) < 0)

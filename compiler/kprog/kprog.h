@@ -83,6 +83,12 @@ typedef struct kp_call {
         lstmc_rt_ewise_params ewise;   /* issue 20, elt */
         lstmc_rt_range_params range;
         lstmc_rt_cumsum_params cumsum;
+        /* issue 20, red */
+        lstmc_rt_reduce_params reduce;
+        lstmc_rt_layernorm_params layernorm;
+        lstmc_rt_pad_params pad;
+        lstmc_rt_topk_params topk;
+        lstmc_rt_scatter_params scatter;
         struct {
             int64_t n;
             int32_t elem_size;

@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
+#include "shape.h"
 
 static kp_call *
 push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
@@ -744,6 +745,174 @@ lower_cumsum(arena *a, kprog *kp, const ir_node *n, diag *d)
     return 0;
 }
 
+/* --- issue 20, red: Reduce*, LayerNormalization, Pad, Split, TopK, ScatterElements ----- */
+
+/* Reduce*: the reduced axes as a mask; axes of size 1 dropped and neighbours of the same
+ * kind merged, so the kernel's odometer has few counters. No axis reduced: a copy. */
+static int
+lower_reduce(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    ir_tensor *X = ir_in(n, 0);
+    const ir_shape *s = &X->shape;
+    int red[IR_MAX_RANK], i, r = 0;
+    kp_call *c;
+    lstmc_rt_reduce_params *p;
+    if (shape_reduce_axes((ir_node *)n, s->rank, red, d) < 0)
+        return -1;
+    for (i = 0; i < s->rank && !red[i]; i++)
+        ;
+    if (i == s->rank && s->rank > 0) { /* noop_with_empty_axes: the data itself */
+        copy_call(a, kp, n, X, ir_out(n, 0));
+        return 0;
+    }
+    c = push(a, kp, KP_REDUCE, n);
+    p = &c->p.reduce;
+    p->op = n->op == IR_OP_REDUCE_MEAN  ? LSTMC_RT_REDUCE_MEAN
+            : n->op == IR_OP_REDUCE_SUM ? LSTMC_RT_REDUCE_SUM
+            : n->op == IR_OP_REDUCE_MAX ? LSTMC_RT_REDUCE_MAX
+            : n->op == IR_OP_REDUCE_MIN ? LSTMC_RT_REDUCE_MIN
+                                        : LSTMC_RT_REDUCE_L2;
+    p->dtype = (int32_t)X->dtype;
+    for (i = 0; i < s->rank; i++) {
+        if (s->d[i] == 1)
+            continue;
+        if (r > 0 && p->reduce[r - 1] == red[i]) {
+            p->dims[r - 1] *= s->d[i];
+            continue;
+        }
+        p->dims[r] = s->d[i];
+        p->reduce[r++] = red[i];
+    }
+    p->rank = r;
+    c->in[0] = X;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_layernorm(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    const ir_shape *s = &ir_in(n, 0)->shape;
+    int axis = norm_axis(ir_attr_int(n, "axis", -1), s->rank);
+    int ss = shape_layernorm_param((ir_node *)n, 1, axis, d);
+    int bs = shape_layernorm_param((ir_node *)n, 2, axis, d);
+    kp_call *c;
+    if (ss < 0 || bs < 0)
+        return -1;
+    c = push(a, kp, KP_LAYERNORM, n);
+    c->p.layernorm.outer = prod(s, 0, axis);
+    c->p.layernorm.n = prod(s, axis, s->rank);
+    c->p.layernorm.epsilon = ir_attr_float(n, "epsilon", 1e-5f);
+    c->p.layernorm.scale_stride = ss;
+    c->p.layernorm.bias_stride = bs;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_pad(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    ir_tensor *X = ir_in(n, 0), *V = ir_in(n, 2);
+    const ir_shape *s = &X->shape;
+    const char *mode = ir_attr_string(n, "mode", "constant");
+    kp_call *c;
+    lstmc_rt_pad_params *p;
+    int i;
+    c = push(a, kp, KP_PAD, n);
+    p = &c->p.pad;
+    if (shape_pad_amounts((ir_node *)n, s->rank, p->begin, p->end, d) < 0)
+        return -1;
+    p->mode = strcmp(mode, "reflect") == 0 ? LSTMC_RT_PAD_REFLECT
+              : strcmp(mode, "edge") == 0  ? LSTMC_RT_PAD_EDGE
+                                           : LSTMC_RT_PAD_CONSTANT;
+    p->rank = s->rank;
+    p->elem_size = (int32_t)ir_dtype_size(X->dtype);
+    for (i = 0; i < s->rank; i++)
+        p->in_dims[i] = s->d[i];
+    if (V && V->data)
+        memcpy(p->value, V->data, ir_dtype_size(V->dtype));
+    c->in[0] = X;
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+/* Split: one strided copy per output, from its first element along the axis. */
+static int
+lower_split(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    ir_tensor *X = ir_in(n, 0);
+    const ir_shape *s = &X->shape;
+    int axis = norm_axis(ir_attr_int(n, "axis", 0), s->rank), i, j;
+    int64_t sz[64], st[IR_MAX_RANK], start = 0;
+    if (shape_split_sizes((ir_node *)n, s->d[axis], sz, d) < 0)
+        return -1;
+    strides_of(s, st);
+    for (j = 0; j < n->n_outputs; j++) {
+        ir_tensor *Y = ir_out(n, j);
+        kp_call *c;
+        if (Y && sz[j] > 0 && numel(Y) > 0) {
+            c = push(a, kp, KP_STRIDED, n);
+            c->p.strided.rank = Y->shape.rank;
+            c->p.strided.elem_size = (int32_t)ir_dtype_size(Y->dtype);
+            c->p.strided.offset = start * st[axis];
+            for (i = 0; i < Y->shape.rank; i++) {
+                c->p.strided.out_dims[i] = Y->shape.d[i];
+                c->p.strided.in_stride[i] = st[i];
+            }
+            c->in[0] = X;
+            c->out[0] = Y;
+        }
+        start += sz[j];
+    }
+    return 0;
+}
+
+static int
+lower_topk(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_TOPK, n);
+    const ir_tensor *X = ir_in(n, 0);
+    const ir_shape *s = &X->shape;
+    int axis = norm_axis(ir_attr_int(n, "axis", -1), s->rank);
+    c->p.topk.dtype = (int32_t)X->dtype;
+    c->p.topk.largest = (int32_t)ir_attr_int(n, "largest", 1);
+    c->p.topk.sorted = (int32_t)ir_attr_int(n, "sorted", 1);
+    c->p.topk.outer = prod(s, 0, axis);
+    c->p.topk.axis_len = s->d[axis];
+    c->p.topk.inner = prod(s, axis + 1, s->rank);
+    c->p.topk.k = ir_out(n, 0) ? ir_out(n, 0)->shape.d[axis] : ir_out(n, 1)->shape.d[axis];
+    c->in[0] = ir_in(n, 0);
+    c->out[0] = ir_out(n, 0);
+    c->out[1] = ir_out(n, 1);
+    return 0;
+}
+
+static int
+lower_scatter(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_SCATTER_ELEMENTS, n);
+    lstmc_rt_scatter_params *p = &c->p.scatter;
+    const ir_tensor *D = ir_in(n, 0), *I = ir_in(n, 1);
+    int i;
+    p->dtype = (int32_t)D->dtype;
+    p->index_dtype = (int32_t)I->dtype;
+    p->reduction = (int32_t)ir_attr_int(n, "reduction", 0);
+    p->rank = D->shape.rank;
+    p->axis = norm_axis(ir_attr_int(n, "axis", 0), D->shape.rank);
+    for (i = 0; i < D->shape.rank; i++) {
+        p->data_dims[i] = D->shape.d[i];
+        p->idx_dims[i] = I->shape.d[i];
+    }
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
 int
 kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
@@ -794,6 +963,23 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_range(a, kp, n);
     case IR_OP_CUMSUM:
         return lower_cumsum(a, kp, n, d);
+    /* issue 20, red */
+    case IR_OP_REDUCE_MEAN:
+    case IR_OP_REDUCE_SUM:
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_L2:
+        return lower_reduce(a, kp, n, d);
+    case IR_OP_LAYER_NORM:
+        return lower_layernorm(a, kp, n, d);
+    case IR_OP_PAD:
+        return lower_pad(a, kp, n, d);
+    case IR_OP_SPLIT:
+        return lower_split(a, kp, n, d);
+    case IR_OP_TOPK:
+        return lower_topk(a, kp, n);
+    case IR_OP_SCATTER_ELEMENTS:
+        return lower_scatter(a, kp, n);
     default:
         if (ewise_code(n->op) >= 0)
             return lower_ewise(a, kp, n);

@@ -719,6 +719,58 @@ op_rule(actx *x, const ir_node *n, tclass c)
             }
         }
         break;
+    /* issue 20, red */
+    case IR_OP_REDUCE_MEAN:
+    case IR_OP_REDUCE_SUM:
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_L2:
+        if (c.k == STREAM_TIME) { /* axes: input 1; none: every axis (or none, noop) */
+            int before = 0, hit = 0;
+            cnt = ir_in(n, 1) ? const_ints(ir_in(n, 1), v, IR_MAX_RANK) : 0;
+            if (cnt == 0 && !ir_attr_int(n, "noop_with_empty_axes", 0))
+                hit = 1;
+            for (k = 0; k < cnt; k++) {
+                int a = norm_axis(v[k], in0->shape.rank);
+                hit |= a == c.axis;
+                before += a < c.axis;
+            }
+            if (hit) {
+                fail(x, n, "reduces over the time axis");
+                c = bad;
+            } else if (!ir_attr_int(n, "keepdims", 1)) {
+                c.axis -= before;
+            }
+        }
+        break;
+    case IR_OP_PAD:
+        if (c.k == STREAM_TIME) { /* pads [begins, ends] over input 3's axes (or all) */
+            int na = ir_in(n, 3) ? const_ints(ir_in(n, 3), ax, IR_MAX_RANK) : in0->shape.rank;
+            cnt = const_ints(ir_in(n, 1), v, 2 * IR_MAX_RANK);
+            for (k = 0; k < na && cnt == 2 * na; k++) {
+                int a = ir_in(n, 3) ? norm_axis(ax[k], in0->shape.rank) : k;
+                if (a == c.axis && (v[k] || v[na + k])) {
+                    fail(x, n, "pads the time axis");
+                    c = bad;
+                }
+            }
+        }
+        break;
+    case IR_OP_SPLIT:
+        if (c.k == STREAM_TIME &&
+            norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank) == c.axis) {
+            fail(x, n, "splits the time axis");
+            c = bad;
+        }
+        break;
+    case IR_OP_TOPK:
+    case IR_OP_SCATTER_ELEMENTS:
+        c = combine(x, n, 0, n->n_inputs, r);
+        if (c.k == STREAM_TIME || c.k == STREAM_LAST) {
+            fail(x, n, "%s values that change with time", n->op == IR_OP_TOPK ? "sorts" : "scatters");
+            c = bad;
+        }
+        break;
     default:
         fail(x, n, "has no streaming rule");
         c = bad;
@@ -751,7 +803,8 @@ node_class(actx *x, const ir_node *n)
         if (c.k == STREAM_TIME) {
             int legacy = (int)ir_attr_int(n, "legacy", 0);
             int a = norm_axis(ir_attr_int(n, "axis", legacy ? 1 : -1), in0->shape.rank);
-            if (legacy ? c.axis >= a : c.axis == a) {
+            /* LayerNormalization normalises over every axis from `axis` on */
+            if (legacy || n->op == IR_OP_LAYER_NORM ? c.axis >= a : c.axis == a) {
                 fail(x, n, "normalises over the time axis");
                 c = bad;
             }

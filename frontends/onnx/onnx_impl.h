@@ -5,6 +5,7 @@
  *   onnx_ops.c     importer per IR op; node/tensor plumbing for the importers
  *   onnx_rnn.c     LSTM, GRU, RNN
  *   onnx_misc.c    every other op (older opset forms rewritten onto the newest)
+ *   onnx_red.c     Reduce*, LayerNormalization, Pad, Split, TopK, ScatterElements
  *   onnx_attr.c    typed attribute getters
  *
  * Adding an op: a row in ir_ops.def (name, class, arity, input names), an importer in
@@ -153,5 +154,12 @@ int onnx_import_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_clip(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np);
+/* onnx_red.c (issue 20, red) */
+int onnx_import_reduce(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_pad(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_split(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_topk(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np);
 
 #endif /* LSTMC_ONNX_IMPL_H */

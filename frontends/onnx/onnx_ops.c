@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 56, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 66, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -72,6 +72,17 @@ static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_TILE] = onnx_import_unary,
     [IR_OP_RANGE] = onnx_import_unary,
     [IR_OP_CUMSUM] = onnx_import_cumsum,
+    /* issue 20, red (onnx_red.c) */
+    [IR_OP_REDUCE_MEAN] = onnx_import_reduce,
+    [IR_OP_REDUCE_SUM] = onnx_import_reduce,
+    [IR_OP_REDUCE_MAX] = onnx_import_reduce,
+    [IR_OP_REDUCE_MIN] = onnx_import_reduce,
+    [IR_OP_REDUCE_L2] = onnx_import_reduce,
+    [IR_OP_LAYER_NORM] = onnx_import_layernorm,
+    [IR_OP_PAD] = onnx_import_pad,
+    [IR_OP_SPLIT] = onnx_import_split,
+    [IR_OP_TOPK] = onnx_import_topk,
+    [IR_OP_SCATTER_ELEMENTS] = onnx_import_scatter_elements,
 };
 
 /* The ONNX-only ops the frontend folds away. */
@@ -81,6 +92,7 @@ static const struct {
 } folded[] = {
     {"Constant", onnx_import_constant},           /* becomes a constant tensor, no IR op */
     {"DequantizeLinear", onnx_import_dequantize}, /* of constants only: folded here */
+    {"Scatter", onnx_import_scatter_elements},    /* opsets 9-10: ScatterElements */
 };
 
 onnx_importer

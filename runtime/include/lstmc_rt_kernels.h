@@ -352,6 +352,118 @@ lstmc_rt_status lstmc_rt_fill(void *out, int64_t n, int32_t elem_size, const voi
 /* Copy n bytes (Reshape, Squeeze, Unsqueeze, Flatten, Identity); src == dst is allowed. */
 lstmc_rt_status lstmc_rt_copy(void *dst, const void *src, int64_t n_bytes);
 
+/* --- issue 20, red: reductions, LayerNorm, Pad, TopK, ScatterElements (rt_reduce.c) --- */
+
+typedef enum lstmc_rt_reduce_op {
+    LSTMC_RT_REDUCE_MEAN = 0,
+    LSTMC_RT_REDUCE_SUM = 1,
+    LSTMC_RT_REDUCE_MAX = 2,
+    LSTMC_RT_REDUCE_MIN = 3,
+    LSTMC_RT_REDUCE_L2 = 4 /* sqrt of the sum of squares */
+} lstmc_rt_reduce_op;
+
+/*
+ * ReduceMean / Sum / Max / Min / L2 over any set of axes: in has dims[0..rank); axis i is
+ * reduced when reduce[i] is 1. out holds the kept axes in order (keepdims only changes the
+ * shape, not the bytes). The compiler merges neighbouring axes of the same kind, so rank is
+ * small (at most 2 * #reduced + 1). dtype is F32 (every op), I64 or I32 (SUM, MAX, MIN).
+ * Float sums accumulate in float, as ONNX Runtime does. A reduction over zero elements gives
+ * 0 (SUM, MEAN: NaN as 0/0, L2) or the dtype's lowest / highest value (MAX / MIN).
+ */
+typedef struct lstmc_rt_reduce_params {
+    int32_t op;    /* lstmc_rt_reduce_op */
+    int32_t dtype; /* lstmc_rt_dtype */
+    int32_t rank;
+    int64_t dims[LSTMC_RT_MAX_RANK];
+    int32_t reduce[LSTMC_RT_MAX_RANK];
+} lstmc_rt_reduce_params;
+
+lstmc_rt_status lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out);
+
+/*
+ * LayerNormalization (opset 17) over the last n elements of each of `outer` rows:
+ *   mean = sum x / n, var = sum (x - mean)^2 / n,
+ *   Y = (x - mean) / sqrt(var + epsilon) * Scale + B
+ * Scale and B (B may be NULL) hold n values, or one value broadcast (scale_stride /
+ * bias_stride 0). Mean and variance are float, two passes over the row.
+ */
+typedef struct lstmc_rt_layernorm_params {
+    int64_t outer, n;
+    float epsilon;
+    int32_t scale_stride, bias_stride; /* 1: one value per element of the row; 0: one value */
+} lstmc_rt_layernorm_params;
+
+typedef lstmc_rt_status lstmc_rt_layernorm_fn(const lstmc_rt_layernorm_params *p, const float *X,
+                                              const float *scale, const float *B, float *Y);
+lstmc_rt_layernorm_fn lstmc_rt_layernorm; /* the LLVM kernels have this type too */
+
+typedef enum lstmc_rt_pad_mode {
+    LSTMC_RT_PAD_CONSTANT = 0,
+    LSTMC_RT_PAD_REFLECT = 1, /* mirrored without repeating the edge: numpy "reflect" */
+    LSTMC_RT_PAD_EDGE = 2     /* the edge value repeated */
+} lstmc_rt_pad_mode;
+
+/*
+ * Pad: out has dims in_dims[i] + begin[i] + end[i], and out element j reads in at
+ * j[i] - begin[i] on every axis; a coordinate outside [0, in_dims[i]) takes `value`
+ * (CONSTANT), the mirrored coordinate (REFLECT, as often as needed) or the nearest edge
+ * (EDGE). Negative pads crop. elem_size is 1, 2, 4 or 8; value holds one element.
+ * REFLECT and EDGE need every padded axis non-empty (else LSTMC_RT_ERR_BAD_PARAMS).
+ */
+typedef struct lstmc_rt_pad_params {
+    int32_t mode; /* lstmc_rt_pad_mode */
+    int32_t rank;
+    int32_t elem_size;
+    int64_t in_dims[LSTMC_RT_MAX_RANK];
+    int64_t begin[LSTMC_RT_MAX_RANK];
+    int64_t end[LSTMC_RT_MAX_RANK];
+    unsigned char value[8];
+} lstmc_rt_pad_params;
+
+lstmc_rt_status lstmc_rt_pad(const lstmc_rt_pad_params *p, const void *in, void *out);
+
+/*
+ * TopK over the middle dim of in viewed as [outer, axis_len, inner]: values [outer, k,
+ * inner] (dtype F32, I64 or I32) and their indices (int64). The k largest (largest = 1) or
+ * smallest, best first; equal values keep their order (the lower index first), as ONNX
+ * specifies. `sorted` = 0 is allowed and gives the same (sorted) order. k <= axis_len.
+ */
+typedef struct lstmc_rt_topk_params {
+    int32_t dtype;
+    int32_t largest, sorted;
+    int64_t outer, axis_len, inner, k;
+} lstmc_rt_topk_params;
+
+lstmc_rt_status lstmc_rt_topk(const lstmc_rt_topk_params *p, const void *in, void *values,
+                              int64_t *indices);
+
+typedef enum lstmc_rt_scatter_reduction {
+    LSTMC_RT_SCATTER_NONE = 0,
+    LSTMC_RT_SCATTER_ADD = 1,
+    LSTMC_RT_SCATTER_MUL = 2,
+    LSTMC_RT_SCATTER_MAX = 3,
+    LSTMC_RT_SCATTER_MIN = 4
+} lstmc_rt_scatter_reduction;
+
+/*
+ * ScatterElements: out = data, then for every index vector j over idx_dims[0..rank),
+ * out[j with axis coordinate replaced by indices[j]] (op)= updates[j]. data has
+ * data_dims; indices (I64 or I32; negative ones count from the end) and updates have
+ * idx_dims. dtype F32, I64 or I32. An index outside [-data_dims[axis], data_dims[axis])
+ * returns LSTMC_RT_ERR_INDEX before anything is written. out may be data.
+ */
+typedef struct lstmc_rt_scatter_params {
+    int32_t dtype;
+    int32_t index_dtype;
+    int32_t reduction; /* lstmc_rt_scatter_reduction */
+    int32_t rank, axis;
+    int64_t data_dims[LSTMC_RT_MAX_RANK];
+    int64_t idx_dims[LSTMC_RT_MAX_RANK];
+} lstmc_rt_scatter_params;
+
+lstmc_rt_status lstmc_rt_scatter_elements(const lstmc_rt_scatter_params *p, const void *data,
+                                          const void *indices, const void *updates, void *out);
+
 /* --- inter-cell optimisation: breakpoints and tissues (MICRO'18 §IV), LSTM ------------ */
 
 /*

@@ -198,6 +198,25 @@ static const bcase cases[] = {
     {.name = "cumsum_f32_rev_excl", .kind = KP_CUMSUM, .m = 3, .n = 37, .k = 2, .flag = 3,
      .dt = LSTMC_RT_F32, .nmse = 1e-13},
     {.name = "cumsum_i32", .kind = KP_CUMSUM, .m = 2, .n = 9, .k = 3, .dt = LSTMC_RT_I32},
+    /* issue 20, red (rt_reduce.c) */
+    {.name = "reduce_mean_mid", .kind = KP_REDUCE, .m = 3, .n = 37, .k = 2,
+     .op = LSTMC_RT_REDUCE_MEAN, .dt = LSTMC_RT_F32, .nmse = 1e-12},
+    {.name = "reduce_max_i64_outer", .kind = KP_REDUCE, .m = 4, .n = 5, .k = 3, .flag = 1,
+     .op = LSTMC_RT_REDUCE_MAX, .dt = LSTMC_RT_I64},
+    {.name = "layernorm_bias", .kind = KP_LAYERNORM, .m = 5, .n = 37, .flag = 1,
+     .nmse = 1e-12},
+    {.name = "layernorm_no_bias_one_scale", .kind = KP_LAYERNORM, .m = 3, .n = 8, .op = 1,
+     .nmse = 1e-12},
+    {.name = "pad_reflect", .kind = KP_PAD, .m = 3, .n = 7, .op = LSTMC_RT_PAD_REFLECT,
+     .nmse = 0},
+    {.name = "pad_constant", .kind = KP_PAD, .m = 2, .n = 5, .op = LSTMC_RT_PAD_CONSTANT,
+     .nmse = 0},
+    {.name = "topk_f32", .kind = KP_TOPK, .m = 2, .n = 37, .k = 3, .op = 5,
+     .dt = LSTMC_RT_F32, .nmse = 0},
+    {.name = "topk_i64_smallest", .kind = KP_TOPK, .m = 3, .n = 9, .k = 1, .op = 9,
+     .flag = 1, .dt = LSTMC_RT_I64},
+    {.name = "scatter_add_f32", .kind = KP_SCATTER_ELEMENTS, .m = 4, .n = 6, .k = 3,
+     .op = LSTMC_RT_SCATTER_ADD, .dt = LSTMC_RT_F32, .nmse = 1e-12},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -809,6 +828,107 @@ build_cumsum(bprog *b, const bcase *bc)
     c->out[0] = output(b, "y", (ir_dtype)bc->dt, s);
 }
 
+/* --- issue 20, red ----------------------------------------------------------------- */
+
+/* Reduce [m, n, k] over axis 1 (flag 0) or axes 0 and 2 (flag 1). */
+static void
+build_reduce(bprog *b, const bcase *bc)
+{
+    lstmc_rt_reduce_params *p = &b->c->p.reduce;
+    kp_call *c = b->c;
+    p->op = bc->op;
+    p->dtype = bc->dt;
+    p->rank = 3;
+    p->dims[0] = bc->m, p->dims[1] = bc->n, p->dims[2] = bc->k;
+    p->reduce[0] = bc->flag, p->reduce[1] = !bc->flag, p->reduce[2] = bc->flag;
+    c->n_in = 1;
+    c->in[0] = input(b, "x", (ir_dtype)bc->dt, shp(3, bc->m, bc->n, bc->k, 0),
+                     data_of(b, bc->dt, bc->m * bc->n * bc->k, -50, 50));
+    c->n_out = 1;
+    c->out[0] = output(b, "y", (ir_dtype)bc->dt,
+                       bc->flag ? shp(1, bc->n, 0, 0, 0) : shp(2, bc->m, bc->k, 0, 0));
+}
+
+static void
+build_layernorm(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    c->p.layernorm.outer = bc->m;
+    c->p.layernorm.n = bc->n;
+    c->p.layernorm.epsilon = 1e-5f;
+    c->p.layernorm.scale_stride = !bc->op; /* op 1: one scale value */
+    c->p.layernorm.bias_stride = bc->flag;
+    c->n_in = 3;
+    c->in[0] = input(b, "x", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0), rvec(b, bc->m * bc->n, 3.0f));
+    c->in[1] = bc->op ? weight(b, "scale", IR_DT_F32, shp(1, 1, 0, 0, 0), rvec(b, 1, 2.0f))
+                      : weight(b, "scale", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
+    c->in[2] = bc->flag ? weight(b, "B", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f))
+                        : NULL;
+    c->n_out = 1;
+    c->out[0] = output(b, "y", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0));
+}
+
+/* Pad [m, n] by 1 row before and 2 columns on each side, 3 after. */
+static void
+build_pad(bprog *b, const bcase *bc)
+{
+    lstmc_rt_pad_params *p = &b->c->p.pad;
+    const float v = 0.5f;
+    kp_call *c = b->c;
+    p->mode = bc->op;
+    p->rank = 2;
+    p->elem_size = 4;
+    p->in_dims[0] = bc->m, p->in_dims[1] = bc->n;
+    p->begin[0] = 1, p->begin[1] = 2, p->end[0] = 0, p->end[1] = 3;
+    memcpy(p->value, &v, 4);
+    c->n_in = 1;
+    c->in[0] = input(b, "x", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0), rvec(b, bc->m * bc->n, 1.0f));
+    c->n_out = 1;
+    c->out[0] = output(b, "y", IR_DT_F32, shp(2, bc->m + 1, bc->n + 5, 0, 0));
+}
+
+/* TopK of op entries over the middle dim of [m, n, k]; flag: the smallest. */
+static void
+build_topk(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    c->p.topk.dtype = bc->dt;
+    c->p.topk.largest = !bc->flag;
+    c->p.topk.sorted = 1;
+    c->p.topk.outer = bc->m, c->p.topk.axis_len = bc->n, c->p.topk.inner = bc->k;
+    c->p.topk.k = bc->op;
+    c->n_in = 1;
+    c->in[0] = input(b, "x", (ir_dtype)bc->dt, shp(3, bc->m, bc->n, bc->k, 0),
+                     data_of(b, bc->dt, bc->m * bc->n * bc->k, -3, 3)); /* ties for ints */
+    c->n_out = 2;
+    c->out[0] = output(b, "values", (ir_dtype)bc->dt, shp(3, bc->m, bc->op, bc->k, 0));
+    c->out[1] = output(b, "indices", IR_DT_I64, shp(3, bc->m, bc->op, bc->k, 0));
+}
+
+/* ScatterElements into data [m, n] along axis 1, indices [m, k]. */
+static void
+build_scatter(bprog *b, const bcase *bc)
+{
+    lstmc_rt_scatter_params *p = &b->c->p.scatter;
+    kp_call *c = b->c;
+    p->dtype = bc->dt;
+    p->index_dtype = LSTMC_RT_I64;
+    p->reduction = bc->op;
+    p->rank = 2;
+    p->axis = 1;
+    p->data_dims[0] = bc->m, p->data_dims[1] = bc->n;
+    p->idx_dims[0] = bc->m, p->idx_dims[1] = bc->k;
+    c->n_in = 3;
+    c->in[0] = input(b, "data", (ir_dtype)bc->dt, shp(2, bc->m, bc->n, 0, 0),
+                     data_of(b, bc->dt, bc->m * bc->n, -9, 9));
+    c->in[1] = weight(b, "idx", IR_DT_I64, shp(2, bc->m, bc->k, 0, 0),
+                      ivec(b, bc->m * bc->k, LSTMC_RT_I64, -bc->n, bc->n - 1));
+    c->in[2] = input(b, "updates", (ir_dtype)bc->dt, shp(2, bc->m, bc->k, 0, 0),
+                     data_of(b, bc->dt, bc->m * bc->k, -9, 9));
+    c->n_out = 1;
+    c->out[0] = output(b, "y", (ir_dtype)bc->dt, shp(2, bc->m, bc->n, 0, 0));
+}
+
 /* One builder per kind: a kind without one fails every_kind_has_a_row. */
 typedef void (*builder)(bprog *b, const bcase *bc);
 static const builder builders[KP_KIND_COUNT] = {
@@ -833,6 +953,12 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_EWISE] = build_ewise, /* issue 20, elt */
     [KP_RANGE] = build_range,
     [KP_CUMSUM] = build_cumsum,
+    /* issue 20, red */
+    [KP_REDUCE] = build_reduce,
+    [KP_LAYERNORM] = build_layernorm,
+    [KP_PAD] = build_pad,
+    [KP_TOPK] = build_topk,
+    [KP_SCATTER_ELEMENTS] = build_scatter,
 };
 
 /* Case i's program, from its own seed: the same data every time it is built. */
@@ -986,7 +1112,7 @@ build_all(void)
 {
     static const char *const rt[] = {"rt_blob", "rt_drs",  "rt_hsparse", "rt_kernels", "rt_lowp",
                                       "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo",
-                                      "rt_eltwise2"};
+                                      "rt_eltwise2", "rt_reduce"};
     char mk[600], cmd[1400], dir[512];
     FILE *f;
     int i, k, n;

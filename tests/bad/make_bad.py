@@ -226,6 +226,13 @@ def main():
               [fin("X", [2, 3])], [fin("s", [2, 3]), fin("Z", [2, 3])],
               [numpy_helper.from_array(np.zeros(4, np.float32), "b4")], name="unsupported_rest_bad")
     write("unsupported_rest_bad.onnx", m.SerializeToString())
+    # 17. issue 20, red: a shape operand of the new ops given as a graph input (TopK's K)
+    m = model([helper.make_node("TopK", ["X", "k"], ["V", "I"], name="topk_a")],
+              [fin("X", [4, 6]), helper.make_tensor_value_info("k", i64, [1])],
+              [fin("V", [4, "k"]), helper.make_tensor_value_info("I", i64, [4, "k"])], [],
+              opset=13, name="red_topk_dynamic_k")
+    onnx.checker.check_model(m)
+    write("red_topk_dynamic_k.onnx", m.SerializeToString())
 
     # sanity: the files that should not parse, do not; the rest parse
     for f in ("empty.onnx",):
@@ -234,7 +241,8 @@ def main():
               "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
               "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx",
               "unnamed_cast.onnx", "slice_dynamic.onnx", "dyn_shape_operands.onnx",
-              "unsupported_sin.onnx", "unsupported_and_other.onnx", "unsupported_rest_bad.onnx"):
+              "unsupported_sin.onnx", "unsupported_and_other.onnx", "unsupported_rest_bad.onnx",
+              "red_topk_dynamic_k.onnx"):
         onnx.load(str(HERE / f), load_external_data=False)
     for f in ("truncated.onnx", "random_bytes.onnx"):
         try:

@@ -133,3 +133,7 @@ lstmc_bad(calib_truncated 1 "truncated.calib:3: expected 3 values, got 2"
 lstmc_bad(calib_bad_data 1 "truncated_header.npy: truncated header"
           ${LSTMC} calibrate ${BAD}/zero_len_seq.onnx --data ${BAD}/truncated_header.npy
           -o ${BOUT}/x.calib)
+# issue 20, red: TopK's K given as a graph input is refused, naming the operand
+lstmc_bad(red_topk_dynamic_k 1
+          "node 'topk_a' (TopK): shape operand 'K' (graph input 'k') is not constant once the input dims are bound"
+          ${LSTMC} ${BAD}/red_topk_dynamic_k.onnx --target=host -o ${BOUT}/rtk)

@@ -181,6 +181,9 @@ Test(batch_axis, fixtures)
         {"pt_embed_lstm2_cls", "input.1", 0},
         {"pt_ux_batch_lstm", "x", 0},
         {"pt_ux_batch_gru_seqfirst", "tokens", 1},
+        /* issue 20, red: the lengths sorted by TopK into sequence_lens; reflect Pad, Split */
+        {"pt_red_packed_unsorted", "lens", 0},
+        {"pt_red_torch_ops", "x", 0},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -1019,3 +1019,129 @@ Test(onnx, dequantize_and_int8_errors)
     expect_error("node 'raw_int8' (Relu): input 'Q' is INT8; lstmc reads 8-bit tensors only "
                  "through DequantizeLinear");
 }
+
+/* --- issue 20, red: Reduce*, LayerNormalization, Pad, Split, TopK, ScatterElements ------- */
+
+/* The constant input i of n as int64 values (the attribute form rewritten onto it). */
+static void
+expect_const_i64(const ir_node *n, int i, int cnt, const int64_t *want)
+{
+    const ir_tensor *t = ir_in(n, i);
+    int k;
+    cr_assert_not_null(t, "%s: input %d missing", n->name, i);
+    cr_assert_not_null(t->data, "%s: input %d is not a constant", n->name, i);
+    cr_assert_eq(t->dtype, IR_DT_I64);
+    cr_assert_eq(ir_shape_numel(&t->shape), cnt);
+    for (k = 0; k < cnt; k++)
+        cr_assert_eq(((const int64_t *)t->data)[k], want[k], "%s: input %d[%d]", n->name, i, k);
+}
+
+/* ONNX spec: ReduceX's axes attribute (opset < 18; ReduceSum < 13) becomes input 1, and
+ * keepdims defaults to 1; Pad-2's pads and value, Split-11's split and TopK-9's k become
+ * inputs; Scatter (opset 9) is ScatterElements. */
+Test(onnx, red_attribute_forms_become_inputs)
+{
+    static int64_t xd[3] = {2, 3, 4};
+    static const int64_t ax[2] = {1, -1}, pads[6] = {0, 1, 0, 0, 2, 0}, sp[2] = {1, 2};
+    static const int64_t three = 3;
+    mb *b = model_new(9);
+    Onnx__NodeProto *np;
+    ir_graph *g;
+    ir_node *n;
+    input(b, "X", 3, xd, NULL);
+    np = node(b, "ReduceMean", "rm", "X", "RM");
+    attr_ints(np, "axes", 2, ax);
+    np = node(b, "ReduceSum", "rs", "X", "RS");
+    attr_int(np, "keepdims", 0);
+    np = node(b, "Pad", "pd", "X", "P");
+    attr_ints(np, "pads", 6, pads);
+    attr_float(np, "value", 2.5f);
+    attr_string(np, "mode", "edge");
+    np = node(b, "Split", "sp", "X", "S0,S1");
+    attr_int(np, "axis", 1);
+    attr_ints(np, "split", 2, sp);
+    np = node(b, "TopK", "tk", "X", "V,I");
+    attr_int(np, "k", 3);
+    node(b, "Scatter", "sc", "X,I,V", "SC");
+    output(b, "RM");
+    output(b, "RS");
+    output(b, "P");
+    output(b, "S1");
+    output(b, "SC");
+    g = import(b);
+    cr_assert_not_null(g, "%s", diag_text(D));
+    n = find_node(g, "rm");
+    expect_const_i64(n, 1, 2, ax);
+    cr_assert_eq(ir_attr_int(n, "keepdims", -7), 1);
+    cr_assert_eq(ir_attr_int(n, "noop_with_empty_axes", -7), 0);
+    n = find_node(g, "rs");
+    cr_assert_null(ir_in(n, 1), "no axes: every axis");
+    cr_assert_eq(ir_attr_int(n, "keepdims", -7), 0);
+    n = find_node(g, "pd");
+    expect_const_i64(n, 1, 6, pads);
+    cr_assert_float_eq(*(const float *)ir_in(n, 2)->data, 2.5f, 0);
+    cr_assert_str_eq(ir_attr_string(n, "mode", ""), "edge");
+    n = find_node(g, "sp");
+    expect_const_i64(n, 1, 2, sp);
+    cr_assert_eq(n->n_outputs, 2);
+    n = find_node(g, "tk");
+    expect_const_i64(n, 1, 1, &three);
+    cr_assert_eq(ir_attr_int(n, "axis", -7), -1);
+    cr_assert_eq(ir_attr_int(n, "largest", -7), 1);
+    cr_assert_eq(ir_attr_int(n, "sorted", -7), 1);
+    n = find_node(g, "sc");
+    cr_assert_eq(n->op, IR_OP_SCATTER_ELEMENTS);
+    cr_assert_eq(ir_attr_int(n, "reduction", -7), 0);
+}
+
+/* LayerNormalization's defaults (axis -1, epsilon 1e-5); an empty Scale (PyTorch 1.13's
+ * nn.LayerNorm(elementwise_affine=False) at opset 17) reads as one scale of 1. */
+Test(onnx, red_layernorm_defaults_and_empty_scale)
+{
+    static int64_t xd[2] = {2, 4};
+    mb *b = model_new(17);
+    ir_graph *g;
+    ir_node *n;
+    input(b, "X", 2, xd, NULL);
+    node(b, "LayerNormalization", "ln", "X,", "Y");
+    output(b, "Y");
+    g = import(b);
+    cr_assert_not_null(g, "%s", diag_text(D));
+    n = find_node(g, "ln");
+    cr_assert_eq(ir_attr_int(n, "axis", -7), -1);
+    cr_assert_float_eq(ir_attr_float(n, "epsilon", 0), 1e-5f, 1e-12);
+    cr_assert_not_null(ir_in(n, 1));
+    cr_assert_eq(ir_shape_numel(&ir_in(n, 1)->shape), 1);
+    cr_assert_float_eq(*(const float *)ir_in(n, 1)->data, 1.0f, 0);
+    cr_assert_null(ir_in(n, 2));
+}
+
+/* What lstmc does not run is refused by name, every node in one run. */
+Test(onnx, red_refusals_name_the_attribute)
+{
+    static int64_t xd[2] = {2, 4};
+    static int64_t two = 2;
+    mb *b = model_new(18);
+    Onnx__NodeProto *np;
+    input(b, "X", 2, xd, NULL);
+    init_f32(b, "g", 1, xd + 1, 4);
+    init_f32(b, "pads", 1, xd + 1, 4);
+    node(b, "LayerNormalization", "ln_mean", "X,g", "Y,M");
+    np = node(b, "LayerNormalization", "ln_stash", "X,g", "Y2");
+    attr_int(np, "stash_type", 11);
+    np = node(b, "Pad", "pad_wrap", "X,pads", "P");
+    attr_string(np, "mode", "wrap");
+    np = node(b, "ScatterElements", "sc_bad", "X,X,X", "SC");
+    attr_string(np, "reduction", "mean");
+    np = node(b, "Split", "sp_both", "X,spl", "S0,S1");
+    attr_int(np, "num_outputs", 2);
+    init_f32(b, "spl", 1, &two, 2);
+    output(b, "Y");
+    cr_assert_null(import(b));
+    expect_error("node 'ln_mean' (LayerNormalization): output 1 ('Mean', tensor 'M') is not "
+                 "supported");
+    expect_error("node 'ln_stash' (LayerNormalization): attribute 'stash_type' is 11");
+    expect_error("node 'pad_wrap' (Pad): attribute 'mode' is \"wrap\"");
+    expect_error("node 'sc_bad' (ScatterElements): attribute 'reduction' is \"mean\"");
+    expect_error("node 'sp_both' (Split): has both input 'split' and attribute 'num_outputs'");
+}

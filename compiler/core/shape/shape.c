@@ -454,7 +454,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 56, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 66, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -510,6 +510,17 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_TILE] = shape_infer_tile,
     [IR_OP_RANGE] = shape_infer_range,
     [IR_OP_CUMSUM] = shape_infer_cumsum,
+    /* issue 20, red */
+    [IR_OP_REDUCE_MEAN] = shape_infer_reduce,
+    [IR_OP_REDUCE_SUM] = shape_infer_reduce,
+    [IR_OP_REDUCE_MAX] = shape_infer_reduce,
+    [IR_OP_REDUCE_MIN] = shape_infer_reduce,
+    [IR_OP_REDUCE_L2] = shape_infer_reduce,
+    [IR_OP_LAYER_NORM] = shape_infer_layernorm,
+    [IR_OP_PAD] = shape_infer_pad,
+    [IR_OP_SPLIT] = shape_infer_split,
+    [IR_OP_TOPK] = shape_infer_topk,
+    [IR_OP_SCATTER_ELEMENTS] = shape_infer_scatter_elements,
 };
 
 int

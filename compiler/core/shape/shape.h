@@ -8,6 +8,7 @@
 #define LSTMC_SHAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
@@ -48,5 +49,19 @@ int shape_fmt(const ir_shape *s, char *buf, size_t n);
 /* ONNX name of input slot i of op ("W" for LSTM's slot 1), or "input" when the op has no
  * name for it (variadic inputs). */
 const char *shape_input_name(int op, int i);
+
+/* --- issue 20, red: the operands of Reduce*, LayerNormalization, Pad, Split (shape_red.c),
+ * read once more by the lowering (compiler/kprog/lower.c). Each reports through d (when
+ * non-NULL) and returns -1 on a bad node; the shape rule has already checked it. */
+
+/* red[i] = 1 for each reduced axis of a rank-r input of a Reduce* node; the count. */
+int shape_reduce_axes(ir_node *n, int r, int *red, diag *d);
+/* Scale (i = 1) or B (i = 2) of a LayerNormalization over axes [axis, rank): 1 when it
+ * holds one value per normalized element, 0 for one value (or absent). */
+int shape_layernorm_param(ir_node *n, int i, int axis, diag *d);
+/* Pad's begin[i] / end[i] per axis of a rank-r input. Returns 0. */
+int shape_pad_amounts(ir_node *n, int r, int64_t *begin, int64_t *end, diag *d);
+/* The size of each of Split's n->n_outputs outputs along an axis of dim elements. */
+int shape_split_sizes(ir_node *n, int64_t dim, int64_t *sz, diag *d);
 
 #endif /* LSTMC_SHAPE_H */

@@ -10,6 +10,8 @@
  *                    Flatten, Expand, ConstantOfShape
  *   shape_elt.c      Where, comparisons, And/Or/Not, Pow, Reciprocal, Log, Abs, Clip,
  *                    LeakyRelu, HardSigmoid, HardSwish, Erf, Tile, Range, CumSum
+ *   shape_red.c      ReduceMean/Sum/Max/Min/L2, LayerNormalization, Pad, Split, TopK,
+ *                    ScatterElements
  *
  * Adding an op: a rule in the file of its class, its prototype below, a row in shape.c's
  * shape_table.
@@ -117,5 +119,12 @@ int shape_infer_elt_unary(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_tile(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_range(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_cumsum(ir_graph *g, ir_node *n, diag *d);
+/* shape_red.c (issue 20, red) */
+int shape_infer_reduce(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_pad(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_split(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_topk(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_scatter_elements(ir_graph *g, ir_node *n, diag *d);
 
 #endif /* LSTMC_SHAPE_IMPL_H */

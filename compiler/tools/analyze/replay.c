@@ -514,6 +514,22 @@ replay_gather(replay *r, const kp_call *c)
         }
 }
 
+/* issue 20, red: a call that reads each of its inputs once through and writes each of its
+ * outputs once through (Reduce*, LayerNormalization, Pad, TopK, ScatterElements), in order. */
+static void
+replay_whole(replay *r, const kp_call *c)
+{
+    int i;
+    for (i = 0; i < c->n_in; i++)
+        if (c->in[i])
+            rd(r, c->in[i], 0,
+               ir_shape_numel(&c->in[i]->shape) * (int64_t)ir_dtype_size(c->in[i]->dtype));
+    for (i = 0; i < c->n_out; i++)
+        if (c->out[i])
+            wr(r, c->out[i], 0,
+               ir_shape_numel(&c->out[i]->shape) * (int64_t)ir_dtype_size(c->out[i]->dtype));
+}
+
 static void
 replay_call(replay *r, int ci)
 {
@@ -584,16 +600,15 @@ replay_call(replay *r, int ci)
         rd(r, c->in[0], 0, c->p.copy.n_bytes);
         wr(r, c->out[0], 0, c->p.copy.n_bytes);
         break;
-    case KP_EWISE: /* issue 20, elt: each operand once, then the output (the whole tensors) */
+    case KP_EWISE: /* issue 20: each operand once, then the outputs (the whole tensors) */
     case KP_RANGE:
     case KP_CUMSUM:
-        for (o = 0; o < c->n_in; o++)
-            if (c->in[o])
-                rd(r, c->in[o], 0,
-                   ir_shape_numel(&c->in[o]->shape) * (int64_t)ir_dtype_size(c->in[o]->dtype));
-        if (c->out[0])
-            wr(r, c->out[0], 0,
-               ir_shape_numel(&c->out[0]->shape) * (int64_t)ir_dtype_size(c->out[0]->dtype));
+    case KP_REDUCE:
+    case KP_LAYERNORM:
+    case KP_PAD:
+    case KP_TOPK:
+    case KP_SCATTER_ELEMENTS:
+        replay_whole(r, c);
         break;
     default:
         break;
