@@ -80,6 +80,9 @@ typedef struct kp_call {
         lstmc_rt_strided_params strided;
         lstmc_rt_gather_params gather;
         lstmc_rt_concat_params concat;
+        lstmc_rt_conv_params conv;           /* KP_CONV, KP_CONV_TRANSPOSE */
+        lstmc_rt_pool_params pool;           /* KP_POOL */
+        lstmc_rt_batchnorm_params batchnorm; /* KP_BATCHNORM */
         struct {
             int64_t n;
             int32_t elem_size;

@@ -5,6 +5,7 @@
  *   onnx_ops.c     importer per IR op; node/tensor plumbing for the importers
  *   onnx_rnn.c     LSTM, GRU, RNN
  *   onnx_misc.c    every other op (older opset forms rewritten onto the newest)
+ *   onnx_conv.c    Conv, ConvTranspose, the pools, BatchNormalization (issue 20)
  *   onnx_attr.c    typed attribute getters
  *
  * Adding an op: a row in ir_ops.def (name, class, arity, input names), an importer in
@@ -141,5 +142,10 @@ int onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_expand(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np);
+
+/* onnx_conv.c (issue 20, conv) */
+int onnx_import_conv(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_pool(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np);
 
 #endif /* LSTMC_ONNX_IMPL_H */

@@ -398,7 +398,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 35, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 42, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -432,6 +432,14 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_EXPAND] = shape_infer_expand,
     [IR_OP_CONSTANT_OF_SHAPE] = shape_infer_constant_of_shape,
     [IR_OP_IDENTITY] = shape_infer_unary,
+    /* issue 20, conv */
+    [IR_OP_CONV] = shape_infer_conv,
+    [IR_OP_CONV_TRANSPOSE] = shape_infer_conv,
+    [IR_OP_BATCH_NORM] = shape_infer_batch_norm,
+    [IR_OP_MAX_POOL] = shape_infer_conv,
+    [IR_OP_AVERAGE_POOL] = shape_infer_conv,
+    [IR_OP_GLOBAL_AVERAGE_POOL] = shape_infer_conv,
+    [IR_OP_GLOBAL_MAX_POOL] = shape_infer_conv,
 };
 
 int

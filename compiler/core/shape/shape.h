@@ -8,6 +8,7 @@
 #define LSTMC_SHAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct diag diag;
 typedef struct ir_graph ir_graph;
@@ -48,5 +49,22 @@ int shape_fmt(const ir_shape *s, char *buf, size_t n);
 /* ONNX name of input slot i of op ("W" for LSTM's slot 1), or "input" when the op has no
  * name for it (variadic inputs). */
 const char *shape_input_name(int op, int i);
+
+/*
+ * The window geometry of a Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool or
+ * GlobalMaxPool node with its input shapes known (shape_conv.c): ONNX's kernel_shape,
+ * strides, dilations, pads, auto_pad, ceil_mode, group, output_padding and output_shape
+ * resolved into numbers. Axes beyond nsp hold 1 (sizes, strides) and 0 (pads). Shape
+ * inference and the lowering both read it. Returns 0, or -1 after reporting through d.
+ */
+typedef struct shape_conv_geom {
+    int nsp;                       /* spatial axes: 1 (input [N, C, L]) or 2 ([N, C, H, W]) */
+    int64_t n, c_in, c_out, group; /* batch, channels, groups (1 for pools) */
+    int64_t in[2], out[2];         /* spatial sizes */
+    int64_t k[2], stride[2], dil[2];
+    int64_t pad_b[2], pad_e[2];    /* padding at the beginning and the end of each axis */
+} shape_conv_geom;
+
+int shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d);
 
 #endif /* LSTMC_SHAPE_H */

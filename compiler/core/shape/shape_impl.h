@@ -8,6 +8,7 @@
  *   shape_eltwise.c  Add/Sub/Mul/Div, unary ops, Softmax, ArgMax, Cast
  *   shape_layout.c   Gather, Transpose, Squeeze, Unsqueeze, Slice, Shape, Concat, Reshape,
  *                    Flatten, Expand, ConstantOfShape
+ *   shape_conv.c     Conv, ConvTranspose, the pools, BatchNormalization (issue 20)
  *
  * Adding an op: a rule in the file of its class, its prototype below, a row in shape.c's
  * shape_table.
@@ -108,5 +109,9 @@ int shape_infer_reshape(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_flatten(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_expand(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_constant_of_shape(ir_graph *g, ir_node *n, diag *d);
+
+/* shape_conv.c (issue 20, conv) */
+int shape_infer_conv(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_batch_norm(ir_graph *g, ir_node *n, diag *d);
 
 #endif /* LSTMC_SHAPE_IMPL_H */
