@@ -167,6 +167,7 @@ onnx_import_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np)
     }
     if (!(n = onnx_node_new(cx, np, IR_OP_BATCH_NORM, ar)))
         return -1;
+    n->n_outputs = 1; /* the training outputs are absent (checked above) */
     if (onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0)
         return -1;
     if (!(eps >= 0.0f)) {
