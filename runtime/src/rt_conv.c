@@ -5,10 +5,16 @@
  *
  * Plain C99, no allocation, no I/O. The compiler has resolved every ONNX attribute into
  * the geometry of lstmc_rt_conv_params / lstmc_rt_pool_params (auto_pad, ceil_mode,
- * output_padding, output_shape), so the kernels only loop. Conv runs "by tap": for each
- * output channel m, input channel c and tap (kh, kw), one multiply-add of a weight over the
- * range of output columns whose input column falls inside X (clip_range), so the inner
- * loop is a branch-free axpy that compilers vectorise; ConvTranspose is the same walk with
+ * output_padding, output_shape), so the kernels only loop. Conv takes one of three paths:
+ *   GEMM  (stride_w 1, at least 4 output channels per group, rows of 8+): blocks of 4 output
+ *         channels x 8 columns held in registers over j = (c, kh, kw), W[m, j] times the
+ *         input row shifted by the tap (an im2col that is never written out);
+ *   dot   (dil_w 1, k_w >= 16, e.g. an STFT as a strided Conv1d): 4 output channels at a
+ *         time as dot products over contiguous rows of k_w weights and inputs;
+ *   tap   (the rest, and the channels a group leaves over): per output channel, input
+ *         channel and tap, one axpy over the columns whose input lies inside X (clip_range).
+ * The blocked paths run the columns whose every tap is inside X; the few at the edges are
+ * computed one by one with bounds checks (conv_point). ConvTranspose is the tap walk with
  * the roles of X and Y swapped (a scatter by tap).
  */
 #include "lstmc_rt_kernels.h"
@@ -63,11 +69,188 @@ clip_range(int64_t n_out, int64_t stride, int64_t off, int64_t n_in, int64_t *lo
     *hi = b > a ? b : a;
 }
 
+/* y[i] += a * x[i * stride] for i < n: the inner loop of both convolutions (restrict, so
+ * -O2 vectorises the stride-1 case without alias checks). */
+static void
+axpy(int64_t n, float a, const float *restrict x, int64_t stride, float *restrict y)
+{
+    int64_t i = 0;
+    if (stride == 1) {
+        /* eight at a time: straight-line code -O2's SLP vectoriser packs into vectors (its
+         * loop vectoriser leaves loops of unknown trip count alone) */
+        for (; i + 8 <= n; i += 8) {
+            y[i] += a * x[i];
+            y[i + 1] += a * x[i + 1];
+            y[i + 2] += a * x[i + 2];
+            y[i + 3] += a * x[i + 3];
+            y[i + 4] += a * x[i + 4];
+            y[i + 5] += a * x[i + 5];
+            y[i + 6] += a * x[i + 6];
+            y[i + 7] += a * x[i + 7];
+        }
+        for (; i < n; i++)
+            y[i] += a * x[i];
+    } else
+        for (i = 0; i < n; i++)
+            y[i] += a * x[i * stride];
+}
+
+/* y[i * stride] += a * x[i] for i < n (ConvTranspose's scatter). */
+static void
+axpy_scatter(int64_t n, float a, const float *restrict x, int64_t stride, float *restrict y)
+{
+    int64_t i;
+    if (stride == 1)
+        for (i = 0; i < n; i++)
+            y[i] += a * x[i];
+    else
+        for (i = 0; i < n; i++)
+            y[i * stride] += a * x[i];
+}
+
+/* Output channel m of image n, whole plane, by tap: y = B[m], then one axpy per input
+ * channel, tap and output row over the columns whose input lies inside X. */
+static void
+conv_bytap(const lstmc_rt_conv_params *p, const float *X, const float *W, const float *B,
+           float *Y, int64_t n, int64_t m)
+{
+    const int64_t plane_in = p->in_h * p->in_w, plane_out = p->out_h * p->out_w;
+    const int64_t cig = p->c_in / p->group, g = m / (p->c_out / p->group);
+    float *y = Y + (n * p->c_out + m) * plane_out;
+    const float b0 = B ? B[m] : 0.0f;
+    int64_t c, kh, kw, oh, i;
+    for (i = 0; i < plane_out; i++)
+        y[i] = b0;
+    for (kh = 0; kh < p->k_h; kh++) {
+        int64_t offh = kh * p->dil_h - p->pad_h, h0, h1;
+        clip_range(p->out_h, p->stride_h, offh, p->in_h, &h0, &h1);
+        for (kw = 0; kw < p->k_w; kw++) {
+            int64_t offw = kw * p->dil_w - p->pad_w, w0, w1;
+            clip_range(p->out_w, p->stride_w, offw, p->in_w, &w0, &w1);
+            for (c = 0; c < cig; c++) {
+                const float *x = X + (n * p->c_in + g * cig + c) * plane_in;
+                float wv = W[((m * cig + c) * p->k_h + kh) * p->k_w + kw];
+                for (oh = h0; oh < h1; oh++)
+                    axpy(w1 - w0, wv,
+                         x + (oh * p->stride_h + offh) * p->in_w + offw + w0 * p->stride_w,
+                         p->stride_w, y + oh * p->out_w + w0);
+            }
+        }
+    }
+}
+
+/* One output element with every bound checked (the edges of the blocked paths). */
+static float
+conv_point(const lstmc_rt_conv_params *p, const float *x, const float *w, float b0, int64_t oh,
+           int64_t ow)
+{
+    const int64_t cig = p->c_in / p->group, plane_in = p->in_h * p->in_w;
+    int64_t c, kh, kw;
+    float acc = b0;
+    for (c = 0; c < cig; c++)
+        for (kh = 0; kh < p->k_h; kh++) {
+            int64_t ih = oh * p->stride_h - p->pad_h + kh * p->dil_h;
+            if (ih < 0 || ih >= p->in_h)
+                continue;
+            for (kw = 0; kw < p->k_w; kw++) {
+                int64_t iw = ow * p->stride_w - p->pad_w + kw * p->dil_w;
+                if (iw >= 0 && iw < p->in_w)
+                    acc += w[(c * p->k_h + kh) * p->k_w + kw] * x[c * plane_in + ih * p->in_w + iw];
+            }
+        }
+    return acc;
+}
+
+#define CONV_BM 4 /* output channels per register block */
+#define CONV_BT 8 /* output columns per register block (GEMM path) */
+
+/* The GEMM path (stride_w 1): Y[m0 .. m0+4, oh, ow .. ow+8) as a 4 x 8 register block over
+ * j = (c, kh, kw), reading W[m, j] and the shifted input row X[c, ih, ow + kw*dil - pad ..]
+ * directly (an implicit im2col); every tap of these columns is inside X. */
+static void
+conv_block_gemm(const lstmc_rt_conv_params *p, const float *x, const float *w, const float *b,
+                float *y, int64_t kh0, int64_t kh1, int64_t ih0, int64_t ow)
+{
+    const int64_t cig = p->c_in / p->group, plane_in = p->in_h * p->in_w;
+    const int64_t wrow = cig * p->k_h * p->k_w, plane_out = p->out_h * p->out_w;
+    float acc[CONV_BM][CONV_BT];
+    int64_t c, kh, kw;
+    int i, q;
+    for (i = 0; i < CONV_BM; i++)
+        for (q = 0; q < CONV_BT; q++)
+            acc[i][q] = b ? b[i] : 0.0f;
+    for (c = 0; c < cig; c++)
+        for (kh = kh0; kh < kh1; kh++) {
+            const float *xr = x + c * plane_in + (ih0 + kh * p->dil_h) * p->in_w + ow - p->pad_w;
+            const float *wr = w + (c * p->k_h + kh) * p->k_w;
+            for (kw = 0; kw < p->k_w; kw++) {
+                const float *xp = xr + kw * p->dil_w;
+                const float w0 = wr[kw], w1 = wr[wrow + kw], w2 = wr[2 * wrow + kw],
+                            w3 = wr[3 * wrow + kw];
+                for (q = 0; q < CONV_BT; q++) {
+                    acc[0][q] += w0 * xp[q];
+                    acc[1][q] += w1 * xp[q];
+                    acc[2][q] += w2 * xp[q];
+                    acc[3][q] += w3 * xp[q];
+                }
+            }
+        }
+    for (i = 0; i < CONV_BM; i++)
+        for (q = 0; q < CONV_BT; q++)
+            y[i * plane_out + q] = acc[i][q];
+}
+
+/* The dot path (dil_w 1, long kernels, any stride: an STFT as a Conv1d): Y[m0 .. m0+4, oh, ow]
+ * as four dot products over (c, kh) rows of k_w contiguous weights and inputs, eight
+ * lanes at a time. */
+static void
+conv_block_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, const float *b,
+               float *y, int64_t kh0, int64_t kh1, int64_t ih0, int64_t ow)
+{
+    const int64_t cig = p->c_in / p->group, plane_in = p->in_h * p->in_w;
+    const int64_t wrow = cig * p->k_h * p->k_w, plane_out = p->out_h * p->out_w;
+    float acc[CONV_BM][8], tail[CONV_BM];
+    int64_t c, kh, k;
+    int i, q;
+    for (i = 0; i < CONV_BM; i++) {
+        tail[i] = b ? b[i] : 0.0f;
+        for (q = 0; q < 8; q++)
+            acc[i][q] = 0.0f;
+    }
+    for (c = 0; c < cig; c++)
+        for (kh = kh0; kh < kh1; kh++) {
+            const float *xp = x + c * plane_in + (ih0 + kh * p->dil_h) * p->in_w +
+                              ow * p->stride_w - p->pad_w;
+            const float *w0 = w + (c * p->k_h + kh) * p->k_w, *w1 = w0 + wrow,
+                        *w2 = w1 + wrow, *w3 = w2 + wrow;
+            for (k = 0; k + 8 <= p->k_w; k += 8)
+                for (q = 0; q < 8; q++) {
+                    acc[0][q] += w0[k + q] * xp[k + q];
+                    acc[1][q] += w1[k + q] * xp[k + q];
+                    acc[2][q] += w2[k + q] * xp[k + q];
+                    acc[3][q] += w3[k + q] * xp[k + q];
+                }
+            for (; k < p->k_w; k++) {
+                tail[0] += w0[k] * xp[k];
+                tail[1] += w1[k] * xp[k];
+                tail[2] += w2[k] * xp[k];
+                tail[3] += w3[k] * xp[k];
+            }
+        }
+    for (i = 0; i < CONV_BM; i++) {
+        float s = tail[i];
+        for (q = 0; q < 8; q++)
+            s += acc[i][q];
+        y[i * plane_out] = s;
+    }
+}
+
 lstmc_rt_status
 lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, const float *B,
               float *Y)
 {
-    int64_t n, g, m, c, kh, kw, oh, ow, cig, cog, plane_in, plane_out;
+    int64_t n, g, m, oh, ow, cig, cog, plane_in, plane_out, lo, hi, t0, t1, kk;
+    int dot, gemm;
     if (!p)
         return LSTMC_RT_ERR_NULL;
     if (!conv_ok(p, 0))
@@ -80,37 +263,55 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
     plane_in = p->in_h * p->in_w;
     cig = p->c_in / p->group;
     cog = p->c_out / p->group;
+    /* which blocked path, if any: long contiguous kernels take dot products; stride 1 the
+     * 4 x 8 GEMM blocks; the rest (and the channels left over) go by tap */
+    dot = p->dil_w == 1 && p->k_w >= 16;
+    gemm = !dot && p->stride_w == 1 && p->out_w >= CONV_BT;
+    /* the columns whose every tap is inside X */
+    clip_range(p->out_w, p->stride_w, -p->pad_w, p->in_w, &lo, &t0);
+    clip_range(p->out_w, p->stride_w, (p->k_w - 1) * p->dil_w - p->pad_w, p->in_w, &t1, &hi);
+    if (lo > p->out_w)
+        lo = p->out_w;
+    if (hi < lo)
+        hi = lo;
+    kk = p->k_h * p->k_w;
     for (n = 0; n < p->n; n++) {
         for (g = 0; g < p->group; g++) {
-            for (m = g * cog; m < (g + 1) * cog; m++) {
+            const float *x = X + (n * p->c_in + g * cig) * plane_in;
+            m = g * cog;
+            for (; (dot || gemm) && m + CONV_BM <= (g + 1) * cog; m += CONV_BM) {
+                const float *w = W + m * cig * kk, *b = B ? B + m : NULL;
                 float *y = Y + (n * p->c_out + m) * plane_out;
-                float b0 = B ? B[m] : 0.0f;
-                for (oh = 0; oh < plane_out; oh++)
-                    y[oh] = b0;
-                for (c = 0; c < cig; c++) {
-                    const float *x = X + (n * p->c_in + g * cig + c) * plane_in;
-                    const float *w = W + (m * cig + c) * p->k_h * p->k_w;
-                    for (kh = 0; kh < p->k_h; kh++) {
-                        int64_t offh = kh * p->dil_h - p->pad_h, h0, h1, w0, w1;
-                        clip_range(p->out_h, p->stride_h, offh, p->in_h, &h0, &h1);
-                        for (kw = 0; kw < p->k_w; kw++) {
-                            int64_t offw = kw * p->dil_w - p->pad_w;
-                            float wv = w[kh * p->k_w + kw];
-                            clip_range(p->out_w, p->stride_w, offw, p->in_w, &w0, &w1);
-                            for (oh = h0; oh < h1; oh++) {
-                                const float *xr = x + (oh * p->stride_h + offh) * p->in_w + offw;
-                                float *yr = y + oh * p->out_w;
-                                if (p->stride_w == 1)
-                                    for (ow = w0; ow < w1; ow++)
-                                        yr[ow] += wv * xr[ow];
-                                else
-                                    for (ow = w0; ow < w1; ow++)
-                                        yr[ow] += wv * xr[ow * p->stride_w];
-                            }
-                        }
+                for (oh = 0; oh < p->out_h; oh++) {
+                    int64_t ih0 = oh * p->stride_h - p->pad_h, kh0, kh1, i;
+                    float *yr = y + oh * p->out_w;
+                    /* the taps kh whose input row is inside X */
+                    clip_range(p->k_h, p->dil_h, ih0, p->in_h, &kh0, &kh1);
+                    ow = lo;
+                    if (gemm && hi - lo >= CONV_BT) {
+                        for (; ow + CONV_BT <= hi; ow += CONV_BT)
+                            conv_block_gemm(p, x, w, b, yr + ow, kh0, kh1, ih0, ow);
+                        if (ow < hi) /* the last columns: one block that overlaps the one
+                                        before (the same values written twice) */
+                            conv_block_gemm(p, x, w, b, yr + hi - CONV_BT, kh0, kh1, ih0,
+                                            hi - CONV_BT);
+                        ow = hi;
+                    } else if (!gemm)
+                        for (; ow < hi; ow++)
+                            conv_block_dot(p, x, w, b, yr + ow, kh0, kh1, ih0, ow);
+                    for (i = 0; i < CONV_BM; i++) { /* the edges */
+                        int64_t e;
+                        for (e = 0; e < lo; e++)
+                            yr[i * plane_out + e] =
+                                conv_point(p, x, w + i * cig * kk, b ? b[i] : 0.0f, oh, e);
+                        for (e = ow; e < p->out_w; e++)
+                            yr[i * plane_out + e] =
+                                conv_point(p, x, w + i * cig * kk, b ? b[i] : 0.0f, oh, e);
                     }
                 }
             }
+            for (; m < (g + 1) * cog; m++)
+                conv_bytap(p, X, W, B, Y, n, m);
         }
     }
     return LSTMC_RT_OK;
@@ -120,7 +321,7 @@ lstmc_rt_status
 lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X, const float *W,
                         const float *B, float *Y)
 {
-    int64_t n, g, m, c, kh, kw, ih, iw, cig, cog, plane_in, plane_out, i;
+    int64_t n, g, m, c, kh, kw, ih, cig, cog, plane_in, plane_out, i;
     if (!p)
         return LSTMC_RT_ERR_NULL;
     if (!conv_ok(p, 1))
@@ -154,12 +355,10 @@ lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X, const flo
                             int64_t offw = kw * p->dil_w - p->pad_w;
                             float wv = w[kh * p->k_w + kw];
                             clip_range(p->in_w, p->stride_w, offw, p->out_w, &w0, &w1);
-                            for (ih = h0; ih < h1; ih++) {
-                                const float *xr = x + ih * p->in_w;
-                                float *yr = y + (ih * p->stride_h + offh) * p->out_w + offw;
-                                for (iw = w0; iw < w1; iw++)
-                                    yr[iw * p->stride_w] += wv * xr[iw];
-                            }
+                            for (ih = h0; ih < h1; ih++)
+                                axpy_scatter(w1 - w0, wv, x + ih * p->in_w + w0, p->stride_w,
+                                             y + (ih * p->stride_h + offh) * p->out_w + offw +
+                                                 w0 * p->stride_w);
                         }
                     }
                 }

@@ -188,6 +188,9 @@ static const bcase cases[] = {
     {.name = "conv_2d", .kind = KP_CONV, .m = 3, .n = 37, .k = 3, .nmse = 1e-12},
     {.name = "conv_strided_dilated", .kind = KP_CONV, .m = 2, .n = 37, .k = 5, .flag = 1,
      .nmse = 1e-12},
+    {.name = "conv_gemm_blocks", .kind = KP_CONV, .m = 5, .n = 37, .k = 3, .nmse = 1e-12},
+    {.name = "conv_dot_long_kernel", .kind = KP_CONV, .m = 2, .n = 70, .k = 19, .flag = 4,
+     .nmse = 1e-12},
     {.name = "conv_depthwise", .kind = KP_CONV, .m = 4, .n = 17, .k = 3, .flag = 2,
      .nmse = 1e-12},
     {.name = "conv_transpose", .kind = KP_CONV_TRANSPOSE, .m = 3, .n = 11, .k = 4,
@@ -735,7 +738,9 @@ build_copy(bprog *b, const bcase *bc)
 /* --- issue 20, conv ------------------------------------------------------------------- */
 
 /* Conv or ConvTranspose: N 2, C_in m, C_out 2m, group m with flag bit 2 (depthwise), else
- * 1; H 5 (kernel 3, pad 1), W n (kernel k, pad 1; flag bit 1: stride 2 and dilation 2). */
+ * 1; H 5 (kernel 3, pad 1), W n (kernel k, pad 1; flag bit 1: stride 2 and dilation 2; bit
+ * 4: stride 3). rt_conv.c's paths: GEMM blocks (stride 1, C_out >= 4), dot products (k >= 16,
+ * dilation 1), by tap (the rest, and the channels a block of 4 leaves over). */
 static void
 build_conv(bprog *b, const bcase *bc)
 {
@@ -745,7 +750,7 @@ build_conv(bprog *b, const bcase *bc)
     int64_t ew;
     p->n = 2, p->c_in = bc->m, p->c_out = 2 * bc->m, p->group = bc->flag & 2 ? bc->m : 1;
     p->in_h = 5, p->in_w = bc->n, p->k_h = 3, p->k_w = bc->k;
-    p->stride_h = 1, p->stride_w = bc->flag & 1 ? 2 : 1;
+    p->stride_h = 1, p->stride_w = bc->flag & 1 ? 2 : bc->flag & 4 ? 3 : 1;
     p->dil_h = 1, p->dil_w = bc->flag & 1 ? 2 : 1;
     p->pad_h = 1, p->pad_w = 1;
     ew = (p->k_w - 1) * p->dil_w + 1;
