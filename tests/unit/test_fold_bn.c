@@ -81,3 +81,9 @@ Test(fold_bn, pytorch_conv_bn_lstm)
 {
     check_case("pt_conv_bn_lstm", 1, IR_OP_CONV);
 }
+
+/* BatchNorm1d over an LSTM's output (behind a Transpose): nothing to fold into. */
+Test(fold_bn, after_an_lstm_keeps_the_kernel)
+{
+    check_case("pt_lstm_bn", 1, IR_OP_LSTM);
+}
