@@ -14,8 +14,10 @@
  *   tap   (the rest, and the channels a group leaves over): per output channel, input
  *         channel and tap, one axpy over the columns whose input lies inside X (clip_range).
  * The blocked paths run the columns whose every tap is inside X; the few at the edges are
- * computed one by one with bounds checks (conv_point). ConvTranspose is the tap walk with
- * the roles of X and Y swapped (a scatter by tap).
+ * computed one by one with bounds checks (conv_point). ConvTranspose 1-D gathers: the
+ * outputs ow = q * stride + r of one phase r read a fixed set of taps at inputs q - shift, a
+ * small convolution done in the same 4 x 8 register blocks (convt_gather4); 2-D and the
+ * channels left over scatter by tap (the tap walk with X and Y swapped).
  */
 #include "lstmc_rt_kernels.h"
 
@@ -317,11 +319,116 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
     return LSTMC_RT_OK;
 }
 
+#define CONVT_MAX_TAPS 64 /* kernel widths the gather path of a 1-D ConvTranspose takes */
+
+/* One output of a 1-D ConvTranspose, gathered with bounds checks: x at the group's first
+ * input channel, w at W[group's first channel, m] (channel c's taps cog * k_w further). */
+static float
+convt_point(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
+            float b0, int64_t ow)
+{
+    const int64_t cig = p->c_in / p->group;
+    int64_t c, kw;
+    float acc = b0;
+    for (c = 0; c < cig; c++)
+        for (kw = 0; kw < p->k_w; kw++) {
+            int64_t t = ow + p->pad_w - kw * p->dil_w;
+            if (t < 0 || t % p->stride_w || t / p->stride_w >= p->in_w)
+                continue;
+            acc += w[c * cog * p->k_w + kw] * x[c * p->in_w + t / p->stride_w];
+        }
+    return acc;
+}
+
+/* Outputs ow = (q0 + j) * stride + r, j < 8, of 4 output channels of a 1-D ConvTranspose,
+ * in registers: the taps kw of phase r (taps[], nt of them) read input q0 + j - shift[t],
+ * inside X for every j. */
+static void
+convt_block(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
+            const float *b, float *y, int64_t r, int64_t q0, const int64_t *taps,
+            const int64_t *shift, int nt)
+{
+    const int64_t cig = p->c_in / p->group, kw_n = p->k_w;
+    float acc[CONV_BM][CONV_BT];
+    int64_t c;
+    int i, q, t;
+    for (i = 0; i < CONV_BM; i++)
+        for (q = 0; q < CONV_BT; q++)
+            acc[i][q] = b ? b[i] : 0.0f;
+    for (c = 0; c < cig; c++) {
+        const float *xc = x + c * p->in_w + q0, *wc = w + c * cog * kw_n;
+        for (t = 0; t < nt; t++) {
+            const float *xp = xc - shift[t];
+            const int64_t kw = taps[t];
+            const float w0 = wc[kw], w1 = wc[kw_n + kw], w2 = wc[2 * kw_n + kw],
+                        w3 = wc[3 * kw_n + kw];
+            for (q = 0; q < CONV_BT; q++) {
+                acc[0][q] += w0 * xp[q];
+                acc[1][q] += w1 * xp[q];
+                acc[2][q] += w2 * xp[q];
+                acc[3][q] += w3 * xp[q];
+            }
+        }
+    }
+    for (i = 0; i < CONV_BM; i++)
+        for (q = 0; q < CONV_BT; q++)
+            y[i * p->out_w + (q0 + q) * p->stride_w + r] = acc[i][q];
+}
+
+/* Output channels m0 .. m0+4 of image n of a 1-D ConvTranspose, phase by phase: the
+ * outputs ow = q * stride + r read the taps kw with kw * dil - pad - r a multiple of the
+ * stride, at input q - (kw * dil - pad - r) / stride: a small convolution per phase. */
+static void
+convt_gather4(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
+              const float *b, float *y)
+{
+    int64_t taps[CONVT_MAX_TAPS], shift[CONVT_MAX_TAPS], r, kw, q, e;
+    int i, nt;
+    for (r = 0; r < p->stride_w && r < p->out_w; r++) {
+        int64_t nq = (p->out_w - r + p->stride_w - 1) / p->stride_w, qlo = 0, qhi = nq;
+        nt = 0;
+        for (kw = 0; kw < p->k_w; kw++) {
+            int64_t num = kw * p->dil_w - p->pad_w - r;
+            if (num % p->stride_w)
+                continue;
+            e = num / p->stride_w;
+            taps[nt] = kw;
+            shift[nt++] = e;
+            if (e > qlo) /* 0 <= q - e < in_w for every tap */
+                qlo = e;
+            if (p->in_w + e < qhi)
+                qhi = p->in_w + e;
+        }
+        if (nt == 0 || qlo > nq)
+            qlo = qhi = nq; /* no tap (only B) or no inner output: all by convt_point */
+        if (qhi < qlo)
+            qhi = qlo;
+        q = qlo;
+        if (qhi - qlo >= CONV_BT) {
+            for (; q + CONV_BT <= qhi; q += CONV_BT)
+                convt_block(p, x, w, cog, b, y, r, q, taps, shift, nt);
+            if (q < qhi) /* the last outputs: a block overlapping the one before */
+                convt_block(p, x, w, cog, b, y, r, qhi - CONV_BT, taps, shift, nt);
+            q = qhi;
+        }
+        for (i = 0; i < CONV_BM; i++) {
+            int64_t j;
+            for (j = 0; j < qlo; j++)
+                y[i * p->out_w + j * p->stride_w + r] =
+                    convt_point(p, x, w + i * p->k_w, cog, b ? b[i] : 0.0f, j * p->stride_w + r);
+            for (j = q; j < nq; j++)
+                y[i * p->out_w + j * p->stride_w + r] =
+                    convt_point(p, x, w + i * p->k_w, cog, b ? b[i] : 0.0f, j * p->stride_w + r);
+        }
+    }
+}
+
 lstmc_rt_status
 lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X, const float *W,
                         const float *B, float *Y)
 {
-    int64_t n, g, m, c, kh, kw, ih, cig, cog, plane_in, plane_out, i;
+    int64_t n, g, m, m1, c, kh, kw, ih, cig, cog, plane_in, plane_out, i;
+    int gather;
     if (!p)
         return LSTMC_RT_ERR_NULL;
     if (!conv_ok(p, 1))
@@ -334,17 +441,25 @@ lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X, const flo
     plane_in = p->in_h * p->in_w;
     cig = p->c_in / p->group;
     cog = p->c_out / p->group;
+    /* 1-D with 4+ output channels per group: gathered in register blocks, phase by phase;
+     * the rest (2-D, the channels left over) scattered by tap */
+    gather = p->in_h == 1 && p->out_h == 1 && p->k_h == 1 && p->k_w <= CONVT_MAX_TAPS;
     for (n = 0; n < p->n; n++) {
-        for (m = 0; m < p->c_out; m++) {
-            float *y = Y + (n * p->c_out + m) * plane_out;
-            float b0 = B ? B[m] : 0.0f;
-            for (i = 0; i < plane_out; i++)
-                y[i] = b0;
-        }
         for (g = 0; g < p->group; g++) {
-            for (c = g * cig; c < (g + 1) * cig; c++) {
+            const float *xg = X + (n * p->c_in + g * cig) * plane_in;
+            m1 = g * cog; /* channels [m1, (g+1)*cog) are scattered */
+            for (; gather && m1 + CONV_BM <= (g + 1) * cog; m1 += CONV_BM)
+                convt_gather4(p, xg, W + (g * cig * cog + (m1 - g * cog)) * p->k_w, cog,
+                              B ? B + m1 : NULL, Y + (n * p->c_out + m1) * plane_out);
+            for (m = m1; m < (g + 1) * cog; m++) {
+                float *y = Y + (n * p->c_out + m) * plane_out;
+                float b0 = B ? B[m] : 0.0f;
+                for (i = 0; i < plane_out; i++)
+                    y[i] = b0;
+            }
+            for (c = g * cig; m1 < (g + 1) * cog && c < (g + 1) * cig; c++) {
                 const float *x = X + (n * p->c_in + c) * plane_in;
-                for (m = 0; m < cog; m++) {
+                for (m = m1 - g * cog; m < cog; m++) {
                     float *y = Y + (n * p->c_out + g * cog + m) * plane_out;
                     const float *w = W + (c * cog + m) * p->k_h * p->k_w;
                     for (kh = 0; kh < p->k_h; kh++) {
