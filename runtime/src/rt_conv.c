@@ -483,9 +483,43 @@ lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X, const flo
     return LSTMC_RT_OK;
 }
 
+/* Output (oh, ow) of one map with every window position checked (the edges). Max ignores
+ * the padding; average divides by the positions inside X, or the whole window with
+ * count_include_pad. */
+static float
+pool_point(const lstmc_rt_pool_params *p, const float *x, int64_t oh, int64_t ow)
+{
+    const int64_t h0 = oh * p->stride_h - p->pad_h, w0 = ow * p->stride_w - p->pad_w;
+    float acc = p->kind == LSTMC_RT_POOL_MAX ? -INFINITY : 0.0f;
+    int64_t kh, kw, cnt = 0;
+    for (kh = 0; kh < p->k_h; kh++) {
+        int64_t h = h0 + kh * p->dil_h;
+        if (h < 0 || h >= p->in_h)
+            continue;
+        for (kw = 0; kw < p->k_w; kw++) {
+            int64_t w = w0 + kw * p->dil_w;
+            float v;
+            if (w < 0 || w >= p->in_w)
+                continue;
+            cnt++;
+            v = x[h * p->in_w + w];
+            if (p->kind == LSTMC_RT_POOL_MAX)
+                acc = acc > v ? acc : v;
+            else
+                acc += v;
+        }
+    }
+    if (p->kind == LSTMC_RT_POOL_AVG) {
+        int64_t div = p->count_include_pad ? p->k_h * p->k_w : cnt;
+        acc = div > 0 ? acc / (float)div : 0.0f;
+    }
+    return acc;
+}
+
 lstmc_rt_status
 lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y)
 {
+    lstmc_rt_pool_params pp;
     int64_t i, oh, ow, kh, kw, plane_in, plane_out;
     if (!p)
         return LSTMC_RT_ERR_NULL;
@@ -503,37 +537,52 @@ lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y)
         return LSTMC_RT_OK;
     if (!X || !Y)
         return LSTMC_RT_ERR_NULL;
+    pp = *p; /* a local copy: the stores to Y cannot change it, so it stays in registers */
+    p = &pp;
     plane_in = p->in_h * p->in_w;
     for (i = 0; i < p->nc; i++) {
         const float *x = X + i * plane_in;
         float *y = Y + i * plane_out;
         for (oh = 0; oh < p->out_h; oh++) {
-            int64_t h0 = oh * p->stride_h - p->pad_h;
-            for (ow = 0; ow < p->out_w; ow++) {
-                int64_t w0 = ow * p->stride_w - p->pad_w, cnt = 0;
-                float acc = p->kind == LSTMC_RT_POOL_MAX ? -INFINITY : 0.0f;
-                for (kh = 0; kh < p->k_h; kh++) {
-                    int64_t h = h0 + kh * p->dil_h;
-                    int in_h = h >= 0 && h < p->in_h;
-                    for (kw = 0; kw < p->k_w; kw++) {
-                        int64_t w = w0 + kw * p->dil_w;
-                        if (!in_h || w < 0 || w >= p->in_w)
-                            continue;
-                        cnt++;
-                        if (p->kind == LSTMC_RT_POOL_MAX) {
-                            if (x[h * p->in_w + w] > acc || isnan(x[h * p->in_w + w]))
-                                acc = x[h * p->in_w + w];
-                        } else {
-                            acc += x[h * p->in_w + w];
+            int64_t h0 = oh * p->stride_h - p->pad_h, kh0, kh1, lo, hi, t;
+            float *yr = y + oh * p->out_w;
+            /* the window rows inside X, and the columns [lo, hi) whose window is inside X:
+             * those a row at a time, no checks, no branch on the data */
+            clip_range(p->k_h, p->dil_h, h0, p->in_h, &kh0, &kh1);
+            clip_range(p->out_w, p->stride_w, -p->pad_w, p->in_w, &lo, &t);
+            clip_range(p->out_w, p->stride_w, (p->k_w - 1) * p->dil_w - p->pad_w, p->in_w, &t,
+                       &hi);
+            if (lo > p->out_w)
+                lo = p->out_w;
+            if (hi < lo || kh1 <= kh0)
+                hi = lo;
+            for (kh = kh0; kh < kh1; kh++) {
+                const float *xr = x + (h0 + kh * p->dil_h) * p->in_w - p->pad_w;
+                for (ow = lo; ow < hi; ow++) {
+                    const float *xp = xr + ow * p->stride_w;
+                    float a = kh == kh0 ? (p->kind == LSTMC_RT_POOL_MAX ? xp[0] : 0.0f)
+                                        : yr[ow];
+                    if (p->kind == LSTMC_RT_POOL_MAX)
+                        for (kw = 0; kw < p->k_w; kw++) {
+                            float v = xp[kw * p->dil_w];
+                            a = a > v ? a : v;
                         }
-                    }
+                    else
+                        for (kw = 0; kw < p->k_w; kw++)
+                            a += xp[kw * p->dil_w];
+                    yr[ow] = a;
                 }
-                if (p->kind == LSTMC_RT_POOL_AVG) {
-                    int64_t div = p->count_include_pad ? p->k_h * p->k_w : cnt;
-                    acc = div > 0 ? acc / (float)div : 0.0f;
-                }
-                y[oh * p->out_w + ow] = acc;
             }
+            if (p->kind == LSTMC_RT_POOL_AVG) {
+                float div = (float)(p->count_include_pad ? p->k_h * p->k_w
+                                                         : (kh1 - kh0) * p->k_w);
+                for (ow = lo; ow < hi; ow++)
+                    yr[ow] /= div;
+            }
+            for (ow = 0; ow < lo; ow++) /* the edges, every position checked */
+                yr[ow] = pool_point(p, x, oh, ow);
+            for (ow = hi; ow < p->out_w; ow++)
+                yr[ow] = pool_point(p, x, oh, ow);
         }
     }
     return LSTMC_RT_OK;
