@@ -50,13 +50,17 @@ window_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n)
         return -1;
     if (strcmp(ap, "NOTSET") != 0 && strcmp(ap, "SAME_UPPER") != 0 &&
         strcmp(ap, "SAME_LOWER") != 0 && strcmp(ap, "VALID") != 0) {
-        onnx_err(cx, "attribute 'auto_pad' is \"%s\"; expected NOTSET, SAME_UPPER, SAME_LOWER "
-                 "or VALID", ap);
+        onnx_err(cx,
+                 "attribute 'auto_pad' is \"%s\"; expected NOTSET, SAME_UPPER, SAME_LOWER "
+                 "or VALID",
+                 ap);
         return -1;
     }
     if (strcmp(ap, "NOTSET") != 0 && onnx_attr_find(np, "pads")) {
-        onnx_err(cx, "attributes 'auto_pad' (\"%s\") and 'pads' are both given; ONNX allows "
-                 "one of them", ap);
+        onnx_err(cx,
+                 "attributes 'auto_pad' (\"%s\") and 'pads' are both given; ONNX allows "
+                 "one of them",
+                 ap);
         return -1;
     }
     ir_attr_set_string(cx->g, n, "auto_pad", ap);
@@ -93,9 +97,8 @@ onnx_import_conv(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     }
     ir_attr_set_int(cx->g, n, "group", group);
-    if (op == IR_OP_CONV_TRANSPOSE &&
-        (copy_ints(cx, np, n, "output_padding", 0) < 0 ||
-         copy_ints(cx, np, n, "output_shape", 0) < 0))
+    if (op == IR_OP_CONV_TRANSPOSE && (copy_ints(cx, np, n, "output_padding", 0) < 0 ||
+                                       copy_ints(cx, np, n, "output_shape", 0) < 0))
         return -1;
     return 0;
 }
@@ -108,8 +111,10 @@ onnx_import_pool(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n;
     int64_t so;
     if (op == IR_OP_MAX_POOL && np->n_output > 1 && np->output[1][0]) {
-        onnx_err(cx, "output 'Indices' ('%s') is not supported: lstmc computes MaxPool's "
-                 "values only", np->output[1]);
+        onnx_err(cx,
+                 "output 'Indices' ('%s') is not supported: lstmc computes MaxPool's "
+                 "values only",
+                 np->output[1]);
         return -1;
     }
     if (!(n = onnx_node_new(cx, np, op, ar)))
@@ -144,22 +149,27 @@ onnx_import_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np)
     if (onnx_attr_int(cx, np, "training_mode", 0, &v) < 0)
         return -1;
     if (v != 0) {
-        onnx_err(cx, "attribute 'training_mode' is %lld: lstmc compiles BatchNormalization's "
-                 "inference form only (export the model in eval mode)", (long long)v);
+        onnx_err(cx,
+                 "attribute 'training_mode' is %lld: lstmc compiles BatchNormalization's "
+                 "inference form only (export the model in eval mode)",
+                 (long long)v);
         return -1;
     }
     if (onnx_attr_int(cx, np, "spatial", 1, &v) < 0)
         return -1;
     if (v != 1) {
-        onnx_err(cx, "attribute 'spatial' is %lld; only spatial = 1 (one mean and variance per "
-                 "channel) is supported", (long long)v);
+        onnx_err(cx,
+                 "attribute 'spatial' is %lld; only spatial = 1 (one mean and variance per "
+                 "channel) is supported",
+                 (long long)v);
         return -1;
     }
     for (k = 1; k < np->n_output; k++) {
         static const char *const names[] = {"running_mean", "running_var", "saved_mean",
                                             "saved_var"};
         if (np->output[k][0]) {
-            onnx_err(cx, "output '%s' ('%s') is a training output; lstmc compiles "
+            onnx_err(cx,
+                     "output '%s' ('%s') is a training output; lstmc compiles "
                      "BatchNormalization's inference form only (export in eval mode)",
                      k - 1 < 4 ? names[k - 1] : "?", np->output[k]);
             return -1;

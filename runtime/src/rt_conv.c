@@ -47,8 +47,8 @@ conv_ok(const lstmc_rt_conv_params *p, int transpose)
         return 0;
     x = mul_nn(mul_nn(p->n, p->c_in), mul_nn(p->in_h, p->in_w));
     y = mul_nn(mul_nn(p->n, p->c_out), mul_nn(p->out_h, p->out_w));
-    w = mul_nn(mul_nn(transpose ? p->c_in : p->c_out, transpose ? p->c_out / p->group
-                                                                : p->c_in / p->group),
+    w = mul_nn(mul_nn(transpose ? p->c_in : p->c_out,
+                      transpose ? p->c_out / p->group : p->c_in / p->group),
                mul_nn(p->k_h, p->k_w));
     return x >= 0 && y >= 0 && w >= 0 && mul_nn(p->k_h, p->dil_h) >= 0 &&
            mul_nn(p->k_w, p->dil_w) >= 0 && mul_nn(p->out_h, p->stride_h) >= 0 &&
@@ -113,8 +113,8 @@ axpy_scatter(int64_t n, float a, const float *restrict x, int64_t stride, float 
 /* Output channel m of image n, whole plane, by tap: y = B[m], then one axpy per input
  * channel, tap and output row over the columns whose input lies inside X. */
 static void
-conv_bytap(const lstmc_rt_conv_params *p, const float *X, const float *W, const float *B,
-           float *Y, int64_t n, int64_t m)
+conv_bytap(const lstmc_rt_conv_params *p, const float *X, const float *W, const float *B, float *Y,
+           int64_t n, int64_t m)
 {
     const int64_t plane_in = p->in_h * p->in_w, plane_out = p->out_h * p->out_w;
     const int64_t cig = p->c_in / p->group, g = m / (p->c_out / p->group);
@@ -221,10 +221,10 @@ conv_block_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, co
     }
     for (c = 0; c < cig; c++)
         for (kh = kh0; kh < kh1; kh++) {
-            const float *xp = x + c * plane_in + (ih0 + kh * p->dil_h) * p->in_w +
-                              ow * p->stride_w - p->pad_w;
-            const float *w0 = w + (c * p->k_h + kh) * p->k_w, *w1 = w0 + wrow,
-                        *w2 = w1 + wrow, *w3 = w2 + wrow;
+            const float *xp =
+                x + c * plane_in + (ih0 + kh * p->dil_h) * p->in_w + ow * p->stride_w - p->pad_w;
+            const float *w0 = w + (c * p->k_h + kh) * p->k_w, *w1 = w0 + wrow, *w2 = w1 + wrow,
+                        *w3 = w2 + wrow;
             for (k = 0; k + 8 <= p->k_w; k += 8)
                 for (q = 0; q < 8; q++) {
                     acc[0][q] += w0[k + q] * xp[k + q];
@@ -324,8 +324,8 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
 /* One output of a 1-D ConvTranspose, gathered with bounds checks: x at the group's first
  * input channel, w at W[group's first channel, m] (channel c's taps cog * k_w further). */
 static float
-convt_point(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
-            float b0, int64_t ow)
+convt_point(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog, float b0,
+            int64_t ow)
 {
     const int64_t cig = p->c_in / p->group;
     int64_t c, kw;
@@ -524,10 +524,9 @@ lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y)
     if (!p)
         return LSTMC_RT_ERR_NULL;
     if ((p->kind != LSTMC_RT_POOL_MAX && p->kind != LSTMC_RT_POOL_AVG) || p->nc < 0 ||
-        p->in_h < 0 || p->in_w < 0 || p->out_h < 0 || p->out_w < 0 || p->k_h < 1 ||
-        p->k_w < 1 || p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 ||
-        p->pad_h < 0 || p->pad_w < 0 ||
-        mul_nn(p->nc, mul_nn(p->in_h, p->in_w)) < 0 ||
+        p->in_h < 0 || p->in_w < 0 || p->out_h < 0 || p->out_w < 0 || p->k_h < 1 || p->k_w < 1 ||
+        p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 || p->pad_h < 0 ||
+        p->pad_w < 0 || mul_nn(p->nc, mul_nn(p->in_h, p->in_w)) < 0 ||
         mul_nn(p->nc, mul_nn(p->out_h, p->out_w)) < 0 || mul_nn(p->k_h, p->dil_h) < 0 ||
         mul_nn(p->k_w, p->dil_w) < 0 || mul_nn(p->out_h, p->stride_h) < 0 ||
         mul_nn(p->out_w, p->stride_w) < 0)
@@ -550,8 +549,7 @@ lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y)
              * those a row at a time, no checks, no branch on the data */
             clip_range(p->k_h, p->dil_h, h0, p->in_h, &kh0, &kh1);
             clip_range(p->out_w, p->stride_w, -p->pad_w, p->in_w, &lo, &t);
-            clip_range(p->out_w, p->stride_w, (p->k_w - 1) * p->dil_w - p->pad_w, p->in_w, &t,
-                       &hi);
+            clip_range(p->out_w, p->stride_w, (p->k_w - 1) * p->dil_w - p->pad_w, p->in_w, &t, &hi);
             if (lo > p->out_w)
                 lo = p->out_w;
             if (hi < lo || kh1 <= kh0)
@@ -560,8 +558,7 @@ lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y)
                 const float *xr = x + (h0 + kh * p->dil_h) * p->in_w - p->pad_w;
                 for (ow = lo; ow < hi; ow++) {
                     const float *xp = xr + ow * p->stride_w;
-                    float a = kh == kh0 ? (p->kind == LSTMC_RT_POOL_MAX ? xp[0] : 0.0f)
-                                        : yr[ow];
+                    float a = kh == kh0 ? (p->kind == LSTMC_RT_POOL_MAX ? xp[0] : 0.0f) : yr[ow];
                     if (p->kind == LSTMC_RT_POOL_MAX)
                         for (kw = 0; kw < p->k_w; kw++) {
                             float v = xp[kw * p->dil_w];
@@ -574,8 +571,7 @@ lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y)
                 }
             }
             if (p->kind == LSTMC_RT_POOL_AVG) {
-                float div = (float)(p->count_include_pad ? p->k_h * p->k_w
-                                                         : (kh1 - kh0) * p->k_w);
+                float div = (float)(p->count_include_pad ? p->k_h * p->k_w : (kh1 - kh0) * p->k_w);
                 for (ow = lo; ow < hi; ow++)
                     yr[ow] /= div;
             }

@@ -5,9 +5,6 @@
  * The kernels' numbers are checked end to end against ONNX Runtime (tests/fixtures, the
  * conv_ / convt_ / bn_ / maxpool_ / avgpool_ / global cases).
  */
-#include <criterion/criterion.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
@@ -15,6 +12,9 @@
 #include "ir.h"
 #include "onnx.h"
 #include "shape.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
 
 static arena *A;
 static diag *D;

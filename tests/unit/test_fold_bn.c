@@ -4,9 +4,6 @@
  * BatchNormalization nodes that can fold are gone (and the one that cannot stays), and
  * ir_eval's outputs match ONNX Runtime's reference as they did before the pass.
  */
-#include <criterion/criterion.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "helpers.h"
@@ -14,6 +11,9 @@
 #include "ir_eval.h"
 #include "ir_verify.h"
 #include "passes.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
 
 static int
 count_op(const ir_graph *g, ir_op op)

@@ -72,12 +72,15 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
     memset(cg, 0, sizeof *cg);
     if (X->shape.rank != 3 && X->shape.rank != 4) {
         if (X->shape.rank == 5)
-            diag_node(d, n, "input 'X' has shape %s: 3-D %s (input rank 5) is not supported; "
+            diag_node(d, n,
+                      "input 'X' has shape %s: 3-D %s (input rank 5) is not supported; "
                       "lstmc takes 1-D (rank 3) and 2-D (rank 4) ones",
                       shape_str(&X->shape), conv || convt ? "convolution" : "pooling");
         else
-            diag_node(d, n, "input 'X' has shape %s; expected [N, C, L] (1-D) or [N, C, H, W] "
-                      "(2-D)", shape_str(&X->shape));
+            diag_node(d, n,
+                      "input 'X' has shape %s; expected [N, C, L] (1-D) or [N, C, H, W] "
+                      "(2-D)",
+                      shape_str(&X->shape));
         return -1;
     }
     ns = cg->nsp = X->shape.rank - 2;
@@ -99,8 +102,10 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
         return 0;
     }
     if (!same_upper && !same_lower && !valid && strcmp(ap, "NOTSET") != 0) {
-        diag_node(d, n, "attribute 'auto_pad' is \"%s\"; expected NOTSET, SAME_UPPER, "
-                  "SAME_LOWER or VALID", ap);
+        diag_node(d, n,
+                  "attribute 'auto_pad' is \"%s\"; expected NOTSET, SAME_UPPER, "
+                  "SAME_LOWER or VALID",
+                  ap);
         return -1;
     }
     if ((has_k = ints_attr(n, "kernel_shape", ns, ks, d)) < 0 ||
@@ -126,7 +131,8 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
         if (conv) {
             cg->c_out = W->shape.d[0];
             if (W->shape.d[1] * grp != cg->c_in || cg->c_out % grp) {
-                diag_node(d, n, "input 'W' has shape %s; with group %lld and %lld input channels "
+                diag_node(d, n,
+                          "input 'W' has shape %s; with group %lld and %lld input channels "
                           "it needs [M, %lld, ...] with M a multiple of %lld",
                           shape_str(&W->shape), (long long)grp, (long long)cg->c_in,
                           (long long)(cg->c_in / grp), (long long)grp);
@@ -134,17 +140,20 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
             }
         } else {
             if (W->shape.d[0] != cg->c_in) {
-                diag_node(d, n, "input 'W' has shape %s; ConvTranspose needs [C, M/group, ...] "
-                          "with C = %lld input channels", shape_str(&W->shape),
-                          (long long)cg->c_in);
+                diag_node(d, n,
+                          "input 'W' has shape %s; ConvTranspose needs [C, M/group, ...] "
+                          "with C = %lld input channels",
+                          shape_str(&W->shape), (long long)cg->c_in);
                 return -1;
             }
             cg->c_out = W->shape.d[1] * grp;
         }
         for (i = 0; i < ns; i++) {
             if (has_k && ks[i] != W->shape.d[2 + i]) {
-                diag_node(d, n, "attribute 'kernel_shape' is %s; input 'W' %s has kernel %lld "
-                          "on spatial axis %d", shape_ints_str(ks, ns), shape_str(&W->shape),
+                diag_node(d, n,
+                          "attribute 'kernel_shape' is %s; input 'W' %s has kernel %lld "
+                          "on spatial axis %d",
+                          shape_ints_str(ks, ns), shape_str(&W->shape),
                           (long long)W->shape.d[2 + i], i);
                 return -1;
             }
@@ -162,19 +171,23 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
         int64_t ek, in = cg->in[i], s = cg->stride[i], tot;
         if (cg->k[i] < 1 || s < 1 || cg->dil[i] < 1 || cg->k[i] > IR_MAX_ELEMS ||
             s > IR_MAX_ELEMS || cg->dil[i] > IR_MAX_ELEMS) {
-            diag_node(d, n, "spatial axis %d has kernel %lld, stride %lld, dilation %lld; each "
-                      "must be at least 1", i, (long long)cg->k[i], (long long)s,
-                      (long long)cg->dil[i]);
+            diag_node(d, n,
+                      "spatial axis %d has kernel %lld, stride %lld, dilation %lld; each "
+                      "must be at least 1",
+                      i, (long long)cg->k[i], (long long)s, (long long)cg->dil[i]);
             return -1;
         }
         if (pads[i] < 0 || pads[ns + i] < 0 || pads[i] > IR_MAX_ELEMS ||
             pads[ns + i] > IR_MAX_ELEMS) {
-            diag_node(d, n, "attribute 'pads' is %s; pads must be >= 0", shape_ints_str(pads, 2 * ns));
+            diag_node(d, n, "attribute 'pads' is %s; pads must be >= 0",
+                      shape_ints_str(pads, 2 * ns));
             return -1;
         }
         if (opad[i] < 0 || opad[i] >= (s > cg->dil[i] ? s : cg->dil[i])) {
-            diag_node(d, n, "attribute 'output_padding' is %s; each value must be >= 0 and less "
-                      "than the stride or the dilation", shape_ints_str(opad, ns));
+            diag_node(d, n,
+                      "attribute 'output_padding' is %s; each value must be >= 0 and less "
+                      "than the stride or the dilation",
+                      shape_ints_str(opad, ns));
             return -1;
         }
         ek = (cg->k[i] - 1) * cg->dil[i] + 1;
@@ -197,8 +210,10 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
                 cg->out[i] = s * (in - 1) + opad[i] + ek - cg->pad_b[i] - cg->pad_e[i];
             }
             if (cg->pad_b[i] < 0) {
-                diag_node(d, n, "output_shape %s needs negative padding at the beginning of "
-                          "spatial axis %d; it is not supported", shape_ints_str(oshape, ns), i);
+                diag_node(d, n,
+                          "output_shape %s needs negative padding at the beginning of "
+                          "spatial axis %d; it is not supported",
+                          shape_ints_str(oshape, ns), i);
                 return -1;
             }
         } else if (same_upper || same_lower) {
@@ -216,7 +231,8 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
             }
             span = in + cg->pad_b[i] + cg->pad_e[i] - ek;
             if (span < 0) {
-                diag_node(d, n, "spatial axis %d has %lld elements with padding %lld + %lld; "
+                diag_node(d, n,
+                          "spatial axis %d has %lld elements with padding %lld + %lld; "
                           "the window (kernel %lld, dilation %lld) spans %lld",
                           i, (long long)in, (long long)cg->pad_b[i], (long long)cg->pad_e[i],
                           (long long)cg->k[i], (long long)cg->dil[i], (long long)ek);
@@ -242,8 +258,8 @@ shape_infer_conv(ir_graph *g, ir_node *n, diag *d)
     ir_shape s;
     int i;
     (void)g;
-    if (shape_need_dtype(n, 0, M_F32, "f32", d) < 0 || shape_need_dtype(n, 1, M_F32, "f32", d) < 0 ||
-        shape_need_dtype(n, 2, M_F32, "f32", d) < 0)
+    if (shape_need_dtype(n, 0, M_F32, "f32", d) < 0 ||
+        shape_need_dtype(n, 1, M_F32, "f32", d) < 0 || shape_need_dtype(n, 2, M_F32, "f32", d) < 0)
         return -1;
     if ((n->op == IR_OP_CONV || n->op == IR_OP_CONV_TRANSPOSE) && !ir_in(n, 1)) {
         diag_node(d, n, "input 'W' is missing");
