@@ -168,6 +168,16 @@ Test(conv_geom, refusals_name_what)
     cr_assert_eq(shape_infer_node(G, n, D), -1);
     cr_assert(strstr(diag_text(D), "3-D pooling (input rank 5) is not supported"), "%s",
               diag_text(D));
+    /* a hostile dilation: refused before any size is computed from it */
+    n = one_node(IR_OP_CONV_TRANSPOSE, 3, 6, &w);
+    ints(n, "dilations", (int64_t)1 << 40, 0, 1);
+    cr_assert_eq(shape_infer_node(G, n, D), -1);
+    cr_assert(strstr(diag_text(D), "each must be at least 1") || strstr(diag_text(D), "spans"),
+              "%s", diag_text(D));
+    n = one_node(IR_OP_CONV_TRANSPOSE, 3, 6, &w);
+    ints(n, "dilations", (int64_t)1 << 30, 0, 1);
+    ints(n, "kernel_shape", 3, 0, 1);
+    cr_assert_eq(shape_infer_node(G, n, D), -1);
 }
 
 /* The export with a symbolic batch: input axis 0 reaches the LSTM's batch axis through Conv,

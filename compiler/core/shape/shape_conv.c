@@ -83,6 +83,10 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
                       shape_str(&X->shape));
         return -1;
     }
+    if (X->shape.d[1] < 1) {
+        diag_node(d, n, "input 'X' has shape %s: no channels", shape_str(&X->shape));
+        return -1;
+    }
     ns = cg->nsp = X->shape.rank - 2;
     cg->n = X->shape.d[0];
     cg->c_in = X->shape.d[1];
@@ -130,7 +134,7 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
         cg->group = grp;
         if (conv) {
             cg->c_out = W->shape.d[0];
-            if (W->shape.d[1] * grp != cg->c_in || cg->c_out % grp) {
+            if (W->shape.d[1] * grp != cg->c_in || cg->c_out < 1 || cg->c_out % grp) {
                 diag_node(d, n,
                           "input 'W' has shape %s; with group %lld and %lld input channels "
                           "it needs [M, %lld, ...] with M a multiple of %lld",
@@ -147,6 +151,10 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
                 return -1;
             }
             cg->c_out = W->shape.d[1] * grp;
+            if (cg->c_out < 1) {
+                diag_node(d, n, "input 'W' has shape %s: no output channels", shape_str(&W->shape));
+                return -1;
+            }
         }
         for (i = 0; i < ns; i++) {
             if (has_k && ks[i] != W->shape.d[2 + i]) {
@@ -191,6 +199,14 @@ shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d)
             return -1;
         }
         ek = (cg->k[i] - 1) * cg->dil[i] + 1;
+        if (ek > IR_MAX_ELEMS) { /* bounded, so the sizes below cannot overflow */
+            diag_node(d, n,
+                      "spatial axis %d: the window (kernel %lld, dilation %lld) spans %lld "
+                      "elements, more than %lld",
+                      i, (long long)cg->k[i], (long long)cg->dil[i], (long long)ek,
+                      (long long)IR_MAX_ELEMS);
+            return -1;
+        }
         if (convt) {
             if (has_os || same_upper || same_lower) {
                 int64_t out = has_os ? oshape[i] : in * s;
