@@ -24,6 +24,7 @@ const pass_info pass_table[] = {
     {"sparse", pass_sparse, "sparse W/U stored in eSELL for the SpMV kernel (E-LSTM §3.1)"},
     {"lowp", pass_lowp, "weights in fp16, bf16 or int8 storage (--weights, docs/PRECISION.md)"},
     {"layernorm", pass_layernorm, "decomposed LayerNorm (opsets <= 16) -> one LayerNormalization kernel"},
+    {"fold_bn", pass_fold_bn, "BatchNormalization folded into the Conv / Gemm / MatMul before it (issue 20)"},
     {"dedup", pass_dedup, "every constant once: equal constants shared, all-zero initial states dropped"},
     {NULL, NULL, NULL},
 };

@@ -142,5 +142,8 @@ int pass_layernorm(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* dce.c: drop nodes whose outputs nobody reads, and unused constants. */
 int pass_dce(ir_graph *g, const pass_ctx *cx, diag *d);
+/* fold_bn.c (issue 20, conv): BatchNormalization folded into the Conv, Gemm or MatMul that
+ * makes its input (constant weights, a single reader); the others stay. */
+int pass_fold_bn(ir_graph *g, const pass_ctx *cx, diag *d);
 
 #endif /* LSTMC_PASSES_H */

@@ -167,7 +167,7 @@ int cg_c_write_header(const ir_graph *g, const kprog *kp, const memplan *mp, con
 int cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d);
 
 /* The runtime sources a library needs (runtime/src/<file>.c, without ".c"). */
-#define CG_C_RUNTIME_MAX 16
+#define CG_C_RUNTIME_MAX 32
 typedef struct cg_c_runtime {
     const char *file[CG_C_RUNTIME_MAX];
     int n;

@@ -10,7 +10,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 26, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 30, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -352,6 +352,45 @@ cg_c_put_params(FILE *f, const kp_call *c)
         fputs("};\n", f);
         break;
     }
+    /* issue 20, conv */
+    case KP_CONV:
+    case KP_CONV_TRANSPOSE: {
+        const lstmc_rt_conv_params *p = &c->p.conv;
+        fprintf(f,
+                "static const lstmc_rt_conv_params p = {.n = %lld, .c_in = %lld, .c_out = %lld, "
+                ".group = %lld,\n            .in_h = %lld, .in_w = %lld, .out_h = %lld, "
+                ".out_w = %lld, .k_h = %lld, .k_w = %lld,\n            .stride_h = %lld, "
+                ".stride_w = %lld, .dil_h = %lld, .dil_w = %lld, .pad_h = %lld, .pad_w = %lld};\n",
+                (long long)p->n, (long long)p->c_in, (long long)p->c_out, (long long)p->group,
+                (long long)p->in_h, (long long)p->in_w, (long long)p->out_h, (long long)p->out_w,
+                (long long)p->k_h, (long long)p->k_w, (long long)p->stride_h,
+                (long long)p->stride_w, (long long)p->dil_h, (long long)p->dil_w,
+                (long long)p->pad_h, (long long)p->pad_w);
+        break;
+    }
+    case KP_POOL: {
+        const lstmc_rt_pool_params *p = &c->p.pool;
+        fprintf(f,
+                "static const lstmc_rt_pool_params p = {.kind = %s, .count_include_pad = %d,\n"
+                "            .nc = %lld, .in_h = %lld, .in_w = %lld, .out_h = %lld, .out_w = %lld,"
+                "\n            .k_h = %lld, .k_w = %lld, .stride_h = %lld, .stride_w = %lld, "
+                ".dil_h = %lld, .dil_w = %lld,\n            .pad_h = %lld, .pad_w = %lld};\n",
+                p->kind == LSTMC_RT_POOL_MAX ? "LSTMC_RT_POOL_MAX" : "LSTMC_RT_POOL_AVG",
+                p->count_include_pad, (long long)p->nc, (long long)p->in_h, (long long)p->in_w,
+                (long long)p->out_h, (long long)p->out_w, (long long)p->k_h, (long long)p->k_w,
+                (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
+                (long long)p->dil_w, (long long)p->pad_h, (long long)p->pad_w);
+        break;
+    }
+    case KP_BATCHNORM:
+        fprintf(f,
+                "static const lstmc_rt_batchnorm_params p = {.outer = %lld, .channels = %lld, "
+                ".inner = %lld, .epsilon = ",
+                (long long)c->p.batchnorm.outer, (long long)c->p.batchnorm.channels,
+                (long long)c->p.batchnorm.inner);
+        cg_c_put_float(f, c->p.batchnorm.epsilon);
+        fputs("};\n", f);
+        break;
     default:
         break;
     }

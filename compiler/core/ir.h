@@ -41,6 +41,8 @@ typedef enum ir_op_class {
     IR_CLASS_REDUCE,   /* ArgMax: reduce along one axis */
     IR_CLASS_LAYOUT,   /* move, select or join elements; no arithmetic */
     IR_CLASS_SHAPE,    /* read a shape or make a tensor from one */
+    IR_CLASS_SPATIAL,  /* Conv, ConvTranspose, pools, BatchNormalization: [N, C, spatial...]
+                          tensors, channel axis 1 */
 } ir_op_class;
 
 /* The most input slots of any op (lstmc.RnnTissue's 11). */

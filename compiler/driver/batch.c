@@ -102,6 +102,10 @@ follow_node(trace *tr, const ir_node *n, int i, int axis, int rank, int depth)
         other = ir_in(n, 1 - i);
         orank = other && other->shape.rank > rank ? other->shape.rank : rank;
         return follow(tr, out, axis + orank - rank, orank, depth);
+    case IR_CLASS_SPATIAL: /* Conv, pools, BatchNormalization: X [N, C, ...] -> Y [N, ...] */
+        if (i != 0 || axis != 0)
+            return 0;
+        return follow(tr, out, 0, rank, depth);
     default:
         break;
     }

@@ -109,7 +109,8 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
 }
 
 /*
- * The pass list of a program: prune (--prune, before split_gates), then o->passes or the
+ * The pass list of a program: fold_bn (BatchNormalization into the op before it, issue 20),
+ * prune (--prune, before split_gates), then o->passes or the
  * target's default (--alpha-inter adds breakpoints, --alpha-intra drs, after packing and
  * before dce, breakpoints first so that DRS runs inside its tissues; --hsparse marks the
  * RnnRec nodes they made), then sparse (eSELL storage of what is pruned), lowp (the
@@ -120,8 +121,9 @@ pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass
               diag *d)
 {
     l->n = 0;
-    /* issue 20: the decomposed LayerNorm of opsets <= 16 runs the opset-17 kernel */
-    if (pass_list_add(l, "layernorm", d) < 0)
+    /* issue 20: every list starts with BatchNormalization folded away where it can be, and
+     * the decomposed LayerNorm of opsets <= 16 running the opset-17 kernel */
+    if (pass_list_add(l, "fold_bn", d) < 0 || pass_list_add(l, "layernorm", d) < 0)
         return -1;
     if (cx->prune.on && pass_list_add(l, "prune", d) < 0)
         return -1;

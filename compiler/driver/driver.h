@@ -96,7 +96,8 @@ int driver_prepare(ir_graph *g, const driver_options *o, diag *d);
 /* The axis of graph input `in` (of g, imported: shapes may be symbolic) that is the batch:
  * the one that reaches a recurrent layer's batch axis (LSTM/GRU/RNN: axis 1 of X, initial_h,
  * initial_c with layout 0, axis 0 with layout 1) through element-wise ops, Transpose,
- * Gather (embeddings), Unsqueeze/Squeeze, MatMul/Gemm, Slice, Concat (batch.c). -1: none.
+ * Gather (embeddings), Unsqueeze/Squeeze, MatMul/Gemm, Slice, Concat, and axis 0 of the
+ * convolutions, pools and BatchNormalization (batch.c). -1: none.
  * *rnn (may be NULL) receives the layer reached. */
 int driver_batch_axis(const ir_graph *g, const ir_tensor *in, const ir_node **rnn);
 

@@ -89,6 +89,9 @@ typedef struct kp_call {
         lstmc_rt_pad_params pad;
         lstmc_rt_topk_params topk;
         lstmc_rt_scatter_params scatter;
+        lstmc_rt_conv_params conv;           /* KP_CONV, KP_CONV_TRANSPOSE */
+        lstmc_rt_pool_params pool;           /* KP_POOL */
+        lstmc_rt_batchnorm_params batchnorm; /* KP_BATCHNORM */
         struct {
             int64_t n;
             int32_t elem_size;

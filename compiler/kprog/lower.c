@@ -600,6 +600,80 @@ lower_fill(arena *a, kprog *kp, const ir_node *n)
     return 0;
 }
 
+/* --- issue 20, conv: Conv, ConvTranspose, pools, BatchNormalization ------------------- */
+
+/* Conv / ConvTranspose: the geometry (shape_conv.c) as lstmc_rt_conv_params, a 1-D one
+ * with H = 1. */
+static int
+lower_conv(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    shape_conv_geom cg;
+    kp_call *c;
+    lstmc_rt_conv_params *p;
+    int w = 0; /* the axis that is W: the last one */
+    if (shape_conv_geom_of(n, &cg, d) < 0)
+        return -1;
+    c = push(a, kp, n->op == IR_OP_CONV ? KP_CONV : KP_CONV_TRANSPOSE, n);
+    p = &c->p.conv;
+    if (cg.nsp == 2)
+        w = 1;
+    p->n = cg.n, p->c_in = cg.c_in, p->c_out = cg.c_out, p->group = cg.group;
+    p->in_h = cg.nsp == 2 ? cg.in[0] : 1, p->in_w = cg.in[w];
+    p->out_h = cg.nsp == 2 ? cg.out[0] : 1, p->out_w = cg.out[w];
+    p->k_h = cg.nsp == 2 ? cg.k[0] : 1, p->k_w = cg.k[w];
+    p->stride_h = cg.nsp == 2 ? cg.stride[0] : 1, p->stride_w = cg.stride[w];
+    p->dil_h = cg.nsp == 2 ? cg.dil[0] : 1, p->dil_w = cg.dil[w];
+    p->pad_h = cg.nsp == 2 ? cg.pad_b[0] : 0, p->pad_w = cg.pad_b[w];
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_pool(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    shape_conv_geom cg;
+    kp_call *c;
+    lstmc_rt_pool_params *p;
+    int w;
+    if (shape_conv_geom_of(n, &cg, d) < 0)
+        return -1;
+    c = push(a, kp, KP_POOL, n);
+    p = &c->p.pool;
+    w = cg.nsp == 2 ? 1 : 0;
+    p->kind = n->op == IR_OP_MAX_POOL || n->op == IR_OP_GLOBAL_MAX_POOL ? LSTMC_RT_POOL_MAX
+                                                                         : LSTMC_RT_POOL_AVG;
+    p->count_include_pad = (int32_t)ir_attr_int(n, "count_include_pad", 0);
+    p->nc = cg.n * cg.c_in;
+    p->in_h = cg.nsp == 2 ? cg.in[0] : 1, p->in_w = cg.in[w];
+    p->out_h = cg.nsp == 2 ? cg.out[0] : 1, p->out_w = cg.out[w];
+    p->k_h = cg.nsp == 2 ? cg.k[0] : 1, p->k_w = cg.k[w];
+    p->stride_h = cg.nsp == 2 ? cg.stride[0] : 1, p->stride_w = cg.stride[w];
+    p->dil_h = cg.nsp == 2 ? cg.dil[0] : 1, p->dil_w = cg.dil[w];
+    p->pad_h = cg.nsp == 2 ? cg.pad_b[0] : 0, p->pad_w = cg.pad_b[w];
+    c->in[0] = ir_in(n, 0);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
+lower_batch_norm(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_BATCHNORM, n);
+    const ir_shape *s = &ir_in(n, 0)->shape;
+    int i;
+    c->p.batchnorm.outer = s->d[0];
+    c->p.batchnorm.channels = s->d[1];
+    c->p.batchnorm.inner = prod(s, 2, s->rank);
+    c->p.batchnorm.epsilon = ir_attr_float(n, "epsilon", 1e-5f);
+    for (i = 0; i < 5; i++)
+        c->in[i] = ir_in(n, i);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
 /* --- issue 20, elt: lstmc_rt_ewise, Tile, Range, CumSum ------------------------------ */
 
 /* The lstmc_rt_ewise code of an op, or -1. */
@@ -950,6 +1024,16 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_concat(a, kp, n);
     case IR_OP_CONSTANT_OF_SHAPE:
         return lower_fill(a, kp, n);
+    case IR_OP_CONV: /* issue 20, conv */
+    case IR_OP_CONV_TRANSPOSE:
+        return lower_conv(a, kp, n, d);
+    case IR_OP_MAX_POOL:
+    case IR_OP_AVERAGE_POOL:
+    case IR_OP_GLOBAL_AVERAGE_POOL:
+    case IR_OP_GLOBAL_MAX_POOL:
+        return lower_pool(a, kp, n, d);
+    case IR_OP_BATCH_NORM:
+        return lower_batch_norm(a, kp, n);
     case IR_OP_SQUEEZE: /* the bytes stay as they are: a copy (or nothing, once planned) */
     case IR_OP_UNSQUEEZE:
     case IR_OP_RESHAPE:

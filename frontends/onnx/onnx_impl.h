@@ -6,6 +6,7 @@
  *   onnx_rnn.c     LSTM, GRU, RNN
  *   onnx_misc.c    every other op (older opset forms rewritten onto the newest)
  *   onnx_red.c     Reduce*, LayerNormalization, Pad, Split, TopK, ScatterElements
+ *   onnx_conv.c    Conv, ConvTranspose, the pools, BatchNormalization (issue 20)
  *   onnx_attr.c    typed attribute getters
  *
  * Adding an op: a row in ir_ops.def (name, class, arity, input names), an importer in
@@ -161,5 +162,9 @@ int onnx_import_pad(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_split(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_topk(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np);
+/* onnx_conv.c (issue 20, conv) */
+int onnx_import_conv(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_pool(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np);
 
 #endif /* LSTMC_ONNX_IMPL_H */

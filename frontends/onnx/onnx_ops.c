@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 66, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 73, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -83,6 +83,14 @@ static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_SPLIT] = onnx_import_split,
     [IR_OP_TOPK] = onnx_import_topk,
     [IR_OP_SCATTER_ELEMENTS] = onnx_import_scatter_elements,
+    /* issue 20, conv */
+    [IR_OP_CONV] = onnx_import_conv,
+    [IR_OP_CONV_TRANSPOSE] = onnx_import_conv,
+    [IR_OP_BATCH_NORM] = onnx_import_batch_norm,
+    [IR_OP_MAX_POOL] = onnx_import_pool,
+    [IR_OP_AVERAGE_POOL] = onnx_import_pool,
+    [IR_OP_GLOBAL_AVERAGE_POOL] = onnx_import_pool,
+    [IR_OP_GLOBAL_MAX_POOL] = onnx_import_pool,
 };
 
 /* The ONNX-only ops the frontend folds away. */

@@ -849,6 +849,72 @@ typedef struct lstmc_rt_cumsum_params {
 } lstmc_rt_cumsum_params;
 
 lstmc_rt_status lstmc_rt_cumsum(const lstmc_rt_cumsum_params *p, const void *in, void *out);
+/* --- issue 20, conv: convolutions, pooling, batch normalisation (rt_conv.c) ---------- */
+
+/*
+ * The geometry of a 2-D convolution or pooling window over [N, C, H, W] tensors, C order; a
+ * 1-D one is the same with H = 1 (in_h = out_h = k_h = 1, stride_h = dil_h = 1, pad_h = 0).
+ * The compiler resolves ONNX's auto_pad, pads, ceil_mode, output_padding and output_shape
+ * into these numbers: pad_h / pad_w are the padding before the first element (top, left);
+ * the end padding is whatever out_h / out_w imply.
+ *
+ *   Conv           Y[n, m, oh, ow] = B[m] + sum_{c in m's group, kh, kw}
+ *                    X[n, c, oh*stride_h - pad_h + kh*dil_h, ow*stride_w - pad_w + kw*dil_w]
+ *                    * W[m, c - group_start, kh, kw]         (outside X reads 0)
+ *                  X [N, c_in, in_h, in_w], W [c_out, c_in/group, k_h, k_w], B [c_out] or
+ *                  NULL, Y [N, c_out, out_h, out_w].
+ *   ConvTranspose  the adjoint: every X[n, c, ih, iw] adds X * W[c, m - group_start, kh, kw]
+ *                  to Y[n, m, ih*stride_h - pad_h + kh*dil_h, iw*stride_w - pad_w + kw*dil_w]
+ *                  when that lands inside Y; Y starts at B. W [c_in, c_out/group, k_h, k_w].
+ */
+typedef struct lstmc_rt_conv_params {
+    int64_t n, c_in, c_out, group;
+    int64_t in_h, in_w, out_h, out_w;
+    int64_t k_h, k_w;
+    int64_t stride_h, stride_w, dil_h, dil_w;
+    int64_t pad_h, pad_w;
+} lstmc_rt_conv_params;
+
+lstmc_rt_status lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W,
+                              const float *B, float *Y);
+lstmc_rt_status lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X,
+                                        const float *W, const float *B, float *Y);
+
+typedef enum lstmc_rt_pool_kind {
+    LSTMC_RT_POOL_MAX = 0,
+    LSTMC_RT_POOL_AVG = 1
+} lstmc_rt_pool_kind;
+
+/*
+ * MaxPool / AveragePool (and the global pools: the window is the whole map) over
+ * [nc = N*C, in_h, in_w] -> [nc, out_h, out_w], window k_h x k_w with strides, dilations and
+ * begin pads as lstmc_rt_conv_params. Max ignores the padding (an all-padding window gives
+ * -inf). Average divides by the window's positions inside X, or with count_include_pad by
+ * k_h * k_w, the whole window, as ONNX Runtime does (also for a ceil_mode window that runs
+ * past the end padding, where PyTorch counts less).
+ */
+typedef struct lstmc_rt_pool_params {
+    int32_t kind;              /* lstmc_rt_pool_kind */
+    int32_t count_include_pad; /* average only */
+    int64_t nc, in_h, in_w, out_h, out_w;
+    int64_t k_h, k_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t pad_h, pad_w;
+} lstmc_rt_pool_params;
+
+lstmc_rt_status lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y);
+
+/*
+ * BatchNormalization, inference form: X viewed as [outer, channels, inner],
+ * Y = (X - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c]. X and Y may be one buffer.
+ */
+typedef struct lstmc_rt_batchnorm_params {
+    int64_t outer, channels, inner;
+    float epsilon;
+} lstmc_rt_batchnorm_params;
+
+lstmc_rt_status lstmc_rt_batchnorm(const lstmc_rt_batchnorm_params *p, const float *X,
+                                   const float *scale, const float *B, const float *mean,
+                                   const float *var, float *Y);
 
 #ifdef __cplusplus
 }

@@ -217,6 +217,24 @@ static const bcase cases[] = {
      .flag = 1, .dt = LSTMC_RT_I64},
     {.name = "scatter_add_f32", .kind = KP_SCATTER_ELEMENTS, .m = 4, .n = 6, .k = 3,
      .op = LSTMC_RT_SCATTER_ADD, .dt = LSTMC_RT_F32, .nmse = 1e-12},
+    /* issue 20, conv */
+    {.name = "conv_2d", .kind = KP_CONV, .m = 3, .n = 37, .k = 3, .nmse = 1e-12},
+    {.name = "conv_strided_dilated", .kind = KP_CONV, .m = 2, .n = 37, .k = 5, .flag = 1,
+     .nmse = 1e-12},
+    {.name = "conv_gemm_blocks", .kind = KP_CONV, .m = 5, .n = 37, .k = 3, .nmse = 1e-12},
+    {.name = "conv_dot_long_kernel", .kind = KP_CONV, .m = 2, .n = 70, .k = 19, .flag = 4,
+     .nmse = 1e-12},
+    {.name = "conv_depthwise", .kind = KP_CONV, .m = 4, .n = 17, .k = 3, .flag = 2,
+     .nmse = 1e-12},
+    {.name = "conv_transpose", .kind = KP_CONV_TRANSPOSE, .m = 3, .n = 11, .k = 4,
+     .nmse = 1e-12},
+    {.name = "conv_transpose_strided_grouped", .kind = KP_CONV_TRANSPOSE, .m = 2, .n = 9,
+     .k = 3, .flag = 3, .nmse = 1e-12},
+    {.name = "pool_max", .kind = KP_POOL, .m = 3, .n = 37, .k = 3, .op = LSTMC_RT_POOL_MAX,
+     .nmse = 0},
+    {.name = "pool_avg_pad", .kind = KP_POOL, .m = 2, .n = 11, .k = 2,
+     .op = LSTMC_RT_POOL_AVG, .flag = 1, .nmse = 1e-13},
+    {.name = "batchnorm", .kind = KP_BATCHNORM, .m = 2, .n = 5, .k = 37, .nmse = 1e-13},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -931,6 +949,80 @@ build_scatter(bprog *b, const bcase *bc)
 
 /* One builder per kind: a kind without one fails every_kind_has_a_row. */
 typedef void (*builder)(bprog *b, const bcase *bc);
+/* --- issue 20, conv ------------------------------------------------------------------- */
+
+/* Conv or ConvTranspose: N 2, C_in m, C_out 2m, group m with flag bit 2 (depthwise), else
+ * 1; H 5 (kernel 3, pad 1), W n (kernel k, pad 1; flag bit 1: stride 2 and dilation 2; bit
+ * 4: stride 3). rt_conv.c's paths: GEMM blocks (stride 1, C_out >= 4), dot products (k >= 16,
+ * dilation 1), by tap (the rest, and the channels a block of 4 leaves over). */
+static void
+build_conv(bprog *b, const bcase *bc)
+{
+    lstmc_rt_conv_params *p = &b->c->p.conv;
+    kp_call *c = b->c;
+    const int tr = b->c->kind == KP_CONV_TRANSPOSE;
+    int64_t ew;
+    p->n = 2, p->c_in = bc->m, p->c_out = 2 * bc->m, p->group = bc->flag & 2 ? bc->m : 1;
+    p->in_h = 5, p->in_w = bc->n, p->k_h = 3, p->k_w = bc->k;
+    p->stride_h = 1, p->stride_w = bc->flag & 1 ? 2 : bc->flag & 4 ? 3 : 1;
+    p->dil_h = 1, p->dil_w = bc->flag & 1 ? 2 : 1;
+    p->pad_h = 1, p->pad_w = 1;
+    ew = (p->k_w - 1) * p->dil_w + 1;
+    p->out_h = tr ? p->stride_h * (p->in_h - 1) + 3 - 2 : (p->in_h + 2 - 3) / p->stride_h + 1;
+    p->out_w = tr ? p->stride_w * (p->in_w - 1) + ew - 2 : (p->in_w + 2 - ew) / p->stride_w + 1;
+    c->n_in = 3;
+    c->in[0] = input(b, "X", IR_DT_F32, shp(4, 2, p->c_in, 5, p->in_w),
+                     rvec(b, 2 * p->c_in * 5 * p->in_w, 1.0f));
+    c->in[1] = tr ? weight(b, "W", IR_DT_F32, shp(4, p->c_in, p->c_out / p->group, 3, p->k_w),
+                           rvec(b, p->c_in * p->c_out / p->group * 3 * p->k_w, 0.5f))
+                  : weight(b, "W", IR_DT_F32, shp(4, p->c_out, p->c_in / p->group, 3, p->k_w),
+                           rvec(b, p->c_out * p->c_in / p->group * 3 * p->k_w, 0.5f));
+    c->in[2] = weight(b, "B", IR_DT_F32, shp(1, p->c_out, 0, 0, 0), rvec(b, p->c_out, 1.0f));
+    c->n_out = 1;
+    c->out[0] = output(b, "Y", IR_DT_F32, shp(4, 2, p->c_out, p->out_h, p->out_w));
+}
+
+/* MaxPool (op 0) / AveragePool (op 1, flag: count_include_pad) over [m, 5, n]: window 3 x k,
+ * strides 2, pads 1 at both ends. */
+static void
+build_pool(bprog *b, const bcase *bc)
+{
+    lstmc_rt_pool_params *p = &b->c->p.pool;
+    kp_call *c = b->c;
+    p->kind = bc->op, p->count_include_pad = bc->flag;
+    p->nc = bc->m, p->in_h = 5, p->in_w = bc->n, p->k_h = 3, p->k_w = bc->k;
+    p->stride_h = p->stride_w = 2, p->dil_h = p->dil_w = 1;
+    p->pad_h = p->pad_w = 1;
+    p->out_h = (5 + 2 - 3) / 2 + 1;
+    p->out_w = (bc->n + 2 - bc->k) / 2 + 1;
+    c->n_in = 1;
+    c->in[0] = input(b, "X", IR_DT_F32, shp(3, bc->m, 5, bc->n, 0), rvec(b, bc->m * 5 * bc->n, 2.0f));
+    c->n_out = 1;
+    c->out[0] = output(b, "Y", IR_DT_F32, shp(3, bc->m, p->out_h, p->out_w, 0));
+}
+
+/* BatchNormalization over [m, n, k] (n channels). */
+static void
+build_batchnorm(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    float *var = rvec(b, bc->n, 1.0f);
+    int64_t i;
+    for (i = 0; i < bc->n; i++)
+        var[i] = var[i] * var[i] + 0.1f;
+    c->p.batchnorm.outer = bc->m, c->p.batchnorm.channels = bc->n, c->p.batchnorm.inner = bc->k;
+    c->p.batchnorm.epsilon = 1e-5f;
+    c->n_in = 5;
+    c->in[0] = input(b, "X", IR_DT_F32, shp(3, bc->m, bc->n, bc->k, 0),
+                     rvec(b, bc->m * bc->n * bc->k, 2.0f));
+    c->in[1] = weight(b, "scale", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
+    c->in[2] = weight(b, "B", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
+    c->in[3] = weight(b, "mean", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
+    c->in[4] = weight(b, "var", IR_DT_F32, shp(1, bc->n, 0, 0, 0), var);
+    c->n_out = 1;
+    c->out[0] = output(b, "Y", IR_DT_F32, shp(3, bc->m, bc->n, bc->k, 0));
+}
+
 static const builder builders[KP_KIND_COUNT] = {
     [KP_RNN] = build_rnn,
     [KP_GEMM] = build_gemm,
@@ -959,6 +1051,10 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_PAD] = build_pad,
     [KP_TOPK] = build_topk,
     [KP_SCATTER_ELEMENTS] = build_scatter,
+    [KP_CONV] = build_conv, /* issue 20, conv */
+    [KP_CONV_TRANSPOSE] = build_conv,
+    [KP_POOL] = build_pool,
+    [KP_BATCHNORM] = build_batchnorm,
 };
 
 /* Case i's program, from its own seed: the same data every time it is built. */
@@ -1112,7 +1208,7 @@ build_all(void)
 {
     static const char *const rt[] = {"rt_blob", "rt_drs",  "rt_hsparse", "rt_kernels", "rt_lowp",
                                       "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo",
-                                      "rt_eltwise2", "rt_reduce"};
+                                      "rt_eltwise2", "rt_reduce", "rt_conv"};
     char mk[600], cmd[1400], dir[512];
     FILE *f;
     int i, k, n;

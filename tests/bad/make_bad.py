@@ -49,6 +49,60 @@ def write(name, data):
     (HERE / name).write_bytes(data)
 
 
+def conv_bad():
+    """issue 20, conv: what the convolution front ends refuse, each naming the attribute,
+    output or rank (tests/e2e/bad_inputs.cmake)."""
+    rng = np.random.RandomState(20)
+    f = lambda *sh: numpy_helper.from_array(rng.standard_normal(sh).astype(np.float32))
+    N = helper.make_node
+
+    def init(name, *sh):
+        t = f(*sh)
+        t.name = name
+        return t
+
+    def bn_inits(c):
+        return [init(n, c) for n in ("s", "b", "m")] + [
+            numpy_helper.from_array(np.ones(c, np.float32), "v")]
+
+    cases = {
+        # a 3-D convolution (input rank 5)
+        "conv_3d.onnx": model([N("Conv", ["X", "W"], ["Y"], name="conv3d")],
+                              [fin("X", [1, 2, 4, 4, 4])], [fin("Y", [1, 3, 2, 2, 2])],
+                              [init("W", 3, 2, 3, 3, 3)]),
+        # auto_pad "SAME" is no ONNX value
+        "conv_auto_pad_same.onnx": model([N("Conv", ["X", "W"], ["Y"], name="conv_same",
+                                            auto_pad="SAME")],
+                                         [fin("X", [1, 2, 8])], [fin("Y", [1, 3, 8])],
+                                         [init("W", 3, 2, 3)]),
+        # group 3 does not divide 4 input channels
+        "conv_group.onnx": model([N("Conv", ["X", "W"], ["Y"], name="conv_g", group=3)],
+                                 [fin("X", [1, 4, 8])], [fin("Y", [1, 3, 6])],
+                                 [init("W", 3, 1, 3)]),
+        # BatchNormalization in training mode (opset 14)
+        "bn_training_mode.onnx": model([N("BatchNormalization", ["X", "s", "b", "m", "v"], ["Y"],
+                                          name="bn_train", training_mode=1)],
+                                       [fin("X", [2, 3, 5])], [fin("Y", [2, 3, 5])], bn_inits(3)),
+        # BatchNormalization with its training outputs (opset 9)
+        "bn_training_outputs.onnx": model([N("BatchNormalization", ["X", "s", "b", "m", "v"],
+                                             ["Y", "rm", "rv"], name="bn_outs")],
+                                          [fin("X", [2, 3, 5])],
+                                          [fin("Y", [2, 3, 5]), fin("rm", [3]), fin("rv", [3])],
+                                          bn_inits(3), opset=9),
+        # MaxPool's Indices output
+        "maxpool_indices.onnx": model([N("MaxPool", ["X"], ["Y", "I"], name="pool_idx",
+                                         kernel_shape=[2])],
+                                      [fin("X", [1, 2, 8])],
+                                      [fin("Y", [1, 2, 7]),
+                                       helper.make_tensor_value_info("I", TensorProto.INT64,
+                                                                     [1, 2, 7])], []),
+    }
+    for name, m in cases.items():
+        write(name, m.SerializeToString())
+        onnx.load(str(HERE / name))
+    return list(cases)
+
+
 def main():
     # 1. empty file
     write("empty.onnx", b"")
@@ -250,6 +304,7 @@ def main():
         except Exception:
             continue
         raise SystemExit(f"{f} unexpectedly parses as a ModelProto")
+    conv_bad()
     print("tests/bad written")
 
 

@@ -137,3 +137,17 @@ lstmc_bad(calib_bad_data 1 "truncated_header.npy: truncated header"
 lstmc_bad(red_topk_dynamic_k 1
           "node 'topk_a' (TopK): shape operand 'K' (graph input 'k') is not constant once the input dims are bound"
           ${LSTMC} ${BAD}/red_topk_dynamic_k.onnx --target=host -o ${BOUT}/rtk)
+
+# issue 20, conv: what the convolution front ends refuse names the rank, attribute or output
+lstmc_bad(conv_3d 1 "node 'conv3d' (Conv): input 'X' has shape [1,2,4,4,4]: 3-D convolution (input rank 5) is not supported"
+          ${LSTMC} ${BAD}/conv_3d.onnx --target=host -o ${BOUT}/c3d)
+lstmc_bad(conv_auto_pad_same 1 "node 'conv_same' (Conv): attribute 'auto_pad' is \"SAME\""
+          ${LSTMC} ${BAD}/conv_auto_pad_same.onnx --target=host -o ${BOUT}/cas)
+lstmc_bad(conv_group 1 "node 'conv_g' (Conv): attribute 'group' is 3"
+          ${LSTMC} ${BAD}/conv_group.onnx --target=host -o ${BOUT}/cg)
+lstmc_bad(bn_training_mode 1 "node 'bn_train' (BatchNormalization): attribute 'training_mode' is 1"
+          ${LSTMC} ${BAD}/bn_training_mode.onnx --target=host -o ${BOUT}/bnt)
+lstmc_bad(bn_training_outputs 1 "node 'bn_outs' (BatchNormalization): output 'running_mean' ('rm') is a training output"
+          ${LSTMC} ${BAD}/bn_training_outputs.onnx --target=host -o ${BOUT}/bno)
+lstmc_bad(maxpool_indices 1 "node 'pool_idx' (MaxPool): output 'Indices' ('I') is not supported"
+          ${LSTMC} ${BAD}/maxpool_indices.onnx --target=host -o ${BOUT}/mpi)

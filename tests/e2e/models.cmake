@@ -16,16 +16,7 @@
 # e2e_<m> (model_pending.sh): skipped, with the reason and lstmc's own messages, while
 # lstmc refuses it (exit 1); FAILED as soon as lstmc compiles it, so the list cannot go
 # stale: take the model off the list and every test above runs it.
-set(LSTMC_PENDING_MODELS
-    "model_deepconvlstm|Conv"
-    "model_crnn_kws|BatchNormalization, Conv, MaxPool, ReduceMean"
-    "model_vad|Pad (reflect), Conv, ReduceMean"
-    "model_dtln|Conv, Log, ReduceMean (the decomposed instant layer norm)"
-    "model_causal_conv_lstm|Pad, Conv"
-    "model_lstm_causal_conv|Pad, Conv"
-    "model_lookahead_conv_lstm|Conv"
-    "model_tasnet|Conv, ReduceMean, Pow (the decomposed LayerNorm), ConvTranspose"
-    "model_dscnn_gru|Conv (depthwise), HardSwish, Pad, AveragePool, GlobalAveragePool, LeakyRelu")
+set(LSTMC_PENDING_MODELS)
 # lstmc options a model needs on every run: the fixture's batch for a symbolic one (`lstmc
 # run` binds it from the data; the cross builds compile without data)
 set(LSTMC_MODEL_FLAGS_model_learned_h0_expand --dim=batch=2)

@@ -751,20 +751,20 @@ Test(onnx, every_unsupported_node_listed)
     mb *b = model_new(13);
     Onnx__NodeProto *np;
     input(b, "X", 2, xd, NULL);
-    node(b, "Conv", "conv_1", "X", "A");
+    node(b, "Einsum", "ein_1", "X", "A");
     node(b, "Relu", "relu_1", "A", "B");
     node(b, "Frobnicate", "", "B", "C");
     np = node(b, "LSTM", "ms_lstm", "C", "D");
     np->domain = (char *)"com.microsoft";
     output(b, "D");
     cr_assert_null(import(b));
-    expect_error("model.onnx: node 'conv_1' (Conv): unsupported operator 'Conv'");
+    expect_error("model.onnx: node 'ein_1' (Einsum): unsupported operator 'Einsum'");
     expect_error("Frobnicate node #2 (unnamed): unsupported operator 'Frobnicate'");
     expect_error("node 'ms_lstm' (LSTM): unsupported operator 'LSTM' (domain 'com.microsoft')");
     /* issue 20: the PyTorch construct behind an op the hint table knows, and a last line
-     * saying the unsupported ops are the only obstacle (relu_1 reads conv_1's result) */
-    expect_error("unsupported operator 'Conv' (in PyTorch usually from nn.Conv1d / nn.Conv2d)");
-    expect_error("3 of the 4 nodes use operators lstmc does not support (Conv, Frobnicate, LSTM "
+     * saying the unsupported ops are the only obstacle (relu_1 reads ein_1's result) */
+    expect_error("unsupported operator 'Einsum' (in PyTorch usually from torch.einsum)");
+    expect_error("3 of the 4 nodes use operators lstmc does not support (Einsum, Frobnicate, LSTM "
                  "(com.microsoft)); they are the only obstacle the import found: every other "
                  "node is supported as written (1 of them read their results");
     cr_assert_eq(diag_count(D), 4, "%s", diag_text(D));

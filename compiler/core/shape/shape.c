@@ -454,7 +454,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 66, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 73, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -521,6 +521,14 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_SPLIT] = shape_infer_split,
     [IR_OP_TOPK] = shape_infer_topk,
     [IR_OP_SCATTER_ELEMENTS] = shape_infer_scatter_elements,
+    /* issue 20, conv */
+    [IR_OP_CONV] = shape_infer_conv,
+    [IR_OP_CONV_TRANSPOSE] = shape_infer_conv,
+    [IR_OP_BATCH_NORM] = shape_infer_batch_norm,
+    [IR_OP_MAX_POOL] = shape_infer_conv,
+    [IR_OP_AVERAGE_POOL] = shape_infer_conv,
+    [IR_OP_GLOBAL_AVERAGE_POOL] = shape_infer_conv,
+    [IR_OP_GLOBAL_MAX_POOL] = shape_infer_conv,
 };
 
 int

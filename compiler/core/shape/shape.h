@@ -63,5 +63,21 @@ int shape_layernorm_param(ir_node *n, int i, int axis, diag *d);
 int shape_pad_amounts(ir_node *n, int r, int64_t *begin, int64_t *end, diag *d);
 /* The size of each of Split's n->n_outputs outputs along an axis of dim elements. */
 int shape_split_sizes(ir_node *n, int64_t dim, int64_t *sz, diag *d);
+/*
+ * The window geometry of a Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool or
+ * GlobalMaxPool node with its input shapes known (shape_conv.c): ONNX's kernel_shape,
+ * strides, dilations, pads, auto_pad, ceil_mode, group, output_padding and output_shape
+ * resolved into numbers. Axes beyond nsp hold 1 (sizes, strides) and 0 (pads). Shape
+ * inference and the lowering both read it. Returns 0, or -1 after reporting through d.
+ */
+typedef struct shape_conv_geom {
+    int nsp;                       /* spatial axes: 1 (input [N, C, L]) or 2 ([N, C, H, W]) */
+    int64_t n, c_in, c_out, group; /* batch, channels, groups (1 for pools) */
+    int64_t in[2], out[2];         /* spatial sizes */
+    int64_t k[2], stride[2], dil[2];
+    int64_t pad_b[2], pad_e[2];    /* padding at the beginning and the end of each axis */
+} shape_conv_geom;
+
+int shape_conv_geom_of(const ir_node *n, shape_conv_geom *cg, diag *d);
 
 #endif /* LSTMC_SHAPE_H */

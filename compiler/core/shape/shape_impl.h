@@ -12,6 +12,7 @@
  *                    LeakyRelu, HardSigmoid, HardSwish, Erf, Tile, Range, CumSum
  *   shape_red.c      ReduceMean/Sum/Max/Min/L2, LayerNormalization, Pad, Split, TopK,
  *                    ScatterElements
+ *   shape_conv.c     Conv, ConvTranspose, the pools, BatchNormalization (issue 20)
  *
  * Adding an op: a rule in the file of its class, its prototype below, a row in shape.c's
  * shape_table.
@@ -126,5 +127,8 @@ int shape_infer_pad(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_split(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_topk(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_scatter_elements(ir_graph *g, ir_node *n, diag *d);
+/* shape_conv.c (issue 20, conv) */
+int shape_infer_conv(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_batch_norm(ir_graph *g, ir_node *n, diag *d);
 
 #endif /* LSTMC_SHAPE_IMPL_H */
