@@ -2,11 +2,17 @@
 """front_end.py MODEL.onnx OUT.onnx — the front end of a recurrent model: the subgraph from
 the graph inputs to the X input of its first LSTM / GRU / RNN node (onnx.utils.extract_model),
 for bench/models/run.sh. Prints the graph inputs the front end reads, space-separated; exits
-3 when the first recurrent layer reads a graph input directly (no front end)."""
+3 when the first recurrent layer reads a graph input directly, or when what lies before it
+computes nothing worth timing (layout ops and shape subgraphs that fold to constants)."""
 import sys
 
 import onnx
 import onnx.utils
+
+# ops that cost time in a front end (the rest move bytes or fold away)
+COMPUTE = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool",
+           "GlobalMaxPool", "BatchNormalization", "LayerNormalization", "ReduceMean",
+           "ReduceSum", "MatMul", "Gemm", "Pad", "Log", "Exp", "Pow", "Sqrt"}
 
 
 def main():
@@ -31,6 +37,9 @@ def main():
         elif t in producer:
             stack.extend(i for i in producer[t].input if i)
     names = [i for i in inputs if i in need]
+    ops = {producer[t].op_type for t in seen if t in producer}
+    if not ops & COMPUTE:
+        sys.exit(3)
     onnx.utils.extract_model(src, out, names, [x])
     print(" ".join(names))
 
