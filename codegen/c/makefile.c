@@ -112,8 +112,14 @@ cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int
                "# Override CC, CFLAGS, AR for your toolchain (e.g. make CC=aarch64-linux-gnu-gcc).\n"
                "CC ?= cc\nAR ?= ar\nCFLAGS ?= -O2\n"
                "LSTMC_CPPFLAGS = -I. -Iruntime/include\n"
-               "LSTMC_STD = -std=c99\n\nRT_OBJS =",
+               "LSTMC_STD = -std=c99\n",
             o->name, o->name);
+    if (!o->target || strcmp(o->target, "host") == 0) /* the LLVM kernels are for this CPU too */
+        fputs("# The host target: the C runtime compiled for this CPU, as the LLVM kernels are\n"
+              "# (make LSTMC_ARCH= for a build that runs on any CPU of the architecture).\n"
+              "LSTMC_ARCH ?= -march=native\n",
+              f);
+    fputs("\nRT_OBJS =", f);
     for (i = 0; embed_runtime_files[i].path; i++) {
         const char *p = embed_runtime_files[i].path;
         size_t n = strlen(p);
@@ -145,10 +151,11 @@ cg_c_write_makefile(const cg_options *o, const cg_c_runtime *rt, int n_llvm, int
     fprintf(f, "lib%s.a: $(OBJS) $(KOBJS)\n\t$(AR) rcs $@ $(OBJS) $(KOBJS)\n\n", o->name);
     fprintf(f,
             "%s_run: %s_run.c runtime/src/rt_npy.c lib%s.a\n"
-            "\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -o $@ %s_run.c "
+            "\t$(CC) $(CFLAGS) $(LSTMC_ARCH) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -o $@ %s_run.c "
             "runtime/src/rt_npy.c lib%s.a $(LDFLAGS) $(LSTMC_LIBS) -lm\n\n",
             o->name, o->name, o->name, o->name, o->name);
-    fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ $<\n\n");
+    fprintf(f, "%%.o: %%.c\n\t$(CC) $(CFLAGS) $(LSTMC_ARCH) $(LSTMC_STD) $(LSTMC_CPPFLAGS) -c -o $@ "
+               "$<\n\n");
     fprintf(f,
             "$(OBJS): %s.h %s_weights.h runtime/include/lstmc_rt.h \\\n"
             "    runtime/include/lstmc_rt_kernels.h\n\n",
