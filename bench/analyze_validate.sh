@@ -9,7 +9,8 @@
 # A+: the default passes) it
 #   1. writes the model and an input with mkmodel, compiles it with lstmc --emit=c (the
 #      portable reference kernels, whose loops the model replays; LLVM kernels built for
-#      the host CPU may use AVX-512, which valgrind cannot run) and builds <name>_run;
+#      the host CPU may use AVX-512, which valgrind cannot run) and builds <name>_run with
+#      LSTMC_ARCH= (the C runtime for any x86-64, not -march=native, for the same reason);
 #   2. runs <name>_run under cachegrind twice, with --bench 1 and --bench 2. The driver runs
 #      the model once, then N more times for --bench N; everything else (start-up, .npy
 #      reading and writing, init) is the same in both. The difference of the two LLd miss
@@ -81,7 +82,7 @@ while read -r H I T LL W; do
         rm -rf "$out"
         # shellcheck disable=SC2086
         "$lstmc" "$dir/model.onnx" --target=host --emit=c --name=m -o "$out" $flag
-        make -s -C "$out" m_run >/dev/null
+        make -s -C "$out" m_run LSTMC_ARCH= >/dev/null
         m1=$(llmisses "$LL,$W" "$out/m_run" 1 "$out" "$dir/x.npy")
         m2=$(llmisses "$LL,$W" "$out/m_run" 2 "$out" "$dir/x.npy")
         [ -n "$m1" ] && [ -n "$m2" ] || { echo "$0: no cachegrind summary" >&2; exit 2; }

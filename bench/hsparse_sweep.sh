@@ -39,7 +39,7 @@ build() {
     m=$1 dir=$2 xflags=$3
     shift 3
     "$lstmc" "$root/tests/train/$m/model.onnx" --name="$m" -o "$dir" --force "$@" >/dev/null
-    make -s -C "$dir" CC="$cc" CFLAGS="$cflags $xflags" "lib$m.a"
+    make -s -C "$dir" CC="$cc" CFLAGS="$cflags $xflags" LSTMC_ARCH= "lib$m.a"
     stats=""
     [ -n "$xflags" ] && stats="$root/bench/hsparse_stats.c"
     # shellcheck disable=SC2086
