@@ -200,12 +200,25 @@ onnx_attr_tensor(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
     return 1;
 }
 
-/* An INT attribute that must be 0 or 1 (default 0), copied onto n. 0, or -1 after a message. */
+/* An INT attribute with default dflt, copied onto n. 0, or -1 after a message. */
 int
-onnx_attr_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name)
+onnx_attr_copy_int(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name,
+                   int64_t dflt)
 {
     int64_t v;
-    if (onnx_attr_int(cx, np, name, 0, &v) < 0)
+    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
+        return -1;
+    ir_attr_set_int(cx->g, n, name, v);
+    return 0;
+}
+
+/* An INT attribute that must be 0 or 1 (default dflt), copied onto n. 0, or -1 after a
+ * message. */
+int
+onnx_attr_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, int64_t dflt)
+{
+    int64_t v;
+    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
         return -1;
     if (v != 0 && v != 1) {
         onnx_err(cx, "attribute '%s' is %lld; expected 0 or 1", name, (long long)v);

@@ -67,21 +67,6 @@ window_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n)
     return 0;
 }
 
-/* An INT attribute that must be 0 or 1, stored with its default. */
-static int
-flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, int64_t dflt)
-{
-    int64_t v;
-    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
-        return -1;
-    if (v != 0 && v != 1) {
-        onnx_err(cx, "attribute '%s' is %lld; expected 0 or 1", name, (long long)v);
-        return -1;
-    }
-    ir_attr_set_int(cx->g, n, name, v);
-    return 0;
-}
-
 int
 onnx_import_conv(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
@@ -121,14 +106,14 @@ onnx_import_pool(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     if (op == IR_OP_GLOBAL_AVERAGE_POOL || op == IR_OP_GLOBAL_MAX_POOL)
         return 0;
-    if (window_attrs(cx, np, n) < 0 || flag(cx, np, n, "ceil_mode", 0) < 0)
+    if (window_attrs(cx, np, n) < 0 || onnx_attr_flag(cx, np, n, "ceil_mode", 0) < 0)
         return -1;
     if (!onnx_attr_find(np, "kernel_shape")) {
         onnx_err(cx, "attribute 'kernel_shape' is required");
         return -1;
     }
     if (op == IR_OP_AVERAGE_POOL)
-        return flag(cx, np, n, "count_include_pad", 0);
+        return onnx_attr_flag(cx, np, n, "count_include_pad", 0);
     if (onnx_attr_int(cx, np, "storage_order", 0, &so) < 0)
         return -1;
     if (so != 0 && so != 1) {

@@ -97,7 +97,8 @@ onnx_import_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n = onnx_node_new(cx, np, IR_OP_CUMSUM, onnx_arity_of(IR_OP_CUMSUM));
     if (!n)
         return -1;
-    if (onnx_attr_flag(cx, np, n, "exclusive") < 0 || onnx_attr_flag(cx, np, n, "reverse") < 0)
+    if (onnx_attr_flag(cx, np, n, "exclusive", 0) < 0 ||
+        onnx_attr_flag(cx, np, n, "reverse", 0) < 0)
         return -1;
     return 0;
 }

@@ -115,8 +115,12 @@ int onnx_attr_floats(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, 
                      int *n);
 int onnx_attr_strings(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, const char ***v,
                       int *n);
-/* An INT attribute that must be 0 or 1 (default 0), set on n. */
-int onnx_attr_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name);
+/* An INT attribute with a default, set on n. */
+int onnx_attr_copy_int(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name,
+                       int64_t dflt);
+/* An INT attribute that must be 0 or 1 (default dflt), set on n. */
+int onnx_attr_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name,
+                   int64_t dflt);
 int onnx_attr_tensor(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                      const Onnx__TensorProto **v);
 

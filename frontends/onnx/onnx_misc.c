@@ -25,17 +25,6 @@ op_of(const Onnx__NodeProto *np)
     return ir_op_from_name(np->op_type);
 }
 
-/* Read an INT attribute with a default and store it on n. */
-static int
-copy_int(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, int64_t dflt)
-{
-    int64_t v;
-    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
-        return -1;
-    ir_attr_set_int(cx->g, n, name, v);
-    return 0;
-}
-
 /* --- Constant --------------------------------------------------------------------- */
 
 int
@@ -276,7 +265,7 @@ onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     ir_attr_set_float(cx->g, n, "alpha", alpha);
     ir_attr_set_float(cx->g, n, "beta", beta);
-    if (onnx_attr_flag(cx, np, n, "transA") < 0 || onnx_attr_flag(cx, np, n, "transB") < 0)
+    if (onnx_attr_flag(cx, np, n, "transA", 0) < 0 || onnx_attr_flag(cx, np, n, "transB", 0) < 0)
         return -1;
     return 0;
 }
@@ -321,7 +310,7 @@ onnx_import_softmax(onnx_ctx *cx, const Onnx__NodeProto *np)
     int legacy = cx->opset < 13;
     if (!n)
         return -1;
-    if (copy_int(cx, np, n, "axis", legacy ? 1 : -1) < 0)
+    if (onnx_attr_copy_int(cx, np, n, "axis", legacy ? 1 : -1) < 0)
         return -1;
     ir_attr_set_int(cx->g, n, "legacy", legacy);
     return 0;
@@ -333,8 +322,9 @@ onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n = onnx_node_new(cx, np, IR_OP_ARGMAX, onnx_arity_of(IR_OP_ARGMAX));
     if (!n)
         return -1;
-    if (copy_int(cx, np, n, "axis", 0) < 0 || onnx_attr_flag(cx, np, n, "keepdims") < 0 ||
-        onnx_attr_flag(cx, np, n, "select_last_index") < 0)
+    if (onnx_attr_copy_int(cx, np, n, "axis", 0) < 0 ||
+        onnx_attr_flag(cx, np, n, "keepdims", 0) < 0 ||
+        onnx_attr_flag(cx, np, n, "select_last_index", 0) < 0)
         return -1;
     /* keepdims defaults to 1, onnx_attr_flag's default is 0 */
     if (!onnx_attr_find(np, "keepdims"))
@@ -389,7 +379,7 @@ onnx_import_gather(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n = onnx_node_new(cx, np, IR_OP_GATHER, onnx_arity_of(IR_OP_GATHER));
     if (!n)
         return -1;
-    return copy_int(cx, np, n, "axis", 0);
+    return onnx_attr_copy_int(cx, np, n, "axis", 0);
 }
 
 int
@@ -495,7 +485,7 @@ onnx_import_shape(onnx_ctx *cx, const Onnx__NodeProto *np)
     int r;
     if (!n)
         return -1;
-    if (copy_int(cx, np, n, "start", 0) < 0)
+    if (onnx_attr_copy_int(cx, np, n, "start", 0) < 0)
         return -1;
     r = onnx_attr_int(cx, np, "end", 0, &end);
     if (r < 0)
@@ -558,7 +548,7 @@ onnx_import_reshape(onnx_ctx *cx, const Onnx__NodeProto *np)
         n->inputs = in;
         n->n_inputs = 2;
     }
-    return onnx_attr_flag(cx, np, n, "allowzero");
+    return onnx_attr_flag(cx, np, n, "allowzero", 0);
 }
 
 int
@@ -567,7 +557,7 @@ onnx_import_flatten(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_node *n = onnx_node_new(cx, np, IR_OP_FLATTEN, onnx_arity_of(IR_OP_FLATTEN));
     if (!n)
         return -1;
-    return copy_int(cx, np, n, "axis", 1);
+    return onnx_attr_copy_int(cx, np, n, "axis", 1);
 }
 
 int

@@ -15,32 +15,6 @@
 
 #include <string.h>
 
-/* Read an INT attribute with a default and store it on n. */
-static int
-copy_int(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, int64_t dflt)
-{
-    int64_t v;
-    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
-        return -1;
-    ir_attr_set_int(cx->g, n, name, v);
-    return 0;
-}
-
-/* An INT attribute that must be 0 or 1, stored on n with its default. */
-static int
-copy_flag(onnx_ctx *cx, const Onnx__NodeProto *np, ir_node *n, const char *name, int64_t dflt)
-{
-    int64_t v;
-    if (onnx_attr_int(cx, np, name, dflt, &v) < 0)
-        return -1;
-    if (v != 0 && v != 1) {
-        onnx_err(cx, "attribute '%s' is %lld; expected 0 or 1", name, (long long)v);
-        return -1;
-    }
-    ir_attr_set_int(cx->g, n, name, v);
-    return 0;
-}
-
 /* Give n (made with `had` input slots) `want` slots, input `slot` the constant c. */
 static void
 widen(onnx_ctx *cx, ir_node *n, int want, int slot, ir_tensor *c)
@@ -78,8 +52,8 @@ onnx_import_reduce(onnx_ctx *cx, const Onnx__NodeProto *np)
             return -1;
         widen(cx, n, 2, 1, r == 1 && cnt > 0 ? onnx_const_i64(cx, "axes", axes, cnt) : NULL);
     }
-    if (copy_flag(cx, np, n, "keepdims", 1) < 0 ||
-        copy_flag(cx, np, n, "noop_with_empty_axes", 0) < 0)
+    if (onnx_attr_flag(cx, np, n, "keepdims", 1) < 0 ||
+        onnx_attr_flag(cx, np, n, "noop_with_empty_axes", 0) < 0)
         return -1;
     return 0;
 }
@@ -122,7 +96,7 @@ onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
         n->inputs[1] =
             ir_const_new(cx->g, arena_printf(cx->a, "%s_scale", cx->node), IR_DT_F32, &s, &one);
     }
-    if (copy_int(cx, np, n, "axis", -1) < 0 ||
+    if (onnx_attr_copy_int(cx, np, n, "axis", -1) < 0 ||
         onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0 ||
         onnx_attr_int(cx, np, "stash_type", 1, &stash) < 0)
         return -1;
@@ -211,7 +185,7 @@ onnx_import_split(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     if (cx->opset < 13)
         widen(cx, n, 2, 1, r == 1 ? onnx_const_i64(cx, "split", split, cnt) : NULL);
-    if (copy_int(cx, np, n, "axis", 0) < 0)
+    if (onnx_attr_copy_int(cx, np, n, "axis", 0) < 0)
         return -1;
     r = onnx_attr_int(cx, np, "num_outputs", 0, &k);
     if (r < 0)
@@ -254,8 +228,8 @@ onnx_import_topk(onnx_ctx *cx, const Onnx__NodeProto *np)
             return -1;
         widen(cx, n, 2, 1, onnx_const_i64(cx, "k", &k, 1));
     }
-    if (copy_int(cx, np, n, "axis", -1) < 0 || copy_flag(cx, np, n, "largest", 1) < 0 ||
-        copy_flag(cx, np, n, "sorted", 1) < 0)
+    if (onnx_attr_copy_int(cx, np, n, "axis", -1) < 0 ||
+        onnx_attr_flag(cx, np, n, "largest", 1) < 0 || onnx_attr_flag(cx, np, n, "sorted", 1) < 0)
         return -1;
     return 0;
 }
@@ -272,7 +246,7 @@ onnx_import_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np)
     int64_t code;
     if (!n)
         return -1;
-    if (copy_int(cx, np, n, "axis", 0) < 0 ||
+    if (onnx_attr_copy_int(cx, np, n, "axis", 0) < 0 ||
         onnx_attr_string(cx, np, "reduction", "none", &red) < 0)
         return -1;
     for (code = 0; code < 5; code++)

@@ -200,9 +200,9 @@ import_cell(onnx_ctx *cx, const Onnx__NodeProto *np, int cell)
         ir_attr_set_float(cx->g, n, "clip", clip);
     }
 
-    if (cell == CELL_LSTM && onnx_attr_flag(cx, np, n, "input_forget") < 0)
+    if (cell == CELL_LSTM && onnx_attr_flag(cx, np, n, "input_forget", 0) < 0)
         errors++;
-    if (cell == CELL_GRU && onnx_attr_flag(cx, np, n, "linear_before_reset") < 0)
+    if (cell == CELL_GRU && onnx_attr_flag(cx, np, n, "linear_before_reset", 0) < 0)
         errors++;
     if (import_activations(cx, np, n, cell, n_dirs) < 0)
         errors++;
