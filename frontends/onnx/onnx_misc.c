@@ -323,12 +323,9 @@ onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
     if (!n)
         return -1;
     if (onnx_attr_copy_int(cx, np, n, "axis", 0) < 0 ||
-        onnx_attr_flag(cx, np, n, "keepdims", 0) < 0 ||
+        onnx_attr_flag(cx, np, n, "keepdims", 1) < 0 ||
         onnx_attr_flag(cx, np, n, "select_last_index", 0) < 0)
         return -1;
-    /* keepdims defaults to 1, onnx_attr_flag's default is 0 */
-    if (!onnx_attr_find(np, "keepdims"))
-        ir_attr_set_int(cx->g, n, "keepdims", 1);
     return 0;
 }
 
