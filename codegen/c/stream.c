@@ -3,6 +3,7 @@
  * which run the one-step program (T = 1) of compiler/stream/stream.h once per time step of
  * the caller's chunk; the arena and state sizes they need.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,9 @@
  */
 typedef struct stream_geo {
     int n_slots;
-    int64_t slot_floats[2 * STREAM_MAX_LAYERS];
-    int64_t next_off[2 * STREAM_MAX_LAYERS];
+    int64_t slot_floats[2 * STREAM_MAX_LAYERS + STREAM_MAX_HISTS];
+    int64_t next_off[2 * STREAM_MAX_LAYERS + STREAM_MAX_HISTS]; /* h, c per layer, then the
+                                                                   convolution histories */
     int64_t in_outer[64], in_inner[64], in_off[64];    /* per graph input (bytes) */
     int64_t out_outer[64], out_inner[64], out_off[64]; /* per graph output (bytes) */
     int64_t arena; /* bytes the step needs */
@@ -74,6 +76,12 @@ stream_geometry(const stream_info *si, stream_geo *sg)
             sg->n_slots++;
         }
     }
+    for (k = 0; k < si->n_hists; k++) {
+        sg->slot_floats[sg->n_slots] = si->hists[k].floats;
+        sg->next_off[sg->n_slots] = off;
+        off = cg_c_align_up(off + 4 * sg->slot_floats[sg->n_slots]);
+        sg->n_slots++;
+    }
     for (i = 0; i < si->n_inputs; i++) {
         sg->in_off[i] = -1;
         if (si->in_axis[i] < 0)
@@ -119,6 +127,21 @@ cg_c_stream_arena(const cg_options *o)
         return 0;
     stream_geometry(o->stream, &sg);
     return sg.arena;
+}
+
+/* "[1, 6, 2]" (a static buffer: one call per statement). */
+static const char *
+shape_str_of(const ir_shape *sh)
+{
+    static char buf[160];
+    size_t k = 0;
+    int i;
+    buf[k++] = '[';
+    for (i = 0; i < sh->rank && k < sizeof buf - 24; i++)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%lld", i ? ", " : "",
+                              (long long)sh->d[i]);
+    snprintf(buf + k, sizeof buf - k, "]");
+    return buf;
 }
 
 static const char *
@@ -174,6 +197,9 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         fprintf(f, "#define %s_STREAM_SEQ_LEN %lld /* the compiled T: _run's sequence */\n",
                 NAME, (long long)si->seq_len);
         fprintf(f, "#define %s_STREAM_LAYERS %d\n", NAME, si->n_layers);
+        fprintf(f, "#define %s_STREAM_HISTORIES %d /* causal convolutions over time: their "
+                   "last steps are state */\n",
+                NAME, si->n_hists);
         for (i = 0; i < si->n_inputs; i++)
             fprintf(f, "#define %s_INPUT_%d_TIME_AXIS %d\n", NAME, i, si->in_axis[i]);
         for (i = 0; i < si->n_outputs; i++) {
@@ -204,6 +230,14 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
                 fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
                         (long long)(l->batch * l->hidden), k, (long long)l->batch,
                         (long long)l->hidden);
+        }
+        for (k = 0; k < si->n_hists; k++) {
+            const stream_hist *h = &si->hists[k];
+            fprintf(f, "    float x%d[%lld]; /* the last %lld steps of the input of convolution "
+                       "'%s'%s%s%s, %s (time on axis %d; _reset: %g) */\n",
+                    k, (long long)h->floats, (long long)h->frames, h->conv,
+                    h->pad ? " (padded by '" : "", h->pad ? h->pad : "", h->pad ? "')" : "",
+                    shape_str_of(&h->shape), h->axis, (double)h->init);
         }
         fputs("    int64_t steps; /* time steps fed since the last reset */\n", f);
         fprintf(f, "} %s_state;\n\n", o->name);
@@ -315,6 +349,9 @@ put_staging_names(FILE *f, const stream_info *si, const stream_geo *sg, const ch
             fprintf(f, "#define %s_NEXT_C%d %lld /* layer %d's next c */\n", SNAME, k,
                     (long long)sg->next_off[slot++], k);
     }
+    for (k = 0; k < si->n_hists; k++)
+        fprintf(f, "#define %s_NEXT_X%d %lld /* convolution '%s': its next history */\n",
+                SNAME, k, (long long)sg->next_off[slot++], si->hists[k].conv);
     fputc('\n', f);
 }
 
@@ -439,9 +476,13 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     fputs("    return st;\n}\n\n", f);
     free(every);
 
-    fprintf(f, "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
-               "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n",
-            o->name, o->name);
+    fprintf(f, "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n", o->name, o->name);
+    for (k = 0; k < si->n_hists; k++)
+        if (si->hists[k].init != 0.0f || signbit(si->hists[k].init)) {
+            fputs("    int64_t i;\n", f);
+            break;
+        }
+    fputs("    if (!state)\n        return LSTMC_RT_ERR_NULL;\n", f);
     for (k = 0; k < si->n_layers; k++) {
         const stream_layer *l = &si->layers[k];
         fprintf(f, "    %s_set_state(state, %d, ", o->name, k);
@@ -453,6 +494,16 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             fprintf(f, "%s_init_c%d);\n", sname, k);
         else
             fputs("NULL);\n", f);
+    }
+    for (k = 0; k < si->n_hists; k++) {
+        if (si->hists[k].init == 0.0f && !signbit(si->hists[k].init)) {
+            fprintf(f, "    memset(state->x%d, 0, sizeof state->x%d);\n", k, k);
+            continue;
+        }
+        fprintf(f, "    for (i = 0; i < %lld; i++) /* the padding value */\n"
+                   "        state->x%d[i] = ", (long long)si->hists[k].floats, k);
+        cg_c_put_float(f, si->hists[k].init);
+        fputs(";\n", f);
     }
     fputs("    state->steps = 0;\n    return LSTMC_RT_OK;\n}\n\n", f);
 
@@ -515,6 +566,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
             fprintf(f, "        in[%d] = state->c%d;\n", si->n_inputs + slot++, k);
     }
+    for (k = 0; k < si->n_hists; k++)
+        fprintf(f, "        in[%d] = state->x%d;\n", si->n_inputs + slot++, k);
     for (i = 0; i < si->n_outputs; i++) {
         if (si->out_kind[i] != STREAM_TIME)
             fprintf(f, "        out[%d] = outputs[%d];\n", i, i);
@@ -530,6 +583,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             fprintf(f, "        out[%d] = arena + %s_NEXT_C%d;\n", si->n_outputs + slot++,
                     SNAME, k);
     }
+    for (k = 0; k < si->n_hists; k++)
+        fprintf(f, "        out[%d] = arena + %s_NEXT_X%d;\n", si->n_outputs + slot++, SNAME, k);
     fprintf(f, "        st = %s_once(", sname);
     put_once_args(f, o->name, uses, last, 0);
     fputs(");\n        if (st != LSTMC_RT_OK)\n            return st;\n", f);
@@ -548,6 +603,9 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             fprintf(f, "        memcpy(state->c%d, arena + %s_NEXT_C%d, sizeof state->c%d);\n",
                     k, SNAME, k, k);
     }
+    for (k = 0; k < si->n_hists; k++)
+        fprintf(f, "        memcpy(state->x%d, arena + %s_NEXT_X%d, sizeof state->x%d);\n", k,
+                SNAME, k, k);
     fputs("        state->steps++;\n    }\n    return LSTMC_RT_OK;\n}\n", f);
 }
 
@@ -562,6 +620,8 @@ cg_c_state_bytes(const cg_options *o)
     for (k = 0; k < o->stream->n_layers; k++)
         floats += (o->stream->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1) *
                   o->stream->layers[k].batch * o->stream->layers[k].hidden;
+    for (k = 0; k < o->stream->n_hists; k++)
+        floats += o->stream->hists[k].floats;
     return (floats * 4 + 7) / 8 * 8 + 8;
 }
 

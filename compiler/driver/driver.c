@@ -344,7 +344,7 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     if (si->ok) { /* the <name>_step program: T = 1, the state in and out */
         diag *quiet = diag_new(a, o->model, NULL);
         stream_step_graph(gs, si); /* T = 1 in the Reshapes that spell it out */
-        if (driver_prepare(gs, &so, quiet) < 0 || stream_state_io(gs, si) < 0 ||
+        if (driver_prepare(gs, &so, quiet) < 0 || stream_state_io(gs, si, quiet) < 0 ||
             compile_program(a, gs, t, be, &so, &calib, &si->g, &si->kp, &si->mp, quiet) < 0)
             stream_refuse(si, diag_text(quiet)); /* the reason -> <NAME>_STREAM_WHY */
         else

@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
+#include "shape.h"
 
 /* STREAM_TIME: the time axis, which may hold other entries merged with the steps (a
  * reshape(-1, H) of [T, N, H] or of [N, T, H]): its extent is om * T * im, step t being the
@@ -27,6 +28,11 @@ typedef struct tclass {
     stream_kind k;
     int axis; /* STREAM_TIME only */
     int64_t om, im;
+    /* STREAM_TIME: steps of padding before the first step fed (a Pad's output that a Conv
+     * reads: its history), and that Pad and its value */
+    int64_t lead;
+    const ir_node *padn;
+    float padv;
 } tclass;
 
 #define MERGED(c) ((c).om > 1 || (c).im > 1)
@@ -38,6 +44,7 @@ typedef struct actx {
     int bad;
     int reached; /* the node the attempt failed at (n_nodes: after the last) */
     char why[512];
+    diag *quiet; /* shape_conv_geom_of's reports (the compile has made them already) */
 } actx;
 
 static void
@@ -82,7 +89,7 @@ norm_axis(int64_t a, int r)
 static tclass
 cls_of(const actx *x, const ir_tensor *t)
 {
-    tclass c = {STREAM_CONST, -1, 0, 0};
+    tclass c = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f};
     if (t && !t->data)
         c = x->cls[t->id];
     return c;
@@ -115,7 +122,7 @@ indexed_by_time(actx *x, const ir_node *n, const ir_tensor *t, int ta)
 static tclass
 combine(actx *x, const ir_node *n, int first, int count, int r)
 {
-    tclass o = {STREAM_CONST, -1, 0, 0};
+    tclass o = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f};
     int i, has_last = 0, has_static = 0;
     for (i = first; i < first + count && i < n->n_inputs; i++) {
         const ir_tensor *t = n->inputs[i];
@@ -228,7 +235,7 @@ matmul_class(actx *x, const ir_node *n)
 {
     const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1), *out = ir_out(n, 0);
     const ir_tensor *ops[2];
-    tclass cl[2], o = {STREAM_CONST, -1, 0, 0}, bad = {STREAM_BAD, -1, 0, 0};
+    tclass cl[2], o = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f}, bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
     int r = out ? out->shape.rank : 0, i, ob;
     if (!A || !B || !out)
         return bad;
@@ -458,8 +465,8 @@ recurrent(actx *x, const ir_node *n)
     const ir_tensor *X = ir_in(n, 0);
     int layout = (int)ir_attr_int(n, "layout", 0), i;
     int64_t dir = ir_attr_int(n, "direction", 0);
-    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1, 0, 0};
-    tclass y = {STREAM_TIME, layout ? 1 : 0, 0, 0}, last = {STREAM_LAST, -1, 0, 0};
+    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    tclass y = {STREAM_TIME, layout ? 1 : 0, 0, 0, 0, NULL, 0.0f}, last = {STREAM_LAST, -1, 0, 0, 0, NULL, 0.0f};
     stream_layer *l;
     int src[2] = {-1, -1};
     int64_t off[2] = {0, 0};
@@ -526,12 +533,170 @@ is_last_index(int64_t v, int64_t T)
     return v == -1 || v == T - 1;
 }
 
+/* Pad of the time axis by b steps at its start and e at its end: the start of a causal
+ * convolution's window (its history, stream_hist) when constant, and nothing else. */
+static tclass
+pad_time(actx *x, const ir_node *n, tclass c, int64_t b, int64_t e)
+{
+    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    const char *mode = ir_attr_string(n, "mode", "constant");
+    const ir_tensor *cv = ir_in(n, 2);
+    if (e > 0) {
+        fail(x, n, "pads the end of the time axis (%lld steps): what reads them looks ahead "
+                   "in time, at steps a stream has not been fed yet", (long long)e);
+        return bad;
+    }
+    if (b < 0 || e < 0) {
+        fail(x, n, "crops the time axis (pads %lld, %lld)", (long long)b, (long long)e);
+        return bad;
+    }
+    if (strcmp(mode, "constant") != 0) {
+        fail(x, n, "pads the start of the time axis in %s mode; a stream takes constant "
+                   "padding before a convolution (its history starts as that constant)", mode);
+        return bad;
+    }
+    if (MERGED(c) || c.lead) {
+        fail(x, n, "pads a time axis that is %s", c.lead ? "padded already" : "merged with "
+                                                                            "another axis");
+        return bad;
+    }
+    if (cv && (!cv->data || cv->dtype != IR_DT_F32 || ir_shape_numel(&cv->shape) != 1)) {
+        fail(x, n, "pads the time axis with a value that is not a float constant");
+        return bad;
+    }
+    c.lead = b;
+    c.padn = n;
+    c.padv = cv ? ((const float *)cv->data)[0] : 0.0f;
+    return c;
+}
+
+/*
+ * Conv, ConvTranspose, BatchNormalization and the pools (IR_CLASS_SPATIAL) on a per-step X.
+ * Time on the batch axis: each step is its own sample. On a spatial axis: a window over
+ * K = (kernel - 1) * dilation + 1 steps streams when it is causal, stride 1 and padded by
+ * exactly K - 1 steps at the start (a Pad before it, or its own pads): the step program
+ * reads the last K - 1 steps of its input from the state (stream_hist). Anything that looks
+ * ahead, strides or spreads over time is refused.
+ */
+static tclass
+spatial_rule(actx *x, const ir_node *n, tclass c)
+{
+    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    const ir_tensor *X = ir_in(n, 0);
+    stream_info *si = x->si;
+    shape_conv_geom cg;
+    int i, conv = n->op == IR_OP_CONV;
+    int64_t K, lead = c.lead;
+    if (c.k != STREAM_TIME) /* W, B, scale: constants */
+        return combine(x, n, 0, n->n_inputs, ir_out(n, 0)->shape.rank);
+    for (i = 1; i < n->n_inputs; i++)
+        if (ir_in(n, i) && cls_of(x, ir_in(n, i)).k != STREAM_CONST) {
+            fail(x, n, "reads '%s', which is not a constant", ir_in(n, i)->name);
+            return bad;
+        }
+    if (MERGED(c)) {
+        fail(x, n, "reads a time axis merged with another axis");
+        return bad;
+    }
+    if (c.axis == 0 && !lead) /* [T, C, ...]: the steps are the samples */
+        return c;
+    if (c.axis == 1) {
+        fail(x, n, "reads the time axis as its channels (axis 1)");
+        return bad;
+    }
+    if (n->op == IR_OP_BATCH_NORM)
+        return c; /* per channel: time-local */
+    if (n->op == IR_OP_GLOBAL_AVERAGE_POOL || n->op == IR_OP_GLOBAL_MAX_POOL) {
+        fail(x, n, "pools over the whole time axis");
+        return bad;
+    }
+    if (shape_conv_geom_of(n, &cg, x->quiet) < 0) {
+        fail(x, n, "has a geometry lstmc cannot resolve");
+        return bad;
+    }
+    i = c.axis - 2;
+    K = (cg.k[i] - 1) * cg.dil[i] + 1;
+    if (n->op == IR_OP_CONV_TRANSPOSE && (K > 1 || cg.stride[i] > 1 || cg.pad_b[i] ||
+                                          cg.pad_e[i])) {
+        fail(x, n, "transposes a convolution over the time axis (kernel %lld, stride %lld): "
+                   "each step's output spreads over later steps",
+             (long long)cg.k[i], (long long)cg.stride[i]);
+        return bad;
+    }
+    if (cg.stride[i] != 1) {
+        fail(x, n, "strides the time axis (stride %lld): it gives one step for every %lld "
+                   "fed, and a stream gives one for each", (long long)cg.stride[i],
+             (long long)cg.stride[i]);
+        return bad;
+    }
+    if (cg.pad_e[i] > 0) {
+        fail(x, n, "looks ahead in time: it pads the end of the time axis by %lld steps, so "
+                   "each output reads steps a stream has not been fed yet (pad the start "
+                   "only, as a causal convolution does, to stream)", (long long)cg.pad_e[i]);
+        return bad;
+    }
+    if (lead + cg.pad_b[i] != K - 1) {
+        fail(x, n, "reads a window of %lld time steps padded by %lld at the start: a stream "
+                   "gives one output per step fed only when the padding is the window's "
+                   "%lld steps before it (a causal convolution)", (long long)K,
+             (long long)(lead + cg.pad_b[i]), (long long)(K - 1));
+        return bad;
+    }
+    if (!conv && K > 1) {
+        fail(x, n, "pools over %lld time steps; a stream pools over one", (long long)K);
+        return bad;
+    }
+    if (K > 1) {
+        stream_hist *h;
+        if (lead && cg.pad_b[i] && c.padv != 0.0f) {
+            fail(x, n, "is padded along time by two values (%g by '%s', 0 by its own pads)",
+                 (double)c.padv, c.padn->name);
+            return bad;
+        }
+        if (X->dtype != IR_DT_F32) {
+            fail(x, n, "convolves %s values over time; a stream keeps float history",
+                 ir_dtype_name(X->dtype));
+            return bad;
+        }
+        if (si->n_hists >= STREAM_MAX_HISTS) {
+            fail(x, n, "is convolution %d over time; streaming keeps the history of %d",
+                 si->n_hists + 1, STREAM_MAX_HISTS);
+            return bad;
+        }
+        for (i = 0; lead && i < si->n_hists; i++)
+            if (si->hists[i].pad && strcmp(si->hists[i].pad, c.padn->name) == 0) {
+                fail(x, n, "reads the time axis padded by '%s', which another convolution "
+                           "reads too", c.padn->name);
+                return bad;
+            }
+        h = &si->hists[si->n_hists++];
+        memset(h, 0, sizeof *h);
+        h->conv = n->name;
+        h->pad = lead ? c.padn->name : NULL;
+        h->axis = c.axis;
+        h->frames = K - 1;
+        h->init = lead ? c.padv : 0.0f;
+        h->nsp = cg.nsp;
+        for (i = 0; i < 2; i++) {
+            h->pad_b[i] = cg.pad_b[i];
+            h->pad_e[i] = cg.pad_e[i];
+        }
+        /* the history: the un-padded input's shape with K - 1 on the time axis */
+        h->shape = lead ? ir_in(c.padn, 0)->shape : X->shape;
+        h->shape.d[c.axis] = K - 1;
+        h->floats = ir_shape_numel(&h->shape);
+    }
+    c.lead = 0;
+    c.padn = NULL;
+    return c;
+}
+
 /* The rule of an op whose class has none: c is input 0's class; the output's class. */
 static tclass
 op_rule(actx *x, const ir_node *n, tclass c)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass bad = {STREAM_BAD, -1, 0, 0};
+    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
     int64_t v[IR_MAX_RANK * 2], st[IR_MAX_RANK], en[IR_MAX_RANK], ax[IR_MAX_RANK];
     int64_t sp[IR_MAX_RANK];
     int r = out0 ? out0->shape.rank : 0, i, k, cnt;
@@ -747,12 +912,14 @@ op_rule(actx *x, const ir_node *n, tclass c)
         if (c.k == STREAM_TIME) { /* pads [begins, ends] over input 3's axes (or all) */
             int na = ir_in(n, 3) ? const_ints(ir_in(n, 3), ax, IR_MAX_RANK) : in0->shape.rank;
             cnt = const_ints(ir_in(n, 1), v, 2 * IR_MAX_RANK);
-            for (k = 0; k < na && cnt == 2 * na; k++) {
+            for (k = 0; k < na && cnt == 2 * na && c.k == STREAM_TIME; k++) {
                 int a = ir_in(n, 3) ? norm_axis(ax[k], in0->shape.rank) : k;
-                if (a == c.axis && (v[k] || v[na + k])) {
-                    fail(x, n, "pads the time axis");
-                    c = bad;
-                }
+                if (a == c.axis && (v[k] || v[na + k]))
+                    c = pad_time(x, n, c, v[k], v[na + k]);
+            }
+            if (cnt != 2 * na) {
+                fail(x, n, "has pads that are not constant");
+                c = bad;
             }
         }
         break;
@@ -785,9 +952,24 @@ static void
 node_class(actx *x, const ir_node *n)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1, 0, 0};
+    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
     int r = out0 ? out0->shape.rank : 0, i;
 
+    for (i = 0; i < n->n_inputs && n->op != IR_OP_CONV; i++) { /* a Pad's history */
+        tclass p = cls_of(x, ir_in(n, i));
+        if (p.k == STREAM_TIME && p.lead) {
+            fail(x, n, "reads '%s', the time axis padded at its start by '%s'; only a "
+                       "convolution over it streams (the padding is then its history)",
+                 ir_in(n, i)->name, p.padn->name);
+            c = bad;
+            break;
+        }
+    }
+    if (c.k == STREAM_BAD) {
+        for (i = 0; i < n->n_outputs; i++)
+            set_out(x, n, i, c);
+        return;
+    }
     switch (ir_op_class_of(n->op)) {
     case IR_CLASS_RNN:
         recurrent(x, n);
@@ -816,6 +998,9 @@ node_class(actx *x, const ir_node *n)
             c = bad;
         }
         break;
+    case IR_CLASS_SPATIAL:
+        c = spatial_rule(x, n, c);
+        break;
     default:
         c = op_rule(x, n, c);
         break;
@@ -836,8 +1021,10 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
     x->why[0] = '\0';
     si->n_layers = 0;
     si->n_reshapes = 0;
+    si->n_hists = 0;
     si->seq_len = 0;
     for (i = 0; i < g->n_tensors; i++) {
+        memset(&x->cls[i], 0, sizeof x->cls[i]);
         x->cls[i].k = g->tensors[i]->data ? STREAM_CONST : STREAM_BAD;
         x->cls[i].axis = -1;
     }
@@ -858,6 +1045,9 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
         tclass c = cls_of(x, g->outputs[i]);
         if (c.k == STREAM_BAD)
             fail(x, NULL, "output '%s' mixes time steps", g->outputs[i]->name);
+        else if (c.k == STREAM_TIME && c.lead)
+            fail(x, NULL, "output '%s' is padded along time by '%s'", g->outputs[i]->name,
+                 c.padn->name);
     }
     return x->bad ? -1 : 0;
 }
@@ -916,6 +1106,7 @@ stream_analyze(ir_graph *g, stream_info *si)
     x.g = g;
     x.si = si;
     x.cls = arena_calloc(g->a, (size_t)g->n_tensors + 1, sizeof *x.cls);
+    x.quiet = diag_new(g->a, g->file, NULL);
     axis = arena_calloc(g->a, (size_t)g->n_inputs + 1, sizeof *axis);
     if (T <= 0) {
         snprintf(si->why, sizeof si->why, "the model has no recurrent layer, so it has no "
@@ -952,4 +1143,5 @@ stream_analyze(ir_graph *g, stream_info *si)
     } while (++tries < 256 && next_assignment(g, T, axis));
     memcpy(si->why, best_why, sizeof si->why);
     si->n_layers = 0;
+    si->n_hists = 0;
 }

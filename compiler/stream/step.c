@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "diag.h"
 #include "driver.h"
 #include "ir.h"
 #include "stream.h"
@@ -100,11 +101,129 @@ grow_slots(ir_graph *g, ir_tensor **v, int *n, int k)
     return w;
 }
 
+/* The node named `name`, live, or NULL. */
+static ir_node *
+node_named(const ir_graph *g, const char *name)
+{
+    int i;
+    for (i = 0; name && i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && strcmp(g->nodes[i]->name, name) == 0)
+            return g->nodes[i];
+    return NULL;
+}
+
+/* An i64 constant [n] holding v. */
+static ir_tensor *
+ints_const(ir_graph *g, const char *hint, const int64_t *v, int n)
+{
+    ir_shape s;
+    memset(&s, 0, sizeof s);
+    s.rank = 1;
+    s.d[0] = n;
+    return ir_const_new(g, hint, IR_DT_I64, &s, v);
+}
+
+/*
+ * History k (stream_hist) of the step program: X, the convolution's input before its
+ * padding along time ([.., 1, ..] here), is read after the K - 1 steps the state holds:
+ *     cat  = Concat(hist_k, X) along time          [.., K, ..]
+ *     next = Slice(cat, 1, K) along time           the state after this step
+ * and the padding along time is dropped (the Pad's, or the Conv's own, written out as
+ * explicit pads without it), so the Conv reads the window that ends at this step, as
+ * the whole-sequence program does.
+ */
+static int
+hist_io(ir_graph *g, const stream_hist *h, int k, diag *d)
+{
+    ir_node *conv = node_named(g, h->conv), *pad = node_named(g, h->pad), *cn, *sn;
+    ir_tensor *X, *hin, *cat, *next, *ins[4];
+    ir_shape s;
+    int64_t v[2 * IR_MAX_RANK], pads[4];
+    char name[96];
+    int i, j, other = 0;
+    if (!conv || conv->op != IR_OP_CONV || (h->pad && (!pad || pad->op != IR_OP_PAD))) {
+        diag_error(d, "the step program has no convolution '%s'%s%s", h->conv,
+                   h->pad ? " after Pad " : "", h->pad ? h->pad : "");
+        return -1;
+    }
+    X = ir_in(pad ? pad : conv, 0);
+    if (!X || X->shape.rank <= h->axis || X->shape.d[h->axis] != 1) {
+        diag_error(d, "convolution '%s': its input has no step on axis %d", h->conv, h->axis);
+        return -1;
+    }
+    snprintf(name, sizeof name, "lstmc_state_x%d", k);
+    hin = ir_tensor_tmp(g, name, IR_DT_F32, &h->shape);
+    ir_graph_add_input(g, hin);
+    s = h->shape;
+    s.d[h->axis] = h->frames + 1;
+    cn = ir_node_new(g, IR_OP_CONCAT, NULL, "Concat", 2, 1);
+    ir_node_origin(cn, conv);
+    cn->inputs[0] = hin;
+    cn->inputs[1] = X;
+    ir_attr_set_int(g, cn, "axis", h->axis);
+    cat = ir_tensor_tmp(g, "lstmc_history", IR_DT_F32, &s);
+    ir_node_set_output(cn, 0, cat);
+    sn = ir_node_new(g, IR_OP_SLICE, NULL, "Slice", 5, 1);
+    ir_node_origin(sn, conv);
+    v[0] = 1;
+    ins[0] = ints_const(g, "lstmc_history_start", v, 1);
+    v[0] = h->frames + 1;
+    ins[1] = ints_const(g, "lstmc_history_end", v, 1);
+    v[0] = h->axis;
+    ins[2] = ints_const(g, "lstmc_history_axis", v, 1);
+    v[0] = 1;
+    ins[3] = ints_const(g, "lstmc_history_step", v, 1);
+    sn->inputs[0] = cat;
+    for (i = 0; i < 4; i++)
+        sn->inputs[1 + i] = ins[i];
+    snprintf(name, sizeof name, "lstmc_state_x%d_next", k);
+    next = ir_tensor_tmp(g, name, IR_DT_F32, &h->shape);
+    ir_node_set_output(sn, 0, next);
+    ir_graph_add_output(g, next);
+    if (pad) { /* its pads along time dropped; a Pad left with none is bypassed */
+        ir_tensor *pt = ir_in(pad, 1), *ax = ir_in(pad, 3);
+        int r = X->shape.rank, na = ax ? (int)ir_shape_numel(&ax->shape) : r;
+        if (!pt || !pt->data || pt->dtype != IR_DT_I64 || ir_shape_numel(&pt->shape) != 2 * na ||
+            na > IR_MAX_RANK || (ax && (!ax->data || ax->dtype != IR_DT_I64))) {
+            diag_error(d, "Pad '%s' of the step program has pads that are not constant",
+                       pad->name);
+            return -1;
+        }
+        memcpy(v, pt->data, sizeof *v * (size_t)(2 * na));
+        for (j = 0; j < na; j++) {
+            int64_t a = ax ? ((const int64_t *)ax->data)[j] : j;
+            if ((a < 0 ? a + r : a) == h->axis)
+                v[j] = v[na + j] = 0;
+            other |= v[j] || v[na + j];
+        }
+        if (other) {
+            pad->inputs[0] = cat;
+            pad->inputs[1] = ints_const(g, pt->name, v, 2 * na);
+        } else {
+            for (i = 0; i < conv->n_inputs; i++)
+                if (conv->inputs[i] == ir_out(pad, 0))
+                    conv->inputs[i] = cat;
+            pad->dead = 1;
+        }
+    } else {
+        conv->inputs[0] = cat;
+    }
+    /* the Conv's own padding, as the whole-sequence program resolved it, none on time */
+    for (i = 0; i < h->nsp; i++) {
+        pads[i] = i == h->axis - 2 ? 0 : h->pad_b[i];
+        pads[h->nsp + i] = i == h->axis - 2 ? 0 : h->pad_e[i];
+    }
+    ir_attr_set_string(g, conv, "auto_pad", "NOTSET");
+    ir_attr_set_ints(g, conv, "pads", pads, 2 * h->nsp);
+    return 0;
+}
+
 /* After prepare, before the passes: the initial state of every recurrent layer becomes a
- * graph input, its final state a graph output (appended in layer order, h then c). -1 when
- * the layers are not the ones the analysis found. */
+ * graph input, its final state a graph output (appended in layer order, h then c); then
+ * the convolution histories (hist_io). -1 when the layers or convolutions are not the ones
+ * the analysis found. */
 int
-stream_state_io(ir_graph *g, const stream_info *si)
+stream_state_io(ir_graph *g, const stream_info *si, diag *d)
 {
     int i, k = 0;
     for (i = 0; i < g->n_nodes; i++) {
@@ -114,8 +233,11 @@ stream_state_io(ir_graph *g, const stream_info *si)
         int j, nst;
         if (n->dead || (n->op != IR_OP_LSTM && n->op != IR_OP_GRU && n->op != IR_OP_RNN))
             continue;
-        if (k >= si->n_layers || strcmp(si->layers[k].node, n->name) != 0)
+        if (k >= si->n_layers || strcmp(si->layers[k].node, n->name) != 0) {
+            diag_error(d, "the step program's recurrent layer '%s' is not the whole "
+                          "sequence's", n->name);
             return -1;
+        }
         l = &si->layers[k];
         memset(&s, 0, sizeof s);
         s.rank = 3;
@@ -141,7 +263,15 @@ stream_state_io(ir_graph *g, const stream_info *si)
         }
         k++;
     }
-    return k == si->n_layers ? 0 : -1;
+    if (k != si->n_layers) {
+        diag_error(d, "the step program has %d recurrent layers; the whole sequence's %d", k,
+                   si->n_layers);
+        return -1;
+    }
+    for (k = 0; k < si->n_hists; k++)
+        if (hist_io(g, &si->hists[k], k, d) < 0)
+            return -1;
+    return si->n_hists ? ir_toposort(g, d) : 0;
 }
 
 void

@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
 
@@ -48,6 +49,7 @@ typedef enum stream_kind {
 
 #define STREAM_MAX_LAYERS 64
 #define STREAM_MAX_RESHAPES 64
+#define STREAM_MAX_HISTS 64
 
 /* One recurrent layer whose state the caller's <name>_state holds. */
 typedef struct stream_layer {
@@ -64,6 +66,29 @@ typedef struct stream_layer {
     int init_c_input;      /* likewise for c */
     int64_t init_c_off;
 } stream_layer;
+
+/*
+ * The history of a convolution over the time axis (issue 20): a causal Conv, whose window
+ * of K = (kernel - 1) * dilation + 1 steps ends at the step it computes, padded by K - 1
+ * steps at the start of the sequence (by a Pad before it, PyTorch's F.pad(x, (K - 1, 0)),
+ * or by its own pads / auto_pad). In a stream those K - 1 steps are the last K - 1 steps of
+ * its input fed so far: the caller's <name>_state holds them (initially the padding value),
+ * and the step program reads them before the step's own (Concat) and keeps the last K - 1
+ * for the next step (Slice).
+ */
+typedef struct stream_hist {
+    const char *conv;  /* the Conv node (graph arena) */
+    const char *pad;   /* the Pad node that pads its input along time, or NULL: the Conv's
+                          own padding */
+    int axis;          /* the time axis of the Conv's input (2 or 3) */
+    int64_t frames;    /* K - 1: the steps kept */
+    float init;        /* the padding value: what <name>_reset fills the history with */
+    int nsp;           /* the Conv's spatial axes (1 or 2) */
+    int64_t pad_b[2], pad_e[2]; /* its padding in the whole-sequence program, resolved
+                                   (auto_pad): the step program writes it out, 0 on time */
+    int64_t floats;    /* the history's size: the input's shape with K - 1 on the axis */
+    ir_shape shape;    /* that shape (the step program's, T = 1 elsewhere) */
+} stream_hist;
 
 typedef struct stream_info {
     int ok;         /* 1: streamable, and (once the driver compiled it) the step program
@@ -85,8 +110,12 @@ typedef struct stream_info {
     const char *reshape_node[STREAM_MAX_RESHAPES];
     int reshape_axis[STREAM_MAX_RESHAPES];
     int64_t reshape_step[STREAM_MAX_RESHAPES]; /* the value there for one step (om * im) */
-    /* the step program (T = 1): inputs = the graph's, then h, c per layer; outputs = the
-     * graph's, then the next h, c per layer (c for LSTM only) */
+    /* convolutions over time that keep the last steps of their input in the state */
+    int n_hists;
+    stream_hist hists[STREAM_MAX_HISTS];
+    /* the step program (T = 1): inputs = the graph's, then h, c per layer, then each
+     * history; outputs = the graph's, then the next h, c per layer (c for LSTM only), then
+     * each next history */
     ir_graph *g;
     kprog kp;
     memplan mp;
@@ -120,9 +149,12 @@ int stream_step_graph(ir_graph *g, const stream_info *si);
 /*
  * On the step program's graph, prepared and before the passes: the initial state of every
  * recurrent layer becomes a graph input, its final state a graph output (appended in layer
- * order, h then c for LSTM). Returns 0, or -1 when g's layers are not the ones si found.
+ * order, h then c for LSTM); then every convolution history (stream_hist) becomes an input
+ * concatenated before the step along time, its next value (the last K - 1 steps of that) an
+ * output, and the padding it replaces is dropped. Returns 0, or -1 when g's layers or
+ * convolutions are not the ones si found (the reason through d).
  */
-int stream_state_io(ir_graph *g, const stream_info *si);
+int stream_state_io(ir_graph *g, const stream_info *si, diag *d);
 
 /* The step program did not compile: si->ok cleared, si->why says so with msg's first line
  * (the quiet diag's text; NULL or empty for none). */

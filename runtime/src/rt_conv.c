@@ -111,7 +111,10 @@ axpy_scatter(int64_t n, float a, const float *restrict x, int64_t stride, float 
 }
 
 /* Output channel m of image n, whole plane, by tap: y = B[m], then one axpy per input
- * channel, tap and output row over the columns whose input lies inside X. */
+ * channel, tap and output row over the columns whose input lies inside X. Each output sums
+ * its taps in the order (c, kh, kw), as conv_point and conv_block_gemm do, so that an output
+ * is the same float whichever path computes it: a stream's one-step program (out_w 1) and
+ * the whole sequence (blocks of 8 columns) give bit-identical results. */
 static void
 conv_bytap(const lstmc_rt_conv_params *p, const float *X, const float *W, const float *B, float *Y,
            int64_t n, int64_t m)
@@ -123,15 +126,15 @@ conv_bytap(const lstmc_rt_conv_params *p, const float *X, const float *W, const 
     int64_t c, kh, kw, oh, i;
     for (i = 0; i < plane_out; i++)
         y[i] = b0;
-    for (kh = 0; kh < p->k_h; kh++) {
-        int64_t offh = kh * p->dil_h - p->pad_h, h0, h1;
-        clip_range(p->out_h, p->stride_h, offh, p->in_h, &h0, &h1);
-        for (kw = 0; kw < p->k_w; kw++) {
-            int64_t offw = kw * p->dil_w - p->pad_w, w0, w1;
-            clip_range(p->out_w, p->stride_w, offw, p->in_w, &w0, &w1);
-            for (c = 0; c < cig; c++) {
-                const float *x = X + (n * p->c_in + g * cig + c) * plane_in;
+    for (c = 0; c < cig; c++) {
+        const float *x = X + (n * p->c_in + g * cig + c) * plane_in;
+        for (kh = 0; kh < p->k_h; kh++) {
+            int64_t offh = kh * p->dil_h - p->pad_h, h0, h1;
+            clip_range(p->out_h, p->stride_h, offh, p->in_h, &h0, &h1);
+            for (kw = 0; kw < p->k_w; kw++) {
+                int64_t offw = kw * p->dil_w - p->pad_w, w0, w1;
                 float wv = W[((m * cig + c) * p->k_h + kh) * p->k_w + kw];
+                clip_range(p->out_w, p->stride_w, offw, p->in_w, &w0, &w1);
                 for (oh = h0; oh < h1; oh++)
                     axpy(w1 - w0, wv,
                          x + (oh * p->stride_h + offh) * p->in_w + offw + w0 * p->stride_w,
@@ -247,6 +250,42 @@ conv_block_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, co
     }
 }
 
+/* One output of the dot path with every bound checked (its edges): the same eight lanes and
+ * tail as conv_block_dot, an input outside X read as 0, so that an output at an edge is the
+ * float the blocked loop gives when X holds the padding (a stream's history). */
+static float
+conv_point_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, float b0,
+               int64_t oh, int64_t ow)
+{
+    const int64_t cig = p->c_in / p->group, plane_in = p->in_h * p->in_w;
+    const int64_t iw0 = ow * p->stride_w - p->pad_w;
+    float acc[8], tail = b0, s;
+    int64_t c, kh, k;
+    int q;
+    for (q = 0; q < 8; q++)
+        acc[q] = 0.0f;
+    for (c = 0; c < cig; c++)
+        for (kh = 0; kh < p->k_h; kh++) {
+            int64_t ih = oh * p->stride_h - p->pad_h + kh * p->dil_h;
+            const float *xr = x + c * plane_in + ih * p->in_w, *wr = w + (c * p->k_h + kh) * p->k_w;
+            if (ih < 0 || ih >= p->in_h)
+                continue; /* as conv_block_dot: rows outside X are not visited */
+            for (k = 0; k + 8 <= p->k_w; k += 8)
+                for (q = 0; q < 8; q++) {
+                    int64_t iw = iw0 + k + q;
+                    acc[q] += wr[k + q] * (iw >= 0 && iw < p->in_w ? xr[iw] : 0.0f);
+                }
+            for (; k < p->k_w; k++) {
+                int64_t iw = iw0 + k;
+                tail += wr[k] * (iw >= 0 && iw < p->in_w ? xr[iw] : 0.0f);
+            }
+        }
+    s = tail;
+    for (q = 0; q < 8; q++)
+        s += acc[q];
+    return s;
+}
+
 lstmc_rt_status
 lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, const float *B,
               float *Y)
@@ -301,14 +340,15 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
                     } else if (!gemm)
                         for (; ow < hi; ow++)
                             conv_block_dot(p, x, w, b, yr + ow, kh0, kh1, ih0, ow);
-                    for (i = 0; i < CONV_BM; i++) { /* the edges */
+                    for (i = 0; i < CONV_BM; i++) { /* the edges, in the path's order */
+                        const float *wi = w + i * cig * kk, bi = b ? b[i] : 0.0f;
                         int64_t e;
                         for (e = 0; e < lo; e++)
-                            yr[i * plane_out + e] =
-                                conv_point(p, x, w + i * cig * kk, b ? b[i] : 0.0f, oh, e);
+                            yr[i * plane_out + e] = dot ? conv_point_dot(p, x, wi, bi, oh, e)
+                                                        : conv_point(p, x, wi, bi, oh, e);
                         for (e = ow; e < p->out_w; e++)
-                            yr[i * plane_out + e] =
-                                conv_point(p, x, w + i * cig * kk, b ? b[i] : 0.0f, oh, e);
+                            yr[i * plane_out + e] = dot ? conv_point_dot(p, x, wi, bi, oh, e)
+                                                        : conv_point(p, x, wi, bi, oh, e);
                     }
                 }
             }
