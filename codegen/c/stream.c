@@ -3,17 +3,18 @@
  * which run the one-step program (T = 1) of compiler/stream/stream.h once per time step of
  * the caller's chunk; the arena and state sizes they need.
  */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "stream.h"
 
 #include "c_impl.h"
 #include "cg_ident.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
-#include "stream.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /*
  * <name>_step runs the one-step program (compiler/stream/stream.h) once per time step of the
@@ -26,9 +27,9 @@ typedef struct stream_geo {
     int64_t slot_floats[2 * STREAM_MAX_LAYERS + STREAM_MAX_HISTS];
     int64_t next_off[2 * STREAM_MAX_LAYERS + STREAM_MAX_HISTS]; /* h, c per layer, then the
                                                                    convolution histories */
-    int64_t in_outer[64], in_inner[64], in_off[64];    /* per graph input (bytes) */
-    int64_t out_outer[64], out_inner[64], out_off[64]; /* per graph output (bytes) */
-    int64_t arena; /* bytes the step needs */
+    int64_t in_outer[64], in_inner[64], in_off[64];             /* per graph input (bytes) */
+    int64_t out_outer[64], out_inner[64], out_off[64];          /* per graph output (bytes) */
+    int64_t arena;                                              /* bytes the step needs */
 } stream_geo;
 
 int64_t
@@ -138,8 +139,8 @@ shape_str_of(const ir_shape *sh)
     int i;
     buf[k++] = '[';
     for (i = 0; i < sh->rank && k < sizeof buf - 24; i++)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%lld", i ? ", " : "",
-                              (long long)sh->d[i]);
+        k +=
+            (size_t)snprintf(buf + k, sizeof buf - k, "%s%lld", i ? ", " : "", (long long)sh->d[i]);
     snprintf(buf + k, sizeof buf - k, "]");
     return buf;
 }
@@ -148,11 +149,16 @@ static const char *
 stream_kind_name(int k)
 {
     switch (k) {
-    case STREAM_TIME: return "per step";
-    case STREAM_LAST: return "last step";
-    case STREAM_STATIC: return "static";
-    case STREAM_CONST: return "constant";
-    default: return "?";
+    case STREAM_TIME:
+        return "per step";
+    case STREAM_LAST:
+        return "last step";
+    case STREAM_STATIC:
+        return "static";
+    case STREAM_CONST:
+        return "constant";
+    default:
+        return "?";
     }
 }
 
@@ -189,16 +195,18 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             fputc(si->why[i] == '"' || si->why[i] == '\\' ? '\'' : si->why[i], f);
         if (!si)
             fputs("not analysed", f);
-        fprintf(f, "\"\n\ntypedef struct %s_state {\n    int64_t steps; /* unused */\n} "
-                   "%s_state;\n\n",
+        fprintf(f,
+                "\"\n\ntypedef struct %s_state {\n    int64_t steps; /* unused */\n} "
+                "%s_state;\n\n",
                 o->name, o->name);
     } else {
         fprintf(f, "#define %s_STREAMABLE 1\n#define %s_STREAM_WHY \"\"\n", NAME, NAME);
-        fprintf(f, "#define %s_STREAM_SEQ_LEN %lld /* the compiled T: _run's sequence */\n",
-                NAME, (long long)si->seq_len);
+        fprintf(f, "#define %s_STREAM_SEQ_LEN %lld /* the compiled T: _run's sequence */\n", NAME,
+                (long long)si->seq_len);
         fprintf(f, "#define %s_STREAM_LAYERS %d\n", NAME, si->n_layers);
-        fprintf(f, "#define %s_STREAM_HISTORIES %d /* causal convolutions over time: their "
-                   "last steps are state */\n",
+        fprintf(f,
+                "#define %s_STREAM_HISTORIES %d /* causal convolutions over time: their "
+                "last steps are state */\n",
                 NAME, si->n_hists);
         for (i = 0; i < si->n_inputs; i++)
             fprintf(f, "#define %s_INPUT_%d_TIME_AXIS %d\n", NAME, i, si->in_axis[i]);
@@ -210,21 +218,24 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
                         (long long)si->out_om[i], (long long)si->out_im[i]);
             fputs(" */\n", f);
         }
-        fprintf(f, "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
-                   "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
+        fprintf(f,
+                "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
+                "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
                 o->name, o->name);
         for (k = 0; k < si->n_layers; k++) {
             const stream_layer *l = &si->layers[k];
             fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
-                    k, (long long)(l->batch * l->hidden), k, l->node, l->op,
-                    (long long)l->batch, (long long)l->hidden);
+                    k, (long long)(l->batch * l->hidden), k, l->node, l->op, (long long)l->batch,
+                    (long long)l->hidden);
             if (l->init_h_input >= 0)
-                fprintf(f, "    /* its initial h is graph input %d (from float %lld): _reset "
-                           "zeroes it, pass it to %s_set_state */\n",
+                fprintf(f,
+                        "    /* its initial h is graph input %d (from float %lld): _reset "
+                        "zeroes it, pass it to %s_set_state */\n",
                         l->init_h_input, (long long)l->init_h_off, o->name);
             if (l->init_c_input >= 0)
-                fprintf(f, "    /* its initial c is graph input %d (from float %lld): _reset "
-                           "zeroes it, pass it to %s_set_state */\n",
+                fprintf(f,
+                        "    /* its initial c is graph input %d (from float %lld): _reset "
+                        "zeroes it, pass it to %s_set_state */\n",
                         l->init_c_input, (long long)l->init_c_off, o->name);
             if (l->cell == LSTMC_RT_CELL_LSTM)
                 fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
@@ -233,8 +244,9 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         }
         for (k = 0; k < si->n_hists; k++) {
             const stream_hist *h = &si->hists[k];
-            fprintf(f, "    float x%d[%lld]; /* the last %lld steps of the input of convolution "
-                       "'%s'%s%s%s, %s (time on axis %d; _reset: %g) */\n",
+            fprintf(f,
+                    "    float x%d[%lld]; /* the last %lld steps of the input of convolution "
+                    "'%s'%s%s%s, %s (time on axis %d; _reset: %g) */\n",
                     k, (long long)h->floats, (long long)h->frames, h->conv,
                     h->pad ? " (padded by '" : "", h->pad ? h->pad : "", h->pad ? "')" : "",
                     shape_str_of(&h->shape), h->axis, (double)h->init);
@@ -331,17 +343,16 @@ static void
 put_staging_names(FILE *f, const stream_info *si, const stream_geo *sg, const char *SNAME)
 {
     int i, k, slot;
-    fputs("/* where _step stages a step and the next state (bytes from the arena's start) */\n",
-          f);
+    fputs("/* where _step stages a step and the next state (bytes from the arena's start) */\n", f);
     for (i = 0; i < si->n_inputs; i++)
         if (si->in_axis[i] >= 0 && sg->in_off[i] >= 0)
-            fprintf(f, "#define %s_IN%d %lld /* step t of input %d ('%s'), %lld rows */\n",
-                    SNAME, i, (long long)sg->in_off[i], i, si->g->inputs[i]->name,
+            fprintf(f, "#define %s_IN%d %lld /* step t of input %d ('%s'), %lld rows */\n", SNAME,
+                    i, (long long)sg->in_off[i], i, si->g->inputs[i]->name,
                     (long long)sg->in_outer[i]);
     for (i = 0; i < si->n_outputs; i++)
         if (si->out_kind[i] == STREAM_TIME && sg->out_off[i] >= 0)
-            fprintf(f, "#define %s_OUT%d %lld /* step t of output %d, %lld rows */\n", SNAME,
-                    i, (long long)sg->out_off[i], i, (long long)sg->out_outer[i]);
+            fprintf(f, "#define %s_OUT%d %lld /* step t of output %d, %lld rows */\n", SNAME, i,
+                    (long long)sg->out_off[i], i, (long long)sg->out_outer[i]);
     for (k = 0, slot = 0; k < si->n_layers; k++) {
         fprintf(f, "#define %s_NEXT_H%d %lld /* layer %d's next h */\n", SNAME, k,
                 (long long)sg->next_off[slot++], k);
@@ -350,15 +361,15 @@ put_staging_names(FILE *f, const stream_info *si, const stream_geo *sg, const ch
                     (long long)sg->next_off[slot++], k);
     }
     for (k = 0; k < si->n_hists; k++)
-        fprintf(f, "#define %s_NEXT_X%d %lld /* convolution '%s': its next history */\n",
-                SNAME, k, (long long)sg->next_off[slot++], si->hists[k].conv);
+        fprintf(f, "#define %s_NEXT_X%d %lld /* convolution '%s': its next history */\n", SNAME, k,
+                (long long)sg->next_off[slot++], si->hists[k].conv);
     fputc('\n', f);
 }
 
 /* The streaming functions of <name>.c. */
 void
 cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_options *o,
-                const unsigned char *handled_s)
+                     const unsigned char *handled_s)
 {
     const stream_info *si = o->stream;
     char sname[160], NAME[128], SNAME[168];
@@ -387,21 +398,22 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
                 "    return LSTMC_RT_OK;\n}\n",
                 (long long)cg_c_stream_arena(o), NAME, NAME);
     if (!cg_c_stream_on(o)) {
-        fprintf(f,
-                "\n/* --- streaming: not available (%s_STREAM_WHY) --- */\n\n"
-                "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
-                "    return state ? LSTMC_RT_ERR_UNSUPPORTED : LSTMC_RT_ERR_NULL;\n}\n\n"
-                "/* No layer has a state, so h and c are never read. */\n"
-                "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
-                "const float *c)\n{\n"
-                "    (void)h;\n    (void)c;\n"
-                "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n"
-                "    return layer < 0 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
-                "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
-                "*const *inputs,\n          void *const *outputs)\n{\n"
-                "    if (!ctx || !state || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
-                "    return n < 1 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
-                o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+        fprintf(
+            f,
+            "\n/* --- streaming: not available (%s_STREAM_WHY) --- */\n\n"
+            "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
+            "    return state ? LSTMC_RT_ERR_UNSUPPORTED : LSTMC_RT_ERR_NULL;\n}\n\n"
+            "/* No layer has a state, so h and c are never read. */\n"
+            "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
+            "const float *c)\n{\n"
+            "    (void)h;\n    (void)c;\n"
+            "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    return layer < 0 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
+            "lstmc_rt_status\n%s_step(%s_ctx *ctx, %s_state *state, int64_t n, const void "
+            "*const *inputs,\n          void *const *outputs)\n{\n"
+            "    if (!ctx || !state || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    return n < 1 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n",
+            o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
         return;
     }
     snprintf(sname, sizeof sname, "%s_stream", o->name);
@@ -415,8 +427,7 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         if (si->mp.tensor[i].kind != MEMPLAN_CONST)
             continue;
         same = cg_stream_same(o, g, mp, si->g->tensors[i]);
-        if (same >= 0)
-        {
+        if (same >= 0) {
             fputs("#define ", f);
             cg_c_put_const(f, sname, si->g, i);
             fputc(' ', f);
@@ -500,28 +511,33 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             fprintf(f, "    memset(state->x%d, 0, sizeof state->x%d);\n", k, k);
             continue;
         }
-        fprintf(f, "    for (i = 0; i < %lld; i++) /* the padding value */\n"
-                   "        state->x%d[i] = ", (long long)si->hists[k].floats, k);
+        fprintf(f,
+                "    for (i = 0; i < %lld; i++) /* the padding value */\n"
+                "        state->x%d[i] = ",
+                (long long)si->hists[k].floats, k);
         cg_c_put_float(f, si->hists[k].init);
         fputs(";\n", f);
     }
     fputs("    state->steps = 0;\n    return LSTMC_RT_OK;\n}\n\n", f);
 
-    fprintf(f, "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
-               "const float *c)\n{\n"
-               "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n    switch (layer) {\n",
+    fprintf(f,
+            "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
+            "const float *c)\n{\n"
+            "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n    switch (layer) {\n",
             o->name, o->name);
     for (k = 0; k < si->n_layers; k++) {
         const stream_layer *l = &si->layers[k];
         fprintf(f, "    case %d:\n", k);
         if (l->cell != LSTMC_RT_CELL_LSTM) /* a GRU or RNN layer has no c */
             fputs("        if (c)\n            return LSTMC_RT_ERR_BAD_PARAMS;\n", f);
-        fprintf(f, "        if (h)\n            memcpy(state->h%d, h, sizeof state->h%d);\n"
-                   "        else\n            memset(state->h%d, 0, sizeof state->h%d);\n",
+        fprintf(f,
+                "        if (h)\n            memcpy(state->h%d, h, sizeof state->h%d);\n"
+                "        else\n            memset(state->h%d, 0, sizeof state->h%d);\n",
                 k, k, k, k);
         if (l->cell == LSTMC_RT_CELL_LSTM)
-            fprintf(f, "        if (c)\n            memcpy(state->c%d, c, sizeof state->c%d);\n"
-                       "        else\n            memset(state->c%d, 0, sizeof state->c%d);\n",
+            fprintf(f,
+                    "        if (c)\n            memcpy(state->c%d, c, sizeof state->c%d);\n"
+                    "        else\n            memset(state->c%d, 0, sizeof state->c%d);\n",
                     k, k, k, k);
         fputs("        break;\n", f);
     }
@@ -572,16 +588,16 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         if (si->out_kind[i] != STREAM_TIME)
             fprintf(f, "        out[%d] = outputs[%d];\n", i, i);
         else if (sg.out_off[i] < 0)
-            fprintf(f, "        out[%d] = (unsigned char *)outputs[%d] + (size_t)t * %lldu;\n",
-                    i, i, (long long)sg.out_inner[i]);
+            fprintf(f, "        out[%d] = (unsigned char *)outputs[%d] + (size_t)t * %lldu;\n", i,
+                    i, (long long)sg.out_inner[i]);
         else
             fprintf(f, "        out[%d] = arena + %s_OUT%d;\n", i, SNAME, i);
     }
     for (k = 0, slot = 0; k < si->n_layers; k++) {
         fprintf(f, "        out[%d] = arena + %s_NEXT_H%d;\n", si->n_outputs + slot++, SNAME, k);
         if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
-            fprintf(f, "        out[%d] = arena + %s_NEXT_C%d;\n", si->n_outputs + slot++,
-                    SNAME, k);
+            fprintf(f, "        out[%d] = arena + %s_NEXT_C%d;\n", si->n_outputs + slot++, SNAME,
+                    k);
     }
     for (k = 0; k < si->n_hists; k++)
         fprintf(f, "        out[%d] = arena + %s_NEXT_X%d;\n", si->n_outputs + slot++, SNAME, k);
@@ -600,8 +616,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         fprintf(f, "        memcpy(state->h%d, arena + %s_NEXT_H%d, sizeof state->h%d);\n", k,
                 SNAME, k, k);
         if (si->layers[k].cell == LSTMC_RT_CELL_LSTM)
-            fprintf(f, "        memcpy(state->c%d, arena + %s_NEXT_C%d, sizeof state->c%d);\n",
-                    k, SNAME, k, k);
+            fprintf(f, "        memcpy(state->c%d, arena + %s_NEXT_C%d, sizeof state->c%d);\n", k,
+                    SNAME, k, k);
     }
     for (k = 0; k < si->n_hists; k++)
         fprintf(f, "        memcpy(state->x%d, arena + %s_NEXT_X%d, sizeof state->x%d);\n", k,

@@ -10,16 +10,15 @@
  * the graph: an input whose batch or feature size equals T must not put the blame on an
  * axis that was only guessed.
  */
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+#include "shape.h"
 #include "stream.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "arena.h"
-#include "diag.h"
-#include "ir.h"
-#include "shape.h"
 
 /* STREAM_TIME: the time axis, which may hold other entries merged with the steps (a
  * reshape(-1, H) of [T, N, H] or of [N, T, H]): its extent is om * T * im, step t being the
@@ -33,6 +32,11 @@ typedef struct tclass {
     int64_t lead;
     const ir_node *padn;
     float padv;
+    /* STREAM_TIME: steps after the last step fed that look ahead (a Conv padded at the end
+     * of time, PyTorch's Conv1d(padding=K-1)), and that Conv: a Slice that drops them (a
+     * TCN's "chomp") makes the rest causal */
+    int64_t tail;
+    const ir_node *tailn;
 } tclass;
 
 #define MERGED(c) ((c).om > 1 || (c).im > 1)
@@ -75,8 +79,8 @@ const_ints(const ir_tensor *t, int64_t *v, int max)
     if (n < 0 || n > max)
         return -1;
     for (i = 0; i < n; i++)
-        v[i] = t->dtype == IR_DT_I64 ? ((const int64_t *)t->data)[i]
-                                     : ((const int32_t *)t->data)[i];
+        v[i] =
+            t->dtype == IR_DT_I64 ? ((const int64_t *)t->data)[i] : ((const int32_t *)t->data)[i];
     return (int)n;
 }
 
@@ -89,7 +93,7 @@ norm_axis(int64_t a, int r)
 static tclass
 cls_of(const actx *x, const ir_tensor *t)
 {
-    tclass c = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f};
+    tclass c = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     if (t && !t->data)
         c = x->cls[t->id];
     return c;
@@ -108,10 +112,11 @@ set_out(actx *x, const ir_node *n, int i, tclass c)
 static void
 indexed_by_time(actx *x, const ir_node *n, const ir_tensor *t, int ta)
 {
-    fail(x, n, "reads '%s', a %s with %lld entries along the time axis (its axis %d), which "
-               "a stream does not feed step by step",
-         t->name, t->data ? "constant" : "value that is not per step",
-         (long long)t->shape.d[ta], ta);
+    fail(x, n,
+         "reads '%s', a %s with %lld entries along the time axis (its axis %d), which "
+         "a stream does not feed step by step",
+         t->name, t->data ? "constant" : "value that is not per step", (long long)t->shape.d[ta],
+         ta);
 }
 
 /*
@@ -122,7 +127,7 @@ indexed_by_time(actx *x, const ir_node *n, const ir_tensor *t, int ta)
 static tclass
 combine(actx *x, const ir_node *n, int first, int count, int r)
 {
-    tclass o = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f};
+    tclass o = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     int i, has_last = 0, has_static = 0;
     for (i = first; i < first + count && i < n->n_inputs; i++) {
         const ir_tensor *t = n->inputs[i];
@@ -202,8 +207,9 @@ reshape_axis(actx *x, const ir_node *n, tclass c)
         }
         P *= out->d[i];
     }
-    fail(x, n, "mixes the time steps' entries (a reshape that interleaves the time axis with "
-               "another)");
+    fail(x, n,
+         "mixes the time steps' entries (a reshape that interleaves the time axis with "
+         "another)");
     c.k = STREAM_BAD;
     return c;
 }
@@ -235,7 +241,8 @@ matmul_class(actx *x, const ir_node *n)
 {
     const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1), *out = ir_out(n, 0);
     const ir_tensor *ops[2];
-    tclass cl[2], o = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f}, bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    tclass cl[2], o = {STREAM_CONST, -1, 0, 0, 0, NULL, 0.0f, 0, NULL},
+                  bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     int r = out ? out->shape.rank : 0, i, ob;
     if (!A || !B || !out)
         return bad;
@@ -269,8 +276,9 @@ matmul_class(actx *x, const ir_node *n)
         if (cl[i].k != STREAM_TIME)
             continue;
         if (o.k == STREAM_TIME && (o.axis != cl[i].axis || o.om != cl[i].om || o.im != cl[i].im)) {
-            fail(x, n, "multiplies two per-step values along different axes, which pairs "
-                       "every time step with every other");
+            fail(x, n,
+                 "multiplies two per-step values along different axes, which pairs "
+                 "every time step with every other");
             return bad;
         }
         o = cl[i];
@@ -465,15 +473,18 @@ recurrent(actx *x, const ir_node *n)
     const ir_tensor *X = ir_in(n, 0);
     int layout = (int)ir_attr_int(n, "layout", 0), i;
     int64_t dir = ir_attr_int(n, "direction", 0);
-    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
-    tclass y = {STREAM_TIME, layout ? 1 : 0, 0, 0, 0, NULL, 0.0f}, last = {STREAM_LAST, -1, 0, 0, 0, NULL, 0.0f};
+    tclass c = cls_of(x, X), bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
+    tclass y = {STREAM_TIME, layout ? 1 : 0, 0, 0, 0, NULL, 0.0f, 0, NULL},
+           last = {STREAM_LAST, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     stream_layer *l;
     int src[2] = {-1, -1};
     int64_t off[2] = {0, 0};
 
     if (dir != 0) {
-        fail(x, n, "is %s: it reads the sequence backwards, so no output is known before "
-                   "the whole sequence is", dir == 2 ? "bidirectional" : "a reverse layer");
+        fail(x, n,
+             "is %s: it reads the sequence backwards, so no output is known before "
+             "the whole sequence is",
+             dir == 2 ? "bidirectional" : "a reverse layer");
         goto bad;
     }
     if (ir_in(n, 4)) {
@@ -492,8 +503,9 @@ recurrent(actx *x, const ir_node *n)
         }
         if ((i == 5 || i == 6) && w.k == STREAM_STATIC &&
             state_source(x->g, n->inputs[i], &src[i - 5], &off[i - 5]) < 0) {
-            fail(x, n, "computes its initial %s ('%s') from the inputs other than by taking "
-                       "a part of one; a stream takes it from <name>_set_state",
+            fail(x, n,
+                 "computes its initial %s ('%s') from the inputs other than by taking "
+                 "a part of one; a stream takes it from <name>_set_state",
                  i == 5 ? "h" : "c", n->inputs[i]->name);
             goto bad;
         }
@@ -538,12 +550,14 @@ is_last_index(int64_t v, int64_t T)
 static tclass
 pad_time(actx *x, const ir_node *n, tclass c, int64_t b, int64_t e)
 {
-    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     const char *mode = ir_attr_string(n, "mode", "constant");
     const ir_tensor *cv = ir_in(n, 2);
     if (e > 0) {
-        fail(x, n, "pads the end of the time axis (%lld steps): what reads them looks ahead "
-                   "in time, at steps a stream has not been fed yet", (long long)e);
+        fail(x, n,
+             "pads the end of the time axis (%lld steps): what reads them looks ahead "
+             "in time, at steps a stream has not been fed yet",
+             (long long)e);
         return bad;
     }
     if (b < 0 || e < 0) {
@@ -551,13 +565,17 @@ pad_time(actx *x, const ir_node *n, tclass c, int64_t b, int64_t e)
         return bad;
     }
     if (strcmp(mode, "constant") != 0) {
-        fail(x, n, "pads the start of the time axis in %s mode; a stream takes constant "
-                   "padding before a convolution (its history starts as that constant)", mode);
+        fail(x, n,
+             "pads the start of the time axis in %s mode; a stream takes constant "
+             "padding before a convolution (its history starts as that constant)",
+             mode);
         return bad;
     }
     if (MERGED(c) || c.lead) {
-        fail(x, n, "pads a time axis that is %s", c.lead ? "padded already" : "merged with "
-                                                                            "another axis");
+        fail(x, n, "pads a time axis that is %s",
+             c.lead ? "padded already"
+                    : "merged with "
+                      "another axis");
         return bad;
     }
     if (cv && (!cv->data || cv->dtype != IR_DT_F32 || ir_shape_numel(&cv->shape) != 1)) {
@@ -568,6 +586,20 @@ pad_time(actx *x, const ir_node *n, tclass c, int64_t b, int64_t e)
     c.padn = n;
     c.padv = cv ? ((const float *)cv->data)[0] : 0.0f;
     return c;
+}
+
+/* A value whose last steps look ahead (tclass.tail) read by anything but the Slice that
+ * drops them: the refusal names the Conv that looks ahead. */
+static void
+looks_ahead(actx *x, const ir_node *n, tclass c)
+{
+    char label[480];
+    fail(x, c.tailn,
+         "looks ahead in time: it pads the end of the time axis by %lld steps, so "
+         "its last outputs read steps a stream has not been fed yet, and %s reads "
+         "them (pad the start only, or drop those outputs with a Slice, as a "
+         "causal convolution does, to stream)",
+         (long long)c.tail, n ? ir_node_label(n, label, sizeof label) : "a graph output");
 }
 
 /*
@@ -581,11 +613,11 @@ pad_time(actx *x, const ir_node *n, tclass c, int64_t b, int64_t e)
 static tclass
 spatial_rule(actx *x, const ir_node *n, tclass c)
 {
-    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     const ir_tensor *X = ir_in(n, 0);
     stream_info *si = x->si;
     shape_conv_geom cg;
-    int i, conv = n->op == IR_OP_CONV;
+    int i, ti, conv = n->op == IR_OP_CONV;
     int64_t K, lead = c.lead;
     if (c.k != STREAM_TIME) /* W, B, scale: constants */
         return combine(x, n, 0, n->n_inputs, ir_out(n, 0)->shape.rank);
@@ -614,32 +646,43 @@ spatial_rule(actx *x, const ir_node *n, tclass c)
         fail(x, n, "has a geometry lstmc cannot resolve");
         return bad;
     }
-    i = c.axis - 2;
-    K = (cg.k[i] - 1) * cg.dil[i] + 1;
-    if (n->op == IR_OP_CONV_TRANSPOSE && (K > 1 || cg.stride[i] > 1 || cg.pad_b[i] ||
-                                          cg.pad_e[i])) {
-        fail(x, n, "transposes a convolution over the time axis (kernel %lld, stride %lld): "
-                   "each step's output spreads over later steps",
-             (long long)cg.k[i], (long long)cg.stride[i]);
+    ti = c.axis - 2; /* the time axis among the spatial ones */
+    K = (cg.k[ti] - 1) * cg.dil[ti] + 1;
+    if (n->op == IR_OP_CONV_TRANSPOSE &&
+        (K > 1 || cg.stride[ti] > 1 || cg.pad_b[ti] || cg.pad_e[ti])) {
+        fail(x, n,
+             "transposes a convolution over the time axis (kernel %lld, stride %lld): "
+             "each step's output spreads over later steps",
+             (long long)cg.k[ti], (long long)cg.stride[ti]);
         return bad;
     }
-    if (cg.stride[i] != 1) {
-        fail(x, n, "strides the time axis (stride %lld): it gives one step for every %lld "
-                   "fed, and a stream gives one for each", (long long)cg.stride[i],
-             (long long)cg.stride[i]);
+    if (cg.stride[ti] != 1) {
+        fail(x, n,
+             "strides the time axis (stride %lld): it gives one step for every %lld "
+             "fed, and a stream gives one for each",
+             (long long)cg.stride[ti], (long long)cg.stride[ti]);
         return bad;
     }
-    if (cg.pad_e[i] > 0) {
-        fail(x, n, "looks ahead in time: it pads the end of the time axis by %lld steps, so "
-                   "each output reads steps a stream has not been fed yet (pad the start "
-                   "only, as a causal convolution does, to stream)", (long long)cg.pad_e[i]);
+    if (lead + cg.pad_b[ti] < K - 1) {
+        fail(x, n,
+             "looks ahead in time: each output reads %lld steps after its own, which a "
+             "stream has not been fed yet (a window of %lld steps padded by %lld at the "
+             "start; a causal convolution pads %lld there, and the end not at all, to "
+             "stream)",
+             (long long)(K - 1 - lead - cg.pad_b[ti]), (long long)K,
+             (long long)(lead + cg.pad_b[ti]), (long long)(K - 1));
         return bad;
     }
-    if (lead + cg.pad_b[i] != K - 1) {
-        fail(x, n, "reads a window of %lld time steps padded by %lld at the start: a stream "
-                   "gives one output per step fed only when the padding is the window's "
-                   "%lld steps before it (a causal convolution)", (long long)K,
-             (long long)(lead + cg.pad_b[i]), (long long)(K - 1));
+    if (lead + cg.pad_b[ti] > K - 1) {
+        fail(x, n,
+             "reads a window of %lld time steps padded by %lld at the start: its first "
+             "outputs come before the first step fed (a causal convolution pads %lld)",
+             (long long)K, (long long)(lead + cg.pad_b[ti]), (long long)(K - 1));
+        return bad;
+    }
+    if (cg.pad_e[ti] > 0 && K == 1) {
+        fail(x, n, "pads the end of the time axis by %lld steps around a one-step window",
+             (long long)cg.pad_e[ti]);
         return bad;
     }
     if (!conv && K > 1) {
@@ -648,7 +691,7 @@ spatial_rule(actx *x, const ir_node *n, tclass c)
     }
     if (K > 1) {
         stream_hist *h;
-        if (lead && cg.pad_b[i] && c.padv != 0.0f) {
+        if (lead && cg.pad_b[ti] && c.padv != 0.0f) {
             fail(x, n, "is padded along time by two values (%g by '%s', 0 by its own pads)",
                  (double)c.padv, c.padn->name);
             return bad;
@@ -665,8 +708,10 @@ spatial_rule(actx *x, const ir_node *n, tclass c)
         }
         for (i = 0; lead && i < si->n_hists; i++)
             if (si->hists[i].pad && strcmp(si->hists[i].pad, c.padn->name) == 0) {
-                fail(x, n, "reads the time axis padded by '%s', which another convolution "
-                           "reads too", c.padn->name);
+                fail(x, n,
+                     "reads the time axis padded by '%s', which another convolution "
+                     "reads too",
+                     c.padn->name);
                 return bad;
             }
         h = &si->hists[si->n_hists++];
@@ -688,6 +733,8 @@ spatial_rule(actx *x, const ir_node *n, tclass c)
     }
     c.lead = 0;
     c.padn = NULL;
+    c.tail = cg.pad_e[ti]; /* the last outputs look ahead: a Slice must drop them */
+    c.tailn = c.tail ? n : NULL;
     return c;
 }
 
@@ -696,7 +743,7 @@ static tclass
 op_rule(actx *x, const ir_node *n, tclass c)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    tclass bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     int64_t v[IR_MAX_RANK * 2], st[IR_MAX_RANK], en[IR_MAX_RANK], ax[IR_MAX_RANK];
     int64_t sp[IR_MAX_RANK];
     int r = out0 ? out0->shape.rank : 0, i, k, cnt;
@@ -775,8 +822,9 @@ op_rule(actx *x, const ir_node *n, tclass c)
         } else if (c.k == STREAM_TIME && a == c.axis) {
             cnt = const_ints(ir_in(n, 1), v, 1);
             if (cnt != 1 || !is_last_index(v[0], in0->shape.d[a])) {
-                fail(x, n, "picks a time step other than the last, which a stream only "
-                           "knows at its end");
+                fail(x, n,
+                     "picks a time step other than the last, which a stream only "
+                     "knows at its end");
                 c = bad;
             } else {
                 c.k = STREAM_LAST;
@@ -818,6 +866,25 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 if ((ir_in(n, 3) ? norm_axis(ax[i], in0->shape.rank) : i) != c.axis)
                     continue;
                 len = out0->shape.d[c.axis];
+                if (c.tail && s == 0 && step == 1 && len == T - c.tail) { /* the chomp */
+                    int h;
+                    for (h = 0; h < x->si->n_hists; h++)
+                        if (strcmp(x->si->hists[h].conv, c.tailn->name) == 0)
+                            x->si->hists[h].chomp = n->name;
+                    if (x->si->n_chomps >= STREAM_MAX_HISTS) {
+                        fail(x, n,
+                             "is Slice %d dropping look-ahead steps; streaming "
+                             "supports %d",
+                             x->si->n_chomps + 1, STREAM_MAX_HISTS);
+                        c = bad;
+                        break;
+                    }
+                    x->si->chomp_node[x->si->n_chomps] = n->name;
+                    x->si->chomp_axis[x->si->n_chomps++] = c.axis;
+                    c.tail = 0;
+                    c.tailn = NULL;
+                    continue;
+                }
                 if (MERGED(c) && !(len == T && step == 1)) {
                     fail(x, n, "slices a time axis merged with another axis");
                     c = bad;
@@ -831,12 +898,15 @@ op_rule(actx *x, const ir_node *n, tclass c)
                 if (len == 1 && s == T - 1)
                     c.k = STREAM_LAST; /* the last step alone */
                 else if (step < 0 && len > 1)
-                    fail(x, n, "reverses the time axis (step %lld): its first step is the "
-                               "sequence's last, which a stream only knows at its end",
+                    fail(x, n,
+                         "reverses the time axis (step %lld): its first step is the "
+                         "sequence's last, which a stream only knows at its end",
                          (long long)step);
                 else if (len == 1)
-                    fail(x, n, "picks time step %lld of %lld, not the last, which a stream "
-                               "only knows at its end", (long long)s, (long long)T);
+                    fail(x, n,
+                         "picks time step %lld of %lld, not the last, which a stream "
+                         "only knows at its end",
+                         (long long)s, (long long)T);
                 else if (step > 1)
                     fail(x, n, "keeps one time step in %lld (step %lld)", (long long)step,
                          (long long)step);
@@ -865,8 +935,10 @@ op_rule(actx *x, const ir_node *n, tclass c)
             const_ints(ir_in(n, 1), v, IR_MAX_RANK) == r && v[c.axis] == out0->shape.d[c.axis] &&
             out0->shape.d[c.axis] != (c.om > 1 ? c.om : 1) * (c.im > 1 ? c.im : 1)) {
             if (x->si->n_reshapes >= STREAM_MAX_RESHAPES) {
-                fail(x, n, "is Reshape %d with the sequence length in its shape; streaming "
-                           "supports %d", x->si->n_reshapes + 1, STREAM_MAX_RESHAPES);
+                fail(x, n,
+                     "is Reshape %d with the sequence length in its shape; streaming "
+                     "supports %d",
+                     x->si->n_reshapes + 1, STREAM_MAX_RESHAPES);
                 c = bad;
                 break;
             }
@@ -924,8 +996,7 @@ op_rule(actx *x, const ir_node *n, tclass c)
         }
         break;
     case IR_OP_SPLIT:
-        if (c.k == STREAM_TIME &&
-            norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank) == c.axis) {
+        if (c.k == STREAM_TIME && norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank) == c.axis) {
             fail(x, n, "splits the time axis");
             c = bad;
         }
@@ -934,7 +1005,8 @@ op_rule(actx *x, const ir_node *n, tclass c)
     case IR_OP_SCATTER_ELEMENTS:
         c = combine(x, n, 0, n->n_inputs, r);
         if (c.k == STREAM_TIME || c.k == STREAM_LAST) {
-            fail(x, n, "%s values that change with time", n->op == IR_OP_TOPK ? "sorts" : "scatters");
+            fail(x, n, "%s values that change with time",
+                 n->op == IR_OP_TOPK ? "sorts" : "scatters");
             c = bad;
         }
         break;
@@ -952,14 +1024,20 @@ static void
 node_class(actx *x, const ir_node *n)
 {
     const ir_tensor *in0 = ir_in(n, 0), *out0 = ir_out(n, 0);
-    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f};
+    tclass c = cls_of(x, in0), bad = {STREAM_BAD, -1, 0, 0, 0, NULL, 0.0f, 0, NULL};
     int r = out0 ? out0->shape.rank : 0, i;
 
     for (i = 0; i < n->n_inputs && n->op != IR_OP_CONV; i++) { /* a Pad's history */
         tclass p = cls_of(x, ir_in(n, i));
+        if (p.k == STREAM_TIME && p.tail && n->op != IR_OP_SLICE) {
+            looks_ahead(x, n, p);
+            c = bad;
+            break;
+        }
         if (p.k == STREAM_TIME && p.lead) {
-            fail(x, n, "reads '%s', the time axis padded at its start by '%s'; only a "
-                       "convolution over it streams (the padding is then its history)",
+            fail(x, n,
+                 "reads '%s', the time axis padded at its start by '%s'; only a "
+                 "convolution over it streams (the padding is then its history)",
                  ir_in(n, i)->name, p.padn->name);
             c = bad;
             break;
@@ -1022,6 +1100,7 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
     si->n_layers = 0;
     si->n_reshapes = 0;
     si->n_hists = 0;
+    si->n_chomps = 0;
     si->seq_len = 0;
     for (i = 0; i < g->n_tensors; i++) {
         memset(&x->cls[i], 0, sizeof x->cls[i]);
@@ -1048,6 +1127,8 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
         else if (c.k == STREAM_TIME && c.lead)
             fail(x, NULL, "output '%s' is padded along time by '%s'", g->outputs[i]->name,
                  c.padn->name);
+        else if (c.k == STREAM_TIME && c.tail)
+            looks_ahead(x, NULL, c);
     }
     return x->bad ? -1 : 0;
 }
@@ -1109,8 +1190,9 @@ stream_analyze(ir_graph *g, stream_info *si)
     x.quiet = diag_new(g->a, g->file, NULL);
     axis = arena_calloc(g->a, (size_t)g->n_inputs + 1, sizeof *axis);
     if (T <= 0) {
-        snprintf(si->why, sizeof si->why, "the model has no recurrent layer, so it has no "
-                                          "state to carry");
+        snprintf(si->why, sizeof si->why,
+                 "the model has no recurrent layer, so it has no "
+                 "state to carry");
         return;
     }
     for (i = 0; i < g->n_inputs; i++)

@@ -4,18 +4,19 @@
  * layer a graph input and its final state a graph output. The driver prepares and compiles
  * the translated copy like any other graph; nothing here imports or compiles.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
 #include "ir.h"
 #include "stream.h"
 
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
 int
-stream_step_options(stream_info *si, const ir_graph *g0, const ir_graph *g,
-                    const driver_options *o, driver_options *so)
+stream_step_options(stream_info *si, const ir_graph *g0, const ir_graph *g, const driver_options *o,
+                    driver_options *so)
 {
     int i, j;
     *so = *o;
@@ -185,8 +186,7 @@ hist_io(ir_graph *g, const stream_hist *h, int k, diag *d)
         int r = X->shape.rank, na = ax ? (int)ir_shape_numel(&ax->shape) : r;
         if (!pt || !pt->data || pt->dtype != IR_DT_I64 || ir_shape_numel(&pt->shape) != 2 * na ||
             na > IR_MAX_RANK || (ax && (!ax->data || ax->dtype != IR_DT_I64))) {
-            diag_error(d, "Pad '%s' of the step program has pads that are not constant",
-                       pad->name);
+            diag_error(d, "Pad '%s' of the step program has pads that are not constant", pad->name);
             return -1;
         }
         memcpy(v, pt->data, sizeof *v * (size_t)(2 * na));
@@ -215,6 +215,34 @@ hist_io(ir_graph *g, const stream_hist *h, int k, diag *d)
     }
     ir_attr_set_string(g, conv, "auto_pad", "NOTSET");
     ir_attr_set_ints(g, conv, "pads", pads, 2 * h->nsp);
+    if (ir_out(conv, 0)) /* one step: its look-ahead outputs (a chomped Conv) are gone */
+        ir_out(conv, 0)->shape.d[h->axis] = 1;
+    return 0;
+}
+
+/* The Slice that drops a Conv's look-ahead steps (stream_info.chomp_node) keeps the one
+ * step the step program's Conv gives: its end along time becomes INT64_MAX. */
+static int
+chomp_io(ir_graph *g, const char *name, int axis, diag *d)
+{
+    ir_node *n = node_named(g, name);
+    ir_tensor *en, *ax;
+    int64_t v[IR_MAX_RANK];
+    int i, na, r;
+    if (!n || n->op != IR_OP_SLICE || !(en = ir_in(n, 2)) || !en->data || en->dtype != IR_DT_I64 ||
+        (na = (int)ir_shape_numel(&en->shape)) > IR_MAX_RANK || na < 1) {
+        diag_error(d, "the step program has no Slice '%s' with constant ends", name);
+        return -1;
+    }
+    ax = ir_in(n, 3);
+    r = ir_in(n, 0)->shape.rank;
+    memcpy(v, en->data, sizeof *v * (size_t)na);
+    for (i = 0; i < na; i++) {
+        int64_t a = ax && ax->data && ax->dtype == IR_DT_I64 ? ((const int64_t *)ax->data)[i] : i;
+        if ((a < 0 ? a + r : a) == axis)
+            v[i] = INT64_MAX;
+    }
+    n->inputs[2] = ints_const(g, en->name, v, na);
     return 0;
 }
 
@@ -234,8 +262,10 @@ stream_state_io(ir_graph *g, const stream_info *si, diag *d)
         if (n->dead || (n->op != IR_OP_LSTM && n->op != IR_OP_GRU && n->op != IR_OP_RNN))
             continue;
         if (k >= si->n_layers || strcmp(si->layers[k].node, n->name) != 0) {
-            diag_error(d, "the step program's recurrent layer '%s' is not the whole "
-                          "sequence's", n->name);
+            diag_error(d,
+                       "the step program's recurrent layer '%s' is not the whole "
+                       "sequence's",
+                       n->name);
             return -1;
         }
         l = &si->layers[k];
@@ -270,6 +300,9 @@ stream_state_io(ir_graph *g, const stream_info *si, diag *d)
     }
     for (k = 0; k < si->n_hists; k++)
         if (hist_io(g, &si->hists[k], k, d) < 0)
+            return -1;
+    for (k = 0; k < si->n_chomps; k++)
+        if (chomp_io(g, si->chomp_node[k], si->chomp_axis[k], d) < 0)
             return -1;
     return si->n_hists ? ir_toposort(g, d) : 0;
 }

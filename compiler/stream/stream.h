@@ -28,11 +28,11 @@
 #ifndef LSTMC_STREAM_H
 #define LSTMC_STREAM_H
 
-#include <stdint.h>
-
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
+
+#include <stdint.h>
 
 typedef struct arena arena;
 typedef struct diag diag;
@@ -47,9 +47,9 @@ typedef enum stream_kind {
     STREAM_LAST     /* a function of the state after the last step fed */
 } stream_kind;
 
-#define STREAM_MAX_LAYERS 64
+#define STREAM_MAX_LAYERS   64
 #define STREAM_MAX_RESHAPES 64
-#define STREAM_MAX_HISTS 64
+#define STREAM_MAX_HISTS    64
 
 /* One recurrent layer whose state the caller's <name>_state holds. */
 typedef struct stream_layer {
@@ -80,24 +80,26 @@ typedef struct stream_hist {
     const char *conv;  /* the Conv node (graph arena) */
     const char *pad;   /* the Pad node that pads its input along time, or NULL: the Conv's
                           own padding */
+    const char *chomp; /* the Slice that drops its look-ahead outputs (a Conv padded at both
+                          ends of time, then "chomped": a TCN), or NULL */
     int axis;          /* the time axis of the Conv's input (2 or 3) */
     int64_t frames;    /* K - 1: the steps kept */
     float init;        /* the padding value: what <name>_reset fills the history with */
     int nsp;           /* the Conv's spatial axes (1 or 2) */
     int64_t pad_b[2], pad_e[2]; /* its padding in the whole-sequence program, resolved
                                    (auto_pad): the step program writes it out, 0 on time */
-    int64_t floats;    /* the history's size: the input's shape with K - 1 on the axis */
-    ir_shape shape;    /* that shape (the step program's, T = 1 elsewhere) */
+    int64_t floats;             /* the history's size: the input's shape with K - 1 on the axis */
+    ir_shape shape;             /* that shape (the step program's, T = 1 elsewhere) */
 } stream_hist;
 
 typedef struct stream_info {
-    int ok;         /* 1: streamable, and (once the driver compiled it) the step program
-                       exists */
-    char why[512];  /* ok == 0: why not, one sentence */
+    int ok;          /* 1: streamable, and (once the driver compiled it) the step program
+                        exists */
+    char why[512];   /* ok == 0: why not, one sentence */
     int64_t seq_len; /* T of the whole-sequence program */
     int n_inputs, n_outputs;
-    int *in_axis;        /* per graph input: its time axis, or -1 */
-    int *out_axis;       /* per graph output: its time axis (STREAM_TIME), or -1 */
+    int *in_axis;  /* per graph input: its time axis, or -1 */
+    int *out_axis; /* per graph output: its time axis (STREAM_TIME), or -1 */
     stream_kind *out_kind;
     int64_t *out_om, *out_im; /* per graph output: the time axis holds om * T * im entries,
                                  step t those [o, t, i] of that view (1, 1: T only; a
@@ -113,6 +115,11 @@ typedef struct stream_info {
     /* convolutions over time that keep the last steps of their input in the state */
     int n_hists;
     stream_hist hists[STREAM_MAX_HISTS];
+    /* Slices that drop the look-ahead steps of such a Conv (its pads at the end of time):
+     * the step program's Conv has none, so they keep the whole axis there */
+    int n_chomps;
+    const char *chomp_node[STREAM_MAX_HISTS];
+    int chomp_axis[STREAM_MAX_HISTS];
     /* the step program (T = 1): inputs = the graph's, then h, c per layer, then each
      * history; outputs = the graph's, then the next h, c per layer (c for LSTM only), then
      * each next history */

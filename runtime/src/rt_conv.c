@@ -254,8 +254,8 @@ conv_block_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, co
  * tail as conv_block_dot, an input outside X read as 0, so that an output at an edge is the
  * float the blocked loop gives when X holds the padding (a stream's history). */
 static float
-conv_point_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, float b0,
-               int64_t oh, int64_t ow)
+conv_point_dot(const lstmc_rt_conv_params *p, const float *x, const float *w, float b0, int64_t oh,
+               int64_t ow)
 {
     const int64_t cig = p->c_in / p->group, plane_in = p->in_h * p->in_w;
     const int64_t iw0 = ow * p->stride_w - p->pad_w;

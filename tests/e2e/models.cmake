@@ -26,7 +26,8 @@ set(LSTMC_MODEL_FLAGS_model_learned_h0_expand --dim=batch=2)
 # the model is off LSTMC_PENDING_MODELS. LSTMC_PENDING_STREAM_MODELS: models that compile but
 # do not stream yet; their stream_<m> passes while lstmc refuses to stream them (any reason,
 # printed) and fails once they stream: then take them off this list.
-set(LSTMC_STREAM_MODELS model_causal_conv_lstm model_lstm_causal_conv model_dtln)
+set(LSTMC_STREAM_MODELS model_causal_conv_lstm model_lstm_causal_conv model_dtln model_tcn_gru
+    model_causal_crnn2d model_causal_conv_onnx_pads)
 set(LSTMC_STREAM_REFUSED_MODELS "model_lookahead_conv_lstm|/conv/Conv")
 set(LSTMC_PENDING_STREAM_MODELS)
 # models left off the Cortex-M4 board, "name|why" (none: every model fits its 4 MiB of RAM)

@@ -4,14 +4,14 @@
  * here with ops that mix time steps (a Softmax over time, a Gather of the first step) next
  * to the same ops along other axes, which stream.
  */
-#include <criterion/criterion.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "helpers.h"
 #include "ir.h"
 #include "stream.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
 
 static arena *a;
 static diag *d;
@@ -201,7 +201,6 @@ Test(stream, word_language_model)
     cr_assert_eq(si.layers[1].init_c_input, 2);
 }
 
-
 Test(stream, initial_state_graph_inputs)
 {
     /* x [2,9,6], h0 [1,2,20]: the GRU reads h0 itself */
@@ -327,8 +326,8 @@ slice_time(int64_t start, int64_t end, int64_t step, int64_t out_t, const char *
     append_n(g, IR_OP_SLICE, &os, 5, in);
     stream_analyze(g, &si);
     if (!want) {
-        cr_assert(si.ok, "[%lld:%lld:%lld] %s", (long long)start, (long long)end,
-                  (long long)step, si.why);
+        cr_assert(si.ok, "[%lld:%lld:%lld] %s", (long long)start, (long long)end, (long long)step,
+                  si.why);
         return;
     }
     cr_assert(!si.ok);
@@ -338,8 +337,8 @@ slice_time(int64_t start, int64_t end, int64_t step, int64_t out_t, const char *
 
 Test(stream, slice_of_time_names_what_it_does)
 {
-    slice_time(0, 5, 1, 5, NULL);                       /* the whole axis */
-    slice_time(-1, INT64_MAX, 1, 1, NULL);              /* the last step */
+    slice_time(0, 5, 1, 5, NULL);          /* the whole axis */
+    slice_time(-1, INT64_MAX, 1, 1, NULL); /* the last step */
     slice_time(-1, INT64_MIN, -1, 5, "reverses the time axis (step -1)");
     slice_time(-1, -3, -1, 2, "reverses the time axis");
     slice_time(0, 1, 1, 1, "picks time step 0 of 5, not the last");
@@ -365,4 +364,115 @@ Test(stream, reshape_interleaving_time_mixes_steps)
     stream_analyze(g, &si);
     cr_assert(!si.ok);
     cr_assert(strstr(si.why, "mixes the time steps' entries"), "%s", si.why);
+}
+
+/* --- issue 20: causal convolutions keep the last K - 1 steps of their input ------------- */
+
+static ir_node *
+node_named(ir_graph *g, const char *name)
+{
+    int i;
+    for (i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i]->dead && strcmp(g->nodes[i]->name, name) == 0)
+            return g->nodes[i];
+    cr_assert_fail("no node '%s'", name);
+    return NULL;
+}
+
+Test(stream, causal_convolutions_keep_their_history)
+{
+    /* F.pad(x, (2, 0)) + Conv1d(6, 16, 3); F.pad(z, (4, 0)) + Conv1d(16, 16, 3, dilation 2) */
+    ir_graph *g = prepared("model_causal_conv_lstm");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.n_hists, 2);
+    cr_assert_str_eq(si.hists[0].conv, "/c1/Conv");
+    cr_assert_str_eq(si.hists[0].pad, "/Pad");
+    cr_assert_eq(si.hists[0].axis, 2);
+    cr_assert_eq(si.hists[0].frames, 2); /* (3 - 1) * 1 */
+    cr_assert_eq(si.hists[0].floats, 6 * 2);
+    cr_assert_eq(si.hists[1].frames, 4); /* (3 - 1) * 2 */
+    cr_assert_eq(si.hists[1].floats, 16 * 4);
+    cr_assert_eq(si.hists[1].init, 0.0f);
+}
+
+Test(stream, causal_convolution_pads_in_every_onnx_form)
+{
+    /* a Pad with the value 0.25; a Conv's own pads [4, 0]; auto_pad SAME_LOWER, kernel 2 */
+    ir_graph *g = prepared("model_causal_conv_onnx_pads");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.n_hists, 3);
+    cr_assert_not_null(si.hists[0].pad);
+    cr_assert_eq(si.hists[0].init, 0.25f);
+    cr_assert_eq(si.hists[0].frames, 2);
+    cr_assert_null(si.hists[1].pad);
+    cr_assert_eq(si.hists[1].frames, 4);
+    cr_assert_eq(si.hists[1].pad_b[0], 4);
+    cr_assert_null(si.hists[2].pad);
+    cr_assert_eq(si.hists[2].frames, 1);
+    cr_assert_eq(si.hists[2].pad_b[0], 1, "SAME_LOWER puts the odd pad at the start");
+    cr_assert_eq(si.hists[2].pad_e[0], 0);
+}
+
+Test(stream, chomped_convolutions_stream)
+{
+    /* TCN: Conv1d(padding (k-1)d) then a Slice dropping the (k-1)d look-ahead outputs */
+    ir_graph *g = prepared("model_tcn_gru");
+    int k;
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.n_hists, 4);
+    cr_assert_eq(si.n_chomps, 4);
+    for (k = 0; k < 4; k++) {
+        cr_assert_not_null(si.hists[k].chomp, "conv %d", k);
+        cr_assert_eq(si.hists[k].frames, k < 2 ? 2 : 4);
+        cr_assert_eq(si.hists[k].pad_e[0], si.hists[k].frames);
+    }
+}
+
+Test(stream, conv2d_history_over_the_time_rows)
+{
+    /* [1, 1, T, 10], F.pad (time: 2 at the start, frequency: 1 each side), Conv2d 3x3 */
+    ir_graph *g = prepared("model_causal_crnn2d");
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    cr_assert_eq(si.in_axis[0], 2);
+    cr_assert_eq(si.n_hists, 1);
+    cr_assert_eq(si.hists[0].axis, 2);
+    cr_assert_eq(si.hists[0].frames, 2);
+    cr_assert_eq(si.hists[0].shape.d[3], 10, "the history is the input before its padding");
+    cr_assert_eq(si.hists[0].floats, 2 * 10);
+}
+
+Test(stream, convolutions_that_do_not_stream_say_why)
+{
+    static const int64_t two[1] = {2}, three[1] = {3};
+    ir_graph *g = prepared("model_lookahead_conv_lstm"); /* Conv1d(k3, padding 1) */
+    ir_node *n;
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "node '/conv/Conv' (Conv) looks ahead in time"), "%s", si.why);
+
+    g = prepared("model_causal_conv_lstm");
+    n = node_named(g, "/c1/Conv");
+    ir_attr_set_ints(g, n, "strides", two, 1);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "'/c1/Conv' (Conv) strides the time axis (stride 2)"), "%s", si.why);
+
+    g = prepared("model_causal_conv_lstm");
+    n = node_named(g, "/c2/Conv");
+    ir_attr_set_ints(g, n, "dilations", three, 1); /* a window of 7 padded by 4: looks ahead */
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "each output reads 2 steps after its own"), "%s", si.why);
+    cr_assert(strstr(si.why, "a window of 7 steps padded by 4 at the start"), "%s", si.why);
+
+    g = prepared("model_causal_conv_lstm");
+    n = node_named(g, "/Relu");
+    n->inputs[0] = ir_out(node_named(g, "/Pad"), 0); /* Relu of the padded input */
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "padded at its start by '/Pad'; only a convolution"), "%s", si.why);
 }
