@@ -184,7 +184,8 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             " * the sequence in chunks of any sizes gives bit-identical outputs to _run on the\n"
             " * whole sequence: the same kernels in the same order, one time step at a time.\n"
             " * Models that need the whole sequence (reverse or bidirectional layers,\n"
-            " * sequence_lens, a Softmax/ArgMax/Concat over time, a step other than the last,\n"
+            " * sequence_lens, a Softmax/ArgMax/Concat over time, a convolution that looks\n"
+            " * ahead or strides over time, a step other than the last,\n"
             " * time read backwards)\n"
             " * have %s_STREAMABLE 0; their _step, _reset, _set_state and _init_stream return\n"
             " * LSTMC_RT_ERR_UNSUPPORTED. */\n",
@@ -245,10 +246,10 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         for (k = 0; k < si->n_hists; k++) {
             const stream_hist *h = &si->hists[k];
             fprintf(f,
-                    "    float x%d[%lld]; /* the last %lld steps of the input of convolution "
-                    "'%s'%s%s%s, %s (time on axis %d; _reset: %g) */\n",
-                    k, (long long)h->floats, (long long)h->frames, h->conv,
-                    h->pad ? " (padded by '" : "", h->pad ? h->pad : "", h->pad ? "')" : "",
+                    "    float x%d[%lld]; /* convolution '%s'%s%s%s: the last %lld step(s) of "
+                    "its input,\n                          %s, time on axis %d (_reset: %g) */\n",
+                    k, (long long)h->floats, h->conv, h->pad ? " (padded by '" : "",
+                    h->pad ? h->pad : "", h->pad ? "')" : "", (long long)h->frames,
                     shape_str_of(&h->shape), h->axis, (double)h->init);
         }
         fputs("    int64_t steps; /* time steps fed since the last reset */\n", f);
@@ -260,7 +261,8 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
     }
     fprintf(f,
             "/* Set state to the model's initial state (its initial_h/initial_c constants, "
-            "else\n * zero) and steps to 0. */\n"
+            "else\n * zero; each causal convolution's history to its padding value) and steps to "
+            "0. */\n"
             "lstmc_rt_status %s_reset(%s_state *state);\n\n"
             "/* Like _init, for a ctx that only streams: size >= *_STREAM_ARENA_SIZE;\n"
             " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"

@@ -18,8 +18,9 @@
  * over the time axis, a Gather or Slice of any step but the last, a Slice that reverses time,
  * a MatMul contracting time), a time-indexed constant, an initial state computed from the
  * inputs other than as a part of one, breakpoints (--alpha-inter cuts links inside a
- * sequence). A MatMul by a weight (a per-step Linear layer on [N, T, C]) keeps the time
- * axis: the weight has no axis lined up with it.
+ * sequence), a convolution over time that looks ahead, strides, or is not padded by its
+ * window less one step at the start (a causal one streams: stream_hist). A MatMul by a weight (a
+ * per-step Linear layer on [N, T, C]) keeps the time axis: the weight has no axis lined up with it.
  *
  * The dependency rule of issue 18, enforced by CMakeLists.txt: this folder
  * (compiler/stream) uses only core/ and, read-only, kprog.h; never passes, codegen or the
