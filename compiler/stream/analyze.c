@@ -1133,16 +1133,25 @@ attempt(ir_graph *g, actx *x, const int *in_axis)
     return x->bad ? -1 : 0;
 }
 
-/* The next assignment of input time axes (each input: its axes of size T in order, then
+/* Axis a of s may be the time axis: its size is T, or (loose: no input has an axis of size
+ * T) more than T, a sequence that valid convolutions or pools shorten before the first
+ * recurrent layer (refused, but by the node that shortens it). */
+static int
+time_candidate(const ir_shape *s, int a, int64_t T, int loose)
+{
+    return s->d[a] == T || (loose && s->d[a] > T);
+}
+
+/* The next assignment of input time axes (each input: its candidate axes in order, then
  * none); 0 when all were tried. */
 static int
-next_assignment(const ir_graph *g, int64_t T, int *in_axis)
+next_assignment(const ir_graph *g, int64_t T, int loose, int *in_axis)
 {
     int i;
     for (i = g->n_inputs - 1; i >= 0; i--) {
         const ir_shape *s = &g->inputs[i]->shape;
         int a = in_axis[i] + 1;
-        while (a < s->rank && s->d[a] != T)
+        while (a < s->rank && !time_candidate(s, a, T, loose))
             a++;
         if (a < s->rank) {
             in_axis[i] = a;
@@ -1171,7 +1180,7 @@ void
 stream_analyze(ir_graph *g, stream_info *si)
 {
     actx x;
-    int *axis, i, tries = 0, best = -1;
+    int *axis, i, tries = 0, best = -1, best_timed = -1, loose = 1;
     char best_why[512] = "";
     int64_t T = first_seq_len(g);
 
@@ -1195,17 +1204,22 @@ stream_analyze(ir_graph *g, stream_info *si)
                  "state to carry");
         return;
     }
-    for (i = 0; i < g->n_inputs; i++)
-        axis[i] = -1;
-    /* first assignment: every input on its first axis of size T */
+    for (i = 0; i < g->n_inputs; i++) {
+        const ir_shape *s = &g->inputs[i]->shape;
+        int a;
+        for (a = 0; a < s->rank; a++)
+            loose &= s->d[a] != T;
+    }
+    /* first assignment: every input on its first candidate axis */
     for (i = 0; i < g->n_inputs; i++) {
         const ir_shape *s = &g->inputs[i]->shape;
         int a = 0;
-        while (a < s->rank && s->d[a] != T)
+        while (a < s->rank && !time_candidate(s, a, T, loose))
             a++;
         axis[i] = a < s->rank ? a : -1;
     }
     do {
+        int timed = 0;
         if (attempt(g, &x, axis) == 0) {
             si->ok = 1;
             memcpy(si->in_axis, axis, sizeof *axis * (size_t)g->n_inputs);
@@ -1218,11 +1232,16 @@ stream_analyze(ir_graph *g, stream_info *si)
             }
             return;
         }
-        if (x.reached > best) { /* the attempt that explained the most nodes */
+        for (i = 0; i < g->n_inputs; i++)
+            timed |= axis[i] >= 0;
+        /* the reason: that of the attempt that explained the most nodes, one that feeds
+         * some input step by step before one that feeds none */
+        if (timed > best_timed || (timed == best_timed && x.reached > best)) {
             best = x.reached;
+            best_timed = timed;
             memcpy(best_why, x.why, sizeof best_why);
         }
-    } while (++tries < 256 && next_assignment(g, T, axis));
+    } while (++tries < 256 && next_assignment(g, T, loose, axis));
     memcpy(si->why, best_why, sizeof si->why);
     si->n_layers = 0;
     si->n_hists = 0;

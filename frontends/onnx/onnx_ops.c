@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 73, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 74, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -91,6 +91,7 @@ static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_AVERAGE_POOL] = onnx_import_pool,
     [IR_OP_GLOBAL_AVERAGE_POOL] = onnx_import_pool,
     [IR_OP_GLOBAL_MAX_POOL] = onnx_import_pool,
+    [IR_OP_SIZE] = onnx_import_unary, /* a shape op: folded */
 };
 
 /* The ONNX-only ops the frontend folds away. */
@@ -206,9 +207,10 @@ onnx_node_new(onnx_ctx *cx, const Onnx__NodeProto *np, ir_op op, onnx_arity ar)
             continue;
         n->inputs[i] = onnx_tensor_ref(cx, np->input[i]);
         if (n->inputs[i]->qsrc) {
-            onnx_err(cx, "input '%s' is %s; lstmc reads 8-bit tensors only through "
-                     "DequantizeLinear (quantised weights)", np->input[i],
-                     onnx_dtype_name(n->inputs[i]->qsrc));
+            onnx_err(cx,
+                     "input '%s' is %s; lstmc reads 8-bit tensors only through "
+                     "DequantizeLinear (quantised weights)",
+                     np->input[i], onnx_dtype_name(n->inputs[i]->qsrc));
             errors++;
         }
     }

@@ -454,7 +454,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 73, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 74, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -482,6 +482,7 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_UNSQUEEZE] = shape_infer_unsqueeze,
     [IR_OP_SLICE] = shape_infer_slice,
     [IR_OP_SHAPE] = shape_infer_shape,
+    [IR_OP_SIZE] = shape_infer_size,
     [IR_OP_CONCAT] = shape_infer_concat,
     [IR_OP_RESHAPE] = shape_infer_reshape,
     [IR_OP_FLATTEN] = shape_infer_flatten,

@@ -108,6 +108,7 @@ int shape_infer_squeeze(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_unsqueeze(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_slice(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_shape(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_size(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_concat(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_reshape(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_flatten(ir_graph *g, ir_node *n, diag *d);

@@ -305,6 +305,26 @@ shape_infer_shape(ir_graph *g, ir_node *n, diag *d)
     return 0;
 }
 
+/* Size: numel of the input, a rank-0 int64 constant (every dim is known once bound). */
+int
+shape_infer_size(ir_graph *g, ir_node *n, diag *d)
+{
+    ir_tensor *x = ir_in(n, 0), *o;
+    ir_shape s = shape_make(0);
+    int64_t numel = ir_shape_numel(&x->shape);
+    if (numel < 0) {
+        diag_node(d, n, "input 'data' has shape %s, whose element count is %s",
+                  shape_str(&x->shape), numel == -2 ? "too large" : "not known");
+        return -1;
+    }
+    if (shape_set_out(n, 0, IR_DT_I64, &s, d) < 0)
+        return -1;
+    o = ir_out(n, 0);
+    if (o)
+        *(int64_t *)shape_out_data(g, o) = numel;
+    return 0;
+}
+
 int
 shape_infer_concat(ir_graph *g, ir_node *n, diag *d)
 {
