@@ -1236,7 +1236,8 @@ stream_analyze(ir_graph *g, stream_info *si)
             timed |= axis[i] >= 0;
         /* the reason: that of the attempt that explained the most nodes, one that feeds
          * some input step by step before one that feeds none */
-        if (timed > best_timed || (timed == best_timed && x.reached > best)) {
+        if (timed > best_timed || (timed == best_timed && x.reached > best) ||
+            (loose && timed == best_timed && x.reached == best)) { /* loose: the later axis */
             best = x.reached;
             best_timed = timed;
             memcpy(best_why, x.why, sizeof best_why);
