@@ -78,6 +78,9 @@ if(EXISTS ${FIX}/models.txt)
         endif()
         lstmc_e2e(stream_${m} ${m} MS_${m} ${_flags} SCRIPT stream_case.sh ${_refused}
                   LABELS models)
+        # the portable C kernels too: each path must sum a convolution's taps in one order
+        lstmc_e2e(stream_emitc_${m} ${m} MSC_${m} ${_flags} --emit=c SCRIPT stream_case.sh
+                  ${_refused} LABELS models)
       endif()
       foreach(p ${LSTMC_STREAM_REFUSED_MODELS})
         string(REPLACE "|" ";" p "${p}")
