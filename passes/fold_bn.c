@@ -6,9 +6,13 @@
  * When X is made by a linear op whose output channel is C, the map moves into that op's
  * constants and the BatchNormalization disappears:
  *   Conv      W'[m, ...] = W[m, ...] * s[m]          B'[m] = (B[m] - mean[m]) * s[m] + beta[m]
+ *   ConvTranspose  W [C_in, M/group, k...]: input channel c of group g = c / (C_in/group)
+ *             feeds output channel m = g * M/group + j through W[c, j, ...], so
+ *             W'[c, j, ...] = W[c, j, ...] * s[m]    B' as for Conv
  *   Gemm      Y [M, N], channel n:   the columns of op(B) times s[n] (rows of B with transB),
  *             C'[n] = (beta_g * C[n] - mean[n]) * s[n] + beta[n], beta_g = 1
  *   MatMul    A [M, K] x W [K, N] becomes that Gemm (alpha 1, C' as above)
+ * A Conv or ConvTranspose without B gets one (B' above with B = 0).
  * It folds only when everything is known now and nothing else sees the intermediate: the
  * statistics, W and B / C are constants; X has no other reader and is no graph output; the
  * Gemm's C broadcasts along M ([N], [1, N], [1] or absent). Anything else keeps the
@@ -71,10 +75,15 @@ fold_one(ir_graph *g, ir_node *bn)
         if (ir_out(bn, k))
             return 0;
     C = X->shape.d[1];
-    if (p->op == IR_OP_CONV) {
+    if (p->op == IR_OP_CONV || p->op == IR_OP_CONV_TRANSPOSE) {
         W = ir_in(p, 1);
-        if (!(w = fconst(W)) || (ir_in(p, 2) && !(b = fconst(ir_in(p, 2)))) || p->n_inputs < 3)
+        if (!(w = fconst(W)) || (ir_in(p, 2) && !(b = fconst(ir_in(p, 2)))) || W->shape.rank < 2)
             return 0;
+        if (p->op == IR_OP_CONV_TRANSPOSE) {
+            int64_t grp = ir_attr_int(p, "group", 1);
+            if (grp < 1 || W->shape.d[1] * grp != C || W->shape.d[0] % grp)
+                return 0;
+        }
     } else if (p->op == IR_OP_GEMM || p->op == IR_OP_MATMUL) {
         W = ir_in(p, 1);
         if (X->shape.rank != 2 || !(w = fconst(W)) || W->shape.rank != 2 ||
@@ -107,6 +116,19 @@ fold_one(ir_graph *g, ir_node *bn)
                 wn[i * per + j] = (float)(w[i * per + j] * s[i]);
             bn_[i] = (float)(((b ? b[i] : 0.0) - mu[i]) * s[i] + be[i]);
         }
+    } else if (p->op == IR_OP_CONV_TRANSPOSE) { /* W [C_in, M/group, k...] */
+        int64_t grp = ir_attr_int(p, "group", 1), cin = W->shape.d[0], mg = W->shape.d[1];
+        int64_t ksz = ir_shape_numel(&W->shape) / (cin * mg), c, m;
+        for (c = 0; c < cin; c++)
+            for (j = 0; j < mg; j++) {
+                m = c / (cin / grp) * mg + j;
+                for (i = 0; i < ksz; i++) {
+                    int64_t at = (c * mg + j) * ksz + i;
+                    wn[at] = (float)(w[at] * s[m]);
+                }
+            }
+        for (i = 0; i < C; i++)
+            bn_[i] = (float)(((b ? b[i] : 0.0) - mu[i]) * s[i] + be[i]);
     } else {
         int tb = p->op == IR_OP_GEMM && ir_attr_int(p, "transB", 0);
         double beta_g = p->op == IR_OP_GEMM ? ir_attr_float(p, "beta", 1.0f) : 1.0;
@@ -121,11 +143,13 @@ fold_one(ir_graph *g, ir_node *bn)
     }
     free(s);
 
-    if (p->op == IR_OP_MATMUL) { /* A x W -> Gemm(A, W', C') in place: the order stays */
+    if (p->n_inputs < 3) { /* a MatMul, or a Conv / ConvTranspose without B */
         ir_tensor **in = arena_calloc(g->a, 3, sizeof *in);
-        in[0] = p->inputs[0];
+        memcpy(in, p->inputs, (size_t)p->n_inputs * sizeof *in);
         p->inputs = in;
         p->n_inputs = 3;
+    }
+    if (p->op == IR_OP_MATMUL) { /* A x W -> Gemm(A, W', C') in place: the order stays */
         p->op = IR_OP_GEMM;
         ir_attr_set_float(g, p, "alpha", 1.0f);
         ir_attr_set_int(g, p, "transA", 0);

@@ -9,6 +9,7 @@
  */
 #include "kprog.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "arena.h"
@@ -734,9 +735,13 @@ lower_ewise(arena *a, kprog *kp, const ir_node *n)
 }
 
 /* Tile as one strided copy: output axis i of size r_i * d_i is read as the pair
- * [r_i (stride 0), d_i (the input's stride)]; an axis with r_i = 1 keeps one dim. */
+ * [r_i (stride 0), d_i (the input's stride)]; an axis with r_i = 1 keeps one dim, and dims
+ * read contiguously merge. At most two dims per axis: LSTMC_RT_STRIDED_MAX_DIMS holds any
+ * rank the IR allows. */
+static_assert(2 * IR_MAX_RANK <= LSTMC_RT_STRIDED_MAX_DIMS, "a Tile's strided copy must fit");
+
 static int
-lower_tile(arena *a, kprog *kp, const ir_node *n, diag *d)
+lower_tile(arena *a, kprog *kp, const ir_node *n)
 {
     const ir_tensor *X = ir_in(n, 0), *Y = ir_out(n, 0);
     int64_t st[IR_MAX_RANK], dims[2 * IR_MAX_RANK], str[2 * IR_MAX_RANK];
@@ -754,7 +759,7 @@ lower_tile(arena *a, kprog *kp, const ir_node *n, diag *d)
             str[r++] = st[i];
         }
     }
-    for (i = r - 1; i > 0 && r > LSTMC_RT_MAX_RANK; i--) { /* merge dims read contiguously */
+    for (i = r - 1; i > 0; i--) { /* merge dims read contiguously (fewer odometer steps) */
         if (str[i - 1] == str[i] * dims[i]) {
             int j;
             dims[i - 1] *= dims[i];
@@ -763,13 +768,6 @@ lower_tile(arena *a, kprog *kp, const ir_node *n, diag *d)
                 dims[j] = dims[j + 1], str[j] = str[j + 1];
             r--;
         }
-    }
-    if (r > LSTMC_RT_MAX_RANK) {
-        diag_node(d, n, "repeats %d axes of a rank-%d input; lstmc's strided copy has at most %d "
-                        "dims (repeat at most %d axes that are not of size 1)",
-                  r - X->shape.rank, X->shape.rank, LSTMC_RT_MAX_RANK,
-                  LSTMC_RT_MAX_RANK - X->shape.rank);
-        return -1;
     }
     c = push(a, kp, KP_STRIDED, n);
     c->p.strided.rank = r;
@@ -1042,7 +1040,7 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         copy_call(a, kp, n, ir_in(n, 0), ir_out(n, 0));
         return 0;
     case IR_OP_TILE: /* issue 20, elt */
-        return lower_tile(a, kp, n, d);
+        return lower_tile(a, kp, n);
     case IR_OP_RANGE:
         return lower_range(a, kp, n);
     case IR_OP_CUMSUM:

@@ -1001,6 +1001,34 @@ op_rule(actx *x, const ir_node *n, tclass c)
             c = bad;
         }
         break;
+    case IR_OP_TILE: /* repeats (input 1) per axis: along another axis each step is copied */
+        cnt = const_ints(ir_in(n, 1), v, IR_MAX_RANK);
+        if (c.k == STREAM_TIME && (cnt != in0->shape.rank || v[c.axis] != 1)) {
+            if (cnt == in0->shape.rank)
+                fail(x, n,
+                     "repeats the time axis (%lld times): the copies of the first step "
+                     "come after the sequence's last, which a stream only knows at its end",
+                     (long long)v[c.axis]);
+            else
+                fail(x, n, "has repeats that are not constant");
+            c = bad;
+        }
+        break;
+    case IR_OP_CUMSUM: /* a running sum along one axis (input 1) */
+        if (c.k == STREAM_TIME) {
+            cnt = const_ints(ir_in(n, 1), v, 1);
+            if (cnt != 1 || norm_axis(v[0], in0->shape.rank) == c.axis) {
+                fail(x, n, "%s",
+                     cnt != 1 ? "has an axis that is not constant"
+                     : ir_attr_int(n, "reverse", 0)
+                         ? "sums along the time axis backwards: its first step "
+                           "needs the sequence's last"
+                         : "sums along the time axis: each step adds every step "
+                           "before it");
+                c = bad;
+            }
+        }
+        break;
     case IR_OP_TOPK:
     case IR_OP_SCATTER_ELEMENTS:
         c = combine(x, n, 0, n->n_inputs, r);

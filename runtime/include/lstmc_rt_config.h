@@ -10,6 +10,10 @@
 #define LSTMC_RT_MAX_RANK 8
 #endif
 
+/* Dims of one strided copy: two per axis of a rank-LSTMC_RT_MAX_RANK tensor, as a Tile
+ * that repeats every axis reads it (the repeat with stride 0, then the axis). */
+#define LSTMC_RT_STRIDED_MAX_DIMS (2 * LSTMC_RT_MAX_RANK)
+
 /* Alignment in bytes of the caller's arena and of every buffer the memory plan places in it. */
 #ifndef LSTMC_RT_ALIGN
 #define LSTMC_RT_ALIGN 64

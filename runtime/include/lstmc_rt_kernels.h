@@ -303,13 +303,14 @@ lstmc_rt_status lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in,
  * for every index vector j over out_dims[0..rank), out (contiguous, row-major) gets
  * in[offset + sum j[i]*in_stride[i]]. Strides and offset are in elements and may be
  * negative (Slice with negative steps) or 0 (broadcast). elem_size is 1, 2, 4 or 8 bytes.
+ * rank is at most LSTMC_RT_STRIDED_MAX_DIMS (a Tile reads each axis as two dims).
  */
 typedef struct lstmc_rt_strided_params {
     int32_t rank;
     int32_t elem_size;
     int64_t offset;
-    int64_t out_dims[LSTMC_RT_MAX_RANK];
-    int64_t in_stride[LSTMC_RT_MAX_RANK];
+    int64_t out_dims[LSTMC_RT_STRIDED_MAX_DIMS];
+    int64_t in_stride[LSTMC_RT_STRIDED_MAX_DIMS];
 } lstmc_rt_strided_params;
 
 lstmc_rt_status lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in,

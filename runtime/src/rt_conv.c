@@ -14,10 +14,11 @@
  *   tap   (the rest, and the channels a group leaves over): per output channel, input
  *         channel and tap, one axpy over the columns whose input lies inside X (clip_range).
  * The blocked paths run the columns whose every tap is inside X; the few at the edges are
- * computed one by one with bounds checks (conv_point). ConvTranspose 1-D gathers: the
- * outputs ow = q * stride + r of one phase r read a fixed set of taps at inputs q - shift, a
- * small convolution done in the same 4 x 8 register blocks (convt_gather4); 2-D and the
- * channels left over scatter by tap (the tap walk with X and Y swapped).
+ * computed one by one with bounds checks (conv_point). ConvTranspose gathers: the outputs
+ * (qh * stride_h + rh, qw * stride_w + rw) of one phase (rh, rw) read a fixed set of taps at
+ * inputs (qh - eh, qw - ew), a small convolution done in the same 4 x 8 register blocks along
+ * the rows (convt_gather4); the channels left over scatter by tap (the tap walk with X and Y
+ * swapped). Both add each output's terms in the order (c, kh, kw).
  */
 #include "lstmc_rt_kernels.h"
 
@@ -359,36 +360,27 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
     return LSTMC_RT_OK;
 }
 
-#define CONVT_MAX_TAPS 64 /* kernel widths the gather path of a 1-D ConvTranspose takes */
+#define CONVT_MAX_TAPS  64  /* kernel heights and widths the gather path takes */
+#define CONVT_MAX_PAIRS 128 /* and the taps (kh, kw) of one phase */
 
-/* One output of a 1-D ConvTranspose, gathered with bounds checks: x at the group's first
- * input channel, w at W[group's first channel, m] (channel c's taps cog * k_w further). */
-static float
-convt_point(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog, float b0,
-            int64_t ow)
-{
-    const int64_t cig = p->c_in / p->group;
-    int64_t c, kw;
-    float acc = b0;
-    for (c = 0; c < cig; c++)
-        for (kw = 0; kw < p->k_w; kw++) {
-            int64_t t = ow + p->pad_w - kw * p->dil_w;
-            if (t < 0 || t % p->stride_w || t / p->stride_w >= p->in_w)
-                continue;
-            acc += w[c * cog * p->k_w + kw] * x[c * p->in_w + t / p->stride_w];
-        }
-    return acc;
-}
+/* One phase (rh, rw) of a ConvTranspose: the taps of each axis that reach its outputs and
+ * the input shift of each. Outputs oh = qh * stride_h + rh read the taps kh with
+ * kh * dil_h - pad_h - rh = eh * stride_h, at input row qh - eh (and the same along w). */
+typedef struct convt_phase {
+    int64_t r_h, r_w;
+    int64_t sh_h[CONVT_MAX_TAPS], sh_w[CONVT_MAX_TAPS]; /* the shifts eh of the row taps, ew */
+    int tap_h[CONVT_MAX_TAPS], tap_w[CONVT_MAX_TAPS];   /* the row taps kh, the column taps kw */
+    int n_h, n_w;
+} convt_phase;
 
-/* Outputs ow = (q0 + j) * stride + r, j < 8, of 4 output channels of a 1-D ConvTranspose,
- * in registers: the taps kw of phase r (taps[], nt of them) read input q0 + j - shift[t],
- * inside X for every j. */
+/* Outputs (qh * stride_h + rh, (q0 + j) * stride_w + rw), j < 8, of 4 output channels, in
+ * registers: the row's taps (n of them, in the order (kh, kw)) read X at xoff[t] from input
+ * (c, 0, q0) and W at woff[t] from W[c, m, 0, 0]; every tap inside X for every j. */
 static void
 convt_block(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
-            const float *b, float *y, int64_t r, int64_t q0, const int64_t *taps,
-            const int64_t *shift, int nt)
+            const float *b, float *y, const int64_t *xoff, const int *woff, int n, int64_t q0)
 {
-    const int64_t cig = p->c_in / p->group, kw_n = p->k_w;
+    const int64_t cig = p->c_in / p->group, kk = p->k_h * p->k_w, plane = p->in_h * p->in_w;
     float acc[CONV_BM][CONV_BT];
     int64_t c;
     int i, q, t;
@@ -396,12 +388,11 @@ convt_block(const lstmc_rt_conv_params *p, const float *x, const float *w, int64
         for (q = 0; q < CONV_BT; q++)
             acc[i][q] = b ? b[i] : 0.0f;
     for (c = 0; c < cig; c++) {
-        const float *xc = x + c * p->in_w + q0, *wc = w + c * cog * kw_n;
-        for (t = 0; t < nt; t++) {
-            const float *xp = xc - shift[t];
-            const int64_t kw = taps[t];
-            const float w0 = wc[kw], w1 = wc[kw_n + kw], w2 = wc[2 * kw_n + kw],
-                        w3 = wc[3 * kw_n + kw];
+        const float *xc = x + c * plane + q0, *wc = w + c * cog * kk;
+        for (t = 0; t < n; t++) {
+            const float *xp = xc + xoff[t];
+            const int k = woff[t];
+            const float w0 = wc[k], w1 = wc[kk + k], w2 = wc[2 * kk + k], w3 = wc[3 * kk + k];
             for (q = 0; q < CONV_BT; q++) {
                 acc[0][q] += w0 * xp[q];
                 acc[1][q] += w1 * xp[q];
@@ -412,53 +403,135 @@ convt_block(const lstmc_rt_conv_params *p, const float *x, const float *w, int64
     }
     for (i = 0; i < CONV_BM; i++)
         for (q = 0; q < CONV_BT; q++)
-            y[i * p->out_w + (q0 + q) * p->stride_w + r] = acc[i][q];
+            y[i * p->out_h * p->out_w + (q0 + q) * p->stride_w] = acc[i][q];
 }
 
-/* Output channels m0 .. m0+4 of image n of a 1-D ConvTranspose, phase by phase: the
- * outputs ow = q * stride + r read the taps kw with kw * dil - pad - r a multiple of the
- * stride, at input q - (kw * dil - pad - r) / stride: a small convolution per phase. */
+/* Output column qw * stride_w + rw of row qh * stride_h + rh, 4 output channels (the edge
+ * columns of convt_block's rows): the row taps th[] and the column taps that read inside X
+ * for this column, in the same order. */
+static void
+convt_col4(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
+           const float *b, float *y, const convt_phase *ph, int64_t qh, const int *th, int nh,
+           int64_t qw)
+{
+    const int64_t cig = p->c_in / p->group, kk = p->k_h * p->k_w, plane = p->in_h * p->in_w;
+    const int64_t plane_out = p->out_h * p->out_w;
+    float acc[CONV_BM];
+    int64_t c;
+    int i, a, t, tw[CONVT_MAX_TAPS], nw = 0;
+    for (t = 0; t < ph->n_w; t++)
+        if (qw - ph->sh_w[t] >= 0 && qw - ph->sh_w[t] < p->in_w)
+            tw[nw++] = t;
+    for (i = 0; i < CONV_BM; i++)
+        acc[i] = b ? b[i] : 0.0f;
+    for (c = 0; c < cig; c++)
+        for (a = 0; a < nh; a++) {
+            const float *xr = x + c * plane + (qh - ph->sh_h[th[a]]) * p->in_w + qw;
+            const float *wr = w + c * cog * kk + ph->tap_h[th[a]] * p->k_w;
+            for (t = 0; t < nw; t++) {
+                const float xv = xr[-ph->sh_w[tw[t]]];
+                const int64_t kw = ph->tap_w[tw[t]];
+                for (i = 0; i < CONV_BM; i++)
+                    acc[i] += wr[i * kk + kw] * xv;
+            }
+        }
+    y += (qh * p->stride_h + ph->r_h) * p->out_w + qw * p->stride_w + ph->r_w;
+    for (i = 0; i < CONV_BM; i++)
+        y[i * plane_out] = acc[i];
+}
+
+/* The taps of one axis for phase r: the kernel positions k with k * dil - pad - r a multiple
+ * e of the stride, and e; their count. [*lo, *hi): the outputs q < nq for which every such
+ * tap reads inside the n_in inputs (0 <= q - e < n_in); empty when there is no tap. */
+static int
+convt_taps(int64_t k_n, int64_t dil, int64_t pad, int64_t stride, int64_t r, int64_t n_in,
+           int64_t nq, int *tap, int64_t *shift, int64_t *lo, int64_t *hi)
+{
+    int64_t k, e;
+    int nt = 0;
+    *lo = 0;
+    *hi = nq;
+    for (k = 0; k < k_n; k++) {
+        int64_t num = k * dil - pad - r;
+        if (num % stride)
+            continue;
+        e = num / stride;
+        tap[nt] = (int)k;
+        shift[nt++] = e;
+        if (e > *lo)
+            *lo = e;
+        if (n_in + e < *hi)
+            *hi = n_in + e;
+    }
+    if (nt == 0 || *lo > nq)
+        *lo = *hi = nq;
+    if (*hi < *lo)
+        *hi = *lo;
+    return nt;
+}
+
+/* The most taps one phase of an axis has: the largest set of kernel positions whose
+ * k * dil are equal modulo the stride (k_n <= CONVT_MAX_TAPS). */
+static int64_t
+convt_phase_taps(int64_t k_n, int64_t dil, int64_t stride)
+{
+    int64_t k, j, most = 0;
+    for (k = 0; k < k_n; k++) {
+        int64_t n = 0;
+        for (j = 0; j < k_n; j++)
+            n += (j - k) * dil % stride == 0;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* Output channels m0 .. m0+4 of image n of a ConvTranspose, phase by phase: for each phase
+ * (rh, rw) and output row qh of it, the row taps inside X; the columns whose every column
+ * tap is inside X in 4 x 8 register blocks (a small convolution per phase), the others one
+ * by one (convt_col4). Every output adds its terms in the scatter's order (c, kh, kw), so
+ * the result is the scatter's bit for bit. 1-D is the case k_h = in_h = out_h = 1. */
 static void
 convt_gather4(const lstmc_rt_conv_params *p, const float *x, const float *w, int64_t cog,
               const float *b, float *y)
 {
-    int64_t taps[CONVT_MAX_TAPS], shift[CONVT_MAX_TAPS], r, kw, q, e;
-    int i, nt;
-    for (r = 0; r < p->stride_w && r < p->out_w; r++) {
-        int64_t nq = (p->out_w - r + p->stride_w - 1) / p->stride_w, qlo = 0, qhi = nq;
-        nt = 0;
-        for (kw = 0; kw < p->k_w; kw++) {
-            int64_t num = kw * p->dil_w - p->pad_w - r;
-            if (num % p->stride_w)
-                continue;
-            e = num / p->stride_w;
-            taps[nt] = kw;
-            shift[nt++] = e;
-            if (e > qlo) /* 0 <= q - e < in_w for every tap */
-                qlo = e;
-            if (p->in_w + e < qhi)
-                qhi = p->in_w + e;
-        }
-        if (nt == 0 || qlo > nq)
-            qlo = qhi = nq; /* no tap (only B) or no inner output: all by convt_point */
-        if (qhi < qlo)
-            qhi = qlo;
-        q = qlo;
-        if (qhi - qlo >= CONV_BT) {
-            for (; q + CONV_BT <= qhi; q += CONV_BT)
-                convt_block(p, x, w, cog, b, y, r, q, taps, shift, nt);
-            if (q < qhi) /* the last outputs: a block overlapping the one before */
-                convt_block(p, x, w, cog, b, y, r, qhi - CONV_BT, taps, shift, nt);
-            q = qhi;
-        }
-        for (i = 0; i < CONV_BM; i++) {
-            int64_t j;
-            for (j = 0; j < qlo; j++)
-                y[i * p->out_w + j * p->stride_w + r] =
-                    convt_point(p, x, w + i * p->k_w, cog, b ? b[i] : 0.0f, j * p->stride_w + r);
-            for (j = q; j < nq; j++)
-                y[i * p->out_w + j * p->stride_w + r] =
-                    convt_point(p, x, w + i * p->k_w, cog, b ? b[i] : 0.0f, j * p->stride_w + r);
+    convt_phase ph;
+    int64_t rh, rw, qh, q, j, hlo, hhi, qlo, qhi; /* hlo, hhi: unused (rows go tap by tap) */
+    int64_t xoff[CONVT_MAX_PAIRS];
+    int woff[CONVT_MAX_PAIRS], th[CONVT_MAX_TAPS], nh, a, t, n;
+    for (rh = 0; rh < p->stride_h && rh < p->out_h; rh++) {
+        int64_t nqh = (p->out_h - rh + p->stride_h - 1) / p->stride_h;
+        ph.r_h = rh;
+        ph.n_h = convt_taps(p->k_h, p->dil_h, p->pad_h, p->stride_h, rh, p->in_h, nqh, ph.tap_h,
+                            ph.sh_h, &hlo, &hhi);
+        for (rw = 0; rw < p->stride_w && rw < p->out_w; rw++) {
+            int64_t nq = (p->out_w - rw + p->stride_w - 1) / p->stride_w;
+            ph.r_w = rw;
+            ph.n_w = convt_taps(p->k_w, p->dil_w, p->pad_w, p->stride_w, rw, p->in_w, nq, ph.tap_w,
+                                ph.sh_w, &qlo, &qhi);
+            for (qh = 0; qh < nqh; qh++) {
+                int64_t b0 = nq, b1 = nq;            /* the blocked columns [b0, b1) */
+                for (nh = 0, a = 0; a < ph.n_h; a++) /* the row taps inside X for this row */
+                    if (qh - ph.sh_h[a] >= 0 && qh - ph.sh_h[a] < p->in_h)
+                        th[nh++] = a;
+                if (qhi - qlo >= CONV_BT) {
+                    float *yr = y + (qh * p->stride_h + rh) * p->out_w + rw;
+                    for (n = 0, a = 0; a < nh; a++)
+                        for (t = 0; t < ph.n_w; t++, n++) {
+                            xoff[n] = -ph.sh_h[th[a]] * p->in_w + qh * p->in_w - ph.sh_w[t];
+                            woff[n] = ph.tap_h[th[a]] * (int)p->k_w + ph.tap_w[t];
+                        }
+                    for (q = qlo; q + CONV_BT <= qhi; q += CONV_BT)
+                        convt_block(p, x, w, cog, b, yr, xoff, woff, n, q);
+                    if (q < qhi) /* the last columns: a block overlapping the one before */
+                        convt_block(p, x, w, cog, b, yr, xoff, woff, n, qhi - CONV_BT);
+                    b0 = qlo;
+                    b1 = qhi;
+                }
+                for (j = 0; j < b0; j++)
+                    convt_col4(p, x, w, cog, b, y, &ph, qh, th, nh, j);
+                for (j = b1; j < nq; j++)
+                    convt_col4(p, x, w, cog, b, y, &ph, qh, th, nh, j);
+            }
         }
     }
 }
@@ -481,15 +554,19 @@ lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X, const flo
     plane_in = p->in_h * p->in_w;
     cig = p->c_in / p->group;
     cog = p->c_out / p->group;
-    /* 1-D with 4+ output channels per group: gathered in register blocks, phase by phase;
-     * the rest (2-D, the channels left over) scattered by tap */
-    gather = p->in_h == 1 && p->out_h == 1 && p->k_h == 1 && p->k_w <= CONVT_MAX_TAPS;
+    /* 4+ output channels per group: gathered in register blocks, phase by phase; the
+     * channels left over (and kernels past CONVT_MAX_TAPS along an axis, or with more than
+     * CONVT_MAX_PAIRS taps in a phase) scattered by tap */
+    gather = p->k_h <= CONVT_MAX_TAPS && p->k_w <= CONVT_MAX_TAPS &&
+             convt_phase_taps(p->k_h, p->dil_h, p->stride_h) *
+                     convt_phase_taps(p->k_w, p->dil_w, p->stride_w) <=
+                 CONVT_MAX_PAIRS;
     for (n = 0; n < p->n; n++) {
         for (g = 0; g < p->group; g++) {
             const float *xg = X + (n * p->c_in + g * cig) * plane_in;
             m1 = g * cog; /* channels [m1, (g+1)*cog) are scattered */
             for (; gather && m1 + CONV_BM <= (g + 1) * cog; m1 += CONV_BM)
-                convt_gather4(p, xg, W + (g * cig * cog + (m1 - g * cog)) * p->k_w, cog,
+                convt_gather4(p, xg, W + (g * cig * cog + (m1 - g * cog)) * p->k_h * p->k_w, cog,
                               B ? B + m1 : NULL, Y + (n * p->c_out + m1) * plane_out);
             for (m = m1; m < (g + 1) * cog; m++) {
                 float *y = Y + (n * p->c_out + m) * plane_out;

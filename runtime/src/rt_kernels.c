@@ -92,16 +92,16 @@ lstmc_rt_arena_check(const void *arena, size_t size, size_t need)
 /* --- helpers ------------------------------------------------------------------------ */
 
 /*
- * Product of dims[0..rank) into *total. Returns 0 when rank is out of [0, MAX_RANK], a dim
+ * Product of dims[0..rank) into *total. Returns 0 when rank is out of [0, max_rank], a dim
  * is negative or the product overflows int64_t.
  */
 static int
-dims_total(int32_t rank, const int64_t *dims, int64_t *total)
+dims_total_of(int32_t rank, int32_t max_rank, const int64_t *dims, int64_t *total)
 {
     int64_t t = 1;
     int32_t i;
 
-    if (rank < 0 || rank > LSTMC_RT_MAX_RANK)
+    if (rank < 0 || rank > max_rank)
         return 0;
     for (i = 0; i < rank; i++) {
         if (dims[i] < 0)
@@ -112,6 +112,13 @@ dims_total(int32_t rank, const int64_t *dims, int64_t *total)
     }
     *total = t;
     return 1;
+}
+
+/* dims_total_of for a tensor's dims (rank at most LSTMC_RT_MAX_RANK). */
+static int
+dims_total(int32_t rank, const int64_t *dims, int64_t *total)
+{
+    return dims_total_of(rank, LSTMC_RT_MAX_RANK, dims, total);
 }
 
 /* a * b for non-negative a, b; -1 on overflow. */
@@ -587,7 +594,7 @@ lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out)
 lstmc_rt_status
 lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in, void *out)
 {
-    int64_t j[LSTMC_RT_MAX_RANK];
+    int64_t j[LSTMC_RT_STRIDED_MAX_DIMS];
     int64_t total, inner, inner_s, off, o = 0, x;
     int32_t d, outer_rank;
     size_t es;
@@ -598,7 +605,7 @@ lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in, void *ou
         return LSTMC_RT_ERR_NULL;
     if (p->elem_size != 1 && p->elem_size != 2 && p->elem_size != 4 && p->elem_size != 8)
         return LSTMC_RT_ERR_BAD_PARAMS;
-    if (!dims_total(p->rank, p->out_dims, &total))
+    if (!dims_total_of(p->rank, LSTMC_RT_STRIDED_MAX_DIMS, p->out_dims, &total))
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (total == 0)
         return LSTMC_RT_OK;

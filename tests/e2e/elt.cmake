@@ -18,12 +18,16 @@ add_test(NAME bad_elt_refusals
 set_tests_properties(bad_elt_refusals PROPERTIES TIMEOUT 90
                      ENVIRONMENT "LSTMC_MEMORY_LIMIT=268435456;${LSTMC_E2E_ENV}")
 
-# the PyTorch shape-subgraph exports compiled (not run) with their dims given by --dim, at
-# other sizes than the fixture's data: the subgraphs fold for whatever the dims are
+# the PyTorch shape-subgraph exports (opsets 14 and 17) compiled (not run) with their dims
+# given by --dim, at other sizes than the fixture's data: the subgraphs fold for whatever the
+# dims are
 if(EXISTS ${FIX}/pt_elt_expand_h0)
   foreach(spec "pt_elt_expand_h0:--dim=seq=9:--dim=batch=3"
                "pt_elt_mask_repeat:--dim=batch=4:--dim=seq=7"
-               "pt_elt_activations:--dim=batch=5")
+               "pt_elt_activations:--dim=batch=5"
+               "pt_elt_expand_h0_op17:--dim=seq=9:--dim=batch=3"
+               "pt_elt_mask_repeat_op17:--dim=batch=4:--dim=seq=7"
+               "pt_elt_activations_op17:--dim=batch=5")
     string(REPLACE ":" ";" parts ${spec})
     list(GET parts 0 c)
     list(SUBLIST parts 1 -1 dims)

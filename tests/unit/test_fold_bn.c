@@ -1,7 +1,7 @@
 /*
  * test_fold_bn.c — the fold_bn pass (issue 20, conv): BatchNormalization folded into the
- * Conv, Gemm or MatMul before it. For each fixture, after the pass: ir_verify holds, the
- * BatchNormalization nodes that can fold are gone (and the one that cannot stays), and
+ * Conv, ConvTranspose, Gemm or MatMul before it. For each fixture, after the pass: ir_verify holds,
+ * the BatchNormalization nodes that can fold are gone (and the one that cannot stays), and
  * ir_eval's outputs match ONNX Runtime's reference as they did before the pass.
  */
 #include "arena.h"
@@ -88,4 +88,17 @@ Test(fold_bn, pytorch_conv_bn_lstm)
 Test(fold_bn, after_an_lstm_keeps_the_kernel)
 {
     check_case("pt_lstm_bn", 1, IR_OP_LSTM, IR_OP_COUNT);
+}
+
+/* ConvTranspose W [C_in, M/group, k...]: the scale on axis 1 within each of two groups, and
+ * a bias made for the fold (the ConvTranspose has none). */
+Test(fold_bn, into_grouped_conv_transpose_without_bias)
+{
+    check_case("bnfold_convt_2d_group2", 0, IR_OP_CONV_TRANSPOSE, IR_OP_COUNT);
+}
+
+/* The PyTorch decoder: LSTM -> ConvTranspose1d (2 groups) + BatchNorm1d + ReLU. */
+Test(fold_bn, pytorch_lstm_conv_transpose_bn)
+{
+    check_case("pt_lstm_convt_bn", 0, IR_OP_CONV_TRANSPOSE, IR_OP_COUNT);
 }

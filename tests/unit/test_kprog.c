@@ -86,6 +86,70 @@ Test(kprog, slice_negative_step)
             cr_assert_float_eq(yv[i * 4 + j], (float)((4 - 2 * i) * 4 + j), 0);
 }
 
+/* Tile of a rank-8 X by r: lowered, run, and checked against y[j] = x[j mod d] (axis by
+ * axis); want_dims: the strided copy's dims after merging. */
+static void
+tile_rank8(const int64_t *xd, const int64_t *rep, int want_dims)
+{
+    int64_t yd[8], xn = 1, yn = 1, k, j[8];
+    ir_shape xs, ys;
+    ir_tensor *x, *y;
+    ir_node *n = ir_node_new(g, IR_OP_TILE, "t", "Tile", 2, 1);
+    kprog kp = {0};
+    const void *in[KP_MAX_ARGS] = {0};
+    void *out[KP_MAX_ARGS] = {0};
+    float *xv, *yv;
+    int i;
+    for (i = 0; i < 8; i++) {
+        yd[i] = xd[i] * rep[i];
+        xn *= xd[i];
+        yn *= yd[i];
+    }
+    xs = shp(8, xd);
+    ys = shp(8, yd);
+    x = ir_tensor_new(g, "x", IR_DT_F32, &xs);
+    y = ir_tensor_new(g, "y", IR_DT_F32, &ys);
+    n->inputs[0] = x;
+    n->inputs[1] = i64_const(rep, 8);
+    ir_node_set_output(n, 0, y);
+    cr_assert_eq(kp_lower_node(a, &kp, n, d), 0, "%s", diag_text(d));
+    cr_assert_eq(kp.n_calls, 1);
+    cr_assert_eq(kp.calls[0].kind, KP_STRIDED);
+    cr_assert_eq(kp.calls[0].p.strided.rank, want_dims);
+    xv = arena_alloc(a, (size_t)xn * sizeof *xv);
+    yv = arena_alloc(a, (size_t)yn * sizeof *yv);
+    for (k = 0; k < xn; k++)
+        xv[k] = (float)k;
+    in[0] = xv;
+    out[0] = yv;
+    cr_assert_eq(kp_exec(&kp.calls[0], in, out, NULL), LSTMC_RT_OK);
+    for (k = 0; k < yn; k++) {
+        int64_t rest = k, src = 0;
+        for (i = 7; i >= 0; i--) { /* k's index along each output axis */
+            j[i] = rest % yd[i];
+            rest /= yd[i];
+        }
+        for (i = 0; i < 8; i++)
+            src = src * xd[i] + j[i] % xd[i];
+        if (yv[k] != (float)src)
+            cr_assert_fail("y[%lld] = %g, want x[%lld]", (long long)k, yv[k], (long long)src);
+    }
+}
+
+/* Tile of rank 8 with every axis repeated: 16 strided dims (refused while the copy had 8). */
+Test(kprog, tile_rank8_every_axis)
+{
+    static const int64_t xd[8] = {2, 3, 2, 2, 3, 2, 2, 3}, r[8] = {2, 2, 3, 2, 2, 2, 2, 2};
+    tile_rank8(xd, r, 16);
+}
+
+/* Repeats on every other axis and the last: the axes between merge, 10 dims. */
+Test(kprog, tile_rank8_alternate_axes)
+{
+    static const int64_t xd[8] = {2, 2, 2, 2, 2, 2, 2, 2}, r[8] = {2, 1, 2, 1, 2, 1, 2, 3};
+    tile_rank8(xd, r, 10);
+}
+
 /* Opset-11 Softmax on [2,3,4] with axis 1 flattens to [2,12]; opset 13 uses the axis. */
 Test(kprog, softmax_legacy_vs_axis)
 {

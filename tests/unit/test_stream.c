@@ -475,4 +475,61 @@ Test(stream, convolutions_that_do_not_stream_say_why)
     stream_analyze(g, &si);
     cr_assert(!si.ok);
     cr_assert(strstr(si.why, "padded at its start by '/Pad'; only a convolution"), "%s", si.why);
+
+/* Tile of y [2,5,16] by repeats r: along the features each step is copied (streams); along
+ * the time axis the copies of step 0 follow step 4 (refused, saying so). */
+static void
+tile_time(int64_t r1, int64_t r2, const char *want)
+{
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape rs = {1, {3}}, os = {3, {2, 5 * r1, 16 * r2}};
+    int64_t rep[3] = {1, r1, r2};
+    ir_tensor *in[2] = {NULL, ir_const_new(g, "repeats", IR_DT_I64, &rs, rep)};
+    append_n(g, IR_OP_TILE, &os, 2, in);
+    stream_analyze(g, &si);
+    if (!want) {
+        cr_assert(si.ok, "%s", si.why);
+        cr_assert_eq(si.out_kind[0], STREAM_TIME);
+        cr_assert_eq(si.out_axis[0], 1);
+        return;
+    }
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, want), "%s", si.why);
+    cr_assert(strstr(si.why, "(Tile)"), "the node is named: %s", si.why);
+}
+
+Test(stream, tile_along_features_streams_along_time_refused)
+{
+    tile_time(1, 3, NULL);
+    tile_time(2, 1, "repeats the time axis (2 times)");
+}
+
+/* CumSum of y [2,5,16]: a running sum over the features is per step; over time (either
+ * direction) each step needs the others. */
+static void
+cumsum_axis(int64_t axis, int reverse, const char *want)
+{
+    ir_graph *g = prepared("pt_lstm3_batchfirst");
+    ir_shape s0 = {0, {0}}, os = {3, {2, 5, 16}};
+    ir_tensor *in[2] = {NULL, ir_const_new(g, "axis", IR_DT_I64, &s0, &axis)};
+    ir_node *n = append_n(g, IR_OP_CUMSUM, &os, 2, in);
+    if (reverse)
+        ir_attr_set_int(g, n, "reverse", 1);
+    stream_analyze(g, &si);
+    if (!want) {
+        cr_assert(si.ok, "%s", si.why);
+        cr_assert_eq(si.out_axis[0], 1);
+        return;
+    }
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, want), "%s", si.why);
+    cr_assert(strstr(si.why, "(CumSum)"), "the node is named: %s", si.why);
+}
+
+Test(stream, cumsum_along_features_streams_along_time_refused)
+{
+    cumsum_axis(2, 0, NULL);
+    cumsum_axis(-1, 1, NULL);
+    cumsum_axis(1, 0, "sums along the time axis: each step adds every step before it");
+    cumsum_axis(-2, 1, "sums along the time axis backwards");
 }

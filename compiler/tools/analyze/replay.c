@@ -458,7 +458,7 @@ replay_nd(replay *r, int32_t rank, const int64_t *dims, const ir_tensor *a, int6
           const int64_t *as, const ir_tensor *b, const int64_t *bs, const ir_tensor *out,
           int64_t es)
 {
-    int64_t j[LSTMC_RT_MAX_RANK] = {0}, ao = a_off, bo = 0, rows = 1, row, last, o = 0;
+    int64_t j[LSTMC_RT_STRIDED_MAX_DIMS] = {0}, ao = a_off, bo = 0, rows = 1, row, last, o = 0;
     int32_t d;
 
     if (rank == 0) {
