@@ -475,6 +475,7 @@ Test(stream, convolutions_that_do_not_stream_say_why)
     stream_analyze(g, &si);
     cr_assert(!si.ok);
     cr_assert(strstr(si.why, "padded at its start by '/Pad'; only a convolution"), "%s", si.why);
+}
 
 /* Tile of y [2,5,16] by repeats r: along the features each step is copied (streams); along
  * the time axis the copies of step 0 follow step 4 (refused, saying so). */
