@@ -167,6 +167,41 @@ conv_point(const lstmc_rt_conv_params *p, const float *x, const float *w, float 
     return acc;
 }
 
+#define CONV_PM 8 /* output channels per block of conv_point8 */
+
+/* conv_point for CONV_PM output channels at once (w: the first one's weights, the others
+ * wrow floats apart): the same taps in the same order for each, as independent chains. */
+static void
+conv_point8(const lstmc_rt_conv_params *p, const float *x, const float *w, const float *b,
+            int64_t oh, int64_t ow, float *y, int64_t ystride)
+{
+    const int64_t cig = p->c_in / p->group, plane_in = p->in_h * p->in_w;
+    const int64_t wrow = cig * p->k_h * p->k_w;
+    float acc[CONV_PM];
+    int64_t c, kh, kw;
+    int i;
+    for (i = 0; i < CONV_PM; i++)
+        acc[i] = b ? b[i] : 0.0f;
+    for (c = 0; c < cig; c++)
+        for (kh = 0; kh < p->k_h; kh++) {
+            int64_t ih = oh * p->stride_h - p->pad_h + kh * p->dil_h;
+            if (ih < 0 || ih >= p->in_h)
+                continue;
+            for (kw = 0; kw < p->k_w; kw++) {
+                int64_t iw = ow * p->stride_w - p->pad_w + kw * p->dil_w, j;
+                float xv;
+                if (iw < 0 || iw >= p->in_w)
+                    continue;
+                xv = x[c * plane_in + ih * p->in_w + iw];
+                j = (c * p->k_h + kh) * p->k_w + kw;
+                for (i = 0; i < CONV_PM; i++)
+                    acc[i] += w[i * wrow + j] * xv;
+            }
+        }
+    for (i = 0; i < CONV_PM; i++)
+        y[i * ystride] = acc[i];
+}
+
 #define CONV_BM 4 /* output channels per register block */
 #define CONV_BT 8 /* output columns per register block (GEMM path) */
 
@@ -353,8 +388,25 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
                     }
                 }
             }
-            for (; m < (g + 1) * cog; m++)
-                conv_bytap(p, X, W, B, Y, n, m);
+            /* a few columns (a stream's one step): output by output in the same order,
+               eight channels at a time, without bytap's range arithmetic per tap */
+            for (; p->out_w < CONV_BT && m + CONV_PM <= (g + 1) * cog; m += CONV_PM)
+                for (oh = 0; oh < p->out_h; oh++)
+                    for (ow = 0; ow < p->out_w; ow++)
+                        conv_point8(p, x, W + m * cig * kk, B ? B + m : NULL, oh, ow,
+                                    Y + (n * p->c_out + m) * plane_out + oh * p->out_w + ow,
+                                    plane_out);
+            for (; m < (g + 1) * cog; m++) {
+                const float *w = W + m * cig * kk, b0 = B ? B[m] : 0.0f;
+                float *y = Y + (n * p->c_out + m) * plane_out;
+                if (p->out_w >= CONV_BT) {
+                    conv_bytap(p, X, W, B, Y, n, m);
+                    continue;
+                }
+                for (oh = 0; oh < p->out_h; oh++)
+                    for (ow = 0; ow < p->out_w; ow++)
+                        y[oh * p->out_w + ow] = conv_point(p, x, w, b0, oh, ow);
+            }
         }
     }
     return LSTMC_RT_OK;
