@@ -69,6 +69,8 @@ cg_llvm_handles(const kp_call *c)
         return tissue_handles(c);
     if (c->kind == KP_LAYERNORM) /* issue 20, red; the other red kinds keep their C kernel */
         return layernorm_handles(c);
+    if (c->kind == KP_CONV || c->kind == KP_POOL) /* issue 20, conv */
+        return conv_handles(c);
     return 0;
 }
 
@@ -194,9 +196,10 @@ static void
 emit_call(kg *g, const char *name, const kp_call *c, int i)
 {
     LLVMTypeRef params[20];
-    unsigned n = c->kind == KP_RNN_PROJ || c->kind == KP_LAYERNORM ? 5
-                 : c->kind == KP_LSTM_DRS                            ? 14
-                                                                     : 12,
+    unsigned n = c->kind == KP_RNN_PROJ || c->kind == KP_LAYERNORM || c->kind == KP_CONV ? 5
+                 : c->kind == KP_POOL                                                    ? 3
+                 : c->kind == KP_LSTM_DRS                                                ? 14
+                                                                                         : 12,
              k;
     LLVMTypeRef fty;
     LLVMBasicBlockRef body;
@@ -231,6 +234,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
+    else if (c->kind == KP_CONV || c->kind == KP_POOL)
+        emit_conv(g, c);
     else if (g->threads > 1)
         emit_rec_mt(g, c, fname, g->threads);
     else
