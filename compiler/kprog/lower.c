@@ -1082,6 +1082,46 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     }
 }
 
+/* Conv -> Relu (issue 20, conv): the Relu goes into the Conv's store
+ * (lstmc_rt_conv_params.relu), so that the map is written once instead of written, read and
+ * written again, when the Relu is the only reader of the Conv's output and that is not a
+ * graph output; the Conv then writes the Relu's output and the Relu call is dropped. */
+static void
+fuse_conv_relu(arena *a, const ir_graph *g, kprog *kp)
+{
+    int *readers = arena_calloc(a, (size_t)g->n_tensors + 1, sizeof *readers);
+    char *drop = arena_calloc(a, (size_t)kp->n_calls + 1, 1);
+    int i, j, n = 0;
+    for (i = 0; i < kp->n_calls; i++)
+        for (j = 0; j < kp->calls[i].n_in; j++)
+            if (kp->calls[i].in[j])
+                readers[kp->calls[i].in[j]->id]++;
+    for (i = 0; i < g->n_outputs; i++)
+        readers[g->outputs[i]->id] += 2;
+    for (i = 0; i < kp->n_calls; i++) {
+        kp_call *c = &kp->calls[i];
+        ir_tensor *y = c->out[0];
+        if (c->kind != KP_CONV || c->p.conv.relu || !y || readers[y->id] != 1)
+            continue;
+        for (j = i + 1; j < kp->n_calls; j++) {
+            kp_call *u = &kp->calls[j];
+            if (u->kind != KP_UNARY || u->n_in < 1 || u->in[0] != y)
+                continue;
+            if (u->p.unary.op == LSTMC_RT_RELU && u->out[0] && u->out[0]->dtype == IR_DT_F32 &&
+                ir_shape_numel(&u->out[0]->shape) == ir_shape_numel(&y->shape)) {
+                c->p.conv.relu = 1;
+                c->out[0] = u->out[0];
+                drop[j] = 1;
+            }
+            break;
+        }
+    }
+    for (i = 0; i < kp->n_calls; i++)
+        if (!drop[i])
+            kp->calls[n++] = kp->calls[i];
+    kp->n_calls = n;
+}
+
 int
 kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
 {
@@ -1091,6 +1131,7 @@ kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
             errors++;
     if (errors)
         return -1;
+    fuse_conv_relu(a, g, kp);
     {
         /* a recurrent layer's Y / Y_h / Y_c that nothing reads are not computed at all */
         char *read = arena_calloc(a, (size_t)g->n_tensors + 1, 1);

@@ -873,6 +873,8 @@ typedef struct lstmc_rt_conv_params {
     int64_t k_h, k_w;
     int64_t stride_h, stride_w, dil_h, dil_w;
     int64_t pad_h, pad_w;
+    int32_t relu; /* Conv only: 1 = Y = max(Y, 0) after the bias, a Relu the lowering fused
+                     (kp_lower_graph); 0 for ConvTranspose */
 } lstmc_rt_conv_params;
 
 typedef lstmc_rt_status lstmc_rt_conv_fn(const lstmc_rt_conv_params *p, const float *X,
