@@ -366,7 +366,9 @@ cg_c_put_params(FILE *f, const kp_call *c)
             (long long)p->in_h, (long long)p->in_w, (long long)p->out_h, (long long)p->out_w,
             (long long)p->k_h, (long long)p->k_w, (long long)p->stride_h, (long long)p->stride_w,
             (long long)p->dil_h, (long long)p->dil_w, (long long)p->pad_h, (long long)p->pad_w,
-            p->relu ? ", .relu = 1" : "");
+            p->act == LSTMC_RT_CONV_ACT_RELU         ? ", .act = LSTMC_RT_CONV_ACT_RELU"
+            : p->act == LSTMC_RT_CONV_ACT_HARD_SWISH ? ", .act = LSTMC_RT_CONV_ACT_HARD_SWISH"
+                                                     : "");
         break;
     }
     case KP_POOL: {

@@ -35,7 +35,7 @@
 /* One conv or pool call's geometry, the block shape and the function's arguments. */
 typedef struct win {
     int pool;     /* 0: conv, else 1 + lstmc_rt_pool_kind */
-    int relu;     /* conv: a fused Relu, max(y, 0) before the store */
+    int act;      /* conv: a fused activation before the store (lstmc_rt_conv_act) */
     int incl_pad; /* average pool: count_include_pad */
     int64_t n, c_in, c_out, group, in_h, in_w, out_h, out_w;
     int64_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
@@ -63,7 +63,7 @@ win_of(const kp_call *c, win *s)
         s->in_h = p->in_h, s->in_w = p->in_w, s->out_h = p->out_h, s->out_w = p->out_w;
         s->k_h = p->k_h, s->k_w = p->k_w, s->stride_h = p->stride_h, s->stride_w = p->stride_w;
         s->dil_h = p->dil_h, s->dil_w = p->dil_w, s->pad_h = p->pad_h, s->pad_w = p->pad_w;
-        s->relu = p->relu;
+        s->act = p->act;
     }
     s->cig = s->group > 0 ? s->c_in / s->group : 0;
     s->cog = s->group > 0 ? s->c_out / s->group : 0;
@@ -126,9 +126,9 @@ win_ok(const win *s)
     int64_t lo, hi;
     if (s->n < 0 || s->c_in < 1 || s->c_out < 1 || s->group < 1 || s->c_in % s->group ||
         s->c_out % s->group || s->in_h < 0 || s->in_w < 0 || s->out_h < 0 || s->out_w < 0 ||
-        s->relu < 0 || s->relu > 1 || s->k_h < 1 || s->k_w < 1 || s->k_w > WIN_MAX_KW ||
-        s->stride_h < 1 || s->stride_w < 1 || s->dil_h < 1 || s->dil_w < 1 || s->pad_h < 0 ||
-        s->pad_w < 0)
+        s->act < 0 || s->act > LSTMC_RT_CONV_ACT_HARD_SWISH || s->k_h < 1 || s->k_w < 1 ||
+        s->k_w > WIN_MAX_KW || s->stride_h < 1 || s->stride_w < 1 || s->dil_h < 1 || s->dil_w < 1 ||
+        s->pad_h < 0 || s->pad_w < 0)
         return 0;
     /* every index below fits easily: bound the sizes well inside int64 */
     if (s->in_h > (1 << 24) || s->in_w > (1 << 24) || s->out_h > (1 << 24) ||
@@ -250,6 +250,20 @@ store_vec(kg *g, const win *s, LLVMValueRef val, LLVMValueRef yp, int64_t cc, in
     }
 }
 
+/* The fused activation of a conv on a (as rt_conv.c): Relu max(a, 0) with NaN giving 0,
+ * HardSwish a * clamp(a / 6 + 1/2, 0, 1). */
+static LLVMValueRef
+conv_act(kg *g, const win *s, LLVMValueRef a)
+{
+    LLVMValueRef zero = LLVMConstNull(s->vt), one, t;
+    if (s->act == LSTMC_RT_CONV_ACT_RELU)
+        return sel(g, fgt(g, a, zero), a, zero);
+    one = splat(g, s, cf(g, 1.0));
+    t = fadd(g, fmul(g, a, splat(g, s, cf(g, 1.0 / 6.0))), splat(g, s, cf(g, 0.5)));
+    t = sel(g, flt(g, t, zero), zero, sel(g, fgt(g, t, one), one, t));
+    return fmul(g, a, t);
+}
+
 /* if (c) { ... } that joins: returns the join block (cond_end goes there). */
 static LLVMBasicBlockRef
 cond_begin(kg *g, LLVMValueRef c)
@@ -363,8 +377,8 @@ emit_block(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValu
             if (div) /* an empty window gives 0, as pool_point */
                 a = sel(g, fgt(g, div, LLVMConstNull(s->vt)), LLVMBuildFDiv(g->b, a, div, ""),
                         LLVMConstNull(s->vt));
-            if (s->relu) /* as lstmc_rt_unary's Relu: NaN gives 0 */
-                a = sel(g, fgt(g, a, LLVMConstNull(s->vt)), a, LLVMConstNull(s->vt));
+            if (s->act) /* fused: Relu or HardSwish */
+                a = conv_act(g, s, a);
             store_vec(g, s, a, yp, cc, v);
         }
     }

@@ -1082,10 +1082,24 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     }
 }
 
-/* Conv -> Relu (issue 20, conv): the Relu goes into the Conv's store
- * (lstmc_rt_conv_params.relu), so that the map is written once instead of written, read and
- * written again, when the Relu is the only reader of the Conv's output and that is not a
- * graph output; the Conv then writes the Relu's output and the Relu call is dropped. */
+/* The activation of call u when it is one a Conv can apply in its store (Relu, HardSwish on
+ * floats), else NONE. */
+static int
+conv_act_of(const kp_call *u)
+{
+    if (u->kind == KP_UNARY && u->p.unary.op == LSTMC_RT_RELU)
+        return LSTMC_RT_CONV_ACT_RELU;
+    if (u->kind == KP_EWISE && u->p.ewise.op == LSTMC_RT_EW_HARD_SWISH &&
+        u->p.ewise.dtype == LSTMC_RT_F32)
+        return LSTMC_RT_CONV_ACT_HARD_SWISH;
+    return LSTMC_RT_CONV_ACT_NONE;
+}
+
+/* Conv -> Relu or HardSwish (issue 20, conv): the activation goes into the Conv's store
+ * (lstmc_rt_conv_params.act), so that the map is written once instead of written, read and
+ * written again, when the activation is the only reader of the Conv's output and that is
+ * not a graph output; the Conv then writes the activation's output and its call is
+ * dropped. */
 static void
 fuse_conv_relu(arena *a, const ir_graph *g, kprog *kp)
 {
@@ -1101,15 +1115,18 @@ fuse_conv_relu(arena *a, const ir_graph *g, kprog *kp)
     for (i = 0; i < kp->n_calls; i++) {
         kp_call *c = &kp->calls[i];
         ir_tensor *y = c->out[0];
-        if (c->kind != KP_CONV || c->p.conv.relu || !y || readers[y->id] != 1)
+        if (c->kind != KP_CONV || c->p.conv.act || !y || readers[y->id] != 1)
             continue;
         for (j = i + 1; j < kp->n_calls; j++) {
             kp_call *u = &kp->calls[j];
-            if (u->kind != KP_UNARY || u->n_in < 1 || u->in[0] != y)
+            int act = conv_act_of(u), k, other = 0;
+            if (u->n_in < 1 || u->in[0] != y)
                 continue;
-            if (u->p.unary.op == LSTMC_RT_RELU && u->out[0] && u->out[0]->dtype == IR_DT_F32 &&
+            for (k = 1; k < u->n_in; k++)
+                other |= u->in[k] != NULL;
+            if (act && !other && u->out[0] && u->out[0]->dtype == IR_DT_F32 &&
                 ir_shape_numel(&u->out[0]->shape) == ir_shape_numel(&y->shape)) {
-                c->p.conv.relu = 1;
+                c->p.conv.act = act;
                 c->out[0] = u->out[0];
                 drop[j] = 1;
             }

@@ -873,9 +873,17 @@ typedef struct lstmc_rt_conv_params {
     int64_t k_h, k_w;
     int64_t stride_h, stride_w, dil_h, dil_w;
     int64_t pad_h, pad_w;
-    int32_t relu; /* Conv only: 1 = Y = max(Y, 0) after the bias, a Relu the lowering fused
-                     (kp_lower_graph); 0 for ConvTranspose */
+    int32_t act; /* Conv only: lstmc_rt_conv_act, an activation the lowering fused
+                    (kp_lower_graph) applied to Y after the bias; NONE for ConvTranspose */
 } lstmc_rt_conv_params;
+
+/* The activations a Conv applies in its store: Relu as lstmc_rt_unary's (NaN gives 0),
+ * HardSwish as lstmc_rt_ewise's, x * clamp(x / 6 + 1/2, 0, 1). */
+typedef enum lstmc_rt_conv_act {
+    LSTMC_RT_CONV_ACT_NONE = 0,
+    LSTMC_RT_CONV_ACT_RELU = 1,
+    LSTMC_RT_CONV_ACT_HARD_SWISH = 2
+} lstmc_rt_conv_act;
 
 typedef lstmc_rt_status lstmc_rt_conv_fn(const lstmc_rt_conv_params *p, const float *X,
                                          const float *W, const float *B, float *Y);

@@ -594,6 +594,13 @@ static const bcase cases[] = {
      .nmse = 1e-12},
     {.name = "conv_depthwise", .kind = KP_CONV, .m = 4, .n = 17, .k = 3, .flag = 2, .nmse = 1e-12},
     {.name = "conv_relu_wide", .kind = KP_CONV, .m = 6, .n = 301, .k = 3, .flag = 8, .nmse = 1e-12},
+    {.name = "conv_hardswish_depthwise",
+     .kind = KP_CONV,
+     .m = 4,
+     .n = 29,
+     .k = 5,
+     .flag = 2 | 16,
+     .nmse = 1e-12},
     {.name = "conv_transpose", .kind = KP_CONV_TRANSPOSE, .m = 3, .n = 11, .k = 4, .nmse = 1e-12},
     {.name = "conv_transpose_strided_grouped",
      .kind = KP_CONV_TRANSPOSE,
@@ -1336,8 +1343,9 @@ typedef void (*builder)(bprog *b, const bcase *bc);
 
 /* Conv or ConvTranspose: N 2, C_in m, C_out 2m, group m with flag bit 2 (depthwise), else
  * 1; H 5 (kernel 3, pad 1), W n (kernel k, pad 1; flag bit 1: stride 2 and dilation 2; bit
- * 4: stride 3; bit 8: a fused Relu). rt_conv.c's paths: GEMM blocks (stride 1, C_out >= 4), dot
- * products (k >= 16, dilation 1), by tap (the rest, and the channels a block of 4 leaves over). */
+ * 4: stride 3; bit 8: a fused Relu; bit 16: a fused HardSwish). rt_conv.c's paths: GEMM blocks
+ * (stride 1, C_out >= 4), dot products (k >= 16, dilation 1), by tap (the rest, and the channels a
+ * block of 4 leaves over). */
 static void
 build_conv(bprog *b, const bcase *bc)
 {
@@ -1350,7 +1358,10 @@ build_conv(bprog *b, const bcase *bc)
     p->stride_h = 1, p->stride_w = bc->flag & 1 ? 2 : bc->flag & 4 ? 3 : 1;
     p->dil_h = 1, p->dil_w = bc->flag & 1 ? 2 : 1;
     p->pad_h = 1, p->pad_w = 1;
-    p->relu = !tr && (bc->flag & 8);
+    p->act = tr              ? 0
+             : bc->flag & 8  ? LSTMC_RT_CONV_ACT_RELU
+             : bc->flag & 16 ? LSTMC_RT_CONV_ACT_HARD_SWISH
+                             : 0;
     ew = (p->k_w - 1) * p->dil_w + 1;
     p->out_h = tr ? p->stride_h * (p->in_h - 1) + 3 - 2 : (p->in_h + 2 - 3) / p->stride_h + 1;
     p->out_w = tr ? p->stride_w * (p->in_w - 1) + ew - 2 : (p->in_w + 2 - ew) / p->stride_w + 1;
