@@ -31,6 +31,9 @@
 #define WIN_MAX_KW    512  /* taps per row (unrolled) */
 #define WIN_MAX_TAPS  2048 /* k_w x mb x nb: the unrolled multiply-adds of one (c, kh) */
 #define WIN_MAX_BLOCK 32   /* accumulators of one block at most */
+#define CONV_MT_MIN                                                                                \
+    (1 << 20) /* multiply-adds per thread below which one thread runs                              \
+                 (with --threads; 4 times that without) */
 
 /* One conv or pool call's geometry, the block shape and the function's arguments. */
 typedef struct win {
@@ -418,18 +421,15 @@ sub_ih0(kg *g, const win *s, LLVMValueRef oh)
     return LLVMBuildSub(g->b, mul(g, oh, ci(g, s->stride_h)), ci(g, s->pad_h), "");
 }
 
-/* Channels [m0 + j * mb, ...) for j < count, blocks of mb, of the group at x: every row. */
+/* Channels [m, m + mb) of group grp of image img (m = grp * cog + m_off, m_off an i64
+ * value): every output row. */
 static void
-emit_chan_blocks(kg *g, const win *s, int mb, int64_t count, LLVMValueRef img, LLVMValueRef grp,
-                 int64_t m_off)
+emit_chan_block(kg *g, const win *s, int mb, LLVMValueRef img, LLVMValueRef grp, LLVMValueRef m_off)
 {
     const int64_t plane_in = s->in_h * s->in_w, plane_out = s->out_h * s->out_w;
-    LLVMValueRef j, m, x, w = NULL, b = NULL, y, oh;
-    kloop lj, lo;
-    if (count <= 0)
-        return;
-    j = loop_begin(g, &lj, ci(g, 0), ci(g, count));
-    m = add(g, mul(g, grp, ci(g, s->cog)), add(g, ci(g, m_off), mul(g, j, ci(g, mb))));
+    LLVMValueRef m, x, w = NULL, b = NULL, y, oh;
+    kloop lo;
+    m = add(g, mul(g, grp, ci(g, s->cog)), m_off);
     x = gepf(
         g, s->X,
         mul(g, add(g, mul(g, img, ci(g, s->c_in)), mul(g, grp, ci(g, s->cig))), ci(g, plane_in)));
@@ -443,38 +443,132 @@ emit_chan_blocks(kg *g, const win *s, int mb, int64_t count, LLVMValueRef img, L
                  mul(g, oh, ci(g, s->out_w))));
     emit_row(g, s, mb, x, w, b, sub_ih0(g, s, oh), y);
     loop_end(g, &lo);
-    loop_end(g, &lj);
+}
+
+/* The work in units of one channel block: (image, group, block) flattened, nblk blocks per
+ * group (the full ones of mb channels, then one of the rest). */
+static int64_t
+win_units(const win *s, int64_t *full, int64_t *rest)
+{
+    *full = s->cog / s->mb;
+    *rest = s->cog - *full * s->mb;
+    return s->n * s->group * (*full + (*rest > 0));
+}
+
+/* Units [u0, u1): a loop whose body finds (image, group, block) and runs the block. */
+static void
+emit_units(kg *g, const win *s, int64_t u0, int64_t u1)
+{
+    int64_t full, rest, nblk;
+    LLVMValueRef u, img, grp, jb;
+    kloop l;
+    win_units(s, &full, &rest);
+    nblk = full + (rest > 0);
+    if (u1 <= u0 || s->out_h <= 0 || s->out_w <= 0)
+        return;
+    u = loop_begin(g, &l, ci(g, u0), ci(g, u1));
+    img = LLVMBuildSDiv(g->b, u, ci(g, s->group * nblk), "");
+    grp = LLVMBuildSRem(g->b, LLVMBuildSDiv(g->b, u, ci(g, nblk), ""), ci(g, s->group), "");
+    jb = LLVMBuildSRem(g->b, u, ci(g, nblk), "");
+    if (rest > 0) { /* the last block of a group has the rest's channels */
+        LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->cx, g->fn, "full");
+        LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(g->cx, g->fn, "rest");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "join");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, jb, ci(g, full), ""), then, other);
+        LLVMPositionBuilderAtEnd(g->b, then);
+        emit_chan_block(g, s, s->mb, img, grp, mul(g, jb, ci(g, s->mb)));
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, other);
+        emit_chan_block(g, s, (int)rest, img, grp, ci(g, full * s->mb));
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, join);
+    } else {
+        emit_chan_block(g, s, s->mb, img, grp, mul(g, jb, ci(g, s->mb)));
+    }
+    loop_end(g, &l);
+}
+
+/* s for call c of a function whose pointer arguments are a[0..5) (conv: p, X, W, B, Y) or
+ * a[0..3) (pool: p, X, Y). */
+static void
+win_setup(kg *g, const kp_call *c, win *s, const LLVMValueRef *a)
+{
+    win_of(c, s);
+    win_blocks(s, g->vl);
+    s->vt = g->vl > 1 ? g->vf : g->f32;
+    s->X = a[1];
+    if (s->pool) {
+        s->Y = a[2];
+    } else {
+        s->W = a[2];
+        s->B = c->n_in > 2 && c->in[2] ? a[3] : NULL;
+        s->Y = a[4];
+    }
 }
 
 /* lstmc_rt_conv(p, X, W, B, Y) or lstmc_rt_pool(p, X, Y) for the call's constant shape. */
 void
 emit_conv(kg *g, const kp_call *c)
 {
+    LLVMValueRef a[5];
+    int64_t full, rest;
+    unsigned k;
     win s;
-    LLVMValueRef img, grp;
-    kloop ln, lg;
-    win_of(c, &s);
-    win_blocks(&s, g->vl);
-    s.vt = g->vl > 1 ? g->vf : g->f32;
-    s.X = LLVMGetParam(g->fn, 1);
-    if (s.pool) {
-        s.Y = LLVMGetParam(g->fn, 2);
-    } else {
-        s.W = LLVMGetParam(g->fn, 2);
-        s.B = c->n_in > 2 && c->in[2] ? LLVMGetParam(g->fn, 3) : NULL;
-        s.Y = LLVMGetParam(g->fn, 4);
-    }
-    if (s.n > 0 && s.out_h > 0 && s.out_w > 0) {
-        int64_t full = s.cog / s.mb, rest = s.cog - full * s.mb;
-        img = loop_begin(g, &ln, ci(g, 0), ci(g, s.n));
-        grp = loop_begin(g, &lg, ci(g, 0), ci(g, s.group));
-        emit_chan_blocks(g, &s, s.mb, full, img, grp, 0);
-        if (rest > 0)
-            emit_chan_blocks(g, &s, (int)rest, 1, img, grp, full * s.mb);
-        loop_end(g, &lg);
-        loop_end(g, &ln);
-    }
+    for (k = 0; k < (c->kind == KP_POOL ? 3u : 5u); k++)
+        a[k] = LLVMGetParam(g->fn, k);
+    win_setup(g, c, &s, a);
+    emit_units(g, &s, 0, win_units(&s, &full, &rest));
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* The slices of emit_conv on nt threads (emit_mt): slice t runs units [U t / nt,
+ * U (t + 1) / nt); the blocks write disjoint outputs, so no barrier. */
+void
+emit_conv_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                  LLVMValueRef end)
+{
+    int64_t full, rest, U;
+    win s;
+    int t;
+    win_setup(g, kc, &s, a);
+    U = win_units(&s, &full, &rest);
+    for (t = 0; t < nt; t++) {
+        int64_t u0 = U * t / nt, u1 = U * (t + 1) / nt;
+        LLVMBasicBlockRef join;
+        if (u1 <= u0)
+            continue;
+        join = slice_begin(g, first, end, t);
+        emit_units(g, &s, u0, u1);
+        slice_end(g, join);
+    }
+    LLVMBuildRetVoid(g->b);
+}
+
+/* Threads for a conv or pool call: the cores the options give (--threads, else the
+ * target's), at most one per channel block, and only for a call of at least CONV_MT_MIN
+ * multiply-adds (window positions for a pool) per thread, four times that when --threads
+ * was not given, where a pool job (microseconds to wake the workers and wait for them)
+ * should pay. The crossover is a guess: the 2-core machine this was written on was never
+ * quiet enough to measure it (bench/RESULTS.md, issue 20). */
+int
+conv_threads(const kp_call *c, int threads, int cores, int vl)
+{
+    int64_t full, rest, U, work;
+    int nt = threads > 0 ? threads : cores;
+    win s;
+    if (nt > MT_MAX)
+        nt = MT_MAX;
+    if (nt <= 1 || !conv_handles(c))
+        return 1;
+    win_of(c, &s);
+    win_blocks(&s, vl);
+    U = win_units(&s, &full, &rest);
+    work = s.n * s.c_out * s.out_h * s.out_w * s.cig * s.k_h * s.k_w;
+    if (nt > U)
+        nt = (int)U;
+    while (nt > 1 && work / nt < (threads > 0 ? CONV_MT_MIN : 4 * CONV_MT_MIN))
+        nt--;
+    return nt > 1 ? nt : 1;
 }
 
 /* The calls emit_conv runs: Conv and the pools whose geometry win_ok takes (every

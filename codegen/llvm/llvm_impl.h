@@ -377,7 +377,12 @@ int layernorm_handles(const kp_call *c);
 
 /* KP_CONV and KP_POOL: direct windows in register blocks, edges at constant columns. */
 void emit_conv(kg *g, const kp_call *c);
+void emit_conv_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                       LLVMValueRef end);
 int conv_handles(const kp_call *c);
+/* Threads for conv/pool call c: --threads (threads > 0) or the target's cores, fewer when
+ * the call is too small to pay for a pool job; 1 for none. */
+int conv_threads(const kp_call *c, int threads, int cores, int vl);
 
 #endif /* LSTMC_HAVE_LLVM */
 

@@ -234,6 +234,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
+    else if ((c->kind == KP_CONV || c->kind == KP_POOL) && g->threads > 1)
+        emit_mt(g, c, fname, g->threads, c->kind == KP_POOL ? 3 : 5, emit_conv_mt_body);
     else if (c->kind == KP_CONV || c->kind == KP_POOL)
         emit_conv(g, c);
     else if (g->threads > 1)
@@ -374,7 +376,10 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         if (handled[i]) {
             int hint = rec_hint_threads(kp, i, o); /* the step program: the whole's layout */
             g.panels = rec_pack_ok(kp, i, o);
-            g.threads = hint > 1 ? hint : rec_threads(kp, i, o, t);
+            g.threads = hint > 1 ? hint
+                        : kp->calls[i].kind == KP_CONV || kp->calls[i].kind == KP_POOL
+                            ? conv_threads(&kp->calls[i], o->threads, t->cores, g.vl)
+                            : rec_threads(kp, i, o, t);
             g.serial = hint > 1;
             if (g.threads > 1)
                 handled[i] = (unsigned char)g.threads;
