@@ -356,16 +356,19 @@ cg_c_put_params(FILE *f, const kp_call *c)
     case KP_CONV:
     case KP_CONV_TRANSPOSE: {
         const lstmc_rt_conv_params *p = &c->p.conv;
-        fprintf(f,
-                "static const lstmc_rt_conv_params p = {.n = %lld, .c_in = %lld, .c_out = %lld, "
-                ".group = %lld,\n            .in_h = %lld, .in_w = %lld, .out_h = %lld, "
-                ".out_w = %lld, .k_h = %lld, .k_w = %lld,\n            .stride_h = %lld, "
-                ".stride_w = %lld, .dil_h = %lld, .dil_w = %lld, .pad_h = %lld, .pad_w = %lld};\n",
-                (long long)p->n, (long long)p->c_in, (long long)p->c_out, (long long)p->group,
-                (long long)p->in_h, (long long)p->in_w, (long long)p->out_h, (long long)p->out_w,
-                (long long)p->k_h, (long long)p->k_w, (long long)p->stride_h,
-                (long long)p->stride_w, (long long)p->dil_h, (long long)p->dil_w,
-                (long long)p->pad_h, (long long)p->pad_w);
+        fprintf(
+            f,
+            "static const lstmc_rt_conv_params p = {.n = %lld, .c_in = %lld, .c_out = %lld, "
+            ".group = %lld,\n            .in_h = %lld, .in_w = %lld, .out_h = %lld, "
+            ".out_w = %lld, .k_h = %lld, .k_w = %lld,\n            .stride_h = %lld, "
+            ".stride_w = %lld, .dil_h = %lld, .dil_w = %lld, .pad_h = %lld, .pad_w = %lld%s};\n",
+            (long long)p->n, (long long)p->c_in, (long long)p->c_out, (long long)p->group,
+            (long long)p->in_h, (long long)p->in_w, (long long)p->out_h, (long long)p->out_w,
+            (long long)p->k_h, (long long)p->k_w, (long long)p->stride_h, (long long)p->stride_w,
+            (long long)p->dil_h, (long long)p->dil_w, (long long)p->pad_h, (long long)p->pad_w,
+            p->act == LSTMC_RT_CONV_ACT_RELU         ? ", .act = LSTMC_RT_CONV_ACT_RELU"
+            : p->act == LSTMC_RT_CONV_ACT_HARD_SWISH ? ", .act = LSTMC_RT_CONV_ACT_HARD_SWISH"
+                                                     : "");
         break;
     }
     case KP_POOL: {

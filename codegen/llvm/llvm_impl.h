@@ -21,6 +21,7 @@
  *   drs.c      KP_LSTM_DRS, dynamic row skip (MICRO'18 §V)
  *   tissue.c   KP_LSTM_TISSUE and KP_LSTM_TISSUE_DRS, breakpoints and tissues (MICRO'18 §IV)
  *   norm.c     KP_LAYERNORM, LayerNormalization rows (issue 20)
+ *   conv.c     KP_CONV and KP_POOL, direct convolution and pooling windows (issue 20)
  *   panels.c   U and W in column panels (the weight relayout), threads per call
  *   wave.c     stacked LSTM layers as a wavefront (compiler/kprog/schedule.c)
  *   module.c   which calls, the target machine, the module, passes, object file; the
@@ -371,6 +372,17 @@ void emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const
 /* KP_LAYERNORM: lstmc_rt_layernorm's rows with vl-wide sums. */
 void emit_layernorm(kg *g, const kp_call *c);
 int layernorm_handles(const kp_call *c);
+
+/* --- conv.c (issue 20, conv) ---------------------------------------------------------- */
+
+/* KP_CONV and KP_POOL: direct windows in register blocks, edges at constant columns. */
+void emit_conv(kg *g, const kp_call *c);
+void emit_conv_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                       LLVMValueRef end);
+int conv_handles(const kp_call *c);
+/* Threads for conv/pool call c: --threads (threads > 0) or the target's cores, fewer when
+ * the call is too small to pay for a pool job; 1 for none. */
+int conv_threads(const kp_call *c, int threads, int cores, int vl);
 
 #endif /* LSTMC_HAVE_LLVM */
 

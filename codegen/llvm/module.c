@@ -69,6 +69,8 @@ cg_llvm_handles(const kp_call *c)
         return tissue_handles(c);
     if (c->kind == KP_LAYERNORM) /* issue 20, red; the other red kinds keep their C kernel */
         return layernorm_handles(c);
+    if (c->kind == KP_CONV || c->kind == KP_POOL) /* issue 20, conv */
+        return conv_handles(c);
     return 0;
 }
 
@@ -194,9 +196,10 @@ static void
 emit_call(kg *g, const char *name, const kp_call *c, int i)
 {
     LLVMTypeRef params[20];
-    unsigned n = c->kind == KP_RNN_PROJ || c->kind == KP_LAYERNORM ? 5
-                 : c->kind == KP_LSTM_DRS                            ? 14
-                                                                     : 12,
+    unsigned n = c->kind == KP_RNN_PROJ || c->kind == KP_LAYERNORM || c->kind == KP_CONV ? 5
+                 : c->kind == KP_POOL                                                    ? 3
+                 : c->kind == KP_LSTM_DRS                                                ? 14
+                                                                                         : 12,
              k;
     LLVMTypeRef fty;
     LLVMBasicBlockRef body;
@@ -231,6 +234,10 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
+    else if ((c->kind == KP_CONV || c->kind == KP_POOL) && g->threads > 1)
+        emit_mt(g, c, fname, g->threads, c->kind == KP_POOL ? 3 : 5, emit_conv_mt_body);
+    else if (c->kind == KP_CONV || c->kind == KP_POOL)
+        emit_conv(g, c);
     else if (g->threads > 1)
         emit_rec_mt(g, c, fname, g->threads);
     else
@@ -369,7 +376,10 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         if (handled[i]) {
             int hint = rec_hint_threads(kp, i, o); /* the step program: the whole's layout */
             g.panels = rec_pack_ok(kp, i, o);
-            g.threads = hint > 1 ? hint : rec_threads(kp, i, o, t);
+            g.threads = hint > 1 ? hint
+                        : kp->calls[i].kind == KP_CONV || kp->calls[i].kind == KP_POOL
+                            ? conv_threads(&kp->calls[i], o->threads, t->cores, g.vl)
+                            : rec_threads(kp, i, o, t);
             g.serial = hint > 1;
             if (g.threads > 1)
                 handled[i] = (unsigned char)g.threads;

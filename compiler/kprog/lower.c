@@ -1080,6 +1080,63 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     }
 }
 
+/* The activation of call u when it is one a Conv can apply in its store (Relu, HardSwish on
+ * floats), else NONE. */
+static int
+conv_act_of(const kp_call *u)
+{
+    if (u->kind == KP_UNARY && u->p.unary.op == LSTMC_RT_RELU)
+        return LSTMC_RT_CONV_ACT_RELU;
+    if (u->kind == KP_EWISE && u->p.ewise.op == LSTMC_RT_EW_HARD_SWISH &&
+        u->p.ewise.dtype == LSTMC_RT_F32)
+        return LSTMC_RT_CONV_ACT_HARD_SWISH;
+    return LSTMC_RT_CONV_ACT_NONE;
+}
+
+/* Conv -> Relu or HardSwish (issue 20, conv): the activation goes into the Conv's store
+ * (lstmc_rt_conv_params.act), so that the map is written once instead of written, read and
+ * written again, when the activation is the only reader of the Conv's output and that is
+ * not a graph output; the Conv then writes the activation's output and its call is
+ * dropped. */
+static void
+fuse_conv_relu(arena *a, const ir_graph *g, kprog *kp)
+{
+    int *readers = arena_calloc(a, (size_t)g->n_tensors + 1, sizeof *readers);
+    char *drop = arena_calloc(a, (size_t)kp->n_calls + 1, 1);
+    int i, j, n = 0;
+    for (i = 0; i < kp->n_calls; i++)
+        for (j = 0; j < kp->calls[i].n_in; j++)
+            if (kp->calls[i].in[j])
+                readers[kp->calls[i].in[j]->id]++;
+    for (i = 0; i < g->n_outputs; i++)
+        readers[g->outputs[i]->id] += 2;
+    for (i = 0; i < kp->n_calls; i++) {
+        kp_call *c = &kp->calls[i];
+        ir_tensor *y = c->out[0];
+        if (c->kind != KP_CONV || c->p.conv.act || !y || readers[y->id] != 1)
+            continue;
+        for (j = i + 1; j < kp->n_calls; j++) {
+            kp_call *u = &kp->calls[j];
+            int act = conv_act_of(u), k, other = 0;
+            if (u->n_in < 1 || u->in[0] != y)
+                continue;
+            for (k = 1; k < u->n_in; k++)
+                other |= u->in[k] != NULL;
+            if (act && !other && u->out[0] && u->out[0]->dtype == IR_DT_F32 &&
+                ir_shape_numel(&u->out[0]->shape) == ir_shape_numel(&y->shape)) {
+                c->p.conv.act = act;
+                c->out[0] = u->out[0];
+                drop[j] = 1;
+            }
+            break;
+        }
+    }
+    for (i = 0; i < kp->n_calls; i++)
+        if (!drop[i])
+            kp->calls[n++] = kp->calls[i];
+    kp->n_calls = n;
+}
+
 int
 kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
 {
@@ -1089,6 +1146,7 @@ kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d)
             errors++;
     if (errors)
         return -1;
+    fuse_conv_relu(a, g, kp);
     {
         /* a recurrent layer's Y / Y_h / Y_c that nothing reads are not computed at all */
         char *read = arena_calloc(a, (size_t)g->n_tensors + 1, 1);

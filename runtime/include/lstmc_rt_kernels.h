@@ -755,10 +755,10 @@ lstmc_rt_rnn_rec_lowp_fn lstmc_rt_rnn_rec_f16, lstmc_rt_rnn_rec_bf16, lstmc_rt_r
  * exactly n threads, else all n slices in order on the caller; lstmc_rt_pool_barrier waits
  * for every slice of the running job (nothing when the slices run in order). No malloc.
  */
-typedef void (*lstmc_rt_pool_fn)(void *ctx, int first, int end);
+typedef void (*lstmc_rt_pool_job)(void *ctx, int first, int end);
 int lstmc_rt_pool_start(int n);
 int lstmc_rt_pool_threads(void);
-void lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n);
+void lstmc_rt_pool_run(lstmc_rt_pool_job fn, void *ctx, int n);
 void lstmc_rt_pool_barrier(void);
 
 /*
@@ -874,10 +874,21 @@ typedef struct lstmc_rt_conv_params {
     int64_t k_h, k_w;
     int64_t stride_h, stride_w, dil_h, dil_w;
     int64_t pad_h, pad_w;
+    int32_t act; /* Conv only: lstmc_rt_conv_act, an activation the lowering fused
+                    (kp_lower_graph) applied to Y after the bias; NONE for ConvTranspose */
 } lstmc_rt_conv_params;
 
-lstmc_rt_status lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W,
-                              const float *B, float *Y);
+/* The activations a Conv applies in its store: Relu as lstmc_rt_unary's (NaN gives 0),
+ * HardSwish as lstmc_rt_ewise's, x * clamp(x / 6 + 1/2, 0, 1). */
+typedef enum lstmc_rt_conv_act {
+    LSTMC_RT_CONV_ACT_NONE = 0,
+    LSTMC_RT_CONV_ACT_RELU = 1,
+    LSTMC_RT_CONV_ACT_HARD_SWISH = 2
+} lstmc_rt_conv_act;
+
+typedef lstmc_rt_status lstmc_rt_conv_fn(const lstmc_rt_conv_params *p, const float *X,
+                                         const float *W, const float *B, float *Y);
+lstmc_rt_conv_fn lstmc_rt_conv; /* the LLVM kernels have this type too */
 lstmc_rt_status lstmc_rt_conv_transpose(const lstmc_rt_conv_params *p, const float *X,
                                         const float *W, const float *B, float *Y);
 
@@ -902,7 +913,8 @@ typedef struct lstmc_rt_pool_params {
     int64_t pad_h, pad_w;
 } lstmc_rt_pool_params;
 
-lstmc_rt_status lstmc_rt_pool(const lstmc_rt_pool_params *p, const float *X, float *Y);
+typedef lstmc_rt_status lstmc_rt_pool_fn(const lstmc_rt_pool_params *p, const float *X, float *Y);
+lstmc_rt_pool_fn lstmc_rt_pool; /* the LLVM kernels have this type too */
 
 /*
  * BatchNormalization, inference form: X viewed as [outer, channels, inner],

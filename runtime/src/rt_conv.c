@@ -44,7 +44,8 @@ conv_ok(const lstmc_rt_conv_params *p, int transpose)
     if (p->n < 0 || p->c_in < 1 || p->c_out < 1 || p->group < 1 || p->c_in % p->group ||
         p->c_out % p->group || p->in_h < 0 || p->in_w < 0 || p->out_h < 0 || p->out_w < 0 ||
         p->k_h < 1 || p->k_w < 1 || p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 ||
-        p->dil_w < 1 || p->pad_h < 0 || p->pad_w < 0)
+        p->dil_w < 1 || p->pad_h < 0 || p->pad_w < 0 || p->act < 0 ||
+        p->act > (transpose ? 0 : LSTMC_RT_CONV_ACT_HARD_SWISH))
         return 0;
     x = mul_nn(mul_nn(p->n, p->c_in), mul_nn(p->in_h, p->in_w));
     y = mul_nn(mul_nn(p->n, p->c_out), mul_nn(p->out_h, p->out_w));
@@ -407,6 +408,17 @@ lstmc_rt_conv(const lstmc_rt_conv_params *p, const float *X, const float *W, con
                     for (ow = 0; ow < p->out_w; ow++)
                         y[oh * p->out_w + ow] = conv_point(p, x, w, b0, oh, ow);
             }
+        }
+    }
+    if (p->act == LSTMC_RT_CONV_ACT_RELU) { /* as lstmc_rt_unary's (NaN gives 0) */
+        int64_t i, ny = p->n * p->c_out * plane_out;
+        for (i = 0; i < ny; i++)
+            Y[i] = Y[i] > 0.0f ? Y[i] : 0.0f;
+    } else if (p->act == LSTMC_RT_CONV_ACT_HARD_SWISH) { /* as lstmc_rt_ewise's */
+        int64_t i, ny = p->n * p->c_out * plane_out;
+        for (i = 0; i < ny; i++) {
+            float x = Y[i], t = x * (1.0f / 6.0f) + 0.5f;
+            Y[i] = x * (t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t));
         }
     }
     return LSTMC_RT_OK;

@@ -591,12 +591,41 @@ lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out)
 
 /* --- data movement ----------------------------------------------------------------- */
 
+/* The elements x < n of in at off + x * stride (elements of es bytes) to out: one copy per
+ * element of a constant size, which the compiler inlines (a memcpy of es bytes was a call
+ * per element). */
+static void
+strided_row(const unsigned char *src, int64_t off, int64_t stride, int64_t n, size_t es,
+            unsigned char *dst)
+{
+    int64_t x;
+    switch (es) {
+    case 4:
+        for (x = 0; x < n; x++)
+            memcpy(dst + (size_t)x * 4, src + (off + x * stride) * 4, 4);
+        break;
+    case 8:
+        for (x = 0; x < n; x++)
+            memcpy(dst + (size_t)x * 8, src + (off + x * stride) * 8, 8);
+        break;
+    case 2:
+        for (x = 0; x < n; x++)
+            memcpy(dst + (size_t)x * 2, src + (off + x * stride) * 2, 2);
+        break;
+    default:
+        for (x = 0; x < n; x++)
+            dst[x] = src[off + x * stride];
+        break;
+    }
+}
+
 lstmc_rt_status
 lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in, void *out)
 {
-    int64_t j[LSTMC_RT_STRIDED_MAX_DIMS];
-    int64_t total, inner, inner_s, off, o = 0, x;
-    int32_t d, outer_rank;
+    int64_t j[LSTMC_RT_STRIDED_MAX_DIMS], dims[LSTMC_RT_STRIDED_MAX_DIMS];
+    int64_t strides[LSTMC_RT_STRIDED_MAX_DIMS];
+    int64_t total, inner, inner_s, off, o = 0;
+    int32_t d, outer_rank, rank = 0;
     size_t es;
     const unsigned char *src = (const unsigned char *)in;
     unsigned char *dst = (unsigned char *)out;
@@ -613,24 +642,36 @@ lstmc_rt_strided_copy(const lstmc_rt_strided_params *p, const void *in, void *ou
         return LSTMC_RT_ERR_NULL;
 
     es = (size_t)p->elem_size;
-    outer_rank = p->rank > 0 ? p->rank - 1 : 0;
-    inner = p->rank > 0 ? p->out_dims[p->rank - 1] : 1;
-    inner_s = p->rank > 0 ? p->in_stride[p->rank - 1] : 0;
+    /* the same copy over fewer axes: axes of size 1 dropped, and an axis merged into the one
+     * before it when that one steps over it whole (a Transpose that only moves axes of size
+     * 1, or whose last axes stay in order, becomes one or a few long rows) */
+    for (d = 0; d < p->rank; d++) {
+        if (p->out_dims[d] == 1)
+            continue;
+        if (rank > 0 && strides[rank - 1] == p->in_stride[d] * p->out_dims[d]) {
+            dims[rank - 1] *= p->out_dims[d];
+            strides[rank - 1] = p->in_stride[d];
+            continue;
+        }
+        dims[rank] = p->out_dims[d];
+        strides[rank] = p->in_stride[d];
+        rank++;
+    }
+    outer_rank = rank > 0 ? rank - 1 : 0;
+    inner = rank > 0 ? dims[rank - 1] : 1;
+    inner_s = rank > 0 ? strides[rank - 1] : 0;
     for (d = 0; d < outer_rank; d++)
         j[d] = 0;
     off = p->offset;
 
     while (o < total) {
         /* Element offsets may step backwards (negative strides) but always land in `in`. */
-        if (inner_s == 1) {
+        if (inner_s == 1)
             memcpy(dst + (size_t)o * es, src + (ptrdiff_t)off * (ptrdiff_t)es, (size_t)inner * es);
-        } else {
-            for (x = 0; x < inner; x++)
-                memcpy(dst + (size_t)(o + x) * es,
-                       src + (ptrdiff_t)(off + x * inner_s) * (ptrdiff_t)es, es);
-        }
+        else
+            strided_row(src, off, inner_s, inner, es, dst + (size_t)o * es);
         o += inner;
-        odometer_next(outer_rank, p->out_dims, j, p->in_stride, &off, NULL, NULL);
+        odometer_next(outer_rank, dims, j, strides, &off, NULL, NULL);
     }
     return LSTMC_RT_OK;
 }

@@ -41,7 +41,7 @@ static struct {
     pthread_t th[LSTMC_RT_MAX_THREADS];
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    lstmc_rt_pool_fn fn; /* the current job */
+    lstmc_rt_pool_job fn; /* the current job */
     void *ctx;
     unsigned gen;  /* job generation: a worker runs a job when it changes */
     int left;      /* workers still busy with the current job */
@@ -117,7 +117,7 @@ lstmc_rt_pool_threads(void)
 }
 
 void
-lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n)
+lstmc_rt_pool_run(lstmc_rt_pool_job fn, void *ctx, int n)
 {
     int spins = 0;
 
@@ -246,7 +246,7 @@ lstmc_rt_pool_threads(void)
 }
 
 void
-lstmc_rt_pool_run(lstmc_rt_pool_fn fn, void *ctx, int n)
+lstmc_rt_pool_run(lstmc_rt_pool_job fn, void *ctx, int n)
 {
     fn(ctx, 0, n < 1 ? 1 : n);
 }
