@@ -19,7 +19,12 @@
  * Average pooling divides by the window positions inside X (rows counted at run time,
  * columns known per lane) or, with count_include_pad, by k_h * k_w, as rt_conv.c does; max
  * ignores the padding (an all-padding window gives -inf). The sums run in rt_conv.c's order
- * (bias, then c, kh, kw), with fmuladd; tests/backends compares the two.
+ * (bias, then c, kh, kw), with fmuladd; tests/backends compares the two. A Relu or
+ * HardSwish the lowering fused (lstmc_rt_conv_params.act) is applied before the store.
+ *
+ * The work is a list of units, one channel block of one (image, group) each, run by one
+ * loop; on threads (conv_threads, emit_mt) slice t of nt runs a contiguous share of the
+ * units: the blocks write disjoint outputs, so there is no barrier.
  */
 #include "llvm_impl.h"
 
@@ -31,9 +36,9 @@
 #define WIN_MAX_KW    512  /* taps per row (unrolled) */
 #define WIN_MAX_TAPS  2048 /* k_w x mb x nb: the unrolled multiply-adds of one (c, kh) */
 #define WIN_MAX_BLOCK 32   /* accumulators of one block at most */
-#define CONV_MT_MIN                                                                                \
-    (1 << 20) /* multiply-adds per thread below which one thread runs                              \
-                 (with --threads; 4 times that without) */
+/* multiply-adds (window positions) per thread below which one thread runs: with --threads;
+ * 4 times that without */
+#define CONV_MT_MIN (1 << 20)
 
 /* One conv or pool call's geometry, the block shape and the function's arguments. */
 typedef struct win {
@@ -106,7 +111,7 @@ win_blocks(win *s, int vl)
         s->mb = 1;
         s->nb = (int)(s->nvt < budget ? s->nvt : budget);
     } else {
-        s->nb = (int)(s->nvt < 4 ? s->nvt : 4);
+        s->nb = (int)(s->nvt < 1 ? 1 : s->nvt < 4 ? s->nvt : 4); /* 1 for an empty row */
         s->mb = budget / s->nb;
         if (s->mb > s->cog)
             s->mb = (int)s->cog;
