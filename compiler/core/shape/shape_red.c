@@ -51,7 +51,8 @@ shape_infer_reduce(ir_graph *g, ir_node *n, diag *d)
 {
     ir_tensor *x = ir_in(n, 0);
     int r = x->shape.rank, red[IR_MAX_RANK], keep = ir_attr_int(n, "keepdims", 1) != 0, i;
-    int float_only = n->op == IR_OP_REDUCE_MEAN || n->op == IR_OP_REDUCE_L2;
+    int float_only = n->op == IR_OP_REDUCE_MEAN || n->op == IR_OP_REDUCE_L2 ||
+                     n->op == IR_OP_REDUCE_LOG_SUM || n->op == IR_OP_REDUCE_LOG_SUM_EXP;
     ir_shape s;
     (void)g;
     if (shape_need_dtype(n, 0, float_only ? M_F32 : M_NUM, float_only ? "f32" : "f32, i32 or i64",
