@@ -10,7 +10,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 30, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 31, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -311,6 +311,7 @@ cg_c_put_params(FILE *f, const kp_call *c)
         break;
     }
     case KP_LAYERNORM:
+    case KP_LAYERNORM_STATS:
         fprintf(f,
                 "static const lstmc_rt_layernorm_params p = {.outer = %lld, .n = %lld, "
                 ".epsilon = ",

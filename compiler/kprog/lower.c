@@ -920,6 +920,13 @@ lower_layernorm(arena *a, kprog *kp, const ir_node *n, diag *d)
     c->in[1] = ir_in(n, 1);
     c->in[2] = ir_in(n, 2);
     c->out[0] = ir_out(n, 0);
+    if (ir_out(n, 1) || ir_out(n, 2)) { /* Mean, InvStdDev: the same rows, the same sums */
+        kp_call *st = push(a, kp, KP_LAYERNORM_STATS, n);
+        st->p.layernorm = c->p.layernorm;
+        st->in[0] = ir_in(n, 0);
+        st->out[0] = ir_out(n, 1);
+        st->out[1] = ir_out(n, 2);
+    }
     return 0;
 }
 

@@ -58,26 +58,15 @@ onnx_import_reduce(onnx_ctx *cx, const Onnx__NodeProto *np)
     return 0;
 }
 
-/* LayerNormalization (opset 17): Y only; the training outputs Mean and InvStdDev are
- * refused, and stash_type must be 1 (float), the precision lstmc computes in. An empty
- * Scale is a scale of 1. */
+/* LayerNormalization (opset 17): Y and the optional outputs Mean and InvStdDev (X's shape
+ * with the normalised axes of size 1); stash_type must be 1 (float), the precision lstmc
+ * computes in. An empty Scale is a scale of 1. */
 int
 onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    static const char *const extra[] = {NULL, "Mean", "InvStdDev"};
     int64_t stash;
     float eps;
-    size_t i;
     ir_node *n;
-    for (i = 1; i < np->n_output && i < 3; i++) {
-        if (np->output[i] && np->output[i][0]) {
-            onnx_err(cx,
-                     "output %zu ('%s', tensor '%s') is not supported; lstmc computes only "
-                     "output 'Y'",
-                     i, extra[i], np->output[i]);
-            return -1;
-        }
-    }
     {
         /* Scale is required by the spec, but PyTorch 1.13 writes nn.LayerNorm without
          * elementwise_affine at opset 17 with an empty Scale: read as a scale of 1 */

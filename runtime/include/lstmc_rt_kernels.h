@@ -406,6 +406,15 @@ typedef lstmc_rt_status lstmc_rt_layernorm_fn(const lstmc_rt_layernorm_params *p
                                               const float *scale, const float *B, float *Y);
 lstmc_rt_layernorm_fn lstmc_rt_layernorm; /* the LLVM kernels have this type too */
 
+/*
+ * LayerNormalization's optional outputs, row by row of the same [outer, n] view (scale_stride
+ * and bias_stride unused): mean[o] and inv_std_dev[o] = 1 / sqrt(var + epsilon), computed as
+ * lstmc_rt_layernorm computes them (the same float operations in the same order), so Y, Mean
+ * and InvStdDev agree. Either output may be NULL (not asked for).
+ */
+lstmc_rt_status lstmc_rt_layernorm_stats(const lstmc_rt_layernorm_params *p, const float *X,
+                                         float *mean, float *inv_std_dev);
+
 typedef enum lstmc_rt_pad_mode {
     LSTMC_RT_PAD_CONSTANT = 0,
     LSTMC_RT_PAD_REFLECT = 1, /* mirrored without repeating the edge: numpy "reflect" */

@@ -216,6 +216,49 @@ lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
 
 /* --- LayerNormalization ------------------------------------------------------------- */
 
+/* The mean of x[0..n) and 1 / sqrt(var + epsilon), two passes in float: the one computation
+ * of lstmc_rt_layernorm and lstmc_rt_layernorm_stats. */
+static void
+layernorm_row(const float *x, int64_t n, float epsilon, float *mean_out, float *inv_out)
+{
+    float mean = 0.0f, var = 0.0f;
+    int64_t j;
+    for (j = 0; j < n; j++)
+        mean += x[j];
+    mean /= (float)n;
+    for (j = 0; j < n; j++) {
+        float dx = x[j] - mean;
+        var += dx * dx;
+    }
+    var /= (float)n;
+    *mean_out = mean;
+    *inv_out = 1.0f / sqrtf(var + epsilon);
+}
+
+lstmc_rt_status
+lstmc_rt_layernorm_stats(const lstmc_rt_layernorm_params *p, const float *X, float *mean,
+                         float *inv_std_dev)
+{
+    int64_t o;
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    if (p->outer < 0 || p->n <= 0 || mul_nn(p->outer, p->n) < 0)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (p->outer == 0)
+        return LSTMC_RT_OK;
+    if (!X)
+        return LSTMC_RT_ERR_NULL;
+    for (o = 0; o < p->outer; o++) {
+        float m, inv;
+        layernorm_row(X + o * p->n, p->n, p->epsilon, &m, &inv);
+        if (mean)
+            mean[o] = m;
+        if (inv_std_dev)
+            inv_std_dev[o] = inv;
+    }
+    return LSTMC_RT_OK;
+}
+
 lstmc_rt_status
 lstmc_rt_layernorm(const lstmc_rt_layernorm_params *p, const float *X, const float *scale,
                    const float *B, float *Y)
@@ -234,16 +277,8 @@ lstmc_rt_layernorm(const lstmc_rt_layernorm_params *p, const float *X, const flo
     for (o = 0; o < p->outer; o++) {
         const float *x = X + o * n;
         float *y = Y + o * n;
-        float mean = 0.0f, var = 0.0f, inv;
-        for (j = 0; j < n; j++)
-            mean += x[j];
-        mean /= (float)n;
-        for (j = 0; j < n; j++) {
-            float dx = x[j] - mean;
-            var += dx * dx;
-        }
-        var /= (float)n;
-        inv = 1.0f / sqrtf(var + p->epsilon);
+        float mean, inv;
+        layernorm_row(x, n, p->epsilon, &mean, &inv);
         for (j = 0; j < n; j++) {
             float v = (x[j] - mean) * inv * scale[j * p->scale_stride];
             y[j] = B ? v + B[j * p->bias_stride] : v;

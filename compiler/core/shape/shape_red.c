@@ -123,6 +123,16 @@ shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d)
         return -1;
     if (shape_layernorm_param(n, 1, axis, d) < 0 || shape_layernorm_param(n, 2, axis, d) < 0)
         return -1;
+    {
+        /* Mean and InvStdDev: X's shape with the normalised axes (axis on) of size 1 */
+        ir_shape st = x->shape;
+        int i;
+        for (i = axis; i < st.rank; i++)
+            st.d[i] = 1;
+        if (shape_set_out(n, 1, IR_DT_F32, &st, d) < 0 ||
+            shape_set_out(n, 2, IR_DT_F32, &st, d) < 0)
+            return -1;
+    }
     return shape_set_out(n, 0, x->dtype, &x->shape, d);
 }
 
