@@ -10,7 +10,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 31, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 32, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -319,6 +319,15 @@ cg_c_put_params(FILE *f, const kp_call *c)
         cg_c_put_float(f, c->p.layernorm.epsilon);
         fprintf(f, ",\n            .scale_stride = %d, .bias_stride = %d};\n",
                 c->p.layernorm.scale_stride, c->p.layernorm.bias_stride);
+        break;
+    case KP_INSTANCENORM: /* issue 20, ops */
+        fprintf(f,
+                "static const lstmc_rt_instancenorm_params p = {.outer = %lld, .channels = "
+                "%lld,\n            .inner = %lld, .epsilon = ",
+                (long long)c->p.instancenorm.outer, (long long)c->p.instancenorm.channels,
+                (long long)c->p.instancenorm.inner);
+        cg_c_put_float(f, c->p.instancenorm.epsilon);
+        fputs("};\n", f);
         break;
     case KP_PAD: {
         const lstmc_rt_pad_params *p = &c->p.pad;

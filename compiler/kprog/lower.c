@@ -931,6 +931,22 @@ lower_layernorm(arena *a, kprog *kp, const ir_node *n, diag *d)
 }
 
 static int
+lower_instance_norm(arena *a, kprog *kp, const ir_node *n)
+{
+    const ir_shape *s = &ir_in(n, 0)->shape;
+    kp_call *c = push(a, kp, KP_INSTANCENORM, n);
+    c->p.instancenorm.outer = s->d[0];
+    c->p.instancenorm.channels = s->d[1];
+    c->p.instancenorm.inner = prod(s, 2, s->rank);
+    c->p.instancenorm.epsilon = ir_attr_float(n, "epsilon", 1e-5f);
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+static int
 lower_pad(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
     ir_tensor *X = ir_in(n, 0), *V = ir_in(n, 2);
@@ -1106,6 +1122,8 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_reduce(a, kp, n, d);
     case IR_OP_LAYER_NORM:
         return lower_layernorm(a, kp, n, d);
+    case IR_OP_INSTANCE_NORM:
+        return lower_instance_norm(a, kp, n);
     case IR_OP_PAD:
         return lower_pad(a, kp, n, d);
     case IR_OP_SPLIT:

@@ -1070,8 +1070,10 @@ node_class(actx *x, const ir_node *n)
         if (c.k == STREAM_TIME) {
             int legacy = (int)ir_attr_int(n, "legacy", 0);
             int a = norm_axis(ir_attr_int(n, "axis", legacy ? 1 : -1), in0->shape.rank);
-            /* LayerNormalization normalises over every axis from `axis` on */
-            if (legacy || n->op == IR_OP_LAYER_NORM ? c.axis >= a : c.axis == a) {
+            /* LayerNormalization normalises over every axis from `axis` on, and
+             * InstanceNormalization from 2 (its "axis") */
+            if (legacy || n->op == IR_OP_LAYER_NORM || n->op == IR_OP_INSTANCE_NORM ? c.axis >= a
+                                                                                    : c.axis == a) {
                 fail(x, n, "normalises over the time axis");
                 c = bad;
             }

@@ -19,7 +19,6 @@ static const struct {
     {"Conv", "nn.Conv1d / nn.Conv2d"},
     {"ConvTranspose", "nn.ConvTranspose1d / nn.ConvTranspose2d"},
     {"BatchNormalization", "nn.BatchNorm1d / nn.BatchNorm2d"},
-    {"InstanceNormalization", "nn.InstanceNorm1d / nn.GroupNorm"},
     {"LayerNormalization", "nn.LayerNorm at opset 17"},
     {"ReduceMean", "nn.LayerNorm exported at opset <= 16, or tensor.mean(dim)"},
     {"ReduceSum", "tensor.sum(dim)"},

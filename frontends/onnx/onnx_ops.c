@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 92, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 93, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -111,6 +111,7 @@ static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_REDUCE_PROD] = onnx_import_reduce,
     [IR_OP_REDUCE_LOG_SUM] = onnx_import_reduce,
     [IR_OP_REDUCE_LOG_SUM_EXP] = onnx_import_reduce,
+    [IR_OP_INSTANCE_NORM] = onnx_import_instance_norm,
 };
 
 /* The ONNX-only ops the frontend folds away. */

@@ -104,6 +104,26 @@ onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
     return 0;
 }
 
+/* InstanceNormalization (opsets 6, 22): "epsilon" (default 1e-5) and "axis" = 2, the first
+ * normalised axis, which the streaming rule of the NORM class reads. */
+int
+onnx_import_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_node *n = onnx_node_new(cx, np, IR_OP_INSTANCE_NORM, onnx_arity_of(IR_OP_INSTANCE_NORM));
+    float eps;
+    if (!n)
+        return -1;
+    if (onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0)
+        return -1;
+    if (!(eps >= 0.0f)) {
+        onnx_err(cx, "attribute 'epsilon' is %g; expected a value >= 0", (double)eps);
+        return -1;
+    }
+    ir_attr_set_float(cx->g, n, "epsilon", eps);
+    ir_attr_set_int(cx->g, n, "axis", 2);
+    return 0;
+}
+
 /* Pad: pads (and value) are attributes before opset 11 ("paddings" at opset 1), inputs
  * after; axes is input 3 from opset 18. mode constant, reflect or edge. */
 int

@@ -415,6 +415,20 @@ lstmc_rt_layernorm_fn lstmc_rt_layernorm; /* the LLVM kernels have this type too
 lstmc_rt_status lstmc_rt_layernorm_stats(const lstmc_rt_layernorm_params *p, const float *X,
                                          float *mean, float *inv_std_dev);
 
+/*
+ * InstanceNormalization of X [outer, channels, inner] (N, C, the spatial dims merged): each
+ * row of `inner` values is normalised with its own mean and variance (the rows of
+ * lstmc_rt_layernorm), then scaled and shifted by its channel's scale[c] and B[c]:
+ *   Y = (x - mean) / sqrt(var + epsilon) * scale[c] + B[c]
+ */
+typedef struct lstmc_rt_instancenorm_params {
+    int64_t outer, channels, inner;
+    float epsilon;
+} lstmc_rt_instancenorm_params;
+
+lstmc_rt_status lstmc_rt_instancenorm(const lstmc_rt_instancenorm_params *p, const float *X,
+                                      const float *scale, const float *B, float *Y);
+
 typedef enum lstmc_rt_pad_mode {
     LSTMC_RT_PAD_CONSTANT = 0,
     LSTMC_RT_PAD_REFLECT = 1, /* mirrored without repeating the edge: numpy "reflect" */

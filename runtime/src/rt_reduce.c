@@ -287,6 +287,31 @@ lstmc_rt_layernorm(const lstmc_rt_layernorm_params *p, const float *X, const flo
     return LSTMC_RT_OK;
 }
 
+lstmc_rt_status
+lstmc_rt_instancenorm(const lstmc_rt_instancenorm_params *p, const float *X, const float *scale,
+                      const float *B, float *Y)
+{
+    int64_t r, j, rows, n;
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    n = p->inner;
+    rows = mul_nn(p->outer, p->channels);
+    if (rows < 0 || n <= 0 || p->channels <= 0 || mul_nn(rows, n) < 0)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (rows == 0)
+        return LSTMC_RT_OK;
+    if (!X || !scale || !B || !Y)
+        return LSTMC_RT_ERR_NULL;
+    for (r = 0; r < rows; r++) {
+        const float *x = X + r * n;
+        float *y = Y + r * n, mean, inv, g = scale[r % p->channels], b = B[r % p->channels];
+        layernorm_row(x, n, p->epsilon, &mean, &inv);
+        for (j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * inv * g + b;
+    }
+    return LSTMC_RT_OK;
+}
+
 /* --- Pad ---------------------------------------------------------------------------- */
 
 /* The input coordinate that output coordinate c (already shifted by -begin) reads on an

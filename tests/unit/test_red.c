@@ -240,6 +240,23 @@ Test(rt_reduce, layernorm_stats)
     cr_assert_eq(lstmc_rt_layernorm_stats(&p, x, mean, inv), LSTMC_RT_ERR_BAD_PARAMS);
 }
 
+/* InstanceNormalization of [1, 2, 4]: channel 0 {1, 2, 3, 4} (mean 2.5, var 1.25) scaled by
+ * 2 and shifted by 1, channel 1 {-1, -1, 3, 3} (mean 1, var 4) by 1 and 0. */
+Test(rt_reduce, instancenorm_per_channel)
+{
+    const float x[8] = {1, 2, 3, 4, -1, -1, 3, 3}, g[2] = {2.0f, 1.0f}, b[2] = {1.0f, 0.0f};
+    float y[8];
+    lstmc_rt_instancenorm_params p = {1, 2, 4, 0.0f};
+    int i;
+    cr_assert_eq(lstmc_rt_instancenorm(&p, x, g, b, y), LSTMC_RT_OK);
+    for (i = 0; i < 4; i++)
+        cr_assert_float_eq(y[i], (x[i] - 2.5f) / sqrtf(1.25f) * 2.0f + 1.0f, 1e-6f);
+    for (i = 4; i < 8; i++)
+        cr_assert_float_eq(y[i], (x[i] - 1.0f) / 2.0f, 1e-6f);
+    p.inner = 0;
+    cr_assert_eq(lstmc_rt_instancenorm(&p, x, g, b, y), LSTMC_RT_ERR_BAD_PARAMS);
+}
+
 /* numpy.pad([1, 2, 3], 2, mode) : reflect 3 2 1 2 3 2 1, edge 1 1 1 2 3 3 3; a pad longer
  * than the axis reflects again (numpy: [1,2,3] by 4 -> 1 2 3 2 | 1 2 3 | 2 1 2 3). */
 Test(rt_reduce, pad_modes)

@@ -454,7 +454,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 92, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 93, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -549,6 +549,7 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_REDUCE_PROD] = shape_infer_reduce,
     [IR_OP_REDUCE_LOG_SUM] = shape_infer_reduce,
     [IR_OP_REDUCE_LOG_SUM_EXP] = shape_infer_reduce,
+    [IR_OP_INSTANCE_NORM] = shape_infer_instance_norm,
 };
 
 int

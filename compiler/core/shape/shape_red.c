@@ -136,6 +136,35 @@ shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d)
     return shape_set_out(n, 0, x->dtype, &x->shape, d);
 }
 
+/* InstanceNormalization: input [N, C, D1, ...] (rank >= 3), scale and B [C]; Y as input. */
+int
+shape_infer_instance_norm(ir_graph *g, ir_node *n, diag *d)
+{
+    ir_tensor *x = ir_in(n, 0);
+    int i;
+    (void)g;
+    for (i = 0; i < 3; i++)
+        if (shape_need_dtype(n, i, M_F32, "f32", d) < 0)
+            return -1;
+    if (x->shape.rank < 3) {
+        diag_node(d, n, "input 'input' has shape %s; InstanceNormalization needs [N, C, D1, ...]",
+                  shape_str(&x->shape));
+        return -1;
+    }
+    for (i = 1; i < 3; i++) {
+        const ir_shape *s = &ir_in(n, i)->shape;
+        if (s->rank != 1 || s->d[0] != x->shape.d[1]) {
+            diag_node(d, n,
+                      "input '%s' has shape %s; expected [%lld] (the channels of input "
+                      "'input' %s)",
+                      shape_iname(n, i), shape_str(s), (long long)x->shape.d[1],
+                      shape_str(&x->shape));
+            return -1;
+        }
+    }
+    return shape_set_out(n, 0, x->dtype, &x->shape, d);
+}
+
 /* Pad's begin / end per axis of a rank-r input from inputs 'pads' and 'axes'. */
 int
 shape_pad_amounts(ir_node *n, int r, int64_t *begin, int64_t *end, diag *d)
