@@ -292,8 +292,8 @@ lstmc_rt_status lstmc_rt_cast(const lstmc_rt_cast_params *p, const void *in, voi
 typedef struct lstmc_rt_argmax_params {
     int32_t dtype;
     int32_t select_last_index;
-    int32_t smallest; /* 1: ArgMin (the index of the smallest value) */
     int64_t outer, axis_len, inner;
+    int32_t smallest; /* 1: ArgMin (the index of the smallest value) */
 } lstmc_rt_argmax_params;
 
 lstmc_rt_status lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out);
