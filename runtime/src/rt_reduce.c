@@ -95,6 +95,8 @@ reduce_step_f32(int32_t op, float a, float x)
             return a + x;
         if (lo == -INFINITY)
             return hi;
+        if (lo == hi) /* also +inf twice, where lo - hi is NaN */
+            return hi + 0.69314718f;
         return hi + log1pf(expf(lo - hi));
     default: /* SUM, MEAN, LOG_SUM */
         return a + x;

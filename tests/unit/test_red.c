@@ -166,6 +166,7 @@ Test(rt_reduce, reduce_axes)
 Test(rt_reduce, more_reductions)
 {
     const float x[6] = {1.0f, -2.0f, 3.0f, 0.5f, 4.0f, -1.0f}, big[2] = {1000.0f, 1000.0f};
+    const float infs[2] = {INFINITY, INFINITY};
     const int64_t xi[6] = {1, -2, 3, 5, 4, -1};
     float y[3];
     int64_t yi[2];
@@ -198,6 +199,8 @@ Test(rt_reduce, more_reductions)
         lstmc_rt_reduce_params q = {LSTMC_RT_REDUCE_LOG_SUM_EXP, LSTMC_RT_F32, 1, {2}, {1}};
         cr_assert_eq(lstmc_rt_reduce(&q, big, y), LSTMC_RT_OK);
         cr_assert_float_eq(y[0], 1000.0f + logf(2.0f), 1e-3f);
+        cr_assert_eq(lstmc_rt_reduce(&q, infs, y), LSTMC_RT_OK); /* +inf twice: +inf */
+        cr_assert(isinf(y[0]) && y[0] > 0);
         q.dims[0] = 0; /* empty: -inf */
         cr_assert_eq(lstmc_rt_reduce(&q, big, y), LSTMC_RT_OK);
         cr_assert(isinf(y[0]) && y[0] < 0);
