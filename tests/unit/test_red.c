@@ -362,7 +362,7 @@ stream_with(arena *a, diag *d, ir_graph **gp, ir_op op, const int64_t *v, int nv
  * and ReduceMean without keepdims moves the time axis left by the axes it drops before it. */
 Test(stream_red, time_axis_rules)
 {
-    static const int64_t ax1[1] = {1}, ax0[1] = {0}, pad_t[6] = {0, 1, 0, 0, 0, 0};
+    static const int64_t ax1[1] = {1}, ax0[1] = {0}, ax2[1] = {2}, pad_t[6] = {0, 1, 0, 0, 0, 0};
     static const int64_t pad_f[6] = {0, 0, 1, 0, 0, 2};
     arena *a = arena_new(0);
     diag *d = diag_new(a, "pt_red_stream_ln", NULL);
@@ -390,6 +390,20 @@ Test(stream_red, time_axis_rules)
     stream_analyze(g, &si);
     cr_assert(!si.ok);
     cr_assert(strstr(si.why, "normalises over the time axis"), "%s", si.why);
+
+    /* issue 20, ops: the new reductions and ArgMin follow ReduceMean's and ArgMax's rule */
+    stream_with(a, d, &g, IR_OP_REDUCE_LOG_SUM_EXP, ax1, 1, NULL);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "reduces over the time axis"), "%s", si.why);
+    stream_with(a, d, &g, IR_OP_REDUCE_L1, ax2, 1, NULL);
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    n = stream_with(a, d, &g, IR_OP_ARGMIN, NULL, -1, NULL);
+    ir_attr_set_int(g, n, "axis", 1);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "looks for a minimum over the time axis"), "%s", si.why);
 
     s.rank = 3, s.d[0] = 1, s.d[1] = 10, s.d[2] = 3;
     stream_with(a, d, &g, IR_OP_PAD, pad_t, 6, &s);
