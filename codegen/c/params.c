@@ -10,7 +10,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 30, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 32, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -24,14 +24,20 @@ static const char *const binop_names[] = {"LSTMC_RT_ADD", "LSTMC_RT_SUB", "LSTMC
                                           "LSTMC_RT_DIV"};
 static const char *const unop_names[] = {"LSTMC_RT_RELU", "LSTMC_RT_SIGMOID", "LSTMC_RT_TANH",
                                          "LSTMC_RT_NEG",  "LSTMC_RT_EXP",     "LSTMC_RT_SQRT"};
-static const char *const ewop_names[] = { /* issue 20, elt */
-    "LSTMC_RT_EW_EQUAL",      "LSTMC_RT_EW_LESS",         "LSTMC_RT_EW_GREATER",
-    "LSTMC_RT_EW_LESS_EQUAL", "LSTMC_RT_EW_GREATER_EQUAL", "LSTMC_RT_EW_AND",
-    "LSTMC_RT_EW_OR",         "LSTMC_RT_EW_NOT",          "LSTMC_RT_EW_WHERE",
-    "LSTMC_RT_EW_POW",        "LSTMC_RT_EW_RECIPROCAL",   "LSTMC_RT_EW_LOG",
-    "LSTMC_RT_EW_ABS",        "LSTMC_RT_EW_CLIP",         "LSTMC_RT_EW_LEAKY_RELU",
-    "LSTMC_RT_EW_HARD_SIGMOID", "LSTMC_RT_EW_HARD_SWISH", "LSTMC_RT_EW_ERF"};
-static_assert(LSTMC_RT_EW_ERF == 17, "lstmc_rt_ewop: a new op needs its name in ewop_names");
+/* issue 20, elt and ops */
+static const char *const ewop_names[] = {
+    "LSTMC_RT_EW_EQUAL",        "LSTMC_RT_EW_LESS",          "LSTMC_RT_EW_GREATER",
+    "LSTMC_RT_EW_LESS_EQUAL",   "LSTMC_RT_EW_GREATER_EQUAL", "LSTMC_RT_EW_AND",
+    "LSTMC_RT_EW_OR",           "LSTMC_RT_EW_NOT",           "LSTMC_RT_EW_WHERE",
+    "LSTMC_RT_EW_POW",          "LSTMC_RT_EW_RECIPROCAL",    "LSTMC_RT_EW_LOG",
+    "LSTMC_RT_EW_ABS",          "LSTMC_RT_EW_CLIP",          "LSTMC_RT_EW_LEAKY_RELU",
+    "LSTMC_RT_EW_HARD_SIGMOID", "LSTMC_RT_EW_HARD_SWISH",    "LSTMC_RT_EW_ERF",
+    "LSTMC_RT_EW_PRELU",        "LSTMC_RT_EW_MIN",           "LSTMC_RT_EW_MAX",
+    "LSTMC_RT_EW_FLOOR",        "LSTMC_RT_EW_CEIL",          "LSTMC_RT_EW_SIGN",
+    "LSTMC_RT_EW_ROUND",        "LSTMC_RT_EW_SOFTPLUS",      "LSTMC_RT_EW_ELU",
+    "LSTMC_RT_EW_SELU",         "LSTMC_RT_EW_SIN",           "LSTMC_RT_EW_COS",
+    "LSTMC_RT_EW_NEG"};
+static_assert(LSTMC_RT_EW_NEG == 30, "lstmc_rt_ewop: a new op needs its name in ewop_names");
 static const char *const dtype_names[] = {NULL, "LSTMC_RT_F32", "LSTMC_RT_I64", "LSTMC_RT_I32",
                                           "LSTMC_RT_U8"};
 static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_DIV == 3 &&
@@ -39,15 +45,18 @@ static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_
               "lstmc_rt.h: a new enum constant needs its name in params.c");
 
 /* issue 20, red */
-static const char *const reduce_names[] = {"LSTMC_RT_REDUCE_MEAN", "LSTMC_RT_REDUCE_SUM",
-                                           "LSTMC_RT_REDUCE_MAX", "LSTMC_RT_REDUCE_MIN",
-                                           "LSTMC_RT_REDUCE_L2"};
+static const char *const reduce_names[] = {
+    "LSTMC_RT_REDUCE_MEAN",       "LSTMC_RT_REDUCE_SUM",  "LSTMC_RT_REDUCE_MAX",
+    "LSTMC_RT_REDUCE_MIN",        "LSTMC_RT_REDUCE_L2",   "LSTMC_RT_REDUCE_SUM_SQUARE",
+    "LSTMC_RT_REDUCE_L1",         "LSTMC_RT_REDUCE_PROD", "LSTMC_RT_REDUCE_LOG_SUM",
+    "LSTMC_RT_REDUCE_LOG_SUM_EXP"};
 static const char *const pad_names[] = {"LSTMC_RT_PAD_CONSTANT", "LSTMC_RT_PAD_REFLECT",
                                         "LSTMC_RT_PAD_EDGE"};
 static const char *const scatter_names[] = {"LSTMC_RT_SCATTER_NONE", "LSTMC_RT_SCATTER_ADD",
                                             "LSTMC_RT_SCATTER_MUL", "LSTMC_RT_SCATTER_MAX",
                                             "LSTMC_RT_SCATTER_MIN"};
-static_assert(LSTMC_RT_REDUCE_L2 == 4 && LSTMC_RT_PAD_EDGE == 2 && LSTMC_RT_SCATTER_MIN == 4,
+static_assert(LSTMC_RT_REDUCE_LOG_SUM_EXP == 9 && LSTMC_RT_PAD_EDGE == 2 &&
+                  LSTMC_RT_SCATTER_MIN == 4,
               "lstmc_rt_kernels.h: a new enum constant needs its name in params.c");
 
 #define ENUM_NAME(names, v) \
@@ -206,9 +215,9 @@ cg_c_put_params(FILE *f, const kp_call *c)
         fputs("static const lstmc_rt_argmax_params p = {.dtype = ", f);
         put_enum(f, ENUM_NAME(dtype_names, c->p.argmax.dtype), c->p.argmax.dtype);
         fprintf(f,
-                ", .select_last_index = %d,\n            .outer = %lld, .axis_len = %lld, "
-                ".inner = %lld};\n",
-                c->p.argmax.select_last_index, (long long)c->p.argmax.outer,
+                ", .select_last_index = %d, .smallest = %d,\n            .outer = %lld, "
+                ".axis_len = %lld, .inner = %lld};\n",
+                c->p.argmax.select_last_index, c->p.argmax.smallest, (long long)c->p.argmax.outer,
                 (long long)c->p.argmax.axis_len, (long long)c->p.argmax.inner);
         break;
     case KP_STRIDED: {
@@ -302,6 +311,7 @@ cg_c_put_params(FILE *f, const kp_call *c)
         break;
     }
     case KP_LAYERNORM:
+    case KP_LAYERNORM_STATS:
         fprintf(f,
                 "static const lstmc_rt_layernorm_params p = {.outer = %lld, .n = %lld, "
                 ".epsilon = ",
@@ -309,6 +319,15 @@ cg_c_put_params(FILE *f, const kp_call *c)
         cg_c_put_float(f, c->p.layernorm.epsilon);
         fprintf(f, ",\n            .scale_stride = %d, .bias_stride = %d};\n",
                 c->p.layernorm.scale_stride, c->p.layernorm.bias_stride);
+        break;
+    case KP_INSTANCENORM: /* issue 20, ops */
+        fprintf(f,
+                "static const lstmc_rt_instancenorm_params p = {.outer = %lld, .channels = "
+                "%lld,\n            .inner = %lld, .epsilon = ",
+                (long long)c->p.instancenorm.outer, (long long)c->p.instancenorm.channels,
+                (long long)c->p.instancenorm.inner);
+        cg_c_put_float(f, c->p.instancenorm.epsilon);
+        fputs("};\n", f);
         break;
     case KP_PAD: {
         const lstmc_rt_pad_params *p = &c->p.pad;

@@ -202,7 +202,12 @@ follow_node(trace *tr, const ir_node *n, int i, int axis, int rank, int depth)
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MAX:
     case IR_OP_REDUCE_MIN:
-    case IR_OP_REDUCE_L2: {
+    case IR_OP_REDUCE_L2:
+    case IR_OP_REDUCE_SUM_SQUARE:
+    case IR_OP_REDUCE_L1:
+    case IR_OP_REDUCE_PROD:
+    case IR_OP_REDUCE_LOG_SUM:
+    case IR_OP_REDUCE_LOG_SUM_EXP: {
         int before = 0, hit;
         if (i != 0)
             return 0;

@@ -86,6 +86,7 @@ typedef struct kp_call {
         /* issue 20, red */
         lstmc_rt_reduce_params reduce;
         lstmc_rt_layernorm_params layernorm;
+        lstmc_rt_instancenorm_params instancenorm; /* issue 20, ops */
         lstmc_rt_pad_params pad;
         lstmc_rt_topk_params topk;
         lstmc_rt_scatter_params scatter;

@@ -413,6 +413,7 @@ lower_argmax(arena *a, kprog *kp, const ir_node *n)
     int axis = norm_axis(ir_attr_int(n, "axis", 0), s->rank);
     c->p.argmax.dtype = (int32_t)X->dtype;
     c->p.argmax.select_last_index = (int32_t)ir_attr_int(n, "select_last_index", 0);
+    c->p.argmax.smallest = n->op == IR_OP_ARGMIN;
     c->p.argmax.outer = prod(s, 0, axis);
     c->p.argmax.axis_len = s->d[axis];
     c->p.argmax.inner = prod(s, axis + 1, s->rank);
@@ -700,14 +701,27 @@ ewise_code(ir_op op)
     case IR_OP_HARD_SIGMOID: return LSTMC_RT_EW_HARD_SIGMOID;
     case IR_OP_HARD_SWISH: return LSTMC_RT_EW_HARD_SWISH;
     case IR_OP_ERF: return LSTMC_RT_EW_ERF;
+    case IR_OP_PRELU: return LSTMC_RT_EW_PRELU;
+    case IR_OP_MIN: return LSTMC_RT_EW_MIN;
+    case IR_OP_MAX: return LSTMC_RT_EW_MAX;
+    case IR_OP_FLOOR: return LSTMC_RT_EW_FLOOR;
+    case IR_OP_CEIL: return LSTMC_RT_EW_CEIL;
+    case IR_OP_SIGN: return LSTMC_RT_EW_SIGN;
+    case IR_OP_ROUND: return LSTMC_RT_EW_ROUND;
+    case IR_OP_SOFTPLUS: return LSTMC_RT_EW_SOFTPLUS;
+    case IR_OP_ELU: return LSTMC_RT_EW_ELU;
+    case IR_OP_SELU: return LSTMC_RT_EW_SELU;
+    case IR_OP_SIN: return LSTMC_RT_EW_SIN;
+    case IR_OP_COS: return LSTMC_RT_EW_COS;
     default: return -1;
     }
 }
 
-/* One lstmc_rt_ewise call: inputs a b c in the node's order (Where: condition X Y; Clip:
- * input min max, either bound absent), each read through its broadcast strides. */
+/* One lstmc_rt_ewise call of op `code`: inputs a b c in the node's order (Where: condition
+ * X Y; Clip: input min max, either bound absent; PRelu: X slope), each read through its
+ * broadcast strides. Selu's gamma is beta. */
 static int
-lower_ewise(arena *a, kprog *kp, const ir_node *n)
+lower_ewise(arena *a, kprog *kp, const ir_node *n, int code)
 {
     kp_call *c = push(a, kp, KP_EWISE, n);
     lstmc_rt_ewise_params *p = &c->p.ewise;
@@ -717,11 +731,11 @@ lower_ewise(arena *a, kprog *kp, const ir_node *n)
     st[0] = p->a_stride;
     st[1] = p->b_stride;
     st[2] = p->c_stride;
-    p->op = ewise_code(n->op);
+    p->op = code;
     p->dtype = (int32_t)ir_in(n, n->op == IR_OP_WHERE ? 1 : 0)->dtype;
     p->b_dtype = n->op == IR_OP_POW ? (int32_t)ir_in(n, 1)->dtype : 0;
     p->alpha = ir_attr_float(n, "alpha", 0.0f);
-    p->beta = ir_attr_float(n, "beta", 0.0f);
+    p->beta = ir_attr_float(n, n->op == IR_OP_SELU ? "gamma" : "beta", 0.0f);
     p->rank = Y->shape.rank;
     for (i = 0; i < Y->shape.rank; i++)
         p->out_dims[i] = Y->shape.d[i];
@@ -819,6 +833,24 @@ lower_cumsum(arena *a, kprog *kp, const ir_node *n, diag *d)
 
 /* --- issue 20, red: Reduce*, LayerNormalization, Pad, Split, TopK, ScatterElements ----- */
 
+/* The lstmc_rt_reduce_op of a Reduce* op. */
+static int32_t
+reduce_code(ir_op op)
+{
+    switch (op) {
+    case IR_OP_REDUCE_MEAN: return LSTMC_RT_REDUCE_MEAN;
+    case IR_OP_REDUCE_SUM: return LSTMC_RT_REDUCE_SUM;
+    case IR_OP_REDUCE_MAX: return LSTMC_RT_REDUCE_MAX;
+    case IR_OP_REDUCE_MIN: return LSTMC_RT_REDUCE_MIN;
+    case IR_OP_REDUCE_SUM_SQUARE: return LSTMC_RT_REDUCE_SUM_SQUARE;
+    case IR_OP_REDUCE_L1: return LSTMC_RT_REDUCE_L1;
+    case IR_OP_REDUCE_PROD: return LSTMC_RT_REDUCE_PROD;
+    case IR_OP_REDUCE_LOG_SUM: return LSTMC_RT_REDUCE_LOG_SUM;
+    case IR_OP_REDUCE_LOG_SUM_EXP: return LSTMC_RT_REDUCE_LOG_SUM_EXP;
+    default: return LSTMC_RT_REDUCE_L2;
+    }
+}
+
 /* Reduce*: the reduced axes as a mask; axes of size 1 dropped and neighbours of the same
  * kind merged, so the kernel's odometer has few counters. No axis reduced: a copy. */
 static int
@@ -834,16 +866,21 @@ lower_reduce(arena *a, kprog *kp, const ir_node *n, diag *d)
     for (i = 0; i < s->rank && !red[i]; i++)
         ;
     if (i == s->rank && s->rank > 0) { /* noop_with_empty_axes: the data itself */
+        if (reduce_code(n->op) >= LSTMC_RT_REDUCE_SUM_SQUARE) {
+            /* ONNX's reference squares the data for ReduceSumSquare; the others are not
+             * pinned down well enough to copy with confidence */
+            diag_node(d, n,
+                      "attribute 'noop_with_empty_axes' is 1 with no axes; lstmc does not "
+                      "run %s as a no-op",
+                      n->op_type);
+            return -1;
+        }
         copy_call(a, kp, n, X, ir_out(n, 0));
         return 0;
     }
     c = push(a, kp, KP_REDUCE, n);
     p = &c->p.reduce;
-    p->op = n->op == IR_OP_REDUCE_MEAN  ? LSTMC_RT_REDUCE_MEAN
-            : n->op == IR_OP_REDUCE_SUM ? LSTMC_RT_REDUCE_SUM
-            : n->op == IR_OP_REDUCE_MAX ? LSTMC_RT_REDUCE_MAX
-            : n->op == IR_OP_REDUCE_MIN ? LSTMC_RT_REDUCE_MIN
-                                        : LSTMC_RT_REDUCE_L2;
+    p->op = reduce_code(n->op);
     p->dtype = (int32_t)X->dtype;
     for (i = 0; i < s->rank; i++) {
         if (s->d[i] == 1)
@@ -877,6 +914,29 @@ lower_layernorm(arena *a, kprog *kp, const ir_node *n, diag *d)
     c->p.layernorm.epsilon = ir_attr_float(n, "epsilon", 1e-5f);
     c->p.layernorm.scale_stride = ss;
     c->p.layernorm.bias_stride = bs;
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    if (ir_out(n, 1) || ir_out(n, 2)) { /* Mean, InvStdDev: the same rows, the same sums */
+        kp_call *st = push(a, kp, KP_LAYERNORM_STATS, n);
+        st->p.layernorm = c->p.layernorm;
+        st->in[0] = ir_in(n, 0);
+        st->out[0] = ir_out(n, 1);
+        st->out[1] = ir_out(n, 2);
+    }
+    return 0;
+}
+
+static int
+lower_instance_norm(arena *a, kprog *kp, const ir_node *n)
+{
+    const ir_shape *s = &ir_in(n, 0)->shape;
+    kp_call *c = push(a, kp, KP_INSTANCENORM, n);
+    c->p.instancenorm.outer = s->d[0];
+    c->p.instancenorm.channels = s->d[1];
+    c->p.instancenorm.inner = prod(s, 2, s->rank);
+    c->p.instancenorm.epsilon = ir_attr_float(n, "epsilon", 1e-5f);
     c->in[0] = ir_in(n, 0);
     c->in[1] = ir_in(n, 1);
     c->in[2] = ir_in(n, 2);
@@ -1007,6 +1067,7 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_MATMUL:
         return lower_matmul(a, kp, n);
     case IR_OP_ARGMAX:
+    case IR_OP_ARGMIN:
         return lower_argmax(a, kp, n);
     case IR_OP_CAST:
         return lower_cast(a, kp, n);
@@ -1051,9 +1112,16 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_REDUCE_MAX:
     case IR_OP_REDUCE_MIN:
     case IR_OP_REDUCE_L2:
+    case IR_OP_REDUCE_SUM_SQUARE:
+    case IR_OP_REDUCE_L1:
+    case IR_OP_REDUCE_PROD:
+    case IR_OP_REDUCE_LOG_SUM:
+    case IR_OP_REDUCE_LOG_SUM_EXP:
         return lower_reduce(a, kp, n, d);
     case IR_OP_LAYER_NORM:
         return lower_layernorm(a, kp, n, d);
+    case IR_OP_INSTANCE_NORM:
+        return lower_instance_norm(a, kp, n);
     case IR_OP_PAD:
         return lower_pad(a, kp, n, d);
     case IR_OP_SPLIT:
@@ -1064,7 +1132,9 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_scatter(a, kp, n);
     default:
         if (ewise_code(n->op) >= 0)
-            return lower_ewise(a, kp, n);
+            return lower_ewise(a, kp, n, ewise_code(n->op));
+        if (n->op == IR_OP_NEG && ir_in(n, 0)->dtype != IR_DT_F32) /* integers */
+            return lower_ewise(a, kp, n, LSTMC_RT_EW_NEG);
         break;
     }
     switch (ir_op_class_of(n->op)) { /* the rest by class (ir_ops.def) */

@@ -754,10 +754,12 @@ op_rule(actx *x, const ir_node *n, tclass c)
         c = matmul_class(x, n);
         break;
     case IR_OP_ARGMAX:
+    case IR_OP_ARGMIN:
         if (c.k == STREAM_TIME) {
             int a = norm_axis(ir_attr_int(n, "axis", 0), in0->shape.rank);
             if (c.axis == a) {
-                fail(x, n, "looks for a maximum over the time axis");
+                fail(x, n, "looks for a %s over the time axis",
+                     n->op == IR_OP_ARGMIN ? "minimum" : "maximum");
                 c = bad;
             } else if (!ir_attr_int(n, "keepdims", 1) && a < c.axis) {
                 c.axis--;
@@ -962,6 +964,11 @@ op_rule(actx *x, const ir_node *n, tclass c)
     case IR_OP_REDUCE_MAX:
     case IR_OP_REDUCE_MIN:
     case IR_OP_REDUCE_L2:
+    case IR_OP_REDUCE_SUM_SQUARE:
+    case IR_OP_REDUCE_L1:
+    case IR_OP_REDUCE_PROD:
+    case IR_OP_REDUCE_LOG_SUM:
+    case IR_OP_REDUCE_LOG_SUM_EXP:
         if (c.k == STREAM_TIME) { /* axes: input 1; none: every axis (or none, noop) */
             int before = 0, hit = 0;
             cnt = ir_in(n, 1) ? const_ints(ir_in(n, 1), v, IR_MAX_RANK) : 0;
@@ -1091,8 +1098,10 @@ node_class(actx *x, const ir_node *n)
         if (c.k == STREAM_TIME) {
             int legacy = (int)ir_attr_int(n, "legacy", 0);
             int a = norm_axis(ir_attr_int(n, "axis", legacy ? 1 : -1), in0->shape.rank);
-            /* LayerNormalization normalises over every axis from `axis` on */
-            if (legacy || n->op == IR_OP_LAYER_NORM ? c.axis >= a : c.axis == a) {
+            /* LayerNormalization normalises over every axis from `axis` on, and
+             * InstanceNormalization from 2 (its "axis") */
+            if (legacy || n->op == IR_OP_LAYER_NORM || n->op == IR_OP_INSTANCE_NORM ? c.axis >= a
+                                                                                    : c.axis == a) {
                 fail(x, n, "normalises over the time axis");
                 c = bad;
             }

@@ -8,9 +8,15 @@
  *   LeakyRelu          "alpha" always present (default 0.01)
  *   HardSigmoid        "alpha", "beta" always present (defaults 0.2, 0.5)
  *   CumSum             "exclusive", "reverse" always present (default 0)
+ *   PRelu              opsets 7-16 as 16 (unidirectional broadcasting of slope to X)
+ *   Min, Max           variadic: n inputs become n - 1 two-input nodes (the first reads
+ *                      inputs 0 and 1, each next one the last result and one more input);
+ *                      one input is an Identity
+ *   Elu                "alpha" always present (default 1)
+ *   Selu               "alpha", "gamma" always present (defaults 1.67326..., 1.05070...)
  * The other ops of the group (Where, the comparisons, And, Or, Not, Pow, Reciprocal, Log,
- * Abs, HardSwish, Erf, Tile, Range) have no attributes at opsets 7-22 and use the generic
- * importers.
+ * Abs, HardSwish, Erf, Tile, Range, Floor, Ceil, Sign, Round, Softplus, Sin, Cos) have no
+ * attributes at opsets 7-22 and use the generic importers.
  */
 #include "arena.h"
 #include "onnx_impl.h"
@@ -35,6 +41,85 @@ onnx_import_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *np)
     if (!n)
         return -1;
     return copy_float(cx, np, n, "alpha", 0.01f);
+}
+
+int
+onnx_import_elu(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_node *n = onnx_node_new(cx, np, IR_OP_ELU, onnx_arity_of(IR_OP_ELU));
+    if (!n)
+        return -1;
+    return copy_float(cx, np, n, "alpha", 1.0f);
+}
+
+int
+onnx_import_selu(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_node *n = onnx_node_new(cx, np, IR_OP_SELU, onnx_arity_of(IR_OP_SELU));
+    if (!n)
+        return -1;
+    if (copy_float(cx, np, n, "alpha", 1.67326319217681884765625f) < 0)
+        return -1;
+    return copy_float(cx, np, n, "gamma", 1.05070102214813232421875f);
+}
+
+int
+onnx_import_prelu(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    if (cx->opset < 7) {
+        onnx_err(cx,
+                 "PRelu at opset %d (per-channel slope without numpy broadcasting) is not "
+                 "supported; lstmc reads PRelu from opset 7",
+                 cx->opset);
+        return -1;
+    }
+    return onnx_node_new(cx, np, IR_OP_PRELU, onnx_arity_of(IR_OP_PRELU)) ? 0 : -1;
+}
+
+/* Min / Max of n inputs: n - 1 two-input nodes, each made for this ONNX node (messages
+ * name it), the last writing its output. Opsets before 8 do not broadcast: their inputs
+ * must have one shape, which broadcasting accepts as well. */
+int
+onnx_import_minmax(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_op op = ir_op_from_name(np->op_type);
+    ir_node *n = onnx_node_new(cx, np, op, onnx_arity_of(op)), *m;
+    ir_tensor **in, *y, *acc;
+    int k, cnt;
+    if (!n)
+        return -1;
+    cnt = n->n_inputs;
+    in = n->inputs;
+    for (k = 0; k < cnt; k++) {
+        if (!in[k]) {
+            onnx_err(cx, "input %d is empty; %s takes no optional inputs", k, np->op_type);
+            return -1;
+        }
+    }
+    if (cnt == 1) { /* the input itself */
+        n->op = IR_OP_IDENTITY;
+        return 0;
+    }
+    if (cnt == 2)
+        return 0;
+    y = ir_out(n, 0);
+    acc = ir_tensor_tmp(cx->g, y ? y->name : "minmax", IR_DT_UNDEF, NULL);
+    n->n_inputs = 2;
+    ir_node_set_output(n, 0, acc);
+    for (k = 2; k < cnt; k++) {
+        m = ir_node_new(cx->g, op, NULL, np->op_type, 2, 1);
+        m->opset = cx->opset;
+        ir_node_origin(m, n);
+        m->inputs[0] = acc;
+        m->inputs[1] = in[k];
+        if (k + 1 < cnt)
+            acc = ir_tensor_tmp(cx->g, y ? y->name : "minmax", IR_DT_UNDEF, NULL);
+        else
+            acc = y;
+        if (acc)
+            ir_node_set_output(m, 0, acc);
+    }
+    return 0;
 }
 
 int

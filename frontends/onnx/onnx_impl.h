@@ -156,6 +156,11 @@ const char *onnx_pytorch_hint(const char *op_type);
 
 /* onnx_elt.c (issue 20, elt) */
 int onnx_import_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_prelu(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_minmax(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_elu(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_selu(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_clip(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np);

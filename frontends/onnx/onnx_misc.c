@@ -319,7 +319,7 @@ onnx_import_softmax(onnx_ctx *cx, const Onnx__NodeProto *np)
 int
 onnx_import_argmax(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    ir_node *n = onnx_node_new(cx, np, IR_OP_ARGMAX, onnx_arity_of(IR_OP_ARGMAX));
+    ir_node *n = onnx_node_new(cx, np, op_of(np), onnx_arity_of(op_of(np))); /* or ArgMin */
     if (!n)
         return -1;
     if (onnx_attr_copy_int(cx, np, n, "axis", 0) < 0 ||

@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 74, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 93, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -92,6 +92,26 @@ static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_GLOBAL_AVERAGE_POOL] = onnx_import_pool,
     [IR_OP_GLOBAL_MAX_POOL] = onnx_import_pool,
     [IR_OP_SIZE] = onnx_import_unary, /* a shape op: folded */
+    /* issue 20, ops */
+    [IR_OP_PRELU] = onnx_import_prelu,
+    [IR_OP_MIN] = onnx_import_minmax,
+    [IR_OP_MAX] = onnx_import_minmax,
+    [IR_OP_FLOOR] = onnx_import_unary,
+    [IR_OP_CEIL] = onnx_import_unary,
+    [IR_OP_SIGN] = onnx_import_unary,
+    [IR_OP_ROUND] = onnx_import_unary,
+    [IR_OP_SOFTPLUS] = onnx_import_unary,
+    [IR_OP_ELU] = onnx_import_elu,
+    [IR_OP_SELU] = onnx_import_selu,
+    [IR_OP_SIN] = onnx_import_unary,
+    [IR_OP_COS] = onnx_import_unary,
+    [IR_OP_ARGMIN] = onnx_import_argmax,
+    [IR_OP_REDUCE_SUM_SQUARE] = onnx_import_reduce,
+    [IR_OP_REDUCE_L1] = onnx_import_reduce,
+    [IR_OP_REDUCE_PROD] = onnx_import_reduce,
+    [IR_OP_REDUCE_LOG_SUM] = onnx_import_reduce,
+    [IR_OP_REDUCE_LOG_SUM_EXP] = onnx_import_reduce,
+    [IR_OP_INSTANCE_NORM] = onnx_import_instance_norm,
 };
 
 /* The ONNX-only ops the frontend folds away. */

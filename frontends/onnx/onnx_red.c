@@ -58,26 +58,15 @@ onnx_import_reduce(onnx_ctx *cx, const Onnx__NodeProto *np)
     return 0;
 }
 
-/* LayerNormalization (opset 17): Y only; the training outputs Mean and InvStdDev are
- * refused, and stash_type must be 1 (float), the precision lstmc computes in. An empty
- * Scale is a scale of 1. */
+/* LayerNormalization (opset 17): Y and the optional outputs Mean and InvStdDev (X's shape
+ * with the normalised axes of size 1); stash_type must be 1 (float), the precision lstmc
+ * computes in. An empty Scale is a scale of 1. */
 int
 onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
-    static const char *const extra[] = {NULL, "Mean", "InvStdDev"};
     int64_t stash;
     float eps;
-    size_t i;
     ir_node *n;
-    for (i = 1; i < np->n_output && i < 3; i++) {
-        if (np->output[i] && np->output[i][0]) {
-            onnx_err(cx,
-                     "output %zu ('%s', tensor '%s') is not supported; lstmc computes only "
-                     "output 'Y'",
-                     i, extra[i], np->output[i]);
-            return -1;
-        }
-    }
     {
         /* Scale is required by the spec, but PyTorch 1.13 writes nn.LayerNorm without
          * elementwise_affine at opset 17 with an empty Scale: read as a scale of 1 */
@@ -112,6 +101,26 @@ onnx_import_layernorm(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     }
     ir_attr_set_float(cx->g, n, "epsilon", eps);
+    return 0;
+}
+
+/* InstanceNormalization (opsets 6, 22): "epsilon" (default 1e-5) and "axis" = 2, the first
+ * normalised axis, which the streaming rule of the NORM class reads. */
+int
+onnx_import_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    ir_node *n = onnx_node_new(cx, np, IR_OP_INSTANCE_NORM, onnx_arity_of(IR_OP_INSTANCE_NORM));
+    float eps;
+    if (!n)
+        return -1;
+    if (onnx_attr_float(cx, np, "epsilon", 1e-5f, &eps) < 0)
+        return -1;
+    if (!(eps >= 0.0f)) {
+        onnx_err(cx, "attribute 'epsilon' is %g; expected a value >= 0", (double)eps);
+        return -1;
+    }
+    ir_attr_set_float(cx->g, n, "epsilon", eps);
+    ir_attr_set_int(cx->g, n, "axis", 2);
     return 0;
 }
 

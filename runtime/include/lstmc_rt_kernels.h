@@ -285,13 +285,15 @@ typedef struct lstmc_rt_cast_params {
 lstmc_rt_status lstmc_rt_cast(const lstmc_rt_cast_params *p, const void *in, void *out);
 
 /*
- * ArgMax over the middle dim of [outer, axis_len, inner]; out is int64 [outer, inner].
- * Ties: the first index, or the last with select_last_index. dtype is F32, I64 or I32.
+ * ArgMax (ArgMin with smallest) over the middle dim of [outer, axis_len, inner]; out is
+ * int64 [outer, inner]. Ties: the first index, or the last with select_last_index. dtype is F32,
+ * I64 or I32.
  */
 typedef struct lstmc_rt_argmax_params {
     int32_t dtype;
     int32_t select_last_index;
     int64_t outer, axis_len, inner;
+    int32_t smallest; /* 1: ArgMin (the index of the smallest value) */
 } lstmc_rt_argmax_params;
 
 lstmc_rt_status lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out);
@@ -360,16 +362,23 @@ typedef enum lstmc_rt_reduce_op {
     LSTMC_RT_REDUCE_SUM = 1,
     LSTMC_RT_REDUCE_MAX = 2,
     LSTMC_RT_REDUCE_MIN = 3,
-    LSTMC_RT_REDUCE_L2 = 4 /* sqrt of the sum of squares */
+    LSTMC_RT_REDUCE_L2 = 4,         /* sqrt of the sum of squares */
+    LSTMC_RT_REDUCE_SUM_SQUARE = 5, /* the sum of squares */
+    LSTMC_RT_REDUCE_L1 = 6,         /* the sum of absolute values */
+    LSTMC_RT_REDUCE_PROD = 7,       /* the product */
+    LSTMC_RT_REDUCE_LOG_SUM = 8,    /* log of the sum */
+    LSTMC_RT_REDUCE_LOG_SUM_EXP = 9 /* log of the sum of exp, accumulated as logaddexp */
 } lstmc_rt_reduce_op;
 
 /*
  * ReduceMean / Sum / Max / Min / L2 over any set of axes: in has dims[0..rank); axis i is
  * reduced when reduce[i] is 1. out holds the kept axes in order (keepdims only changes the
  * shape, not the bytes). The compiler merges neighbouring axes of the same kind, so rank is
- * small (at most 2 * #reduced + 1). dtype is F32 (every op), I64 or I32 (SUM, MAX, MIN).
- * Float sums accumulate in float, as ONNX Runtime does. A reduction over zero elements gives
- * 0 (SUM, MEAN: NaN as 0/0, L2) or the dtype's lowest / highest value (MAX / MIN).
+ * small (at most 2 * #reduced + 1). dtype is F32 (every op), I64 or I32 (SUM, MAX, MIN,
+ * SUM_SQUARE, L1, PROD; integers wrap). Float sums accumulate in float, as ONNX Runtime
+ * does. A reduction over zero elements gives 0 (SUM, MEAN: NaN as 0/0, L2, SUM_SQUARE,
+ * L1), 1 (PROD), -inf (LOG_SUM, LOG_SUM_EXP) or the dtype's lowest / highest value
+ * (MAX / MIN).
  */
 typedef struct lstmc_rt_reduce_params {
     int32_t op;    /* lstmc_rt_reduce_op */
@@ -397,6 +406,29 @@ typedef struct lstmc_rt_layernorm_params {
 typedef lstmc_rt_status lstmc_rt_layernorm_fn(const lstmc_rt_layernorm_params *p, const float *X,
                                               const float *scale, const float *B, float *Y);
 lstmc_rt_layernorm_fn lstmc_rt_layernorm; /* the LLVM kernels have this type too */
+
+/*
+ * LayerNormalization's optional outputs, row by row of the same [outer, n] view (scale_stride
+ * and bias_stride unused): mean[o] and inv_std_dev[o] = 1 / sqrt(var + epsilon), computed as
+ * lstmc_rt_layernorm computes them (the same float operations in the same order), so Y, Mean
+ * and InvStdDev agree. Either output may be NULL (not asked for).
+ */
+lstmc_rt_status lstmc_rt_layernorm_stats(const lstmc_rt_layernorm_params *p, const float *X,
+                                         float *mean, float *inv_std_dev);
+
+/*
+ * InstanceNormalization of X [outer, channels, inner] (N, C, the spatial dims merged): each
+ * row of `inner` values is normalised with its own mean and variance (the rows of
+ * lstmc_rt_layernorm), then scaled and shifted by its channel's scale[c] and B[c]:
+ *   Y = (x - mean) / sqrt(var + epsilon) * scale[c] + B[c]
+ */
+typedef struct lstmc_rt_instancenorm_params {
+    int64_t outer, channels, inner;
+    float epsilon;
+} lstmc_rt_instancenorm_params;
+
+lstmc_rt_status lstmc_rt_instancenorm(const lstmc_rt_instancenorm_params *p, const float *X,
+                                      const float *scale, const float *B, float *Y);
 
 typedef enum lstmc_rt_pad_mode {
     LSTMC_RT_PAD_CONSTANT = 0,
@@ -794,7 +826,20 @@ typedef enum lstmc_rt_ewop {
     LSTMC_RT_EW_LEAKY_RELU = 14,   /* a < 0 ? alpha * a : a */
     LSTMC_RT_EW_HARD_SIGMOID = 15, /* max(0, min(1, alpha * a + beta)) */
     LSTMC_RT_EW_HARD_SWISH = 16,   /* a * max(0, min(1, a / 6 + 1 / 2)) */
-    LSTMC_RT_EW_ERF = 17           /* erf(a) */
+    LSTMC_RT_EW_ERF = 17,          /* erf(a) */
+    LSTMC_RT_EW_PRELU = 18,        /* a < 0 ? b * a : a (b: the slope) */
+    LSTMC_RT_EW_MIN = 19,          /* min(a, b); NaN if either is NaN */
+    LSTMC_RT_EW_MAX = 20,          /* max(a, b); NaN if either is NaN */
+    LSTMC_RT_EW_FLOOR = 21,        /* floor(a) */
+    LSTMC_RT_EW_CEIL = 22,         /* ceil(a) */
+    LSTMC_RT_EW_SIGN = 23,         /* -1, 0 or 1 */
+    LSTMC_RT_EW_ROUND = 24,        /* a rounded to the nearest integer, halves to even */
+    LSTMC_RT_EW_SOFTPLUS = 25,     /* log(exp(a) + 1) */
+    LSTMC_RT_EW_ELU = 26,          /* a < 0 ? alpha * (exp(a) - 1) : a */
+    LSTMC_RT_EW_SELU = 27,         /* beta * (a > 0 ? a : alpha * (exp(a) - 1)) (beta: gamma) */
+    LSTMC_RT_EW_SIN = 28,          /* sin(a) */
+    LSTMC_RT_EW_COS = 29,          /* cos(a) */
+    LSTMC_RT_EW_NEG = 30           /* -a (integers; floats run lstmc_rt_unary) */
 } lstmc_rt_ewop;
 
 /*
@@ -805,7 +850,8 @@ typedef enum lstmc_rt_ewop {
  *   And, Or, Not  a, b, out: U8
  *   Where         a: U8; b, c, out: dtype (any)
  *   Pow           a, out: dtype (F32, I64, I32); b: b_dtype (F32, I64, I32)
- *   the others    a, (b, c for Clip), out: dtype (F32; Abs and Clip also I64, I32)
+ *   the others    a, (b, c for Clip, b for PRelu, Min, Max), out: dtype (F32; Abs, Clip,
+ *                 PRelu, Min, Max, Sign and Neg also I64, I32)
  * Integer Pow computes in double and truncates, as ONNX Runtime does; a, b, c and out are
  * never the same buffer unless out's dims equal a's and a is read with unit strides.
  */

@@ -1,7 +1,8 @@
 /*
  * rt_eltwise2.c — the element-wise ops of issue 20 that lstmc_rt_binary / lstmc_rt_unary do
  * not cover (comparisons, And/Or/Not, Where, Pow, Reciprocal, Log, Abs, Clip, LeakyRelu,
- * HardSigmoid, HardSwish, Erf), and the generators Range and CumSum.
+ * HardSigmoid, HardSwish, Erf, PRelu, Min, Max, Floor, Ceil, Sign, Round, Softplus, Elu,
+ * Selu, Sin, Cos, integer Neg), and the generators Range and CumSum.
  *
  * One kernel, lstmc_rt_ewise, takes up to three broadcast operands by strides (Where's
  * condition, x and y; Clip's input, min and max) and the dtype of each, so a shape
@@ -123,17 +124,59 @@ ew_float(const lstmc_rt_ewise_params *p, float x, const void *b, int64_t ib, con
     case LSTMC_RT_EW_HARD_SWISH:
         t = x * (1.0f / 6.0f) + 0.5f;
         return x * (t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t));
+    case LSTMC_RT_EW_PRELU:
+        return x < 0.0f ? ((const float *)b)[ib] * x : x;
+    case LSTMC_RT_EW_MIN:
+        t = ((const float *)b)[ib];
+        return x != x || t != t ? x + t : (t < x ? t : x);
+    case LSTMC_RT_EW_MAX:
+        t = ((const float *)b)[ib];
+        return x != x || t != t ? x + t : (t > x ? t : x);
+    case LSTMC_RT_EW_FLOOR:
+        return floorf(x);
+    case LSTMC_RT_EW_CEIL:
+        return ceilf(x);
+    case LSTMC_RT_EW_SIGN:
+        return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x; /* NaN stays */
+    case LSTMC_RT_EW_ROUND:
+        return rintf(x);       /* the default rounding mode: to nearest, halves to even */
+    case LSTMC_RT_EW_SOFTPLUS: /* log1p(exp(-|x|)) + max(x, 0): no overflow for large x */
+        return log1pf(expf(-fabsf(x))) + (x > 0.0f ? x : 0.0f);
+    case LSTMC_RT_EW_ELU:
+        return x < 0.0f ? p->alpha * (expf(x) - 1.0f) : x;
+    case LSTMC_RT_EW_SELU:
+        return p->beta * (x > 0.0f ? x : p->alpha * (expf(x) - 1.0f));
+    case LSTMC_RT_EW_SIN:
+        return sinf(x);
+    case LSTMC_RT_EW_COS:
+        return cosf(x);
+    case LSTMC_RT_EW_NEG:
+        return -x;
     default: /* ERF */
         return erff(x);
     }
 }
 
-/* The integer result of Abs, Clip or Pow on integers. */
+/* The integer result of Abs, Clip, Pow, PRelu, Min, Max, Sign or Neg on integers (in int64,
+ * wrapping; the caller stores it in the dtype). */
 static int64_t
 ew_int(const lstmc_rt_ewise_params *p, int64_t x, const void *b, int64_t ib, const void *c,
        int64_t ic)
 {
+    int64_t y;
     switch (p->op) {
+    case LSTMC_RT_EW_PRELU:
+        return x < 0 ? (int64_t)((uint64_t)x * (uint64_t)ew_get_i(b, p->dtype, ib)) : x;
+    case LSTMC_RT_EW_MIN:
+        y = ew_get_i(b, p->dtype, ib);
+        return y < x ? y : x;
+    case LSTMC_RT_EW_MAX:
+        y = ew_get_i(b, p->dtype, ib);
+        return y > x ? y : x;
+    case LSTMC_RT_EW_SIGN:
+        return x > 0 ? 1 : x < 0 ? -1 : 0;
+    case LSTMC_RT_EW_NEG:
+        return (int64_t)(0u - (uint64_t)x);
     case LSTMC_RT_EW_ABS:
         return x < 0 ? (int64_t)(0u - (uint64_t)x) : x;
     case LSTMC_RT_EW_CLIP:
@@ -177,7 +220,7 @@ lstmc_rt_ewise(const lstmc_rt_ewise_params *p, const void *a, const void *b, con
 
     if (!p)
         return LSTMC_RT_ERR_NULL;
-    if (p->op < LSTMC_RT_EW_EQUAL || p->op > LSTMC_RT_EW_ERF ||
+    if (p->op < LSTMC_RT_EW_EQUAL || p->op > LSTMC_RT_EW_NEG ||
         !ew_total(p->rank, p->out_dims, &total))
         return LSTMC_RT_ERR_BAD_PARAMS;
     dt = p->dtype;
@@ -188,7 +231,8 @@ lstmc_rt_ewise(const lstmc_rt_ewise_params *p, const void *a, const void *b, con
         return LSTMC_RT_ERR_BAD_PARAMS;
     if (total == 0)
         return LSTMC_RT_OK;
-    need_b = p->op <= LSTMC_RT_EW_OR || p->op == LSTMC_RT_EW_WHERE || p->op == LSTMC_RT_EW_POW;
+    need_b = p->op <= LSTMC_RT_EW_OR || p->op == LSTMC_RT_EW_WHERE || p->op == LSTMC_RT_EW_POW ||
+             p->op == LSTMC_RT_EW_PRELU || p->op == LSTMC_RT_EW_MIN || p->op == LSTMC_RT_EW_MAX;
     need_c = p->op == LSTMC_RT_EW_WHERE;
     if (!a || !out || (need_b && !b) || (need_c && !c))
         return LSTMC_RT_ERR_NULL;

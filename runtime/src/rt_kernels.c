@@ -565,19 +565,19 @@ lstmc_rt_argmax(const lstmc_rt_argmax_params *p, const void *in, int64_t *out)
 
             for (a = 1; a < L; a++) {
                 int64_t at = base + a * S, bt = base + best * S;
-                int gt, eq;
+                int gt, eq; /* gt: x beats the best so far (is smaller, for ArgMin) */
 
                 if (p->dtype == LSTMC_RT_F32) {
                     float x = ((const float *)in)[at], y = ((const float *)in)[bt];
-                    gt = x > y;
+                    gt = p->smallest ? x < y : x > y;
                     eq = x == y;
                 } else if (p->dtype == LSTMC_RT_I64) {
                     int64_t x = ((const int64_t *)in)[at], y = ((const int64_t *)in)[bt];
-                    gt = x > y;
+                    gt = p->smallest ? x < y : x > y;
                     eq = x == y;
                 } else {
                     int32_t x = ((const int32_t *)in)[at], y = ((const int32_t *)in)[bt];
-                    gt = x > y;
+                    gt = p->smallest ? x < y : x > y;
                     eq = x == y;
                 }
                 if (gt || (eq && p->select_last_index))

@@ -1,8 +1,8 @@
 /*
  * rt_reduce.c — the portable kernels of issue 20's reductions, normalisation and data
- * movement: ReduceMean/Sum/Max/Min/L2 over any axes, LayerNormalization (opset 17, and the
- * decomposed pattern of opsets <= 16 that passes/layernorm.c folds into it), Pad (constant,
- * reflect, edge), TopK and ScatterElements (what PyTorch emits for
+ * movement: ReduceMean/Sum/Max/Min/L2/SumSquare/L1/Prod/LogSum/LogSumExp over any axes,
+ * LayerNormalization (opset 17, and the decomposed pattern of opsets <= 16 that passes/layernorm.c
+ * folds into it), Pad (constant, reflect, edge), TopK and ScatterElements (what PyTorch emits for
  * pack_padded_sequence(enforce_sorted=False)).
  *
  * Every kernel walks its N-d index with an odometer (one counter per axis, offsets updated
@@ -40,65 +40,90 @@ numel_of(const int64_t *dims, int32_t rank)
 
 /* --- reductions --------------------------------------------------------------------- */
 
-/* Start value of an accumulator: 0, or the lowest / highest value of the dtype. */
+/* Start value of an accumulator: 0, 1 (Prod), -inf (LogSumExp), or the lowest / highest
+ * value of the dtype (Max / Min). */
 static void
 reduce_init(int32_t op, int32_t dtype, void *out, int64_t n)
 {
     int64_t i;
     if (dtype == LSTMC_RT_F32) {
-        float v = op == LSTMC_RT_REDUCE_MAX   ? -INFINITY
-                  : op == LSTMC_RT_REDUCE_MIN ? INFINITY
-                                              : 0.0f;
+        float v = op == LSTMC_RT_REDUCE_MAX || op == LSTMC_RT_REDUCE_LOG_SUM_EXP ? -INFINITY
+                  : op == LSTMC_RT_REDUCE_MIN                                    ? INFINITY
+                  : op == LSTMC_RT_REDUCE_PROD                                   ? 1.0f
+                                                                                 : 0.0f;
         for (i = 0; i < n; i++)
             ((float *)out)[i] = v;
     } else if (dtype == LSTMC_RT_I64) {
-        int64_t v = op == LSTMC_RT_REDUCE_MAX   ? INT64_MIN
-                    : op == LSTMC_RT_REDUCE_MIN ? INT64_MAX
-                                                : 0;
+        int64_t v = op == LSTMC_RT_REDUCE_MAX    ? INT64_MIN
+                    : op == LSTMC_RT_REDUCE_MIN  ? INT64_MAX
+                    : op == LSTMC_RT_REDUCE_PROD ? 1
+                                                 : 0;
         for (i = 0; i < n; i++)
             ((int64_t *)out)[i] = v;
     } else {
-        int32_t v = op == LSTMC_RT_REDUCE_MAX   ? INT32_MIN
-                    : op == LSTMC_RT_REDUCE_MIN ? INT32_MAX
-                                                : 0;
+        int32_t v = op == LSTMC_RT_REDUCE_MAX    ? INT32_MIN
+                    : op == LSTMC_RT_REDUCE_MIN  ? INT32_MAX
+                    : op == LSTMC_RT_REDUCE_PROD ? 1
+                                                 : 0;
         for (i = 0; i < n; i++)
             ((int32_t *)out)[i] = v;
     }
 }
 
+/* x folded into the accumulator a of op (float). NaN wins in Max / Min, as in ONNX Runtime;
+ * LogSumExp keeps log(sum exp) itself, as logaddexp(a, x), stable for any magnitude. */
+static float
+reduce_step_f32(int32_t op, float a, float x)
+{
+    float hi, lo;
+    switch (op) {
+    case LSTMC_RT_REDUCE_MAX:
+        return x > a || x != x ? x : a;
+    case LSTMC_RT_REDUCE_MIN:
+        return x < a || x != x ? x : a;
+    case LSTMC_RT_REDUCE_L2:
+    case LSTMC_RT_REDUCE_SUM_SQUARE:
+        return a + x * x;
+    case LSTMC_RT_REDUCE_L1:
+        return a + fabsf(x);
+    case LSTMC_RT_REDUCE_PROD:
+        return a * x;
+    case LSTMC_RT_REDUCE_LOG_SUM_EXP:
+        hi = x > a ? x : a;
+        lo = x > a ? a : x;
+        if (hi != hi || lo != lo)
+            return a + x;
+        if (lo == -INFINITY)
+            return hi;
+        if (lo == hi) /* also +inf twice, where lo - hi is NaN */
+            return hi + 0.69314718f;
+        return hi + log1pf(expf(lo - hi));
+    default: /* SUM, MEAN, LOG_SUM */
+        return a + x;
+    }
+}
+
 /* One row of n floats into the accumulators: fold (the row is a reduced axis) into y[0],
- * or element by element into y[0..n). NaN wins in Max / Min, as in ONNX Runtime. */
+ * or element by element into y[0..n). */
 static void
 reduce_row_f32(int32_t op, const float *x, int64_t n, float *y, int fold)
 {
     int64_t j;
     if (fold) {
         float a = *y;
-        if (op == LSTMC_RT_REDUCE_MAX)
-            for (j = 0; j < n; j++)
-                a = x[j] > a || x[j] != x[j] ? x[j] : a;
-        else if (op == LSTMC_RT_REDUCE_MIN)
-            for (j = 0; j < n; j++)
-                a = x[j] < a || x[j] != x[j] ? x[j] : a;
-        else if (op == LSTMC_RT_REDUCE_L2)
-            for (j = 0; j < n; j++)
-                a += x[j] * x[j];
-        else
+        if (op == LSTMC_RT_REDUCE_SUM || op == LSTMC_RT_REDUCE_MEAN)
             for (j = 0; j < n; j++)
                 a += x[j];
+        else
+            for (j = 0; j < n; j++)
+                a = reduce_step_f32(op, a, x[j]);
         *y = a;
-    } else if (op == LSTMC_RT_REDUCE_MAX) {
-        for (j = 0; j < n; j++)
-            y[j] = x[j] > y[j] || x[j] != x[j] ? x[j] : y[j];
-    } else if (op == LSTMC_RT_REDUCE_MIN) {
-        for (j = 0; j < n; j++)
-            y[j] = x[j] < y[j] || x[j] != x[j] ? x[j] : y[j];
-    } else if (op == LSTMC_RT_REDUCE_L2) {
-        for (j = 0; j < n; j++)
-            y[j] += x[j] * x[j];
-    } else {
+    } else if (op == LSTMC_RT_REDUCE_SUM || op == LSTMC_RT_REDUCE_MEAN) {
         for (j = 0; j < n; j++)
             y[j] += x[j];
+    } else {
+        for (j = 0; j < n; j++)
+            y[j] = reduce_step_f32(op, y[j], x[j]);
     }
 }
 
@@ -109,9 +134,12 @@ reduce_row_f32(int32_t op, const float *x, int64_t n, float *y, int fold)
         int64_t j;                                                                                 \
         for (j = 0; j < n; j++) {                                                                  \
             T *a = fold ? y : y + j;                                                               \
-            *a = op == LSTMC_RT_REDUCE_MAX   ? (x[j] > *a ? x[j] : *a)                             \
-                 : op == LSTMC_RT_REDUCE_MIN ? (x[j] < *a ? x[j] : *a)                             \
-                                             : (T)((U)*a + (U)x[j]);                               \
+            *a = op == LSTMC_RT_REDUCE_MAX          ? (x[j] > *a ? x[j] : *a)                      \
+                 : op == LSTMC_RT_REDUCE_MIN        ? (x[j] < *a ? x[j] : *a)                      \
+                 : op == LSTMC_RT_REDUCE_SUM_SQUARE ? (T)((U)*a + (U)x[j] * (U)x[j])               \
+                 : op == LSTMC_RT_REDUCE_L1   ? (T)((U)*a + (x[j] < 0 ? 0u - (U)x[j] : (U)x[j]))   \
+                 : op == LSTMC_RT_REDUCE_PROD ? (T)((U)*a * (U)x[j])                               \
+                                              : (T)((U)*a + (U)x[j]);                              \
         }                                                                                          \
     }
 REDUCE_ROW_INT(reduce_row_i64, int64_t, uint64_t)
@@ -130,10 +158,11 @@ lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
         return LSTMC_RT_ERR_NULL;
     r = p->rank;
     if (r < 0 || r > LSTMC_RT_MAX_RANK || p->op < LSTMC_RT_REDUCE_MEAN ||
-        p->op > LSTMC_RT_REDUCE_L2)
+        p->op > LSTMC_RT_REDUCE_LOG_SUM_EXP)
         return LSTMC_RT_ERR_BAD_PARAMS;
-    if (p->dtype != LSTMC_RT_F32 && ((p->dtype != LSTMC_RT_I64 && p->dtype != LSTMC_RT_I32) ||
-                                     p->op == LSTMC_RT_REDUCE_MEAN || p->op == LSTMC_RT_REDUCE_L2))
+    if (p->dtype != LSTMC_RT_F32 &&
+        ((p->dtype != LSTMC_RT_I64 && p->dtype != LSTMC_RT_I32) || p->op == LSTMC_RT_REDUCE_MEAN ||
+         p->op == LSTMC_RT_REDUCE_L2 || p->op >= LSTMC_RT_REDUCE_LOG_SUM))
         return LSTMC_RT_ERR_BAD_PARAMS;
     n_in = numel_of(p->dims, r);
     if (n_in < 0)
@@ -176,15 +205,61 @@ lstmc_rt_reduce(const lstmc_rt_reduce_params *p, const void *in, void *out)
             idx[i] = 0;
         }
     }
-    if (p->dtype == LSTMC_RT_F32 && (p->op == LSTMC_RT_REDUCE_MEAN || p->op == LSTMC_RT_REDUCE_L2))
+    if (p->dtype == LSTMC_RT_F32 && (p->op == LSTMC_RT_REDUCE_MEAN || p->op == LSTMC_RT_REDUCE_L2 ||
+                                     p->op == LSTMC_RT_REDUCE_LOG_SUM))
         for (k = 0; k < n_out; k++) {
             float *y = (float *)out + k;
-            *y = p->op == LSTMC_RT_REDUCE_MEAN ? *y / (float)cnt : sqrtf(*y);
+            *y = p->op == LSTMC_RT_REDUCE_MEAN ? *y / (float)cnt
+                 : p->op == LSTMC_RT_REDUCE_L2 ? sqrtf(*y)
+                                               : logf(*y);
         }
     return LSTMC_RT_OK;
 }
 
 /* --- LayerNormalization ------------------------------------------------------------- */
+
+/* The mean of x[0..n) and 1 / sqrt(var + epsilon), two passes in float: the one computation
+ * of lstmc_rt_layernorm and lstmc_rt_layernorm_stats. */
+static void
+layernorm_row(const float *x, int64_t n, float epsilon, float *mean_out, float *inv_out)
+{
+    float mean = 0.0f, var = 0.0f;
+    int64_t j;
+    for (j = 0; j < n; j++)
+        mean += x[j];
+    mean /= (float)n;
+    for (j = 0; j < n; j++) {
+        float dx = x[j] - mean;
+        var += dx * dx;
+    }
+    var /= (float)n;
+    *mean_out = mean;
+    *inv_out = 1.0f / sqrtf(var + epsilon);
+}
+
+lstmc_rt_status
+lstmc_rt_layernorm_stats(const lstmc_rt_layernorm_params *p, const float *X, float *mean,
+                         float *inv_std_dev)
+{
+    int64_t o;
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    if (p->outer < 0 || p->n <= 0 || mul_nn(p->outer, p->n) < 0)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (p->outer == 0)
+        return LSTMC_RT_OK;
+    if (!X)
+        return LSTMC_RT_ERR_NULL;
+    for (o = 0; o < p->outer; o++) {
+        float m, inv;
+        layernorm_row(X + o * p->n, p->n, p->epsilon, &m, &inv);
+        if (mean)
+            mean[o] = m;
+        if (inv_std_dev)
+            inv_std_dev[o] = inv;
+    }
+    return LSTMC_RT_OK;
+}
 
 lstmc_rt_status
 lstmc_rt_layernorm(const lstmc_rt_layernorm_params *p, const float *X, const float *scale,
@@ -204,20 +279,37 @@ lstmc_rt_layernorm(const lstmc_rt_layernorm_params *p, const float *X, const flo
     for (o = 0; o < p->outer; o++) {
         const float *x = X + o * n;
         float *y = Y + o * n;
-        float mean = 0.0f, var = 0.0f, inv;
-        for (j = 0; j < n; j++)
-            mean += x[j];
-        mean /= (float)n;
-        for (j = 0; j < n; j++) {
-            float dx = x[j] - mean;
-            var += dx * dx;
-        }
-        var /= (float)n;
-        inv = 1.0f / sqrtf(var + p->epsilon);
+        float mean, inv;
+        layernorm_row(x, n, p->epsilon, &mean, &inv);
         for (j = 0; j < n; j++) {
             float v = (x[j] - mean) * inv * scale[j * p->scale_stride];
             y[j] = B ? v + B[j * p->bias_stride] : v;
         }
+    }
+    return LSTMC_RT_OK;
+}
+
+lstmc_rt_status
+lstmc_rt_instancenorm(const lstmc_rt_instancenorm_params *p, const float *X, const float *scale,
+                      const float *B, float *Y)
+{
+    int64_t r, j, rows, n;
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    n = p->inner;
+    rows = mul_nn(p->outer, p->channels);
+    if (rows < 0 || n <= 0 || p->channels <= 0 || mul_nn(rows, n) < 0)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    if (rows == 0)
+        return LSTMC_RT_OK;
+    if (!X || !scale || !B || !Y)
+        return LSTMC_RT_ERR_NULL;
+    for (r = 0; r < rows; r++) {
+        const float *x = X + r * n;
+        float *y = Y + r * n, mean, inv, g = scale[r % p->channels], b = B[r % p->channels];
+        layernorm_row(x, n, p->epsilon, &mean, &inv);
+        for (j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * inv * g + b;
     }
     return LSTMC_RT_OK;
 }

@@ -544,6 +544,14 @@ static const bcase cases[] = {
      .n = 8,
      .op = 1,
      .nmse = 1e-12},
+    {.name = "layernorm_stats", .kind = KP_LAYERNORM_STATS, .m = 5, .n = 37, .nmse = 1e-12},
+    {.name = "layernorm_stats_no_mean",
+     .kind = KP_LAYERNORM_STATS,
+     .m = 3,
+     .n = 8,
+     .flag = 1,
+     .nmse = 1e-12},
+    {.name = "instancenorm", .kind = KP_INSTANCENORM, .m = 3, .n = 37, .nmse = 1e-12},
     {.name = "pad_reflect", .kind = KP_PAD, .m = 3, .n = 7, .op = LSTMC_RT_PAD_REFLECT, .nmse = 0},
     {.name = "pad_constant",
      .kind = KP_PAD,
@@ -1276,6 +1284,39 @@ build_layernorm(bprog *b, const bcase *bc)
     c->out[0] = output(b, "y", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0));
 }
 
+/* LayerNormalization's Mean and InvStdDev of [m, n]; flag: Mean absent. */
+static void
+build_layernorm_stats(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    c->p.layernorm.outer = bc->m;
+    c->p.layernorm.n = bc->n;
+    c->p.layernorm.epsilon = 1e-3f;
+    c->n_in = 1;
+    c->in[0] = input(b, "x", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0), rvec(b, bc->m * bc->n, 3.0f));
+    c->n_out = 2;
+    c->out[0] = bc->flag ? NULL : output(b, "mean", IR_DT_F32, shp(2, bc->m, 1, 0, 0));
+    c->out[1] = output(b, "inv_std_dev", IR_DT_F32, shp(2, bc->m, 1, 0, 0));
+}
+
+/* InstanceNormalization of [2, m, n]: m channels of n values. */
+static void
+build_instancenorm(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    c->p.instancenorm.outer = 2;
+    c->p.instancenorm.channels = bc->m;
+    c->p.instancenorm.inner = bc->n;
+    c->p.instancenorm.epsilon = 1e-5f;
+    c->n_in = 3;
+    c->in[0] =
+        input(b, "x", IR_DT_F32, shp(3, 2, bc->m, bc->n, 0), rvec(b, 2 * bc->m * bc->n, 3.0f));
+    c->in[1] = weight(b, "scale", IR_DT_F32, shp(1, bc->m, 0, 0, 0), rvec(b, bc->m, 1.0f));
+    c->in[2] = weight(b, "B", IR_DT_F32, shp(1, bc->m, 0, 0, 0), rvec(b, bc->m, 1.0f));
+    c->n_out = 1;
+    c->out[0] = output(b, "y", IR_DT_F32, shp(3, 2, bc->m, bc->n, 0));
+}
+
 /* Pad [m, n] by 1 row before and 2 columns on each side, 3 after. */
 static void
 build_pad(bprog *b, const bcase *bc)
@@ -1450,6 +1491,8 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_CONV_TRANSPOSE] = build_conv,
     [KP_POOL] = build_pool,
     [KP_BATCHNORM] = build_batchnorm,
+    [KP_LAYERNORM_STATS] = build_layernorm_stats, /* issue 20, ops */
+    [KP_INSTANCENORM] = build_instancenorm,
 };
 
 /* Case i's program, from its own seed: the same data every time it is built. */

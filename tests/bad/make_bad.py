@@ -258,15 +258,15 @@ def main():
     onnx.checker.check_model(m)
     write("dyn_shape_operands.onnx", m.SerializeToString())
 
-    # 16. issue 20: an unsupported op (Sin) whose result one node reads, next to a supported
+    # 16. issue 20: an unsupported op (Softsign) whose result one node reads, next to a supported
     # one: the PyTorch construct named, and the summary says it is the only obstacle
-    m = model([N("Sin", ["X"], ["s"], name="sin_a"), N("Relu", ["s"], ["Y"], name="relu_after"),
+    m = model([N("Softsign", ["X"], ["s"], name="softsign_a"), N("Relu", ["s"], ["Y"], name="relu_after"),
                N("Tanh", ["X"], ["Z"], name="tanh_b")],
-              [fin("X", [2, 3])], [fin("Y", [2, 3]), fin("Z", [2, 3])], [], name="unsupported_sin")
+              [fin("X", [2, 3])], [fin("Y", [2, 3]), fin("Z", [2, 3])], [], name="unsupported_softsign")
     onnx.checker.check_model(m)
-    write("unsupported_sin.onnx", m.SerializeToString())
+    write("unsupported_softsign.onnx", m.SerializeToString())
     # ... and with another refusal beside it (Cast to STRING)
-    m = model([N("Sin", ["X"], ["s"], name="sin_a"),
+    m = model([N("Softsign", ["X"], ["s"], name="softsign_a"),
                N("Cast", ["X"], ["Y"], to=TensorProto.STRING, name="cast_str")],
               [fin("X", [2, 3])], [fin("s", [2, 3]),
                                    helper.make_tensor_value_info("Y", TensorProto.STRING, [2, 3])],
@@ -275,7 +275,7 @@ def main():
 
     # ... and with a node that does not read its result but cannot compile either (Add of
     # shapes that do not broadcast): the driver says the rest would not compile
-    m = model([N("Sin", ["X"], ["s"], name="sin_a"),
+    m = model([N("Softsign", ["X"], ["s"], name="softsign_a"),
                N("Add", ["X", "b4"], ["Z"], name="add_bad")],
               [fin("X", [2, 3])], [fin("s", [2, 3]), fin("Z", [2, 3])],
               [numpy_helper.from_array(np.zeros(4, np.float32), "b4")], name="unsupported_rest_bad")
@@ -295,7 +295,7 @@ def main():
               "lstm_hidden_huge.onnx", "negative_dim_initializer.onnx", "negative_dim_input.onnx",
               "external_data_missing.onnx", "cycle.onnx", "zero_len_seq.onnx",
               "unnamed_cast.onnx", "slice_dynamic.onnx", "dyn_shape_operands.onnx",
-              "unsupported_sin.onnx", "unsupported_and_other.onnx", "unsupported_rest_bad.onnx",
+              "unsupported_softsign.onnx", "unsupported_and_other.onnx", "unsupported_rest_bad.onnx",
               "red_topk_dynamic_k.onnx"):
         onnx.load(str(HERE / f), load_external_data=False)
     for f in ("truncated.onnx", "random_bytes.onnx"):

@@ -4,7 +4,7 @@
 #   dyn_shape_operands.onnx  every shape operand computed from a graph input's values is
 #                            named in one run, with the graph input behind it; the Reshape
 #                            whose shape comes from Shape (dims only) is not named
-#   unsupported_sin.onnx     the PyTorch construct of an unsupported op; the summary says it
+#   unsupported_softsign.onnx  the PyTorch construct of an unsupported op; the summary says it
 #                            is the only obstacle and one node reads its result
 #   unsupported_and_other.onnx  the summary counts the other refusal
 #   unsupported_rest_bad.onnx   the rest of the graph (what does not read the unsupported
@@ -41,16 +41,16 @@ if printf '%s\n' "$out" | grep -qF "reshape_ok"; then
     echo "dyn_shape_operands.onnx: the Reshape whose shape comes from Shape is named" >&2
     status=1
 fi
-check unsupported_sin.onnx \
-    "node 'sin_a' (Sin): unsupported operator 'Sin' (in PyTorch usually from torch.sin" \
-    "1 of the 3 nodes use operators lstmc does not support (Sin); they are the only obstacle the import found: every other node is supported as written (1 of them read their results" \
+check unsupported_softsign.onnx \
+    "node 'softsign_a' (Softsign): unsupported operator 'Softsign' (in PyTorch usually from nn.Softsign" \
+    "1 of the 3 nodes use operators lstmc does not support (Softsign); they are the only obstacle the import found: every other node is supported as written (1 of them read their results" \
     "note: the rest of the graph compiles: the 1 node that does not read the unsupported operators' results passes shape inference, constant folding and lowering to kernels"
 check unsupported_and_other.onnx \
     "node 'cast_str' (Cast): attribute 'to' is STRING" \
-    "1 of the 2 nodes use operators lstmc does not support (Sin); besides them, the import refused 1 other thing"
+    "1 of the 2 nodes use operators lstmc does not support (Softsign); besides them, the import refused 1 other thing"
 check unsupported_rest_bad.onnx \
     "the rest of the graph would not compile either: node 'add_bad' (Add): inputs 'A' [2,3] and 'B' [4] do not broadcast"
-if printf '%s\n' "$out" | grep -qF "would not compile either: node 'sin_a'"; then
+if printf '%s\n' "$out" | grep -qF "would not compile either: node 'softsign_a'"; then
     echo "unsupported_rest_bad.onnx: the import's message repeated as the rest's" >&2
     status=1
 fi

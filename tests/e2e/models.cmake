@@ -20,14 +20,15 @@ set(LSTMC_PENDING_MODELS)
 # lstmc options a model needs on every run: the fixture's batch for a symbolic one (`lstmc
 # run` binds it from the data; the cross builds compile without data)
 set(LSTMC_MODEL_FLAGS_model_learned_h0_expand --dim=batch=2)
-# streaming (issue 20): the causal-convolution models through NAME_step in chunks, checked
+# streaming (issue 20): the causal-convolution models (and model_gtcrn_block, whose
+# convolutions run over frequency only, so per frame) through NAME_step in chunks, checked
 # against the reference and bit for bit against NAME_run (stream_<m>, stream_case.sh); a
 # look-ahead convolution refused, the reason naming its node ("name|node"). Registered once
 # the model is off LSTMC_PENDING_MODELS. LSTMC_PENDING_STREAM_MODELS: models that compile but
 # do not stream yet; their stream_<m> passes while lstmc refuses to stream them (any reason,
 # printed) and fails once they stream: then take them off this list.
 set(LSTMC_STREAM_MODELS model_causal_conv_lstm model_lstm_causal_conv model_dtln model_tcn_gru
-    model_causal_crnn2d model_causal_conv_onnx_pads)
+    model_causal_crnn2d model_causal_conv_onnx_pads model_gtcrn_block)
 set(LSTMC_STREAM_REFUSED_MODELS "model_lookahead_conv_lstm|/conv/Conv")
 set(LSTMC_PENDING_STREAM_MODELS)
 # models left off the Cortex-M4 board, "name|why" (none: every model fits its 4 MiB of RAM)

@@ -112,6 +112,112 @@ Test(elt, float_ops_by_hand)
     cr_assert_float_eq(out[1], -erff(1.0f), 0.0f);
 }
 
+/* issue 20, ops: PRelu with a per-channel slope (b broadcast down the rows), Min / Max with
+ * NaN, the rounding ops (halves to even), Sign, and the activations on hand-worked values. */
+Test(elt, prelu_min_max)
+{
+    const float x[6] = {-2.0f, 1.0f, -0.5f, 3.0f, -4.0f, 0.0f}, slope[2] = {0.5f, 0.25f};
+    const float prelu[6] = {-1.0f, 1.0f, -0.25f, 3.0f, -1.0f, 0.0f};
+    const float y[6] = {0.0f, NAN, -1.0f, 3.0f, -5.0f, 1.0f};
+    const int64_t xi[3] = {-3, 5, 0}, yi[3] = {2, 4, -1}, mini[3] = {-3, 4, -1}, si[1] = {2};
+    const int64_t maxi[3] = {2, 5, 0}, preluw[3] = {-6, 5, 0};
+    float out[6];
+    int64_t outi[3];
+    int i;
+    /* out [2, 3]: x full, slope [2, 1] (stride 1 down the rows, 0 along them) */
+    lstmc_rt_ewise_params p = ew(LSTMC_RT_EW_PRELU, LSTMC_RT_F32, 2, 3, 1, 1);
+    p.b_stride[0] = 1, p.b_stride[1] = 0;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, slope, NULL, out), LSTMC_RT_OK);
+    for (i = 0; i < 6; i++)
+        cr_assert_float_eq(out[i], prelu[i], 0.0f, "prelu %d", i);
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_ERR_NULL); /* slope missing */
+    p = ew(LSTMC_RT_EW_MIN, LSTMC_RT_F32, 2, 3, 1, 1);
+    cr_assert_eq(lstmc_rt_ewise(&p, x, y, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[0], -2.0f, 0.0f);
+    cr_assert(isnan(out[1]), "min with NaN is NaN");
+    cr_assert_float_eq(out[4], -5.0f, 0.0f);
+    p.op = LSTMC_RT_EW_MAX;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, y, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[0], 0.0f, 0.0f);
+    cr_assert(isnan(out[1]), "max with NaN is NaN");
+    cr_assert_float_eq(out[5], 1.0f, 0.0f);
+    p = ew(LSTMC_RT_EW_MIN, LSTMC_RT_I64, 1, 3, 1, 1);
+    cr_assert_eq(lstmc_rt_ewise(&p, xi, yi, NULL, outi), LSTMC_RT_OK);
+    cr_assert_arr_eq(outi, mini, sizeof mini);
+    p.op = LSTMC_RT_EW_MAX;
+    cr_assert_eq(lstmc_rt_ewise(&p, xi, yi, NULL, outi), LSTMC_RT_OK);
+    cr_assert_arr_eq(outi, maxi, sizeof maxi);
+    p = ew(LSTMC_RT_EW_PRELU, LSTMC_RT_I64, 1, 3, 1, 0);
+    p.b_stride[1] = 0;
+    cr_assert_eq(lstmc_rt_ewise(&p, xi, si, NULL, outi), LSTMC_RT_OK);
+    cr_assert_arr_eq(outi, preluw, sizeof preluw);
+}
+
+Test(elt, rounding_sign_and_integer_neg)
+{
+    const float x[8] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.7f, 2.2f, -0.0f};
+    const float rnd[8] = {0.0f, 2.0f, 2.0f, -0.0f, -2.0f, -3.0f, 2.0f, -0.0f};
+    const float flo[8] = {0.0f, 1.0f, 2.0f, -1.0f, -2.0f, -3.0f, 2.0f, -0.0f};
+    const float cei[8] = {1.0f, 2.0f, 3.0f, -0.0f, -1.0f, -2.0f, 3.0f, -0.0f};
+    const float sgn[8] = {1.0f, 1.0f, 1.0f, -1.0f, -1.0f, -1.0f, 1.0f, 0.0f};
+    const int32_t xi[4] = {-7, 0, 9, INT32_MIN}, sgni[4] = {-1, 0, 1, -1};
+    const int32_t negi[4] = {7, 0, -9, INT32_MIN}; /* wraps, as ONNX Runtime's int32 */
+    float out[8];
+    int32_t outi[4];
+    int i;
+    lstmc_rt_ewise_params p = ew(LSTMC_RT_EW_ROUND, LSTMC_RT_F32, 1, 8, 1, 0);
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    for (i = 0; i < 8; i++)
+        cr_assert_float_eq(out[i], rnd[i], 0.0f, "round %d", i);
+    p.op = LSTMC_RT_EW_FLOOR;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    for (i = 0; i < 8; i++)
+        cr_assert_float_eq(out[i], flo[i], 0.0f, "floor %d", i);
+    p.op = LSTMC_RT_EW_CEIL;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    for (i = 0; i < 8; i++)
+        cr_assert_float_eq(out[i], cei[i], 0.0f, "ceil %d", i);
+    p.op = LSTMC_RT_EW_SIGN;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    for (i = 0; i < 8; i++)
+        cr_assert_float_eq(out[i], sgn[i], 0.0f, "sign %d", i);
+    p = ew(LSTMC_RT_EW_SIGN, LSTMC_RT_I32, 1, 4, 1, 0);
+    cr_assert_eq(lstmc_rt_ewise(&p, xi, NULL, NULL, outi), LSTMC_RT_OK);
+    cr_assert_arr_eq(outi, sgni, sizeof sgni);
+    p.op = LSTMC_RT_EW_NEG;
+    cr_assert_eq(lstmc_rt_ewise(&p, xi, NULL, NULL, outi), LSTMC_RT_OK);
+    cr_assert_arr_eq(outi, negi, sizeof negi);
+}
+
+Test(elt, softplus_elu_selu_sin_cos)
+{
+    /* softplus(0) = ln 2; softplus(100) = 100 (no overflow); softplus(-100) = e^-100 */
+    const float x[5] = {0.0f, 100.0f, -100.0f, -1.0f, 2.0f};
+    float out[5];
+    lstmc_rt_ewise_params p = ew(LSTMC_RT_EW_SOFTPLUS, LSTMC_RT_F32, 1, 5, 1, 0);
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[0], 0.69314718f, 1e-6f);
+    cr_assert_float_eq(out[1], 100.0f, 0.0f);
+    cr_assert_float_eq(out[2], 3.7200760e-44f, 1e-45f);
+    cr_assert_float_eq(out[3], 0.31326169f, 1e-6f);
+    p.op = LSTMC_RT_EW_ELU, p.alpha = 0.5f; /* 0.5 (e^-1 - 1) */
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[3], -0.31606028f, 1e-6f);
+    cr_assert_float_eq(out[4], 2.0f, 0.0f);
+    p.op = LSTMC_RT_EW_SELU, p.alpha = 1.6732632f, p.beta = 1.0507010f; /* gamma in beta */
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[3], -1.1113307f, 1e-6f);
+    cr_assert_float_eq(out[4], 2.1014020f, 1e-6f);
+    cr_assert_float_eq(out[0], 0.0f, 0.0f);
+    p.op = LSTMC_RT_EW_SIN;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[4], 0.90929743f, 1e-6f);
+    p.op = LSTMC_RT_EW_COS;
+    cr_assert_eq(lstmc_rt_ewise(&p, x, NULL, NULL, out), LSTMC_RT_OK);
+    cr_assert_float_eq(out[4], -0.41614684f, 1e-6f);
+    cr_assert_float_eq(out[0], 1.0f, 0.0f);
+}
+
 Test(elt, integer_pow_abs_clip)
 {
     /* Pow on int64 with an int64 exponent: 2^10, (-3)^3, 5^0; int32 Abs; Clip min only */
@@ -352,4 +458,27 @@ Test(elt_shape, operand_traced_through_arithmetic_not_through_shape)
         mk(IR_OP_ADD, 2, tin("ids", IR_DT_I64, shp(1, 2, 0)), cst(IR_DT_I64, shp(1, 2, 0), one));
     cr_assert_eq(shape_infer_node(G, add, D), 0);
     fails(mk(IR_OP_RESHAPE, 2, x, ir_out(add, 0)), "computed from the values of graph input 'ids'");
+}
+
+Test(elt_shape, prelu_broadcasts_slope_to_x_only)
+{
+    ir_tensor *x = tin("x", IR_DT_F32, shp(2, 3, 4));
+    ok(mk(IR_OP_PRELU, 2, x, tin("s", IR_DT_F32, shp(2, 3, 1))), IR_DT_F32, shp(2, 3, 4));
+    ok(mk(IR_OP_PRELU, 2, x, tin("s1", IR_DT_F32, shp(1, 1, 0))), IR_DT_F32, shp(2, 3, 4));
+    fails(
+        mk(IR_OP_PRELU, 2, tin("x1", IR_DT_F32, shp(1, 4, 0)), tin("s2", IR_DT_F32, shp(2, 3, 4))),
+        "input 'slope' [3,4] does not broadcast to input 'X' [4]");
+    fails(mk(IR_OP_PRELU, 2, x, tin("si", IR_DT_I64, shp(1, 4, 0))), "dtype");
+}
+
+Test(elt_shape, min_max_sign_dtypes)
+{
+    ok(mk(IR_OP_MAX, 2, tin("a", IR_DT_I64, shp(2, 3, 1)), tin("b", IR_DT_I64, shp(1, 4, 0))),
+       IR_DT_I64, shp(2, 3, 4));
+    fails(mk(IR_OP_MIN, 2, tin("c", IR_DT_F32, shp(1, 4, 0)), tin("d", IR_DT_I64, shp(1, 4, 0))),
+          "dtype");
+    fails(mk(IR_OP_MIN, 2, tin("e", IR_DT_F32, shp(1, 4, 0)), tin("f", IR_DT_F32, shp(1, 5, 0))),
+          "does not broadcast");
+    ok(mk(IR_OP_SIGN, 1, tin("g", IR_DT_I32, shp(1, 4, 0))), IR_DT_I32, shp(1, 4, 0));
+    fails(mk(IR_OP_FLOOR, 1, tin("h", IR_DT_I64, shp(1, 4, 0))), "input 'X'");
 }

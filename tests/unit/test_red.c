@@ -159,6 +159,107 @@ Test(rt_reduce, reduce_axes)
     }
 }
 
+/* issue 20, ops: the five new reductions over axis 1 of [2, 3] = {{1, -2, 3}, {0.5, 4, -1}}
+ * (SumSquare 14 / 17.25, L1 6 / 5.5, Prod -6 / -2, LogSum log 2 / log 3.5, LogSumExp
+ * numpy's logaddexp.reduce) and over axis 0, element-wise; LogSumExp of 1000 stays finite;
+ * the empty reduction gives 0, 1, -inf. */
+Test(rt_reduce, more_reductions)
+{
+    const float x[6] = {1.0f, -2.0f, 3.0f, 0.5f, 4.0f, -1.0f}, big[2] = {1000.0f, 1000.0f};
+    const float infs[2] = {INFINITY, INFINITY};
+    const int64_t xi[6] = {1, -2, 3, 5, 4, -1};
+    float y[3];
+    int64_t yi[2];
+    lstmc_rt_reduce_params p = {LSTMC_RT_REDUCE_SUM_SQUARE, LSTMC_RT_F32, 2, {2, 3}, {0, 1}};
+    cr_assert_eq(lstmc_rt_reduce(&p, x, y), LSTMC_RT_OK);
+    cr_assert_float_eq(y[0], 14.0f, 0);
+    cr_assert_float_eq(y[1], 17.25f, 0);
+    p.op = LSTMC_RT_REDUCE_L1;
+    cr_assert_eq(lstmc_rt_reduce(&p, x, y), LSTMC_RT_OK);
+    cr_assert_float_eq(y[0], 6.0f, 0);
+    cr_assert_float_eq(y[1], 5.5f, 0);
+    p.op = LSTMC_RT_REDUCE_PROD;
+    cr_assert_eq(lstmc_rt_reduce(&p, x, y), LSTMC_RT_OK);
+    cr_assert_float_eq(y[0], -6.0f, 0);
+    cr_assert_float_eq(y[1], -2.0f, 0);
+    p.op = LSTMC_RT_REDUCE_LOG_SUM;
+    cr_assert_eq(lstmc_rt_reduce(&p, x, y), LSTMC_RT_OK);
+    cr_assert_float_eq(y[0], logf(2.0f), 1e-6f);
+    cr_assert_float_eq(y[1], logf(3.5f), 1e-6f);
+    p.op = LSTMC_RT_REDUCE_LOG_SUM_EXP;
+    cr_assert_eq(lstmc_rt_reduce(&p, x, y), LSTMC_RT_OK);
+    cr_assert_float_eq(y[0], 3.1328452f, 1e-5f);
+    cr_assert_float_eq(y[1], 4.0362696f, 1e-5f);
+    /* axis 0 reduced, axis 1 kept: accumulated element by element */
+    p.reduce[0] = 1, p.reduce[1] = 0;
+    cr_assert_eq(lstmc_rt_reduce(&p, x, y), LSTMC_RT_OK);
+    cr_assert_float_eq(y[0], 1.4740770f, 1e-5f);
+    cr_assert_float_eq(y[1], 4.0024757f, 1e-5f);
+    {
+        lstmc_rt_reduce_params q = {LSTMC_RT_REDUCE_LOG_SUM_EXP, LSTMC_RT_F32, 1, {2}, {1}};
+        cr_assert_eq(lstmc_rt_reduce(&q, big, y), LSTMC_RT_OK);
+        cr_assert_float_eq(y[0], 1000.0f + logf(2.0f), 1e-3f);
+        cr_assert_eq(lstmc_rt_reduce(&q, infs, y), LSTMC_RT_OK); /* +inf twice: +inf */
+        cr_assert(isinf(y[0]) && y[0] > 0);
+        q.dims[0] = 0; /* empty: -inf */
+        cr_assert_eq(lstmc_rt_reduce(&q, big, y), LSTMC_RT_OK);
+        cr_assert(isinf(y[0]) && y[0] < 0);
+        q.op = LSTMC_RT_REDUCE_PROD;
+        cr_assert_eq(lstmc_rt_reduce(&q, big, y), LSTMC_RT_OK);
+        cr_assert_float_eq(y[0], 1.0f, 0);
+    }
+    {
+        lstmc_rt_reduce_params q = {LSTMC_RT_REDUCE_PROD, LSTMC_RT_I64, 2, {2, 3}, {0, 1}};
+        cr_assert_eq(lstmc_rt_reduce(&q, xi, yi), LSTMC_RT_OK);
+        cr_assert_eq(yi[0], -6);
+        cr_assert_eq(yi[1], -20);
+        q.op = LSTMC_RT_REDUCE_L1;
+        cr_assert_eq(lstmc_rt_reduce(&q, xi, yi), LSTMC_RT_OK);
+        cr_assert_eq(yi[0], 6);
+        cr_assert_eq(yi[1], 10);
+        q.op = LSTMC_RT_REDUCE_LOG_SUM; /* float only */
+        cr_assert_eq(lstmc_rt_reduce(&q, xi, yi), LSTMC_RT_ERR_BAD_PARAMS);
+    }
+}
+
+/* LayerNormalization's Mean and InvStdDev: the mean and 1 / sqrt(var + eps) of each row,
+ * the very numbers lstmc_rt_layernorm normalises with; either output may be absent. */
+Test(rt_reduce, layernorm_stats)
+{
+    const float x[8] = {1, 2, 3, 4, -1, -1, 3, 3}, one = 1.0f;
+    float mean[2], inv[2], y[8];
+    lstmc_rt_layernorm_params p = {2, 4, 0.25f, 0, 0};
+    int i;
+    cr_assert_eq(lstmc_rt_layernorm_stats(&p, x, mean, inv), LSTMC_RT_OK);
+    cr_assert_float_eq(mean[0], 2.5f, 0);
+    cr_assert_float_eq(mean[1], 1.0f, 0);
+    cr_assert_float_eq(inv[0], 1.0f / sqrtf(1.5f), 1e-6f);
+    cr_assert_float_eq(inv[1], 1.0f / sqrtf(4.25f), 1e-6f);
+    cr_assert_eq(lstmc_rt_layernorm(&p, x, &one, NULL, y), LSTMC_RT_OK);
+    for (i = 0; i < 8; i++)
+        cr_assert_eq(y[i], (x[i] - mean[i / 4]) * inv[i / 4], "element %d", i);
+    cr_assert_eq(lstmc_rt_layernorm_stats(&p, x, NULL, inv), LSTMC_RT_OK);
+    p.n = 0;
+    cr_assert_eq(lstmc_rt_layernorm_stats(&p, x, mean, inv), LSTMC_RT_ERR_BAD_PARAMS);
+}
+
+/* InstanceNormalization of [1, 2, 4]: channel 0 {1, 2, 3, 4} (mean 2.5, var 1.25) scaled by
+ * 2 and shifted by 1, channel 1 {-1, -1, 3, 3} (mean 1, var 4) by 1 and 0. */
+Test(rt_reduce, instancenorm_per_channel)
+{
+    const float x[8] = {1, 2, 3, 4, -1, -1, 3, 3}, g[2] = {2.0f, 1.0f}, b[2] = {1.0f, 0.0f};
+    float y[8];
+    lstmc_rt_instancenorm_params p = {1, 2, 4, 0.0f};
+    int i;
+    cr_assert_eq(lstmc_rt_instancenorm(&p, x, g, b, y), LSTMC_RT_OK);
+    for (i = 0; i < 4; i++)
+        cr_assert_float_eq(y[i], (x[i] - 2.5f) / sqrtf(1.25f) * 2.0f + 1.0f, 1e-6f);
+    for (i = 4; i < 8; i++)
+        cr_assert_float_eq(y[i], (x[i] - 1.0f) / 2.0f, 1e-6f);
+    p.inner = 0;
+    cr_assert_eq(lstmc_rt_instancenorm(&p, x, g, b, y), LSTMC_RT_ERR_BAD_PARAMS);
+}
+
 /* numpy.pad([1, 2, 3], 2, mode) : reflect 3 2 1 2 3 2 1, edge 1 1 1 2 3 3 3; a pad longer
  * than the axis reflects again (numpy: [1,2,3] by 4 -> 1 2 3 2 | 1 2 3 | 2 1 2 3). */
 Test(rt_reduce, pad_modes)
@@ -261,7 +362,7 @@ stream_with(arena *a, diag *d, ir_graph **gp, ir_op op, const int64_t *v, int nv
  * and ReduceMean without keepdims moves the time axis left by the axes it drops before it. */
 Test(stream_red, time_axis_rules)
 {
-    static const int64_t ax1[1] = {1}, ax0[1] = {0}, pad_t[6] = {0, 1, 0, 0, 0, 0};
+    static const int64_t ax1[1] = {1}, ax0[1] = {0}, ax2[1] = {2}, pad_t[6] = {0, 1, 0, 0, 0, 0};
     static const int64_t pad_f[6] = {0, 0, 1, 0, 0, 2};
     arena *a = arena_new(0);
     diag *d = diag_new(a, "pt_red_stream_ln", NULL);
@@ -289,6 +390,20 @@ Test(stream_red, time_axis_rules)
     stream_analyze(g, &si);
     cr_assert(!si.ok);
     cr_assert(strstr(si.why, "normalises over the time axis"), "%s", si.why);
+
+    /* issue 20, ops: the new reductions and ArgMin follow ReduceMean's and ArgMax's rule */
+    stream_with(a, d, &g, IR_OP_REDUCE_LOG_SUM_EXP, ax1, 1, NULL);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "reduces over the time axis"), "%s", si.why);
+    stream_with(a, d, &g, IR_OP_REDUCE_L1, ax2, 1, NULL);
+    stream_analyze(g, &si);
+    cr_assert(si.ok, "%s", si.why);
+    n = stream_with(a, d, &g, IR_OP_ARGMIN, NULL, -1, NULL);
+    ir_attr_set_int(g, n, "axis", 1);
+    stream_analyze(g, &si);
+    cr_assert(!si.ok);
+    cr_assert(strstr(si.why, "looks for a minimum over the time axis"), "%s", si.why);
 
     s.rank = 3, s.d[0] = 1, s.d[1] = 10, s.d[2] = 3;
     stream_with(a, d, &g, IR_OP_PAD, pad_t, 6, &s);

@@ -496,6 +496,13 @@ Test(rt_kernels, argmax_ties_and_inner)
     p.inner = 1;
     cr_assert_eq(lstmc_rt_argmax(&p, in32, out), LSTMC_RT_OK);
     cr_assert_eq(out[0], 1);
+    p.smallest = 1; /* ArgMin: -9 at 2; of column 0 above, 1 at 0 (last: 0 too) */
+    cr_assert_eq(lstmc_rt_argmax(&p, in32, out), LSTMC_RT_OK);
+    cr_assert_eq(out[0], 2);
+    p.dtype = LSTMC_RT_F32, p.axis_len = 4, p.inner = 2, p.select_last_index = 1;
+    cr_assert_eq(lstmc_rt_argmax(&p, in, out), LSTMC_RT_OK);
+    cr_assert_eq(out[0], 0);
+    cr_assert_eq(out[1], 1); /* 0 once, at 1 */
     p.axis_len = 0;
     cr_assert_eq(lstmc_rt_argmax(&p, in32, out), LSTMC_RT_ERR_BAD_PARAMS);
 }

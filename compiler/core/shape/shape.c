@@ -454,7 +454,7 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 74, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 93, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -530,6 +530,26 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_AVERAGE_POOL] = shape_infer_conv,
     [IR_OP_GLOBAL_AVERAGE_POOL] = shape_infer_conv,
     [IR_OP_GLOBAL_MAX_POOL] = shape_infer_conv,
+    /* issue 20, ops */
+    [IR_OP_PRELU] = shape_infer_elt_binary,
+    [IR_OP_MIN] = shape_infer_elt_binary,
+    [IR_OP_MAX] = shape_infer_elt_binary,
+    [IR_OP_FLOOR] = shape_infer_elt_unary,
+    [IR_OP_CEIL] = shape_infer_elt_unary,
+    [IR_OP_SIGN] = shape_infer_elt_unary,
+    [IR_OP_ROUND] = shape_infer_elt_unary,
+    [IR_OP_SOFTPLUS] = shape_infer_elt_unary,
+    [IR_OP_ELU] = shape_infer_elt_unary,
+    [IR_OP_SELU] = shape_infer_elt_unary,
+    [IR_OP_SIN] = shape_infer_elt_unary,
+    [IR_OP_COS] = shape_infer_elt_unary,
+    [IR_OP_ARGMIN] = shape_infer_argmax,
+    [IR_OP_REDUCE_SUM_SQUARE] = shape_infer_reduce,
+    [IR_OP_REDUCE_L1] = shape_infer_reduce,
+    [IR_OP_REDUCE_PROD] = shape_infer_reduce,
+    [IR_OP_REDUCE_LOG_SUM] = shape_infer_reduce,
+    [IR_OP_REDUCE_LOG_SUM_EXP] = shape_infer_reduce,
+    [IR_OP_INSTANCE_NORM] = shape_infer_instance_norm,
 };
 
 int

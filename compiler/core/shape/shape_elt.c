@@ -42,7 +42,8 @@ need_present(ir_node *n, int count, diag *d)
     return 0;
 }
 
-/* Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Where, Pow. */
+/* Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Where, Pow, PRelu, Min, Max
+ * (two inputs each: the importer chains a variadic Min / Max). */
 int
 shape_infer_elt_binary(ir_graph *g, ir_node *n, diag *d)
 {
@@ -70,6 +71,26 @@ shape_infer_elt_binary(ir_graph *g, ir_node *n, diag *d)
             return -1;
         out = ir_in(n, 0)->dtype;
         break;
+    case IR_OP_PRELU: /* unidirectional: slope broadcasts to X, the output is X's shape */
+        if (need_present(n, 2, d) < 0 || shape_need_dtype(n, 0, M_NUM, "f32, i32 or i64", d) < 0 ||
+            shape_same_dtype(n, 0, 1, d) < 0 || bcast_inputs(n, 2, &s, d) < 0)
+            return -1;
+        if (!shape_same_dims(&s, &ir_in(n, 0)->shape)) {
+            diag_node(d, n,
+                      "input 'slope' %s does not broadcast to input 'X' %s (PRelu broadcasts "
+                      "slope to X, never X to slope)",
+                      shape_str(&ir_in(n, 1)->shape), shape_str(&ir_in(n, 0)->shape));
+            return -1;
+        }
+        out = ir_in(n, 0)->dtype;
+        break;
+    case IR_OP_MIN:
+    case IR_OP_MAX:
+        if (need_present(n, 2, d) < 0 || shape_need_dtype(n, 0, M_NUM, "f32, i32 or i64", d) < 0 ||
+            shape_same_dtype(n, 0, 1, d) < 0 || bcast_inputs(n, 2, &s, d) < 0)
+            return -1;
+        out = ir_in(n, 0)->dtype;
+        break;
     default: /* the comparisons: Equal also on bool */
         if (need_present(n, 2, d) < 0 ||
             shape_need_dtype(n, 0, n->op == IR_OP_EQUAL ? M_ANY : M_NUM,
@@ -83,7 +104,8 @@ shape_infer_elt_binary(ir_graph *g, ir_node *n, diag *d)
     return shape_set_out(n, 0, out, &s, d);
 }
 
-/* Not, Reciprocal, Log, Abs, Clip, LeakyRelu, HardSigmoid, HardSwish, Erf. */
+/* Not, Reciprocal, Log, Abs, Clip, LeakyRelu, HardSigmoid, HardSwish, Erf, Floor, Ceil,
+ * Sign, Round, Softplus, Elu, Selu, Sin, Cos. */
 int
 shape_infer_elt_unary(ir_graph *g, ir_node *n, diag *d)
 {
@@ -96,6 +118,7 @@ shape_infer_elt_unary(ir_graph *g, ir_node *n, diag *d)
             return -1;
         break;
     case IR_OP_ABS:
+    case IR_OP_SIGN:
         if (shape_need_dtype(n, 0, M_NUM, "f32, i32 or i64", d) < 0)
             return -1;
         break;

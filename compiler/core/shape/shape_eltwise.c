@@ -109,7 +109,7 @@ shape_infer_argmax(ir_graph *g, ir_node *n, diag *d)
     if (shape_need_dtype(n, 0, M_NUM, "f32, i32 or i64", d) < 0)
         return -1;
     if (x->shape.rank < 1) {
-        diag_node(d, n, "input 'data' is a scalar; ArgMax needs rank >= 1");
+        diag_node(d, n, "input 'data' is a scalar; %s needs rank >= 1", n->op_type);
         return -1;
     }
     if (shape_norm_axis(n, "attribute 'axis'", ir_attr_int(n, "axis", 0), x->shape.rank, 0, &axis,

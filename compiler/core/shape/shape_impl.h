@@ -124,6 +124,7 @@ int shape_infer_cumsum(ir_graph *g, ir_node *n, diag *d);
 /* shape_red.c (issue 20, red) */
 int shape_infer_reduce(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_instance_norm(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_pad(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_split(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_topk(ir_graph *g, ir_node *n, diag *d);

@@ -51,7 +51,8 @@ shape_infer_reduce(ir_graph *g, ir_node *n, diag *d)
 {
     ir_tensor *x = ir_in(n, 0);
     int r = x->shape.rank, red[IR_MAX_RANK], keep = ir_attr_int(n, "keepdims", 1) != 0, i;
-    int float_only = n->op == IR_OP_REDUCE_MEAN || n->op == IR_OP_REDUCE_L2;
+    int float_only = n->op == IR_OP_REDUCE_MEAN || n->op == IR_OP_REDUCE_L2 ||
+                     n->op == IR_OP_REDUCE_LOG_SUM || n->op == IR_OP_REDUCE_LOG_SUM_EXP;
     ir_shape s;
     (void)g;
     if (shape_need_dtype(n, 0, float_only ? M_F32 : M_NUM, float_only ? "f32" : "f32, i32 or i64",
@@ -122,6 +123,45 @@ shape_infer_layernorm(ir_graph *g, ir_node *n, diag *d)
         return -1;
     if (shape_layernorm_param(n, 1, axis, d) < 0 || shape_layernorm_param(n, 2, axis, d) < 0)
         return -1;
+    {
+        /* Mean and InvStdDev: X's shape with the normalised axes (axis on) of size 1 */
+        ir_shape st = x->shape;
+        int i;
+        for (i = axis; i < st.rank; i++)
+            st.d[i] = 1;
+        if (shape_set_out(n, 1, IR_DT_F32, &st, d) < 0 ||
+            shape_set_out(n, 2, IR_DT_F32, &st, d) < 0)
+            return -1;
+    }
+    return shape_set_out(n, 0, x->dtype, &x->shape, d);
+}
+
+/* InstanceNormalization: input [N, C, D1, ...] (rank >= 3), scale and B [C]; Y as input. */
+int
+shape_infer_instance_norm(ir_graph *g, ir_node *n, diag *d)
+{
+    ir_tensor *x = ir_in(n, 0);
+    int i;
+    (void)g;
+    for (i = 0; i < 3; i++)
+        if (shape_need_dtype(n, i, M_F32, "f32", d) < 0)
+            return -1;
+    if (x->shape.rank < 3) {
+        diag_node(d, n, "input 'input' has shape %s; InstanceNormalization needs [N, C, D1, ...]",
+                  shape_str(&x->shape));
+        return -1;
+    }
+    for (i = 1; i < 3; i++) {
+        const ir_shape *s = &ir_in(n, i)->shape;
+        if (s->rank != 1 || s->d[0] != x->shape.d[1]) {
+            diag_node(d, n,
+                      "input '%s' has shape %s; expected [%lld] (the channels of input "
+                      "'input' %s)",
+                      shape_iname(n, i), shape_str(s), (long long)x->shape.d[1],
+                      shape_str(&x->shape));
+            return -1;
+        }
+    }
     return shape_set_out(n, 0, x->dtype, &x->shape, d);
 }
 
