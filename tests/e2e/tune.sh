@@ -118,9 +118,15 @@ grep -q 'bad.tuned' "$work/err" || fail "the message does not name the bad TUNED
 # interrupted: exit 130, no TUNED, no work folder left in TMPDIR
 mkdir -p "$work/tmp"
 TMPDIR="$work/tmp" "$lstmc" tune "$har/model.onnx" --data "$har/eval_x.npy" \
-    --accuracy 0.98 --reps 3 -o "$work/int.tuned" >/dev/null 2>"$work/int.err" &
+    --accuracy 0.98 --reps 40 -o "$work/int.tuned" >/dev/null 2>"$work/int.err" &
 pid=$!
-sleep 3
+# interrupt it once the sweep is under way (its first point printed), not after a fixed
+# delay: a whole tune at --reps 3 takes about 3 s on a quiet machine
+i=0
+while [ $i -lt 600 ] && ! grep -q 'tune: \[ *1/' "$work/int.err"; do
+    sleep 0.1
+    i=$((i + 1))
+done
 kill -s INT $pid
 wait $pid
 st=$?
