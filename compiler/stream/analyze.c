@@ -632,8 +632,11 @@ spatial_rule(actx *x, const ir_node *n, tclass c)
     }
     if (c.axis == 0 && !lead) /* [T, C, ...]: the steps are the samples */
         return c;
-    if (c.axis == 1) {
-        fail(x, n, "reads the time axis as its channels (axis 1)");
+    if (c.axis < 2) { /* the channels, or samples padded along time: no window over time */
+        if (c.axis == 1)
+            fail(x, n, "reads the time axis as its channels (axis 1)");
+        else
+            fail(x, n, "reads its samples (axis 0) padded along time by '%s'", c.padn->name);
         return bad;
     }
     if (n->op == IR_OP_BATCH_NORM)
