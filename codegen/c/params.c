@@ -117,6 +117,20 @@ put_rnn_fields(FILE *f, const lstmc_rt_rnn_params *p)
     fputc('}', f);
 }
 
+/* The params of a per-channel normalisation (lstmc_rt_<kind>_params: BatchNormalization,
+ * InstanceNormalization), which share one layout. */
+static void
+put_channel_norm(FILE *f, const char *kind, int64_t outer, int64_t channels, int64_t inner,
+                 float epsilon)
+{
+    fprintf(f,
+            "static const lstmc_rt_%s_params p = {.outer = %lld, .channels = %lld, "
+            ".inner = %lld, .epsilon = ",
+            kind, (long long)outer, (long long)channels, (long long)inner);
+    cg_c_put_float(f, epsilon);
+    fputs("};\n", f);
+}
+
 void
 cg_c_put_params(FILE *f, const kp_call *c)
 {
@@ -321,13 +335,8 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 c->p.layernorm.scale_stride, c->p.layernorm.bias_stride);
         break;
     case KP_INSTANCENORM: /* issue 20, ops */
-        fprintf(f,
-                "static const lstmc_rt_instancenorm_params p = {.outer = %lld, .channels = "
-                "%lld,\n            .inner = %lld, .epsilon = ",
-                (long long)c->p.instancenorm.outer, (long long)c->p.instancenorm.channels,
-                (long long)c->p.instancenorm.inner);
-        cg_c_put_float(f, c->p.instancenorm.epsilon);
-        fputs("};\n", f);
+        put_channel_norm(f, "instancenorm", c->p.instancenorm.outer, c->p.instancenorm.channels,
+                         c->p.instancenorm.inner, c->p.instancenorm.epsilon);
         break;
     case KP_PAD: {
         const lstmc_rt_pad_params *p = &c->p.pad;
@@ -405,13 +414,8 @@ cg_c_put_params(FILE *f, const kp_call *c)
         break;
     }
     case KP_BATCHNORM:
-        fprintf(f,
-                "static const lstmc_rt_batchnorm_params p = {.outer = %lld, .channels = %lld, "
-                ".inner = %lld, .epsilon = ",
-                (long long)c->p.batchnorm.outer, (long long)c->p.batchnorm.channels,
-                (long long)c->p.batchnorm.inner);
-        cg_c_put_float(f, c->p.batchnorm.epsilon);
-        fputs("};\n", f);
+        put_channel_norm(f, "batchnorm", c->p.batchnorm.outer, c->p.batchnorm.channels,
+                         c->p.batchnorm.inner, c->p.batchnorm.epsilon);
         break;
     default:
         break;
