@@ -111,7 +111,17 @@ typedef struct kp_call {
     int wlayout;  /* how in[1]'s data is laid out now: 0 C order, else a backend's key (the
                      LLVM kernels' column panels); kept on the first call that reads the
                      tensor as its weights (kp_wlayout) */
+    unsigned dyn; /* issue 21: KP_DYN_* bits, the params fields that depend on a ranged dim
+                     (--dim=SYM=MIN..MAX); 0 = every field fixed. p holds the values at each
+                     dim's MAX; the generated code passes the run's values, so a kernel
+                     specialised to the shapes reads these fields from its p at run time */
 } kp_call;
+
+/* Bits of kp_call.dyn (issue 21, driver/dims.c): which params fields vary with the run's
+ * dims. SEQ_LEN and BATCH: lstmc_rt_rnn_params.seq_len / .batch (also inside the tissue
+ * and drs params); ROWS: lstmc_rt_rnn_proj_params.rows; OTHER: any other field (or a FILL
+ * or COPY size). */
+enum { KP_DYN_SEQ_LEN = 1, KP_DYN_BATCH = 2, KP_DYN_ROWS = 4, KP_DYN_OTHER = 8 };
 
 /* A wavefront group (issue 4, compiler/kprog/schedule.c): calls [first, last] are stacked LSTM layers
  * (REC, then [COPY] PROJ REC per later layer) that one multi-core kernel runs as a pipeline:
