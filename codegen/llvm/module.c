@@ -28,6 +28,8 @@ cg_llvm_handles(const kp_call *c)
 {
     int k, nacts;
 
+    if (c->dyn) /* issue 21: sizes of the run; these kernels are specialised to one */
+        return 0;
     if (c->kind == KP_RNN_PROJ) {
         const lstmc_rt_rnn_proj_params *p = &c->p.proj;
         if (p->packed == LSTMC_RT_PACK_ESELL) /* sparse W: the C kernel (rt_spmv.c) */
