@@ -41,10 +41,11 @@ skip_without_llvm(void)
         cr_skip_test("lstmc built without LLVM");
 }
 
-/* Compile kp's kernels for the host into WORK/<tag>, link them into a shared object and open
+/* Compile kp's kernels for the host into WORK/<tag> on nt threads (--threads; > 1: with the
+ * runtime's pool, rt_pool.c, linked in and started), link them into a shared object and open
  * it. */
 static void *
-build_so(kprog *kp, const char *tag, unsigned char *handled)
+build_so_nt(kprog *kp, const char *tag, unsigned char *handled, int nt)
 {
     char dir[512], cmd[1600];
     arena *a = arena_new(0);
@@ -61,17 +62,35 @@ build_so(kprog *kp, const char *tag, unsigned char *handled)
     o.outdir = dir;
     o.target = "host";
     o.llvm = 1;
-    o.threads = 1; /* the multi-core kernels need rt_pool.c, which t.so does not link; the
-                      e2e_threads tests cover them */
+    o.threads = nt;
     n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
     cr_assert(n == kp->n_calls, "cg_llvm_kernels: %d of %d kernels", n, kp->n_calls);
-    snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
+    if (nt > 1) /* t.so's own pool, with threads (the generated Makefile's -DLSTMC_RT_THREADS) */
+        snprintf(cmd, sizeof cmd,
+                 "cc -shared -fPIC -O2 -DLSTMC_RT_THREADS -I" LSTMC_SOURCE_DIR
+                 "/runtime/include -o %s/t.so %s/t_kernels.o " LSTMC_SOURCE_DIR
+                 "/runtime/src/rt_pool.c -lpthread",
+                 dir, dir);
+    else
+        snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
     cr_assert(system(cmd) == 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s/t.so", dir);
     h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
     cr_assert(h, "dlopen: %s", dlerror());
+    if (nt > 1) {
+        int (*start)(int) = (int (*)(int))dlsym(h, "lstmc_rt_pool_start");
+        cr_assert(start, "lstmc_rt_pool_start");
+        cr_assert_eq(start(nt), nt, "the pool's threads");
+    }
     arena_free(a);
     return h;
+}
+
+static void *
+build_so(kprog *kp, const char *tag, unsigned char *handled)
+{
+    /* 1 thread: the multi-core kernels need rt_pool.c (build_so_nt links it) */
+    return build_so_nt(kp, tag, handled, 1);
 }
 
 /* One recurrent layer under schedule A+: projection then time loop, C and LLVM. */
@@ -419,6 +438,7 @@ typedef struct dyn_case {
     int32_t cell, n_dirs, reverse, layout, seqlens, init, peep, lbr;
     int64_t T, N, I, H; /* the MAX the kernels are compiled for */
     unsigned dyn;       /* KP_DYN_SEQ_LEN, KP_DYN_BATCH */
+    int threads;        /* > 1: the multi-core kernels (LSTM: emit_rec_mt, U in panels) */
 } dyn_case;
 
 #define DYN_GUARD 64 /* floats after the run's part of every buffer */
@@ -461,7 +481,7 @@ dyn_guard_ok(const float *v, size_t from, size_t n)
 static void
 run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, const lstmc_rt_rnn_proj_params *ppmax,
             const lstmc_rt_rnn_params *pmax, const float *w, const float *b, const float *r,
-            const float *rbh, int64_t T, int64_t N)
+            const float *rk, const float *rbh, int64_t T, int64_t N)
 {
     const int64_t Tm = dc->T, Nm = dc->N, I = dc->I, H = dc->H, D = dc->n_dirs;
     const int64_t G = dc->cell == LSTMC_RT_CELL_LSTM ? 4 : dc->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
@@ -507,7 +527,7 @@ run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, const lstmc_rt_rnn_p
     Pin = dyn_input(pmaxn, np, P0, &seed);
     st0 = lstmc_rt_rnn_rec(&p, Pin, r, rb_arg, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
                            dc->peep ? pe : NULL, Y0, Yh0, Yc0, s0);
-    st1 = krec(&p, Pin, r, rb_arg, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+    st1 = krec(&p, Pin, rk, rb_arg, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
                dc->peep ? pe : NULL, Y1, Yh1, Yc1, s1);
     cr_assert_eq(st1, st0, "%s T %lld N %lld: rec status %d, C %d", dc->name, (long long)T,
                  (long long)N, (int)st1, (int)st0);
@@ -525,7 +545,7 @@ run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, const lstmc_rt_rnn_p
     }
     if (dc->seqlens && N > 0) { /* an entry past the run's T is refused */
         sl[N - 1] = (int32_t)T + 1;
-        cr_assert_eq(krec(&p, Pin, r, rb_arg, sl, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+        cr_assert_eq(krec(&p, Pin, rk, rb_arg, sl, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
                           dc->peep ? pe : NULL, Y1, Yh1, Yc1, s1),
                      LSTMC_RT_ERR_SEQ_LEN, "%s: seq_lens %lld > T %lld", dc->name, (long long)T + 1,
                      (long long)T);
@@ -551,6 +571,7 @@ run_dyn_case(const dyn_case *dc)
     float *b = helpers_rand_vec((size_t)(D * GH), &seed, 0.5f);
     float *r = helpers_rand_vec((size_t)(D * H * GH), &seed, 0.5f);
     float *rbh = helpers_rand_vec((size_t)(D * H), &seed, 0.5f);
+    ir_tensor u; /* U, which the multi-core kernels read in panels (rec_relayout) */
     lstmc_rt_rnn_proj_params bigp;
     void *so;
     proj_fn kproj;
@@ -599,6 +620,17 @@ run_dyn_case(const dyn_case *dc)
     calls[1].n_in = 7;
     calls[1].n_out = 3;
     calls[1].in[0] = calls[1].in[1] = &present[0];
+    if (dc->threads > 1) {
+        memset(&u, 0, sizeof u);
+        u.dtype = IR_DT_F32;
+        u.shape.rank = 3;
+        u.shape.d[0] = D;
+        u.shape.d[1] = H;
+        u.shape.d[2] = GH;
+        u.data = malloc((size_t)(D * H * GH) * sizeof(float));
+        memcpy(u.data, r, (size_t)(D * H * GH) * sizeof(float));
+        calls[1].in[1] = &u;
+    }
     calls[1].in[2] = dc->cell == LSTMC_RT_CELL_GRU && dc->lbr ? &present[2] : NULL;
     calls[1].in[3] = dc->seqlens ? &present[3] : NULL;
     calls[1].in[4] = dc->init ? &present[4] : NULL;
@@ -607,29 +639,37 @@ run_dyn_case(const dyn_case *dc)
     calls[1].out[0] = calls[1].out[1] = calls[1].out[2] = &present[7];
     calls[1].scratch_bytes = H * (G + 3) * 4;
 
-    so = build_so(&kp, dc->name, handled);
+    so = build_so_nt(&kp, dc->name, handled, dc->threads > 1 ? dc->threads : 1);
     kproj = (proj_fn)dlsym(so, "t_k0");
     krec = (rec_fn)dlsym(so, "t_k1");
     cr_assert(kproj && krec, "%s: symbols t_k0, t_k1", dc->name);
+    if (dc->threads > 1) /* both on the pool; the LLVM kernel reads U in panels */
+        cr_assert(handled[0] == dc->threads && handled[1] == dc->threads, "%s: threads %d %d",
+                  dc->name, handled[0], handled[1]);
     for (ti = 0; ti < sizeof Ts / sizeof Ts[0]; ti++)
         for (ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
             if ((!(dc->dyn & KP_DYN_SEQ_LEN) && Ts[ti] != T) ||
                 (!(dc->dyn & KP_DYN_BATCH) && Ns[ni] != N))
                 continue;
-            run_dyn_one(dc, kproj, krec, pp, p, w, b, r, rbh, Ts[ti], Ns[ni]);
+            run_dyn_one(dc, kproj, krec, pp, p, w, b, r, dc->threads > 1 ? u.data : r, rbh, Ts[ti],
+                        Ns[ni]);
         }
 
     /* above the compiled MAX: refused, nothing read or written */
     big = *p;
     big.seq_len = dc->dyn & KP_DYN_SEQ_LEN ? T + 1 : T;
     big.batch = dc->dyn & KP_DYN_BATCH ? N + 1 : N;
-    cr_assert_eq(krec(&big, NULL, r, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+    cr_assert_eq(krec(&big, NULL, dc->threads > 1 ? u.data : r, NULL, NULL, NULL, NULL, NULL, NULL,
+                      NULL, NULL, NULL),
                  LSTMC_RT_ERR_BAD_PARAMS, "%s: T, N above MAX", dc->name);
     bigp = *pp;
     bigp.rows = T * N + 1;
     cr_assert_eq(kproj(&bigp, NULL, w, NULL, NULL), LSTMC_RT_ERR_BAD_PARAMS, "%s: rows above MAX",
                  dc->name);
-    dlclose(so);
+    if (dc->threads > 1) /* the pool's threads live in t.so: it stays open */
+        free(u.data);
+    else
+        dlclose(so);
     free(w), free(b), free(r), free(rbh);
 }
 
@@ -650,6 +690,10 @@ static const dyn_case dyn_cases[] = {
      KP_DYN_SEQ_LEN | KP_DYN_BATCH},
     {"dyn_rnn_bidir_l1", LSTMC_RT_CELL_RNN, 2, 0, 1, 1, 1, 0, 0, 7, 5, 6, 37,
      KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_mt_lstm_bidir_l1_sl", LSTMC_RT_CELL_LSTM, 2, 0, 1, 1, 1, 1, 0, 7, 5, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH, 2},
+    {"dyn_mt_lstm_rev_l0", LSTMC_RT_CELL_LSTM, 1, 1, 0, 0, 1, 0, 0, 6, 4, 5, 40,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH, 2},
 };
 
 Test(llvm_kernels, dyn_matches_c_reference)
