@@ -24,14 +24,14 @@
 /* --- which calls ----------------------------------------------------------------------- */
 
 /* The KP_DYN_* bits (issue 21) the kernel of c's kind reads from its p at run time: the
- * rows of a projection, T and N of a time loop. A call with any other bit runs the C
- * kernel. */
+ * rows of a projection, T and N of a time loop (with or without dynamic row skip). A call with any
+ * other bit runs the C kernel. */
 static unsigned
 dyn_handled(kp_kind k)
 {
     if (k == KP_RNN_PROJ)
         return KP_DYN_ROWS;
-    if (k == KP_RNN_REC)
+    if (k == KP_RNN_REC || k == KP_LSTM_DRS)
         return KP_DYN_SEQ_LEN | KP_DYN_BATCH;
     return 0;
 }

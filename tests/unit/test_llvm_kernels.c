@@ -31,6 +31,11 @@ typedef lstmc_rt_status (*rec_fn)(const lstmc_rt_rnn_params *, const float *, co
                                   const float *, const int32_t *, const float *, const float *,
                                   const float *, float *, float *, float *, float *);
 
+typedef lstmc_rt_status (*drs_fn)(const lstmc_rt_rnn_params *, float, const float *, const float *,
+                                  const float *, const int32_t *, const float *, const float *,
+                                  const float *, float *, float *, float *, lstmc_rt_drs_stats *,
+                                  void *);
+
 /* Stand-ins for the buffers of a hand-made call: only whether each is NULL matters. */
 static ir_tensor present[KP_MAX_ARGS];
 
@@ -479,7 +484,8 @@ dyn_guard_ok(const float *v, size_t from, size_t n)
 }
 
 static void
-run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, const lstmc_rt_rnn_proj_params *ppmax,
+run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, drs_fn kdrs, const float *Uo,
+            const float *Ufic, const lstmc_rt_rnn_proj_params *ppmax,
             const lstmc_rt_rnn_params *pmax, const float *w, const float *b, const float *r,
             const float *rk, const float *rbh, int64_t T, int64_t N)
 {
@@ -543,6 +549,28 @@ run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, const lstmc_rt_rnn_p
                   (long long)T, (long long)N);
         cr_assert(dyn_guard_ok(Yc1, ns, smax), "%s: Y_c written past the run's batch", dc->name);
     }
+    if (kdrs) { /* the same layer with dynamic row skip (alpha_intra > 0: some rows skipped) */
+        lstmc_rt_drs_stats ds0, ds1;
+        void *w0 = calloc((size_t)lstmc_rt_lstm_drs_scratch(pmax), 4);
+        void *w1 = calloc((size_t)lstmc_rt_lstm_drs_scratch(pmax), 4);
+        memset(Y1, 0x5a, ymax * 4), memset(Yh1, 0x5a, smax * 4), memset(Yc1, 0x5a, smax * 4);
+        st0 = lstmc_rt_lstm_drs(&p, 0.3f, Pin, Uo, Ufic, sl_arg, dc->init ? h0 : NULL,
+                                dc->init ? c0 : NULL, dc->peep ? pe : NULL, Y0, Yh0, Yc0, &ds0, w0);
+        st1 = kdrs(&p, 0.3f, Pin, Uo, Ufic, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+                   dc->peep ? pe : NULL, Y1, Yh1, Yc1, &ds1, w1);
+        cr_assert_eq(st1, st0, "%s T %lld N %lld: drs status %d, C %d", dc->name, (long long)T,
+                     (long long)N, (int)st1, (int)st0);
+        cr_assert(helpers_allclose(Y1, Y0, ny, 1e-4f, 1e-5f), "%s T %lld N %lld: drs Y", dc->name,
+                  (long long)T, (long long)N);
+        cr_assert(helpers_allclose(Yh1, Yh0, ns, 1e-4f, 1e-5f), "%s: drs Y_h", dc->name);
+        cr_assert(helpers_allclose(Yc1, Yc0, ns, 1e-4f, 1e-5f), "%s: drs Y_c", dc->name);
+        cr_assert(dyn_guard_ok(Y1, ny, ymax), "%s: drs Y written past the run's rows", dc->name);
+        cr_assert(dyn_guard_ok(Yh1, ns, smax) && dyn_guard_ok(Yc1, ns, smax),
+                  "%s: drs Y_h, Y_c written past the run's batch", dc->name);
+        cr_assert(memcmp(&ds1, &ds0, sizeof ds0) == 0, "%s T %lld N %lld: drs stats", dc->name,
+                  (long long)T, (long long)N);
+        free(w0), free(w1);
+    }
     if (dc->seqlens && N > 0) { /* an entry past the run's T is refused */
         sl[N - 1] = (int32_t)T + 1;
         cr_assert_eq(krec(&p, Pin, rk, rb_arg, sl, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
@@ -563,10 +591,14 @@ run_dyn_case(const dyn_case *dc)
     const int64_t Ts[] = {0, 1, T / 2, T - 1, T}, Ns[] = {1, N / 2, N};
     unsigned seed = 777;
     kprog kp;
-    kp_call calls[2];
-    unsigned char handled[2];
+    kp_call calls[3];
+    unsigned char handled[3];
     lstmc_rt_rnn_proj_params *pp;
     lstmc_rt_rnn_params *p, big;
+    /* an LSTM on 1 thread: also as KP_LSTM_DRS (lstmc_rt_lstm_drs) */
+    const int drs = dc->cell == LSTMC_RT_CELL_LSTM && dc->threads <= 1 && !dc->peep;
+    float *Uo = malloc((size_t)(D * H * H) * 4), *Ufic = malloc((size_t)(D * 3 * H * H) * 4);
+    drs_fn kdrs = NULL;
     float *w = helpers_rand_vec((size_t)(D * I * GH), &seed, 0.5f);
     float *b = helpers_rand_vec((size_t)(D * GH), &seed, 0.5f);
     float *r = helpers_rand_vec((size_t)(D * H * GH), &seed, 0.5f);
@@ -638,11 +670,21 @@ run_dyn_case(const dyn_case *dc)
     calls[1].in[6] = dc->peep ? &present[6] : NULL;
     calls[1].out[0] = calls[1].out[1] = calls[1].out[2] = &present[7];
     calls[1].scratch_bytes = H * (G + 3) * 4;
+    if (drs) {
+        calls[2] = calls[1];
+        calls[2].kind = KP_LSTM_DRS;
+        calls[2].p.drs.p = *p;
+        calls[2].scratch_bytes = 28 * H;
+        kp.n_calls = 3;
+        cr_assert_eq(lstmc_rt_drs_pack(D, H, r, Uo, Ufic), LSTMC_RT_OK);
+    }
 
     so = build_so_nt(&kp, dc->name, handled, dc->threads > 1 ? dc->threads : 1);
     kproj = (proj_fn)dlsym(so, "t_k0");
     krec = (rec_fn)dlsym(so, "t_k1");
     cr_assert(kproj && krec, "%s: symbols t_k0, t_k1", dc->name);
+    if (drs)
+        cr_assert((kdrs = (drs_fn)dlsym(so, "t_k2")), "%s: symbol t_k2", dc->name);
     if (dc->threads > 1) /* both on the pool; the LLVM kernel reads U in panels */
         cr_assert(handled[0] == dc->threads && handled[1] == dc->threads, "%s: threads %d %d",
                   dc->name, handled[0], handled[1]);
@@ -651,8 +693,8 @@ run_dyn_case(const dyn_case *dc)
             if ((!(dc->dyn & KP_DYN_SEQ_LEN) && Ts[ti] != T) ||
                 (!(dc->dyn & KP_DYN_BATCH) && Ns[ni] != N))
                 continue;
-            run_dyn_one(dc, kproj, krec, pp, p, w, b, r, dc->threads > 1 ? u.data : r, rbh, Ts[ti],
-                        Ns[ni]);
+            run_dyn_one(dc, kproj, krec, kdrs, Uo, Ufic, pp, p, w, b, r,
+                        dc->threads > 1 ? u.data : r, rbh, Ts[ti], Ns[ni]);
         }
 
     /* above the compiled MAX: refused, nothing read or written */
@@ -662,6 +704,10 @@ run_dyn_case(const dyn_case *dc)
     cr_assert_eq(krec(&big, NULL, dc->threads > 1 ? u.data : r, NULL, NULL, NULL, NULL, NULL, NULL,
                       NULL, NULL, NULL),
                  LSTMC_RT_ERR_BAD_PARAMS, "%s: T, N above MAX", dc->name);
+    if (kdrs)
+        cr_assert_eq(
+            kdrs(&big, 0.0f, NULL, Uo, Ufic, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+            LSTMC_RT_ERR_BAD_PARAMS, "%s: drs T, N above MAX", dc->name);
     bigp = *pp;
     bigp.rows = T * N + 1;
     cr_assert_eq(kproj(&bigp, NULL, w, NULL, NULL), LSTMC_RT_ERR_BAD_PARAMS, "%s: rows above MAX",
@@ -670,7 +716,7 @@ run_dyn_case(const dyn_case *dc)
         free(u.data);
     else
         dlclose(so);
-    free(w), free(b), free(r), free(rbh);
+    free(w), free(b), free(r), free(rbh), free(Uo), free(Ufic);
 }
 
 /* H = 37 and rows up to T*N = 35 as in rec_cases: a tile, a vector tail and a scalar tail,
@@ -681,7 +727,7 @@ static const dyn_case dyn_cases[] = {
     {"dyn_lstm_bidir_l1_sl", LSTMC_RT_CELL_LSTM, 2, 0, 1, 1, 1, 1, 0, 7, 5, 6, 37,
      KP_DYN_SEQ_LEN | KP_DYN_BATCH},
     {"dyn_lstm_rev_sl", LSTMC_RT_CELL_LSTM, 1, 1, 0, 1, 1, 0, 0, 7, 5, 6, 37, KP_DYN_SEQ_LEN},
-    {"dyn_lstm_bidir_l0", LSTMC_RT_CELL_LSTM, 2, 0, 0, 0, 1, 1, 0, 6, 4, 5, 20,
+    {"dyn_lstm_bidir_l0", LSTMC_RT_CELL_LSTM, 2, 0, 0, 0, 1, 0, 0, 6, 4, 5, 20,
      KP_DYN_SEQ_LEN | KP_DYN_BATCH},
     {"dyn_lstm_batch_l1", LSTMC_RT_CELL_LSTM, 1, 0, 1, 1, 1, 0, 0, 6, 5, 5, 20, KP_DYN_BATCH},
     {"dyn_gru_bidir_sl", LSTMC_RT_CELL_GRU, 2, 0, 0, 1, 1, 0, 1, 7, 5, 6, 37,
