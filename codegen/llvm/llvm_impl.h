@@ -9,7 +9,12 @@
  * signature of the runtime kernel it replaces (lstmc_rt_rnn_proj / lstmc_rt_rnn_rec), so the
  * host code only changes the name it calls. Every shape (T, N, I, H, D, layout, direction,
  * which optional buffers exist, the activations and their alpha/beta, clip) is a constant of
- * the IR; the params pointer is ignored. Calls it does not handle (unpacked weights, the
+ * the IR; the params pointer is ignored, except for a call whose kp_call.dyn (issue 21) says
+ * the run sets some of its dims: then a projection loads its rows, and a time loop (REC,
+ * DRS) its T and N, from p (rec_dims_of, proj_rows; one i64 load each, a value above the
+ * compiled MAX refused with LSTMC_RT_ERR_BAD_PARAMS) and bounds its loops and row offsets by
+ * them. Other dyn calls run the C kernels (cg_llvm_handles), and no wavefront group holds
+ * a dyn call (kprog/schedule.c). Calls it does not handle (unpacked weights, the
  * softplus activation, every other kernel kind) stay on the portable C runtime.
  *
  *   builder.c  loops, if, function starts (the tiny builder helpers are inline below)
