@@ -370,7 +370,7 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
         }
         for (j = 0; j <= ns; j++) {
             v[j] = nums[j][q].v;
-            differs |= v[j] != v[ns];
+            differs |= v[j] != nums[ns][q].v;
         }
         if (!differs) {
             fwrite(text[ns] + nm->at, 1, nm->len, o);
