@@ -44,6 +44,29 @@ typedef struct cg_layout_hint {
     int threads;
 } cg_layout_hint;
 
+/*
+ * Issue 21: the dims bound to a range (--dim=SYM=MIN..MAX) and what the generated code
+ * computes from their run-time values (codegen/c/dims.c, cg_dims_fit). The program is
+ * compiled at every dim's MAX; each number of the host code that differs between the
+ * programs compiled at the sample points is a polynomial in the dims, linear in each (the
+ * run's value of dim k is dims[k] in the generated code).
+ */
+#define CG_DIMS_MAX 4
+typedef struct cg_dims {
+    int n;                              /* ranged dims, in --dim order */
+    const char *name[CG_DIMS_MAX];      /* the ONNX dim_param */
+    int64_t min[CG_DIMS_MAX], max[CG_DIMS_MAX];
+    /* Where the generated .npy driver reads dim k: axis in_axis[k] of graph input in_of[k]
+     * (an axis whose size is exactly the dim). */
+    int in_of[CG_DIMS_MAX], in_axis[CG_DIMS_MAX];
+    /* By call of the whole-sequence program: the params initialiser with the run's values
+     * ("const lstmc_rt_<kind>_params p = {...};"), NULL where no field varies; for KP_FILL
+     * and KP_COPY the size argument as an expression (call_size), else NULL. */
+    char **call_params, **call_size;
+    /* By graph input / output: "{e0, e1, ...}", each dim of its shape as an expression. */
+    char **in_shape, **out_shape;
+} cg_dims;
+
 typedef struct cg_options {
     const cg_backend *be; /* the kernel backend, resolved once (cg_backend_resolve) */
     const struct target *t; /* the target profile (NULL: resolve o->target, tests only) */
@@ -75,7 +98,23 @@ typedef struct cg_options {
     /* Objects the CPU backend's weights() wrote (<name>_weights.o, <name>_weights1.o, ...):
      * the Makefile links them; set by cg_write. */
     int n_weight_objects;
+    const cg_dims *dims; /* issue 21: the ranged dims; NULL when every dim is fixed */
 } cg_options;
+
+/*
+ * Issue 21: fill dm (n, name, min, max set by the caller) for the program kp of g, compiled
+ * at every dim's MAX, from the same model compiled at ns sample points (sv[j][k]: the
+ * value of dim k in sample j; sg[j], skp[j], smp[j] its program): every corner of the box
+ * of dims (but the all-MAX one, which is kp) and some points inside it. The programs must
+ * make the same calls over the same buffers (no bigger than at MAX) and the same constants;
+ * every integer of a call's params (and of graph input and output shapes) that differs
+ * must be a polynomial in the dims with integer coefficients, linear in each dim, that
+ * every sample agrees with. Sets kp->calls[i].dyn. Returns 0, or -1 after reporting through
+ * d what varies otherwise (naming the node and field).
+ */
+int cg_dims_fit(struct arena *a, const ir_graph *g, kprog *kp, const memplan *mp,
+                const ir_graph *const *sg, const kprog *const *skp, const memplan *const *smp,
+                int ns, const int64_t (*sv)[CG_DIMS_MAX], cg_dims *dm, diag *d);
 
 /* 1 when s is a valid C identifier that lstmc accepts as a library name. */
 int cg_name_ok(const char *s);

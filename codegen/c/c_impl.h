@@ -90,7 +90,7 @@ unsigned cg_c_calls_use(const kprog *kp, const memplan *mp);
 /* "FN_fn NAME_TAG<idx>;": a kernel that replaces c's runtime kernel, declared by its type. */
 void cg_c_put_kernel_decl(FILE *f, const kp_call *c, const char *name, const char *tag, int idx);
 void cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp,
-                   const kp_call *c, int idx, int llvm);
+                   const kp_call *c, int idx, int llvm, const cg_dims *dims);
 
 /* "#define NAME_OFF_<tensor> OFFSET" for every arena tensor of g that mp places and
  * "#define NAME_SCRATCH<idx> OFFSET" for every call of kp with scratch (name: the

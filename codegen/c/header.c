@@ -33,6 +33,47 @@ put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tenso
     fprintf(f, "\n#define %s_%s_%d_NUMEL %lld\n", NAME, what, i, (long long)n);
 }
 
+/* Issue 21: the ranged dims and the functions that take them. */
+static void
+put_dims_header(FILE *f, const char *NAME, const cg_options *o)
+{
+    const cg_dims *dm = o->dims;
+    int i, k;
+    fprintf(f,
+            "/* Ranged dims (lstmc --dim=SYM=MIN..MAX): one library runs every value of each\n"
+            " * within its bounds. The _SHAPE and _NUMEL macros above are at every dim's MAX\n"
+            " * (buffers of that size serve every run); a run's inputs and outputs are packed\n"
+            " * to its own shape, which %s_input_shape / %s_output_shape give. */\n"
+            "#define %s_N_DIMS %d\n",
+            o->name, o->name, NAME, dm->n);
+    for (i = 0; i < dm->n; i++) {
+        char sym[128];
+        for (k = 0; dm->name[i][k] && k < (int)sizeof sym - 1; k++) {
+            char ch = dm->name[i][k];
+            sym[k] = (ch >= 'a' && ch <= 'z') ? (char)(ch - 'a' + 'A')
+                   : ((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) ? ch : '_';
+        }
+        sym[k] = '\0';
+        fprintf(f, "#define %s_DIM_%s %d /* '%s': index in dims[] */\n"
+                   "#define %s_DIM_%s_MIN %lld\n#define %s_DIM_%s_MAX %lld\n",
+                NAME, sym, i, dm->name[i], NAME, sym, (long long)dm->min[i], NAME, sym,
+                (long long)dm->max[i]);
+    }
+    fprintf(f,
+            "\n/* Run the model once at dims[%s_N_DIMS] (dims[%s_DIM_<SYM>]: the value of that\n"
+            " * dim for this run), as %s_run does at every dim's MAX. The kernels run the\n"
+            " * run's sizes only: a shorter sequence costs less and touches no buffer beyond\n"
+            " * its own length. A dim outside its bounds gives LSTMC_RT_ERR_BAD_PARAMS and\n"
+            " * writes nothing. */\n"
+            "lstmc_rt_status %s_run_dims(%s_ctx *ctx, const int64_t *dims, const void *const "
+            "*inputs,\n                                void *const *outputs);\n\n"
+            "/* The shape of input / output i in a run at dims: written to shape[], its rank\n"
+            " * returned (-1: no such i, or a dim out of bounds). */\n"
+            "int %s_input_shape(const int64_t *dims, int i, int64_t *shape);\n"
+            "int %s_output_shape(const int64_t *dims, int i, int64_t *shape);\n\n",
+            NAME, NAME, o->name, o->name, o->name, o->name, o->name);
+}
+
 int64_t
 cg_c_ctx_bytes(const cg_options *o)
 {
@@ -141,6 +182,8 @@ cg_c_write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const c
             "lstmc_rt_status %s_run(%s_ctx *ctx, const void *const *inputs, void *const "
             "*outputs);\n\n",
             NAME, NAME, o->name, o->name);
+    if (o->dims)
+        put_dims_header(f, NAME, o);
     cg_c_put_weight_header(f, o);
     cg_c_put_stream_header(f, g, NAME, o);
     fprintf(f, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n", NAME);

@@ -32,8 +32,8 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
         slices |= si->in_axis[i] >= 0;
     for (i = 0; i < kp->n_outputs; i++)
         slices |= si->out_kind[i] == STREAM_TIME;
-    fprintf(f, "static lstmc_rt_status\nrun_stream(%s_ctx *ctx, const char *spec, const void "
-               "*const *inputs,\n           void *const *outputs)\n{\n",
+    fprintf(f, "static lstmc_rt_status\nrun_stream(%s_ctx *ctx, const char *spec, int64_t T, "
+               "const void *const *inputs,\n           void *const *outputs)\n{\n",
             o->name);
     fprintf(f, "    static %s_state state;\n", o->name);
     for (i = 0; i < g->n_inputs; i++)
@@ -59,12 +59,12 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
                     "    memcpy(state.c%d, (const float *)inputs[%d] + %lld, sizeof state.c%d);\n",
                     j, l->init_c_input, (long long)l->init_c_off, j);
     }
-    fprintf(f, "    while (t < %lld) {\n        char *end;\n"
-               "        n = strtol(p, &end, 10);\n"
-               "        if (end == p || n < 1)\n            return LSTMC_RT_ERR_BAD_PARAMS;\n"
-               "        p = *end == ',' ? end + 1 : spec;\n"
-               "        if (n > %lld - t)\n            n = %lld - t;\n",
-            (long long)T, (long long)T, (long long)T);
+    fputs("    while (t < T) {\n        char *end;\n"
+          "        n = strtol(p, &end, 10);\n"
+          "        if (end == p || n < 1)\n            return LSTMC_RT_ERR_BAD_PARAMS;\n"
+          "        p = *end == ',' ? end + 1 : spec;\n"
+          "        if (n > T - t)\n            n = T - t;\n",
+          f);
     for (i = 0; i < g->n_inputs; i++) {
         if (si->in_axis[i] < 0) {
             fprintf(f, "        cin[%d] = inputs[%d];\n", i, i);
@@ -74,9 +74,9 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
         fprintf(f,
                 "        for (o = 0; o < %lld; o++)\n"
                 "            memcpy((unsigned char *)chunk_in%d + (size_t)(o * n) * %lldu,\n"
-                "                   (const unsigned char *)inputs[%d] + (size_t)(o * %lld + t) * "
+                "                   (const unsigned char *)inputs[%d] + (size_t)(o * T + t) * "
                 "%lldu,\n                   (size_t)n * %lldu);\n        cin[%d] = chunk_in%d;\n",
-                (long long)outer, i, (long long)inner, i, (long long)T, (long long)inner,
+                (long long)outer, i, (long long)inner, i, (long long)inner,
                 (long long)inner, i, i);
     }
     for (i = 0; i < kp->n_outputs; i++)
@@ -95,11 +95,11 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
         inner *= si->out_im[i];
         j = si->out_axis[i];
         fprintf(f,
-                "        for (o = 0; o < %lld; o++) /* T = %lld along axis %d */\n"
-                "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * %lld + t) * "
+                "        for (o = 0; o < %lld; o++) /* T (%lld compiled) along axis %d */\n"
+                "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * T + t) * "
                 "%lldu,\n                   (const unsigned char *)chunk_out%d + (size_t)(o * n) "
                 "* %lldu,\n                   (size_t)n * %lldu);\n",
-                (long long)outer, (long long)T, j, i, (long long)T, (long long)inner, i,
+                (long long)outer, (long long)T, j, i, (long long)inner, i,
                 (long long)inner, (long long)inner);
     }
     fputs("        t += n;\n    }\n    return LSTMC_RT_OK;\n}\n\n", f);
@@ -135,6 +135,39 @@ put_driver_weights(FILE *f, const cg_options *o)
             o->placement == CG_WEIGHTS_BLOB ? "init_blob" : "set_weights");
 }
 
+/* Issue 21: the run's dims from the inputs' .npy headers (cg_dims: dim k is axis
+ * in_axis[k] of input in_of[k]), then every input's and output's shape at them. */
+static void
+put_driver_dims(FILE *f, const ir_graph *g, const kprog *kp, const cg_options *o)
+{
+    const cg_dims *dm = o->dims;
+    int k, i;
+    fprintf(f, "    int64_t dims[%d];\n    {\n        lstmc_npy_info info;\n"
+               "        char err[256];\n",
+            dm->n);
+    for (k = 0; k < dm->n; k++)
+        fprintf(f,
+                "        if (lstmc_npy_info_read(paths[%d], &info, err, sizeof err) != 0) {\n"
+                "            fprintf(stderr, \"input '%%s' (%%s): %%s\\n\", input_names[%d], "
+                "paths[%d], err);\n            return 1;\n        }\n"
+                "        dims[%d] = info.rank > %d ? info.dims[%d] : -1;\n"
+                "        if (dims[%d] < %lld || dims[%d] > %lld) {\n"
+                "            fprintf(stderr, \"input '%%s' (%%s): dim %d ('%s') is %%lld, outside "
+                "the compiled range %lld..%lld\\n\",\n"
+                "                    input_names[%d], paths[%d], (long long)dims[%d]);\n"
+                "            return 1;\n        }\n",
+                dm->in_of[k], dm->in_of[k], dm->in_of[k], k, dm->in_axis[k], dm->in_axis[k], k,
+                (long long)dm->min[k], k, (long long)dm->max[k], dm->in_axis[k], dm->name[k],
+                (long long)dm->min[k], (long long)dm->max[k], dm->in_of[k], dm->in_of[k], k);
+    fputs("    }\n", f);
+    for (i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i]->shape.rank > 0)
+            fprintf(f, "    (void)%s_input_shape(dims, %d, in%d_dims);\n", o->name, i, i);
+    for (i = 0; i < kp->n_outputs; i++)
+        if (g->outputs[i]->shape.rank > 0)
+            fprintf(f, "    (void)%s_output_shape(dims, %d, out%d_dims);\n", o->name, i, i);
+}
+
 int
 cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag *d)
 {
@@ -166,8 +199,8 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     for (i = 0; i < g->n_inputs; i++) {
         const ir_tensor *t = g->inputs[i];
         int64_t n = ir_shape_numel(&t->shape);
-        fprintf(f, "static %s in%d[%lld];\nstatic const int64_t in%d_dims[] = ",
-                cg_c_ctype(t->dtype), i, (long long)(n > 0 ? n : 1), i);
+        fprintf(f, "static %s in%d[%lld];\nstatic %sint64_t in%d_dims[] = ",
+                cg_c_ctype(t->dtype), i, (long long)(n > 0 ? n : 1), o->dims ? "" : "const ", i);
         cg_c_put_i64s(f, t->shape.d, t->shape.rank);
         fputs(";\n", f);
     }
@@ -176,8 +209,8 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
         int64_t n = ir_shape_numel(&t->shape);
         char san[512];
         cg_sanitize_filename(t->name, san, sizeof san);
-        fprintf(f, "static %s out%d[%lld];\nstatic const int64_t out%d_dims[] = ",
-                cg_c_ctype(t->dtype), i, (long long)(n > 0 ? n : 1), i);
+        fprintf(f, "static %s out%d[%lld];\nstatic %sint64_t out%d_dims[] = ",
+                cg_c_ctype(t->dtype), i, (long long)(n > 0 ? n : 1), o->dims ? "" : "const ", i);
         cg_c_put_i64s(f, t->shape.d, t->shape.rank);
         fprintf(f, ";\nstatic const char out%d_file[] = \"%s.npy\";\n", i, san);
     }
@@ -185,6 +218,9 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "%s_INPUT_%d_NAME, ", NAME, i);
     fputs("NULL};\n\n", f);
+    fputs("static long\nnumel(const int64_t *dims, int rank)\n{\n    long n = 1;\n"
+          "    while (rank-- > 0)\n        n *= (long)dims[rank];\n    return n;\n}\n\n",
+          f);
     fputs("static int\ncmp_double(const void *a, const void *b)\n{\n"
           "    double x = *(const double *)a, y = *(const double *)b;\n"
           "    return x < y ? -1 : x > y;\n}\n\n",
@@ -301,6 +337,8 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
             "            fprintf(stderr, \" '%%s'\", input_names[k]);\n"
             "        fprintf(stderr, \"\\n\");\n        return 2;\n    }\n",
             NAME, NAME, o->name, o->name, NAME);
+    if (o->dims)
+        put_driver_dims(f, g, kp, o);
     for (i = 0; i < g->n_inputs; i++) {
         fprintf(f,
                 "    if (load(%d, paths[%d], ", i, i);
@@ -311,11 +349,23 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     }
     for (i = 0; i < kp->n_outputs; i++)
         fprintf(f, "    outputs[%d] = out%d;\n", i, i);
-    if (cg_c_stream_on(o))
-        snprintf(run, sizeof run, "stream ? run_stream(&ctx, stream, inputs, outputs)\n"
-                                  "                    : %s_run(&ctx, inputs, outputs)", o->name);
-    else /* --stream was refused above */
-        snprintf(run, sizeof run, "%s_run(&ctx, inputs, outputs)", o->name);
+    {
+        char once[256], T[64] = "0";
+        if (o->dims)
+            snprintf(once, sizeof once, "%s_run_dims(&ctx, dims, inputs, outputs)", o->name);
+        else
+            snprintf(once, sizeof once, "%s_run(&ctx, inputs, outputs)", o->name);
+        for (i = 0; cg_c_stream_on(o) && i < g->n_inputs; i++)
+            if (o->stream->in_axis[i] >= 0) { /* the run's T: the first streamed input's */
+                snprintf(T, sizeof T, "in%d_dims[%d]", i, o->stream->in_axis[i]);
+                break;
+            }
+        if (cg_c_stream_on(o))
+            snprintf(run, sizeof run, "stream ? run_stream(&ctx, stream, %s, inputs, outputs)\n"
+                                      "                    : %s", T, once);
+        else /* --stream was refused above */
+            snprintf(run, sizeof run, "%s", once);
+    }
     fprintf(f,
             "    if (stream && !%s_STREAMABLE) {\n"
             "        fprintf(stderr, \"%s_run: --stream: the model does not stream: %%s\\n\",\n"
@@ -359,14 +409,17 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
         fprintf(f, "    if (print) {\n        long e;\n        printf(\"%%s %s",
                 cg_c_ctype(t->dtype));
         cg_c_put_shape(f, &t->shape);
-        fprintf(f, ":\", %s_OUTPUT_%d_NAME);\n        for (e = 0; e < %lld && e < 64; e++)\n",
-                NAME, i, (long long)n);
+        fprintf(f, ":\", %s_OUTPUT_%d_NAME);\n"
+                   "        for (e = 0; e < numel(out%d_dims, %d) && e < 64; e++)\n",
+                NAME, i, i, t->shape.rank);
         if (t->dtype == IR_DT_F32)
             fprintf(f, "            printf(\" %%.6g\", (double)out%d[e]);\n", i);
         else
             fprintf(f, "            printf(\" %%lld\", (long long)out%d[e]);\n", i);
-        fprintf(f, "        printf(\"%%s\\n\", %lld > 64 ? \" ...\" : \"\");\n    }\n",
-                (long long)n);
+        fprintf(f, "        printf(\"%%s\\n\", numel(out%d_dims, %d) > 64 ? \" ...\" : \"\");\n"
+                   "    }\n",
+                i, t->shape.rank);
+        (void)n;
     }
     for (i = 0; i < kp->n_outputs; i++) {
         const ir_tensor *t = g->outputs[i];

@@ -109,8 +109,10 @@ put_tensor_comment(FILE *f, const ir_tensor *t)
 
 void
 cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kp_call *c,
-              int idx, int llvm)
+              int idx, int llvm, const cg_dims *dims)
 {
+    const char *dyn_params = dims ? dims->call_params[idx] : NULL;
+    const char *dyn_size = dims ? dims->call_size[idx] : NULL;
     const kp_kind_info *k = &kp_kinds[c->kind];
     int j, first = 1;
     fprintf(f, "    /* --- %d: ", idx);
@@ -136,7 +138,10 @@ cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
         first = 0;
     }
     fputs(" */\n    {\n", f);
-    if (c->kind != KP_COPY) {
+    if (dyn_params) { /* issue 21: this run's sizes */
+        fputs("        ", f);
+        fputs(dyn_params, f);
+    } else if (c->kind != KP_COPY) {
         fputs("        ", f);
         cg_c_put_params(f, c);
     }
@@ -150,12 +155,18 @@ cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
         fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
     if (c->kind == KP_FILL) { /* the OWN calls of kp_kinds.def */
         put_buf(f, name, g, mp, c->out[0], NULL, 0);
-        fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
+        if (dyn_size)
+            fprintf(f, ", %s, %d, value);\n", dyn_size, c->p.fill.elem_size);
+        else
+            fprintf(f, ", %lld, %d, value);\n", (long long)c->p.fill.n, c->p.fill.elem_size);
     } else if (c->kind == KP_COPY) {
         put_buf(f, name, g, mp, c->out[0], NULL, 0);
         fputs(", ", f);
         put_buf(f, name, g, mp, c->in[0], NULL, 1);
-        fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
+        if (dyn_size)
+            fprintf(f, ", %s);\n", dyn_size);
+        else
+            fprintf(f, ", %lld);\n", (long long)c->p.copy.n_bytes);
     } else {
         fputs("&p", f);
         if (k->stats & KP_STATS_TISSUE) /* per-run (§IV-D) */
@@ -225,9 +236,11 @@ cg_c_calls_use(const kprog *kp, const memplan *mp)
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
 static void
 put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kprog *kp,
-              const kp_wave *w)
+              const kp_wave *w, const cg_dims *dims)
 {
-    int i, j, q;
+    int i, j, q, dyn = 0;
+    for (i = w->first; i <= w->last; i++)
+        dyn |= kp->calls[i].dyn != 0;
     fprintf(f, "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
                " (layers per thread:",
             w->first, w->last, w->n_layers, w->threads, (long long)w->chunk);
@@ -237,7 +250,20 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
     for (i = w->first; i <= w->last; i++)
         if (kp->calls[i].node)
             fprintf(f, " '%s' (%s)", kp->calls[i].node->name, kp->calls[i].node->op_type);
-    fputs(" */\n    {\n        void *const a[] = {", f);
+    fputs(" */\n    {\n", f);
+    if (dyn) { /* issue 21: the run's T and N, after the buffers (codegen/llvm/wave.c) */
+        const kp_call *r = NULL;
+        char *pt, *pn;
+        for (i = w->first; i <= w->last && !r; i++)
+            if (kp->calls[i].kind == KP_RNN_REC)
+                r = &kp->calls[i];
+        pt = r && dims->call_params[r - kp->calls] ? strstr(dims->call_params[r - kp->calls], ".seq_len = ") : NULL;
+        pn = r && dims->call_params[r - kp->calls] ? strstr(dims->call_params[r - kp->calls], ".batch = ") : NULL;
+        fprintf(f, "        int64_t tn[2] = {%.*s, %.*s};\n",
+                pt ? (int)strcspn(pt + 11, ",") : 1, pt ? pt + 11 : "0",
+                pn ? (int)strcspn(pn + 9, ",") : 1, pn ? pn + 9 : "0");
+    }
+    fputs("        void *const a[] = {", f);
     for (i = w->first; i <= w->last; i++) {
         const kp_call *c = &kp->calls[i];
         for (j = 0; j < c->n_in + c->n_out; j++) {
@@ -251,6 +277,8 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
             fputs("),", f);
         }
     }
+    if (dyn)
+        fputs("\n            (void *)tn,", f);
     fprintf(f, "\n        };\n        st = %s_wv%d(a);\n", name, w->first);
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
 }
@@ -290,6 +318,39 @@ cg_c_pool_threads(const kprog *kp, const unsigned char *handled)
         if (handled[i] > n)
             n = handled[i];
     return n;
+}
+
+/* Issue 21: dims_ok (every ranged dim within its bounds) and <name>_input_shape /
+ * _output_shape, the shapes of a run at dims (cg_dims: expressions over dims[k]). */
+static void
+put_dims_functions(FILE *f, const ir_graph *g, const kprog *kp, const cg_options *o)
+{
+    const cg_dims *dm = o->dims;
+    int i, w;
+    fputs("/* every ranged dim within its bounds (lstmc --dim=SYM=MIN..MAX) */\n"
+          "static int\ndims_ok(const int64_t *dims)\n{\n    return ", f);
+    for (i = 0; i < dm->n; i++)
+        fprintf(f, "%sdims[%d] >= %lld && dims[%d] <= %lld", i ? " &&\n           " : "", i,
+                (long long)dm->min[i], i, (long long)dm->max[i]);
+    fputs(";\n}\n\n", f);
+    for (w = 0; w < 2; w++) {
+        const int n = w ? kp->n_outputs : g->n_inputs;
+        char *const *shape = w ? dm->out_shape : dm->in_shape;
+        fprintf(f, "int\n%s_%s_shape(const int64_t *dims, int i, int64_t *shape)\n{\n"
+                   "    if (!dims || !shape || !dims_ok(dims))\n        return -1;\n"
+                   "    switch (i) {\n",
+                o->name, w ? "output" : "input");
+        for (i = 0; i < n; i++) {
+            const ir_tensor *t = w ? kp->outputs[i] : g->inputs[i];
+            if (t->shape.rank <= 0)
+                fprintf(f, "    case %d:\n        return 0;\n", i);
+            else
+                fprintf(f, "    case %d: {\n        const int64_t s[%d] = %s;\n"
+                           "        memcpy(shape, s, sizeof s);\n        return %d;\n    }\n",
+                        i, t->shape.rank, shape[i], t->shape.rank);
+        }
+        fputs("    default:\n        return -1;\n    }\n}\n\n", f);
+    }
 }
 
 int
@@ -350,16 +411,22 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
             "    ctx->alpha_inter = alpha_inter;\n    ctx->alpha_intra = alpha_intra;\n"
             "    return LSTMC_RT_OK;\n}\n\n",
             o->name, o->name);
+    if (o->dims)
+        put_dims_functions(f, g, kp, o);
     fprintf(f,
-            "lstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void *const "
+            "lstmc_rt_status\n%s_run%s(%s_ctx *ctx, %sconst void *const *inputs, void *const "
             "*outputs)\n{\n%s    lstmc_rt_status st = LSTMC_RT_OK;\n"
-            "    if (!ctx || !inputs || !outputs)\n        return LSTMC_RT_ERR_NULL;\n"
+            "    if (!ctx || !inputs || !outputs%s)\n        return LSTMC_RT_ERR_NULL;\n"
+            "%s"
             "    if (ctx->arena_size < %s_RUN_ARENA_SIZE) /* bound by _init_stream */\n"
             "        return LSTMC_RT_ERR_ARENA_TOO_SMALL;\n"
             "%s%s"
             "    memset(&ctx->tissue_stats, 0, sizeof ctx->tissue_stats);\n"
             "    memset(&ctx->drs_stats, 0, sizeof ctx->drs_stats);\n",
-            o->name, o->name, use_arena ? "    unsigned char *arena;\n" : "", NAME,
+            o->name, o->dims ? "_dims" : "", o->name, o->dims ? "const int64_t *dims, " : "",
+            use_arena ? "    unsigned char *arena;\n" : "", o->dims ? " || !dims" : "",
+            o->dims ? "    if (!dims_ok(dims))\n        return LSTMC_RT_ERR_BAD_PARAMS;\n" : "",
+            NAME,
             o->placement != CG_WEIGHTS_CONST
                 ? "    if (!ctx->weights)\n        return LSTMC_RT_ERR_NO_WEIGHTS;\n"
                 : "",
@@ -373,12 +440,20 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         const kp_wave *w = handled ? kp_wave_of(kp, i) : NULL;
         if (w) { /* the group's calls run in one kernel */
             if (i == w->first)
-                put_wave_call(f, o->name, g, mp, kp, w);
+                put_wave_call(f, o->name, g, mp, kp, w, o->dims);
             continue;
         }
-        cg_c_put_call(f, o->name, g, mp, &kp->calls[i], i, handled && handled[i]);
+        cg_c_put_call(f, o->name, g, mp, &kp->calls[i], i, handled && handled[i], o->dims);
     }
     fputs("    return st;\n}\n", f);
+    if (o->dims) { /* _run: every dim at its MAX */
+        fprintf(f, "\nlstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void "
+                   "*const *outputs)\n{\n    static const int64_t dims[%d] = {",
+                o->name, o->name, o->dims->n);
+        for (i = 0; i < o->dims->n; i++)
+            fprintf(f, "%s%lld", i ? ", " : "", (long long)o->dims->max[i]);
+        fprintf(f, "};\n    return %s_run_dims(ctx, dims, inputs, outputs);\n}\n", o->name);
+    }
     cg_c_put_stream_host(f, g, mp, o, handled_s);
     return cg_c_close_out(&of, d);
 }

@@ -484,7 +484,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     for (i = 0; i < si->kp.n_calls; i++) {
         if (every && !every[i])
             fputs("    if (last)\n", f);
-        cg_c_put_call(f, sname, si->g, &si->mp, &si->kp.calls[i], i, handled_s && handled_s[i]);
+        cg_c_put_call(f, sname, si->g, &si->mp, &si->kp.calls[i], i, handled_s && handled_s[i],
+                      NULL);
     }
     fputs("    return st;\n}\n\n", f);
     free(every);

@@ -28,6 +28,7 @@ static const char options_text[] =
     "options:\n"
     "  --name=NAME          C prefix of the generated library (default: from the file name)\n"
     "  --dim=SYM=N          value of a symbolic input dim (dim_param SYM)\n"
+    "  --dim=SYM=MIN..MAX   a range: the library takes the dim per run (NAME_run_dims)\n"
     "  --print-after=NAME   print the IR after a stage (import, bind, infer) or a pass\n"
     "  --passes=LIST        comma-separated passes to run (default: the target's list)\n"
     "  --disable-pass=NAME  leave a pass out (e.g. split_gates for schedule A)\n"
@@ -222,12 +223,22 @@ parse_args(int argc, char **argv, cli *c)
         } else if ((v = cli_opt(argc, argv, &i, "--dim"))) {
             const char *eq = strrchr(v, '=');
             char *end;
-            long long n;
+            long long n, lo = 0;
             driver_binding *b;
             if (!eq || eq == v)
-                return usage("--dim takes SYM=N, got '%s'", v);
+                return usage("--dim takes SYM=N or SYM=MIN..MAX, got '%s'", v);
             n = strtoll(eq + 1, &end, 10);
-            if (*end || end == eq + 1 || n < 1 || n > IR_MAX_ELEMS)
+            if (end != eq + 1 && strncmp(end, "..", 2) == 0) { /* a range (issue 21) */
+                const char *hi = end + 2;
+                lo = n;
+                n = strtoll(hi, &end, 10);
+                if (*end || end == hi || lo < 1 || n < lo || n > IR_MAX_ELEMS)
+                    return usage("--dim range must be MIN..MAX with 1 <= MIN <= MAX <= 2^31, "
+                                 "got '%s'",
+                                 v);
+                if (lo == n)
+                    lo = 0; /* one value: a fixed binding */
+            } else if (*end || end == eq + 1 || n < 1 || n > IR_MAX_ELEMS)
                 return usage("--dim value must be an integer from 1 to 2^31, got '%s'", v);
             if (c->o.n_dims == DRIVER_MAX_BINDINGS)
                 return usage("too many --dim options", "");
@@ -239,6 +250,7 @@ parse_args(int argc, char **argv, cli *c)
             b = &c->o.dims[c->o.n_dims];
             b->name = dim_names[c->o.n_dims++];
             b->value = n;
+            b->min = lo;
         } else if ((v = cli_opt(argc, argv, &i, "--hsparse"))) {
             if (driver_check_option("--hsparse", v, err, sizeof err) < 0)
                 return usage("%s", err); /* a bad value: before the model is read */

@@ -302,6 +302,107 @@ driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, diag
     return compile_graph(a, g0, NULL, o, d);
 }
 
+/* --- issue 21: dims bound to a range ------------------------------------------------- */
+
+/* The ranged dims of o into dm (names, bounds). Returns how many, or -1 after reporting
+ * through d. */
+static int
+ranged_dims(const driver_options *o, cg_dims *dm, diag *d)
+{
+    int i;
+    memset(dm, 0, sizeof *dm);
+    for (i = 0; i < o->n_dims; i++) {
+        if (!o->dims[i].min)
+            continue;
+        if (dm->n == CG_DIMS_MAX) {
+            diag_error(d, "--dim: at most %d dims may be ranges (MIN..MAX); bind '%s' to one "
+                          "value",
+                       CG_DIMS_MAX, o->dims[i].name);
+            return -1;
+        }
+        dm->name[dm->n] = o->dims[i].name;
+        dm->min[dm->n] = o->dims[i].min;
+        dm->max[dm->n++] = o->dims[i].value;
+    }
+    return dm->n;
+}
+
+#define SAMPLES_MAX (1 << CG_DIMS_MAX) + 4
+
+/* The sample points of the box of dm (all but the all-MAX corner, which the program
+ * itself is): every corner, then points inside (MIN + 1, the middle, MAX - 1 of every
+ * dim together, and MIN + 1 of the first with MAX - 1 of the others), each once. */
+static int
+sample_points(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX])
+{
+    int m, k, j, n = 0, p;
+    for (m = 0; m < (1 << dm->n) - 1; m++, n++)
+        for (k = 0; k < dm->n; k++)
+            sv[n][k] = (m & (1 << k)) ? dm->max[k] : dm->min[k];
+    for (p = 0; p < 4; p++) {
+        int64_t v[CG_DIMS_MAX];
+        int dup = 0, corner = 1;
+        for (k = 0; k < dm->n; k++) {
+            const int64_t lo = dm->min[k], hi = dm->max[k];
+            v[k] = p == 0 ? lo + 1 : p == 1 ? lo + (hi - lo) / 2 : p == 2 ? hi - 1
+                 : k == 0 ? lo + 1 : hi - 1;
+            corner &= v[k] == lo || v[k] == hi;
+        }
+        for (j = 0; j < n && !dup; j++)
+            dup = memcmp(sv[j], v, sizeof(int64_t) * (size_t)dm->n) == 0;
+        if (dup || corner)
+            continue;
+        memcpy(sv[n++], v, sizeof v);
+    }
+    return n;
+}
+
+/* Compile the model at every sample point of dm from clones (cl[j]) of the import, then
+ * fit the host code's numbers (cg_dims_fit): what varies becomes an expression in the
+ * run's dims. Returns 0, or -1 after reporting through d. */
+static int
+compile_samples(arena *a, ir_graph *const *cl, const target *t, const cg_backend *be,
+                const driver_options *o, calib_table **calib, const ir_graph *g, kprog *kp,
+                const memplan *mp, cg_dims *dm, int ns, const int64_t (*sv)[CG_DIMS_MAX],
+                diag *d)
+{
+    const ir_graph *sg[SAMPLES_MAX];
+    const kprog *skp[SAMPLES_MAX];
+    const memplan *smp[SAMPLES_MAX];
+    driver_options *so = arena_calloc(a, 1, sizeof *so);
+    int j, i, k;
+    for (j = 0; j < ns; j++) {
+        diag *quiet = diag_new(a, o->model, NULL);
+        kprog *kpj = arena_calloc(a, 1, sizeof *kpj);
+        memplan *mpj = arena_calloc(a, 1, sizeof *mpj);
+        ir_graph *gj = cl[j];
+        *so = *o;
+        so->print_after = NULL;
+        so->time_passes = 0;
+        for (i = 0; i < so->n_dims; i++)
+            for (k = 0; k < dm->n; k++)
+                if (so->dims[i].min && strcmp(so->dims[i].name, dm->name[k]) == 0)
+                    so->dims[i].value = sv[j][k];
+        if (driver_prepare(gj, so, quiet) < 0 ||
+            compile_program(a, gj, t, be, so, calib, &gj, kpj, mpj, quiet) < 0) {
+            const char *text = diag_text(quiet), *msg = strstr(text, "error: ");
+            char at[200] = "";
+            size_t len = 0;
+            for (k = 0; k < dm->n; k++)
+                len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%lld", k ? ", " : "",
+                                        dm->name[k], (long long)sv[j][k]);
+            msg = msg ? msg + 7 : text;
+            diag_error(d, "--dim ranges: the model does not compile at %s: %.*s", at,
+                       (int)strcspn(msg, "\n"), msg);
+            return -1;
+        }
+        sg[j] = gj;
+        skp[j] = kpj;
+        smp[j] = mpj;
+    }
+    return cg_dims_fit(a, g, kp, mp, sg, skp, smp, ns, sv, dm, d);
+}
+
 /* consume (g0 itself, or NULL): g0 (the import) serves this compile only, so once both programs are cloned from it
  * its constants may go (ir_graph_retire): lstmc then holds the weights once per layout,
  * not once more for the import (issue 19: a 100 MB model compiles in under 300 MB). */
@@ -320,6 +421,10 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     driver_options so;
     calib_table *calib = NULL; /* --calib, read once when a program runs breakpoints */
     char note[1200] = "";
+    cg_dims *dm = arena_calloc(a, 1, sizeof *dm);
+    int64_t sv[SAMPLES_MAX][CG_DIMS_MAX];
+    ir_graph *cl[SAMPLES_MAX];
+    int ns = 0, j;
 
     if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d)))  /* codegen.c */
         return -1;
@@ -328,18 +433,36 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
         return compile_graph_only(a, g0, be, o, d);
     if (!(t = resolve_target(o, d)))                                     /* target/ */
         return -1;
+    if (ranged_dims(o, dm, d) < 0)                                       /* issue 21 */
+        return -1;
+    if (dm->n && be->gpu) {
+        diag_error(d, "--dim=%s=%lld..%lld: a ranged dim does not combine with an OpenCL "
+                      "target ('%s') yet: its kernels are specialised to one shape; bind it "
+                      "to one value",
+                   dm->name[0], (long long)dm->min[0], (long long)dm->max[0], o->target);
+        return -1;
+    }
+    if (dm->n)
+        ns = sample_points(dm, sv);
     g = ir_clone(a, g0);
     gs = ir_clone(a, g0); /* unbound, for the step program (the weights are shared) */
+    for (j = 0; j < ns; j++)
+        cl[j] = ir_clone(a, g0); /* the sample points of the ranged dims */
     if (consume)
         ir_graph_retire(consume);
     if (driver_prepare(g, o, d) < 0)                                     /* prepare.c */
         return -1;
     stream_analyze(g, si);                                               /* stream/ */
+    if (si->ok && dm->n)
+        stream_check_ranged(si, g, dm->n, dm->name);
     if (si->ok)
         stream_step_options(si, gs, g, o, &so); /* from g's shapes, before the passes */
     else
         ir_graph_retire(gs);
     if (compile_program(a, g, t, be, o, &calib, &g, &kp, &mp, d) < 0)
+        return -1;
+    if (dm->n && compile_samples(a, cl, t, be, o, &calib, g, &kp, &mp, dm, ns,
+                                 (const int64_t(*)[CG_DIMS_MAX])sv, d) < 0)
         return -1;
     if (si->ok) { /* the <name>_step program: T = 1, the state in and out */
         diag *quiet = diag_new(a, o->model, NULL);
@@ -374,6 +497,7 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     co.llvm = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
     co.threads = o->threads;
     co.opencl = be->gpu;
+    co.dims = dm->n ? dm : NULL;
     if (co.opencl && co.placement != CG_WEIGHTS_CONST) {
         /* <name>_init uploads the weights to the device; blob and pointer bind them later */
         diag_error(d, "--weights-placement=%s does not combine with an OpenCL target ('%s'): "

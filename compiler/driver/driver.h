@@ -31,7 +31,9 @@ typedef struct diag diag;
 /* A value for a symbolic dim (--dim NAME=N), or a whole input shape (from a .npy). */
 typedef struct driver_binding {
     const char *name; /* dim_param name, or graph input name for a shape */
-    int64_t value;    /* dim bindings */
+    int64_t value;    /* dim bindings (for a range, its MAX) */
+    int64_t min;      /* dim bindings: 0, or the MIN of --dim=SYM=MIN..MAX (issue 21; the
+                         library then takes the dim's value per run, NAME_run_dims) */
     ir_shape shape;   /* input-shape bindings */
     int dtype;        /* input-shape bindings: ir_dtype of the data, 0 if unknown */
     const char *what; /* where the binding comes from, for messages ("x.npy") */

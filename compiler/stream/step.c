@@ -317,6 +317,30 @@ stream_refuse(stream_info *si, const char *msg)
              msg ? msg : "");
 }
 
+void
+stream_check_ranged(stream_info *si, const ir_graph *g, int n, const char *const *names)
+{
+    int i, k, m;
+    for (i = 0; si->ok && i < g->n_inputs; i++) {
+        const ir_tensor *t = g->inputs[i];
+        for (k = 0; si->ok && k < t->shape.rank; k++) {
+            if (k == si->in_axis[i] || !t->shape.sym[k])
+                continue;
+            for (m = 0; m < n; m++)
+                if (strcmp(t->shape.sym[k], names[m]) == 0)
+                    break;
+            if (m == n)
+                continue;
+            si->ok = 0;
+            snprintf(si->why, sizeof si->why,
+                     "dim '%s' is a range (--dim=%s=MIN..MAX) and is axis %d of input '%s', "
+                     "not its time axis: the one-step program is compiled for one value of "
+                     "it; bind it to one value to stream",
+                     names[m], names[m], k, t->name);
+        }
+    }
+}
+
 int
 stream_check(stream_info *si)
 {

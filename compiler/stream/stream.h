@@ -168,6 +168,12 @@ int stream_state_io(ir_graph *g, const stream_info *si, diag *d);
  * (the quiet diag's text; NULL or empty for none). */
 void stream_refuse(stream_info *si, const char *msg);
 
+/* Issue 21: dims names[0..n) are bound to ranges. The step program takes T = 1 whatever the
+ * run's T, but is compiled for one value of every other dim: when a ranged dim is an axis
+ * of an input other than its time axis (the batch), si->ok is cleared with the reason.
+ * g: the prepared whole-sequence graph (its inputs keep their dim names). */
+void stream_check_ranged(stream_info *si, const ir_graph *g, int n, const char *const *names);
+
 /* The step program (si->kp) compiled: refuse what a stream cannot run (breakpoints cut links
  * inside a sequence). Returns 0, or -1 with si->ok cleared and the reason in si->why. */
 int stream_check(stream_info *si);

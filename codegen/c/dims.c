@@ -1,0 +1,556 @@
+/*
+ * dims.c — issue 21: the host code of a library whose dims are bound to ranges
+ * (--dim=SYM=MIN..MAX). The driver compiles the model at every dim's MAX (the program the
+ * library runs, its arena sized for it) and at sample points of the box of dims; here each
+ * number the host code passes to a kernel is compared across the samples. A number that
+ * differs becomes an expression in the run's dims: a polynomial with integer coefficients
+ * that is linear in each dim (T * N * H, 2 * T - 1, ...), found from the corners of the box
+ * and checked at the points inside it. What cannot be written that way (a stride-2
+ * convolution's (T - 1) / 2 + 1, a constant whose bytes depend on T) is refused, naming the
+ * node.
+ *
+ * The numbers are read from the C text that params.c writes for each call, so every kernel
+ * kind is covered without a table of fields: two texts must be equal but for their integer
+ * literals, and the name of the field a literal initialises (".seq_len = 5") says which
+ * KP_DYN_* bit it sets.
+ */
+#include "arena.h"
+#include "c_impl.h"
+#include "diag.h"
+#include "kprog.h"
+#include "memplan.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CORNERS (1 << CG_DIMS_MAX)
+
+/* The box and the samples: corner[m] is the sample whose dim k is max when bit k of m is
+ * set and min otherwise (ns: the MAX program itself). */
+typedef struct fitter {
+    const cg_dims *dm;
+    int ns;
+    const int64_t (*sv)[CG_DIMS_MAX];
+    int corner[CORNERS];
+} fitter;
+
+/* The dims of sample j (j == ns: every dim at MAX). */
+static int64_t
+sample_dim(const fitter *f, int j, int k)
+{
+    return j == f->ns ? f->dm->max[k] : f->sv[j][k];
+}
+
+/* Coefficients coef[m] of the monomials prod_{k in m} dims[k] through the values v[j]
+ * (j <= ns) at the corners, checked at every other sample. 0, or -1 when no such
+ * polynomial with integer coefficients fits. */
+static int
+fit(const fitter *f, const int64_t *v, int64_t *coef)
+{
+    const int K = f->dm->n, nc = 1 << K;
+    int m, k, j;
+    for (m = 0; m < nc; m++)
+        coef[m] = v[f->corner[m]];
+    for (k = 0; k < K; k++) { /* dim k: values at (min, max) -> (intercept, slope) */
+        const int64_t lo = f->dm->min[k], span = f->dm->max[k] - lo;
+        for (m = 0; m < nc; m++) {
+            int64_t a, b, slope;
+            if (m & (1 << k))
+                continue;
+            a = coef[m];
+            b = coef[m | 1 << k];
+            if ((b - a) % span)
+                return -1;
+            slope = (b - a) / span;
+            coef[m] = a - slope * lo;
+            coef[m | 1 << k] = slope;
+        }
+    }
+    for (j = 0; j <= f->ns; j++) {
+        int64_t sum = 0;
+        for (m = 0; m < nc; m++) {
+            int64_t t = coef[m];
+            for (k = 0; k < K; k++)
+                if (m & (1 << k))
+                    t *= sample_dim(f, j, k);
+            sum += t;
+        }
+        if (sum != v[j])
+            return -1;
+    }
+    return 0;
+}
+
+/* The polynomial as a C expression over dims[k] ("dims[0] * 12 + 3"), in buf. */
+static void
+poly_str(const fitter *f, const int64_t *coef, char *buf, size_t n)
+{
+    const int K = f->dm->n, nc = 1 << K;
+    size_t len = 0;
+    int m, k, terms = 0;
+    buf[0] = '\0';
+    for (m = nc - 1; m >= 0; m--) {
+        int64_t c = coef[m];
+        if (c == 0 || len >= n)
+            continue;
+        if (terms++)
+            len += (size_t)snprintf(buf + len, n - len, c < 0 ? " - " : " + ");
+        else if (c < 0)
+            len += (size_t)snprintf(buf + len, n - len, "-");
+        c = c < 0 ? -c : c;
+        for (k = 0; k < K && len < n; k++)
+            if (m & (1 << k))
+                len += (size_t)snprintf(buf + len, n - len, "%sdims[%d]",
+                                        len && buf[len - 1] == ']' ? " * " : "", k);
+        if (len < n && (c != 1 || m == 0))
+            len += (size_t)snprintf(buf + len, n - len, "%s%lld", m ? " * " : "", (long long)c);
+    }
+    if (!terms)
+        snprintf(buf, n, "0");
+    else if (terms > 1 && len + 2 < n) { /* parenthesised */
+        memmove(buf + 1, buf, len + 1);
+        buf[0] = '(';
+        buf[len + 1] = ')';
+        buf[len + 2] = '\0';
+    }
+}
+
+/* --- numbers in C text ------------------------------------------------------------------ */
+
+typedef struct num {
+    size_t at, len; /* where in the text */
+    int is_int;     /* an integer literal (else a float: compared as text) */
+    long long v;    /* its value, when is_int */
+    char field[48]; /* the designated field it initialises (".rows = 12": "rows") */
+} num;
+
+static int
+ident_char(int c)
+{
+    return isalnum(c) || c == '_';
+}
+
+/* The numbers of s (at most max), with the skeleton (s without them) checked by the
+ * caller. Returns how many, or -1 when there are more than max. */
+static int
+scan_numbers(const char *s, num *out, int max)
+{
+    size_t i = 0, n = strlen(s);
+    int cnt = 0;
+    char field[48] = "";
+    while (i < n) {
+        if (s[i] == '.' && i + 1 < n && (isalpha((unsigned char)s[i + 1]) || s[i + 1] == '_')) {
+            size_t j = i + 1, l;
+            while (j < n && ident_char((unsigned char)s[j]))
+                j++;
+            l = j - i - 1 < sizeof field - 1 ? j - i - 1 : sizeof field - 1;
+            memcpy(field, s + i + 1, l);
+            field[l] = '\0';
+            i = j;
+            continue;
+        }
+        if (ident_char((unsigned char)s[i]) && !isdigit((unsigned char)s[i])) {
+            while (i < n && ident_char((unsigned char)s[i]))
+                i++;
+            continue;
+        }
+        if (isdigit((unsigned char)s[i]) ||
+            (s[i] == '-' && i + 1 < n && isdigit((unsigned char)s[i + 1]))) {
+            size_t j = i + (s[i] == '-');
+            int is_int = 1;
+            while (j < n &&
+                   (isalnum((unsigned char)s[j]) || s[j] == '.' ||
+                    ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E')))) {
+                if (!isdigit((unsigned char)s[j]))
+                    is_int = 0;
+                j++;
+            }
+            if (cnt == max)
+                return -1;
+            out[cnt].at = i;
+            out[cnt].len = j - i;
+            out[cnt].is_int = is_int;
+            out[cnt].v = is_int ? strtoll(s + i, NULL, 10) : 0;
+            snprintf(out[cnt].field, sizeof out[cnt].field, "%s", field);
+            cnt++;
+            i = j;
+            continue;
+        }
+        i++;
+    }
+    return cnt;
+}
+
+/* 1 when a and b are equal but for their integer literals (the same count, the floats
+ * equal). */
+static int
+same_skeleton(const char *a, const num *na, int ca, const char *b, const num *nb, int cb)
+{
+    size_t pa = 0, pb = 0;
+    int i;
+    if (ca != cb)
+        return 0;
+    for (i = 0; i <= ca; i++) {
+        size_t ea = i < ca ? na[i].at : strlen(a), eb = i < cb ? nb[i].at : strlen(b);
+        if (ea - pa != eb - pb || memcmp(a + pa, b + pb, ea - pa) != 0)
+            return 0;
+        if (i == ca)
+            break;
+        if (na[i].is_int != nb[i].is_int ||
+            (!na[i].is_int &&
+             (na[i].len != nb[i].len || memcmp(a + na[i].at, b + nb[i].at, na[i].len) != 0)))
+            return 0;
+        pa = ea + na[i].len;
+        pb = eb + nb[i].len;
+    }
+    return 1;
+}
+
+static char *
+print_params(const kp_call *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    if (c->kind != KP_COPY)
+        cg_c_put_params(f, c);
+    if (c->kind == KP_FILL)
+        fprintf(f, "/*n*/ %lld", (long long)c->p.fill.n);
+    if (c->kind == KP_COPY)
+        fprintf(f, "/*n_bytes*/ %lld", (long long)c->p.copy.n_bytes);
+    fclose(f);
+    return buf;
+}
+
+#define MAX_NUMS 512
+
+/* The KP_DYN_* bit of a field that varies. */
+static unsigned
+field_bit(const kp_call *c, const char *field)
+{
+    if (c->kind == KP_FILL || c->kind == KP_COPY)
+        return KP_DYN_OTHER;
+    if (strcmp(field, "seq_len") == 0)
+        return KP_DYN_SEQ_LEN;
+    if (strcmp(field, "batch") == 0)
+        return KP_DYN_BATCH;
+    if (strcmp(field, "rows") == 0 && c->kind == KP_RNN_PROJ)
+        return KP_DYN_ROWS;
+    return KP_DYN_OTHER;
+}
+
+static const char *
+call_label(const kp_call *c, int i, char *buf, size_t n)
+{
+    if (c->node)
+        snprintf(buf, n, "node '%s' (%s)", c->node->name, c->node->op_type);
+    else
+        snprintf(buf, n, "call %d (an output copy)", i);
+    return buf;
+}
+
+static void
+put_dims_at(const fitter *f, int j, char *buf, size_t n)
+{
+    size_t len = 0;
+    int k;
+    buf[0] = '\0';
+    for (k = 0; k < f->dm->n && len < n; k++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s=%lld", k ? ", " : "", f->dm->name[k],
+                                (long long)sample_dim(f, j, k));
+}
+
+/* Call i's params across the samples: the template with expressions into dm, its dyn bits
+ * into c. */
+static int
+fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, cg_dims *dm, diag *d)
+{
+    kp_call *c = &kp->calls[i];
+    const int ns = f->ns;
+    char *text[64 + 1];
+    static num nums[64 + 1][MAX_NUMS];
+    int cnt[64 + 1], j, q, status = 0, varies = 0;
+    char label[400], at[200];
+    char *out = NULL;
+    size_t outlen = 0, pos = 0;
+    FILE *o = NULL;
+    for (j = 0; j <= ns; j++) {
+        text[j] = print_params(j == ns ? c : &skp[j]->calls[i]);
+        cnt[j] = text[j] ? scan_numbers(text[j], nums[j], MAX_NUMS) : -1;
+    }
+    for (j = 0; j < ns && status == 0; j++) {
+        if (cnt[j] < 0 || cnt[ns] < 0 ||
+            !same_skeleton(text[ns], nums[ns], cnt[ns], text[j], nums[j], cnt[j])) {
+            put_dims_at(f, j, at, sizeof at);
+            diag_error(d,
+                       "--dim ranges: %s takes other parameters at %s than at the "
+                       "maximum (not only other sizes); bind those dims to one value",
+                       call_label(c, i, label, sizeof label), at);
+            status = -1;
+        }
+    }
+    if (status == 0) {
+        o = open_memstream(&out, &outlen);
+        if (!o)
+            status = -1;
+    }
+    for (q = 0; status == 0 && q < cnt[ns]; q++) {
+        const num *nm = &nums[ns][q];
+        int64_t v[64 + 1], coef[CORNERS];
+        int differs = 0;
+        char expr[400];
+        fwrite(text[ns] + pos, 1, nm->at - pos, o);
+        pos = nm->at + nm->len;
+        if (!nm->is_int) {
+            fwrite(text[ns] + nm->at, 1, nm->len, o);
+            continue;
+        }
+        for (j = 0; j <= ns; j++) {
+            v[j] = nums[j][q].v;
+            differs |= v[j] != v[ns];
+        }
+        if (!differs) {
+            fwrite(text[ns] + nm->at, 1, nm->len, o);
+            continue;
+        }
+        if (fit(f, v, coef) < 0) {
+            diag_error(d,
+                       "--dim ranges: the '%s' of %s is not a whole-number linear "
+                       "function of the ranged dims (%lld at the maximum); bind those "
+                       "dims to one value",
+                       nm->field, call_label(c, i, label, sizeof label), (long long)v[ns]);
+            status = -1;
+            break;
+        }
+        poly_str(f, coef, expr, sizeof expr);
+        fputs(expr, o);
+        c->dyn |= field_bit(c, nm->field);
+        varies = 1;
+    }
+    if (o) {
+        fputs(text[ns] + pos, o);
+        fclose(o);
+    }
+    if (status == 0 && varies) {
+        char *s = out;
+        /* the params of this run: not static */
+        if (strncmp(s, "static const ", 13) == 0)
+            s += 7;
+        if (c->kind == KP_FILL || c->kind == KP_COPY) {
+            char *mark = strstr(s, "/*n");
+            char *e = mark ? strstr(mark, "*/") : NULL;
+            dm->call_size[i] = arena_strdup(a, e ? e + 2 + strspn(e + 2, " ") : "0");
+            if (mark)
+                *mark = '\0';
+        }
+        dm->call_params[i] = c->kind == KP_COPY ? NULL : arena_strdup(a, s);
+    }
+    free(out);
+    for (j = 0; j <= ns; j++)
+        free(text[j]);
+    return status;
+}
+
+/* The shape of tensor t as "{e0, e1, ...}" over the samples (ts[j]: its counterpart). */
+static char *
+fit_shape(arena *a, const fitter *f, const ir_tensor *t, const ir_tensor *const *ts,
+          const char *what, diag *d)
+{
+    char buf[2048], expr[400];
+    size_t len = 0;
+    int r, j;
+    len += (size_t)snprintf(buf, sizeof buf, "{");
+    for (r = 0; r < t->shape.rank; r++) {
+        int64_t v[64 + 1], coef[CORNERS];
+        for (j = 0; j <= f->ns; j++) {
+            const ir_tensor *u = j == f->ns ? t : ts[j];
+            v[j] = u->shape.rank == t->shape.rank ? u->shape.d[r] : -1;
+        }
+        if (fit(f, v, coef) < 0) {
+            diag_error(d,
+                       "--dim ranges: dim %d of %s '%s' is not a whole-number linear "
+                       "function of the ranged dims; bind those dims to one value",
+                       r, what, t->name);
+            return NULL;
+        }
+        poly_str(f, coef, expr, sizeof expr);
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", r ? ", " : "", expr);
+        if (len >= sizeof buf)
+            return NULL;
+    }
+    snprintf(buf + len, sizeof buf - len, "}");
+    return arena_strdup(a, buf);
+}
+
+static int
+same_tensor(const ir_tensor *t, const ir_tensor *u)
+{
+    if (!t || !u)
+        return t == u;
+    return strcmp(t->name, u->name) == 0 && t->dtype == u->dtype;
+}
+
+/* Do the programs make the same calls over the same buffers? */
+static int
+same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const memplan *mp,
+               const kprog *const *skp, const memplan *const *smp, diag *d)
+{
+    int j, i, k;
+    char label[400], at[200];
+    for (j = 0; j < f->ns; j++) {
+        const kprog *s = skp[j];
+        put_dims_at(f, j, at, sizeof at);
+        if (s->n_calls != kp->n_calls || s->n_outputs != kp->n_outputs ||
+            s->n_waves != kp->n_waves) {
+            diag_error(d,
+                       "--dim ranges: at %s the model compiles to another program (%d "
+                       "kernel calls, %d at the maximum); bind those dims to one value",
+                       at, s->n_calls, kp->n_calls);
+            return -1;
+        }
+        for (i = 0; i < kp->n_calls; i++) {
+            const kp_call *c = &kp->calls[i], *sc = &s->calls[i];
+            const char *why = NULL;
+            if (c->kind != sc->kind || c->wfmt != sc->wfmt || c->n_in != sc->n_in ||
+                c->n_out != sc->n_out || !c->node != !sc->node ||
+                (c->node && strcmp(c->node->name, sc->node->name) != 0))
+                why = "another kernel";
+            else if (sc->scratch_bytes > c->scratch_bytes)
+                why = "a bigger scratch buffer";
+            for (k = 0; !why && k < c->n_in + c->n_out; k++) {
+                const ir_tensor *t = k < c->n_in ? c->in[k] : c->out[k - c->n_in];
+                const ir_tensor *u = k < c->n_in ? sc->in[k] : sc->out[k - c->n_in];
+                int64_t nt, nu;
+                if (!same_tensor(t, u)) {
+                    why = "other buffers";
+                    break;
+                }
+                if (!t)
+                    continue;
+                if (mp->tensor[t->id].kind != smp[j]->tensor[u->id].kind) {
+                    why = "another placement of a buffer";
+                    break;
+                }
+                nt = ir_shape_numel(&t->shape);
+                nu = ir_shape_numel(&u->shape);
+                if (nu > nt)
+                    why = "a bigger buffer than at the maximum";
+                else if (mp->tensor[t->id].kind == MEMPLAN_CONST &&
+                         (nu != nt ||
+                          (t->data != u->data &&
+                           memcmp(t->data, u->data, (size_t)nt * ir_dtype_size(t->dtype)) != 0)))
+                    why = "a constant whose values depend on the dims";
+            }
+            if (why) {
+                diag_error(d,
+                           "--dim ranges: at %s, %s has %s than at the maximum; bind "
+                           "those dims to one value",
+                           at, call_label(c, i, label, sizeof label), why);
+                return -1;
+            }
+        }
+        for (i = 0; i < kp->n_waves; i++) {
+            const kp_wave *w = &kp->waves[i], *sw = &s->waves[i];
+            if (w->first != sw->first || w->last != sw->last || w->threads != sw->threads ||
+                w->stages != sw->stages || w->chunk != sw->chunk) {
+                diag_error(d,
+                           "--dim ranges: at %s the wavefront of calls %d..%d is planned "
+                           "otherwise than at the maximum; use --parallel=split or bind "
+                           "those dims to one value",
+                           at, w->first, w->last);
+                return -1;
+            }
+        }
+    }
+    (void)g;
+    return 0;
+}
+
+int
+cg_dims_fit(arena *a, const ir_graph *g, kprog *kp, const memplan *mp, const ir_graph *const *sg,
+            const kprog *const *skp, const memplan *const *smp, int ns,
+            const int64_t (*sv)[CG_DIMS_MAX], cg_dims *dm, diag *d)
+{
+    fitter f;
+    int i, j, k, m;
+    const ir_tensor *ts[64];
+    memset(&f, 0, sizeof f);
+    f.dm = dm;
+    f.ns = ns;
+    f.sv = sv;
+    if (ns > 64 || dm->n > CG_DIMS_MAX)
+        return -1;
+    for (m = 0; m < (1 << dm->n); m++) {
+        f.corner[m] = -1;
+        if (m == (1 << dm->n) - 1)
+            f.corner[m] = ns;
+        for (j = 0; j < ns && f.corner[m] < 0; j++) {
+            for (k = 0; k < dm->n; k++)
+                if (sv[j][k] != ((m & (1 << k)) ? dm->max[k] : dm->min[k]))
+                    break;
+            if (k == dm->n)
+                f.corner[m] = j;
+        }
+        if (f.corner[m] < 0) {
+            diag_error(d, "internal error: --dim ranges: corner %d not sampled", m);
+            return -1;
+        }
+    }
+    if (same_structure(&f, g, kp, mp, skp, smp, d) < 0)
+        return -1;
+    dm->call_params = arena_calloc(a, (size_t)kp->n_calls + 1, sizeof *dm->call_params);
+    dm->call_size = arena_calloc(a, (size_t)kp->n_calls + 1, sizeof *dm->call_size);
+    for (i = 0; i < kp->n_calls; i++) {
+        kp->calls[i].dyn = 0;
+        if (fit_call(a, &f, kp, skp, i, dm, d) < 0)
+            return -1;
+    }
+    dm->in_shape = arena_calloc(a, (size_t)g->n_inputs + 1, sizeof *dm->in_shape);
+    dm->out_shape = arena_calloc(a, (size_t)kp->n_outputs + 1, sizeof *dm->out_shape);
+    for (i = 0; i < g->n_inputs; i++) {
+        for (j = 0; j < ns; j++)
+            ts[j] = sg[j]->n_inputs == g->n_inputs ? sg[j]->inputs[i] : g->inputs[i];
+        if (!(dm->in_shape[i] = fit_shape(a, &f, g->inputs[i], ts, "input", d)))
+            return -1;
+    }
+    for (i = 0; i < kp->n_outputs; i++) {
+        for (j = 0; j < ns; j++)
+            ts[j] = skp[j]->outputs[i];
+        if (!(dm->out_shape[i] = fit_shape(a, &f, kp->outputs[i], ts, "output", d)))
+            return -1;
+    }
+    /* where the .npy driver reads each dim: an input axis that is exactly it */
+    for (k = 0; k < dm->n; k++) {
+        char want[32];
+        snprintf(want, sizeof want, "dims[%d]", k);
+        dm->in_of[k] = -1;
+        for (i = 0; i < g->n_inputs && dm->in_of[k] < 0; i++) {
+            const char *s = dm->in_shape[i] + 1;
+            int axis = 0;
+            while (*s && *s != '}') {
+                size_t l = strcspn(s, ",}");
+                if (l == strlen(want) && strncmp(s, want, l) == 0) {
+                    dm->in_of[k] = i;
+                    dm->in_axis[k] = axis;
+                    break;
+                }
+                s += l;
+                s += strspn(s, ", ");
+                axis++;
+            }
+        }
+        if (dm->in_of[k] < 0) {
+            diag_error(d,
+                       "--dim=%s=%lld..%lld: no input of the model has an axis of exactly "
+                       "'%s', so a run could not tell its value from its inputs; bind it "
+                       "to one value",
+                       dm->name[k], (long long)dm->min[k], (long long)dm->max[k], dm->name[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
