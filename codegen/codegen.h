@@ -112,6 +112,12 @@ typedef struct cg_options {
  * every sample agrees with. Sets kp->calls[i].dyn. Returns 0, or -1 after reporting through
  * d what varies otherwise (naming the node and field).
  */
+#define CG_DIMS_SAMPLES_MAX 96
+/* The sample points for dm (sv[j][k]: dim k's value in sample j; not the all-MAX point):
+ * every combination of each dim's MIN, MAX and, when MIN is 1 and MAX at least 3, 2 (the
+ * polynomials are fitted on [2, MAX] there: at size 1 a broadcasting stride is 0 whatever
+ * it is elsewhere, a value no run reads), then points inside the box. Returns how many. */
+int cg_dims_samples(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX]);
 int cg_dims_fit(struct arena *a, const ir_graph *g, kprog *kp, const memplan *mp,
                 const ir_graph *const *sg, const kprog *const *skp, const memplan *const *smp,
                 int ns, const int64_t (*sv)[CG_DIMS_MAX], cg_dims *dm, diag *d);

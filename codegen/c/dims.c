@@ -34,7 +34,61 @@ typedef struct fitter {
     int ns;
     const int64_t (*sv)[CG_DIMS_MAX];
     int corner[CORNERS];
+    int64_t lo[CG_DIMS_MAX]; /* the corners' low value of each dim (fit_lo) */
 } fitter;
+
+/* The low end of the box the polynomials are fitted on: 2 for a dim from 1 to 3 or more. */
+static int64_t
+fit_lo(const cg_dims *dm, int k)
+{
+    return dm->min[k] == 1 && dm->max[k] >= 3 ? 2 : dm->min[k];
+}
+
+int
+cg_dims_samples(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX])
+{
+    int64_t vals[CG_DIMS_MAX][3];
+    int nv[CG_DIMS_MAX], idx[CG_DIMS_MAX] = {0}, k, j, n = 0, p;
+    for (k = 0; k < dm->n; k++) {
+        nv[k] = 0;
+        vals[k][nv[k]++] = dm->min[k];
+        if (fit_lo(dm, k) != dm->min[k])
+            vals[k][nv[k]++] = fit_lo(dm, k);
+        vals[k][nv[k]++] = dm->max[k];
+    }
+    for (;;) { /* every combination but all-MAX */
+        int all_max = 1;
+        for (k = 0; k < dm->n; k++) {
+            sv[n][k] = vals[k][idx[k]];
+            all_max &= idx[k] == nv[k] - 1;
+        }
+        n += !all_max;
+        for (k = 0; k < dm->n && ++idx[k] == nv[k]; k++)
+            idx[k] = 0;
+        if (k == dm->n)
+            break;
+    }
+    for (p = 0; p < 4; p++) { /* inside: MIN + 1, the middle, MAX - 1, and a mix */
+        int64_t v[CG_DIMS_MAX];
+        int dup = 0, all_max = 1;
+        for (k = 0; k < dm->n; k++) {
+            const int64_t lo = dm->min[k], hi = dm->max[k];
+            v[k] = p == 0   ? lo + 1
+                   : p == 1 ? lo + (hi - lo) / 2
+                   : p == 2 ? hi - 1
+                   : k == 0 ? lo + 1
+                            : hi - 1;
+            if (v[k] < lo || v[k] > hi)
+                v[k] = hi;
+            all_max &= v[k] == hi;
+        }
+        for (j = 0; j < n && !dup; j++)
+            dup = memcmp(sv[j], v, sizeof(int64_t) * (size_t)dm->n) == 0;
+        if (!dup && !all_max)
+            memcpy(sv[n++], v, sizeof v);
+    }
+    return n;
+}
 
 /* The dims of sample j (j == ns: every dim at MAX). */
 static int64_t
@@ -47,14 +101,14 @@ sample_dim(const fitter *f, int j, int k)
  * (j <= ns) at the corners, checked at every other sample. 0, or -1 when no such
  * polynomial with integer coefficients fits. */
 static int
-fit(const fitter *f, const int64_t *v, int64_t *coef)
+fit(const fitter *f, const int64_t *v, int64_t *coef, int stride)
 {
     const int K = f->dm->n, nc = 1 << K;
     int m, k, j;
     for (m = 0; m < nc; m++)
         coef[m] = v[f->corner[m]];
-    for (k = 0; k < K; k++) { /* dim k: values at (min, max) -> (intercept, slope) */
-        const int64_t lo = f->dm->min[k], span = f->dm->max[k] - lo;
+    for (k = 0; k < K; k++) { /* dim k: values at (lo, max) -> (intercept, slope) */
+        const int64_t lo = f->lo[k], span = f->dm->max[k] - lo;
         for (m = 0; m < nc; m++) {
             int64_t a, b, slope;
             if (m & (1 << k))
@@ -77,8 +131,13 @@ fit(const fitter *f, const int64_t *v, int64_t *coef)
                     t *= sample_dim(f, j, k);
             sum += t;
         }
-        if (sum != v[j])
-            return -1;
+        if (sum != v[j]) {
+            int at_one = 0;
+            for (k = 0; k < K; k++)
+                at_one |= sample_dim(f, j, k) == 1 && f->lo[k] > 1;
+            if (!(stride && at_one)) /* a stride of an axis of size 1: never read */
+                return -1;
+        }
     }
     return 0;
 }
@@ -271,9 +330,9 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
 {
     kp_call *c = &kp->calls[i];
     const int ns = f->ns;
-    char *text[64 + 1];
-    static num nums[64 + 1][MAX_NUMS];
-    int cnt[64 + 1], j, q, status = 0, varies = 0;
+    char *text[CG_DIMS_SAMPLES_MAX + 1];
+    static num nums[CG_DIMS_SAMPLES_MAX + 1][MAX_NUMS];
+    int cnt[CG_DIMS_SAMPLES_MAX + 1], j, q, status = 0, varies = 0;
     char label[400], at[200];
     char *out = NULL;
     size_t outlen = 0, pos = 0;
@@ -300,7 +359,7 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
     }
     for (q = 0; status == 0 && q < cnt[ns]; q++) {
         const num *nm = &nums[ns][q];
-        int64_t v[64 + 1], coef[CORNERS];
+        int64_t v[CG_DIMS_SAMPLES_MAX + 1], coef[CORNERS];
         int differs = 0;
         char expr[400];
         fwrite(text[ns] + pos, 1, nm->at - pos, o);
@@ -317,7 +376,7 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
             fwrite(text[ns] + nm->at, 1, nm->len, o);
             continue;
         }
-        if (fit(f, v, coef) < 0) {
+        if (fit(f, v, coef, strstr(nm->field, "stride") != NULL) < 0) {
             diag_error(d,
                        "--dim ranges: the '%s' of %s is not a whole-number linear "
                        "function of the ranged dims (%lld at the maximum); bind those "
@@ -365,12 +424,12 @@ fit_shape(arena *a, const fitter *f, const ir_tensor *t, const ir_tensor *const 
     int r, j;
     len += (size_t)snprintf(buf, sizeof buf, "{");
     for (r = 0; r < t->shape.rank; r++) {
-        int64_t v[64 + 1], coef[CORNERS];
+        int64_t v[CG_DIMS_SAMPLES_MAX + 1], coef[CORNERS];
         for (j = 0; j <= f->ns; j++) {
             const ir_tensor *u = j == f->ns ? t : ts[j];
             v[j] = u->shape.rank == t->shape.rank ? u->shape.d[r] : -1;
         }
-        if (fit(f, v, coef) < 0) {
+        if (fit(f, v, coef, 0) < 0) {
             diag_error(d,
                        "--dim ranges: dim %d of %s '%s' is not a whole-number linear "
                        "function of the ranged dims; bind those dims to one value",
@@ -415,41 +474,51 @@ same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const mempla
         for (i = 0; i < kp->n_calls; i++) {
             const kp_call *c = &kp->calls[i], *sc = &s->calls[i];
             const char *why = NULL;
+            char whyb[600];
             if (c->kind != sc->kind || c->wfmt != sc->wfmt || c->n_in != sc->n_in ||
                 c->n_out != sc->n_out || !c->node != !sc->node ||
                 (c->node && strcmp(c->node->name, sc->node->name) != 0))
-                why = "another kernel";
+                why = "is another kernel call";
             else if (sc->scratch_bytes > c->scratch_bytes)
-                why = "a bigger scratch buffer";
+                why = "needs a bigger scratch buffer";
             for (k = 0; !why && k < c->n_in + c->n_out; k++) {
                 const ir_tensor *t = k < c->n_in ? c->in[k] : c->out[k - c->n_in];
                 const ir_tensor *u = k < c->n_in ? sc->in[k] : sc->out[k - c->n_in];
                 int64_t nt, nu;
                 if (!same_tensor(t, u)) {
-                    why = "other buffers";
+                    snprintf(whyb, sizeof whyb,
+                             "reads or writes '%s' where at the maximum it "
+                             "has '%s' (a step folded or rewritten at those sizes only)",
+                             u ? u->name : "nothing", t ? t->name : "nothing");
+                    why = whyb;
                     break;
                 }
                 if (!t)
                     continue;
                 if (mp->tensor[t->id].kind != smp[j]->tensor[u->id].kind) {
-                    why = "another placement of a buffer";
+                    snprintf(whyb, sizeof whyb, "places '%s' otherwise", t->name);
+                    why = whyb;
                     break;
                 }
                 nt = ir_shape_numel(&t->shape);
                 nu = ir_shape_numel(&u->shape);
-                if (nu > nt)
-                    why = "a bigger buffer than at the maximum";
-                else if (mp->tensor[t->id].kind == MEMPLAN_CONST &&
-                         (nu != nt ||
-                          (t->data != u->data &&
-                           memcmp(t->data, u->data, (size_t)nt * ir_dtype_size(t->dtype)) != 0)))
-                    why = "a constant whose values depend on the dims";
+                if (nu > nt) {
+                    snprintf(whyb, sizeof whyb, "has a bigger '%s' than at the maximum", t->name);
+                    why = whyb;
+                } else if (mp->tensor[t->id].kind == MEMPLAN_CONST &&
+                           (nu != nt || (t->data != u->data &&
+                                         memcmp(t->data, u->data,
+                                                (size_t)nt * ir_dtype_size(t->dtype)) != 0))) {
+                    snprintf(whyb, sizeof whyb,
+                             "reads the constant '%s', whose values depend "
+                             "on the dims (computed from an input's shape at compile time)",
+                             t->name);
+                    why = whyb;
+                }
             }
             if (why) {
-                diag_error(d,
-                           "--dim ranges: at %s, %s has %s than at the maximum; bind "
-                           "those dims to one value",
-                           at, call_label(c, i, label, sizeof label), why);
+                diag_error(d, "--dim ranges: at %s, %s %s; bind those dims to one value", at,
+                           call_label(c, i, label, sizeof label), why);
                 return -1;
             }
         }
@@ -477,20 +546,22 @@ cg_dims_fit(arena *a, const ir_graph *g, kprog *kp, const memplan *mp, const ir_
 {
     fitter f;
     int i, j, k, m;
-    const ir_tensor *ts[64];
+    const ir_tensor *ts[CG_DIMS_SAMPLES_MAX];
     memset(&f, 0, sizeof f);
     f.dm = dm;
     f.ns = ns;
     f.sv = sv;
-    if (ns > 64 || dm->n > CG_DIMS_MAX)
+    if (ns > CG_DIMS_SAMPLES_MAX || dm->n > CG_DIMS_MAX)
         return -1;
+    for (k = 0; k < dm->n; k++)
+        f.lo[k] = fit_lo(dm, k);
     for (m = 0; m < (1 << dm->n); m++) {
         f.corner[m] = -1;
         if (m == (1 << dm->n) - 1)
             f.corner[m] = ns;
         for (j = 0; j < ns && f.corner[m] < 0; j++) {
             for (k = 0; k < dm->n; k++)
-                if (sv[j][k] != ((m & (1 << k)) ? dm->max[k] : dm->min[k]))
+                if (sv[j][k] != ((m & (1 << k)) ? dm->max[k] : f.lo[k]))
                     break;
             if (k == dm->n)
                 f.corner[m] = j;

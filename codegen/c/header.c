@@ -3,13 +3,13 @@
  * the arena sizes, the shape and dtype of every input and output, the context struct, and
  * the weight placement's and streaming's parts (weights.c, stream.c).
  */
-#include <stdio.h>
-
 #include "c_impl.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
 #include "target.h"
+
+#include <stdio.h>
 
 static void
 put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tensor *t)
@@ -51,11 +51,13 @@ put_dims_header(FILE *f, const char *NAME, const cg_options *o)
         for (k = 0; dm->name[i][k] && k < (int)sizeof sym - 1; k++) {
             char ch = dm->name[i][k];
             sym[k] = (ch >= 'a' && ch <= 'z') ? (char)(ch - 'a' + 'A')
-                   : ((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) ? ch : '_';
+                     : ((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) ? ch
+                                                                              : '_';
         }
         sym[k] = '\0';
-        fprintf(f, "#define %s_DIM_%s %d /* '%s': index in dims[] */\n"
-                   "#define %s_DIM_%s_MIN %lld\n#define %s_DIM_%s_MAX %lld\n",
+        fprintf(f,
+                "#define %s_DIM_%s %d /* '%s': index in dims[] */\n"
+                "#define %s_DIM_%s_MIN %lld\n#define %s_DIM_%s_MAX %lld\n",
                 NAME, sym, i, dm->name[i], NAME, sym, (long long)dm->min[i], NAME, sym,
                 (long long)dm->max[i]);
     }
@@ -87,7 +89,7 @@ cg_c_ctx_bytes(const cg_options *o)
 
 int
 cg_c_write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-             diag *d)
+                  diag *d)
 {
     out_file of;
     FILE *f;
@@ -108,18 +110,21 @@ cg_c_write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const c
             " *   %s_init(&ctx, aligned arena pointer, %s_ARENA_SIZE);\n"
             " *   %s_run(&ctx, inputs, outputs);   // never allocates\n"
             " * inputs[i] / outputs[i] point at C-order buffers of the shapes below.\n */\n",
-            o->name, g->file, g->name, o->target ? o->target : "host", NAME, o->name, o->name,
-            NAME, o->name);
-    fprintf(f, "#ifndef %s_H\n#define %s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
-               "#include \"lstmc_rt.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+            o->name, g->file, g->name, o->target ? o->target : "host", NAME, o->name, o->name, NAME,
+            o->name);
+    fprintf(f,
+            "#ifndef %s_H\n#define %s_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+            "#include \"lstmc_rt.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
             NAME, NAME);
-    fprintf(f, "/* Bytes of working memory %s_run needs (buffers shared across lifetimes; "
-               "%lld without sharing). */\n",
+    fprintf(f,
+            "/* Bytes of working memory %s_run needs (buffers shared across lifetimes; "
+            "%lld without sharing). */\n",
             o->name, (long long)mp->naive_size);
     fprintf(f, "#define %s_ARENA_SIZE %lldu\n", NAME, (long long)cg_c_total_arena(mp, o));
-    fprintf(f, "/* What %s_run alone needs, and what %s_step alone needs (%s_init_stream):\n"
-               " * a firmware that only streams gives the smaller arena. */\n"
-               "#define %s_RUN_ARENA_SIZE %lldu\n#define %s_STREAM_ARENA_SIZE %lldu\n\n",
+    fprintf(f,
+            "/* What %s_run alone needs, and what %s_step alone needs (%s_init_stream):\n"
+            " * a firmware that only streams gives the smaller arena. */\n"
+            "#define %s_RUN_ARENA_SIZE %lldu\n#define %s_STREAM_ARENA_SIZE %lldu\n\n",
             o->name, o->name, o->name, NAME, (long long)mp->arena_size, NAME,
             (long long)cg_c_stream_arena(o));
     fprintf(f, "#define %s_N_INPUTS  %d\n#define %s_N_OUTPUTS %d\n\n", NAME, g->n_inputs, NAME,
@@ -132,15 +137,17 @@ cg_c_write_header(const ir_graph *g, const kprog *kp, const memplan *mp, const c
         put_io_macros(f, NAME, "OUTPUT", i, g->outputs[i]);
         fputc('\n', f);
     }
-    fprintf(f, "/* Default thresholds (lstmc --alpha-inter / --alpha-intra); 0 is exact. */\n"
-               "#define %s_ALPHA_INTER ",
+    fprintf(f,
+            "/* Default thresholds (lstmc --alpha-inter / --alpha-intra); 0 is exact. */\n"
+            "#define %s_ALPHA_INTER ",
             NAME);
     cg_c_put_float(f, o->alpha_inter);
     fprintf(f, "\n#define %s_ALPHA_INTRA ", NAME);
     cg_c_put_float(f, o->alpha_intra);
-    fprintf(f, "\n/* The range lstmc tune measured (--thresholds; 0 when not tuned): the upper\n"
-               " * limits of alpha_inter and alpha_intra, bounds for lstmc_rt_uo. */\n"
-               "#define %s_ALPHA_INTER_MAX ",
+    fprintf(f,
+            "\n/* The range lstmc tune measured (--thresholds; 0 when not tuned): the upper\n"
+            " * limits of alpha_inter and alpha_intra, bounds for lstmc_rt_uo. */\n"
+            "#define %s_ALPHA_INTER_MAX ",
             NAME);
     cg_c_put_float(f, o->alpha_inter_max);
     fprintf(f, "\n#define %s_ALPHA_INTRA_MAX ", NAME);

@@ -3,12 +3,12 @@
  * once or --bench N times (or --stream SPEC through <name>_step), writes the outputs as .npy.
  * Its buffers are static: no allocation.
  */
-#include <stdio.h>
-
 #include "c_impl.h"
 #include "ir.h"
 #include "kprog.h"
 #include "stream.h"
+
+#include <stdio.h>
 
 static void
 put_dtype_check(FILE *f, const char *NAME, const char *what, int i)
@@ -25,15 +25,16 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
     const stream_info *si = o->stream;
     int64_t T = si ? si->seq_len : 0, outer, inner;
     int i, j;
-    int slices = 0; /* whether a time axis is copied: the loops over its outer rows */
+    int slices = 0;         /* whether a time axis is copied: the loops over its outer rows */
     if (!cg_c_stream_on(o)) /* main refuses --stream */
         return;
     for (i = 0; i < g->n_inputs; i++)
         slices |= si->in_axis[i] >= 0;
     for (i = 0; i < kp->n_outputs; i++)
         slices |= si->out_kind[i] == STREAM_TIME;
-    fprintf(f, "static lstmc_rt_status\nrun_stream(%s_ctx *ctx, const char *spec, int64_t T, "
-               "const void *const *inputs,\n           void *const *outputs)\n{\n",
+    fprintf(f,
+            "static lstmc_rt_status\nrun_stream(%s_ctx *ctx, const char *spec, int64_t T, "
+            "const void *const *inputs,\n           void *const *outputs)\n{\n",
             o->name);
     fprintf(f, "    static %s_state state;\n", o->name);
     for (i = 0; i < g->n_inputs; i++)
@@ -44,9 +45,10 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
         if (si->out_kind[i] == STREAM_TIME)
             fprintf(f, "    static %s chunk_out%d[sizeof out%d / sizeof out%d[0]];\n",
                     cg_c_ctype(g->outputs[i]->dtype), i, i, i);
-    fprintf(f, "    const void *cin[%d];\n    void *cout[%d];\n    const char *p = spec;\n"
-               "    int64_t t = 0, n%s;\n    lstmc_rt_status st = %s_reset(&state);\n"
-               "    if (st != LSTMC_RT_OK)\n        return st;\n",
+    fprintf(f,
+            "    const void *cin[%d];\n    void *cout[%d];\n    const char *p = spec;\n"
+            "    int64_t t = 0, n%s;\n    lstmc_rt_status st = %s_reset(&state);\n"
+            "    if (st != LSTMC_RT_OK)\n        return st;\n",
             g->n_inputs + 1, kp->n_outputs + 1, slices ? ", o" : "", o->name);
     for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
         const stream_layer *l = &si->layers[j];
@@ -76,16 +78,16 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
                 "            memcpy((unsigned char *)chunk_in%d + (size_t)(o * n) * %lldu,\n"
                 "                   (const unsigned char *)inputs[%d] + (size_t)(o * T + t) * "
                 "%lldu,\n                   (size_t)n * %lldu);\n        cin[%d] = chunk_in%d;\n",
-                (long long)outer, i, (long long)inner, i, (long long)inner,
-                (long long)inner, i, i);
+                (long long)outer, i, (long long)inner, i, (long long)inner, (long long)inner, i, i);
     }
     for (i = 0; i < kp->n_outputs; i++)
         if (si->out_kind[i] == STREAM_TIME)
             fprintf(f, "        cout[%d] = chunk_out%d;\n", i, i);
         else
             fprintf(f, "        cout[%d] = outputs[%d];\n", i, i);
-    fprintf(f, "        st = %s_step(ctx, &state, n, cin, cout);\n"
-               "        if (st != LSTMC_RT_OK)\n            return st;\n",
+    fprintf(f,
+            "        st = %s_step(ctx, &state, n, cin, cout);\n"
+            "        if (st != LSTMC_RT_OK)\n            return st;\n",
             o->name);
     for (i = 0; i < kp->n_outputs; i++) {
         if (si->out_kind[i] != STREAM_TIME)
@@ -99,8 +101,8 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
                 "            memcpy((unsigned char *)outputs[%d] + (size_t)(o * T + t) * "
                 "%lldu,\n                   (const unsigned char *)chunk_out%d + (size_t)(o * n) "
                 "* %lldu,\n                   (size_t)n * %lldu);\n",
-                (long long)outer, (long long)T, j, i, (long long)inner, i,
-                (long long)inner, (long long)inner);
+                (long long)outer, (long long)T, j, i, (long long)inner, i, (long long)inner,
+                (long long)inner);
     }
     fputs("        t += n;\n    }\n    return LSTMC_RT_OK;\n}\n\n", f);
 }
@@ -114,8 +116,9 @@ put_driver_weights(FILE *f, const cg_options *o)
     cg_c_upper(o->name, NAME, sizeof NAME);
     if (o->placement == CG_WEIGHTS_CONST) /* compiled in: main refuses --weights-file */
         return;
-    fprintf(f, "static lstmc_rt_status\nload_weights(%s_ctx *ctx, const char *path, const char "
-               "*argv0)\n{\n",
+    fprintf(f,
+            "static lstmc_rt_status\nload_weights(%s_ctx *ctx, const char *path, const char "
+            "*argv0)\n{\n",
             o->name);
     fprintf(f,
             "    static unsigned char raw[%s_WEIGHTS_FILE_SIZE + LSTMC_RT_ALIGN + 1];\n"
@@ -142,8 +145,9 @@ put_driver_dims(FILE *f, const ir_graph *g, const kprog *kp, const cg_options *o
 {
     const cg_dims *dm = o->dims;
     int k, i;
-    fprintf(f, "    int64_t dims[%d];\n    {\n        lstmc_npy_info info;\n"
-               "        char err[256];\n",
+    fprintf(f,
+            "    int64_t dims[%d];\n    {\n        lstmc_npy_info info;\n"
+            "        char err[256];\n",
             dm->n);
     for (k = 0; k < dm->n; k++)
         fprintf(f,
@@ -181,26 +185,28 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     if (cg_c_open_out(&of, o->outdir, fname, d) < 0)
         return -1;
     f = of.f;
-    fprintf(f,
-            "/*\n * %s_run.c — generated by lstmc: runs %s on .npy inputs, writes .npy "
-            "outputs.\n *\n *   %s_run [--bench N] [--print] [--output-dir DIR] "
-            "[--input NAME=FILE.npy]... [INPUT.npy]...\n"
-            " *\n * Each input by its ONNX name (--input NAME=FILE.npy, as lstmc run takes them) or "
-            "by\n * position: the files not given by name fill the other inputs in graph order: ",
-            o->name, o->name, o->name);
+    fprintf(
+        f,
+        "/*\n * %s_run.c — generated by lstmc: runs %s on .npy inputs, writes .npy "
+        "outputs.\n *\n *   %s_run [--bench N] [--print] [--output-dir DIR] "
+        "[--input NAME=FILE.npy]... [INPUT.npy]...\n"
+        " *\n * Each input by its ONNX name (--input NAME=FILE.npy, as lstmc run takes them) or "
+        "by\n * position: the files not given by name fill the other inputs in graph order: ",
+        o->name, o->name, o->name);
     for (i = 0; i < g->n_inputs; i++)
         fprintf(f, "%s'%s'", i ? ", " : "", g->inputs[i]->name);
-    fprintf(f, ". Buffers are static: no allocation.\n */\n"
-               "#define _POSIX_C_SOURCE 199309L\n#include <stdio.h>\n#include <stdlib.h>\n"
-               "#include <string.h>\n#include <time.h>\n\n#include \"%s.h\"\n"
-               "#include \"lstmc_rt_npy.h\"\n\n",
+    fprintf(f,
+            ". Buffers are static: no allocation.\n */\n"
+            "#define _POSIX_C_SOURCE 199309L\n#include <stdio.h>\n#include <stdlib.h>\n"
+            "#include <string.h>\n#include <time.h>\n\n#include \"%s.h\"\n"
+            "#include \"lstmc_rt_npy.h\"\n\n",
             o->name);
     fprintf(f, "static unsigned char arena_raw[%s_ARENA_SIZE + LSTMC_RT_ALIGN];\n", NAME);
     for (i = 0; i < g->n_inputs; i++) {
         const ir_tensor *t = g->inputs[i];
         int64_t n = ir_shape_numel(&t->shape);
-        fprintf(f, "static %s in%d[%lld];\nstatic %sint64_t in%d_dims[] = ",
-                cg_c_ctype(t->dtype), i, (long long)(n > 0 ? n : 1), o->dims ? "" : "const ", i);
+        fprintf(f, "static %s in%d[%lld];\nstatic %sint64_t in%d_dims[] = ", cg_c_ctype(t->dtype),
+                i, (long long)(n > 0 ? n : 1), o->dims ? "" : "const ", i);
         cg_c_put_i64s(f, t->shape.d, t->shape.rank);
         fputs(";\n", f);
     }
@@ -209,8 +215,8 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
         int64_t n = ir_shape_numel(&t->shape);
         char san[512];
         cg_sanitize_filename(t->name, san, sizeof san);
-        fprintf(f, "static %s out%d[%lld];\nstatic %sint64_t out%d_dims[] = ",
-                cg_c_ctype(t->dtype), i, (long long)(n > 0 ? n : 1), o->dims ? "" : "const ", i);
+        fprintf(f, "static %s out%d[%lld];\nstatic %sint64_t out%d_dims[] = ", cg_c_ctype(t->dtype),
+                i, (long long)(n > 0 ? n : 1), o->dims ? "" : "const ", i);
         cg_c_put_i64s(f, t->shape.d, t->shape.rank);
         fprintf(f, ";\nstatic const char out%d_file[] = \"%s.npy\";\n", i, san);
     }
@@ -260,68 +266,70 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
             "int\nmain(int argc, char **argv)\n{\n"
             "    const char *outdir = \".\";\n    const char *paths[%s_N_INPUTS + 1] = {0};\n"
             "    const char *pos[%s_N_INPUTS + 1] = {0};\n    int n_pos = 0, k;\n"
-            "    const void *inputs[%s_N_INPUTS + 1] = {0};\n    void *outputs[%s_N_OUTPUTS + 1] = {0};\n"
+            "    const void *inputs[%s_N_INPUTS + 1] = {0};\n    void *outputs[%s_N_OUTPUTS + 1] = "
+            "{0};\n"
             "    %s_ctx ctx;\n    lstmc_rt_status st;\n    long bench = 0;\n    int print = 0;\n"
             "    const char *stream = NULL, *weights_file = NULL;\n"
             "    int n_paths = 0, i;\n"
             "    unsigned char *arena = arena_raw + (LSTMC_RT_ALIGN - (size_t)arena_raw %% "
             "LSTMC_RT_ALIGN) %% LSTMC_RT_ALIGN;\n\n",
             NAME, NAME, NAME, NAME, o->name);
-    fprintf(f,
-            "    for (i = 1; i < argc; i++) {\n"
-            "        if (strcmp(argv[i], \"--bench\") == 0 && i + 1 < argc) {\n"
-            "            char *end;\n            bench = strtol(argv[++i], &end, 10);\n"
-            "            if (*end || bench < 1 || bench > 1000000) {\n"
-            "                fprintf(stderr, \"%s_run: --bench takes a count from 1 to "
-            "1000000\\n\");\n                return 2;\n            }\n"
-            "        } else if (strcmp(argv[i], \"--print\") == 0) {\n"
-            "            print = 1;\n"
-            "        } else if (strcmp(argv[i], \"--weights-file\") == 0 && i + 1 < argc) {\n"
-            "            weights_file = argv[++i];\n"
-            "        } else if (strcmp(argv[i], \"--stream\") == 0 && i + 1 < argc) {\n"
-            "            stream = argv[++i];\n"
-            "            if (strspn(stream, \"0123456789,\") != strlen(stream) || !*stream) {\n"
-            "                fprintf(stderr, \"%s_run: --stream takes chunk sizes like 1 or "
-            "3,1,2\\n\");\n                return 2;\n            }\n"
-            "        } else if (strcmp(argv[i], \"--output-dir\") == 0 && i + 1 < argc) {\n"
-            "            outdir = argv[++i];\n"
-            "        } else if ((strcmp(argv[i], \"--input\") == 0 && i + 1 < argc) ||\n"
-            "                   strncmp(argv[i], \"--input=\", 8) == 0) {\n"
-            "            /* NAME=FILE: NAME is the ONNX input name (the longest that matches) */\n"
-            "            const char *spec = argv[i][7] == '=' ? argv[i] + 8 : argv[++i];\n"
-            "            size_t best = 0;\n            int which = -1;\n"
-            "            for (k = 0; k < %s_N_INPUTS; k++) {\n"
-            "                size_t n = strlen(input_names[k]);\n"
-            "                if (strncmp(spec, input_names[k], n) == 0 && spec[n] == '=' &&\n"
-            "                    (which < 0 || n > best))\n"
-            "                    which = k, best = n;\n            }\n"
-            "            if (which < 0) {\n"
-            "                fprintf(stderr, \"%s_run: --input %%s: the model has no input of that "
-            "name (NAME=FILE.npy; its inputs:\", spec);\n"
-            "                for (k = 0; k < %s_N_INPUTS; k++)\n"
-            "                    fprintf(stderr, \" '%%s'\", input_names[k]);\n"
-            "                fprintf(stderr, \")\\n\");\n                return 2;\n            }\n"
-            "            if (paths[which]) {\n"
-            "                fprintf(stderr, \"%s_run: input '%%s' is given twice\\n\", "
-            "input_names[which]);\n                return 2;\n            }\n"
-            "            paths[which] = spec + best + 1;\n            n_paths++;\n"
-            "        } else if (argv[i][0] == '-' && argv[i][1] == '-') {\n"
-            "            fprintf(stderr, \"%s_run: unknown option '%%s'\\n\", argv[i]);\n"
-            "            return 2;\n"
-            "        } else if (n_pos < %s_N_INPUTS) {\n"
-            "            pos[n_pos++] = argv[i];\n"
-            "        } else {\n"
-            "            fprintf(stderr, \"%s_run: too many inputs (the model has %%d)\\n\", "
-            "%s_N_INPUTS);\n            return 2;\n        }\n    }\n"
-            "    /* the files given by position fill the inputs not given by name, in graph order */\n"
-            "    for (k = 0, i = 0; k < %s_N_INPUTS && i < n_pos; k++)\n"
-            "        if (!paths[k]) {\n            paths[k] = pos[i++];\n            n_paths++;\n"
-            "        }\n"
-            "    if (i < n_pos) {\n"
-            "        fprintf(stderr, \"%s_run: too many inputs (the model has %%d)\\n\", "
-            "%s_N_INPUTS);\n        return 2;\n    }\n",
-            o->name, o->name, NAME, o->name, NAME, o->name, o->name, NAME, o->name, NAME, NAME,
-            o->name, NAME);
+    fprintf(
+        f,
+        "    for (i = 1; i < argc; i++) {\n"
+        "        if (strcmp(argv[i], \"--bench\") == 0 && i + 1 < argc) {\n"
+        "            char *end;\n            bench = strtol(argv[++i], &end, 10);\n"
+        "            if (*end || bench < 1 || bench > 1000000) {\n"
+        "                fprintf(stderr, \"%s_run: --bench takes a count from 1 to "
+        "1000000\\n\");\n                return 2;\n            }\n"
+        "        } else if (strcmp(argv[i], \"--print\") == 0) {\n"
+        "            print = 1;\n"
+        "        } else if (strcmp(argv[i], \"--weights-file\") == 0 && i + 1 < argc) {\n"
+        "            weights_file = argv[++i];\n"
+        "        } else if (strcmp(argv[i], \"--stream\") == 0 && i + 1 < argc) {\n"
+        "            stream = argv[++i];\n"
+        "            if (strspn(stream, \"0123456789,\") != strlen(stream) || !*stream) {\n"
+        "                fprintf(stderr, \"%s_run: --stream takes chunk sizes like 1 or "
+        "3,1,2\\n\");\n                return 2;\n            }\n"
+        "        } else if (strcmp(argv[i], \"--output-dir\") == 0 && i + 1 < argc) {\n"
+        "            outdir = argv[++i];\n"
+        "        } else if ((strcmp(argv[i], \"--input\") == 0 && i + 1 < argc) ||\n"
+        "                   strncmp(argv[i], \"--input=\", 8) == 0) {\n"
+        "            /* NAME=FILE: NAME is the ONNX input name (the longest that matches) */\n"
+        "            const char *spec = argv[i][7] == '=' ? argv[i] + 8 : argv[++i];\n"
+        "            size_t best = 0;\n            int which = -1;\n"
+        "            for (k = 0; k < %s_N_INPUTS; k++) {\n"
+        "                size_t n = strlen(input_names[k]);\n"
+        "                if (strncmp(spec, input_names[k], n) == 0 && spec[n] == '=' &&\n"
+        "                    (which < 0 || n > best))\n"
+        "                    which = k, best = n;\n            }\n"
+        "            if (which < 0) {\n"
+        "                fprintf(stderr, \"%s_run: --input %%s: the model has no input of that "
+        "name (NAME=FILE.npy; its inputs:\", spec);\n"
+        "                for (k = 0; k < %s_N_INPUTS; k++)\n"
+        "                    fprintf(stderr, \" '%%s'\", input_names[k]);\n"
+        "                fprintf(stderr, \")\\n\");\n                return 2;\n            }\n"
+        "            if (paths[which]) {\n"
+        "                fprintf(stderr, \"%s_run: input '%%s' is given twice\\n\", "
+        "input_names[which]);\n                return 2;\n            }\n"
+        "            paths[which] = spec + best + 1;\n            n_paths++;\n"
+        "        } else if (argv[i][0] == '-' && argv[i][1] == '-') {\n"
+        "            fprintf(stderr, \"%s_run: unknown option '%%s'\\n\", argv[i]);\n"
+        "            return 2;\n"
+        "        } else if (n_pos < %s_N_INPUTS) {\n"
+        "            pos[n_pos++] = argv[i];\n"
+        "        } else {\n"
+        "            fprintf(stderr, \"%s_run: too many inputs (the model has %%d)\\n\", "
+        "%s_N_INPUTS);\n            return 2;\n        }\n    }\n"
+        "    /* the files given by position fill the inputs not given by name, in graph order */\n"
+        "    for (k = 0, i = 0; k < %s_N_INPUTS && i < n_pos; k++)\n"
+        "        if (!paths[k]) {\n            paths[k] = pos[i++];\n            n_paths++;\n"
+        "        }\n"
+        "    if (i < n_pos) {\n"
+        "        fprintf(stderr, \"%s_run: too many inputs (the model has %%d)\\n\", "
+        "%s_N_INPUTS);\n        return 2;\n    }\n",
+        o->name, o->name, NAME, o->name, NAME, o->name, o->name, NAME, o->name, NAME, NAME, o->name,
+        NAME);
     fprintf(f,
             "    if (n_paths != %s_N_INPUTS) {\n"
             "        for (k = 0; k < %s_N_INPUTS; k++)\n"
@@ -340,11 +348,11 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
     if (o->dims)
         put_driver_dims(f, g, kp, o);
     for (i = 0; i < g->n_inputs; i++) {
-        fprintf(f,
-                "    if (load(%d, paths[%d], ", i, i);
+        fprintf(f, "    if (load(%d, paths[%d], ", i, i);
         put_dtype_check(f, NAME, "INPUT", i);
-        fprintf(f, ", %d, in%d_dims, in%d, sizeof in%d) != 0)\n        return 1;\n"
-                   "    inputs[%d] = in%d;\n",
+        fprintf(f,
+                ", %d, in%d_dims, in%d, sizeof in%d) != 0)\n        return 1;\n"
+                "    inputs[%d] = in%d;\n",
                 g->inputs[i]->shape.rank, i, i, i, i, i);
     }
     for (i = 0; i < kp->n_outputs; i++)
@@ -361,8 +369,10 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
                 break;
             }
         if (cg_c_stream_on(o))
-            snprintf(run, sizeof run, "stream ? run_stream(&ctx, stream, %s, inputs, outputs)\n"
-                                      "                    : %s", T, once);
+            snprintf(run, sizeof run,
+                     "stream ? run_stream(&ctx, stream, %s, inputs, outputs)\n"
+                     "                    : %s",
+                     T, once);
         else /* --stream was refused above */
             snprintf(run, sizeof run, "%s", once);
     }
@@ -372,9 +382,10 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
             "                %s_STREAM_WHY);\n        return 1;\n    }\n",
             NAME, o->name, NAME);
     if (o->placement == CG_WEIGHTS_CONST)
-        fprintf(f, "    if (weights_file) {\n"
-                   "        fprintf(stderr, \"%s_run: --weights-file: the weights are compiled in "
-                   "(--weights-placement=const)\\n\");\n        return 2;\n    }\n",
+        fprintf(f,
+                "    if (weights_file) {\n"
+                "        fprintf(stderr, \"%s_run: --weights-file: the weights are compiled in "
+                "(--weights-placement=const)\\n\");\n        return 2;\n    }\n",
                 o->name);
     fprintf(f,
             "    st = %s_init(&ctx, arena, %s_ARENA_SIZE);\n"
@@ -409,15 +420,17 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
         fprintf(f, "    if (print) {\n        long e;\n        printf(\"%%s %s",
                 cg_c_ctype(t->dtype));
         cg_c_put_shape(f, &t->shape);
-        fprintf(f, ":\", %s_OUTPUT_%d_NAME);\n"
-                   "        for (e = 0; e < numel(out%d_dims, %d) && e < 64; e++)\n",
+        fprintf(f,
+                ":\", %s_OUTPUT_%d_NAME);\n"
+                "        for (e = 0; e < numel(out%d_dims, %d) && e < 64; e++)\n",
                 NAME, i, i, t->shape.rank);
         if (t->dtype == IR_DT_F32)
             fprintf(f, "            printf(\" %%.6g\", (double)out%d[e]);\n", i);
         else
             fprintf(f, "            printf(\" %%lld\", (long long)out%d[e]);\n", i);
-        fprintf(f, "        printf(\"%%s\\n\", numel(out%d_dims, %d) > 64 ? \" ...\" : \"\");\n"
-                   "    }\n",
+        fprintf(f,
+                "        printf(\"%%s\\n\", numel(out%d_dims, %d) > 64 ? \" ...\" : \"\");\n"
+                "    }\n",
                 i, t->shape.rank);
         (void)n;
     }

@@ -4,15 +4,15 @@
  * offsets, inputs, outputs or weights; a wavefront group as one call of its LLVM kernel;
  * <name>_init, _set_thresholds and _run. Nothing generated here allocates.
  */
-#include <assert.h>
-#include <stddef.h>
-#include <stdio.h>
-
 #include "c_impl.h"
 #include "cg_ident.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdio.h>
 
 /* ORDER KP_KIND: the OWN calls of kp_kinds.def (FILL, COPY) are written by hand in
  * cg_c_put_call; every other call is its row's standard argument list. */
@@ -153,7 +153,7 @@ cg_c_put_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
         fprintf(f, "        st = %s_k%d(", name, idx); /* LLVM kernel, same signature */
     else
         fprintf(f, "        st = %s(", kp_call_fn(c)); /* per weight format (lowp.h) */
-    if (c->kind == KP_FILL) { /* the OWN calls of kp_kinds.def */
+    if (c->kind == KP_FILL) {                          /* the OWN calls of kp_kinds.def */
         put_buf(f, name, g, mp, c->out[0], NULL, 0);
         if (dyn_size)
             fprintf(f, ", %s, %d, value);\n", dyn_size, c->p.fill.elem_size);
@@ -225,8 +225,11 @@ cg_c_calls_use(const kprog *kp, const memplan *mp)
         for (j = 0; j < c->n_in + c->n_out; j++) {
             const ir_tensor *t = j < c->n_in ? c->in[j] : c->out[j - c->n_in];
             memplan_kind m = t ? mp->tensor[t->id].kind : MEMPLAN_NONE;
-            u |= m == MEMPLAN_ARENA ? CG_C_USES_ARENA : m == MEMPLAN_INPUT ? CG_C_USES_INPUTS
-               : m == MEMPLAN_OUTPUT ? CG_C_USES_OUTPUTS : m == MEMPLAN_CONST ? CG_C_USES_WEIGHTS : 0;
+            u |= m == MEMPLAN_ARENA    ? CG_C_USES_ARENA
+                 : m == MEMPLAN_INPUT  ? CG_C_USES_INPUTS
+                 : m == MEMPLAN_OUTPUT ? CG_C_USES_OUTPUTS
+                 : m == MEMPLAN_CONST  ? CG_C_USES_WEIGHTS
+                                       : 0;
         }
     }
     return u;
@@ -241,8 +244,9 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
     int i, j, q, dyn = 0;
     for (i = w->first; i <= w->last; i++)
         dyn |= kp->calls[i].dyn != 0;
-    fprintf(f, "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
-               " (layers per thread:",
+    fprintf(f,
+            "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
+            " (layers per thread:",
             w->first, w->last, w->n_layers, w->threads, (long long)w->chunk);
     for (q = 0; q < w->stages; q++)
         fprintf(f, " %d", w->stage_end[q] - (q ? w->stage_end[q - 1] : 0));
@@ -257,11 +261,14 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
         for (i = w->first; i <= w->last && !r; i++)
             if (kp->calls[i].kind == KP_RNN_REC)
                 r = &kp->calls[i];
-        pt = r && dims->call_params[r - kp->calls] ? strstr(dims->call_params[r - kp->calls], ".seq_len = ") : NULL;
-        pn = r && dims->call_params[r - kp->calls] ? strstr(dims->call_params[r - kp->calls], ".batch = ") : NULL;
-        fprintf(f, "        int64_t tn[2] = {%.*s, %.*s};\n",
-                pt ? (int)strcspn(pt + 11, ",") : 1, pt ? pt + 11 : "0",
-                pn ? (int)strcspn(pn + 9, ",") : 1, pn ? pn + 9 : "0");
+        pt = r && dims->call_params[r - kp->calls]
+                 ? strstr(dims->call_params[r - kp->calls], ".seq_len = ")
+                 : NULL;
+        pn = r && dims->call_params[r - kp->calls]
+                 ? strstr(dims->call_params[r - kp->calls], ".batch = ")
+                 : NULL;
+        fprintf(f, "        int64_t tn[2] = {%.*s, %.*s};\n", pt ? (int)strcspn(pt + 11, ",") : 1,
+                pt ? pt + 11 : "0", pn ? (int)strcspn(pn + 9, ",") : 1, pn ? pn + 9 : "0");
     }
     fputs("        void *const a[] = {", f);
     for (i = w->first; i <= w->last; i++) {
@@ -293,8 +300,10 @@ cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned 
         if (!handled[i])
             continue;
         if (n++ == 0)
-            fprintf(f, "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
-                       "%s_ocl.c (OpenCL) */\n", name, name);
+            fprintf(f,
+                    "/* kernels specialised to this model's shapes: %s_kernels.o (LLVM) or "
+                    "%s_ocl.c (OpenCL) */\n",
+                    name, name);
         cg_c_put_kernel_decl(f, &kp->calls[i], name, "k", i);
     }
     if (n)
@@ -305,8 +314,7 @@ void
 cg_c_put_kernel_decl(FILE *f, const kp_call *c, const char *name, const char *tag, int idx)
 {
     /* weights in a reduced-precision format (passes/lowp.c) are words, not floats */
-    fprintf(f, "%s%s_fn %s_%s%d;\n", kp_kinds[c->kind].fn, c->wfmt ? "_lowp" : "", name, tag,
-            idx);
+    fprintf(f, "%s%s_fn %s_%s%d;\n", kp_kinds[c->kind].fn, c->wfmt ? "_lowp" : "", name, tag, idx);
 }
 
 /* Threads of the LLVM kernels (cg_llvm_kernels: handled[i] > 1 for a multi-core kernel). */
@@ -328,7 +336,8 @@ put_dims_functions(FILE *f, const ir_graph *g, const kprog *kp, const cg_options
     const cg_dims *dm = o->dims;
     int i, w;
     fputs("/* every ranged dim within its bounds (lstmc --dim=SYM=MIN..MAX) */\n"
-          "static int\ndims_ok(const int64_t *dims)\n{\n    return ", f);
+          "static int\ndims_ok(const int64_t *dims)\n{\n    return ",
+          f);
     for (i = 0; i < dm->n; i++)
         fprintf(f, "%sdims[%d] >= %lld && dims[%d] <= %lld", i ? " &&\n           " : "", i,
                 (long long)dm->min[i], i, (long long)dm->max[i]);
@@ -336,17 +345,19 @@ put_dims_functions(FILE *f, const ir_graph *g, const kprog *kp, const cg_options
     for (w = 0; w < 2; w++) {
         const int n = w ? kp->n_outputs : g->n_inputs;
         char *const *shape = w ? dm->out_shape : dm->in_shape;
-        fprintf(f, "int\n%s_%s_shape(const int64_t *dims, int i, int64_t *shape)\n{\n"
-                   "    if (!dims || !shape || !dims_ok(dims))\n        return -1;\n"
-                   "    switch (i) {\n",
+        fprintf(f,
+                "int\n%s_%s_shape(const int64_t *dims, int i, int64_t *shape)\n{\n"
+                "    if (!dims || !shape || !dims_ok(dims))\n        return -1;\n"
+                "    switch (i) {\n",
                 o->name, w ? "output" : "input");
         for (i = 0; i < n; i++) {
             const ir_tensor *t = w ? kp->outputs[i] : g->inputs[i];
             if (t->shape.rank <= 0)
                 fprintf(f, "    case %d:\n        return 0;\n", i);
             else
-                fprintf(f, "    case %d: {\n        const int64_t s[%d] = %s;\n"
-                           "        memcpy(shape, s, sizeof s);\n        return %d;\n    }\n",
+                fprintf(f,
+                        "    case %d: {\n        const int64_t s[%d] = %s;\n"
+                        "        memcpy(shape, s, sizeof s);\n        return %d;\n    }\n",
                         i, t->shape.rank, shape[i], t->shape.rank);
         }
         fputs("    default:\n        return -1;\n    }\n}\n\n", f);
@@ -355,7 +366,7 @@ put_dims_functions(FILE *f, const ir_graph *g, const kprog *kp, const cg_options
 
 int
 cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
-           const unsigned char *handled, const unsigned char *handled_s, diag *d)
+                const unsigned char *handled, const unsigned char *handled_s, diag *d)
 {
     out_file of;
     FILE *f;
@@ -371,7 +382,8 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
             "/*\n * %s.c — generated by lstmc from %s: the schedule, one kernel call per "
             "block.\n * Buffers live in the caller's arena at fixed offsets (%lld bytes in "
             "all); nothing\n * here allocates.\n */\n"
-            "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include "
+            "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n#include "
+            "\"%s.h\"\n#include "
             "\"%s_weights.h\"\n#include \"lstmc_rt_kernels.h\"\n\n",
             o->name, g->file, (long long)mp->arena_size, o->name, o->name);
     cg_c_put_llvm_protos(f, o->name, kp, handled);
@@ -447,8 +459,9 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
     }
     fputs("    return st;\n}\n", f);
     if (o->dims) { /* _run: every dim at its MAX */
-        fprintf(f, "\nlstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void "
-                   "*const *outputs)\n{\n    static const int64_t dims[%d] = {",
+        fprintf(f,
+                "\nlstmc_rt_status\n%s_run(%s_ctx *ctx, const void *const *inputs, void "
+                "*const *outputs)\n{\n    static const int64_t dims[%d] = {",
                 o->name, o->name, o->dims->n);
         for (i = 0; i < o->dims->n; i++)
             fprintf(f, "%s%lld", i ? ", " : "", (long long)o->dims->max[i]);

@@ -50,6 +50,29 @@ if_begin(kg *g, LLVMValueRef c)
     return join;
 }
 
+/* --- run-time dims (issue 21) ---------------------------------------------------------- */
+
+/* The int64_t at byte offset off of the params struct at p: a dim the run sets (kp_call.dyn). */
+LLVMValueRef
+ld_param_i64(kg *g, LLVMValueRef p, size_t off)
+{
+    LLVMValueRef idx = ci(g, (int64_t)off);
+    LLVMValueRef at = LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), p, &idx, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, at, "");
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
+/* Return LSTMC_RT_ERR_BAD_PARAMS from g->fn (a kernel returning lstmc_rt_status) unless
+ * 0 <= v <= max, the size the code was compiled for (one unsigned compare). */
+void
+emit_dim_check(kg *g, LLVMValueRef v, int64_t max)
+{
+    LLVMBasicBlockRef join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntUGT, v, ci(g, max), ""));
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_BAD_PARAMS, 0));
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
 /* --- functions --------------------------------------------------------------------------- */
 
 /* Start function f: an entry block for the allocas and a "start" block the builder is at,

@@ -183,7 +183,7 @@ void
 emit_drs(kg *g, const kp_call *kc)
 {
     const lstmc_rt_rnn_params *p = &kc->p.drs.p;
-    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H, D = p->n_dirs;
+    const int64_t H = p->hidden, G = 4 * H, D = p->n_dirs;
     LLVMValueRef alpha = LLVMGetParam(g->fn, 1), P = LLVMGetParam(g->fn, 2);
     LLVMValueRef Uo = LLVMGetParam(g->fn, 3), Ufic = LLVMGetParam(g->fn, 4);
     LLVMValueRef sl = LLVMGetParam(g->fn, 5);
@@ -199,28 +199,20 @@ emit_drs(kg *g, const kp_call *kc)
     LLVMValueRef cells = entry_alloca(g, g->i64), kept = entry_alloca(g, g->i64);
     LLVMValueRef cnt = entry_alloca(g, g->i64);
     const int has_sl = kc->in[3] != NULL;
+    rec_dims dm; /* T and N, read from p where kc->dyn says (issue 21) */
     int32_t d;
     kloop l;
 
+    rec_dims_of(g, p, kc->dyn, LLVMGetParam(g->fn, 0), 1, &dm);
     LLVMBuildStore(g->b, ci(g, 0), cells);
     LLVMBuildStore(g->b, ci(g, 0), kept);
     drs_store_stats(g, H, stats, ci(g, 0), ci(g, 0));
-    if (N == 0) {
+    if (p->batch == 0) { /* N <= 0 at run time too */
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
         return;
     }
-    if (has_sl) { /* every entry in [0, T] before anything is written */
-        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s;
-        s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
-        drs_ret_if(g,
-                   LLVMBuildOr(g->b,
-                               LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
-                               LLVMBuildICmp(g->b, LLVMIntSGT, s,
-                                             LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
-                               ""),
-                   LSTMC_RT_ERR_SEQ_LEN);
-        loop_end(g, &l);
-    }
+    if (has_sl) /* every entry in [0, T] before anything is written */
+        emit_seq_len_check(g, sl, dm.N, dm.T);
     if (Peep) /* o_t must not depend on c_t: P_o == 0 */
         for (d = 0; d < D; d++) {
             LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
@@ -234,7 +226,8 @@ emit_drs(kg *g, const kp_call *kc)
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         const lstmc_rt_act *act = &p->act[d * 3];
-        LLVMValueRef Pp = gepc(g, P, d * T * N * G), pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * G)));
+        LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
         LLVMValueRef n, s, st, t, x, row, s0, j, r, nk;
         LLVMValueRef o, keep;
         rec_ctx rc;
@@ -247,24 +240,21 @@ emit_drs(kg *g, const kp_call *kc)
         rc.GH = H; /* the tiles read Uo [H, H] */
         rc.Rt = gepc(g, Uo, d * H * H);
 
-        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
-        s = has_sl ? LLVMBuildSExt(g->b,
-                                   LLVMBuildLoad2(g->b, g->i32,
-                                                  LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1,
-                                                                        ""),
-                                                  ""),
-                                   g->i64, "")
-                   : ci(g, T);
-        /* lstmc_rt_state_at and lstmc_rt_row_at (lstmc_rt.h) built in IR */
-        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d)) : add(g, ci(g, d * N), n),
-                 ci(g, H));
+        n = loop_begin(g, &ln, ci(g, 0), dm.N);
+        s = has_sl ? LLVMBuildSExt(
+                         g->b,
+                         LLVMBuildLoad2(g->b, g->i32,
+                                        LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), ""),
+                         g->i64, "")
+                   : dm.T;
+        st = rec_state_at(g, p, &dm, d, n);
         emit_copy(g, h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
         emit_copy(g, c, init_c ? gepf(g, init_c, st) : NULL, H, NULL);
 
         t = loop_begin(g, &ls, ci(g, 0), s);
         if (rev)
             t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
-        row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+        row = rec_row_at(g, p, &dm, t, n);
         x = gepf(g, Pp, mul(g, row, ci(g, G)));
         /* line 4 */
         emit_gemv(g, &rc, h, 0, H, gepc(g, x, H), gepc(g, gates, H));
@@ -297,15 +287,15 @@ emit_drs(kg *g, const kp_call *kc)
         /* line 8 */
         drs_update(g, p, act, pe, gates, alpha, h, c, NULL);
         if (Y)
-            emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), h, H, NULL);
+            emit_copy(g, gepf(g, Y, rec_y_at(g, p, &dm, t, d, n)), h, H, NULL);
         loop_end(g, &ls);
 
         if (Y && has_sl) { /* rows t >= s are zero */
-            t = loop_begin(g, &lz, s, ci(g, T));
-            emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), NULL, H, NULL);
+            t = loop_begin(g, &lz, s, dm.T);
+            emit_copy(g, gepf(g, Y, rec_y_at(g, p, &dm, t, d, n)), NULL, H, NULL);
             loop_end(g, &lz);
         }
-        s0 = has_sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        s0 = has_sl || dm.dyn_T ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
         if (Y_h)
             emit_copy(g, gepf(g, Y_h, st), h, H, s0);
         if (Y_c)

@@ -9,7 +9,12 @@
  * signature of the runtime kernel it replaces (lstmc_rt_rnn_proj / lstmc_rt_rnn_rec), so the
  * host code only changes the name it calls. Every shape (T, N, I, H, D, layout, direction,
  * which optional buffers exist, the activations and their alpha/beta, clip) is a constant of
- * the IR; the params pointer is ignored. Calls it does not handle (unpacked weights, the
+ * the IR; the params pointer is ignored, except for a call whose kp_call.dyn (issue 21) says
+ * the run sets some of its dims: then a projection loads its rows, and a time loop (REC,
+ * DRS) its T and N, from p (rec_dims_of, proj_rows; one i64 load each, a value above the
+ * compiled MAX refused with LSTMC_RT_ERR_BAD_PARAMS) and bounds its loops and row offsets by
+ * them. Other dyn calls run the C kernels (cg_llvm_handles), and no wavefront group holds
+ * a dyn call (kprog/schedule.c). Calls it does not handle (unpacked weights, the
  * softplus activation, every other kernel kind) stay on the portable C runtime.
  *
  *   builder.c  loops, if, function starts (the tiny builder helpers are inline below)
@@ -235,6 +240,8 @@ LLVMValueRef loop_begin(kg *g, kloop *l, LLVMValueRef start, LLVMValueRef end);
 void loop_end(kg *g, kloop *l);
 LLVMBasicBlockRef if_begin(kg *g, LLVMValueRef c);
 LLVMBasicBlockRef fn_begin(kg *g, LLVMValueRef f);
+LLVMValueRef ld_param_i64(kg *g, LLVMValueRef p, size_t off);
+void emit_dim_check(kg *g, LLVMValueRef v, int64_t max);
 LLVMBasicBlockRef fn_add(kg *g, const char *fname, LLVMTypeRef fty);
 
 /* --- math.c --------------------------------------------------------------------------- */
@@ -268,6 +275,8 @@ void for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx);
 
 typedef struct proj_ctx {
     int64_t rows, I, GH;
+    LLVMValueRef rowsv; /* issue 21: the run's rows (an i64 value, at most rows), or NULL: rows
+                           is a constant */
     LLVMValueRef X, wd, bd, Pd;
     int panels; /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
     LLVMValueRef scale; /* int8 (g->wfmt): the direction's column scales; read for int8 only
@@ -285,6 +294,7 @@ cell_gates(int32_t cell)
 int proj_nb(int wfmt, int vl);
 void proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx);
 void emit_proj(kg *g, const kp_call *c);
+LLVMValueRef proj_rows(kg *g, const kp_call *c, LLVMValueRef p, int check);
 
 /* --- rec.c ---------------------------------------------------------------------------- */
 
@@ -309,7 +319,23 @@ void emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMV
 void emit_lstm_units(kg *g, rec_ctx *c, int64_t j0, int64_t j1, LLVMValueRef hn, LLVMValueRef y);
 void emit_lstm_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y);
 void emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zero);
-void emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T);
+/* The run's T and N of a time loop (issue 21): i64 values, constants unless the call's
+ * dyn bits say the run sets them in its params (at most the compiled values then). */
+typedef struct rec_dims {
+    LLVMValueRef T, N;
+    int dyn_T; /* T is read at run time: a sequence may be empty without sequence_lens */
+} rec_dims;
+
+void rec_dims_of(kg *g, const lstmc_rt_rnn_params *p, unsigned dyn, LLVMValueRef pp, int check,
+                 rec_dims *dm);
+LLVMValueRef rec_rows(kg *g, const rec_dims *dm);
+LLVMValueRef rec_row_at(kg *g, const lstmc_rt_rnn_params *p, const rec_dims *dm, LLVMValueRef t,
+                        LLVMValueRef n);
+LLVMValueRef rec_y_at(kg *g, const lstmc_rt_rnn_params *p, const rec_dims *dm, LLVMValueRef t,
+                      int32_t d, LLVMValueRef n);
+LLVMValueRef rec_state_at(kg *g, const lstmc_rt_rnn_params *p, const rec_dims *dm, int32_t d,
+                          LLVMValueRef n);
+void emit_seq_len_check(kg *g, LLVMValueRef sl, LLVMValueRef N, LLVMValueRef T);
 void emit_rec(kg *g, const kp_call *kc);
 
 /* --- rec_mt.c ------------------------------------------------------------------------- */

@@ -23,10 +23,26 @@
 
 /* --- which calls ----------------------------------------------------------------------- */
 
+/* The KP_DYN_* bits (issue 21) the kernel of c's kind reads from its p at run time: the
+ * rows of a projection, T and N of a time loop (with or without dynamic row skip). A call with any
+ * other bit runs the C kernel. */
+static unsigned
+dyn_handled(kp_kind k)
+{
+    if (k == KP_RNN_PROJ)
+        return KP_DYN_ROWS;
+    if (k == KP_RNN_REC || k == KP_LSTM_DRS)
+        return KP_DYN_SEQ_LEN | KP_DYN_BATCH;
+    return 0;
+}
+
 int
 cg_llvm_handles(const kp_call *c)
 {
     int k, nacts;
+
+    if (c->dyn & ~dyn_handled(c->kind))
+        return 0;
 
     if (c->kind == KP_RNN_PROJ) {
         const lstmc_rt_rnn_proj_params *p = &c->p.proj;
@@ -224,9 +240,10 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         if (LLVMGetTypeKind(params[k]) == LLVMPointerTypeKind)
             LLVMAddAttributeAtIndex(g->fn, k + 1, LLVMCreateEnumAttribute(g->cx, noalias, 0));
     g->wfmt = c->wfmt; /* the register tiles read it (emit_tile) */
-    if (c->kind == KP_RNN_PROJ && g->threads > 1)
+    if (c->kind == KP_RNN_PROJ && g->threads > 1) {
+        proj_rows(g, c, LLVMGetParam(g->fn, 0), 1); /* the run's rows checked, once */
         emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
-    else if (c->kind == KP_RNN_PROJ)
+    } else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);

@@ -5,6 +5,8 @@
  */
 #include "llvm_impl.h"
 
+#include <stddef.h>
+
 #ifdef LSTMC_HAVE_LLVM
 
 #define PROJ_RB 4 /* rows of X per tile */
@@ -40,19 +42,42 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
     LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL;
     LLVMValueRef pcol = gepf(g, c->Pd, col);
     LLVMValueRef scol = g->wfmt == LSTMC_RT_WFMT_INT8 ? gepf(g, c->scale, col) : NULL;
+    /* the run's full row blocks: rowsv / rb (rb a power of two), or the constant */
+    LLVMValueRef nblkv = c->rowsv ? LLVMBuildUDiv(g->b, c->rowsv, ci(g, rb), "") : ci(g, nblk);
 
-    if (nblk > 0) {
+    if (c->rowsv || nblk > 0) {
         kloop l;
-        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nblk)), ci(g, rb));
+        LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), nblkv), ci(g, rb));
         emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
                   gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, rb, nv, w, pf, scol);
         loop_end(g, &l);
     }
-    if (rem > 0) {
+    if (c->rowsv) { /* the rows left (fewer than rb), one at a time */
+        kloop l;
+        LLVMValueRef r = loop_begin(g, &l, mul(g, nblkv, ci(g, rb)), c->rowsv);
+        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
+                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, 1, nv, w, pf, scol);
+        loop_end(g, &l);
+    } else if (rem > 0) {
         int64_t r = c->rows - rem;
         emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
                   gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, pf, scol);
     }
+}
+
+/* The run's rows of projection call c whose params are at p (issue 21: KP_DYN_ROWS, read
+ * from p; check: return LSTMC_RT_ERR_BAD_PARAMS from g->fn when they exceed c's), or NULL
+ * when c's rows are a constant. */
+LLVMValueRef
+proj_rows(kg *g, const kp_call *c, LLVMValueRef p, int check)
+{
+    LLVMValueRef v;
+    if (!(c->dyn & KP_DYN_ROWS))
+        return NULL;
+    v = ld_param_i64(g, p, offsetof(lstmc_rt_rnn_proj_params, rows));
+    if (check)
+        emit_dim_check(g, v, c->p.proj.rows);
+    return v;
 }
 
 /* lstmc_rt_rnn_proj(p, X, w, b, P) for packed weights: P[d][r] = b[d] + X[r] * Wt[d]
@@ -64,11 +89,13 @@ emit_proj(kg *g, const kp_call *c)
     const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
     LLVMValueRef X = LLVMGetParam(g->fn, 1), w = LLVMGetParam(g->fn, 2);
     LLVMValueRef b = LLVMGetParam(g->fn, 3), P = LLVMGetParam(g->fn, 4);
+    LLVMValueRef rowsv = proj_rows(g, c, LLVMGetParam(g->fn, 0), 1);
     int32_t d;
 
     for (d = 0; d < p->n_dirs; d++) {
         proj_ctx pc;
         pc.rows = p->rows;
+        pc.rowsv = rowsv;
         pc.I = I;
         pc.GH = GH;
         pc.X = X;
@@ -78,7 +105,8 @@ emit_proj(kg *g, const kp_call *c)
         if (g->wfmt)
             lowp_dir(g, w, p->n_dirs, I, GH, d, &pc.wd, &pc.scale);
         pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
-        pc.Pd = gepc(g, P, d * p->rows * GH);
+        pc.Pd = !rowsv || d == 0 ? gepc(g, P, d * p->rows * GH)
+                                 : gepf(g, P, mul(g, rowsv, ci(g, d * GH)));
         for_col_segments(g, GH, proj_nb(g->wfmt, g->vl), proj_seg, &pc);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));

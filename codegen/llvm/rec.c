@@ -6,6 +6,7 @@
  */
 #include "llvm_impl.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #ifdef LSTMC_HAVE_LLVM
@@ -161,19 +162,81 @@ emit_copy(kg *g, LLVMValueRef dst, LLVMValueRef src, int64_t n, LLVMValueRef zer
     loop_end(g, &l);
 }
 
-/* Return LSTMC_RT_ERR_SEQ_LEN unless every entry of sl[0..N) is in [0, T], before anything
- * is written. */
+/* --- the run's T and N (issue 21) ---------------------------------------------------- */
+
+/* T and N of p as the kernel sees them: constants, or (dyn has KP_DYN_SEQ_LEN /
+ * KP_DYN_BATCH) loaded from the params struct at pp, an lstmc_rt_rnn_params. check: return
+ * LSTMC_RT_ERR_BAD_PARAMS from g->fn when a loaded one exceeds p's, the size compiled for. */
 void
-emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T)
+rec_dims_of(kg *g, const lstmc_rt_rnn_params *p, unsigned dyn, LLVMValueRef pp, int check,
+            rec_dims *dm)
+{
+    dm->dyn_T = (dyn & KP_DYN_SEQ_LEN) != 0;
+    dm->T = ci(g, p->seq_len);
+    dm->N = ci(g, p->batch);
+    if (dyn & KP_DYN_SEQ_LEN) {
+        dm->T = ld_param_i64(g, pp, offsetof(lstmc_rt_rnn_params, seq_len));
+        if (check)
+            emit_dim_check(g, dm->T, p->seq_len);
+    }
+    if (dyn & KP_DYN_BATCH) {
+        dm->N = ld_param_i64(g, pp, offsetof(lstmc_rt_rnn_params, batch));
+        if (check)
+            emit_dim_check(g, dm->N, p->batch);
+    }
+}
+
+/* T * N, the rows of P per direction */
+LLVMValueRef
+rec_rows(kg *g, const rec_dims *dm)
+{
+    return mul(g, dm->T, dm->N);
+}
+
+/* lstmc_rt_row_at (lstmc_rt.h, the C copy of the layout formulas) built in IR: layout 0
+ * t*N + n, layout 1 n*T + t. */
+LLVMValueRef
+rec_row_at(kg *g, const lstmc_rt_rnn_params *p, const rec_dims *dm, LLVMValueRef t, LLVMValueRef n)
+{
+    return p->layout ? add(g, mul(g, n, dm->T), t) : add(g, mul(g, t, dm->N), n);
+}
+
+/* lstmc_rt_y_at: layout 0 [T, D, N, H], layout 1 [N, T, D, H]. */
+LLVMValueRef
+rec_y_at(kg *g, const lstmc_rt_rnn_params *p, const rec_dims *dm, LLVMValueRef t, int32_t d,
+         LLVMValueRef n)
+{
+    const int64_t D = p->n_dirs, H = p->hidden;
+
+    return mul(g,
+               p->layout ? add(g, mul(g, rec_row_at(g, p, dm, t, n), ci(g, D)), ci(g, d))
+                         : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)), dm->N), n),
+               ci(g, H));
+}
+
+/* lstmc_rt_state_at: [D, N, H] or [N, D, H]. */
+LLVMValueRef
+rec_state_at(kg *g, const lstmc_rt_rnn_params *p, const rec_dims *dm, int32_t d, LLVMValueRef n)
+{
+    return mul(g,
+               p->layout ? add(g, mul(g, n, ci(g, p->n_dirs)), ci(g, d))
+                         : add(g, mul(g, ci(g, d), dm->N), n),
+               ci(g, p->hidden));
+}
+
+/* Return LSTMC_RT_ERR_SEQ_LEN unless every entry of sl[0..N) is in [0, T] (i64 values),
+ * before anything is written. */
+void
+emit_seq_len_check(kg *g, LLVMValueRef sl, LLVMValueRef N, LLVMValueRef T)
 {
     kloop l;
-    LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s, bad;
+    LLVMValueRef n = loop_begin(g, &l, ci(g, 0), N), s, bad;
     LLVMBasicBlockRef join;
-    s = LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), "");
-    bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, LLVMConstInt(g->i32, 0, 0), ""),
-                      LLVMBuildICmp(g->b, LLVMIntSGT, s,
-                                    LLVMConstInt(g->i32, (unsigned long long)T, 0), ""),
-                      "");
+    s = LLVMBuildSExt(
+        g->b, LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), ""),
+        g->i64, "");
+    bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, ci(g, 0), ""),
+                      LLVMBuildICmp(g->b, LLVMIntSGT, s, T, ""), "");
     join = if_begin(g, bad);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_SEQ_LEN, 0));
     LLVMPositionBuilderAtEnd(g->b, join);
@@ -181,38 +244,40 @@ emit_seq_len_check(kg *g, LLVMValueRef sl, int64_t N, int64_t T)
 }
 
 /* lstmc_rt_rnn_rec(p, P, r, rb, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch)
- * with packed weights: rt_rnn.c run_direction, every shape a constant. */
+ * with packed weights: rt_rnn.c run_direction, every shape a constant but T and N where
+ * kc->dyn has them (issue 21: read from p, the loops and offsets at run time). */
 void
 emit_rec(kg *g, const kp_call *kc)
 {
     const lstmc_rt_rnn_params *p = &kc->p.rnn;
-    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = cell_gates(p->cell);
-    const int64_t GH = G * H, D = p->n_dirs, rows = T * N;
+    const int64_t H = p->hidden, G = cell_gates(p->cell);
+    const int64_t GH = G * H, D = p->n_dirs;
     const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
     LLVMValueRef P = LLVMGetParam(g->fn, 1), r = LLVMGetParam(g->fn, 2);
     LLVMValueRef rb = LLVMGetParam(g->fn, 3), sl = LLVMGetParam(g->fn, 4);
     LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 5) : NULL;
-    LLVMValueRef init_c = kc->in[5] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 6)
-                                                                     : NULL;
-    LLVMValueRef Peep = kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 7)
-                                                                   : NULL;
+    LLVMValueRef init_c =
+        kc->in[5] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 6) : NULL;
+    LLVMValueRef Peep = kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 7) : NULL;
     LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 8) : NULL;
     LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 9) : NULL;
-    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 10)
-                                                                   : NULL;
+    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 10) : NULL;
     LLVMValueRef scratch = LLVMGetParam(g->fn, 11);
     int has_sl = kc->in[3] != NULL;
+    rec_dims dm;
     int32_t d;
 
-    if (N == 0) {
+    if (p->batch == 0) { /* N <= 0 at run time too */
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
         return;
     }
+    rec_dims_of(g, p, kc->dyn, LLVMGetParam(g->fn, 0), 1, &dm);
     if (has_sl)
-        emit_seq_len_check(g, sl, N, T);
+        emit_seq_len_check(g, sl, dm.N, dm.T);
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
-        LLVMValueRef Pp = gepc(g, P, d * rows * GH), n, s, st, t, x, y, s0, row;
+        LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * GH)));
+        LLVMValueRef n, s, st, t, x, y, s0, row;
         rec_ctx c;
         kloop ln, ls, lz;
 
@@ -234,7 +299,7 @@ emit_rec(kg *g, const kp_call *kc)
         c.tmp = gepc(g, scratch, (2 + G) * H);
         c.panels = g->panels;
 
-        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        n = loop_begin(g, &ln, ci(g, 0), dm.N);
         if (has_sl)
             s = LLVMBuildSExt(g->b,
                               LLVMBuildLoad2(g->b, g->i32,
@@ -242,12 +307,8 @@ emit_rec(kg *g, const kp_call *kc)
                                              ""),
                               g->i64, "");
         else
-            s = ci(g, T);
-        /* state_at: [D,N,H] or [N,D,H] (the layout formulas: lstmc_rt.h lstmc_rt_state_at,
-         * row_at, y_at, built in IR here) */
-        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d))
-                              : add(g, ci(g, d * N), n),
-                 ci(g, H));
+            s = dm.T;
+        st = rec_state_at(g, p, &dm, d, n);
         emit_copy(g, c.h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
         if (p->cell == LSTMC_RT_CELL_LSTM)
             emit_copy(g, c.c, init_c ? gepf(g, init_c, st) : NULL, H, NULL);
@@ -256,18 +317,9 @@ emit_rec(kg *g, const kp_call *kc)
         t = loop_begin(g, &ls, ci(g, 0), s);
         if (rev)
             t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
-        row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
+        row = rec_row_at(g, p, &dm, t, n);
         x = gepf(g, Pp, mul(g, row, ci(g, GH)));
-        /* y_at: layout 0 [T,D,N,H], layout 1 [N,T,D,H] */
-        y = NULL;
-        if (Y)
-            y = gepf(g, Y,
-                     mul(g,
-                         p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
-                                   : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)),
-                                                ci(g, N)),
-                                         n),
-                         ci(g, H)));
+        y = Y ? gepf(g, Y, rec_y_at(g, p, &dm, t, d, n)) : NULL;
         if (p->cell == LSTMC_RT_CELL_LSTM)
             emit_lstm_step(g, &c, x, y);
         else if (p->cell == LSTMC_RT_CELL_GRU)
@@ -277,20 +329,12 @@ emit_rec(kg *g, const kp_call *kc)
         loop_end(g, &ls);
 
         if (Y && has_sl) { /* rows t >= s are zero */
-            t = loop_begin(g, &lz, s, ci(g, T));
-            row = p->layout ? add(g, mul(g, n, ci(g, T)), t) : add(g, mul(g, t, ci(g, N)), n);
-            y = gepf(g, Y,
-                     mul(g,
-                         p->layout ? add(g, mul(g, row, ci(g, D)), ci(g, d))
-                                   : add(g, mul(g, add(g, mul(g, t, ci(g, D)), ci(g, d)),
-                                                ci(g, N)),
-                                         n),
-                         ci(g, H)));
-            emit_copy(g, y, NULL, H, NULL);
+            t = loop_begin(g, &lz, s, dm.T);
+            emit_copy(g, gepf(g, Y, rec_y_at(g, p, &dm, t, d, n)), NULL, H, NULL);
             loop_end(g, &lz);
         }
         /* Y_h / Y_c: the state at the sequence's own end, zero when s == 0 */
-        s0 = has_sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        s0 = has_sl || dm.dyn_T ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
         if (Y_h)
             emit_copy(g, gepf(g, Y_h, st), c.h, H, s0);
         if (Y_c)

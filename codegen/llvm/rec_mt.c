@@ -75,8 +75,9 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
                  LLVMValueRef end)
 {
     const lstmc_rt_rnn_params *p = &kc->p.rnn;
-    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, GH = 4 * H, D = p->n_dirs;
+    const int64_t H = p->hidden, GH = 4 * H, D = p->n_dirs;
     LLVMValueRef P, r, sl, init_h, init_c, Peep, Y, Y_h, Y_c, scratch;
+    rec_dims dm;
     int t;
     int32_t d;
 
@@ -90,9 +91,11 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
     Y_h = kc->out[1] ? a[9] : NULL;
     Y_c = kc->out[2] ? a[10] : NULL;
     scratch = a[11];
+    rec_dims_of(g, p, kc->dyn, a[0], 0, &dm); /* checked by <name>_k<i> (emit_rec_mt) */
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
-        LLVMValueRef Pp = gepc(g, P, d * T * N * GH), hA = scratch, hB = gepc(g, scratch, 6 * H);
+        LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * GH)));
+        LLVMValueRef hA = scratch, hB = gepc(g, scratch, 6 * H);
         LLVMValueRef n, s, st, i, tt, row, x, y, odd, hc, hn, s0;
         LLVMBasicBlockRef join;
         rec_ctx c;
@@ -109,15 +112,14 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         c.gates = gepc(g, scratch, 2 * H);
         c.panels = 1;
 
-        n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+        n = loop_begin(g, &ln, ci(g, 0), dm.N);
         s = sl ? LLVMBuildSExt(g->b,
                                LLVMBuildLoad2(g->b, g->i32,
                                               LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
                                               ""),
                                g->i64, "")
-               : ci(g, T);
-        st = mul(g, p->layout ? add(g, mul(g, n, ci(g, D)), ci(g, d)) : add(g, ci(g, d * N), n),
-                 ci(g, H));
+               : dm.T;
+        st = rec_state_at(g, p, &dm, d, n);
         for (t = 0; t < nt; t++) {
             int64_t j0, j1;
             mt_slice(H, nt, g->vl, t, &j0, &j1);
@@ -130,9 +132,9 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
 
         i = loop_begin(g, &ls, ci(g, 0), s);
         tt = rev ? LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), i, "") : i;
-        row = p->layout ? add(g, mul(g, n, ci(g, T)), tt) : add(g, mul(g, tt, ci(g, N)), n);
+        row = rec_row_at(g, p, &dm, tt, n);
         x = gepf(g, Pp, mul(g, row, ci(g, GH)));
-        y = Y ? gepf(g, Y, drs_y_at(g, p, tt, d, n)) : NULL;
+        y = Y ? gepf(g, Y, rec_y_at(g, p, &dm, tt, d, n)) : NULL;
         odd = LLVMBuildTrunc(g->b, i, g->i1, "");
         hc = sel(g, odd, hB, hA);
         hn = sel(g, odd, hA, hB);
@@ -153,7 +155,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
 
         /* after s steps the state is in hA when s is even, in hB when odd */
         hc = sel(g, LLVMBuildTrunc(g->b, s, g->i1, ""), hB, hA);
-        s0 = sl ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        s0 = sl || dm.dyn_T ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
         for (t = 0; t < nt; t++) {
             int64_t j0, j1;
             mt_slice(H, nt, g->vl, t, &j0, &j1);
@@ -161,8 +163,8 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
                 continue;
             join = slice_begin(g, first, end, t);
             if (Y && sl) { /* rows t >= s are zero */
-                tt = loop_begin(g, &lz, s, ci(g, T));
-                emit_copy_units(g, gepf(g, Y, drs_y_at(g, p, tt, d, n)), NULL, j0, j1, NULL);
+                tt = loop_begin(g, &lz, s, dm.T);
+                emit_copy_units(g, gepf(g, Y, rec_y_at(g, p, &dm, tt, d, n)), NULL, j0, j1, NULL);
                 loop_end(g, &lz);
             }
             if (Y_h)
@@ -270,8 +272,10 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
 void
 emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
 {
+    rec_dims dm;
+    rec_dims_of(g, &kc->p.rnn, kc->dyn, LLVMGetParam(g->fn, 0), 1, &dm);
     if (kc->in[3])
-        emit_seq_len_check(g, LLVMGetParam(g->fn, 4), kc->p.rnn.batch, kc->p.rnn.seq_len);
+        emit_seq_len_check(g, LLVMGetParam(g->fn, 4), dm.N, dm.T);
     emit_mt(g, kc, fname, nt, 12, emit_rec_mt_body);
 }
 
@@ -283,6 +287,7 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
 {
     const lstmc_rt_rnn_proj_params *p = &kc->p.proj;
     const int64_t GH = cell_gates(p->cell) * p->hidden, I = p->input_size;
+    LLVMValueRef rowsv = proj_rows(g, kc, a[0], 0); /* checked by <name>_k<i> (emit_call) */
     int32_t d;
     int t;
 
@@ -296,13 +301,15 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
         for (d = 0; d < p->n_dirs; d++) {
             proj_ctx pc;
             pc.rows = p->rows;
+            pc.rowsv = rowsv;
             pc.I = I;
             pc.GH = GH;
             pc.X = a[1];
             pc.panels = g->panels; /* the range's panels start at I*c0 (rec_relayout) */
             pc.wd = gepc(g, a[2], d * I * GH + (g->panels ? I * c0 : c0));
             pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
-            pc.Pd = gepc(g, a[4], d * p->rows * GH + c0);
+            pc.Pd = rowsv && d > 0 ? gepf(g, gepc(g, a[4], c0), mul(g, rowsv, ci(g, d * GH)))
+                                   : gepc(g, a[4], d * p->rows * GH + c0);
             for_col_segments(g, c1 - c0, PROJ_NB, proj_seg, &pc);
         }
         slice_end(g, join);

@@ -111,6 +111,7 @@ wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len)
             emit_copy(g, gepf(g, L->X, mul(g, t0, ci(g, L->copy_n))),
                       gepf(g, L->Xsrc, mul(g, t0, ci(g, L->copy_n))), len * L->copy_n, NULL);
         pc.rows = len * N;
+        pc.rowsv = NULL;
         pc.I = L->I;
         pc.GH = GH;
         pc.X = gepf(g, L->X, mul(g, r0, ci(g, L->I)));

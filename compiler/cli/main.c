@@ -11,10 +11,6 @@
  *   lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB
  */
 #define _XOPEN_SOURCE 700
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "analyze.h"
 #include "cli_impl.h"
 #include "cliopt.h"
@@ -23,6 +19,10 @@
 #include "profile.h"
 #include "tune.h"
 #include "wfmt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char options_text[] =
     "options:\n"
@@ -90,7 +90,8 @@ static const subcommand subcommands[] = {
      "  lstmc calibrate MODEL.onnx --data FILE.npy -o CALIB  predicted context link (Eq. 6)\n"},
     {"tune", tune_main, NULL,
      "  lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
-     "                                                       choose the thresholds (lstmc tune -h)\n"},
+     "                                                       choose the thresholds (lstmc tune "
+     "-h)\n"},
     {"profile", profile_main, NULL,
      "  lstmc profile --device=opencl[:N]|cpu -o BOARD.json\n"
      "                                                       measure a device (docs/OPENCL.md)\n"},
@@ -173,8 +174,7 @@ parse_args(int argc, char **argv, cli *c)
                    (v = cli_opt(argc, argv, &i, "--max-arena"))) {
             int64_t bytes;
             if (cli_parse_bytes(v, &bytes) != 0 || bytes < 1)
-                return usage("--max-weights / --max-arena take a size such as 64MiB, got '%s'",
-                             v);
+                return usage("--max-weights / --max-arena take a size such as 64MiB, got '%s'", v);
             if (strncmp(argv[i], "--max-weights", 13) == 0 ||
                 (i > 0 && strcmp(argv[i - 1], "--max-weights") == 0))
                 c->o.max_weights = bytes;

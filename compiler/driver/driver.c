@@ -11,10 +11,6 @@
  */
 #include "driver.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "arena.h"
 #include "calib.h"
 #include "codegen.h"
@@ -28,6 +24,10 @@
 #include "passes.h"
 #include "stream.h"
 #include "target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void
 driver_print_after(const ir_graph *g, const driver_options *o, const char *stage)
@@ -70,8 +70,7 @@ driver_default_name(arena *a, const char *model)
 /* The pass context, built once per program from o: the typed pass options and what the
  * chosen kernels prefer. Returns 0, or -1 after reporting through d. */
 static int
-pass_context(const target *t, const cg_backend *be, const driver_options *o, pass_ctx *cx,
-             diag *d)
+pass_context(const target *t, const cg_backend *be, const driver_options *o, pass_ctx *cx, diag *d)
 {
     char err[512];
     memset(cx, 0, sizeof *cx);
@@ -117,8 +116,7 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
  * weights' storage format) and dedup (each constant once, whatever made the copies).
  */
 static int
-pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass_list *l,
-              diag *d)
+pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass_list *l, diag *d)
 {
     l->n = 0;
     /* issue 20: every list starts with BatchNormalization folded away where it can be, and
@@ -130,9 +128,10 @@ pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass
     if (pass_list_add(l, o->passes ? o->passes : t->passes, d) < 0)
         return -1;
     if (!cx->hsparse.n && !o->passes && (o->has_alpha_inter || o->has_alpha_intra) &&
-        pass_list_add(l, o->has_alpha_inter && o->has_alpha_intra ? "breakpoints,drs,dce"
-                         : o->has_alpha_inter                      ? "breakpoints,dce"
-                                                                   : "drs,dce",
+        pass_list_add(l,
+                      o->has_alpha_inter && o->has_alpha_intra ? "breakpoints,drs,dce"
+                      : o->has_alpha_inter                     ? "breakpoints,dce"
+                                                               : "drs,dce",
                       d) < 0)
         return -1;
     if (cx->hsparse.n && pass_list_add(l, "hsparse", d) < 0)
@@ -164,8 +163,9 @@ resolve_target(const driver_options *o, diag *d)
 {
     const target *t = target_resolve(o->target, d);
     if (!t && !diag_count(d))
-        diag_error(d, "unknown target '%s' (lstmc targets lists them; a profile file "
-                      "is a path ending in .json)",
+        diag_error(d,
+                   "unknown target '%s' (lstmc targets lists them; a profile file "
+                   "is a path ending in .json)",
                    o->target);
     return t;
 }
@@ -174,8 +174,8 @@ resolve_target(const driver_options *o, diag *d)
  * step program share. g is prepared; on success *gp, *kp and *mp describe the program. */
 static int
 compile_program(arena *a, ir_graph *g, const target *t, const cg_backend *be,
-                const driver_options *o, calib_table **calib, ir_graph **gp, kprog *kp,
-                memplan *mp, diag *d)
+                const driver_options *o, calib_table **calib, ir_graph **gp, kprog *kp, memplan *mp,
+                diag *d)
 {
     pass_ctx cx;
     pass_list passes;
@@ -188,15 +188,15 @@ compile_program(arena *a, ir_graph *g, const target *t, const cg_backend *be,
         *calib = tab;
     }
     cx.calib_table = *calib;
-    if (pass_run(g, &passes, &cx, d) < 0)                            /* passes/ */
+    if (pass_run(g, &passes, &cx, d) < 0) /* passes/ */
         return -1;
     memset(kp, 0, sizeof *kp);
-    if (kp_lower_graph(a, g, kp, d) < 0)                             /* kprog/lower.c */
+    if (kp_lower_graph(a, g, kp, d) < 0) /* kprog/lower.c */
         return -1;
     kp_schedule(a, kp, t, be->gpu ? NULL : be->handles, o->threads, o->parallel);
-    if (memplan_run(a, g, kp, mp, d) < 0)                            /* kprog/memplan.c */
+    if (memplan_run(a, g, kp, mp, d) < 0) /* kprog/memplan.c */
         return -1;
-    if (driver_check_limits(g, mp, o, d) < 0)                        /* limits.c */
+    if (driver_check_limits(g, mp, o, d) < 0) /* limits.c */
         return -1;
     *gp = g;
     return 0;
@@ -217,8 +217,8 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     return compile_program(a, g, t, be, o, &calib, gp, kp, mp, d);
 }
 
-static int compile_graph(arena *a, const ir_graph *g0, ir_graph *consume,
-                         const driver_options *o, diag *d);
+static int compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_options *o,
+                         diag *d);
 
 /*
  * Issue 20: after an import that refused only unsupported operators, does the rest of the
@@ -315,8 +315,9 @@ ranged_dims(const driver_options *o, cg_dims *dm, diag *d)
         if (!o->dims[i].min)
             continue;
         if (dm->n == CG_DIMS_MAX) {
-            diag_error(d, "--dim: at most %d dims may be ranges (MIN..MAX); bind '%s' to one "
-                          "value",
+            diag_error(d,
+                       "--dim: at most %d dims may be ranges (MIN..MAX); bind '%s' to one "
+                       "value",
                        CG_DIMS_MAX, o->dims[i].name);
             return -1;
         }
@@ -327,35 +328,7 @@ ranged_dims(const driver_options *o, cg_dims *dm, diag *d)
     return dm->n;
 }
 
-#define SAMPLES_MAX (1 << CG_DIMS_MAX) + 4
-
-/* The sample points of the box of dm (all but the all-MAX corner, which the program
- * itself is): every corner, then points inside (MIN + 1, the middle, MAX - 1 of every
- * dim together, and MIN + 1 of the first with MAX - 1 of the others), each once. */
-static int
-sample_points(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX])
-{
-    int m, k, j, n = 0, p;
-    for (m = 0; m < (1 << dm->n) - 1; m++, n++)
-        for (k = 0; k < dm->n; k++)
-            sv[n][k] = (m & (1 << k)) ? dm->max[k] : dm->min[k];
-    for (p = 0; p < 4; p++) {
-        int64_t v[CG_DIMS_MAX];
-        int dup = 0, corner = 1;
-        for (k = 0; k < dm->n; k++) {
-            const int64_t lo = dm->min[k], hi = dm->max[k];
-            v[k] = p == 0 ? lo + 1 : p == 1 ? lo + (hi - lo) / 2 : p == 2 ? hi - 1
-                 : k == 0 ? lo + 1 : hi - 1;
-            corner &= v[k] == lo || v[k] == hi;
-        }
-        for (j = 0; j < n && !dup; j++)
-            dup = memcmp(sv[j], v, sizeof(int64_t) * (size_t)dm->n) == 0;
-        if (dup || corner)
-            continue;
-        memcpy(sv[n++], v, sizeof v);
-    }
-    return n;
-}
+#define SAMPLES_MAX CG_DIMS_SAMPLES_MAX
 
 /* Compile the model at every sample point of dm from clones (cl[j]) of the import, then
  * fit the host code's numbers (cg_dims_fit): what varies becomes an expression in the
@@ -363,8 +336,7 @@ sample_points(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX])
 static int
 compile_samples(arena *a, ir_graph *const *cl, const target *t, const cg_backend *be,
                 const driver_options *o, calib_table **calib, const ir_graph *g, kprog *kp,
-                const memplan *mp, cg_dims *dm, int ns, const int64_t (*sv)[CG_DIMS_MAX],
-                diag *d)
+                const memplan *mp, cg_dims *dm, int ns, const int64_t (*sv)[CG_DIMS_MAX], diag *d)
 {
     const ir_graph *sg[SAMPLES_MAX];
     const kprog *skp[SAMPLES_MAX];
@@ -403,12 +375,11 @@ compile_samples(arena *a, ir_graph *const *cl, const target *t, const cg_backend
     return cg_dims_fit(a, g, kp, mp, sg, skp, smp, ns, sv, dm, d);
 }
 
-/* consume (g0 itself, or NULL): g0 (the import) serves this compile only, so once both programs are cloned from it
- * its constants may go (ir_graph_retire): lstmc then holds the weights once per layout,
- * not once more for the import (issue 19: a 100 MB model compiles in under 300 MB). */
+/* consume (g0 itself, or NULL): g0 (the import) serves this compile only, so once both programs are
+ * cloned from it its constants may go (ir_graph_retire): lstmc then holds the weights once per
+ * layout, not once more for the import (issue 19: a 100 MB model compiles in under 300 MB). */
 static int
-compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_options *o,
-              diag *d)
+compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_options *o, diag *d)
 {
     const cg_backend *be;
     const target *t;
@@ -426,33 +397,34 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     ir_graph *cl[SAMPLES_MAX];
     int ns = 0, j;
 
-    if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d)))  /* codegen.c */
+    if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d))) /* codegen.c */
         return -1;
     driver_print_after(g0, o, "import");
     if (be->write_graph)
         return compile_graph_only(a, g0, be, o, d);
-    if (!(t = resolve_target(o, d)))                                     /* target/ */
+    if (!(t = resolve_target(o, d))) /* target/ */
         return -1;
-    if (ranged_dims(o, dm, d) < 0)                                       /* issue 21 */
+    if (ranged_dims(o, dm, d) < 0) /* issue 21 */
         return -1;
     if (dm->n && be->gpu) {
-        diag_error(d, "--dim=%s=%lld..%lld: a ranged dim does not combine with an OpenCL "
-                      "target ('%s') yet: its kernels are specialised to one shape; bind it "
-                      "to one value",
+        diag_error(d,
+                   "--dim=%s=%lld..%lld: a ranged dim does not combine with an OpenCL "
+                   "target ('%s') yet: its kernels are specialised to one shape; bind it "
+                   "to one value",
                    dm->name[0], (long long)dm->min[0], (long long)dm->max[0], o->target);
         return -1;
     }
     if (dm->n)
-        ns = sample_points(dm, sv);
+        ns = cg_dims_samples(dm, sv);
     g = ir_clone(a, g0);
     gs = ir_clone(a, g0); /* unbound, for the step program (the weights are shared) */
     for (j = 0; j < ns; j++)
         cl[j] = ir_clone(a, g0); /* the sample points of the ranged dims */
     if (consume)
         ir_graph_retire(consume);
-    if (driver_prepare(g, o, d) < 0)                                     /* prepare.c */
+    if (driver_prepare(g, o, d) < 0) /* prepare.c */
         return -1;
-    stream_analyze(g, si);                                               /* stream/ */
+    stream_analyze(g, si); /* stream/ */
     if (si->ok && dm->n)
         stream_check_ranged(si, g, dm->n, dm->name);
     if (si->ok)
@@ -500,8 +472,9 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     co.dims = dm->n ? dm : NULL;
     if (co.opencl && co.placement != CG_WEIGHTS_CONST) {
         /* <name>_init uploads the weights to the device; blob and pointer bind them later */
-        diag_error(d, "--weights-placement=%s does not combine with an OpenCL target ('%s'): "
-                      "the device buffers are filled from the weights at init",
+        diag_error(d,
+                   "--weights-placement=%s does not combine with an OpenCL target ('%s'): "
+                   "the device buffers are filled from the weights at init",
                    o->weights_placement, o->target);
         return -1;
     }
@@ -509,9 +482,9 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
         cg_c_sizes sz;
         cg_c_sizes_of(g, &mp, &co, &sz);
         if (driver_check_budget(g, &kp, &mp, t, &co, &sz, d, note, sizeof note) < 0)
-            return -1;                                                   /* limits.c */
+            return -1; /* limits.c */
     }
-    if (cg_write(g, &kp, &mp, &co, d) < 0)                               /* codegen/ */
+    if (cg_write(g, &kp, &mp, &co, d) < 0) /* codegen/ */
         return -1;
     fputs(note, stdout); /* how the model fits, after the size report */
     fflush(stdout);

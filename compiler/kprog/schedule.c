@@ -29,7 +29,9 @@ static int
 wave_rec_ok(const kp_call *c, kp_handles_fn handles)
 {
     const lstmc_rt_rnn_params *p = &c->p.rnn;
-    return c->kind == KP_RNN_REC && !c->wfmt && handles(c) &&
+    /* issue 21: a run-time T or N (c->dyn) is read by the layer's own kernel, not by the
+     * wavefront's, whose chunks are constants */
+    return c->kind == KP_RNN_REC && !c->wfmt && !c->dyn && handles(c) &&
            p->cell == LSTMC_RT_CELL_LSTM && p->packed == 1 && p->n_dirs == 1 && !p->reverse &&
            p->layout == 0 && !c->in[3] && p->batch >= 1 && p->seq_len >= 2 && c->scratch_bytes > 0;
 }
@@ -39,7 +41,7 @@ static int
 wave_proj_ok(const kp_call *c, const ir_tensor *x, int64_t rows, kp_handles_fn handles)
 {
     const lstmc_rt_rnn_proj_params *p = &c->p.proj;
-    return c->kind == KP_RNN_PROJ && !c->wfmt && handles(c) && c->in[0] == x &&
+    return c->kind == KP_RNN_PROJ && !c->wfmt && !c->dyn && handles(c) && c->in[0] == x &&
            p->cell == LSTMC_RT_CELL_LSTM && p->packed == 1 && p->n_dirs == 1 && p->rows == rows &&
            c->out[0];
 }

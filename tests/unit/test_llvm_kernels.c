@@ -31,6 +31,11 @@ typedef lstmc_rt_status (*rec_fn)(const lstmc_rt_rnn_params *, const float *, co
                                   const float *, const int32_t *, const float *, const float *,
                                   const float *, float *, float *, float *, float *);
 
+typedef lstmc_rt_status (*drs_fn)(const lstmc_rt_rnn_params *, float, const float *, const float *,
+                                  const float *, const int32_t *, const float *, const float *,
+                                  const float *, float *, float *, float *, lstmc_rt_drs_stats *,
+                                  void *);
+
 /* Stand-ins for the buffers of a hand-made call: only whether each is NULL matters. */
 static ir_tensor present[KP_MAX_ARGS];
 
@@ -41,10 +46,11 @@ skip_without_llvm(void)
         cr_skip_test("lstmc built without LLVM");
 }
 
-/* Compile kp's kernels for the host into WORK/<tag>, link them into a shared object and open
+/* Compile kp's kernels for the host into WORK/<tag> on nt threads (--threads; > 1: with the
+ * runtime's pool, rt_pool.c, linked in and started), link them into a shared object and open
  * it. */
 static void *
-build_so(kprog *kp, const char *tag, unsigned char *handled)
+build_so_nt(kprog *kp, const char *tag, unsigned char *handled, int nt)
 {
     char dir[512], cmd[1600];
     arena *a = arena_new(0);
@@ -61,17 +67,35 @@ build_so(kprog *kp, const char *tag, unsigned char *handled)
     o.outdir = dir;
     o.target = "host";
     o.llvm = 1;
-    o.threads = 1; /* the multi-core kernels need rt_pool.c, which t.so does not link; the
-                      e2e_threads tests cover them */
+    o.threads = nt;
     n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
     cr_assert(n == kp->n_calls, "cg_llvm_kernels: %d of %d kernels", n, kp->n_calls);
-    snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
+    if (nt > 1) /* t.so's own pool, with threads (the generated Makefile's -DLSTMC_RT_THREADS) */
+        snprintf(cmd, sizeof cmd,
+                 "cc -shared -fPIC -O2 -DLSTMC_RT_THREADS -I" LSTMC_SOURCE_DIR
+                 "/runtime/include -o %s/t.so %s/t_kernels.o " LSTMC_SOURCE_DIR
+                 "/runtime/src/rt_pool.c -lpthread",
+                 dir, dir);
+    else
+        snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
     cr_assert(system(cmd) == 0, "%s", cmd);
     snprintf(cmd, sizeof cmd, "%s/t.so", dir);
     h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
     cr_assert(h, "dlopen: %s", dlerror());
+    if (nt > 1) {
+        int (*start)(int) = (int (*)(int))dlsym(h, "lstmc_rt_pool_start");
+        cr_assert(start, "lstmc_rt_pool_start");
+        cr_assert_eq(start(nt), nt, "the pool's threads");
+    }
     arena_free(a);
     return h;
+}
+
+static void *
+build_so(kprog *kp, const char *tag, unsigned char *handled)
+{
+    /* 1 thread: the multi-core kernels need rt_pool.c (build_so_nt links it) */
+    return build_so_nt(kp, tag, handled, 1);
 }
 
 /* One recurrent layer under schedule A+: projection then time loop, C and LLVM. */
@@ -405,4 +429,345 @@ Test(llvm_kernels, emit_c_writes_no_object)
     snprintf(path, sizeof path, "%s/har_cpu_kernels.o", o.outdir);
     cr_assert_neq(stat(path, &st), 0, "--emit=c wrote %s", path);
     arena_free(a);
+}
+
+/*
+ * Issue 21: a projection and a time loop compiled once at MAX T and N with kp_call.dyn set,
+ * then run at smaller T, N (the run's values in p), against the C kernels run with the same
+ * params. Every buffer is sized for the run as the C kernels read it; after the run's part
+ * the inputs hold NaN (a kernel reading there would spread it into the outputs) and the
+ * outputs a guard pattern the kernel must leave as it is.
+ */
+typedef struct dyn_case {
+    const char *name;
+    int32_t cell, n_dirs, reverse, layout, seqlens, init, peep, lbr;
+    int64_t T, N, I, H; /* the MAX the kernels are compiled for */
+    unsigned dyn;       /* KP_DYN_SEQ_LEN, KP_DYN_BATCH */
+    int threads;        /* > 1: the multi-core kernels (LSTM: emit_rec_mt, U in panels) */
+} dyn_case;
+
+#define DYN_GUARD 64 /* floats after the run's part of every buffer */
+
+/* n floats: the first len random (or copied from src), the rest NaN */
+static float *
+dyn_input(size_t n, size_t len, const float *src, unsigned *seed)
+{
+    float *v = helpers_rand_vec(n, seed, 1.0f);
+    size_t i;
+    if (src)
+        memcpy(v, src, len * sizeof *v);
+    for (i = len; i < n; i++)
+        v[i] = NAN;
+    return v;
+}
+
+/* n floats of the guard pattern */
+static float *
+dyn_output(size_t n)
+{
+    float *v = malloc(n * sizeof *v);
+    cr_assert(v);
+    memset(v, 0x5a, n * sizeof *v);
+    return v;
+}
+
+/* whether v[from, n) still holds the guard pattern */
+static int
+dyn_guard_ok(const float *v, size_t from, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)(v + from);
+    size_t i;
+    for (i = 0; i < (n - from) * sizeof *v; i++)
+        if (b[i] != 0x5a)
+            return 0;
+    return 1;
+}
+
+static void
+run_dyn_one(const dyn_case *dc, proj_fn kproj, rec_fn krec, drs_fn kdrs, const float *Uo,
+            const float *Ufic, const lstmc_rt_rnn_proj_params *ppmax,
+            const lstmc_rt_rnn_params *pmax, const float *w, const float *b, const float *r,
+            const float *rk, const float *rbh, int64_t T, int64_t N)
+{
+    const int64_t Tm = dc->T, Nm = dc->N, I = dc->I, H = dc->H, D = dc->n_dirs;
+    const int64_t G = dc->cell == LSTMC_RT_CELL_LSTM ? 4 : dc->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+    const int64_t GH = G * H, rows = T * N;
+    const size_t xmax = (size_t)(Tm * Nm * I) + DYN_GUARD;
+    const size_t pmaxn = (size_t)(D * Tm * Nm * GH) + DYN_GUARD;
+    const size_t ymax = (size_t)(Tm * D * Nm * H) + DYN_GUARD,
+                 smax = (size_t)(D * Nm * H) + DYN_GUARD;
+    const size_t np = (size_t)(D * rows * GH), ny = (size_t)(T * D * N * H),
+                 ns = (size_t)(D * N * H);
+    lstmc_rt_rnn_proj_params pp = *ppmax;
+    lstmc_rt_rnn_params p = *pmax;
+    unsigned seed = (unsigned)(T * 131 + N * 7 + 1);
+    float *X = dyn_input(xmax, (size_t)(rows * I), NULL, &seed);
+    float *h0 = dyn_input(smax, ns, NULL, &seed), *c0 = dyn_input(smax, ns, NULL, &seed);
+    float *pe = helpers_rand_vec((size_t)(D * 3 * H), &seed, 0.5f);
+    float *P0 = dyn_output(pmaxn), *P1 = dyn_output(pmaxn), *Pin;
+    float *Y0 = dyn_output(ymax), *Y1 = dyn_output(ymax);
+    float *Yh0 = dyn_output(smax), *Yh1 = dyn_output(smax);
+    float *Yc0 = dyn_output(smax), *Yc1 = dyn_output(smax);
+    float *s0 = calloc((size_t)(H * (G + 3)), 4), *s1 = calloc((size_t)(H * (G + 3)), 4);
+    int32_t *sl = malloc((size_t)(Nm + 1) * sizeof *sl);
+    const float *rb_arg = dc->cell == LSTMC_RT_CELL_GRU && dc->lbr ? rbh : NULL;
+    const int32_t *sl_arg = dc->seqlens ? sl : NULL;
+    lstmc_rt_status st0, st1;
+    int64_t n;
+
+    cr_log_info("%s: T %lld of %lld, N %lld of %lld", dc->name, (long long)T, (long long)Tm,
+                (long long)N, (long long)Nm);
+    for (n = 0; n <= Nm; n++) /* T, 0 and values between; past N: out of range */
+        sl[n] = n < N ? (int32_t)(n == 0 ? T : (n * 5 + 2) % (T + 1)) : (int32_t)Tm + 7;
+    pp.rows = rows;
+    p.seq_len = T;
+    p.batch = N;
+
+    cr_assert_eq(lstmc_rt_rnn_proj(&pp, X, w, b, P0), LSTMC_RT_OK);
+    cr_assert_eq(kproj(&pp, X, w, b, P1), LSTMC_RT_OK, "%s: proj status", dc->name);
+    cr_assert(helpers_allclose(P1, P0, np, 1e-5f, 1e-5f), "%s T %lld N %lld: proj", dc->name,
+              (long long)T, (long long)N);
+    cr_assert(dyn_guard_ok(P1, np, pmaxn), "%s T %lld N %lld: proj wrote past the run's rows",
+              dc->name, (long long)T, (long long)N);
+
+    Pin = dyn_input(pmaxn, np, P0, &seed);
+    st0 = lstmc_rt_rnn_rec(&p, Pin, r, rb_arg, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+                           dc->peep ? pe : NULL, Y0, Yh0, Yc0, s0);
+    st1 = krec(&p, Pin, rk, rb_arg, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+               dc->peep ? pe : NULL, Y1, Yh1, Yc1, s1);
+    cr_assert_eq(st1, st0, "%s T %lld N %lld: rec status %d, C %d", dc->name, (long long)T,
+                 (long long)N, (int)st1, (int)st0);
+    cr_assert(helpers_allclose(Y1, Y0, ny, 1e-4f, 1e-5f), "%s T %lld N %lld: Y", dc->name,
+              (long long)T, (long long)N);
+    cr_assert(helpers_allclose(Yh1, Yh0, ns, 1e-4f, 1e-5f), "%s T %lld N %lld: Y_h", dc->name,
+              (long long)T, (long long)N);
+    cr_assert(dyn_guard_ok(Y1, ny, ymax), "%s T %lld N %lld: Y written past the run's rows",
+              dc->name, (long long)T, (long long)N);
+    cr_assert(dyn_guard_ok(Yh1, ns, smax), "%s: Y_h written past the run's batch", dc->name);
+    if (dc->cell == LSTMC_RT_CELL_LSTM) {
+        cr_assert(helpers_allclose(Yc1, Yc0, ns, 1e-4f, 1e-5f), "%s T %lld N %lld: Y_c", dc->name,
+                  (long long)T, (long long)N);
+        cr_assert(dyn_guard_ok(Yc1, ns, smax), "%s: Y_c written past the run's batch", dc->name);
+    }
+    if (kdrs) { /* the same layer with dynamic row skip (alpha_intra > 0: some rows skipped) */
+        lstmc_rt_drs_stats ds0, ds1;
+        void *w0 = calloc((size_t)lstmc_rt_lstm_drs_scratch(pmax), 4);
+        void *w1 = calloc((size_t)lstmc_rt_lstm_drs_scratch(pmax), 4);
+        memset(Y1, 0x5a, ymax * 4), memset(Yh1, 0x5a, smax * 4), memset(Yc1, 0x5a, smax * 4);
+        st0 = lstmc_rt_lstm_drs(&p, 0.3f, Pin, Uo, Ufic, sl_arg, dc->init ? h0 : NULL,
+                                dc->init ? c0 : NULL, dc->peep ? pe : NULL, Y0, Yh0, Yc0, &ds0, w0);
+        st1 = kdrs(&p, 0.3f, Pin, Uo, Ufic, sl_arg, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+                   dc->peep ? pe : NULL, Y1, Yh1, Yc1, &ds1, w1);
+        cr_assert_eq(st1, st0, "%s T %lld N %lld: drs status %d, C %d", dc->name, (long long)T,
+                     (long long)N, (int)st1, (int)st0);
+        cr_assert(helpers_allclose(Y1, Y0, ny, 1e-4f, 1e-5f), "%s T %lld N %lld: drs Y", dc->name,
+                  (long long)T, (long long)N);
+        cr_assert(helpers_allclose(Yh1, Yh0, ns, 1e-4f, 1e-5f), "%s: drs Y_h", dc->name);
+        cr_assert(helpers_allclose(Yc1, Yc0, ns, 1e-4f, 1e-5f), "%s: drs Y_c", dc->name);
+        cr_assert(dyn_guard_ok(Y1, ny, ymax), "%s: drs Y written past the run's rows", dc->name);
+        cr_assert(dyn_guard_ok(Yh1, ns, smax) && dyn_guard_ok(Yc1, ns, smax),
+                  "%s: drs Y_h, Y_c written past the run's batch", dc->name);
+        cr_assert(memcmp(&ds1, &ds0, sizeof ds0) == 0, "%s T %lld N %lld: drs stats", dc->name,
+                  (long long)T, (long long)N);
+        free(w0), free(w1);
+    }
+    if (dc->seqlens && N > 0) { /* an entry past the run's T is refused */
+        sl[N - 1] = (int32_t)T + 1;
+        cr_assert_eq(krec(&p, Pin, rk, rb_arg, sl, dc->init ? h0 : NULL, dc->init ? c0 : NULL,
+                          dc->peep ? pe : NULL, Y1, Yh1, Yc1, s1),
+                     LSTMC_RT_ERR_SEQ_LEN, "%s: seq_lens %lld > T %lld", dc->name, (long long)T + 1,
+                     (long long)T);
+    }
+    free(X), free(h0), free(c0), free(pe), free(P0), free(P1), free(Pin), free(Y0), free(Y1);
+    free(Yh0), free(Yh1), free(Yc0), free(Yc1), free(s0), free(s1), free(sl);
+}
+
+static void
+run_dyn_case(const dyn_case *dc)
+{
+    const int64_t T = dc->T, N = dc->N, I = dc->I, H = dc->H, D = dc->n_dirs;
+    const int64_t G = dc->cell == LSTMC_RT_CELL_LSTM ? 4 : dc->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+    const int64_t GH = G * H;
+    const int64_t Ts[] = {0, 1, T / 2, T - 1, T}, Ns[] = {1, N / 2, N};
+    unsigned seed = 777;
+    kprog kp;
+    kp_call calls[3];
+    unsigned char handled[3];
+    lstmc_rt_rnn_proj_params *pp;
+    lstmc_rt_rnn_params *p, big;
+    /* an LSTM on 1 thread: also as KP_LSTM_DRS (lstmc_rt_lstm_drs) */
+    const int drs = dc->cell == LSTMC_RT_CELL_LSTM && dc->threads <= 1 && !dc->peep;
+    float *Uo = malloc((size_t)(D * H * H) * 4), *Ufic = malloc((size_t)(D * 3 * H * H) * 4);
+    drs_fn kdrs = NULL;
+    float *w = helpers_rand_vec((size_t)(D * I * GH), &seed, 0.5f);
+    float *b = helpers_rand_vec((size_t)(D * GH), &seed, 0.5f);
+    float *r = helpers_rand_vec((size_t)(D * H * GH), &seed, 0.5f);
+    float *rbh = helpers_rand_vec((size_t)(D * H), &seed, 0.5f);
+    ir_tensor u; /* U, which the multi-core kernels read in panels (rec_relayout) */
+    lstmc_rt_rnn_proj_params bigp;
+    void *so;
+    proj_fn kproj;
+    rec_fn krec;
+    size_t ti, ni;
+    int j;
+
+    memset(&kp, 0, sizeof kp);
+    memset(calls, 0, sizeof calls);
+    kp.calls = calls;
+    kp.n_calls = 2;
+    calls[0].kind = KP_RNN_PROJ;
+    calls[0].dyn = KP_DYN_ROWS;
+    pp = &calls[0].p.proj;
+    pp->cell = dc->cell;
+    pp->n_dirs = dc->n_dirs;
+    pp->rows = T * N;
+    pp->input_size = I;
+    pp->hidden = H;
+    pp->linear_before_reset = dc->lbr;
+    pp->packed = 1;
+    calls[0].n_in = 3;
+    calls[0].n_out = 1;
+    for (j = 0; j < 3; j++)
+        calls[0].in[j] = &present[j];
+    calls[0].out[0] = &present[0];
+
+    calls[1].kind = KP_RNN_REC;
+    calls[1].dyn = dc->dyn;
+    p = &calls[1].p.rnn;
+    p->cell = dc->cell;
+    p->seq_len = T;
+    p->batch = N;
+    p->input_size = I;
+    p->hidden = H;
+    p->n_dirs = dc->n_dirs;
+    p->reverse = dc->reverse;
+    p->layout = dc->layout;
+    p->linear_before_reset = dc->lbr;
+    p->packed = 1;
+    for (j = 0; j < 6; j += 3) {
+        p->act[j] = (lstmc_rt_act){SIG, 0, 0};
+        p->act[j + 1] = (lstmc_rt_act){TANH, 0, 0};
+        p->act[j + 2] = (lstmc_rt_act){TANH, 0, 0};
+    }
+    calls[1].n_in = 7;
+    calls[1].n_out = 3;
+    calls[1].in[0] = calls[1].in[1] = &present[0];
+    if (dc->threads > 1) {
+        memset(&u, 0, sizeof u);
+        u.dtype = IR_DT_F32;
+        u.shape.rank = 3;
+        u.shape.d[0] = D;
+        u.shape.d[1] = H;
+        u.shape.d[2] = GH;
+        u.data = malloc((size_t)(D * H * GH) * sizeof(float));
+        memcpy(u.data, r, (size_t)(D * H * GH) * sizeof(float));
+        calls[1].in[1] = &u;
+    }
+    calls[1].in[2] = dc->cell == LSTMC_RT_CELL_GRU && dc->lbr ? &present[2] : NULL;
+    calls[1].in[3] = dc->seqlens ? &present[3] : NULL;
+    calls[1].in[4] = dc->init ? &present[4] : NULL;
+    calls[1].in[5] = dc->init ? &present[5] : NULL;
+    calls[1].in[6] = dc->peep ? &present[6] : NULL;
+    calls[1].out[0] = calls[1].out[1] = calls[1].out[2] = &present[7];
+    calls[1].scratch_bytes = H * (G + 3) * 4;
+    if (drs) {
+        calls[2] = calls[1];
+        calls[2].kind = KP_LSTM_DRS;
+        calls[2].p.drs.p = *p;
+        calls[2].scratch_bytes = 28 * H;
+        kp.n_calls = 3;
+        cr_assert_eq(lstmc_rt_drs_pack(D, H, r, Uo, Ufic), LSTMC_RT_OK);
+    }
+
+    so = build_so_nt(&kp, dc->name, handled, dc->threads > 1 ? dc->threads : 1);
+    kproj = (proj_fn)dlsym(so, "t_k0");
+    krec = (rec_fn)dlsym(so, "t_k1");
+    cr_assert(kproj && krec, "%s: symbols t_k0, t_k1", dc->name);
+    if (drs)
+        cr_assert((kdrs = (drs_fn)dlsym(so, "t_k2")), "%s: symbol t_k2", dc->name);
+    if (dc->threads > 1) /* both on the pool; the LLVM kernel reads U in panels */
+        cr_assert(handled[0] == dc->threads && handled[1] == dc->threads, "%s: threads %d %d",
+                  dc->name, handled[0], handled[1]);
+    for (ti = 0; ti < sizeof Ts / sizeof Ts[0]; ti++)
+        for (ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+            if ((!(dc->dyn & KP_DYN_SEQ_LEN) && Ts[ti] != T) ||
+                (!(dc->dyn & KP_DYN_BATCH) && Ns[ni] != N))
+                continue;
+            run_dyn_one(dc, kproj, krec, kdrs, Uo, Ufic, pp, p, w, b, r,
+                        dc->threads > 1 ? u.data : r, rbh, Ts[ti], Ns[ni]);
+        }
+
+    /* above the compiled MAX: refused, nothing read or written */
+    big = *p;
+    big.seq_len = dc->dyn & KP_DYN_SEQ_LEN ? T + 1 : T;
+    big.batch = dc->dyn & KP_DYN_BATCH ? N + 1 : N;
+    cr_assert_eq(krec(&big, NULL, dc->threads > 1 ? u.data : r, NULL, NULL, NULL, NULL, NULL, NULL,
+                      NULL, NULL, NULL),
+                 LSTMC_RT_ERR_BAD_PARAMS, "%s: T, N above MAX", dc->name);
+    if (kdrs)
+        cr_assert_eq(
+            kdrs(&big, 0.0f, NULL, Uo, Ufic, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+            LSTMC_RT_ERR_BAD_PARAMS, "%s: drs T, N above MAX", dc->name);
+    bigp = *pp;
+    bigp.rows = T * N + 1;
+    cr_assert_eq(kproj(&bigp, NULL, w, NULL, NULL), LSTMC_RT_ERR_BAD_PARAMS, "%s: rows above MAX",
+                 dc->name);
+    if (dc->threads > 1) /* the pool's threads live in t.so: it stays open */
+        free(u.data);
+    else
+        dlclose(so);
+    free(w), free(b), free(r), free(rbh), free(Uo), free(Ufic);
+}
+
+/* H = 37 and rows up to T*N = 35 as in rec_cases: a tile, a vector tail and a scalar tail,
+ * PROJ row blocks with every remainder. */
+static const dyn_case dyn_cases[] = {
+    {"dyn_lstm_fwd", LSTMC_RT_CELL_LSTM, 1, 0, 0, 0, 0, 0, 0, 7, 5, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_lstm_bidir_l1_sl", LSTMC_RT_CELL_LSTM, 2, 0, 1, 1, 1, 1, 0, 7, 5, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_lstm_rev_sl", LSTMC_RT_CELL_LSTM, 1, 1, 0, 1, 1, 0, 0, 7, 5, 6, 37, KP_DYN_SEQ_LEN},
+    {"dyn_lstm_bidir_l0", LSTMC_RT_CELL_LSTM, 2, 0, 0, 0, 1, 0, 0, 6, 4, 5, 20,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_lstm_batch_l1", LSTMC_RT_CELL_LSTM, 1, 0, 1, 1, 1, 0, 0, 6, 5, 5, 20, KP_DYN_BATCH},
+    {"dyn_gru_bidir_sl", LSTMC_RT_CELL_GRU, 2, 0, 0, 1, 1, 0, 1, 7, 5, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_gru_rev_l1", LSTMC_RT_CELL_GRU, 1, 1, 1, 0, 0, 0, 0, 7, 3, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_rnn_bidir_l1", LSTMC_RT_CELL_RNN, 2, 0, 1, 1, 1, 0, 0, 7, 5, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH},
+    {"dyn_mt_lstm_bidir_l1_sl", LSTMC_RT_CELL_LSTM, 2, 0, 1, 1, 1, 1, 0, 7, 5, 6, 37,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH, 2},
+    {"dyn_mt_lstm_rev_l0", LSTMC_RT_CELL_LSTM, 1, 1, 0, 0, 1, 0, 0, 6, 4, 5, 40,
+     KP_DYN_SEQ_LEN | KP_DYN_BATCH, 2},
+};
+
+Test(llvm_kernels, dyn_matches_c_reference)
+{
+    size_t i;
+    skip_without_llvm();
+    for (i = 0; i < sizeof dyn_cases / sizeof dyn_cases[0]; i++)
+        run_dyn_case(&dyn_cases[i]);
+}
+
+Test(llvm_kernels, dyn_handles)
+{
+    /* a field the kernel does not read at run time: the C kernel */
+    kp_call c;
+    memset(&c, 0, sizeof c);
+    c.kind = KP_RNN_PROJ;
+    c.p.proj.cell = LSTMC_RT_CELL_LSTM;
+    c.p.proj.n_dirs = 1;
+    c.p.proj.rows = 8;
+    c.p.proj.input_size = 4;
+    c.p.proj.hidden = 4;
+    c.p.proj.packed = 1;
+    skip_without_llvm();
+    cr_assert(cg_llvm_handles(&c));
+    c.dyn = KP_DYN_ROWS;
+    cr_assert(cg_llvm_handles(&c));
+    c.dyn = KP_DYN_ROWS | KP_DYN_OTHER;
+    cr_assert_not(cg_llvm_handles(&c));
+    c.dyn = KP_DYN_SEQ_LEN;
+    cr_assert_not(cg_llvm_handles(&c));
 }
