@@ -463,8 +463,7 @@ same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const mempla
     for (j = 0; j < f->ns; j++) {
         const kprog *s = skp[j];
         put_dims_at(f, j, at, sizeof at);
-        if (s->n_calls != kp->n_calls || s->n_outputs != kp->n_outputs ||
-            s->n_waves != kp->n_waves) {
+        if (s->n_calls != kp->n_calls || s->n_outputs != kp->n_outputs) {
             diag_error(d,
                        "--dim ranges: at %s the model compiles to another program (%d "
                        "kernel calls, %d at the maximum); bind those dims to one value",
@@ -522,18 +521,6 @@ same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const mempla
                 return -1;
             }
         }
-        for (i = 0; i < kp->n_waves; i++) {
-            const kp_wave *w = &kp->waves[i], *sw = &s->waves[i];
-            if (w->first != sw->first || w->last != sw->last || w->threads != sw->threads ||
-                w->stages != sw->stages || w->chunk != sw->chunk) {
-                diag_error(d,
-                           "--dim ranges: at %s the wavefront of calls %d..%d is planned "
-                           "otherwise than at the maximum; use --parallel=split or bind "
-                           "those dims to one value",
-                           at, w->first, w->last);
-                return -1;
-            }
-        }
     }
     (void)g;
     return 0;
@@ -580,6 +567,18 @@ cg_dims_fit(arena *a, const ir_graph *g, kprog *kp, const memplan *mp, const ir_
         if (fit_call(a, &f, kp, skp, i, dm, d) < 0)
             return -1;
     }
+    /* a wavefront's chunks are constants (codegen/llvm/wave.c): stacks whose T or N varies
+     * run layer by layer, each in its own kernel (the plan's buffers stay valid: a group
+     * only kept them live longer) */
+    for (i = j = 0; i < kp->n_waves; i++) {
+        const kp_wave *w = &kp->waves[i];
+        int c, dyn = 0;
+        for (c = w->first; c <= w->last; c++)
+            dyn |= kp->calls[c].dyn != 0;
+        if (!dyn)
+            kp->waves[j++] = *w;
+    }
+    kp->n_waves = j;
     dm->in_shape = arena_calloc(a, (size_t)g->n_inputs + 1, sizeof *dm->in_shape);
     dm->out_shape = arena_calloc(a, (size_t)kp->n_outputs + 1, sizeof *dm->out_shape);
     for (i = 0; i < g->n_inputs; i++) {

@@ -239,11 +239,9 @@ cg_c_calls_use(const kprog *kp, const memplan *mp)
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
 static void
 put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kprog *kp,
-              const kp_wave *w, const cg_dims *dims)
+              const kp_wave *w)
 {
-    int i, j, q, dyn = 0;
-    for (i = w->first; i <= w->last; i++)
-        dyn |= kp->calls[i].dyn != 0;
+    int i, j, q;
     fprintf(f,
             "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
             " (layers per thread:",
@@ -255,21 +253,6 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
         if (kp->calls[i].node)
             fprintf(f, " '%s' (%s)", kp->calls[i].node->name, kp->calls[i].node->op_type);
     fputs(" */\n    {\n", f);
-    if (dyn) { /* issue 21: the run's T and N, after the buffers (codegen/llvm/wave.c) */
-        const kp_call *r = NULL;
-        char *pt, *pn;
-        for (i = w->first; i <= w->last && !r; i++)
-            if (kp->calls[i].kind == KP_RNN_REC)
-                r = &kp->calls[i];
-        pt = r && dims->call_params[r - kp->calls]
-                 ? strstr(dims->call_params[r - kp->calls], ".seq_len = ")
-                 : NULL;
-        pn = r && dims->call_params[r - kp->calls]
-                 ? strstr(dims->call_params[r - kp->calls], ".batch = ")
-                 : NULL;
-        fprintf(f, "        int64_t tn[2] = {%.*s, %.*s};\n", pt ? (int)strcspn(pt + 11, ",") : 1,
-                pt ? pt + 11 : "0", pn ? (int)strcspn(pn + 9, ",") : 1, pn ? pn + 9 : "0");
-    }
     fputs("        void *const a[] = {", f);
     for (i = w->first; i <= w->last; i++) {
         const kp_call *c = &kp->calls[i];
@@ -284,8 +267,6 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
             fputs("),", f);
         }
     }
-    if (dyn)
-        fputs("\n            (void *)tn,", f);
     fprintf(f, "\n        };\n        st = %s_wv%d(a);\n", name, w->first);
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
 }
@@ -452,7 +433,7 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         const kp_wave *w = handled ? kp_wave_of(kp, i) : NULL;
         if (w) { /* the group's calls run in one kernel */
             if (i == w->first)
-                put_wave_call(f, o->name, g, mp, kp, w, o->dims);
+                put_wave_call(f, o->name, g, mp, kp, w);
             continue;
         }
         cg_c_put_call(f, o->name, g, mp, &kp->calls[i], i, handled && handled[i], o->dims);

@@ -35,7 +35,13 @@ cmd_inspect(cli *c)
         for (i = 0; i < IR_OP_COUNT; i++)
             if (counts[i])
                 printf(" %s x%d", ir_op_name((ir_op)i), counts[i]);
-        printf("\n\n");
+        printf("\n");
+        for (i = 0; i < c->o.n_dims; i++) /* issue 21: the library takes these per run */
+            if (c->o.dims[i].min)
+                printf("dim     '%s' ranges %lld..%lld (NAME_run_dims; figures below at %lld)\n",
+                       c->o.dims[i].name, (long long)c->o.dims[i].min,
+                       (long long)c->o.dims[i].value, (long long)c->o.dims[i].value);
+        printf("\n");
         analyze_inspect(a, g, &c->o, stdout, d);
         ir_print(g, stdout);
         rc = 0;

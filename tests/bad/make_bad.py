@@ -103,6 +103,25 @@ def conv_bad():
     return list(cases)
 
 
+def ranged_bad():
+    """issue 21: what a ranged dim (--dim=seq=MIN..MAX) refuses: a stride-2 Conv over the
+    time axis, whose output length (seq - 1) // 2 + 1 is not linear in seq."""
+    rng = np.random.RandomState(21)
+    W, R, B = lstm_weights(21)
+    N = helper.make_node
+    Wc = rng.standard_normal((I, 2, 3)).astype(np.float32)
+    m = model([N("Conv", ["X", "Wc"], ["C"], name="conv_s2", strides=[2], pads=[1, 1]),
+               N("Transpose", ["C"], ["Ct"], perm=[2, 0, 1], name="to_tnc"),
+               N("LSTM", ["Ct", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H, name="lstm")],
+              [fin("X", [1, 2, "seq"])],
+              [fin("Y", [None, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [numpy_helper.from_array(Wc, "Wc"), numpy_helper.from_array(W, "W"),
+               numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")],
+              name="ranged_conv_stride2")
+    write("ranged_conv_stride2.onnx", m.SerializeToString())
+    return ["ranged_conv_stride2.onnx"]
+
+
 def main():
     # 1. empty file
     write("empty.onnx", b"")
@@ -305,6 +324,7 @@ def main():
             continue
         raise SystemExit(f"{f} unexpectedly parses as a ModelProto")
     conv_bad()
+    ranged_bad()
     print("tests/bad written")
 
 

@@ -87,6 +87,22 @@ lstmc_bad(usage_unknown_option 2 "unknown or incomplete option '--frobnicate'"
           ${LSTMC} ${BAD}/cycle.onnx --frobnicate -o ${BOUT}/u)
 lstmc_bad(usage_bad_dim 2 "--dim value must be an integer"
           ${LSTMC} ${BAD}/zero_len_seq.onnx --dim=seq=-3 -o ${BOUT}/u)
+# issue 21: ranged dims (--dim=SYM=MIN..MAX)
+lstmc_bad(usage_bad_dim_range 2 "--dim range must be MIN..MAX with 1 <= MIN <= MAX"
+          ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=9..2 -o ${BOUT}/u)
+lstmc_bad(usage_bad_dim_range_zero 2 "--dim range must be MIN..MAX with 1 <= MIN <= MAX"
+          ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=0..4 -o ${BOUT}/u)
+lstmc_bad(usage_bad_dim_range_open 2 "--dim range must be MIN..MAX"
+          ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=1.. -o ${BOUT}/u)
+lstmc_bad(ranged_conv_stride2 1
+          "--dim ranges: the 'out_w' of node 'conv_s2' (Conv) is not a whole-number linear function"
+          ${LSTMC} ${BAD}/ranged_conv_stride2.onnx --dim=seq=2..16 -o ${BOUT}/rc)
+lstmc_bad(ranged_dim_no_input 1 "--dim=nosuch=1..4: no input of the model has an axis of exactly 'nosuch'"
+          ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=4 --dim=batch=2 --dim=nosuch=1..4
+          -o ${BOUT}/rn)
+lstmc_bad(ranged_opencl 1 "a ranged dim does not combine with an OpenCL target ('tegra-x1') yet"
+          ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=1..8 --dim=batch=2 --target=tegra-x1
+          -o ${BOUT}/ro)
 lstmc_bad(unknown_target 1 "unknown target 'nosuchboard'"
           ${LSTMC} ${FIX}/lstm_fwd_b1/model.onnx --target=nosuchboard -o ${BOUT}/u)
 
