@@ -17,21 +17,21 @@
  * refuse a bad index, and model_run (every dim at MAX) matches the MAX run. Prints one line
  * per run; exits 0 when everything holds, 1 otherwise.
  */
+#include "lstmc_rt_npy.h"
+#include "model.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "lstmc_rt_npy.h"
-#include "model.h"
 
 #ifndef MODEL_N_DIMS
 #error "model.h has no MODEL_N_DIMS: compile the model with a ranged --dim (SYM=MIN..MAX)"
 #endif
 
 #define GUARD 0xA5
-#define RTOL 1e-4
-#define ATOL 1e-5
+#define RTOL  1e-4
+#define ATOL  1e-5
 
 static unsigned char raw[MODEL_ARENA_SIZE + 2 * LSTMC_RT_ALIGN];
 
@@ -54,14 +54,14 @@ static const int64_t dim_max[MODEL_N_DIMS] = {
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "ranged_firmware: %s:%d: ", __FILE__, __LINE__);                 \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-            failures++;                                                                       \
-        }                                                                                     \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "ranged_firmware: %s:%d: ", __FILE__, __LINE__);                       \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static size_t
@@ -209,8 +209,9 @@ compare(int o, const int64_t *shape, int rank, const char *path, const char *wha
     CHECK(want.rank == rank, "%s: output %s: model_output_shape gives rank %d, %s has %d", what,
           out_names[o], rank, path, (int)want.rank);
     for (k = 0; k < rank && k < want.rank; k++)
-        CHECK(want.dims[k] == shape[k], "%s: output %s: model_output_shape dim %d is %lld, %s has %lld",
-              what, out_names[o], k, (long long)shape[k], path, (long long)want.dims[k]);
+        CHECK(want.dims[k] == shape[k],
+              "%s: output %s: model_output_shape dim %d is %lld, %s has %lld", what, out_names[o],
+              k, (long long)shape[k], path, (long long)want.dims[k]);
     n = want.n_elems;
     if (rank == want.rank && numel(shape, rank) == n) {
         for (i = 0; i < n; i++) {
@@ -225,7 +226,9 @@ compare(int o, const int64_t *shape, int rank, const char *path, const char *wha
                 }
             }
         }
-        CHECK(bad == 0, "%s: output %s: %lld of %lld elements differ from %s (worst at %lld: got %.9g want %.9g)",
+        CHECK(bad == 0,
+              "%s: output %s: %lld of %lld elements differ from %s (worst at %lld: got %.9g want "
+              "%.9g)",
               what, out_names[o], (long long)bad, (long long)n, path, (long long)worst_i,
               worst_i >= 0 ? get(out_buf[o], want.dtype, worst_i) : 0.0,
               worst_i >= 0 ? get(w, want.dtype, worst_i) : 0.0);
@@ -270,11 +273,12 @@ run_tag(model_ctx *ctx, const char *case_dir, const char *tag, int use_run)
             return -1;
         ins[i] = in_data[i];
         rank = model_input_shape(dims, i, shape);
-        CHECK(rank == info.rank, "%s: input %s: model_input_shape gives rank %d, the .npy %d",
-              what, in_names[i], rank, (int)info.rank);
+        CHECK(rank == info.rank, "%s: input %s: model_input_shape gives rank %d, the .npy %d", what,
+              in_names[i], rank, (int)info.rank);
         for (k = 0; k < rank && k < info.rank; k++)
-            CHECK(shape[k] == info.dims[k], "%s: input %s: model_input_shape dim %d is %lld, the .npy's %lld",
-                  what, in_names[i], k, (long long)shape[k], (long long)info.dims[k]);
+            CHECK(shape[k] == info.dims[k],
+                  "%s: input %s: model_input_shape dim %d is %lld, the .npy's %lld", what,
+                  in_names[i], k, (long long)shape[k], (long long)info.dims[k]);
     }
     guard_outputs();
     st = use_run ? model_run(ctx, ins, out_buf) : model_run_dims(ctx, dims, ins, out_buf);
@@ -299,11 +303,12 @@ run_tag(model_ctx *ctx, const char *case_dir, const char *tag, int use_run)
                 d2[k] = bad[b];
                 guard_outputs();
                 st = model_run_dims(ctx, d2, ins, out_buf);
-                CHECK(st == LSTMC_RT_ERR_BAD_PARAMS, "%s: dims[%d] = %lld: status %d, want %d (BAD_PARAMS)",
-                      what, k, (long long)bad[b], (int)st, (int)LSTMC_RT_ERR_BAD_PARAMS);
+                CHECK(st == LSTMC_RT_ERR_BAD_PARAMS,
+                      "%s: dims[%d] = %lld: status %d, want %d (BAD_PARAMS)", what, k,
+                      (long long)bad[b], (int)st, (int)LSTMC_RT_ERR_BAD_PARAMS);
                 for (o = 0; o < MODEL_N_OUTPUTS; o++)
-                    CHECK(touched(o, 0) == 0, "%s: dims[%d] = %lld: output %s: %zu bytes written", what,
-                          k, (long long)bad[b], out_names[o], touched(o, 0));
+                    CHECK(touched(o, 0) == 0, "%s: dims[%d] = %lld: output %s: %zu bytes written",
+                          what, k, (long long)bad[b], out_names[o], touched(o, 0));
             }
         }
     }

@@ -23,7 +23,9 @@ ${CC:-cc} -std=c99 $cflags -I"$work/build" -I"$work/build/runtime/include" \
     "$here/ranged_firmware.c" "$work/build/runtime/src/rt_npy.c" "$work/build/libmodel.a" \
     $libs -lm -o "$work/ranged_firmware"
 # the run's T and batch values, from the tags t<T>_n<N> of runs/
+# shellcheck disable=SC2012 # tags are plain names
 ts=$(ls "$case/runs" | sed 's/^t\([0-9]*\)_n[0-9]*$/\1/' | sort -n -u)
+# shellcheck disable=SC2012
 ns=$(ls "$case/runs" | sed 's/^t[0-9]*_n\([0-9]*\)$/\1/' | sort -n -u)
 t_lo=$(echo "$ts" | head -1) t_hi=$(echo "$ts" | tail -1)
 t_mid=$(echo "$ts" | sed -n 2p)
