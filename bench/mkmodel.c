@@ -3,13 +3,15 @@
  * Python:
  *
  *   mkmodel --hidden 512 --input 512 --layers 3 --seq 80 [--batch 1] [--seed 1]
- *           -o imdb.onnx [--npy x.npy]
+ *           [--seq-name SYM] -o imdb.onnx [--npy x.npy]
  *
  * The graph (opset 14): X [T, N, I] -> LSTM_0 -> Squeeze(axis 1) -> LSTM_1 -> ... ->
  * LSTM_{L-1} -> Y [T, 1, N, H]. Layer l reads W_l [1, 4H, I_l], R_l [1, 4H, H] and
  * B_l [1, 8H] (I_0 = I, I_l = H after), all uniform in [-1, 1) / sqrt(H) from a seeded
  * xorshift generator, like the configurations of MICRO'18 Table II and Arm'19 §V. --npy also
- * writes an input X of that shape (uniform in [-1, 1)).
+ * writes an input X of that shape (uniform in [-1, 1)). --seq-name makes the time dim of X
+ * and Y the symbolic dim SYM (dim_param), so that one model serves lstmc --dim=SYM=N and
+ * --dim=SYM=MIN..MAX (bench/dims); --npy then writes X with --seq steps.
  *
  * tests/unit/test_analyze.c includes this file with MKMODEL_NO_MAIN defined, to build its
  * synthetic models the same way (llama2.c's test.c includes run.c).
@@ -118,6 +120,9 @@ mkmodel_weight(const char *name, const int64_t *dims, float scale, unsigned long
     return mkmodel_tensor(name, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, dims, 3, v, n * sizeof *v);
 }
 
+/* The name of the symbolic time dim of X and Y (--seq-name), or NULL: a number. */
+static const char *mk_seq_name;
+
 static Onnx__ValueInfoProto *
 mkmodel_value(const char *name, const int64_t *dims, size_t rank)
 {
@@ -135,8 +140,13 @@ mkmodel_value(const char *name, const int64_t *dims, size_t rank)
     for (i = 0; i < rank; i++) {
         Onnx__TensorShapeProto__Dimension *d = mk_calloc(1, sizeof *d);
         onnx__tensor_shape_proto__dimension__init(d);
-        d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-        d->dim_value = dims[i];
+        if (i == 0 && mk_seq_name) { /* X [T, N, I] and Y [T, 1, N, H]: T first */
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            d->dim_param = (char *)mk_seq_name;
+        } else {
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            d->dim_value = dims[i];
+        }
         sh->dim[i] = d;
     }
     tt->has_elem_type = 1;
@@ -299,7 +309,7 @@ static int
 mkmodel_usage(void)
 {
     fprintf(stderr, "usage: mkmodel --hidden H [--input I] [--layers L] [--seq T] [--batch N] "
-                    "[--seed S] -o MODEL.onnx [--npy X.npy]\n");
+                    "[--seed S] [--seq-name SYM] -o MODEL.onnx [--npy X.npy]\n");
     return 2;
 }
 
@@ -323,6 +333,10 @@ main(int argc, char **argv)
         }
         if (!strcmp(o, "--npy")) {
             npy = argv[++i];
+            continue;
+        }
+        if (!strcmp(o, "--seq-name")) {
+            mk_seq_name = argv[++i];
             continue;
         }
         v = strtoll(argv[++i], &end, 10);
