@@ -52,12 +52,22 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
                   gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, rb, nv, w, pf, scol);
         loop_end(g, &l);
     }
-    if (c->rowsv) { /* the rows left (fewer than rb), one at a time */
-        kloop l;
-        LLVMValueRef r = loop_begin(g, &l, mul(g, nblkv, ci(g, rb)), c->rowsv);
-        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, 1, nv, w, pf, scol);
-        loop_end(g, &l);
+    if (c->rowsv) { /* the rows left (fewer than rb): one tile of that height, as the
+                       constant case has, so W is read once more, not once per row */
+        LLVMValueRef r = mul(g, nblkv, ci(g, rb));
+        LLVMValueRef left = LLVMBuildSub(g->b, c->rowsv, r, "");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "proj_join");
+        LLVMValueRef sw = LLVMBuildSwitch(g->b, left, join, (unsigned)(rb - 1));
+        int h;
+        for (h = 1; h < rb; h++) {
+            LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "proj_rows");
+            LLVMAddCase(sw, ci(g, h), bb);
+            LLVMPositionBuilderAtEnd(g->b, bb);
+            emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
+                      gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, h, nv, w, pf, scol);
+            LLVMBuildBr(g->b, join);
+        }
+        LLVMPositionBuilderAtEnd(g->b, join);
     } else if (rem > 0) {
         int64_t r = c->rows - rem;
         emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
