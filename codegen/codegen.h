@@ -65,6 +65,11 @@ typedef struct cg_dims {
     char **call_params, **call_size;
     /* By graph input / output: "{e0, e1, ...}", each dim of its shape as an expression. */
     char **in_shape, **out_shape;
+    /* When cg_dims_fit failed because calls read constants whose values depend on the dims
+     * (folded from an input's shape): their names, so that the driver compiles again with
+     * them computed at run time (driver_options.nofold). */
+    int n_vary;
+    const char *vary[16];
 } cg_dims;
 
 typedef struct cg_options {

@@ -97,11 +97,26 @@ sample_dim(const fitter *f, int j, int k)
     return j == f->ns ? f->dm->max[k] : f->sv[j][k];
 }
 
+/* 1 when sample j has a dim at 1 that the polynomials are not fitted on (fit_lo 2): the
+ * program there is a degenerate form of the one from 2 up (a broadcast stride 0, size-1
+ * axes merged, a copy for an Expand to the same shape), which the fitted one, evaluated at
+ * 1, computes too. Only the graph's shapes are compared there (its ranks, input and output
+ * shapes), which catch a change of meaning at size 1 (a Squeeze without axes). */
+static int
+at_one(const fitter *f, int j)
+{
+    int k;
+    for (k = 0; k < f->dm->n; k++)
+        if (sample_dim(f, j, k) == 1 && f->lo[k] > 1)
+            return 1;
+    return 0;
+}
+
 /* Coefficients coef[m] of the monomials prod_{k in m} dims[k] through the values v[j]
  * (j <= ns) at the corners, checked at every other sample. 0, or -1 when no such
  * polynomial with integer coefficients fits. */
 static int
-fit(const fitter *f, const int64_t *v, int64_t *coef, int stride)
+fit(const fitter *f, const int64_t *v, int64_t *coef, int strict)
 {
     const int K = f->dm->n, nc = 1 << K;
     int m, k, j;
@@ -131,13 +146,8 @@ fit(const fitter *f, const int64_t *v, int64_t *coef, int stride)
                     t *= sample_dim(f, j, k);
             sum += t;
         }
-        if (sum != v[j]) {
-            int at_one = 0;
-            for (k = 0; k < K; k++)
-                at_one |= sample_dim(f, j, k) == 1 && f->lo[k] > 1;
-            if (!(stride && at_one)) /* a stride of an axis of size 1: never read */
-                return -1;
-        }
+        if (sum != v[j] && (strict || !at_one(f, j)))
+            return -1;
     }
     return 0;
 }
@@ -342,6 +352,8 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
         cnt[j] = text[j] ? scan_numbers(text[j], nums[j], MAX_NUMS) : -1;
     }
     for (j = 0; j < ns && status == 0; j++) {
+        if (at_one(f, j))
+            continue;
         if (cnt[j] < 0 || cnt[ns] < 0 ||
             !same_skeleton(text[ns], nums[ns], cnt[ns], text[j], nums[j], cnt[j])) {
             put_dims_at(f, j, at, sizeof at);
@@ -369,6 +381,10 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
             continue;
         }
         for (j = 0; j <= ns; j++) {
+            if (j < ns && at_one(f, j)) { /* not compared (fit skips it) */
+                v[j] = nums[ns][q].v;
+                continue;
+            }
             v[j] = nums[j][q].v;
             differs |= v[j] != nums[ns][q].v;
         }
@@ -376,7 +392,7 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
             fwrite(text[ns] + nm->at, 1, nm->len, o);
             continue;
         }
-        if (fit(f, v, coef, strstr(nm->field, "stride") != NULL) < 0) {
+        if (fit(f, v, coef, 0) < 0) {
             diag_error(d,
                        "--dim ranges: the '%s' of %s is not a whole-number linear "
                        "function of the ranged dims (%lld at the maximum); bind those "
@@ -429,7 +445,7 @@ fit_shape(arena *a, const fitter *f, const ir_tensor *t, const ir_tensor *const 
             const ir_tensor *u = j == f->ns ? t : ts[j];
             v[j] = u->shape.rank == t->shape.rank ? u->shape.d[r] : -1;
         }
-        if (fit(f, v, coef, 0) < 0) {
+        if (fit(f, v, coef, 1) < 0) {
             diag_error(d,
                        "--dim ranges: dim %d of %s '%s' is not a whole-number linear "
                        "function of the ranged dims; bind those dims to one value",
@@ -453,16 +469,59 @@ same_tensor(const ir_tensor *t, const ir_tensor *u)
     return strcmp(t->name, u->name) == 0 && t->dtype == u->dtype;
 }
 
-/* Do the programs make the same calls over the same buffers? */
+/* 1 when t (placed by mp) and u (by mu) are constants of the same type and bytes. */
+static int
+same_const(const ir_tensor *t, const memplan *mp, const ir_tensor *u, const memplan *mu)
+{
+    int64_t n;
+    if (!t || !u || mp->tensor[t->id].kind != MEMPLAN_CONST ||
+        mu->tensor[u->id].kind != MEMPLAN_CONST || t->dtype != u->dtype || !t->data || !u->data)
+        return 0;
+    n = ir_shape_numel(&t->shape);
+    return n == ir_shape_numel(&u->shape) &&
+           memcmp(t->data, u->data, (size_t)n * ir_dtype_size(t->dtype)) == 0;
+}
+
+/* Name a constant whose values depend on the dims (cg_dims.vary), once. */
+static void
+add_vary(cg_dims *dm, const char *name)
+{
+    int i;
+    for (i = 0; i < dm->n_vary; i++)
+        if (strcmp(dm->vary[i], name) == 0)
+            return;
+    if (dm->n_vary < (int)(sizeof dm->vary / sizeof dm->vary[0]))
+        dm->vary[dm->n_vary++] = name;
+}
+
+/* Do the programs make the same calls over the same buffers? Constants whose values differ
+ * are all named in dm->vary (the first one reported). */
 static int
 same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const memplan *mp,
-               const kprog *const *skp, const memplan *const *smp, diag *d)
+               const ir_graph *const *sg, const kprog *const *skp, const memplan *const *smp,
+               cg_dims *dm, diag *d)
 {
-    int j, i, k;
+    int j, i, k, n_vary = 0;
+    char vary_msg[2048] = "";
     char label[400], at[200];
     for (j = 0; j < f->ns; j++) {
         const kprog *s = skp[j];
         put_dims_at(f, j, at, sizeof at);
+        for (i = 0; i < g->n_tensors; i++) { /* the model's meaning: every rank */
+            const ir_tensor *t = g->tensors[i], *u = ir_tensor_find(sg[j], t->name);
+            if (u && u->shape.rank != t->shape.rank && t->producer && u->producer &&
+                strcmp(t->producer->name, u->producer->name) == 0 &&
+                strcmp(t->producer->op_type, u->producer->op_type) == 0) {
+                diag_error(d,
+                           "--dim ranges: at %s '%s' has rank %d, %d at the maximum (the model "
+                           "changes shape there, e.g. a Squeeze without axes); bind those dims "
+                           "to one value or start the range above",
+                           at, t->name, u->shape.rank, t->shape.rank);
+                return -1;
+            }
+        }
+        if (at_one(f, j))
+            continue;
         if (s->n_calls != kp->n_calls || s->n_outputs != kp->n_outputs) {
             diag_error(d,
                        "--dim ranges: at %s the model compiles to another program (%d "
@@ -470,6 +529,8 @@ same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const mempla
                        at, s->n_calls, kp->n_calls);
             return -1;
         }
+        if (at_one(f, j))
+            continue;
         for (i = 0; i < kp->n_calls; i++) {
             const kp_call *c = &kp->calls[i], *sc = &s->calls[i];
             const char *why = NULL;
@@ -484,12 +545,15 @@ same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const mempla
                 const ir_tensor *t = k < c->n_in ? c->in[k] : c->out[k - c->n_in];
                 const ir_tensor *u = k < c->n_in ? sc->in[k] : sc->out[k - c->n_in];
                 int64_t nt, nu;
-                if (!same_tensor(t, u)) {
+                if (!same_tensor(t, u) &&
+                    !same_const(t, mp, u, smp[j])) { /* dedup may keep another name */
                     snprintf(whyb, sizeof whyb,
                              "reads or writes '%s' where at the maximum it "
                              "has '%s' (a step folded or rewritten at those sizes only)",
                              u ? u->name : "nothing", t ? t->name : "nothing");
                     why = whyb;
+                    if (t && mp->tensor[t->id].kind == MEMPLAN_CONST)
+                        add_vary(dm, t->name); /* a constant folded from the dims */
                     break;
                 }
                 if (!t)
@@ -513,16 +577,27 @@ same_structure(const fitter *f, const ir_graph *g, const kprog *kp, const mempla
                              "on the dims (computed from an input's shape at compile time)",
                              t->name);
                     why = whyb;
+                    add_vary(dm, t->name);
                 }
             }
-            if (why) {
+            if (why && dm->n_vary > n_vary) { /* every such constant named, then refused */
+                if (!vary_msg[0])
+                    snprintf(vary_msg, sizeof vary_msg,
+                             "--dim ranges: at %s, %s %s; bind "
+                             "those dims to one value",
+                             at, call_label(c, i, label, sizeof label), why);
+                n_vary = dm->n_vary;
+            } else if (why) {
                 diag_error(d, "--dim ranges: at %s, %s %s; bind those dims to one value", at,
                            call_label(c, i, label, sizeof label), why);
                 return -1;
             }
         }
     }
-    (void)g;
+    if (vary_msg[0]) {
+        diag_error(d, "%s", vary_msg);
+        return -1;
+    }
     return 0;
 }
 
@@ -558,7 +633,8 @@ cg_dims_fit(arena *a, const ir_graph *g, kprog *kp, const memplan *mp, const ir_
             return -1;
         }
     }
-    if (same_structure(&f, g, kp, mp, skp, smp, d) < 0)
+    dm->n_vary = 0;
+    if (same_structure(&f, g, kp, mp, sg, skp, smp, dm, d) < 0)
         return -1;
     dm->call_params = arena_calloc(a, (size_t)kp->n_calls + 1, sizeof *dm->call_params);
     dm->call_size = arena_calloc(a, (size_t)kp->n_calls + 1, sizeof *dm->call_size);

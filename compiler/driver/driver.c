@@ -375,6 +375,23 @@ compile_samples(arena *a, ir_graph *const *cl, const target *t, const cg_backend
     return cg_dims_fit(a, g, kp, mp, sg, skp, smp, ns, sv, dm, d);
 }
 
+/* The errors of diag from into d, without the file prefix d adds again. */
+static void
+relay_errors(diag *d, const diag *from)
+{
+    const char *text = diag_text(from), *file = diag_file(from);
+    size_t fl = file ? strlen(file) : 0;
+    while (*text) {
+        size_t len = strcspn(text, "\n"), skip = 0;
+        if (fl && len > fl + 2 && strncmp(text, file, fl) == 0 && text[fl] == ':')
+            skip = fl + 2;
+        if (len > skip)
+            diag_error(d, "%.*s", (int)(len - skip), text + skip);
+        text += len;
+        text += *text == '\n';
+    }
+}
+
 /* consume (g0 itself, or NULL): g0 (the import) serves this compile only, so once both programs are
  * cloned from it its constants may go (ir_graph_retire): lstmc then holds the weights once per
  * layout, not once more for the import (issue 19: a 100 MB model compiles in under 300 MB). */
@@ -395,7 +412,10 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     cg_dims *dm = arena_calloc(a, 1, sizeof *dm);
     int64_t sv[SAMPLES_MAX][CG_DIMS_MAX];
     ir_graph *cl[SAMPLES_MAX];
-    int ns = 0, j;
+    int ns = 0, j, iter;
+    driver_options *ro = arena_calloc(a, 1, sizeof *ro); /* o, with the retries' nofold */
+    const char *nofold[64];
+    int n_nofold = 0;
 
     if (!(be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d))) /* codegen.c */
         return -1;
@@ -416,26 +436,55 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     }
     if (dm->n)
         ns = cg_dims_samples(dm, sv);
-    g = ir_clone(a, g0);
-    gs = ir_clone(a, g0); /* unbound, for the step program (the weights are shared) */
-    for (j = 0; j < ns; j++)
-        cl[j] = ir_clone(a, g0); /* the sample points of the ranged dims */
-    if (consume)
+    *ro = *o;
+    for (iter = 0;; iter++) { /* once; a ranged compile again with more nofold */
+        diag *fd = dm->n ? diag_new(a, o->model, NULL) : d;
+        int k, added = 0;
+        memset(si, 0, sizeof *si);
+        g = ir_clone(a, g0);
+        gs = ir_clone(a, g0); /* unbound, for the step program (the weights are shared) */
+        for (j = 0; j < ns; j++)
+            cl[j] = ir_clone(a, g0); /* the sample points of the ranged dims */
+        if (consume && !dm->n)
+            ir_graph_retire(consume);
+        if (driver_prepare(g, ro, d) < 0) /* prepare.c */
+            return -1;
+        stream_analyze(g, si); /* stream/ */
+        if (si->ok && dm->n)
+            stream_check_ranged(si, g, dm->n, dm->name);
+        if (si->ok)
+            stream_step_options(si, gs, g, ro, &so); /* from g's shapes, before the passes */
+        else
+            ir_graph_retire(gs);
+        if (compile_program(a, g, t, be, ro, &calib, &g, &kp, &mp, d) < 0)
+            return -1;
+        if (!dm->n || compile_samples(a, cl, t, be, ro, &calib, g, &kp, &mp, dm, ns,
+                                      (const int64_t(*)[CG_DIMS_MAX])sv, fd) == 0)
+            break;
+        /* constants folded from the dims: computed at run time instead, and again */
+        for (k = 0; k < dm->n_vary && n_nofold < (int)(sizeof nofold / sizeof nofold[0]); k++) {
+            int m;
+            for (m = 0; m < n_nofold && strcmp(nofold[m], dm->vary[k]) != 0; m++)
+                ;
+            if (m == n_nofold) {
+                nofold[n_nofold++] = dm->vary[k];
+                added = 1;
+            }
+        }
+        if (!added || iter == 8) {
+            relay_errors(d, fd);
+            return -1;
+        }
+        ro->nofold = nofold;
+        ro->n_nofold = n_nofold;
+        if (si->ok)
+            ir_graph_retire(gs);
+        ir_graph_retire(g);
+        for (j = 0; j < ns; j++)
+            ir_graph_retire(cl[j]);
+    }
+    if (consume && dm->n)
         ir_graph_retire(consume);
-    if (driver_prepare(g, o, d) < 0) /* prepare.c */
-        return -1;
-    stream_analyze(g, si); /* stream/ */
-    if (si->ok && dm->n)
-        stream_check_ranged(si, g, dm->n, dm->name);
-    if (si->ok)
-        stream_step_options(si, gs, g, o, &so); /* from g's shapes, before the passes */
-    else
-        ir_graph_retire(gs);
-    if (compile_program(a, g, t, be, o, &calib, &g, &kp, &mp, d) < 0)
-        return -1;
-    if (dm->n && compile_samples(a, cl, t, be, o, &calib, g, &kp, &mp, dm, ns,
-                                 (const int64_t(*)[CG_DIMS_MAX])sv, d) < 0)
-        return -1;
     if (si->ok) { /* the <name>_step program: T = 1, the state in and out */
         diag *quiet = diag_new(a, o->model, NULL);
         stream_step_graph(gs, si); /* T = 1 in the Reshapes that spell it out */

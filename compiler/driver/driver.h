@@ -75,6 +75,10 @@ typedef struct driver_options {
     int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
                                 another machine: accuracy is the same on the host's C) */
     const char *parallel;    /* --parallel: auto (NULL), split or wave (compiler/kprog/schedule.c) */
+    int n_nofold;           /* issue 21: tensors whose producer prepare must not fold (their
+                               values depend on a ranged dim, e.g. a Range up to the sequence
+                               length): the node runs at run time with the run's sizes */
+    const char *const *nofold;
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
     int n_shapes;

@@ -3,9 +3,6 @@
  * shapes of the data `lstmc run` was given), sort the nodes, infer every shape and fold
  * every constant subgraph (kprog/fold.c), then drop what nobody reads.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "diag.h"
 #include "driver.h"
 #include "driver_impl.h"
@@ -13,9 +10,12 @@
 #include "kprog.h"
 #include "shape.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* All folding together may make at most FOLD_BUDGET_BASE + FOLD_BUDGET_PER_BYTE times the
  * model file's size (so a small malicious file cannot make us compute gigabytes). */
-#define FOLD_BUDGET_BASE ((int64_t)64 << 20)
+#define FOLD_BUDGET_BASE     ((int64_t)64 << 20)
 #define FOLD_BUDGET_PER_BYTE 16
 
 static void
@@ -67,8 +67,9 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
         }
         for (k = 0; k < b->shape.rank; k++) {
             if (b->shape.d[k] == 0) {
-                diag_error(d, "input '%s': %s has shape %s: dim %d is 0, and a zero-length "
-                              "sequence or empty batch cannot be run",
+                diag_error(d,
+                           "input '%s': %s has shape %s: dim %d is 0, and a zero-length "
+                           "sequence or empty batch cannot be run",
                            t->name, b->what ? b->what : "the data", got, k);
                 errors++;
                 break;
@@ -90,8 +91,8 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                     if (strcmp(sym_name[m], t->shape.sym[k]) == 0)
                         break;
                 if (m < n_sym && sym_val[m] != b->shape.d[k]) {
-                    diag_error(d, "input '%s': dim '%s' is %lld in %s but %lld elsewhere",
-                               t->name, t->shape.sym[k], (long long)b->shape.d[k],
+                    diag_error(d, "input '%s': dim '%s' is %lld in %s but %lld elsewhere", t->name,
+                               t->shape.sym[k], (long long)b->shape.d[k],
                                b->what ? b->what : "the data", (long long)sym_val[m]);
                     errors++;
                 } else if (m == n_sym) {
@@ -108,8 +109,9 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
         ir_tensor *t = g->inputs[i];
         const ir_node *rnn = NULL;
         if (t->shape.rank < 0) {
-            diag_error(d, "input '%s' has no declared shape; give its data (lstmc run) to "
-                          "fix it",
+            diag_error(d,
+                       "input '%s' has no declared shape; give its data (lstmc run) to "
+                       "fix it",
                        t->name);
             errors++;
             continue;
@@ -141,8 +143,9 @@ bind_inputs(ir_graph *g, const driver_options *o, diag *d)
                           t->shape.sym[k] ? t->shape.sym[k] : "",
                           t->shape.sym[k] ? "=B for batch B)" : "");
             } else {
-                diag_error(d, "input '%s': dim %d%s%s%s is symbolic; give it a value with "
-                              "--dim %s=N",
+                diag_error(d,
+                           "input '%s': dim %d%s%s%s is symbolic; give it a value with "
+                           "--dim %s=N",
                            t->name, k, t->shape.sym[k] ? " ('" : "",
                            t->shape.sym[k] ? t->shape.sym[k] : "", t->shape.sym[k] ? "')" : "",
                            t->shape.sym[k] ? t->shape.sym[k] : "NAME");
@@ -172,6 +175,18 @@ all_inputs_const(const ir_node *n)
         if (n->inputs[i] && !n->inputs[i]->data)
             return 0;
     return 1;
+}
+
+/* Issue 21: whether o names an output of n as one not to fold (driver_options.nofold). */
+static int
+no_fold(const ir_node *n, const driver_options *o)
+{
+    int i, j;
+    for (i = 0; o && i < n->n_outputs; i++)
+        for (j = 0; n->outputs[i] && j < o->n_nofold; j++)
+            if (strcmp(n->outputs[i]->name, o->nofold[j]) == 0)
+                return 1;
+    return 0;
 }
 
 /*
@@ -210,6 +225,12 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
                 if (n->outputs[j] && n->outputs[j]->id < n_failed)
                     failed[n->outputs[j]->id] = 1;
             errors += !skip;
+            continue;
+        }
+        if (no_fold(n, o)) { /* values of the run's dims: computed at run time */
+            for (j = 0; j < n->n_outputs; j++)
+                if (n->outputs[j])
+                    n->outputs[j]->data = NULL;
             continue;
         }
         for (j = 0; j < n->n_outputs; j++)
