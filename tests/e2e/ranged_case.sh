@@ -14,6 +14,9 @@
 # CASE/dims.txt) --input NAME=FILE... on the first run of runs/ and on the middle one
 # (neither T nor batch at MAX for most cases), compared as above.
 #
+# With RANGED_STREAM=SPEC (e.g. 3,1,2) each run goes through <name>_step in chunks of those
+# sizes (model_run --stream SPEC), the run's T read from its input.
+#
 # Cross mode (tests/cross), when CROSS_TARGET is set, as run_case.sh: compile for that
 # target profile, build with CROSS_CC / CROSS_AR (static link), run the driver under
 # CROSS_RUN (e.g. qemu-aarch64); exits 77 (a ctest skip) when a tool is not installed.
@@ -102,7 +105,7 @@ for r in "$case"/runs/*/; do
     out="$work/out/$tag"
     mkdir -p "$out"
     echo "run $tag"
-    if ! $run "$work/build/model_run" --output-dir "$out" "$@"; then
+    if ! $run "$work/build/model_run" --output-dir "$out" ${RANGED_STREAM:+--stream "$RANGED_STREAM"} "$@"; then
         echo "run $tag: model_run failed" >&2
         status=1
         continue
