@@ -309,6 +309,16 @@ field_bit(const kp_call *c, const char *field)
         return KP_DYN_BATCH;
     if (strcmp(field, "rows") == 0 && c->kind == KP_RNN_PROJ)
         return KP_DYN_ROWS;
+    if (c->kind == KP_CONV || c->kind == KP_CONV_TRANSPOSE || c->kind == KP_POOL) {
+        if (strcmp(field, "n") == 0 || strcmp(field, "nc") == 0)
+            return KP_DYN_N;
+        if (strcmp(field, "in_h") == 0 || strcmp(field, "out_h") == 0)
+            return KP_DYN_H;
+        if (strcmp(field, "in_w") == 0 || strcmp(field, "out_w") == 0)
+            return KP_DYN_W;
+    }
+    if (c->kind == KP_LAYERNORM && strcmp(field, "outer") == 0)
+        return KP_DYN_N;
     return KP_DYN_OTHER;
 }
 

@@ -13,9 +13,9 @@
 #ifndef LSTMC_KPROG_H
 #define LSTMC_KPROG_H
 
-#include <stdint.h>
-
 #include "lstmc_rt_kernels.h"
+
+#include <stdint.h>
 
 typedef struct arena arena;
 typedef struct diag diag;
@@ -80,7 +80,7 @@ typedef struct kp_call {
         lstmc_rt_strided_params strided;
         lstmc_rt_gather_params gather;
         lstmc_rt_concat_params concat;
-        lstmc_rt_ewise_params ewise;   /* issue 20, elt */
+        lstmc_rt_ewise_params ewise; /* issue 20, elt */
         lstmc_rt_range_params range;
         lstmc_rt_cumsum_params cumsum;
         /* issue 20, red */
@@ -117,24 +117,33 @@ typedef struct kp_call {
                      specialised to the shapes reads these fields from its p at run time */
 } kp_call;
 
-/* Bits of kp_call.dyn (issue 21, driver/dims.c): which params fields vary with the run's
+/* Bits of kp_call.dyn (issue 21, codegen/c/dims.c): which params fields vary with the run's
  * dims. SEQ_LEN and BATCH: lstmc_rt_rnn_params.seq_len / .batch (also inside the tissue
- * and drs params); ROWS: lstmc_rt_rnn_proj_params.rows; OTHER: any other field (or a FILL
- * or COPY size). */
-enum { KP_DYN_SEQ_LEN = 1, KP_DYN_BATCH = 2, KP_DYN_ROWS = 4, KP_DYN_OTHER = 8 };
+ * and drs params); ROWS: lstmc_rt_rnn_proj_params.rows; N: lstmc_rt_conv_params.n,
+ * lstmc_rt_pool_params.nc, lstmc_rt_layernorm_params.outer; H: a conv's or pool's in_h and
+ * out_h; W: their in_w and out_w; OTHER: any other field (or a FILL or COPY size). */
+enum {
+    KP_DYN_SEQ_LEN = 1,
+    KP_DYN_BATCH = 2,
+    KP_DYN_ROWS = 4,
+    KP_DYN_OTHER = 8,
+    KP_DYN_N = 16,
+    KP_DYN_H = 32,
+    KP_DYN_W = 64
+};
 
-/* A wavefront group (issue 4, compiler/kprog/schedule.c): calls [first, last] are stacked LSTM layers
- * (REC, then [COPY] PROJ REC per later layer) that one multi-core kernel runs as a pipeline:
+/* A wavefront group (issue 4, compiler/kprog/schedule.c): calls [first, last] are stacked LSTM
+ * layers (REC, then [COPY] PROJ REC per later layer) that one multi-core kernel runs as a pipeline:
  * thread q runs layers [stage_end[q-1], stage_end[q]) and hands time steps to thread q+1 in
  * chunks of `chunk`. memplan keeps every buffer of the group live over all of it. */
 #define KP_WAVE_MAX 16
 typedef struct kp_wave {
-    int first, last;              /* call indices, inclusive */
-    int threads;                  /* threads of the pool the kernel runs on */
-    int n_layers, stages;         /* stages <= threads; a stage holds >= 1 layer */
-    int64_t chunk;                /* time steps per hand-over */
-    int stage_end[KP_WAVE_MAX];   /* layers [stage_end[q-1], stage_end[q]) on thread q */
-    int rec[KP_WAVE_MAX];         /* call index of each layer's REC */
+    int first, last;            /* call indices, inclusive */
+    int threads;                /* threads of the pool the kernel runs on */
+    int n_layers, stages;       /* stages <= threads; a stage holds >= 1 layer */
+    int64_t chunk;              /* time steps per hand-over */
+    int stage_end[KP_WAVE_MAX]; /* layers [stage_end[q-1], stage_end[q]) on thread q */
+    int rec[KP_WAVE_MAX];       /* call index of each layer's REC */
 } kp_wave;
 
 /* A whole program: the calls in execution order. */
@@ -183,8 +192,7 @@ int kp_lower_graph(arena *a, ir_graph *g, kprog *kp, diag *d);
  * Run call c now. in[i]/out[i] point at the data of c->in[i]/c->out[i] (NULL where those
  * are NULL); scratch holds c->scratch_bytes bytes. Returns the kernel's status.
  */
-lstmc_rt_status kp_exec(const kp_call *c, const void *const *in, void *const *out,
-                        void *scratch);
+lstmc_rt_status kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch);
 
 /*
  * Fold node n of g (every input constant) by running its kernels (fold.c): its outputs get
