@@ -70,7 +70,13 @@ typedef struct cg_dims {
      * them computed at run time (driver_options.nofold). */
     int n_vary;
     const char *vary[16];
+    /* Dense samples (cg_dims_samples: every value of each dim from MIN up to 2 x
+     * CG_DIMS_MAX_STRIDE above it, then a stride of them): set by the driver when a fit
+     * asked for them (want_dense), so that a number may be a polynomial in a floor of a dim
+     * (a strided convolution's output length, (T + r) / s with s <= CG_DIMS_MAX_STRIDE). */
+    int dense, want_dense;
 } cg_dims;
+#define CG_DIMS_MAX_STRIDE 16
 
 typedef struct cg_options {
     const cg_backend *be; /* the kernel backend, resolved once (cg_backend_resolve) */
@@ -117,7 +123,7 @@ typedef struct cg_options {
  * every sample agrees with. Sets kp->calls[i].dyn. Returns 0, or -1 after reporting through
  * d what varies otherwise (naming the node and field).
  */
-#define CG_DIMS_SAMPLES_MAX 96
+#define CG_DIMS_SAMPLES_MAX 160
 /* The sample points for dm (sv[j][k]: dim k's value in sample j; not the all-MAX point):
  * every combination of each dim's MIN, MAX and, when MIN is 1 and MAX at least 3, 2 (the
  * polynomials are fitted on [2, MAX] there: at size 1 a broadcasting stride is 0 whatever

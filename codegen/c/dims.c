@@ -35,6 +35,7 @@ typedef struct fitter {
     const int64_t (*sv)[CG_DIMS_MAX];
     int corner[CORNERS];
     int64_t lo[CG_DIMS_MAX]; /* the corners' low value of each dim (fit_lo) */
+    int *want_dense;         /* set when a floor was wanted and the samples were sparse */
 } fitter;
 
 /* The low end of the box the polynomials are fitted on: 2 for a dim from 1 to 3 or more. */
@@ -67,6 +68,21 @@ cg_dims_samples(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX])
             idx[k] = 0;
         if (k == dm->n)
             break;
+    }
+    for (k = 0; dm->dense && k < dm->n; k++) { /* every value near MIN, then a stride */
+        int64_t x, step = (dm->max[k] - dm->min[k]) / 8 + 1;
+        for (x = dm->min[k]; x < dm->max[k] && n < CG_DIMS_SAMPLES_MAX - 8; x++) {
+            int64_t v[CG_DIMS_MAX];
+            int dup = 0, i;
+            if (x > dm->min[k] + 2 * CG_DIMS_MAX_STRIDE && (x - dm->min[k]) % step)
+                continue;
+            for (i = 0; i < dm->n; i++)
+                v[i] = i == k ? x : dm->max[i];
+            for (j = 0; j < n && !dup; j++)
+                dup = memcmp(sv[j], v, sizeof(int64_t) * (size_t)dm->n) == 0;
+            if (!dup)
+                memcpy(sv[n++], v, sizeof v);
+        }
     }
     for (p = 0; p < 4; p++) { /* inside: MIN + 1, the middle, MAX - 1, and a mix */
         int64_t v[CG_DIMS_MAX];
@@ -112,38 +128,63 @@ at_one(const fitter *f, int j)
     return 0;
 }
 
-/* Coefficients coef[m] of the monomials prod_{k in m} dims[k] through the values v[j]
- * (j <= ns) at the corners, checked at every other sample. 0, or -1 when no such
- * polynomial with integer coefficients fits. */
+/* A fitted number: coef[m] times the monomial prod_{k in m} x_k, where x_k is dims[k], or
+ * for k == ak the floor (dims[k] + ar) / as (a stride-as convolution's or pool's output
+ * length, nested ones included: floor((floor(x / a) + c) / b) = floor((x + a c) / ab)). */
+typedef struct poly {
+    int64_t coef[CORNERS];
+    int ak;         /* the dim read through a floor, or -1 */
+    int64_t as, ar; /* its divisor (>= 2) and offset (0 <= ar < as) */
+} poly;
+
+/* x_k of sample j under p's atom. */
+static int64_t
+atom_at(const fitter *f, const poly *p, int j, int k)
+{
+    int64_t x = sample_dim(f, j, k);
+    return k == p->ak ? (x + p->ar) / p->as : x;
+}
+
+static int64_t
+atom_of(const poly *p, int k, int64_t x)
+{
+    return k == p->ak ? (x + p->ar) / p->as : x;
+}
+
+/* p->coef through the values v[j] (j <= ns) at the corners, under p's atom, checked at
+ * every other sample (strict: also those at_one). 0, or -1 when no polynomial with
+ * integer coefficients fits. */
 static int
-fit(const fitter *f, const int64_t *v, int64_t *coef, int strict)
+fit_atom(const fitter *f, const int64_t *v, poly *p, int strict)
 {
     const int K = f->dm->n, nc = 1 << K;
     int m, k, j;
     for (m = 0; m < nc; m++)
-        coef[m] = v[f->corner[m]];
-    for (k = 0; k < K; k++) { /* dim k: values at (lo, max) -> (intercept, slope) */
-        const int64_t lo = f->lo[k], span = f->dm->max[k] - lo;
+        p->coef[m] = v[f->corner[m]];
+    for (k = 0; k < K; k++) { /* x_k: values at (lo, max) -> (intercept, slope) */
+        const int64_t lo = atom_of(p, k, f->lo[k]), span = atom_of(p, k, f->dm->max[k]) - lo;
+        if (span <= 0)
+            return -1;
         for (m = 0; m < nc; m++) {
             int64_t a, b, slope;
             if (m & (1 << k))
                 continue;
-            a = coef[m];
-            b = coef[m | 1 << k];
+            a = p->coef[m];
+            b = p->coef[m | 1 << k];
             if ((b - a) % span)
                 return -1;
             slope = (b - a) / span;
-            coef[m] = a - slope * lo;
-            coef[m | 1 << k] = slope;
+            p->coef[m] = a - slope * lo;
+            p->coef[m | 1 << k] = slope;
         }
     }
     for (j = 0; j <= f->ns; j++) {
         int64_t sum = 0;
         for (m = 0; m < nc; m++) {
-            int64_t t = coef[m];
+            int64_t t = p->coef[m];
             for (k = 0; k < K; k++)
                 if (m & (1 << k))
-                    t *= sample_dim(f, j, k);
+                    t *= atom_at(f, p, j, k);
             sum += t;
         }
         if (sum != v[j] && (strict || !at_one(f, j)))
@@ -152,16 +193,47 @@ fit(const fitter *f, const int64_t *v, int64_t *coef, int strict)
     return 0;
 }
 
+/* Fit v: a polynomial in the dims, else (when the samples are dense, f->dm->dense: every
+ * value of each dim near its MIN and a stride of them up to MAX, so that no two floors
+ * agree on them all) one in a floor of one dim. -1 when neither fits; *want_dense set when
+ * the samples were too sparse to try the floors. */
+static int
+fit(const fitter *f, const int64_t *v, poly *p, int strict, int *want_dense)
+{
+    int k;
+    int64_t s, r;
+    p->ak = -1;
+    p->as = 1;
+    p->ar = 0;
+    if (fit_atom(f, v, p, strict) == 0)
+        return 0;
+    if (!f->dm->dense) {
+        *want_dense = 1;
+        return -1;
+    }
+    for (k = 0; k < f->dm->n; k++)
+        for (s = 2; s <= CG_DIMS_MAX_STRIDE; s++)
+            for (r = 0; r < s; r++) {
+                p->ak = k;
+                p->as = s;
+                p->ar = r;
+                if (fit_atom(f, v, p, strict) == 0)
+                    return 0;
+            }
+    p->ak = -1;
+    return -1;
+}
+
 /* The polynomial as a C expression over dims[k] ("dims[0] * 12 + 3"), in buf. */
 static void
-poly_str(const fitter *f, const int64_t *coef, char *buf, size_t n)
+poly_str(const fitter *f, const poly *p, char *buf, size_t n)
 {
     const int K = f->dm->n, nc = 1 << K;
     size_t len = 0;
     int m, k, terms = 0;
     buf[0] = '\0';
     for (m = nc - 1; m >= 0; m--) {
-        int64_t c = coef[m];
+        int64_t c = p->coef[m];
         if (c == 0 || len >= n)
             continue;
         if (terms++)
@@ -169,10 +241,20 @@ poly_str(const fitter *f, const int64_t *coef, char *buf, size_t n)
         else if (c < 0)
             len += (size_t)snprintf(buf + len, n - len, "-");
         c = c < 0 ? -c : c;
-        for (k = 0; k < K && len < n; k++)
-            if (m & (1 << k))
-                len += (size_t)snprintf(buf + len, n - len, "%sdims[%d]",
-                                        len && buf[len - 1] == ']' ? " * " : "", k);
+        for (k = 0; k < K && len < n; k++) {
+            const char *sep = len && (buf[len - 1] == ']' || buf[len - 1] == ')') ? " * " : "";
+            char x[96];
+            if (!(m & (1 << k)))
+                continue;
+            if (k == p->ak && p->ar)
+                snprintf(x, sizeof x, "((dims[%d] + %lld) / %lld)", k, (long long)p->ar,
+                         (long long)p->as);
+            else if (k == p->ak)
+                snprintf(x, sizeof x, "(dims[%d] / %lld)", k, (long long)p->as);
+            else
+                snprintf(x, sizeof x, "dims[%d]", k);
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, x);
+        }
         if (len < n && (c != 1 || m == 0))
             len += (size_t)snprintf(buf + len, n - len, "%s%lld", m ? " * " : "", (long long)c);
     }
@@ -381,7 +463,8 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
     }
     for (q = 0; status == 0 && q < cnt[ns]; q++) {
         const num *nm = &nums[ns][q];
-        int64_t v[CG_DIMS_SAMPLES_MAX + 1], coef[CORNERS];
+        int64_t v[CG_DIMS_SAMPLES_MAX + 1];
+        poly pf;
         int differs = 0;
         char expr[400];
         fwrite(text[ns] + pos, 1, nm->at - pos, o);
@@ -402,16 +485,18 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
             fwrite(text[ns] + nm->at, 1, nm->len, o);
             continue;
         }
-        if (fit(f, v, coef, 0) < 0) {
+        if (fit(f, v, &pf, 0, f->want_dense) < 0) {
             diag_error(d,
-                       "--dim ranges: the '%s' of %s is not a whole-number linear "
-                       "function of the ranged dims (%lld at the maximum); bind those "
-                       "dims to one value",
-                       nm->field, call_label(c, i, label, sizeof label), (long long)v[ns]);
+                       "--dim ranges: the '%s' of %s (%lld at the maximum) is no "
+                       "polynomial of the ranged dims, linear in each (nor of a floor of "
+                       "one, as a strided convolution's length); bind those dims to one "
+                       "value",
+                       nm->field[0] ? nm->field : "size", call_label(c, i, label, sizeof label),
+                       (long long)v[ns]);
             status = -1;
             break;
         }
-        poly_str(f, coef, expr, sizeof expr);
+        poly_str(f, &pf, expr, sizeof expr);
         fputs(expr, o);
         c->dyn |= field_bit(c, nm->field);
         varies = 1;
@@ -450,19 +535,21 @@ fit_shape(arena *a, const fitter *f, const ir_tensor *t, const ir_tensor *const 
     int r, j;
     len += (size_t)snprintf(buf, sizeof buf, "{");
     for (r = 0; r < t->shape.rank; r++) {
-        int64_t v[CG_DIMS_SAMPLES_MAX + 1], coef[CORNERS];
+        int64_t v[CG_DIMS_SAMPLES_MAX + 1];
+        poly pf;
         for (j = 0; j <= f->ns; j++) {
             const ir_tensor *u = j == f->ns ? t : ts[j];
             v[j] = u->shape.rank == t->shape.rank ? u->shape.d[r] : -1;
         }
-        if (fit(f, v, coef, 1) < 0) {
+        if (fit(f, v, &pf, 1, f->want_dense) < 0) {
             diag_error(d,
-                       "--dim ranges: dim %d of %s '%s' is not a whole-number linear "
-                       "function of the ranged dims; bind those dims to one value",
+                       "--dim ranges: dim %d of %s '%s' is no polynomial of the ranged "
+                       "dims, linear in each (nor of a floor of one); bind those dims to "
+                       "one value",
                        r, what, t->name);
             return NULL;
         }
-        poly_str(f, coef, expr, sizeof expr);
+        poly_str(f, &pf, expr, sizeof expr);
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", r ? ", " : "", expr);
         if (len >= sizeof buf)
             return NULL;
@@ -627,6 +714,8 @@ cg_dims_fit(arena *a, const ir_graph *g, kprog *kp, const memplan *mp, const ir_
         return -1;
     for (k = 0; k < dm->n; k++)
         f.lo[k] = fit_lo(dm, k);
+    dm->want_dense = 0;
+    f.want_dense = &dm->want_dense;
     for (m = 0; m < (1 << dm->n); m++) {
         f.corner[m] = -1;
         if (m == (1 << dm->n) - 1)

@@ -471,7 +471,11 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
                 added = 1;
             }
         }
-        if (!added || iter == 8) {
+        if (!added && !(dm->want_dense && !dm->dense)) {
+            relay_errors(d, fd);
+            return -1;
+        }
+        if (iter == 8) {
             relay_errors(d, fd);
             return -1;
         }
@@ -482,6 +486,10 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
         ir_graph_retire(g);
         for (j = 0; j < ns; j++)
             ir_graph_retire(cl[j]);
+        if (dm->want_dense && !dm->dense) { /* a floor of a dim, maybe: every value near MIN */
+            dm->dense = 1;
+            ns = cg_dims_samples(dm, sv);
+        }
     }
     if (consume && dm->n)
         ir_graph_retire(consume);

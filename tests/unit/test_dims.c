@@ -75,9 +75,11 @@ graph_at(arena *a, int64_t T, int64_t N)
     return g;
 }
 
-/* Fit the fill sizes f(T, N) over the box; 0 or -1, *size the expression. */
+/* Fit the fill sizes f(T, N) over the box (dense: the samples a floor needs); 0 or -1,
+ * *size the expression, *want_dense whether the fit asked for dense samples. */
 static int
-fit_fill(int64_t (*f)(int64_t, int64_t), const char **size, const char **in_shape, const char **err)
+fit_fill_at(int64_t (*f)(int64_t, int64_t), int dense, const char **size, const char **in_shape,
+            const char **err, int *want_dense)
 {
     arena *a = arena_new(0);
     diag *d = diag_new(a, "g.onnx", NULL);
@@ -91,6 +93,7 @@ fit_fill(int64_t (*f)(int64_t, int64_t), const char **size, const char **in_shap
     kprog *kp = fill_prog(a, f(9, 3));
     int n, j, rc;
     dm = box();
+    dm.dense = dense;
     n = cg_dims_samples(&dm, sv);
     mp->tensor = arena_calloc(a, 4, sizeof *mp->tensor);
     for (j = 0; j < n; j++) {
@@ -102,10 +105,18 @@ fit_fill(int64_t (*f)(int64_t, int64_t), const char **size, const char **in_shap
     *size = rc == 0 && dm.call_size[0] ? strdup(dm.call_size[0]) : NULL;
     *in_shape = rc == 0 ? strdup(dm.in_shape[0]) : NULL;
     *err = strdup(diag_text(d));
+    *want_dense = dm.want_dense;
     if (rc == 0) /* a FILL's size is no field an LLVM kernel reads */
         cr_assert_eq(kp->calls[0].dyn, *size ? (unsigned)KP_DYN_OTHER : 0u);
     arena_free(a);
     return rc;
+}
+
+static int
+fit_fill(int64_t (*f)(int64_t, int64_t), const char **size, const char **in_shape, const char **err)
+{
+    int want_dense;
+    return fit_fill_at(f, 0, size, in_shape, err, &want_dense);
 }
 
 static int64_t
@@ -149,8 +160,21 @@ Test(dims, fit_polynomials)
 Test(dims, fit_refuses_what_is_not_linear_in_each_dim)
 {
     const char *size, *shape, *err;
-    cr_assert_eq(fit_fill(square, &size, &shape, &err), -1);
-    cr_assert(strstr(err, "is not a whole-number linear function of the ranged dims"), "%s", err);
-    cr_assert_eq(fit_fill(halves, &size, &shape, &err), -1);
-    cr_assert(strstr(err, "(15 at the maximum)"), "%s", err);
+    int want_dense;
+    cr_assert_eq(fit_fill_at(square, 1, &size, &shape, &err, &want_dense), -1);
+    cr_assert(strstr(err, "is no polynomial of the ranged dims, linear in each"), "%s", err);
+    cr_assert(strstr(err, "(243 at the maximum)"), "%s", err);
+}
+
+/* A stride-2 convolution's output length: sparse samples ask for dense ones, on which the
+ * floor of T is found (and T * T still is not). */
+Test(dims, fit_floors_on_dense_samples)
+{
+    const char *size, *shape, *err;
+    int want_dense;
+    cr_assert_eq(fit_fill_at(halves, 0, &size, &shape, &err, &want_dense), -1);
+    cr_assert(want_dense, "a number that is no polynomial asks for dense samples");
+    cr_assert_eq(fit_fill_at(halves, 1, &size, &shape, &err, &want_dense), 0, "%s", err);
+    cr_assert_str_eq(size, "((dims[0] + 1) / 2) * dims[1]");
+    cr_assert_eq(fit_fill_at(square, 1, &size, &shape, &err, &want_dense), -1);
 }
