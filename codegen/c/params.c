@@ -2,11 +2,13 @@
  * params.c — the runtime kernels' params structs (lstmc_rt_rnn_params, _gemm_params, ...)
  * as C initialisers: the static const p each block of the schedule passes to its kernel.
  */
+#include "c_impl.h"
+#include "ir.h"
+#include "kprog.h"
+
 #include <assert.h>
 #include <stdio.h>
-
-#include "c_impl.h"
-#include "kprog.h"
+#include <string.h>
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
@@ -16,10 +18,10 @@ static_assert(KP_KIND_COUNT == 32, "ORDER KP_KIND: give the new kind a case in c
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
                                          "LSTMC_RT_CELL_RNN"};
 static const char *const act_names[] = {
-    "LSTMC_RT_ACT_SIGMOID",    "LSTMC_RT_ACT_TANH",       "LSTMC_RT_ACT_RELU",
-    "LSTMC_RT_ACT_HARD_SIGMOID", "LSTMC_RT_ACT_AFFINE",   "LSTMC_RT_ACT_LEAKY_RELU",
+    "LSTMC_RT_ACT_SIGMOID",          "LSTMC_RT_ACT_TANH",        "LSTMC_RT_ACT_RELU",
+    "LSTMC_RT_ACT_HARD_SIGMOID",     "LSTMC_RT_ACT_AFFINE",      "LSTMC_RT_ACT_LEAKY_RELU",
     "LSTMC_RT_ACT_THRESHOLDED_RELU", "LSTMC_RT_ACT_SCALED_TANH", "LSTMC_RT_ACT_ELU",
-    "LSTMC_RT_ACT_SOFTSIGN",   "LSTMC_RT_ACT_SOFTPLUS"};
+    "LSTMC_RT_ACT_SOFTSIGN",         "LSTMC_RT_ACT_SOFTPLUS"};
 static const char *const binop_names[] = {"LSTMC_RT_ADD", "LSTMC_RT_SUB", "LSTMC_RT_MUL",
                                           "LSTMC_RT_DIV"};
 static const char *const unop_names[] = {"LSTMC_RT_RELU", "LSTMC_RT_SIGMOID", "LSTMC_RT_TANH",
@@ -59,8 +61,7 @@ static_assert(LSTMC_RT_REDUCE_LOG_SUM_EXP == 9 && LSTMC_RT_PAD_EDGE == 2 &&
                   LSTMC_RT_SCATTER_MIN == 4,
               "lstmc_rt_kernels.h: a new enum constant needs its name in params.c");
 
-#define ENUM_NAME(names, v) \
-    enum_name(names, (int)(sizeof names / sizeof names[0]), (v))
+#define ENUM_NAME(names, v) enum_name(names, (int)(sizeof names / sizeof names[0]), (v))
 
 /* names[v], or NULL when v has no name there. */
 static const char *
@@ -93,8 +94,9 @@ put_rnn_fields(FILE *f, const lstmc_rt_rnn_params *p)
             (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
             (long long)p->hidden, p->n_dirs, p->reverse, p->layout, p->has_clip);
     cg_c_put_float(f, p->clip);
-    fprintf(f, ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
-               "            .act = {",
+    fprintf(f,
+            ", .input_forget = %d,\n            .linear_before_reset = %d,\n"
+            "            .act = {",
             p->input_forget, p->linear_before_reset);
     /* up to the last slot in use (the rest stay zero), three to a line */
     for (n = 6; n > 1; n--)
@@ -179,8 +181,7 @@ cg_c_put_params(FILE *f, const kp_call *c)
     }
     case KP_MATMUL: {
         const lstmc_rt_matmul_params *p = &c->p.matmul;
-        fprintf(f, "static const lstmc_rt_matmul_params p = {.n_batch = %d, .batch = ",
-                p->n_batch);
+        fprintf(f, "static const lstmc_rt_matmul_params p = {.n_batch = %d, .batch = ", p->n_batch);
         cg_c_put_i64s(f, p->batch, p->n_batch);
         fputs(",\n            .a_stride = ", f);
         cg_c_put_i64s(f, p->a_stride, p->n_batch);
@@ -253,17 +254,15 @@ cg_c_put_params(FILE *f, const kp_call *c)
         fprintf(f,
                 ",\n            .outer = %lld, .axis_len = %lld, .inner = %lld, .n_indices = "
                 "%lld};\n",
-                (long long)c->p.gather.outer,
-                (long long)c->p.gather.axis_len, (long long)c->p.gather.inner,
-                (long long)c->p.gather.n_indices);
+                (long long)c->p.gather.outer, (long long)c->p.gather.axis_len,
+                (long long)c->p.gather.inner, (long long)c->p.gather.n_indices);
         break;
     case KP_CONCAT:
         fprintf(f,
                 "static const lstmc_rt_concat_params p = {.elem_size = %d, .outer = %lld, "
                 ".in_cols = %lld,\n            .out_cols = %lld, .offset = %lld};\n",
-                c->p.concat.elem_size, (long long)c->p.concat.outer,
-                (long long)c->p.concat.in_cols, (long long)c->p.concat.out_cols,
-                (long long)c->p.concat.offset);
+                c->p.concat.elem_size, (long long)c->p.concat.outer, (long long)c->p.concat.in_cols,
+                (long long)c->p.concat.out_cols, (long long)c->p.concat.offset);
         break;
     case KP_EWISE: { /* issue 20, elt */
         const lstmc_rt_ewise_params *p = &c->p.ewise;
@@ -303,12 +302,30 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 c->p.cumsum.exclusive, c->p.cumsum.reverse, (long long)c->p.cumsum.outer,
                 (long long)c->p.cumsum.len, (long long)c->p.cumsum.inner);
         break;
-    case KP_FILL:
-        fputs("static const unsigned char value[8] = {", f);
-        for (i = 0; i < 8; i++)
-            fprintf(f, "%s%u", i ? ", " : "", c->p.fill.value[i]);
-        fputs("};\n", f);
+    case KP_FILL: { /* the value in its type (the target's bytes are little-endian) */
+        const unsigned char *v = c->p.fill.value;
+        if (c->p.fill.dtype == IR_DT_I64 && c->p.fill.elem_size == 8) {
+            int64_t x;
+            memcpy(&x, v, sizeof x);
+            fprintf(f, "static const int64_t value[1] = {%lld};\n", (long long)x);
+        } else if (c->p.fill.dtype == IR_DT_I32 && c->p.fill.elem_size == 4) {
+            int32_t x;
+            memcpy(&x, v, sizeof x);
+            fprintf(f, "static const int32_t value[1] = {%d};\n", x);
+        } else if (c->p.fill.dtype == IR_DT_F32 && c->p.fill.elem_size == 4) {
+            float x;
+            memcpy(&x, v, sizeof x);
+            fputs("static const float value[1] = {", f);
+            cg_c_put_float(f, x);
+            fputs("};\n", f);
+        } else {
+            fputs("static const unsigned char value[8] = {", f);
+            for (i = 0; i < 8; i++)
+                fprintf(f, "%s%u", i ? ", " : "", v[i]);
+            fputs("};\n", f);
+        }
         break;
+    }
     /* issue 20, red */
     case KP_REDUCE: {
         const lstmc_rt_reduce_params *p = &c->p.reduce;
@@ -362,8 +379,7 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 ", .largest = %d, .sorted = %d,\n            .outer = %lld, .axis_len = %lld, "
                 ".inner = %lld, .k = %lld};\n",
                 c->p.topk.largest, c->p.topk.sorted, (long long)c->p.topk.outer,
-                (long long)c->p.topk.axis_len, (long long)c->p.topk.inner,
-                (long long)c->p.topk.k);
+                (long long)c->p.topk.axis_len, (long long)c->p.topk.inner, (long long)c->p.topk.k);
         break;
     case KP_SCATTER_ELEMENTS: {
         const lstmc_rt_scatter_params *p = &c->p.scatter;

@@ -3,6 +3,7 @@
  * shapes of the data `lstmc run` was given), sort the nodes, infer every shape and fold
  * every constant subgraph (kprog/fold.c), then drop what nobody reads.
  */
+#include "arena.h"
 #include "diag.h"
 #include "driver.h"
 #include "driver_impl.h"
@@ -177,6 +178,43 @@ all_inputs_const(const ir_node *n)
     return 1;
 }
 
+/* Issue 21: n's one output is an integer with one element that shape inference computed
+ * (a dim of an input: Gather(Shape(x), 1)), named not to fold: n becomes a ConstantOfShape
+ * of that value, a fill per run whose value the generated code computes from the run's
+ * dims (codegen/c/dims.c), so that nothing before it (a Shape) has to run. 1 when done. */
+static int
+materialise_scalar(ir_graph *g, ir_node *n)
+{
+    ir_tensor *y = n->n_outputs == 1 ? n->outputs[0] : NULL, *shape, *value;
+    ir_shape s1 = {1, {0}, {NULL}};
+    int64_t dims[IR_MAX_RANK];
+    ir_attr *at;
+    int k;
+    if (!y || !y->data || ir_shape_numel(&y->shape) != 1 ||
+        (y->dtype != IR_DT_I64 && y->dtype != IR_DT_I32))
+        return 0;
+    for (k = 0; k < y->shape.rank; k++)
+        dims[k] = y->shape.d[k];
+    s1.d[0] = y->shape.rank;
+    shape = ir_const_new(g, "materialised_shape", IR_DT_I64, &s1, dims);
+    value = arena_calloc(g->a, 1, sizeof *value);
+    value->name = arena_strdup(g->a, y->name);
+    value->dtype = y->dtype;
+    value->shape.rank = 1;
+    value->shape.d[0] = 1;
+    value->data = arena_alloc(g->a, ir_dtype_size(y->dtype));
+    memcpy(value->data, y->data, ir_dtype_size(y->dtype));
+    n->op = IR_OP_CONSTANT_OF_SHAPE;
+    n->op_type = "ConstantOfShape";
+    n->n_inputs = 1;
+    n->inputs[0] = shape;
+    n->n_attrs = 0;
+    at = ir_attr_add(g, n, "value", IR_ATTR_TENSOR);
+    at->t = value;
+    y->data = NULL;
+    return 1;
+}
+
 /* Issue 21: whether o names an output of n as one not to fold (driver_options.nofold). */
 static int
 no_fold(const ir_node *n, const driver_options *o)
@@ -228,9 +266,10 @@ driver_prepare(ir_graph *g, const driver_options *o, diag *d)
             continue;
         }
         if (no_fold(n, o)) { /* values of the run's dims: computed at run time */
-            for (j = 0; j < n->n_outputs; j++)
-                if (n->outputs[j])
-                    n->outputs[j]->data = NULL;
+            if (!materialise_scalar(g, n))
+                for (j = 0; j < n->n_outputs; j++)
+                    if (n->outputs[j])
+                        n->outputs[j]->data = NULL;
             continue;
         }
         for (j = 0; j < n->n_outputs; j++)

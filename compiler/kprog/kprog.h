@@ -96,6 +96,7 @@ typedef struct kp_call {
         struct {
             int64_t n;
             int32_t elem_size;
+            int32_t dtype; /* ir_dtype of the value (how the generated code spells it) */
             unsigned char value[8];
         } fill;
         struct {

@@ -7,15 +7,14 @@
  * [outer, axis_len, inner], Concat becomes one call per input. The runtime kernels then
  * only loop.
  */
-#include "kprog.h"
-
-#include <assert.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
+#include "kprog.h"
 #include "shape.h"
+
+#include <assert.h>
+#include <string.h>
 
 static kp_call *
 push(arena *a, kprog *kp, kp_kind kind, const ir_node *n)
@@ -101,7 +100,7 @@ rnn_params(const ir_node *n, lstmc_rt_rnn_params *p)
         p->packed = (int32_t)ir_attr_int(n, "packed", 0);
     } else {
         const ir_tensor *X = ir_in(n, 0);
-        p->cell = n->op == IR_OP_LSTM ? LSTMC_RT_CELL_LSTM
+        p->cell = n->op == IR_OP_LSTM  ? LSTMC_RT_CELL_LSTM
                   : n->op == IR_OP_GRU ? LSTMC_RT_CELL_GRU
                                        : LSTMC_RT_CELL_RNN;
         p->seq_len = X->shape.d[p->layout ? 1 : 0];
@@ -312,17 +311,28 @@ static int
 eltwise_code(ir_op op)
 {
     switch (op) {
-    case IR_OP_ADD: return LSTMC_RT_ADD;
-    case IR_OP_SUB: return LSTMC_RT_SUB;
-    case IR_OP_MUL: return LSTMC_RT_MUL;
-    case IR_OP_DIV: return LSTMC_RT_DIV;
-    case IR_OP_RELU: return LSTMC_RT_RELU;
-    case IR_OP_SIGMOID: return LSTMC_RT_SIGMOID;
-    case IR_OP_TANH: return LSTMC_RT_TANH;
-    case IR_OP_NEG: return LSTMC_RT_NEG;
-    case IR_OP_EXP: return LSTMC_RT_EXP;
-    case IR_OP_SQRT: return LSTMC_RT_SQRT;
-    default: return -1;
+    case IR_OP_ADD:
+        return LSTMC_RT_ADD;
+    case IR_OP_SUB:
+        return LSTMC_RT_SUB;
+    case IR_OP_MUL:
+        return LSTMC_RT_MUL;
+    case IR_OP_DIV:
+        return LSTMC_RT_DIV;
+    case IR_OP_RELU:
+        return LSTMC_RT_RELU;
+    case IR_OP_SIGMOID:
+        return LSTMC_RT_SIGMOID;
+    case IR_OP_TANH:
+        return LSTMC_RT_TANH;
+    case IR_OP_NEG:
+        return LSTMC_RT_NEG;
+    case IR_OP_EXP:
+        return LSTMC_RT_EXP;
+    case IR_OP_SQRT:
+        return LSTMC_RT_SQRT;
+    default:
+        return -1;
     }
 }
 
@@ -596,6 +606,7 @@ lower_fill(arena *a, kprog *kp, const ir_node *n)
     size_t es = ir_dtype_size(Y->dtype);
     c->p.fill.n = numel(Y);
     c->p.fill.elem_size = (int32_t)es;
+    c->p.fill.dtype = (int32_t)Y->dtype;
     if (v && v->kind == IR_ATTR_TENSOR && v->t && v->t->data)
         memcpy(c->p.fill.value, v->t->data, es);
     c->out[0] = ir_out(n, 0);
@@ -646,7 +657,7 @@ lower_pool(arena *a, kprog *kp, const ir_node *n, diag *d)
     p = &c->p.pool;
     w = cg.nsp == 2 ? 1 : 0;
     p->kind = n->op == IR_OP_MAX_POOL || n->op == IR_OP_GLOBAL_MAX_POOL ? LSTMC_RT_POOL_MAX
-                                                                         : LSTMC_RT_POOL_AVG;
+                                                                        : LSTMC_RT_POOL_AVG;
     p->count_include_pad = (int32_t)ir_attr_int(n, "count_include_pad", 0);
     p->nc = cg.n * cg.c_in;
     p->in_h = cg.nsp == 2 ? cg.in[0] : 1, p->in_w = cg.in[w];
@@ -683,37 +694,68 @@ static int
 ewise_code(ir_op op)
 {
     switch (op) {
-    case IR_OP_EQUAL: return LSTMC_RT_EW_EQUAL;
-    case IR_OP_LESS: return LSTMC_RT_EW_LESS;
-    case IR_OP_GREATER: return LSTMC_RT_EW_GREATER;
-    case IR_OP_LESS_OR_EQUAL: return LSTMC_RT_EW_LESS_EQUAL;
-    case IR_OP_GREATER_OR_EQUAL: return LSTMC_RT_EW_GREATER_EQUAL;
-    case IR_OP_AND: return LSTMC_RT_EW_AND;
-    case IR_OP_OR: return LSTMC_RT_EW_OR;
-    case IR_OP_NOT: return LSTMC_RT_EW_NOT;
-    case IR_OP_WHERE: return LSTMC_RT_EW_WHERE;
-    case IR_OP_POW: return LSTMC_RT_EW_POW;
-    case IR_OP_RECIPROCAL: return LSTMC_RT_EW_RECIPROCAL;
-    case IR_OP_LOG: return LSTMC_RT_EW_LOG;
-    case IR_OP_ABS: return LSTMC_RT_EW_ABS;
-    case IR_OP_CLIP: return LSTMC_RT_EW_CLIP;
-    case IR_OP_LEAKY_RELU: return LSTMC_RT_EW_LEAKY_RELU;
-    case IR_OP_HARD_SIGMOID: return LSTMC_RT_EW_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return LSTMC_RT_EW_HARD_SWISH;
-    case IR_OP_ERF: return LSTMC_RT_EW_ERF;
-    case IR_OP_PRELU: return LSTMC_RT_EW_PRELU;
-    case IR_OP_MIN: return LSTMC_RT_EW_MIN;
-    case IR_OP_MAX: return LSTMC_RT_EW_MAX;
-    case IR_OP_FLOOR: return LSTMC_RT_EW_FLOOR;
-    case IR_OP_CEIL: return LSTMC_RT_EW_CEIL;
-    case IR_OP_SIGN: return LSTMC_RT_EW_SIGN;
-    case IR_OP_ROUND: return LSTMC_RT_EW_ROUND;
-    case IR_OP_SOFTPLUS: return LSTMC_RT_EW_SOFTPLUS;
-    case IR_OP_ELU: return LSTMC_RT_EW_ELU;
-    case IR_OP_SELU: return LSTMC_RT_EW_SELU;
-    case IR_OP_SIN: return LSTMC_RT_EW_SIN;
-    case IR_OP_COS: return LSTMC_RT_EW_COS;
-    default: return -1;
+    case IR_OP_EQUAL:
+        return LSTMC_RT_EW_EQUAL;
+    case IR_OP_LESS:
+        return LSTMC_RT_EW_LESS;
+    case IR_OP_GREATER:
+        return LSTMC_RT_EW_GREATER;
+    case IR_OP_LESS_OR_EQUAL:
+        return LSTMC_RT_EW_LESS_EQUAL;
+    case IR_OP_GREATER_OR_EQUAL:
+        return LSTMC_RT_EW_GREATER_EQUAL;
+    case IR_OP_AND:
+        return LSTMC_RT_EW_AND;
+    case IR_OP_OR:
+        return LSTMC_RT_EW_OR;
+    case IR_OP_NOT:
+        return LSTMC_RT_EW_NOT;
+    case IR_OP_WHERE:
+        return LSTMC_RT_EW_WHERE;
+    case IR_OP_POW:
+        return LSTMC_RT_EW_POW;
+    case IR_OP_RECIPROCAL:
+        return LSTMC_RT_EW_RECIPROCAL;
+    case IR_OP_LOG:
+        return LSTMC_RT_EW_LOG;
+    case IR_OP_ABS:
+        return LSTMC_RT_EW_ABS;
+    case IR_OP_CLIP:
+        return LSTMC_RT_EW_CLIP;
+    case IR_OP_LEAKY_RELU:
+        return LSTMC_RT_EW_LEAKY_RELU;
+    case IR_OP_HARD_SIGMOID:
+        return LSTMC_RT_EW_HARD_SIGMOID;
+    case IR_OP_HARD_SWISH:
+        return LSTMC_RT_EW_HARD_SWISH;
+    case IR_OP_ERF:
+        return LSTMC_RT_EW_ERF;
+    case IR_OP_PRELU:
+        return LSTMC_RT_EW_PRELU;
+    case IR_OP_MIN:
+        return LSTMC_RT_EW_MIN;
+    case IR_OP_MAX:
+        return LSTMC_RT_EW_MAX;
+    case IR_OP_FLOOR:
+        return LSTMC_RT_EW_FLOOR;
+    case IR_OP_CEIL:
+        return LSTMC_RT_EW_CEIL;
+    case IR_OP_SIGN:
+        return LSTMC_RT_EW_SIGN;
+    case IR_OP_ROUND:
+        return LSTMC_RT_EW_ROUND;
+    case IR_OP_SOFTPLUS:
+        return LSTMC_RT_EW_SOFTPLUS;
+    case IR_OP_ELU:
+        return LSTMC_RT_EW_ELU;
+    case IR_OP_SELU:
+        return LSTMC_RT_EW_SELU;
+    case IR_OP_SIN:
+        return LSTMC_RT_EW_SIN;
+    case IR_OP_COS:
+        return LSTMC_RT_EW_COS;
+    default:
+        return -1;
     }
 }
 
@@ -838,16 +880,26 @@ static int32_t
 reduce_code(ir_op op)
 {
     switch (op) {
-    case IR_OP_REDUCE_MEAN: return LSTMC_RT_REDUCE_MEAN;
-    case IR_OP_REDUCE_SUM: return LSTMC_RT_REDUCE_SUM;
-    case IR_OP_REDUCE_MAX: return LSTMC_RT_REDUCE_MAX;
-    case IR_OP_REDUCE_MIN: return LSTMC_RT_REDUCE_MIN;
-    case IR_OP_REDUCE_SUM_SQUARE: return LSTMC_RT_REDUCE_SUM_SQUARE;
-    case IR_OP_REDUCE_L1: return LSTMC_RT_REDUCE_L1;
-    case IR_OP_REDUCE_PROD: return LSTMC_RT_REDUCE_PROD;
-    case IR_OP_REDUCE_LOG_SUM: return LSTMC_RT_REDUCE_LOG_SUM;
-    case IR_OP_REDUCE_LOG_SUM_EXP: return LSTMC_RT_REDUCE_LOG_SUM_EXP;
-    default: return LSTMC_RT_REDUCE_L2;
+    case IR_OP_REDUCE_MEAN:
+        return LSTMC_RT_REDUCE_MEAN;
+    case IR_OP_REDUCE_SUM:
+        return LSTMC_RT_REDUCE_SUM;
+    case IR_OP_REDUCE_MAX:
+        return LSTMC_RT_REDUCE_MAX;
+    case IR_OP_REDUCE_MIN:
+        return LSTMC_RT_REDUCE_MIN;
+    case IR_OP_REDUCE_SUM_SQUARE:
+        return LSTMC_RT_REDUCE_SUM_SQUARE;
+    case IR_OP_REDUCE_L1:
+        return LSTMC_RT_REDUCE_L1;
+    case IR_OP_REDUCE_PROD:
+        return LSTMC_RT_REDUCE_PROD;
+    case IR_OP_REDUCE_LOG_SUM:
+        return LSTMC_RT_REDUCE_LOG_SUM;
+    case IR_OP_REDUCE_LOG_SUM_EXP:
+        return LSTMC_RT_REDUCE_LOG_SUM_EXP;
+    default:
+        return LSTMC_RT_REDUCE_L2;
     }
 }
 
