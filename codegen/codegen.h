@@ -123,7 +123,7 @@ typedef struct cg_options {
  * every sample agrees with. Sets kp->calls[i].dyn. Returns 0, or -1 after reporting through
  * d what varies otherwise (naming the node and field).
  */
-#define CG_DIMS_SAMPLES_MAX 160
+#define CG_DIMS_SAMPLES_MAX 300
 /* The sample points for dm (sv[j][k]: dim k's value in sample j; not the all-MAX point):
  * every combination of each dim's MIN, MAX and, when MIN is 1 and MAX at least 3, 2 (the
  * polynomials are fitted on [2, MAX] there: at size 1 a broadcasting stride is 0 whatever

@@ -45,16 +45,25 @@ fit_lo(const cg_dims *dm, int k)
     return dm->min[k] == 1 && dm->max[k] >= 3 ? 2 : dm->min[k];
 }
 
+/* The middle level of a dim, for a square of it (dense samples only). */
+static int64_t
+fit_mid(const cg_dims *dm, int k)
+{
+    return fit_lo(dm, k) + (dm->max[k] - fit_lo(dm, k)) / 2;
+}
+
 int
 cg_dims_samples(const cg_dims *dm, int64_t (*sv)[CG_DIMS_MAX])
 {
-    int64_t vals[CG_DIMS_MAX][3];
+    int64_t vals[CG_DIMS_MAX][4];
     int nv[CG_DIMS_MAX], idx[CG_DIMS_MAX] = {0}, k, j, n = 0, p;
     for (k = 0; k < dm->n; k++) {
         nv[k] = 0;
         vals[k][nv[k]++] = dm->min[k];
         if (fit_lo(dm, k) != dm->min[k])
             vals[k][nv[k]++] = fit_lo(dm, k);
+        if (dm->dense && fit_mid(dm, k) > fit_lo(dm, k) && fit_mid(dm, k) < dm->max[k])
+            vals[k][nv[k]++] = fit_mid(dm, k); /* a third level: squares */
         vals[k][nv[k]++] = dm->max[k];
     }
     for (;;) { /* every combination but all-MAX */
@@ -135,6 +144,9 @@ typedef struct poly {
     int64_t coef[CORNERS];
     int ak;         /* the dim read through a floor, or -1 */
     int64_t as, ar; /* its divisor (>= 2) and offset (0 <= ar < as) */
+    int qk;         /* the dim that may appear squared (x_qk^2 times the monomials of the
+                       others, coefficient sq[m]: a [T, T] matrix's strides), or -1 */
+    int64_t sq[CORNERS];
 } poly;
 
 /* x_k of sample j under p's atom. */
@@ -193,6 +205,101 @@ fit_atom(const fitter *f, const int64_t *v, poly *p, int strict)
     return 0;
 }
 
+/* The sample whose dims are x[0..n), or -1. */
+static int
+sample_with(const fitter *f, const int64_t *x)
+{
+    int j, k;
+    for (j = 0; j <= f->ns; j++) {
+        for (k = 0; k < f->dm->n && sample_dim(f, j, k) == x[k]; k++)
+            ;
+        if (k == f->dm->n)
+            return j;
+    }
+    return -1;
+}
+
+/* v as sum_m (coef[m] + sq[m] x_q^2) prod_{k in m} x_k, where m never holds q beyond the
+ * linear term: the other dims at (lo, max), dim q at (lo, mid, max) (dense samples),
+ * Newton's divided differences along q, checked at every other sample. 0 or -1. */
+static int
+fit_square(const fitter *f, const int64_t *v, poly *p, int q, int strict)
+{
+    const int K = f->dm->n, nc = 1 << K;
+    const int64_t x0 = f->lo[q], x1 = fit_mid(f->dm, q), x2 = f->dm->max[q];
+    int m, k, j;
+    if (!(x0 < x1 && x1 < x2))
+        return -1;
+    p->qk = q;
+    for (m = 0; m < nc; m++) { /* m without bit q: the corner of the others */
+        int64_t x[CG_DIMS_MAX], w[3], d01, d12, c;
+        int lvl;
+        if (m & (1 << q))
+            continue;
+        for (lvl = 0; lvl < 3; lvl++) {
+            for (k = 0; k < K; k++)
+                x[k] = k == q           ? (lvl == 0   ? x0
+                                           : lvl == 1 ? x1
+                                                      : x2)
+                       : (m & (1 << k)) ? f->dm->max[k]
+                                        : f->lo[k];
+            j = sample_with(f, x);
+            if (j < 0)
+                return -1;
+            w[lvl] = v[j];
+        }
+        if ((w[1] - w[0]) % (x1 - x0) || (w[2] - w[1]) % (x2 - x1))
+            return -1;
+        d01 = (w[1] - w[0]) / (x1 - x0);
+        d12 = (w[2] - w[1]) / (x2 - x1);
+        if ((d12 - d01) % (x2 - x0))
+            return -1;
+        c = (d12 - d01) / (x2 - x0);
+        p->coef[m] = w[0] - d01 * x0 + c * x0 * x1; /* Newton -> a + b x + c x^2 */
+        p->coef[m | 1 << q] = d01 - c * (x0 + x1);
+        p->sq[m] = c;
+    }
+    for (k = 0; k < K; k++) { /* the other dims: (lo, max) -> (intercept, slope) */
+        const int64_t lo = f->lo[k], span = f->dm->max[k] - lo;
+        if (k == q)
+            continue;
+        for (m = 0; m < nc; m++) {
+            int64_t *arr[2] = {p->coef, p->sq};
+            int t;
+            if (m & (1 << k))
+                continue;
+            for (t = 0; t < 2; t++) {
+                int64_t a = arr[t][m], b = arr[t][m | 1 << k], slope;
+                if (t == 1 && (m & (1 << q)))
+                    continue; /* sq is indexed without q */
+                if ((b - a) % span)
+                    return -1;
+                slope = (b - a) / span;
+                arr[t][m] = a - slope * lo;
+                arr[t][m | 1 << k] = slope;
+            }
+        }
+    }
+    for (m = 0; m < nc; m++)
+        if (m & (1 << q))
+            p->sq[m] = 0;
+    for (j = 0; j <= f->ns; j++) {
+        int64_t sum = 0;
+        for (m = 0; m < nc; m++) {
+            int64_t t = p->coef[m], u = p->sq[m];
+            for (k = 0; k < K; k++)
+                if (m & (1 << k)) {
+                    t *= sample_dim(f, j, k);
+                    u *= sample_dim(f, j, k);
+                }
+            sum += t + u * sample_dim(f, j, q) * sample_dim(f, j, q);
+        }
+        if (sum != v[j] && (strict || !at_one(f, j)))
+            return -1;
+    }
+    return 0;
+}
+
 /* Fit v: a polynomial in the dims, else (when the samples are dense, f->dm->dense: every
  * value of each dim near its MIN and a stride of them up to MAX, so that no two floors
  * agree on them all) one in a floor of one dim. -1 when neither fits; *want_dense set when
@@ -205,6 +312,7 @@ fit(const fitter *f, const int64_t *v, poly *p, int strict, int *want_dense)
     p->ak = -1;
     p->as = 1;
     p->ar = 0;
+    p->qk = -1;
     if (fit_atom(f, v, p, strict) == 0)
         return 0;
     if (!f->dm->dense) {
@@ -221,6 +329,12 @@ fit(const fitter *f, const int64_t *v, poly *p, int strict, int *want_dense)
                     return 0;
             }
     p->ak = -1;
+    p->as = 1;
+    p->ar = 0;
+    for (k = 0; k < f->dm->n; k++)
+        if (fit_square(f, v, p, k, strict) == 0)
+            return 0;
+    p->qk = -1;
     return -1;
 }
 
@@ -257,6 +371,22 @@ poly_str(const fitter *f, const poly *p, char *buf, size_t n)
         }
         if (len < n && (c != 1 || m == 0))
             len += (size_t)snprintf(buf + len, n - len, "%s%lld", m ? " * " : "", (long long)c);
+    }
+    for (m = nc - 1; p->qk >= 0 && m >= 0; m--) { /* the squares of dim qk */
+        int64_t c = p->sq[m];
+        if (c == 0 || (m & (1 << p->qk)) || len >= n)
+            continue;
+        if (terms++)
+            len += (size_t)snprintf(buf + len, n - len, c < 0 ? " - " : " + ");
+        else if (c < 0)
+            len += (size_t)snprintf(buf + len, n - len, "-");
+        c = c < 0 ? -c : c;
+        len += (size_t)snprintf(buf + len, n - len, "dims[%d] * dims[%d]", p->qk, p->qk);
+        for (k = 0; k < K && len < n; k++)
+            if (m & (1 << k))
+                len += (size_t)snprintf(buf + len, n - len, " * dims[%d]", k);
+        if (len < n && c != 1)
+            len += (size_t)snprintf(buf + len, n - len, " * %lld", (long long)c);
     }
     if (!terms)
         snprintf(buf, n, "0");
@@ -488,9 +618,9 @@ fit_call(arena *a, const fitter *f, kprog *kp, const kprog *const *skp, int i, c
         if (fit(f, v, &pf, 0, f->want_dense) < 0) {
             diag_error(d,
                        "--dim ranges: the '%s' of %s (%lld at the maximum) is no "
-                       "polynomial of the ranged dims, linear in each (nor of a floor of "
-                       "one, as a strided convolution's length); bind those dims to one "
-                       "value",
+                       "polynomial of the ranged dims, linear in each but one that may be "
+                       "squared (nor of a floor of one, (T + r) / s with s up to 16, as a "
+                       "strided convolution's length); bind those dims to one value",
                        nm->field[0] ? nm->field : "size", call_label(c, i, label, sizeof label),
                        (long long)v[ns]);
             status = -1;
@@ -544,8 +674,8 @@ fit_shape(arena *a, const fitter *f, const ir_tensor *t, const ir_tensor *const 
         if (fit(f, v, &pf, 1, f->want_dense) < 0) {
             diag_error(d,
                        "--dim ranges: dim %d of %s '%s' is no polynomial of the ranged "
-                       "dims, linear in each (nor of a floor of one); bind those dims to "
-                       "one value",
+                       "dims, linear in each but one that may be squared (nor of a floor "
+                       "of one); bind those dims to one value",
                        r, what, t->name);
             return NULL;
         }

@@ -104,23 +104,23 @@ def conv_bad():
 
 
 def ranged_bad():
-    """issue 21: what a ranged dim (--dim=seq=MIN..MAX) refuses: self-attention scores over
-    time after an LSTM, Y Y^T [seq, seq], flattened to [1, seq * seq]: a size not linear in
-    seq (the [seq, seq] matrix itself is fine, each of its dims is)."""
+    """issue 21: what a ranged dim (--dim=seq=MIN..MAX) refuses: a learnt filterbank that
+    frames time with a hop of 32 (Conv1d kernel 32, stride 32) before an LSTM. Its output
+    length seq // 32 is a floor of seq with a divisor above the 16 the fit tries."""
+    rng = np.random.RandomState(21)
     W, R, B = lstm_weights(21)
     N = helper.make_node
-    m = model([N("LSTM", ["X", "W", "R", "B"], ["Y"], hidden_size=H, name="lstm"),
-               N("Squeeze", ["Y", "axes"], ["Ys"], name="squeeze"),
-               N("Transpose", ["Ys"], ["Yt"], perm=[1, 0], name="yt"),
-               N("MatMul", ["Ys", "Yt"], ["S"], name="scores"),
-               N("Flatten", ["S"], ["F"], axis=0, name="flat")],
-              [fin("X", ["seq", 1, I])], [fin("F", [1, None])],
-              [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"),
-               numpy_helper.from_array(B, "B"),
-               numpy_helper.from_array(np.array([1, 2], np.int64), "axes")],
-              name="ranged_attention_tt")
-    write("ranged_attention_tt.onnx", m.SerializeToString())
-    return ["ranged_attention_tt.onnx"]
+    Wc = (rng.standard_normal((I, 1, 32)) * 0.2).astype(np.float32)
+    m = model([N("Conv", ["X", "Wc"], ["C"], name="frames", strides=[32]),
+               N("Transpose", ["C"], ["Ct"], perm=[2, 0, 1], name="to_tnc"),
+               N("LSTM", ["Ct", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H, name="lstm")],
+              [fin("X", [1, 1, "seq"])],
+              [fin("Y", [None, 1, 1, H]), fin("Y_h", [1, 1, H])],
+              [numpy_helper.from_array(Wc, "Wc"), numpy_helper.from_array(W, "W"),
+               numpy_helper.from_array(R, "R"), numpy_helper.from_array(B, "B")],
+              name="ranged_hop32")
+    write("ranged_hop32.onnx", m.SerializeToString())
+    return ["ranged_hop32.onnx"]
 
 
 def main():

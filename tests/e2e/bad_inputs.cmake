@@ -94,9 +94,9 @@ lstmc_bad(usage_bad_dim_range_zero 2 "--dim range must be MIN..MAX with 1 <= MIN
           ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=0..4 -o ${BOUT}/u)
 lstmc_bad(usage_bad_dim_range_open 2 "--dim range must be MIN..MAX"
           ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=1.. -o ${BOUT}/u)
-lstmc_bad(ranged_not_linear 1
-          "--dim ranges: the 'size' of node 'flat' (Flatten) (1024 at the maximum) is no polynomial of the ranged dims"
-          ${LSTMC} ${BAD}/ranged_attention_tt.onnx --dim=seq=2..16 -o ${BOUT}/rc)
+lstmc_bad(ranged_not_polynomial 1
+          "--dim ranges: the 'out_w' of node 'frames' (Conv) (64 at the maximum) is no polynomial of the ranged dims"
+          ${LSTMC} ${BAD}/ranged_hop32.onnx --dim=seq=32..2048 -o ${BOUT}/rc)
 lstmc_bad(ranged_dim_no_input 1 "--dim=nosuch=1..4: no input of the model has an axis of exactly 'nosuch'"
           ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=4 --dim=batch=2 --dim=nosuch=1..4
           -o ${BOUT}/rn)

@@ -135,6 +135,11 @@ square(int64_t t, int64_t n)
     return t * t * n;
 }
 static int64_t
+cube(int64_t t, int64_t n)
+{
+    return t * t * t * n;
+}
+static int64_t
 halves(int64_t t, int64_t n)
 {
     return ((t - 1) / 2 + 1) * n;
@@ -157,18 +162,23 @@ Test(dims, fit_polynomials)
     cr_assert_null(size, "a size that does not vary stays a constant: %s", size);
 }
 
-Test(dims, fit_refuses_what_is_not_linear_in_each_dim)
+Test(dims, fit_refuses_what_is_no_polynomial_it_knows)
 {
     const char *size, *shape, *err;
     int want_dense;
-    cr_assert_eq(fit_fill_at(square, 1, &size, &shape, &err, &want_dense), -1);
+    /* sparse samples: T * T * N is refused, asking for dense ones */
+    cr_assert_eq(fit_fill_at(square, 0, &size, &shape, &err, &want_dense), -1);
+    cr_assert(want_dense);
     cr_assert(strstr(err, "is no polynomial of the ranged dims, linear in each"), "%s", err);
     cr_assert(strstr(err, "(243 at the maximum)"), "%s", err);
+    /* dense: a cube is still refused */
+    cr_assert_eq(fit_fill_at(cube, 1, &size, &shape, &err, &want_dense), -1);
+    cr_assert(strstr(err, "(2187 at the maximum)"), "%s", err);
 }
 
 /* A stride-2 convolution's output length: sparse samples ask for dense ones, on which the
- * floor of T is found (and T * T still is not). */
-Test(dims, fit_floors_on_dense_samples)
+ * floor of T is found; a [T, T] matrix's size is a square of T. */
+Test(dims, fit_floors_and_squares_on_dense_samples)
 {
     const char *size, *shape, *err;
     int want_dense;
@@ -176,5 +186,6 @@ Test(dims, fit_floors_on_dense_samples)
     cr_assert(want_dense, "a number that is no polynomial asks for dense samples");
     cr_assert_eq(fit_fill_at(halves, 1, &size, &shape, &err, &want_dense), 0, "%s", err);
     cr_assert_str_eq(size, "((dims[0] + 1) / 2) * dims[1]");
-    cr_assert_eq(fit_fill_at(square, 1, &size, &shape, &err, &want_dense), -1);
+    cr_assert_eq(fit_fill_at(square, 1, &size, &shape, &err, &want_dense), 0, "%s", err);
+    cr_assert_str_eq(size, "dims[0] * dims[0] * dims[1]");
 }
