@@ -17,18 +17,17 @@
  * its LLVM kernels' code. The JSON format is documented in docs/SIZE_REPORT.md.
  */
 #include "codegen.h"
-
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
 #include "memplan.h"
 #include "stream.h"
 #include "wfmt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* --- ELF objects: section and symbol sizes -------------------------------------------- */
 
@@ -78,8 +77,8 @@ elf_load(const char *path, elf_obj *e)
 
 /* Section i's header fields. */
 static void
-elf_section(const elf_obj *e, int i, uint32_t *type, uint64_t *flags, uint64_t *off,
-            uint64_t *size, uint32_t *link)
+elf_section(const elf_obj *e, int i, uint32_t *type, uint64_t *flags, uint64_t *off, uint64_t *size,
+            uint32_t *link)
 {
     size_t shoff = (size_t)rd(e, e->is64 ? 0x28 : 0x20, e->is64 ? 8 : 4);
     size_t shentsize = (size_t)rd(e, e->is64 ? 0x3A : 0x2E, 2);
@@ -278,6 +277,17 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
     json_str(f, o->name);
     fputs(",\n  \"target\": ", f);
     json_str(f, o->target ? o->target : "host");
+    if (o->dims) { /* issue 21: the sizes below are at every ranged dim's MAX */
+        int k;
+        fputs(",\n  \"ranged_dims\": [", f);
+        for (k = 0; k < o->dims->n; k++) {
+            fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+            json_str(f, o->dims->name[k]);
+            fprintf(f, ", \"min\": %lld, \"max\": %lld}", (long long)o->dims->min[k],
+                    (long long)o->dims->max[k]);
+        }
+        fputs("]", f);
+    }
     fprintf(f,
             ",\n  \"flash\": {\"weights\": %lld, \"stream_weights\": %lld, \"llvm_kernels\": "
             "%lld, \"stream_llvm_kernels\": %lld,\n            \"known_total\": %lld, "
