@@ -872,15 +872,21 @@ cg_dims_fit(arena *a, const ir_graph *g, kprog *kp, const memplan *mp, const ir_
         if (fit_call(a, &f, kp, skp, i, dm, d) < 0)
             return -1;
     }
-    /* a wavefront's chunks are constants (codegen/llvm/wave.c): stacks whose T or N varies
-     * run layer by layer, each in its own kernel (the plan's buffers stay valid: a group
-     * only kept them live longer) */
+    /* a wavefront's kernel (codegen/llvm/wave.c) takes the run's T and N; a group with any
+     * other size that varies runs layer by layer, each call in its own kernel (the plan's
+     * buffers stay valid: a group only kept them live longer) */
     for (i = j = 0; i < kp->n_waves; i++) {
         const kp_wave *w = &kp->waves[i];
-        int c, dyn = 0;
-        for (c = w->first; c <= w->last; c++)
-            dyn |= kp->calls[c].dyn != 0;
-        if (!dyn)
+        int c, other = 0;
+        for (c = w->first; c <= w->last; c++) {
+            const kp_call *kc = &kp->calls[c];
+            unsigned ok = kc->kind == KP_RNN_REC    ? KP_DYN_SEQ_LEN | KP_DYN_BATCH
+                          : kc->kind == KP_RNN_PROJ ? KP_DYN_ROWS
+                          : kc->kind == KP_COPY     ? KP_DYN_OTHER /* its rows, done inside */
+                                                    : 0;
+            other |= (kc->dyn & ~ok) != 0;
+        }
+        if (!other)
             kp->waves[j++] = *w;
     }
     kp->n_waves = j;

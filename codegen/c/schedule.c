@@ -237,11 +237,26 @@ cg_c_calls_use(const kprog *kp, const memplan *mp)
 
 /* The calls of wavefront group w (compiler/kprog/schedule.c): one call of the LLVM kernel
  * <name>_wv<first> with every buffer of the group in an array (cg_wave_slot order). */
+/* Issue 21: the value of field (".seq_len = ", ".batch = ") in call i's params of this run
+ * (cg_dims.call_params), or its constant. */
+static void
+put_field_expr(FILE *f, const cg_dims *dims, const kp_call *c, int i, const char *field, int64_t v)
+{
+    const char *at = dims && dims->call_params[i] ? strstr(dims->call_params[i], field) : NULL;
+    if (at)
+        fprintf(f, "%.*s", (int)strcspn(at + strlen(field), ",}"), at + strlen(field));
+    else
+        fprintf(f, "%lld", (long long)v);
+    (void)c;
+}
+
 static void
 put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, const kprog *kp,
-              const kp_wave *w)
+              const kp_wave *w, const cg_dims *dims)
 {
-    int i, j, q;
+    int i, j, q, dyn = 0;
+    for (i = w->first; i <= w->last; i++)
+        dyn |= kp->calls[i].dyn != 0;
     fprintf(f,
             "    /* --- %d..%d: wavefront: %d LSTM layers on %d threads, chunks of %lld steps"
             " (layers per thread:",
@@ -253,6 +268,14 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
         if (kp->calls[i].node)
             fprintf(f, " '%s' (%s)", kp->calls[i].node->name, kp->calls[i].node->op_type);
     fputs(" */\n    {\n", f);
+    if (dyn) { /* the run's T and N after the buffers (codegen/llvm/wave.c, issue 21) */
+        const kp_call *r = &kp->calls[w->rec[0]];
+        fputs("        int64_t tn[2] = {", f);
+        put_field_expr(f, dims, r, w->rec[0], ".seq_len = ", r->p.rnn.seq_len);
+        fputs(", ", f);
+        put_field_expr(f, dims, r, w->rec[0], ".batch = ", r->p.rnn.batch);
+        fputs("};\n", f);
+    }
     fputs("        void *const a[] = {", f);
     for (i = w->first; i <= w->last; i++) {
         const kp_call *c = &kp->calls[i];
@@ -267,6 +290,8 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
             fputs("),", f);
         }
     }
+    if (dyn)
+        fputs("\n            (void *)tn,", f);
     fprintf(f, "\n        };\n        st = %s_wv%d(a);\n", name, w->first);
     fputs("        if (st != LSTMC_RT_OK)\n            return st;\n    }\n", f);
 }
@@ -433,7 +458,7 @@ cg_c_write_host(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_
         const kp_wave *w = handled ? kp_wave_of(kp, i) : NULL;
         if (w) { /* the group's calls run in one kernel */
             if (i == w->first)
-                put_wave_call(f, o->name, g, mp, kp, w);
+                put_wave_call(f, o->name, g, mp, kp, w, o->dims);
             continue;
         }
         cg_c_put_call(f, o->name, g, mp, &kp->calls[i], i, handled && handled[i], o->dims);

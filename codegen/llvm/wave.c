@@ -95,23 +95,34 @@ wave_layer_init(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int l,
     }
 }
 
-/* Steps [t0, t0 + len) of layer L (t0 an i64 value, len a constant): the input rows and
- * their projection first (l > 0), then the steps of every batch row. */
+/* Steps [t0, t0 + len) of layer L (t0 an i64 value; len a constant, or at most it when
+ * lenv, the run's count, is given): the input rows and their projection first (l > 0), then
+ * the steps of every batch row. Nv: the run's batch (issue 21), or NULL for p->batch. */
 static void
-wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len)
+wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len, LLVMValueRef lenv,
+                 LLVMValueRef Nv)
 {
     const lstmc_rt_rnn_params *p = L->c.p;
     const int64_t H = p->hidden, GH = 4 * H, N = p->batch;
-    LLVMValueRef r0 = mul(g, t0, ci(g, N)), n, t, row;
+    LLVMValueRef Nval = Nv ? Nv : ci(g, N), lenval = lenv ? lenv : ci(g, len);
+    LLVMValueRef r0 = mul(g, t0, Nval), n, t, row;
     kloop ln, lt;
 
     if (l > 0) {
         proj_ctx pc;
-        if (L->copy_n)
+        memset(&pc, 0, sizeof pc);
+        if (L->copy_n && !Nv && !lenv)
             emit_copy(g, gepf(g, L->X, mul(g, t0, ci(g, L->copy_n))),
                       gepf(g, L->Xsrc, mul(g, t0, ci(g, L->copy_n))), len * L->copy_n, NULL);
+        else if (L->copy_n) { /* the run's rows of the chunk, I floats each */
+            kloop lc;
+            LLVMValueRef r = loop_begin(g, &lc, r0, add(g, r0, mul(g, lenval, Nval)));
+            emit_copy(g, gepf(g, L->X, mul(g, r, ci(g, L->I))),
+                      gepf(g, L->Xsrc, mul(g, r, ci(g, L->I))), L->I, NULL);
+            loop_end(g, &lc);
+        }
         pc.rows = len * N;
-        pc.rowsv = NULL;
+        pc.rowsv = Nv || lenv ? mul(g, lenval, Nval) : NULL;
         pc.I = L->I;
         pc.GH = GH;
         pc.X = gepf(g, L->X, mul(g, r0, ci(g, L->I)));
@@ -121,40 +132,65 @@ wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len)
         pc.Pd = gepf(g, L->P, mul(g, r0, ci(g, GH)));
         for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
     }
-    n = loop_begin(g, &ln, ci(g, 0), ci(g, N));
+    n = loop_begin(g, &ln, ci(g, 0), Nval);
     L->c.h = gepf(g, L->state, mul(g, n, ci(g, 2 * H)));
     L->c.c = gepc(g, L->c.h, H);
-    t = loop_begin(g, &lt, t0, add(g, t0, ci(g, len)));
-    row = add(g, mul(g, t, ci(g, N)), n); /* layout 0, one direction: Y row = P row */
+    t = loop_begin(g, &lt, t0, add(g, t0, lenval));
+    row = add(g, mul(g, t, Nval), n); /* layout 0, one direction: Y row = P row */
     emit_lstm_step(g, &L->c, gepf(g, L->P, mul(g, row, ci(g, GH))),
                    L->Y ? gepf(g, L->Y, mul(g, row, ci(g, H))) : NULL);
     loop_end(g, &lt);
     loop_end(g, &ln);
 }
 
-/* One chunk of stage q: steps [t0, t0 + len). */
+/* One chunk of stage q: steps [t0, t0 + len) (lenv: the run's count, at most len). */
 static void
-wave_chunk(kg *g, const kp_wave *w, wave_layer *L, int q, LLVMValueRef t0, int64_t len)
+wave_chunk(kg *g, const kp_wave *w, wave_layer *L, int q, LLVMValueRef t0, int64_t len,
+           LLVMValueRef lenv, LLVMValueRef Nv)
 {
     const int l0 = q ? w->stage_end[q - 1] : 0;
-    LLVMValueRef t1 = add(g, t0, ci(g, len));
+    LLVMValueRef t1 = add(g, t0, lenv ? lenv : ci(g, len));
     int l;
 
     if (q > 0)
         wave_rt_call(g, "lstmc_rt_wave_wait", LLVMConstInt(g->i32, (unsigned)(q - 1), 0), t1);
     for (l = l0; l < w->stage_end[q]; l++)
-        wave_layer_chunk(g, &L[l], l, t0, len);
+        wave_layer_chunk(g, &L[l], l, t0, len, lenv, Nv);
     if (q + 1 < w->stages)
         wave_rt_call(g, "lstmc_rt_wave_post", LLVMConstInt(g->i32, (unsigned)q, 0), t1);
 }
 
+/* Issue 21: 1 when the group's sizes vary with the run (kp_call.dyn): its kernel then reads
+ * T and N from the slot after every buffer (kp_wave_slot of w->last + 1), an int64_t[2] the
+ * host passes (codegen/c/schedule.c put_wave_call). */
+static int
+wave_dyn(const kprog *kp, const kp_wave *w)
+{
+    int i;
+    for (i = w->first; i <= w->last; i++)
+        if (kp->calls[i].dyn)
+            return 1;
+    return 0;
+}
+
+/* The run's T (k = 0) or N (k = 1) from the dims slot of a. */
+static LLVMValueRef
+wave_dim(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int k)
+{
+    LLVMValueRef idx = ci(g, kp_wave_slot(kp, w, w->last + 1));
+    LLVMValueRef tn =
+        LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, a, &idx, 1, ""), "");
+    return ld_param_i64(g, tn, (size_t)k * sizeof(int64_t));
+}
+
 /* The whole of stage q (inside the worker function, a = the argument array). */
 static void
-wave_stage(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int q,
-           const int *panels)
+wave_stage(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int q, const int *panels)
 {
     const int l0 = q ? w->stage_end[q - 1] : 0, l1 = w->stage_end[q];
     const int64_t T = kp->calls[w->rec[0]].p.rnn.seq_len, C = w->chunk;
+    LLVMValueRef Tv = wave_dyn(kp, w) ? wave_dim(g, kp, w, a, 0) : NULL;
+    LLVMValueRef Nv = wave_dyn(kp, w) ? wave_dim(g, kp, w, a, 1) : NULL;
     wave_layer L[KP_WAVE_MAX];
     int l;
 
@@ -166,28 +202,41 @@ wave_stage(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int q,
         wave_layer_init(g, kp, w, a, l, panels[l], &L[l]);
         init_h = r->in[4] ? wave_arg(g, kp, w, a, w->rec[l], 4) : NULL;
         init_c = r->in[5] ? wave_arg(g, kp, w, a, w->rec[l], 5) : NULL;
-        n = loop_begin(g, &ln, ci(g, 0), ci(g, r->p.rnn.batch)); /* state_at: [1, N, H] */
+        n = loop_begin(g, &ln, ci(g, 0), Nv ? Nv : ci(g, r->p.rnn.batch)); /* [1, N, H] */
         h = gepf(g, L[l].state, mul(g, n, ci(g, 2 * H)));
         emit_copy(g, h, init_h ? gepf(g, init_h, mul(g, n, ci(g, H))) : NULL, H, NULL);
-        emit_copy(g, gepc(g, h, H), init_c ? gepf(g, init_c, mul(g, n, ci(g, H))) : NULL, H,
-                  NULL);
+        emit_copy(g, gepc(g, h, H), init_c ? gepf(g, init_c, mul(g, n, ci(g, H))) : NULL, H, NULL);
         loop_end(g, &ln);
     }
-    if (T / C > 0) {
+    if (Tv) { /* the run's T: its full chunks, then the rest (issue 21) */
         kloop lk;
-        LLVMValueRef k = loop_begin(g, &lk, ci(g, 0), ci(g, T / C));
-        wave_chunk(g, w, L, q, mul(g, k, ci(g, C)), C);
+        LLVMValueRef nk = LLVMBuildUDiv(g->b, Tv, ci(g, C), ""), rest;
+        LLVMBasicBlockRef join;
+        LLVMValueRef k = loop_begin(g, &lk, ci(g, 0), nk);
+        wave_chunk(g, w, L, q, mul(g, k, ci(g, C)), C, NULL, Nv);
         loop_end(g, &lk);
+        rest = LLVMBuildSub(g->b, Tv, mul(g, nk, ci(g, C)), "");
+        join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntSGT, rest, ci(g, 0), ""));
+        wave_chunk(g, w, L, q, mul(g, nk, ci(g, C)), C, rest, Nv);
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, join);
+    } else {
+        if (T / C > 0) {
+            kloop lk;
+            LLVMValueRef k = loop_begin(g, &lk, ci(g, 0), ci(g, T / C));
+            wave_chunk(g, w, L, q, mul(g, k, ci(g, C)), C, NULL, NULL);
+            loop_end(g, &lk);
+        }
+        if (T % C)
+            wave_chunk(g, w, L, q, ci(g, T / C * C), T % C, NULL, NULL);
     }
-    if (T % C)
-        wave_chunk(g, w, L, q, ci(g, T / C * C), T % C);
     for (l = l0; l < l1; l++) { /* Y_h / Y_c: the state after the last step */
         const int64_t H = L[l].c.H;
         LLVMValueRef n, h;
         kloop ln;
         if (!L[l].Y_h && !L[l].Y_c)
             continue;
-        n = loop_begin(g, &ln, ci(g, 0), ci(g, L[l].c.p->batch));
+        n = loop_begin(g, &ln, ci(g, 0), Nv ? Nv : ci(g, L[l].c.p->batch));
         h = gepf(g, L[l].state, mul(g, n, ci(g, 2 * H)));
         if (L[l].Y_h)
             emit_copy(g, gepf(g, L[l].Y_h, mul(g, n, ci(g, H))), h, H, NULL);
@@ -214,6 +263,12 @@ emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int 
     body = fn_add(g, fname, fty);
     main_fn = g->fn;
     worker = mt_worker_decl(g, fname);
+    if (wave_dyn(kp, w)) { /* the run's T and N: no more than compiled (issue 21) */
+        emit_dim_check(g, wave_dim(g, kp, w, LLVMGetParam(main_fn, 0), 0),
+                       kp->calls[w->rec[0]].p.rnn.seq_len);
+        emit_dim_check(g, wave_dim(g, kp, w, LLVMGetParam(main_fn, 0), 1),
+                       kp->calls[w->rec[0]].p.rnn.batch);
+    }
     wave_rt_call(g, "lstmc_rt_wave_reset", NULL, NULL);
     emit_pool_run(g, worker, LLVMGetParam(main_fn, 0), w->threads);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
@@ -224,8 +279,8 @@ emit_wave(kg *g, const kprog *kp, const kp_wave *w, const char *name, const int 
     body = fn_begin(g, worker);
     g->wfmt = 0;
     for (q = 0; q < w->stages; q++) {
-        LLVMBasicBlockRef join = slice_begin(g, LLVMGetParam(worker, 1),
-                                             LLVMGetParam(worker, 2), q);
+        LLVMBasicBlockRef join =
+            slice_begin(g, LLVMGetParam(worker, 1), LLVMGetParam(worker, 2), q);
         wave_stage(g, kp, w, LLVMGetParam(worker, 0), q, panels);
         slice_end(g, join);
     }
