@@ -296,6 +296,12 @@ parse_args(int argc, char **argv, cli *c)
         return usage("calibrate needs --data FILE.npy and -o CALIB%s", "");
     if (strcmp(c->cmd, "run") == 0 && !c->output_dir)
         return usage("no output folder: give --output-dir DIR%s", "");
+    for (i = 0; i < c->o.n_dims; i++) /* issue 21: ranges make one library for many runs */
+        if (c->o.dims[i].min && strcmp(c->cmd, "compile") != 0 && strcmp(c->cmd, "run") != 0 &&
+            strcmp(c->cmd, "inspect") != 0)
+            return usage("--dim: a range (%s=MIN..MAX) makes one library for many runs (lstmc "
+                         "MODEL, lstmc run, lstmc inspect); give this command one value",
+                         c->o.dims[i].name);
     return 0;
 }
 

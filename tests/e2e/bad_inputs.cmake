@@ -97,6 +97,9 @@ lstmc_bad(usage_bad_dim_range_open 2 "--dim range must be MIN..MAX"
 lstmc_bad(ranged_not_polynomial 1
           "--dim ranges: the 'out_w' of node 'frames' (Conv) (64 at the maximum) is no polynomial of the ranged dims"
           ${LSTMC} ${BAD}/ranged_hop32.onnx --dim=seq=32..2048 -o ${BOUT}/rc)
+lstmc_bad(usage_ranged_calibrate 2 "--dim: a range (seq=MIN..MAX) makes one library for many runs"
+          ${LSTMC} calibrate ${FIX}/lstm_symbolic/model.onnx --data ${FIX}/lstm_symbolic/inputs/X.npy
+          -o ${BOUT}/rcal --dim=seq=1..9)
 lstmc_bad(ranged_dim_no_input 1 "--dim=nosuch=1..4: no input of the model has an axis of exactly 'nosuch'"
           ${LSTMC} ${FIX}/lstm_symbolic/model.onnx --dim=seq=4 --dim=batch=2 --dim=nosuch=1..4
           -o ${BOUT}/rn)
