@@ -340,9 +340,12 @@ matmul_class(actx *x, const ir_node *n)
 }
 
 /* The constant initial state of a layer's input i, or NULL when absent, not constant or
- * all zero (reset then clears the state instead of copying zeros from flash). */
+ * all zero (reset then clears the state instead of copying zeros from flash). A copy in
+ * g's arena: the constant itself may be a blob that no program reads once the step program
+ * takes the state as an input, which the sweep before codegen frees (a learnt h0 that the
+ * model expands to a batch of 1 is the initializer itself). */
 static const float *
-init_state(const ir_node *n, int i, int64_t count)
+init_state(const ir_graph *g, const ir_node *n, int i, int64_t count)
 {
     const ir_tensor *t = ir_in(n, i);
     const float *v;
@@ -351,8 +354,11 @@ init_state(const ir_node *n, int i, int64_t count)
         return NULL;
     v = t->data;
     for (k = 0; k < count; k++)
-        if (v[k] != 0.0f)
-            return v;
+        if (v[k] != 0.0f) {
+            float *c = arena_alloc(g->a, (size_t)count * sizeof *c);
+            memcpy(c, v, (size_t)count * sizeof *c);
+            return c;
+        }
     return NULL;
 }
 
@@ -523,8 +529,8 @@ recurrent(actx *x, const ir_node *n)
     l->cell = n->op == IR_OP_LSTM ? 0 : n->op == IR_OP_GRU ? 1 : 2;
     l->batch = X->shape.d[layout ? 0 : 1];
     l->hidden = ir_attr_int(n, "hidden_size", 0);
-    l->init_h = init_state(n, 5, l->batch * l->hidden);
-    l->init_c = n->op == IR_OP_LSTM ? init_state(n, 6, l->batch * l->hidden) : NULL;
+    l->init_h = init_state(x->g, n, 5, l->batch * l->hidden);
+    l->init_c = n->op == IR_OP_LSTM ? init_state(x->g, n, 6, l->batch * l->hidden) : NULL;
     l->init_h_input = src[0];
     l->init_h_off = off[0];
     l->init_c_input = n->op == IR_OP_LSTM ? src[1] : -1;
