@@ -22,6 +22,9 @@
  * (bias, then c, kh, kw), with fmuladd; tests/backends compares the two. A Relu or
  * HardSwish the lowering fused (lstmc_rt_conv_params.act) is applied before the store.
  *
+ * With a ranged dim (issue 21, kp_call.dyn) the images, rows and (stride_w 1) width are
+ * the run's, loaded from p: emit_row_dyn lays a row out from its end.
+ *
  * The work is a list of units, one channel block of one (image, group) each, run by one
  * loop; on threads (conv_threads, emit_mt) slice t of nt runs a contiguous share of the
  * units: the blocks write disjoint outputs, so there is no barrier.

@@ -13,7 +13,8 @@
  * the run sets some of its dims: then a projection loads its rows, and a time loop (REC,
  * DRS) its T and N, from p (rec_dims_of, proj_rows; one i64 load each, a value above the
  * compiled MAX refused with LSTMC_RT_ERR_BAD_PARAMS) and bounds its loops and row offsets by
- * them. Other dyn calls run the C kernels (cg_llvm_handles), and no wavefront group holds
+ * them; LayerNorm loads its rows, Conv and the pools their images, height and width (conv.c,
+ * emit_row_dyn). Other dyn calls run the C kernels (cg_llvm_handles), and no wavefront group holds
  * a dyn call (kprog/schedule.c). Calls it does not handle (unpacked weights, the
  * softplus activation, every other kernel kind) stay on the portable C runtime.
  *
