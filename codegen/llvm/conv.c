@@ -22,6 +22,9 @@
  * (bias, then c, kh, kw), with fmuladd; tests/backends compares the two. A Relu or
  * HardSwish the lowering fused (lstmc_rt_conv_params.act) is applied before the store.
  *
+ * With a ranged dim (issue 21, kp_call.dyn) the images, rows and (stride_w 1) width are
+ * the run's, loaded from p: emit_row_dyn lays a row out from its end.
+ *
  * The work is a list of units, one channel block of one (image, group) each, run by one
  * loop; on threads (conv_threads, emit_mt) slice t of nt runs a contiguous share of the
  * units: the blocks write disjoint outputs, so there is no barrier.
@@ -29,6 +32,7 @@
 #include "llvm_impl.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #ifdef LSTMC_HAVE_LLVM
 
@@ -52,6 +56,10 @@ typedef struct win {
     int64_t nvt;      /* vectors of a whole row */
     LLVMTypeRef vt;   /* <vl x float>, or float for vl 1 */
     LLVMValueRef X, W, B, Y;
+    /* the run's sizes (i64 values): the constants above, or (issue 21, kp_call.dyn) loaded
+     * from p, at most those */
+    LLVMValueRef vn, vin_h, vin_w, vout_h, vout_w;
+    int dyn_w; /* KP_DYN_W: the right edge blocks sit at columns counted from the run's end */
 } win;
 
 static void
@@ -75,6 +83,46 @@ win_of(const kp_call *c, win *s)
     }
     s->cig = s->group > 0 ? s->c_in / s->group : 0;
     s->cog = s->group > 0 ? s->c_out / s->group : 0;
+}
+
+/* The run's sizes into s (constants for the fields dyn does not name), from the params at p:
+ * n (or nc) for KP_DYN_N, in_h and out_h for KP_DYN_H, in_w and out_w for KP_DYN_W. With
+ * check, each loaded size above the compiled one returns LSTMC_RT_ERR_BAD_PARAMS. */
+static void
+win_dims(kg *g, const kp_call *c, win *s, LLVMValueRef p, int check)
+{
+    const int pool = c->kind == KP_POOL;
+    const size_t o_n =
+        pool ? offsetof(lstmc_rt_pool_params, nc) : offsetof(lstmc_rt_conv_params, n);
+    const size_t o_ih =
+        pool ? offsetof(lstmc_rt_pool_params, in_h) : offsetof(lstmc_rt_conv_params, in_h);
+    const size_t o_iw =
+        pool ? offsetof(lstmc_rt_pool_params, in_w) : offsetof(lstmc_rt_conv_params, in_w);
+    const size_t o_oh =
+        pool ? offsetof(lstmc_rt_pool_params, out_h) : offsetof(lstmc_rt_conv_params, out_h);
+    const size_t o_ow =
+        pool ? offsetof(lstmc_rt_pool_params, out_w) : offsetof(lstmc_rt_conv_params, out_w);
+    const struct {
+        unsigned bit;
+        size_t off;
+        int64_t max;
+        LLVMValueRef *v;
+    } f[5] = {{KP_DYN_N, o_n, s->n, &s->vn},
+              {KP_DYN_H, o_ih, s->in_h, &s->vin_h},
+              {KP_DYN_H, o_oh, s->out_h, &s->vout_h},
+              {KP_DYN_W, o_iw, s->in_w, &s->vin_w},
+              {KP_DYN_W, o_ow, s->out_w, &s->vout_w}};
+    int k;
+    for (k = 0; k < 5; k++) {
+        if (!(c->dyn & f[k].bit)) {
+            *f[k].v = ci(g, f[k].max);
+            continue;
+        }
+        *f[k].v = ld_param_i64(g, p, f[k].off);
+        if (check)
+            emit_dim_check(g, *f[k].v, f[k].max);
+    }
+    s->dyn_w = (c->dyn & KP_DYN_W) != 0;
 }
 
 /* Whether output column ow reads input column ow * stride_w - pad_w + kw * dil_w inside X. */
@@ -195,17 +243,101 @@ gepf_any(kg *g, LLVMValueRef base, LLVMValueRef i)
     return LLVMBuildGEP2(g->b, g->f32, base, &i, 1, "");
 }
 
-/* The lanes of x[v] for tap kw: the input row xr (ptr at column 0 of the row), the block's
- * first column col0 (an i64 value) and, when cc >= 0, its constant value (the lanes that
- * read inside X are then known; else all are). Lanes outside X hold fill; NULL when none
- * is inside. */
+/* Where a block's columns are: from col0 (an i64 value), cc its value at the compiled width
+ * (the lanes that read inside X are then known; -1: a block of the clean range, every lane
+ * inside), nb vectors; tail, when not NULL, the lanes of the last vector that exist (a
+ * <vl x i1> value: the clean range's last columns at a run-time width); rt: the lanes inside
+ * X and the columns that exist are found at run time (issue 21, a run-time width below the
+ * one the edges are laid out for; stride_w 1), dummy a float the off lanes of vl 1 use. */
+typedef struct bpos {
+    LLVMValueRef col0;
+    int64_t cc;
+    int nb;
+    LLVMValueRef tail;
+    int rt;
+    LLVMValueRef dummy;
+} bpos;
+
+/* The lanes 0 .. vl-1 as <vl x i32> (vl > 1), or the i32 0. */
 static LLVMValueRef
-load_taps(kg *g, const win *s, LLVMValueRef xr, LLVMValueRef col0, int64_t cc, int v, int64_t kw,
+lane_ids(kg *g, const win *s)
+{
+    LLVMValueRef id[64];
+    int l;
+    for (l = 0; l < s->vl; l++)
+        id[l] = LLVMConstInt(g->i32, (unsigned long long)l, 0);
+    return s->vl == 1 ? id[0] : LLVMConstVector(id, (unsigned)s->vl);
+}
+
+/* v (an i32 value) in every lane of a <vl x i32> (vl > 1). */
+static LLVMValueRef
+splat_i32(kg *g, const win *s, LLVMValueRef v)
+{
+    LLVMValueRef z = LLVMConstInt(g->i32, 0, 0), mask[64], one;
+    LLVMTypeRef t;
+    int i;
+    if (s->vl == 1)
+        return v;
+    t = LLVMVectorType(g->i32, (unsigned)s->vl);
+    one = LLVMBuildInsertElement(g->b, LLVMGetUndef(t), v, z, "");
+    for (i = 0; i < s->vl; i++)
+        mask[i] = z;
+    return LLVMBuildShuffleVector(g->b, one, LLVMGetUndef(t),
+                                  LLVMConstVector(mask, (unsigned)s->vl), "");
+}
+
+/* The run-time mask (bp->rt) of vector v's lanes: tap kw >= 0 reads inside X and the column
+ * exists; kw < 0: the column exists. <vl x i1>, or an i1 for vl 1. */
+static LLVMValueRef
+rt_mask(kg *g, const win *s, const bpos *bp, int v, int64_t kw)
+{
+    LLVMValueRef c0 = LLVMBuildTrunc(g->b, bp->col0, g->i32, ""), cols, on;
+    cols = LLVMBuildAdd(
+        g->b,
+        splat_i32(g, s, LLVMBuildAdd(g->b, c0, LLVMConstInt(g->i32, (unsigned)(v * s->vl), 0), "")),
+        lane_ids(g, s), "");
+    on = LLVMBuildICmp(g->b, LLVMIntSLT, cols,
+                       splat_i32(g, s, LLVMBuildTrunc(g->b, s->vout_w, g->i32, "")), "");
+    if (kw >= 0) {
+        LLVMValueRef off = LLVMConstInt(g->i32, (unsigned long long)(kw * s->dil_w - s->pad_w), 1);
+        LLVMValueRef iw = LLVMBuildAdd(g->b, cols, splat_i32(g, s, off), "");
+        on = LLVMBuildAnd(g->b, on,
+                          LLVMBuildICmp(g->b, LLVMIntULT, iw,
+                                        splat_i32(g, s, LLVMBuildTrunc(g->b, s->vin_w, g->i32, "")),
+                                        ""),
+                          "");
+    }
+    return on;
+}
+
+/* The lanes of x[v] for tap kw: the input row xr (ptr at column 0 of the row), the block at
+ * bp. Lanes outside X hold fill; NULL when none is inside. */
+static LLVMValueRef
+load_taps(kg *g, const win *s, LLVMValueRef xr, const bpos *bp, int v, int64_t kw,
           LLVMValueRef fill)
 {
     const int64_t off = (int64_t)v * s->vl * s->stride_w - s->pad_w + kw * s->dil_w;
+    const int64_t cc = bp->cc;
     int on[64], l, n_on = 0;
-    LLVMValueRef base = gepf_any(g, xr, add(g, mul(g, col0, ci(g, s->stride_w)), ci(g, off)));
+    LLVMValueRef base = gepf_any(g, xr, add(g, mul(g, bp->col0, ci(g, s->stride_w)), ci(g, off)));
+    if (bp->rt) { /* stride_w 1: masks at run time */
+        LLVMValueRef m = rt_mask(g, s, bp, v, kw), args[4];
+        if (s->vl == 1) /* off: read the dummy, keep fill */
+            return sel(g, m, ldf(g, sel(g, m, base, bp->dummy)), fill);
+        args[0] = base;
+        args[1] = LLVMConstInt(g->i32, 4, 0);
+        args[2] = m;
+        args[3] = splat(g, s, fill);
+        return intrinsic_vp(g, "llvm.masked.load", s->vt, args, 4);
+    }
+    if (bp->tail && v == bp->nb - 1) { /* stride_w 1, clean: the columns that exist */
+        LLVMValueRef args[4];
+        args[0] = base;
+        args[1] = LLVMConstInt(g->i32, 4, 0);
+        args[2] = bp->tail;
+        args[3] = splat(g, s, fill);
+        return intrinsic_vp(g, "llvm.masked.load", s->vt, args, 4);
+    }
     for (l = 0; l < s->vl; l++) {
         on[l] = cc < 0 || col_in(s, cc + (int64_t)v * s->vl + l, kw);
         n_on += on[l];
@@ -235,11 +367,25 @@ load_taps(kg *g, const win *s, LLVMValueRef xr, LLVMValueRef col0, int64_t cc, i
     }
 }
 
-/* Store vector v of acc row i: the columns that exist (all for a runtime block). */
+/* Store vector v of acc row i: the columns that exist (all for a clean block but its tail). */
 static void
-store_vec(kg *g, const win *s, LLVMValueRef val, LLVMValueRef yp, int64_t cc, int v)
+store_vec(kg *g, const win *s, LLVMValueRef val, LLVMValueRef yp, const bpos *bp, int v)
 {
+    const int64_t cc = bp->cc;
     int on[64], l, n_on = 0;
+    if (bp->rt || (bp->tail && v == bp->nb - 1)) {
+        LLVMValueRef m = bp->rt ? rt_mask(g, s, bp, v, -1) : bp->tail, args[4];
+        if (s->vl == 1) { /* off: into the dummy */
+            stf(g, val, sel(g, m, yp, bp->dummy));
+            return;
+        }
+        args[0] = val;
+        args[1] = yp;
+        args[2] = LLVMConstInt(g->i32, 4, 0);
+        args[3] = m;
+        intrinsic_vp(g, "llvm.masked.store", s->vt, args, 4);
+        return;
+    }
     for (l = 0; l < s->vl; l++) {
         on[l] = cc < 0 || cc + (int64_t)v * s->vl + l < s->out_w;
         n_on += on[l];
@@ -293,24 +439,24 @@ cond_end(kg *g, LLVMBasicBlockRef join)
 /*
  * One block: channels [m, m + mb) of the group whose input channels start at x (conv: w at
  * W row m, b at B[m] or NULL; pool: mb 1), output row oh (i64 value, ih0 = oh * stride_h -
- * pad_h), y at Y[m, oh, 0], columns from col0 (cc its constant value, or -1 for a block of
- * the clean range).
+ * pad_h), y at Y[m, oh, 0], columns at bp.
  */
 static void
 emit_block(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValueRef b,
-           LLVMValueRef ih0, LLVMValueRef y, LLVMValueRef col0, int64_t cc)
+           LLVMValueRef ih0, LLVMValueRef y, const bpos *bp)
 {
-    const int64_t plane_in = s->in_h * s->in_w, plane_out = s->out_h * s->out_w;
-    const int64_t wrow = s->cig * s->k_h * s->k_w;
+    const LLVMValueRef plane_in = mul(g, s->vin_h, s->vin_w);
+    const LLVMValueRef plane_out = mul(g, s->vout_h, s->vout_w);
+    const int64_t wrow = s->cig * s->k_h * s->k_w, cc = bp->cc;
     const int max = s->pool == 1 + LSTMC_RT_POOL_MAX, avg = s->pool == 1 + LSTMC_RT_POOL_AVG;
     LLVMValueRef acc[WIN_MAX_BLOCK], cnt = NULL, c, kh, ih, xr, join, xv[WIN_MAX_BLOCK];
-    LLVMValueRef fill = cf(g, max ? -INFINITY : 0.0);
-    int nb = s->nb, i, v, live[WIN_MAX_BLOCK];
+    LLVMValueRef fill = cf(g, max ? -INFINITY : 0.0), col0 = bp->col0;
+    int nb = bp->nb, i, v, live[WIN_MAX_BLOCK];
     int64_t kw;
     kloop lc, lk;
 
     for (v = 0; v < nb; v++) /* vectors with a column that exists */
-        live[v] = cc < 0 || cc + (int64_t)v * s->vl < s->out_w;
+        live[v] = bp->rt || cc < 0 || cc + (int64_t)v * s->vl < s->out_w;
     for (i = 0; i < mb; i++)
         for (v = 0; v < nb; v++) {
             LLVMValueRef init = b ? splat(g, s, ldf(g, gepc(g, b, i))) : splat(g, s, fill);
@@ -324,8 +470,8 @@ emit_block(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValu
     c = loop_begin(g, &lc, ci(g, 0), ci(g, s->cig));
     kh = loop_begin(g, &lk, ci(g, 0), ci(g, s->k_h));
     ih = add(g, ih0, mul(g, kh, ci(g, s->dil_h)));
-    join = (LLVMValueRef)cond_begin(g, LLVMBuildICmp(g->b, LLVMIntULT, ih, ci(g, s->in_h), ""));
-    xr = gepf(g, x, add(g, mul(g, c, ci(g, plane_in)), mul(g, ih, ci(g, s->in_w))));
+    join = (LLVMValueRef)cond_begin(g, LLVMBuildICmp(g->b, LLVMIntULT, ih, s->vin_h, ""));
+    xr = gepf(g, x, add(g, mul(g, c, plane_in), mul(g, ih, s->vin_w)));
     if (cnt)
         LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cnt, ""), ci(g, 1)), cnt);
     for (kw = 0; kw < s->k_w; kw++) {
@@ -334,7 +480,7 @@ emit_block(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValu
                 ? NULL
                 : add(g, mul(g, add(g, mul(g, c, ci(g, s->k_h)), kh), ci(g, s->k_w)), ci(g, kw));
         for (v = 0; v < nb; v++)
-            xv[v] = live[v] ? load_taps(g, s, xr, col0, cc, v, kw, fill) : NULL;
+            xv[v] = live[v] ? load_taps(g, s, xr, bp, v, kw, fill) : NULL;
         for (i = 0; i < mb; i++) {
             LLVMValueRef wv = NULL;
             for (v = 0; v < nb; v++) {
@@ -368,7 +514,7 @@ emit_block(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValu
         } else if (avg) { /* rows inside X (counted) x each lane's columns inside X */
             LLVMValueRef rows =
                 LLVMBuildSIToFP(g->b, LLVMBuildLoad2(g->b, g->i64, cnt, ""), g->f32, "");
-            LLVMValueRef cols[64];
+            LLVMValueRef cols[64], ncol = NULL;
             int l;
             for (l = 0; l < s->vl; l++) {
                 int64_t k, n_in = 0;
@@ -376,20 +522,42 @@ emit_block(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValu
                     n_in += cc < 0 || col_in(s, cc + (int64_t)v * s->vl + l, k);
                 cols[l] = cf(g, (double)n_in);
             }
+            if (bp->rt) /* the taps inside X per lane, counted (exact small integers) */
+                for (kw = 0; kw < s->k_w; kw++) {
+                    LLVMValueRef one = sel(g, rt_mask(g, s, bp, v, kw), splat(g, s, cf(g, 1.0)),
+                                           LLVMConstNull(s->vt));
+                    ncol = ncol ? fadd(g, ncol, one) : one;
+                }
             div = fmul(g, splat(g, s, rows),
-                       s->vl == 1 ? cols[0] : LLVMConstVector(cols, (unsigned)s->vl));
+                       ncol         ? ncol
+                       : s->vl == 1 ? cols[0]
+                                    : LLVMConstVector(cols, (unsigned)s->vl));
         }
         for (i = 0; i < mb; i++) {
             LLVMValueRef a = LLVMBuildLoad2(g->b, s->vt, acc[i * nb + v], "");
-            LLVMValueRef yp = gepf(g, y, add(g, col0, ci(g, i * plane_out + (int64_t)v * s->vl)));
+            LLVMValueRef yp = gepf(
+                g, y, add(g, col0, add(g, mul(g, ci(g, i), plane_out), ci(g, (int64_t)v * s->vl))));
             if (div) /* an empty window gives 0, as pool_point */
                 a = sel(g, fgt(g, div, LLVMConstNull(s->vt)), LLVMBuildFDiv(g->b, a, div, ""),
                         LLVMConstNull(s->vt));
             if (s->act) /* fused: Relu or HardSwish */
                 a = conv_act(g, s, a);
-            store_vec(g, s, a, yp, cc, v);
+            store_vec(g, s, a, yp, bp, v);
         }
     }
+}
+
+/* emit_block at columns col0 (cc as bpos says) of nb vectors, no tail. */
+static void
+emit_block_at(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValueRef b,
+              LLVMValueRef ih0, LLVMValueRef y, LLVMValueRef col0, int64_t cc, int nb)
+{
+    bpos bp;
+    memset(&bp, 0, sizeof bp);
+    bp.col0 = col0;
+    bp.cc = cc;
+    bp.nb = nb;
+    emit_block(g, s, mb, x, w, b, ih0, y, &bp);
 }
 
 /* Every column block of one output row: the edge blocks at their constant columns, the
@@ -406,17 +574,156 @@ emit_row(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValueR
     if (b1 < b0)
         b1 = b0;
     for (k = 0; k < b0 && k < nblk; k++)
-        emit_block(g, s, mb, x, w, b, ih0, y, ci(g, k * bw), k * bw);
+        emit_block_at(g, s, mb, x, w, b, ih0, y, ci(g, k * bw), k * bw, s->nb);
     if (b1 - b0 == 1) {
-        emit_block(g, s, mb, x, w, b, ih0, y, ci(g, b0 * bw), -1);
+        emit_block_at(g, s, mb, x, w, b, ih0, y, ci(g, b0 * bw), -1, s->nb);
     } else if (b1 > b0) {
         kloop l;
         LLVMValueRef k0 = loop_begin(g, &l, ci(g, b0), ci(g, b1));
-        emit_block(g, s, mb, x, w, b, ih0, y, mul(g, k0, ci(g, bw)), -1);
+        emit_block_at(g, s, mb, x, w, b, ih0, y, mul(g, k0, ci(g, bw)), -1, s->nb);
         loop_end(g, &l);
     }
     for (k = b1 > b0 ? b1 : b0; k < nblk; k++)
-        emit_block(g, s, mb, x, w, b, ih0, y, ci(g, k * bw), k * bw);
+        emit_block_at(g, s, mb, x, w, b, ih0, y, ci(g, k * bw), k * bw, s->nb);
+}
+
+/*
+ * The run-time width's layout (issue 21, KP_DYN_W, stride_w 1). With lo, hi the clean
+ * columns at the compiled width and R = out_w - hi, the columns a row needs masks for are
+ * [0, lo) and its last R, whatever the width: which taps of the last columns lie inside X
+ * depends only on the distance to the end, since out_w - in_w is the same. So:
+ *   left  [0, LE), LE = lo rounded up to whole vectors: blocks at constant columns, the
+ *         masks of the compiled width;
+ *   right [OW - RE, OW), RE = R rounded up: blocks at columns counted from the run's end
+ *         OW, the masks the compiled width has at the same distance from its end;
+ *   clean [LE, OW - RE): the loop of plain blocks, then one block of the vectors left
+ *         whose last vector stores (and reads) the columns that exist (a run-time mask).
+ * The left and right parts may overlap (a column computed twice, the same float); the
+ * layout holds when OW >= dyn_min_w (the left part's columns are inside X at their right
+ * end, the right part's at their left end) and OW - IW = out_w - in_w. Narrower rows (and
+ * any other p) take blocks whose masks are computed at run time (bpos.rt). Either way every
+ * output sums its taps in the order the constant-width kernel does.
+ */
+static void
+dyn_edges(const win *s, int64_t *le, int64_t *re)
+{
+    int64_t lo, hi;
+    clean_cols(s, &lo, &hi);
+    *le = (lo + s->vl - 1) / s->vl * s->vl;
+    *re = (s->out_w - hi + s->vl - 1) / s->vl * s->vl;
+}
+
+/* The narrowest run-time width the dyn layout holds for; above out_w when it never does. */
+static int64_t
+dyn_min_w(const win *s)
+{
+    int64_t lo, hi, le, re, a, b;
+    clean_cols(s, &lo, &hi);
+    if (hi <= lo) /* no clean column at the compiled width: R is not the right edge's */
+        return s->out_w + 1;
+    dyn_edges(s, &le, &re);
+    a = le + (s->out_w - hi);
+    b = re + lo;
+    return a > b ? a : b;
+}
+
+/* Vectors [0, n) of a part starting at column col0 (value; cc its compiled-width column):
+ * blocks of at most nb vectors. */
+static void
+emit_part(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValueRef b,
+          LLVMValueRef ih0, LLVMValueRef y, LLVMValueRef col0, int64_t cc, int64_t n)
+{
+    int64_t j;
+    for (j = 0; j < n; j += s->nb) {
+        int64_t k = n - j < s->nb ? n - j : s->nb;
+        emit_block_at(g, s, mb, x, w, b, ih0, y, add(g, col0, ci(g, j * s->vl)), cc + j * s->vl,
+                      (int)k);
+    }
+}
+
+/* One output row at the run's width (KP_DYN_W): dyn_edges' layout when it holds, else
+ * blocks of bw columns with run-time masks. */
+static void
+emit_row_dyn(kg *g, const win *s, int mb, LLVMValueRef x, LLVMValueRef w, LLVMValueRef b,
+             LLVMValueRef ih0, LLVMValueRef y)
+{
+    const int64_t bw = (int64_t)s->nb * s->vl, wmin = dyn_min_w(s);
+    LLVMValueRef ow = s->vout_w, dummy = entry_alloca(g, g->f32);
+    LLVMBasicBlockRef fast = NULL, slow = LLVMAppendBasicBlockInContext(g->cx, g->fn, "dyn_masked");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "dyn_join");
+    kloop l;
+    bpos bp;
+
+    if (wmin <= s->out_w) {
+        LLVMValueRef ok =
+            LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, ow, ci(g, wmin), ""),
+                         LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildSub(g->b, ow, s->vin_w, ""),
+                                       ci(g, s->out_w - s->in_w), ""),
+                         "");
+        int64_t le, re;
+        LLVMValueRef L, nfull, r, rs, c0, sw;
+        int h;
+        fast = LLVMAppendBasicBlockInContext(g->cx, g->fn, "dyn_fast");
+        LLVMBuildCondBr(g->b, ok, fast, slow);
+        LLVMPositionBuilderAtEnd(g->b, fast);
+        dyn_edges(s, &le, &re);
+        emit_part(g, s, mb, x, w, b, ih0, y, ci(g, 0), 0, le / s->vl);
+        rs = LLVMBuildSub(g->b, ow, ci(g, re), ""); /* the right part's first column */
+        L = LLVMBuildSub(g->b, rs, ci(g, le), "");
+        L = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, L, ci(g, 0), ""), L, ci(g, 0));
+        nfull = LLVMBuildUDiv(g->b, L, ci(g, bw), "");
+        c0 = loop_begin(g, &l, ci(g, 0), nfull);
+        emit_block_at(g, s, mb, x, w, b, ih0, y, add(g, ci(g, le), mul(g, c0, ci(g, bw))), -1,
+                      s->nb);
+        loop_end(g, &l);
+        /* the r clean columns left: h = ceil(r / vl) vectors, the last one's lanes < r - (h -
+         * 1) vl */
+        r = LLVMBuildSub(g->b, L, mul(g, nfull, ci(g, bw)), "");
+        c0 = add(g, ci(g, le), mul(g, nfull, ci(g, bw)));
+        {
+            LLVMBasicBlockRef rjoin = LLVMAppendBasicBlockInContext(g->cx, g->fn, "dyn_rest");
+            LLVMValueRef hv = LLVMBuildUDiv(g->b, add(g, r, ci(g, s->vl - 1)), ci(g, s->vl), "");
+            sw = LLVMBuildSwitch(g->b, hv, rjoin, (unsigned)s->nb);
+            for (h = 1; h <= s->nb; h++) {
+                LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "dyn_vecs");
+                LLVMAddCase(sw, ci(g, h), bb);
+                LLVMPositionBuilderAtEnd(g->b, bb);
+                memset(&bp, 0, sizeof bp);
+                bp.col0 = c0;
+                bp.cc = -1;
+                bp.nb = h;
+                if (s->vl > 1) {
+                    LLVMValueRef left = LLVMBuildTrunc(
+                        g->b, LLVMBuildSub(g->b, r, ci(g, (int64_t)(h - 1) * s->vl), ""), g->i32,
+                        "");
+                    bp.tail =
+                        LLVMBuildICmp(g->b, LLVMIntULT, lane_ids(g, s), splat_i32(g, s, left), "");
+                }
+                emit_block(g, s, mb, x, w, b, ih0, y, &bp);
+                LLVMBuildBr(g->b, rjoin);
+            }
+            LLVMPositionBuilderAtEnd(g->b, rjoin);
+        }
+        emit_part(g, s, mb, x, w, b, ih0, y, rs, s->out_w - re, re / s->vl);
+        LLVMBuildBr(g->b, join);
+    } else {
+        LLVMBuildBr(g->b, slow);
+    }
+
+    LLVMPositionBuilderAtEnd(g->b, slow); /* any width: masks at run time */
+    memset(&bp, 0, sizeof bp);
+    bp.col0 = mul(
+        g,
+        loop_begin(g, &l, ci(g, 0), LLVMBuildUDiv(g->b, add(g, ow, ci(g, bw - 1)), ci(g, bw), "")),
+        ci(g, bw));
+    bp.cc = -1;
+    bp.nb = s->nb;
+    bp.rt = 1;
+    bp.dummy = dummy;
+    emit_block(g, s, mb, x, w, b, ih0, y, &bp);
+    loop_end(g, &l);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
 }
 
 /* oh * stride_h - pad_h: the input row of tap 0 */
@@ -431,22 +738,25 @@ sub_ih0(kg *g, const win *s, LLVMValueRef oh)
 static void
 emit_chan_block(kg *g, const win *s, int mb, LLVMValueRef img, LLVMValueRef grp, LLVMValueRef m_off)
 {
-    const int64_t plane_in = s->in_h * s->in_w, plane_out = s->out_h * s->out_w;
+    const LLVMValueRef plane_in = mul(g, s->vin_h, s->vin_w);
+    const LLVMValueRef plane_out = mul(g, s->vout_h, s->vout_w);
     LLVMValueRef m, x, w = NULL, b = NULL, y, oh;
     kloop lo;
     m = add(g, mul(g, grp, ci(g, s->cog)), m_off);
-    x = gepf(
-        g, s->X,
-        mul(g, add(g, mul(g, img, ci(g, s->c_in)), mul(g, grp, ci(g, s->cig))), ci(g, plane_in)));
+    x = gepf(g, s->X,
+             mul(g, add(g, mul(g, img, ci(g, s->c_in)), mul(g, grp, ci(g, s->cig))), plane_in));
     if (!s->pool)
         w = gepf(g, s->W, mul(g, m, ci(g, s->cig * s->k_h * s->k_w)));
     if (s->B)
         b = gepf(g, s->B, m);
-    oh = loop_begin(g, &lo, ci(g, 0), ci(g, s->out_h));
-    y = gepf(g, s->Y,
-             add(g, mul(g, add(g, mul(g, img, ci(g, s->c_out)), m), ci(g, plane_out)),
-                 mul(g, oh, ci(g, s->out_w))));
-    emit_row(g, s, mb, x, w, b, sub_ih0(g, s, oh), y);
+    oh = loop_begin(g, &lo, ci(g, 0), s->vout_h);
+    y = gepf(
+        g, s->Y,
+        add(g, mul(g, add(g, mul(g, img, ci(g, s->c_out)), m), plane_out), mul(g, oh, s->vout_w)));
+    if (s->dyn_w)
+        emit_row_dyn(g, s, mb, x, w, b, sub_ih0(g, s, oh), y);
+    else
+        emit_row(g, s, mb, x, w, b, sub_ih0(g, s, oh), y);
     loop_end(g, &lo);
 }
 
@@ -460,18 +770,19 @@ win_units(const win *s, int64_t *full, int64_t *rest)
     return s->n * s->group * (*full + (*rest > 0));
 }
 
-/* Units [u0, u1): a loop whose body finds (image, group, block) and runs the block. */
+/* Units [u0, u1) (i64 values): a loop whose body finds (image, group, block) and runs the
+ * block. */
 static void
-emit_units(kg *g, const win *s, int64_t u0, int64_t u1)
+emit_units(kg *g, const win *s, LLVMValueRef u0, LLVMValueRef u1)
 {
     int64_t full, rest, nblk;
     LLVMValueRef u, img, grp, jb;
     kloop l;
     win_units(s, &full, &rest);
     nblk = full + (rest > 0);
-    if (u1 <= u0 || s->out_h <= 0 || s->out_w <= 0)
+    if (s->out_h <= 0 || s->out_w <= 0)
         return;
-    u = loop_begin(g, &l, ci(g, u0), ci(g, u1));
+    u = loop_begin(g, &l, u0, u1);
     img = LLVMBuildSDiv(g->b, u, ci(g, s->group * nblk), "");
     grp = LLVMBuildSRem(g->b, LLVMBuildSDiv(g->b, u, ci(g, nblk), ""), ci(g, s->group), "");
     jb = LLVMBuildSRem(g->b, u, ci(g, nblk), "");
@@ -493,13 +804,22 @@ emit_units(kg *g, const win *s, int64_t u0, int64_t u1)
     loop_end(g, &l);
 }
 
+/* The run's units: n * group * blocks per group (a constant unless KP_DYN_N). */
+static LLVMValueRef
+win_units_v(kg *g, const win *s)
+{
+    int64_t full, rest, U = win_units(s, &full, &rest);
+    return s->n > 0 ? mul(g, s->vn, ci(g, U / s->n)) : ci(g, 0);
+}
+
 /* s for call c of a function whose pointer arguments are a[0..5) (conv: p, X, W, B, Y) or
- * a[0..3) (pool: p, X, Y). */
+ * a[0..3) (pool: p, X, Y); the run's sizes loaded from p (a[0]), checked when check. */
 static void
-win_setup(kg *g, const kp_call *c, win *s, const LLVMValueRef *a)
+win_setup(kg *g, const kp_call *c, win *s, const LLVMValueRef *a, int check)
 {
     win_of(c, s);
     win_blocks(s, g->vl);
+    win_dims(g, c, s, a[0], check);
     s->vt = g->vl > 1 ? g->vf : g->f32;
     s->X = a[1];
     if (s->pool) {
@@ -511,7 +831,9 @@ win_setup(kg *g, const kp_call *c, win *s, const LLVMValueRef *a)
     }
 }
 
-/* lstmc_rt_conv(p, X, W, B, Y) or lstmc_rt_pool(p, X, Y) for the call's constant shape. */
+/* lstmc_rt_conv(p, X, W, B, Y) or lstmc_rt_pool(p, X, Y) for the call's constant shape
+ * (issue 21: the sizes c->dyn names are the run's, read from p, LSTMC_RT_ERR_BAD_PARAMS
+ * above the compiled ones). */
 void
 emit_conv(kg *g, const kp_call *c)
 {
@@ -521,9 +843,22 @@ emit_conv(kg *g, const kp_call *c)
     win s;
     for (k = 0; k < (c->kind == KP_POOL ? 3u : 5u); k++)
         a[k] = LLVMGetParam(g->fn, k);
-    win_setup(g, c, &s, a);
-    emit_units(g, &s, 0, win_units(&s, &full, &rest));
+    win_setup(g, c, &s, a, 1);
+    if (c->dyn & KP_DYN_N)
+        emit_units(g, &s, ci(g, 0), win_units_v(g, &s));
+    else if (win_units(&s, &full, &rest) > 0)
+        emit_units(g, &s, ci(g, 0), ci(g, win_units(&s, &full, &rest)));
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* The run's sizes of conv or pool call c checked against the compiled ones (issue 21), in
+ * <name>_k<i> before its slices run on the pool (emit_mt). */
+void
+emit_conv_dim_check(kg *g, const kp_call *c)
+{
+    win s;
+    win_of(c, &s);
+    win_dims(g, c, &s, LLVMGetParam(g->fn, 0), 1);
 }
 
 /* The slices of emit_conv on nt threads (emit_mt): slice t runs units [U t / nt,
@@ -535,15 +870,23 @@ emit_conv_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
     int64_t full, rest, U;
     win s;
     int t;
-    win_setup(g, kc, &s, a);
+    win_setup(g, kc, &s, a, 0); /* checked by <name>_k<i> (emit_conv_dim_check) */
     U = win_units(&s, &full, &rest);
     for (t = 0; t < nt; t++) {
         int64_t u0 = U * t / nt, u1 = U * (t + 1) / nt;
         LLVMBasicBlockRef join;
+        if (kc->dyn & KP_DYN_N) { /* the run's units, split the same way */
+            LLVMValueRef Uv = win_units_v(g, &s);
+            join = slice_begin(g, first, end, t);
+            emit_units(g, &s, LLVMBuildUDiv(g->b, mul(g, Uv, ci(g, t)), ci(g, nt), ""),
+                       LLVMBuildUDiv(g->b, mul(g, Uv, ci(g, t + 1)), ci(g, nt), ""));
+            slice_end(g, join);
+            continue;
+        }
         if (u1 <= u0)
             continue;
         join = slice_begin(g, first, end, t);
-        emit_units(g, &s, u0, u1);
+        emit_units(g, &s, ci(g, u0), ci(g, u1));
         slice_end(g, join);
     }
     LLVMBuildRetVoid(g->b);
@@ -584,6 +927,10 @@ conv_handles(const kp_call *c)
 {
     win s;
     if (c->kind != KP_CONV && c->kind != KP_POOL)
+        return 0;
+    /* issue 21: a run-time width only at stride 1 (dyn_edges, bpos.rt); the rest of dyn is
+     * for cg_llvm_handles */
+    if ((c->dyn & KP_DYN_W) && (c->kind == KP_POOL ? c->p.pool.stride_w : c->p.conv.stride_w) != 1)
         return 0;
     if (c->kind == KP_POOL && c->p.pool.kind != LSTMC_RT_POOL_MAX &&
         c->p.pool.kind != LSTMC_RT_POOL_AVG)

@@ -13,7 +13,8 @@
  * the run sets some of its dims: then a projection loads its rows, and a time loop (REC,
  * DRS) its T and N, from p (rec_dims_of, proj_rows; one i64 load each, a value above the
  * compiled MAX refused with LSTMC_RT_ERR_BAD_PARAMS) and bounds its loops and row offsets by
- * them. Other dyn calls run the C kernels (cg_llvm_handles), and no wavefront group holds
+ * them; LayerNorm loads its rows, Conv and the pools their images, height and width (conv.c,
+ * emit_row_dyn). Other dyn calls run the C kernels (cg_llvm_handles), and no wavefront group holds
  * a dyn call (kprog/schedule.c). Calls it does not handle (unpacked weights, the
  * softplus activation, every other kernel kind) stay on the portable C runtime.
  *
@@ -45,14 +46,13 @@
 #define LSTMC_LLVM_IMPL_H
 
 #include "codegen.h"
-
-#include <stdint.h>
-#include <string.h>
-
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
 #include "target.h"
+
+#include <stdint.h>
+#include <string.h>
 
 #ifdef LSTMC_HAVE_LLVM
 
@@ -271,14 +271,14 @@ void for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx);
 /* --- proj.c --------------------------------------------------------------------------- */
 
 #define PROJ_NB 4 /* vectors of columns per tile */
-#define REC_NB 8  /* vectors of columns per tile of the recurrent product */
+#define REC_NB  8 /* vectors of columns per tile of the recurrent product */
 
 typedef struct proj_ctx {
     int64_t rows, I, GH;
     LLVMValueRef rowsv; /* issue 21: the run's rows (an i64 value, at most rows), or NULL: rows
                            is a constant */
     LLVMValueRef X, wd, bd, Pd;
-    int panels; /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
+    int panels;         /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
     LLVMValueRef scale; /* int8 (g->wfmt): the direction's column scales; read for int8 only
                            (the multi-thread projection, 1-thread for reduced precision, leaves
                            it unset) */
@@ -303,10 +303,10 @@ typedef struct rec_ctx {
     const lstmc_rt_rnn_params *p;
     const lstmc_rt_act *act; /* this direction's activations */
     int64_t H, GH;
-    LLVMValueRef Rt;   /* [H, GH] in g->wfmt */
-    LLVMValueRef scale; /* int8: the direction's GH column scales, else NULL */
-    LLVMValueRef peep; /* [3H] or NULL */
-    LLVMValueRef rbh;  /* [H] or NULL */
+    LLVMValueRef Rt;               /* [H, GH] in g->wfmt */
+    LLVMValueRef scale;            /* int8: the direction's GH column scales, else NULL */
+    LLVMValueRef peep;             /* [3H] or NULL */
+    LLVMValueRef rbh;              /* [H] or NULL */
     LLVMValueRef h, c, gates, tmp; /* scratch */
     /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
     LLVMValueRef sa, sb, sinit, sout, sscale;
@@ -380,7 +380,7 @@ int tissue_handles(const kp_call *c);
 /* --- panels.c ------------------------------------------------------------------------- */
 
 /* The layout key of the weights in column panels (kp_call.wlayout): vector width, threads. */
-#define PANELS_KEY(vl, nt) ((vl) * 64 + (nt))
+#define PANELS_KEY(vl, nt) ((vl)*64 + (nt))
 
 int rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d);
 int rec_pack_ok(const kprog *kp, int i, const cg_options *o);
@@ -406,6 +406,8 @@ void emit_conv(kg *g, const kp_call *c);
 void emit_conv_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
                        LLVMValueRef end);
 int conv_handles(const kp_call *c);
+/* Issue 21: the run's sizes of c (kp_call.dyn) checked against the compiled ones. */
+void emit_conv_dim_check(kg *g, const kp_call *c);
 /* Threads for conv/pool call c: --threads (threads > 0) or the target's cores, fewer when
  * the call is too small to pay for a pool job; 1 for none. */
 int conv_threads(const kp_call *c, int threads, int cores, int vl);

@@ -24,8 +24,9 @@
 /* --- which calls ----------------------------------------------------------------------- */
 
 /* The KP_DYN_* bits (issue 21) the kernel of c's kind reads from its p at run time: the
- * rows of a projection, T and N of a time loop (with or without dynamic row skip). A call with any
- * other bit runs the C kernel. */
+ * rows of a projection, T and N of a time loop (with or without dynamic row skip), the rows
+ * of a LayerNorm, the images (or maps), height and width of a Conv or pool (a run-time width
+ * at stride 1 only, conv_handles). A call with any other bit runs the C kernel. */
 static unsigned
 dyn_handled(kp_kind k)
 {
@@ -33,6 +34,10 @@ dyn_handled(kp_kind k)
         return KP_DYN_ROWS;
     if (k == KP_RNN_REC || k == KP_LSTM_DRS)
         return KP_DYN_SEQ_LEN | KP_DYN_BATCH;
+    if (k == KP_LAYERNORM)
+        return KP_DYN_N;
+    if (k == KP_CONV || k == KP_POOL)
+        return KP_DYN_N | KP_DYN_H | KP_DYN_W;
     return 0;
 }
 
@@ -55,9 +60,9 @@ cg_llvm_handles(const kp_call *c)
     if (c->kind == KP_RNN_REC) {
         const lstmc_rt_rnn_params *p = &c->p.rnn;
         if (!p->packed || p->cell < LSTMC_RT_CELL_LSTM || p->cell > LSTMC_RT_CELL_RNN ||
-            p->hidden < 1 || p->seq_len < 0 || p->batch < 0 ||
-            (p->n_dirs != 1 && p->n_dirs != 2) || (p->layout != 0 && p->layout != 1) ||
-            (p->has_clip && !(p->clip >= 0.0f)) || c->scratch_bytes <= 0)
+            p->hidden < 1 || p->seq_len < 0 || p->batch < 0 || (p->n_dirs != 1 && p->n_dirs != 2) ||
+            (p->layout != 0 && p->layout != 1) || (p->has_clip && !(p->clip >= 0.0f)) ||
+            c->scratch_bytes <= 0)
             return 0;
         if (p->hsparse_th != 0.0f) /* hidden-state sparsity: the C kernel (rt_hsparse.c) */
             return 0;
@@ -160,8 +165,8 @@ vector_floats(const char *triple, const char *features)
  * and such a warning is an error naming the profile. Anything else LLVM prints is passed on.
  */
 static LLVMTargetMachineRef
-checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu,
-                       const char *features, const char *tname, diag *d)
+checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu, const char *features,
+                       const char *tname, diag *d)
 {
     LLVMTargetMachineRef tm;
     FILE *cap = tmpfile();
@@ -189,8 +194,8 @@ checked_target_machine(LLVMTargetRef tgt, const char *triple, const char *cpu,
     while (fgets(line, sizeof line, cap)) {
         line[strcspn(line, "\n")] = '\0';
         if (strstr(line, "is not a recognized")) {
-            diag_error(d, "target '%s': LLVM for '%s' (cpu %s, features '%s'): %s", tname,
-                       triple, cpu, features, line);
+            diag_error(d, "target '%s': LLVM for '%s' (cpu %s, features '%s'): %s", tname, triple,
+                       cpu, features, line);
             bad = 1;
             break; /* LLVM repeats the warning once per table it looks in */
         } else if (line[0]) {
@@ -251,9 +256,11 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
-    else if ((c->kind == KP_CONV || c->kind == KP_POOL) && g->threads > 1)
+    else if ((c->kind == KP_CONV || c->kind == KP_POOL) && g->threads > 1) {
+        if (c->dyn)
+            emit_conv_dim_check(g, c); /* the run's sizes checked, once */
         emit_mt(g, c, fname, g->threads, c->kind == KP_POOL ? 3 : 5, emit_conv_mt_body);
-    else if (c->kind == KP_CONV || c->kind == KP_POOL)
+    } else if (c->kind == KP_CONV || c->kind == KP_POOL)
         emit_conv(g, c);
     else if (g->threads > 1)
         emit_rec_mt(g, c, fname, g->threads);
@@ -292,8 +299,8 @@ llvm_target_open(const cg_options *o, llvm_target *lt, diag *d)
         lt->features = LLVMCreateMessage(t->features ? t->features : "");
     }
     if (LLVMGetTargetFromTriple(lt->triple, &tgt, &err)) {
-        diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)",
-                   tname, lt->triple, err ? err : "unknown");
+        diag_error(d, "target '%s': this lstmc's LLVM has no backend for triple '%s' (%s)", tname,
+                   lt->triple, err ? err : "unknown");
         LLVMDisposeMessage(err);
         llvm_target_close(lt);
         return -1;
@@ -302,8 +309,8 @@ llvm_target_open(const cg_options *o, llvm_target *lt, diag *d)
     lt->tm = checked_target_machine(tgt, lt->triple, lt->cpu, lt->features, tname, d);
     if (!lt->tm) {
         if (diag_count(d) == n_diag) /* else checked_target_machine said why */
-            diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)",
-                       tname, lt->triple, lt->cpu);
+            diag_error(d, "target '%s': LLVM cannot make a target machine for '%s' (cpu %s)", tname,
+                       lt->triple, lt->cpu);
         llvm_target_close(lt);
         return -1;
     }

@@ -5,9 +5,12 @@
  *   2. var  = sum (x - mean)^2 / n the same, over the centred values
  *   3. y    = (x - mean) * (1 / sqrt(var + epsilon)) * Scale + B
  * Two passes for the statistics, as the C kernel (runtime/src/rt_reduce.c); the partial
- * sums change the rounding order only (tests/backends compares the two).
+ * sums change the rounding order only (tests/backends compares the two). With a ranged dim
+ * (issue 21, KP_DYN_N) the number of rows is the run's, read from p.
  */
 #include "llvm_impl.h"
+
+#include <stddef.h>
 
 #ifdef LSTMC_HAVE_LLVM
 
@@ -87,7 +90,9 @@ row_out(kg *g, LLVMTypeRef ty, int w, int64_t from, int64_t to, LLVMValueRef x, 
     loop_end(g, &l);
 }
 
-/* lstmc_rt_layernorm(p, X, scale, B, Y) for the call's constant shape. */
+/* lstmc_rt_layernorm(p, X, scale, B, Y) for the call's constant shape; with KP_DYN_N in
+ * c->dyn (issue 21) the rows are the run's p->outer, loaded from p and refused
+ * (LSTMC_RT_ERR_BAD_PARAMS) above the compiled one. */
 void
 emit_layernorm(kg *g, const kp_call *c)
 {
@@ -95,10 +100,14 @@ emit_layernorm(kg *g, const kp_call *c)
     const int64_t n = p->n, nv = n / g->vl * g->vl;
     LLVMValueRef X = LLVMGetParam(g->fn, 1), scale = LLVMGetParam(g->fn, 2);
     LLVMValueRef B = c->in[2] ? LLVMGetParam(g->fn, 3) : NULL, Y = LLVMGetParam(g->fn, 4);
-    LLVMValueRef r, x, y, mean, var, inv, args[1];
+    LLVMValueRef r, x, y, mean, var, inv, args[1], outer = ci(g, p->outer);
     kloop l;
 
-    r = loop_begin(g, &l, ci(g, 0), ci(g, p->outer));
+    if (c->dyn & KP_DYN_N) {
+        outer = ld_param_i64(g, LLVMGetParam(g->fn, 0), offsetof(lstmc_rt_layernorm_params, outer));
+        emit_dim_check(g, outer, p->outer);
+    }
+    r = loop_begin(g, &l, ci(g, 0), outer);
     x = gepf(g, X, mul(g, r, ci(g, n)));
     y = gepf(g, Y, mul(g, r, ci(g, n)));
     mean = LLVMBuildFDiv(g->b, row_sum(g, x, n, NULL), cf(g, (double)n), "");
