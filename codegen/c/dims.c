@@ -149,18 +149,17 @@ typedef struct poly {
     int64_t sq[CORNERS];
 } poly;
 
-/* x_k of sample j under p's atom. */
-static int64_t
-atom_at(const fitter *f, const poly *p, int j, int k)
-{
-    int64_t x = sample_dim(f, j, k);
-    return k == p->ak ? (x + p->ar) / p->as : x;
-}
-
+/* x_k under p's atom, for the dim's value x and for sample j. */
 static int64_t
 atom_of(const poly *p, int k, int64_t x)
 {
     return k == p->ak ? (x + p->ar) / p->as : x;
+}
+
+static int64_t
+atom_at(const fitter *f, const poly *p, int j, int k)
+{
+    return atom_of(p, k, sample_dim(f, j, k));
 }
 
 /* p->coef through the values v[j] (j <= ns) at the corners, under p's atom, checked at

@@ -240,14 +240,13 @@ cg_c_calls_use(const kprog *kp, const memplan *mp)
 /* Issue 21: the value of field (".seq_len = ", ".batch = ") in call i's params of this run
  * (cg_dims.call_params), or its constant. */
 static void
-put_field_expr(FILE *f, const cg_dims *dims, const kp_call *c, int i, const char *field, int64_t v)
+put_field_expr(FILE *f, const cg_dims *dims, int i, const char *field, int64_t v)
 {
     const char *at = dims && dims->call_params[i] ? strstr(dims->call_params[i], field) : NULL;
     if (at)
         fprintf(f, "%.*s", (int)strcspn(at + strlen(field), ",}"), at + strlen(field));
     else
         fprintf(f, "%lld", (long long)v);
-    (void)c;
 }
 
 static void
@@ -271,9 +270,9 @@ put_wave_call(FILE *f, const char *name, const ir_graph *g, const memplan *mp, c
     if (dyn) { /* the run's T and N after the buffers (codegen/llvm/wave.c, issue 21) */
         const kp_call *r = &kp->calls[w->rec[0]];
         fputs("        int64_t tn[2] = {", f);
-        put_field_expr(f, dims, r, w->rec[0], ".seq_len = ", r->p.rnn.seq_len);
+        put_field_expr(f, dims, w->rec[0], ".seq_len = ", r->p.rnn.seq_len);
         fputs(", ", f);
-        put_field_expr(f, dims, r, w->rec[0], ".batch = ", r->p.rnn.batch);
+        put_field_expr(f, dims, w->rec[0], ".batch = ", r->p.rnn.batch);
         fputs("};\n", f);
     }
     fputs("        void *const a[] = {", f);

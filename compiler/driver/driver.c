@@ -471,11 +471,7 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
                 added = 1;
             }
         }
-        if (!added && !(dm->want_dense && !dm->dense)) {
-            relay_errors(d, fd);
-            return -1;
-        }
-        if (iter == 8) {
+        if ((!added && !(dm->want_dense && !dm->dense)) || iter == 8) {
             relay_errors(d, fd);
             return -1;
         }
