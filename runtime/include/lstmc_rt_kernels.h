@@ -778,6 +778,82 @@ lstmc_rt_rnn_rec_lowp_fn lstmc_rt_rnn_rec_f16, lstmc_rt_rnn_rec_bf16, lstmc_rt_r
  */
 #define LSTMC_RT_PACK_ESELL 2
 
+/* --- full-integer recurrent layers (issue 22, docs/PRECISION.md; rt_rnnq.c) ---------- */
+
+/*
+ * One LSTM / GRU / RNN layer in integers only: the recipe of docs/PRECISION.md ("Full-integer
+ * recurrent layers"), which this kernel is the bit-exact reference of. Sizes, directions,
+ * reverse and layouts as lstmc_rt_rnn_params; act[] holds LSTMC_RT_ACT_SIGMOID, _TANH or
+ * (RNN only) _RELU per direction in spec order. No field is a float.
+ */
+typedef struct lstmc_rt_rnnq_params {
+    int32_t cell;       /* lstmc_rt_cell */
+    int32_t bits;       /* 8 or 16: X, init_h, Y, Y_h are int8_t or int16_t */
+    int64_t seq_len;    /* T */
+    int64_t batch;      /* N */
+    int64_t input_size; /* I */
+    int64_t hidden;     /* H */
+    int32_t n_dirs;     /* D: 1 or 2 */
+    int32_t reverse;    /* D == 1 only */
+    int32_t layout;     /* 0 or 1 */
+    int32_t act[6];     /* lstmc_rt_act_kind */
+    int32_t has_clip;
+    int32_t clip_q;     /* clip in Q.12 */
+    int32_t input_forget;
+    int32_t linear_before_reset;
+    int32_t cell_exp;   /* LSTM: c = c_q * 2^-cell_exp, 0..15 */
+    int32_t h_mult, h_shift;       /* the requantisation to h (per cell kind, see the doc) */
+    int32_t peep_mult, peep_shift; /* Peep * c to Q.12 */
+} lstmc_rt_rnnq_params;
+
+/* Per-row integers of Q [D, G*H, LSTMC_RT_RNNQ_ROW]. */
+enum {
+    LSTMC_RT_RNNQ_MW = 0,
+    LSTMC_RT_RNNQ_NW = 1,
+    LSTMC_RT_RNNQ_MU = 2,
+    LSTMC_RT_RNNQ_NU = 3,
+    LSTMC_RT_RNNQ_ZC = 4,
+    LSTMC_RT_RNNQ_BW = 5,
+    LSTMC_RT_RNNQ_BR = 6,
+    LSTMC_RT_RNNQ_ROW = 8
+};
+
+/* Scratch int32 words lstmc_rt_rnn_q needs for p. */
+int64_t lstmc_rt_rnnq_scratch(const lstmc_rt_rnnq_params *p);
+
+/*
+ * Run the layer: X [T, N, I] (layout 1: [N, T, I]) of int8_t or int16_t (p->bits), W int8
+ * [D, G*H, I], U int8 [D, G*H, H], Q int32 [D, G*H, 8]; seq_lens, init_h (bits), init_c
+ * (int16), Peep (int16 [D, 3H]) may be NULL; Y, Y_h (bits), Y_c (int16) may be NULL.
+ * Returns LSTMC_RT_ERR_BAD_PARAMS for inconsistent params, LSTMC_RT_ERR_SEQ_LEN for a bad
+ * sequence_lens entry.
+ */
+typedef lstmc_rt_status lstmc_rt_rnn_q_fn(const lstmc_rt_rnnq_params *p, const void *X,
+                                          const int8_t *W, const int8_t *U, const int32_t *Q,
+                                          const int32_t *seq_lens, const void *init_h,
+                                          const int16_t *init_c, const int16_t *Peep, void *Y,
+                                          void *Y_h, int16_t *Y_c, int32_t *scratch);
+lstmc_rt_rnn_q_fn lstmc_rt_rnn_q;
+
+/* The Q0.15 activation of a Q3.12 value through the interpolated table (the recipe's act). */
+int32_t lstmc_rt_q_sigmoid(int32_t v);
+int32_t lstmc_rt_q_tanh(int32_t v);
+
+/*
+ * QuantizeLinear / DequantizeLinear of n elements with one scale and zero point, ONNX's
+ * semantics: q = sat(round_half_even(x / scale) + zero_point) into int8 (bits 8) or int16
+ * (bits 16); x = (q - zero_point) * scale.
+ */
+typedef struct lstmc_rt_quant_params {
+    int64_t n;
+    int32_t bits; /* 8 or 16 */
+    float scale;
+    int32_t zero_point;
+} lstmc_rt_quant_params;
+
+lstmc_rt_status lstmc_rt_quantize(const lstmc_rt_quant_params *p, const float *x, void *q);
+lstmc_rt_status lstmc_rt_dequantize(const lstmc_rt_quant_params *p, const void *q, float *x);
+
 /* --- worker threads of the multi-core kernels (rt_pool.c) ----------------------------- */
 
 /*
