@@ -72,7 +72,9 @@ typedef enum ir_dtype {
     IR_DT_F32 = 1,
     IR_DT_I64 = 2,
     IR_DT_I32 = 3,
-    IR_DT_BOOL = 4
+    IR_DT_BOOL = 4,
+    IR_DT_I8 = 5, /* the full-integer layers' activations (issue 22) */
+    IR_DT_I16 = 6
 } ir_dtype;
 
 const char *ir_dtype_name(ir_dtype t); /* "f32", "i64", ... */
