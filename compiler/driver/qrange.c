@@ -134,11 +134,11 @@ driver_qranges(arena *a, const ir_graph *g0, const driver_options *o, pass_qrang
         diag_error(d, "--calib-data %s: %s", o->calib_data, err);
         return -1;
     }
-    if (info.rank < 2 || info.dims[0] < 1 || info.dtype != LSTMC_RT_F32) {
+    if (info.rank < 2 || info.dims[0] < 1 || info.dtype != (int32_t)g->inputs[0]->dtype) {
         diag_error(d,
-                   "--calib-data %s: expected float32 samples stacked on a leading axis "
-                   "([K, ...input shape], or [K, ...] without the batch axis)",
-                   o->calib_data);
+                   "--calib-data %s: expected samples of the input's dtype (%s) stacked on a "
+                   "leading axis ([K, ...input shape], or [K, ...] without the batch axis)",
+                   o->calib_data, ir_dtype_name(g->inputs[0]->dtype));
         return -1;
     }
     K = info.dims[0];

@@ -1110,7 +1110,7 @@ lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
 
     memset(&rp, 0, sizeof rp);
     rnn_params(n, &rp);
-    p->cell = rp.cell;
+    p->cell = (int32_t)ir_attr_int(n, "cell", 0);
     p->bits = (int32_t)ir_attr_int(n, "bits", 8);
     p->seq_len = rp.seq_len;
     p->batch = rp.batch;

@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""precision_qact.py LSTMC MODEL_DIR WORK N_CALIB
+
+Accuracy of a trained model (tests/train: model.onnx, eval_x.npy, eval_y.npy) compiled with
+--activations=int8 and int16 (issue 22, docs/PRECISION.md "Full-integer recurrent layers"):
+the first N_CALIB samples of the eval set are the calibration samples (--calib-data), the
+rest are held out and scored against the labels, by the fp32 build and by each integer
+build. Bounds (issue 22): int16 loses at most 0.3 points, int8 at most 1 point. Prints one
+line per mode: accuracy, agreement of the argmax with fp32, max |logit - fp32|, and the
+output error relative to the largest fp32 logit. Exit 0 when both bounds hold, 1 otherwise,
+77 (skip) without numpy.
+"""
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+except ImportError:
+    print("SKIP: numpy is not installed")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from precision_train import run_all  # noqa: E402
+
+BOUND = {"int16": 0.3, "int8": 1.0}
+
+
+def build(lstmc, model, out, flags):
+    subprocess.run([lstmc, model, "--name=m", "-o", out, "--force"] + flags, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["make", "-s", "-C", out, "CFLAGS=-O2"], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def main():
+    lstmc, mdir, work, ncal = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    os.makedirs(work, exist_ok=True)
+    x = np.load(os.path.join(mdir, "eval_x.npy"))
+    y = np.load(os.path.join(mdir, "eval_y.npy"))[ncal:]
+    calib = os.path.join(work, "calib.npy")
+    np.save(calib, np.ascontiguousarray(x[:ncal]))
+    samples = []
+    for k in range(ncal, x.shape[0]):
+        p = os.path.join(work, "x%d.npy" % k)
+        np.save(p, np.ascontiguousarray(x[k]))
+        samples.append(p)
+    logits, acc = {}, {}
+    for mode in ["fp32", "int16", "int8"]:
+        out = os.path.join(work, mode)
+        flags = [] if mode == "fp32" else ["--activations=" + mode, "--calib-data=" + calib]
+        build(lstmc, os.path.join(mdir, "model.onnx"), out, flags)
+        logits[mode] = run_all(os.path.join(out, "m_run"), samples, os.path.join(work, "r" + mode))
+        pred = logits[mode].argmax(-1).reshape(y.shape)
+        acc[mode] = 100.0 * float((pred == y).mean())
+    ok = True
+    top = float(np.abs(logits["fp32"]).max())
+    for mode in ["fp32", "int16", "int8"]:
+        agree = 100.0 * float((logits[mode].argmax(-1) == logits["fp32"].argmax(-1)).mean())
+        diff = float(np.abs(logits[mode] - logits["fp32"]).max())
+        loss = acc["fp32"] - acc[mode]
+        verdict = ""
+        if mode in BOUND:
+            good = loss <= BOUND[mode]
+            verdict = "ok" if good else "FAIL (bound %.1f points)" % BOUND[mode]
+            ok = ok and good
+        print("%-5s accuracy %6.2f %%  loss %+5.2f points  agreement with fp32 %6.2f %%  "
+              "max |logit - fp32| %.3g (%.2g of max |logit|)  %s"
+              % (mode, acc[mode], loss, agree, diff, diff / top, verdict))
+    print("(%d held-out samples; the first %d are the calibration samples)"
+          % (x.shape[0] - ncal, ncal))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
