@@ -76,12 +76,12 @@ is_move(ir_op op)
 }
 
 /*
- * When X is a Dequantize this pass made (of `bits` integers), or reaches one through moves,
- * the integer tensor with X's shape (the moves copied to run on integers), and the scale;
- * NULL otherwise.
+ * When X is a Dequantize (this pass's, or the model's DequantizeLinear) of `bits` integers,
+ * or reaches one through moves, the integer tensor with X's shape (the moves copied to run
+ * on integers), its scale and zero point; NULL otherwise.
  */
 static ir_tensor *
-int_source(ir_graph *g, ir_tensor *X, int bits, float *scale)
+int_source(ir_graph *g, ir_tensor *X, int bits, float *scale, int *zp)
 {
     ir_node *chain[8];
     int nc = 0, i;
@@ -93,10 +93,10 @@ int_source(ir_graph *g, ir_tensor *X, int bits, float *scale)
         t = ir_in(t->producer, 0);
     }
     dq = t->producer;
-    if (!dq || dq->op != IR_OP_DEQUANTIZE || ir_attr_int(dq, "bits", 0) != bits ||
-        ir_attr_int(dq, "zero_point", 0) != 0 || !ir_attr_int(dq, "qact_h", 0))
+    if (!dq || dq->op != IR_OP_DEQUANTIZE || ir_attr_int(dq, "bits", 0) != bits)
         return NULL;
     *scale = ir_attr_float(dq, "scale", 1.0f);
+    *zp = (int)ir_attr_int(dq, "zero_point", 0);
     src = ir_in(dq, 0);
     for (i = nc - 1; i >= 0; i--) { /* the moves again, on the integers */
         ir_node *m = chain[i], *c;
@@ -183,6 +183,50 @@ dequantized(ir_graph *g, ir_node *n, int i, ir_dtype dt, float scale, int bits, 
     return q;
 }
 
+/* The model's QuantizeLinear (lstmc.Quantize) that reads t, or NULL. */
+static const ir_node *
+quantize_reader(const ir_graph *g, const ir_tensor *t)
+{
+    int i;
+    for (i = 0; t && i < g->n_nodes; i++) {
+        const ir_node *n = g->nodes[i];
+        if (!n->dead && n->op == IR_OP_QUANTIZE && ir_in(n, 0) == t)
+            return n;
+    }
+    return NULL;
+}
+
+/* The largest |value| an int8 Quantize node represents. */
+static double
+quant_absmax(const ir_node *q)
+{
+    const double s = ir_attr_float(q, "scale", 1.0f), zp = (double)ir_attr_int(q, "zero_point", 0);
+    return fmax(fabs((-128.0 - zp) * s), fabs((127.0 - zp) * s));
+}
+
+/*
+ * A QDQ model's ranges for layer n (issue 22), where no calibration measured them: h from the
+ * QuantizeLinear that reads Y or Y_h (tanh and sigmoid cells: at most 1 without one), c from
+ * one that reads Y_c (else 8: docs/PRECISION.md). X's scale is the DequantizeLinear's the
+ * caller found. NULL when a range is unknown (a Relu RNN without a QuantizeLinear after it).
+ */
+static const pass_qrange *
+qdq_range(ir_graph *g, const ir_node *n, int relu)
+{
+    pass_qrange *r = arena_calloc(g->a, 1, sizeof *r);
+    const ir_node *qy = quantize_reader(g, ir_out(n, 0));
+    const ir_node *qc = n->op == IR_OP_LSTM ? quantize_reader(g, ir_out(n, 2)) : NULL;
+
+    if (!qy)
+        qy = quantize_reader(g, ir_out(n, 1));
+    if (!qy && relu)
+        return NULL;
+    r->node = n->name;
+    r->h_absmax = qy ? (float)quant_absmax(qy) : 1.0f;
+    r->c_absmax = qc ? (float)quant_absmax(qc) : 8.0f;
+    return r;
+}
+
 static int
 act_ok(int64_t kind, int cell)
 {
@@ -246,16 +290,16 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
         }
         act[i] = (int)kind;
     }
-    Xq = int_source(g, X, bits, &sx);
-    if (!r && !Xq) {
+    Xq = int_source(g, X, bits, &sx, &zx);
+    if (!r && Xq) /* a QDQ model: its own scales */
+        r = qdq_range(g, n, cell == LSTMC_RT_CELL_RNN && act[0] == LSTMC_RT_ACT_RELU);
+    if (!r) {
         diag_node(d, n,
                   "--activations=int%d needs the layer's activation ranges: give "
-                  "--calib-data=SAMPLES.npy (the samples lstmc calibrate takes)",
+                  "--calib-data=SAMPLES.npy (the samples lstmc calibrate takes), or "
+                  "quantise its input and output in the model (QuantizeLinear / "
+                  "DequantizeLinear)",
                   bits);
-        return -1;
-    }
-    if (!r) {
-        diag_node(d, n, "--activations=int%d: no range was measured for the layer", bits);
         return -1;
     }
     /* scales */

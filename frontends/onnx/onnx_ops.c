@@ -120,7 +120,9 @@ static const struct {
     onnx_importer fn;
 } folded[] = {
     {"Constant", onnx_import_constant},           /* becomes a constant tensor, no IR op */
-    {"DequantizeLinear", onnx_import_dequantize}, /* of constants only: folded here */
+    {"DequantizeLinear", onnx_import_dequantize}, /* constants folded here; activations:
+                                                     lstmc.Dequantize (issue 22) */
+    {"QuantizeLinear", onnx_import_quantize},     /* lstmc.Quantize (issue 22) */
     {"Scatter", onnx_import_scatter_elements},    /* opsets 9-10: ScatterElements */
 };
 
