@@ -10,5 +10,11 @@ if(EXISTS ${FIX}/qdq.txt)
     lstmc_e2e(e2e_qdq_${c} ${c} Q_${c} ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_tol}")
     lstmc_e2e(e2e_qdq_int8_${c} ${c} QA_${c} --activations=int8 ${LSTMC_E2E_EXTRA}
               ENV "RUN_CASE_TOL=${_qtol}")
+    # streamed one step and mixed chunks at a time: bit for bit the whole sequence's
+    # integers (the state is dequantised and quantised again exactly between steps)
+    if(NOT c MATCHES "bidir") # a bidirectional layer does not stream
+      lstmc_e2e(e2e_qdq_int8_stream_${c} ${c} QS_${c} --activations=int8 ${LSTMC_E2E_EXTRA}
+                SCRIPT stream_case.sh ENV "RUN_CASE_TOL=${_qtol}")
+    endif()
   endforeach()
 endif()
