@@ -290,6 +290,13 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
         }
         act[i] = (int)kind;
     }
+    if (bits == 8 && (I > 131072 || H > 131072)) {
+        diag_node(d, n,
+                  "--activations=int8: rows of %lld terms overflow the int32 accumulators "
+                  "(at most 131072); use --activations=int16",
+                  (long long)(I > H ? I : H));
+        return -1;
+    }
     Xq = int_source(g, X, bits, &sx, &zx);
     if (!r && Xq) /* a QDQ model: its own scales */
         r = qdq_range(g, n, cell == LSTMC_RT_CELL_RNN && act[0] == LSTMC_RT_ACT_RELU);

@@ -5,8 +5,8 @@
  * every other kernel of the recipe must produce the same integers. No floating point on the
  * layer's path (lstmc_rt_quantize / _dequantize, the float boundary, are at the end).
  */
-#include "lstmc_rt_kernels.h"
 #include "internal/rnnq_tables.h"
+#include "lstmc_rt_kernels.h"
 
 /* The recipe's shifts of negative values are floors: an arithmetic right shift. */
 #if (-1 >> 1) != -1
@@ -101,11 +101,19 @@ dot_x(const int8_t *w, const void *x, int32_t bits, int64_t K)
     return s;
 }
 
+/* sum_k w[k] * h[k]: int32 in the int8 mode (|h| <= 127: no overflow below 2^17 terms, and
+ * the loop vectorises), int64 in int16. */
 static int64_t
-dot_h(const int8_t *w, const int32_t *h, int64_t K)
+dot_h(const int8_t *w, const int32_t *h, int64_t K, int32_t bits)
 {
     int64_t k, s = 0;
 
+    if (bits == 8) {
+        int32_t s32 = 0;
+        for (k = 0; k < K; k++)
+            s32 += (int32_t)w[k] * h[k];
+        return s32;
+    }
     for (k = 0; k < K; k++)
         s += (int64_t)w[k] * h[k];
     return s;
@@ -154,13 +162,13 @@ lstm_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int3
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
         int64_t zi = gate_z(a->Q + ri * LSTMC_RT_RNNQ_ROW, dot_x(a->W + ri * I, x, p->bits, I),
-                            dot_h(a->U + ri * H, h, H));
+                            dot_h(a->U + ri * H, h, H, p->bits));
         int64_t zo = gate_z(a->Q + ro * LSTMC_RT_RNNQ_ROW, dot_x(a->W + ro * I, x, p->bits, I),
-                            dot_h(a->U + ro * H, h, H));
+                            dot_h(a->U + ro * H, h, H, p->bits));
         int64_t zf = gate_z(a->Q + rf * LSTMC_RT_RNNQ_ROW, dot_x(a->W + rf * I, x, p->bits, I),
-                            dot_h(a->U + rf * H, h, H));
+                            dot_h(a->U + rf * H, h, H, p->bits));
         int64_t zc = gate_z(a->Q + rc * LSTMC_RT_RNNQ_ROW, dot_x(a->W + rc * I, x, p->bits, I),
-                            dot_h(a->U + rc * H, h, H));
+                            dot_h(a->U + rc * H, h, H, p->bits));
         int32_t i, f, g, o, tc;
         int64_t cn;
 
@@ -197,7 +205,7 @@ gru_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int32
         const int64_t rr = H + j;
         rg[j] = act(a->act[0], pre(p, gate_z(a->Q + rr * LSTMC_RT_RNNQ_ROW,
                                              dot_x(a->W + rr * I, x, p->bits, I),
-                                             dot_h(a->U + rr * H, h, H))));
+                                             dot_h(a->U + rr * H, h, H, p->bits))));
         rh[j] = (int32_t)rshr((int64_t)rg[j] * h[j], 15);
     }
     for (j = 0; j < H; j++) {
@@ -205,18 +213,18 @@ gru_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int32
         const int32_t *qn = a->Q + rn * LSTMC_RT_RNNQ_ROW;
         const int32_t zg = act(a->act[0], pre(p, gate_z(a->Q + rz * LSTMC_RT_RNNQ_ROW,
                                                         dot_x(a->W + rz * I, x, p->bits, I),
-                                                        dot_h(a->U + rz * H, h, H))));
+                                                        dot_h(a->U + rz * H, h, H, p->bits))));
         const int64_t accWn = dot_x(a->W + rn * I, x, p->bits, I);
         int64_t zn, N15, H15;
         int32_t ng;
 
         if (p->linear_before_reset) {
-            const int64_t un =
-                requant(dot_h(a->U + rn * H, h, H), qn[LSTMC_RT_RNNQ_MU], qn[LSTMC_RT_RNNQ_NU]) +
-                qn[LSTMC_RT_RNNQ_BR];
+            const int64_t un = requant(dot_h(a->U + rn * H, h, H, p->bits), qn[LSTMC_RT_RNNQ_MU],
+                                       qn[LSTMC_RT_RNNQ_NU]) +
+                               qn[LSTMC_RT_RNNQ_BR];
             zn = gate_w(qn, accWn) + rshr((int64_t)rg[j] * un, 15);
         } else {
-            zn = gate_z(qn, accWn, dot_h(a->U + rn * H, rh, H));
+            zn = gate_z(qn, accWn, dot_h(a->U + rn * H, rh, H, p->bits));
         }
         ng = act(a->act[1], pre(p, zn));
         N15 = requant(ng, p->h_mult, p->h_shift);
@@ -236,7 +244,7 @@ rnn_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn)
 
     for (j = 0; j < H; j++) {
         int64_t z = gate_z(a->Q + j * LSTMC_RT_RNNQ_ROW, dot_x(a->W + j * I, x, p->bits, I),
-                           dot_h(a->U + j * H, h, H));
+                           dot_h(a->U + j * H, h, H, p->bits));
         int64_t y;
 
         if (a->act[0] == LSTMC_RT_ACT_RELU) {
@@ -266,6 +274,8 @@ params_ok(const lstmc_rt_rnnq_params *p)
         return 0;
     if (p->has_clip && p->clip_q < 0)
         return 0;
+    if (p->bits == 8 && (p->input_size > 131072 || p->hidden > 131072))
+        return 0; /* the int32 accumulators of the int8 mode */
     if (p->cell_exp < 0 || p->cell_exp > 15 || p->h_mult < 0 || p->h_shift < 0 || p->h_shift > 62 ||
         p->peep_mult < 0 || p->peep_shift < 0 || p->peep_shift > 62)
         return 0;

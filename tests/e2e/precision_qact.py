@@ -67,6 +67,13 @@ def main():
         print("%-5s accuracy %6.2f %%  loss %+5.2f points  agreement with fp32 %6.2f %%  "
               "max |logit - fp32| %.3g (%.2g of max |logit|)  %s"
               % (mode, acc[mode], loss, agree, diff, diff / top, verdict))
+    steps = logits["fp32"].reshape(-1, *logits["fp32"].shape[-2:]) if logits["fp32"].ndim >= 3 else None
+    if steps is not None and steps.shape[1] > 1:  # an output per step: the error per step
+        for mode in ["int16", "int8"]:
+            e = np.abs(logits[mode].reshape(steps.shape) - steps).mean(axis=(0, 2))
+            T = e.shape[0]
+            print("%-5s mean |logit - fp32| per step: step 1 %.3g, step %d %.3g, step %d %.3g, "
+                  "max over steps %.3g" % (mode, e[0], T // 2, e[T // 2 - 1], T, e[T - 1], e.max()))
     print("(%d held-out samples; the first %d are the calibration samples)"
           % (x.shape[0] - ncal, ncal))
     return 0 if ok else 1
