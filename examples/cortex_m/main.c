@@ -1,7 +1,8 @@
 /*
- * main.c — bare-metal Cortex-M4 firmware running an LSTM activity classifier (HAR: 9 sensor
- * channels, 2 LSTM layers of 32, 6 classes) compiled by lstmc, fed one sensor sample at a
- * time through the streaming API, as a device sees them arrive.
+ * main.c — bare-metal Cortex-M firmware (every example board: examples/cortex_m*) running an
+ * LSTM activity classifier (HAR: 9 sensor channels, 2 LSTM layers of 32, 6 classes) compiled
+ * by lstmc, fed one sensor sample at a time through the streaming API, as a device sees them
+ * arrive.
  *
  * Memory: everything is static — the step arena (HAR_STREAM_ARENA_SIZE, a few KiB) and the
  * recurrent state (har_state); the weights are const (flash). No heap: the ctest checks that
@@ -9,6 +10,12 @@
  *   "out I 0xBITS DEC"  element I of the class probabilities after the last sample (exact
  *                       bits, then a readable decimal)
  *   "run_identical 1"   har_run on the whole window gives the same bits
+ * and the cost, in instructions when qemu runs with -icount shift=0 (startup.c, board_time_ns):
+ *   "calibration_loop_instructions 2N measured M"
+ *                       a counted loop of N iterations of two instructions, the check that
+ *                       the clock counts instructions (M must be about 2N)
+ *   "instructions_per_step S"        har_step, the mean over the window
+ *   "instructions_per_inference I"   har_run on the whole window
  */
 #include <stdint.h>
 #include <string.h>
@@ -16,7 +23,8 @@
 #include "board.h"
 #include "har.h"
 
-#define FEATURES (HAR_INPUT_0_NUMEL / HAR_STREAM_SEQ_LEN) /* one sample: [1, 1, 9] */
+#define FEATURES      (HAR_INPUT_0_NUMEL / HAR_STREAM_SEQ_LEN) /* one sample: [1, 1, 9] */
+#define CALIBRATION_N 1000000u
 
 extern const float har_input[HAR_INPUT_0_NUMEL]; /* a recorded window [1, T, 9] */
 
@@ -26,16 +34,16 @@ static har_state state;
 static float probs[HAR_OUTPUT_0_NUMEL], probs_run[HAR_OUTPUT_0_NUMEL];
 
 static void
-put_uint(uint32_t v, int min_digits)
+put_uint(uint64_t v, int min_digits)
 {
-    char buf[12];
+    char buf[21];
     int n = 0;
     do {
         buf[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v || n < min_digits);
     {
-        char out[13];
+        char out[22];
         int i;
         for (i = 0; i < n; i++)
             out[i] = buf[n - 1 - i];
@@ -87,6 +95,27 @@ check(const char *what, lstmc_rt_status st)
     return 1;
 }
 
+/* N iterations of a two-instruction loop (subs, bne): 2N instructions. gcc's inline assembly
+ * is in the divided syntax for Thumb-1 (ARMv6-M), where `sub` is the flag-setting form. */
+static void
+count_loop(uint32_t n)
+{
+#if __ARM_ARCH_ISA_THUMB == 1
+    __asm__ volatile("1: sub %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
+#else
+    __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
+#endif
+}
+
+static void
+put_count(const char *what, uint64_t n)
+{
+    board_puts(what);
+    board_puts(" ");
+    put_uint(n, 1);
+    board_puts("\n");
+}
+
 static int
 argmax(const float *v, int n)
 {
@@ -104,17 +133,26 @@ main(void)
     const void *in[1];
     void *out[1];
     uint32_t bits;
+    uint64_t t0, t_stream = 0;
     int t, i;
 
-    board_puts("har: LSTM classifier, streaming one sample at a time (Cortex-M4, lstmc)\n");
+    board_puts("har: LSTM classifier, streaming one sample at a time (lstmc)\n");
+    t0 = board_time_ns();
+    count_loop(CALIBRATION_N);
+    t0 = board_time_ns() - t0;
+    board_puts("calibration_loop_instructions ");
+    put_uint(2u * CALIBRATION_N, 1);
+    put_count(" measured", t0);
     if (check("har_init_stream", har_init_stream(&ctx, stream_arena, sizeof stream_arena)) ||
         check("har_reset", har_reset(&state)))
         return 1;
     for (t = 0; t < HAR_STREAM_SEQ_LEN; t++) {
         in[0] = har_input + t * FEATURES; /* the sample that just arrived */
         out[0] = probs;
+        t0 = board_time_ns();
         if (check("har_step", har_step(&ctx, &state, 1, in, out)))
             return 1;
+        t_stream += board_time_ns() - t0;
         if ((t + 1) % 32 == 0) {
             board_puts("after ");
             put_uint((uint32_t)(t + 1), 1);
@@ -136,9 +174,14 @@ main(void)
     /* the whole window at once on the same device: the same bits */
     in[0] = har_input;
     out[0] = probs_run;
-    if (check("har_init", har_init(&run_ctx, run_arena, sizeof run_arena)) ||
-        check("har_run", har_run(&run_ctx, in, out)))
+    if (check("har_init", har_init(&run_ctx, run_arena, sizeof run_arena)))
         return 1;
+    t0 = board_time_ns();
+    if (check("har_run", har_run(&run_ctx, in, out)))
+        return 1;
+    t0 = board_time_ns() - t0;
+    put_count("instructions_per_step", t_stream / HAR_STREAM_SEQ_LEN);
+    put_count("instructions_per_inference", t0);
     board_puts(memcmp(probs, probs_run, sizeof probs) == 0 ? "run_identical 1\n"
                                                            : "run_identical 0\n");
     return 0;
