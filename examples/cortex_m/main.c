@@ -63,24 +63,30 @@ put_hex(uint32_t v)
     board_puts(out);
 }
 
-/* x with 6 decimals (|x| < 4e9), enough to read; the exact bits are printed too */
+/* the float with these bits with 6 decimals (|x| < 2^32), enough to read; the exact bits are
+ * printed too. Integer arithmetic only, so that the firmware itself needs no float: an
+ * integer library on an FPU-less core links no soft-float helper (no_float_symbols.sh). */
 static void
-put_dec(float x)
+put_dec(uint32_t bits)
 {
-    uint32_t ip, fp;
-    if (x < 0) {
+    int e = (int)(bits >> 23 & 0xff) - 150; /* x = m * 2^e */
+    uint64_t m = (bits & 0x7fffffu) | (e > -150 ? 0x800000u : 0), v;
+    if (e == -150) /* subnormal */
+        e = -149;
+    if (bits >> 31)
         board_puts("-");
-        x = -x;
+    if (e >= 8) { /* 2^32 or more (or inf, nan): not a probability */
+        board_puts("big");
+        return;
     }
-    ip = (uint32_t)x;
-    fp = (uint32_t)((x - (float)ip) * 1e6f + 0.5f);
-    if (fp >= 1000000u) {
-        ip++;
-        fp -= 1000000u;
-    }
-    put_uint(ip, 1);
+    v = m * 1000000u; /* < 2^44 */
+    if (e >= 0)
+        v <<= e;
+    else
+        v = -e < 64 ? (v + ((uint64_t)1 << (-e - 1))) >> -e : 0; /* rounded */
+    put_uint(v / 1000000u, 1);
     board_puts(".");
-    put_uint(fp, 6);
+    put_uint(v % 1000000u, 6);
 }
 
 static int
@@ -116,12 +122,21 @@ put_count(const char *what, uint64_t n)
     board_puts("\n");
 }
 
+/* a float's bits as an integer of the same order (integer compares: no soft-float helper) */
+static int32_t
+float_order(const float *x)
+{
+    int32_t b;
+    memcpy(&b, x, sizeof b);
+    return b < 0 ? (int32_t)(0x80000000u - (uint32_t)b) : b;
+}
+
 static int
 argmax(const float *v, int n)
 {
     int i, k = 0;
     for (i = 1; i < n; i++)
-        if (v[i] > v[k])
+        if (float_order(&v[i]) > float_order(&v[k]))
             k = i;
     return k;
 }
@@ -168,7 +183,7 @@ main(void)
         board_puts(" ");
         put_hex(bits);
         board_puts(" ");
-        put_dec(probs[i]);
+        put_dec(bits);
         board_puts("\n");
     }
     /* the whole window at once on the same device: the same bits */
