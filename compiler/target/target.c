@@ -130,7 +130,8 @@ const target target_builtin[] = {
      * (SIMD on 8/16-bit lanes, SMLAD) but built without its optional FPU (-fpregs turns every
      * floating-point feature of LLVM's cortex-m33 off), as the nRF5340's network core is;
      * memory of an nRF9160 / STM32L552 class part (256 KiB SRAM, 1 MiB flash; those two do
-     * have the FPU: their hard-float programs link these soft-float objects too). */
+     * have the FPU: a -mfloat-abi=softfp program links these objects, a hard-float one
+     * needs a profile with the eabihf triple and +fp-armv8d16sp). */
     {.name = "cortex-m0plus",
      .summary = "Cortex-M0+ bare metal (thumbv6m, no FPU, soft float), RP2040-sized",
      .triple = "thumbv6m-none-eabi",
