@@ -42,6 +42,7 @@ echo "| board | core | fp32: har_run (har_step) | --weights=int8 | --activations
 echo "|---|---|---|---|---|"
 for b in cortex_m:m4 cortex_m33:m33 cortex_m55:m55; do
     dir=$root/examples/${b%%:*}
+    # shellcheck source=/dev/null # the board's board.env
     . "$dir/board.env"
     fp32=$(cell "$dir" fp32 "" 1e-4)
     int8w=$(cell "$dir" int8w "--weights=int8" 1e-2)

@@ -23,7 +23,7 @@ lstmc=$1 tool=$2 npycmp=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
 board=$(cd "${5:-$here}" && pwd)
 case=$here/../../tests/fixtures/cases/pt_har_lstm
-# shellcheck source=board.env
+# shellcheck source=/dev/null # the board's board.env
 . "$board/board.env"
 tools="arm-none-eabi-gcc arm-none-eabi-nm"
 [ -z "$QEMU_MACHINE" ] || tools="$tools qemu-system-arm"

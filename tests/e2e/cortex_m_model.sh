@@ -18,7 +18,7 @@ shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../../examples/cortex_m
 board=${CM_BOARD:-$examples}
-# shellcheck source=../../examples/cortex_m/board.env
+# shellcheck source=/dev/null # the board's board.env
 . "$board/board.env"
 for t in arm-none-eabi-gcc arm-none-eabi-nm qemu-system-arm; do
     command -v "$t" > /dev/null || { echo "SKIP: $t is not installed (scripts/deps.sh)"; exit 77; }

@@ -14,7 +14,10 @@
 # Exit 0 when the image is free of both, 1 when not, 2 on usage, 77 (ctest: skipped) when
 # arm-none-eabi-nm / objdump are not installed.
 set -eu
-[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: no_float_symbols.sh FIRMWARE.elf" >&2; exit 2; }
+if [ $# -ne 1 ] || [ ! -f "$1" ]; then
+    echo "usage: no_float_symbols.sh FIRMWARE.elf" >&2
+    exit 2
+fi
 elf=$1
 for t in arm-none-eabi-nm arm-none-eabi-objdump; do
     command -v "$t" > /dev/null || { echo "no_float_symbols: $t is not installed"; exit 77; }
@@ -32,6 +35,7 @@ helpers=$(arm-none-eabi-nm "$elf" | awk '{ print $NF }' | grep -E \
     -e '^__fpcmp_parts_[fd]$' -e '^__make_[fd]p$' -e '^__thenan_[sd]f$' \
     -e '^_arm_(add|sub|mul|div|cmp|fix|float|unord|negate|extend|trunc)' | sort -u) || true
 if [ -n "$helpers" ]; then
+    # shellcheck disable=SC2086 # one word per symbol, on one line
     echo "no_float_symbols: $elf links libgcc's float emulation:" $helpers >&2
     status=1
 fi
