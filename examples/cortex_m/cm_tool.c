@@ -3,6 +3,7 @@
  *
  *   cm_tool npy2c IN.npy NAME          C source "const float NAME[n] = {...};" on stdout,
  *                                       every value an exact hex float literal
+ *   cm_tool stack IN.npy OUT.npy          IN with a leading axis of 1 (a --calib-data file)
  *   cm_tool text2npy LOG REF.npy OUT.npy
  *                                       the firmware's "out I 0xBITS" lines (the float's
  *                                       bits, exact) as a .npy of REF's shape, for npycmp
@@ -84,6 +85,31 @@ text2npy(const char *log, const char *ref, const char *out)
     return 0;
 }
 
+/* IN with a leading axis of 1 (one calibration sample for --calib-data, issue 22). */
+static int
+stack(const char *in, const char *out)
+{
+    lstmc_npy_info info;
+    float *v = load(in, &info);
+    int64_t dims[LSTMC_RT_MAX_RANK];
+    char err[256];
+    int k;
+    if (!v || info.rank + 1 > LSTMC_RT_MAX_RANK) {
+        free(v);
+        return 1;
+    }
+    dims[0] = 1;
+    for (k = 0; k < info.rank; k++)
+        dims[k + 1] = info.dims[k];
+    if (lstmc_npy_write(out, LSTMC_RT_F32, info.rank + 1, dims, v, err, sizeof err) != 0) {
+        fprintf(stderr, "cm_tool: %s: %s\n", out, err);
+        free(v);
+        return 1;
+    }
+    free(v);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -91,6 +117,9 @@ main(int argc, char **argv)
         return npy2c(argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "text2npy") == 0)
         return text2npy(argv[2], argv[3], argv[4]);
-    fprintf(stderr, "usage: cm_tool npy2c IN.npy NAME | cm_tool text2npy LOG REF.npy OUT.npy\n");
+    if (argc == 4 && strcmp(argv[1], "stack") == 0)
+        return stack(argv[2], argv[3]);
+    fprintf(stderr, "usage: cm_tool npy2c IN.npy NAME | cm_tool text2npy LOG REF.npy OUT.npy | "
+                    "cm_tool stack IN.npy OUT.npy\n");
     return 2;
 }

@@ -15,7 +15,8 @@
 #      a board without QEMU_MACHINE stops after the link (firmware.elf is what it leaves);
 #   6. the calibration loop must count its instructions to 0.1 %; the printed probabilities
 #      (exact bits) must match the fixture's reference (PyTorch export, ONNX Runtime) within
-#      rtol 1e-4 / atol 1e-5 (npycmp's defaults; CM_RTOL / CM_ATOL override them), and
+#      rtol 1e-4 / atol 1e-5 (npycmp's defaults; CM_RTOL / CM_ATOL override them; CM_REF
+#      names another reference, e.g. the host's C library with the same flags), and
 #      har_run must agree with the stream bit for bit.
 # Exit 77 (ctest: skipped) when the cross toolchain or qemu is not installed.
 set -eu
@@ -64,6 +65,7 @@ awk '$1 == "calibration_loop_instructions" {
      END { exit !ok }' "$work/log.txt" ||
     { echo "cortex_m: board_time_ns does not count instructions (CPU_HZ in board.env?)" >&2; exit 1; }
 grep -q '^run_identical 1$' "$work/log.txt" || { echo "cortex_m: har_run differs from the stream" >&2; exit 1; }
-"$tool" text2npy "$work/log.txt" "$case/expected/probs.npy" "$work/probs.npy"
+ref=${CM_REF:-$case/expected/probs.npy}
+"$tool" text2npy "$work/log.txt" "$ref" "$work/probs.npy"
 # shellcheck disable=SC2086 # RTOL ATOL, or nothing
-"$npycmp" "$work/probs.npy" "$case/expected/probs.npy" ${CM_RTOL:+$CM_RTOL ${CM_ATOL:-1e-5}}
+"$npycmp" "$work/probs.npy" "$ref" ${CM_RTOL:+$CM_RTOL ${CM_ATOL:-1e-5}}
