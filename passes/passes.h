@@ -58,7 +58,8 @@ typedef struct pass_qrange {
 } pass_qrange;
 
 typedef struct pass_qact_opt {
-    int bits; /* 0: float activations; 8 or 16 */
+    int bits;   /* 0: float activations; 8 or 16 */
+    int int_io; /* --io=int: graph inputs and outputs in integers, and a Gemm after the layers */
     int n;
     const pass_qrange *r;
 } pass_qact_opt;

@@ -452,6 +452,238 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
     return 0;
 }
 
+/* --- --io=int: no float left ------------------------------------------------------- */
+
+/* Replace every read of `from` by `to` (node inputs and graph outputs). */
+static void
+replace_uses(ir_graph *g, const ir_tensor *from, ir_tensor *to)
+{
+    int i, k;
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        for (k = 0; !n->dead && k < n->n_inputs; k++)
+            if (n->inputs[k] == from)
+                n->inputs[k] = to;
+    }
+    for (i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == from)
+            g->outputs[i] = to;
+}
+
+/* The only live node reading t (and t no graph output), or NULL. */
+static ir_node *
+only_reader(const ir_graph *g, const ir_tensor *t)
+{
+    ir_node *r = NULL;
+    int i, k;
+    if (t->is_output)
+        return NULL;
+    for (i = 0; i < g->n_nodes; i++) {
+        ir_node *n = g->nodes[i];
+        for (k = 0; !n->dead && k < n->n_inputs; k++)
+            if (n->inputs[k] == t) {
+                if (r && r != n)
+                    return NULL;
+                r = n;
+            }
+    }
+    return r;
+}
+
+/* A graph input read (through moves) only by a Quantize: the input becomes integer. */
+static void
+int_input(ir_graph *g, ir_tensor *t)
+{
+    ir_node *chain[8], *m = only_reader(g, t);
+    int nc = 0, i;
+    ir_dtype dt;
+
+    while (m && is_move(m->op) && ir_in(m, 0) == t && nc < 8) {
+        chain[nc++] = m;
+        m = only_reader(g, ir_out(m, 0));
+    }
+    if (!m || m->op != IR_OP_QUANTIZE)
+        return;
+    dt = ir_out(m, 0)->dtype;
+    t->dtype = dt;
+    t->io_scale = ir_attr_float(m, "scale", 1.0f);
+    t->io_zero_point = (int32_t)ir_attr_int(m, "zero_point", 0);
+    for (i = 0; i < nc; i++)
+        ir_out(chain[i], 0)->dtype = dt;
+    replace_uses(g, ir_out(m, 0), ir_in(m, 0));
+    m->dead = 1;
+}
+
+/* y = Dequantize(q) read by a Gemm with constant weights as its A: lstmc.GemmQ on q, then a
+ * Dequantize of its int32. Returns 1 when rewritten, 0 when it does not apply, -1 refused. */
+static int
+gemm_q(ir_graph *g, ir_node *dq, ir_node *m, diag *d)
+{
+    ir_tensor *q = ir_in(dq, 0), *B = ir_in(m, 1), *C = ir_in(m, 2), *Y = ir_out(m, 0), *yq;
+    const int tb = (int)ir_attr_int(m, "transB", 0);
+    const float alpha = ir_attr_float(m, "alpha", 1.0f), beta = ir_attr_float(m, "beta", 1.0f);
+    const float sa = ir_attr_float(dq, "scale", 1.0f);
+    int64_t K, N, j, k, nc;
+    float bmax = 0.0f, sb, so;
+    int8_t *bq;
+    int32_t *bias = NULL;
+    ir_node *gq;
+    ir_shape s;
+    char name[512];
+
+    if (ir_in(m, 0) != ir_out(dq, 0) || ir_attr_int(m, "transA", 0) || !B->data ||
+        B->dtype != IR_DT_F32 || (C && (!C->data || C->dtype != IR_DT_F32)) || q->shape.rank != 2)
+        return 0;
+    if (!(alpha > 0.0f)) {
+        diag_node(d, m, "--io=int: alpha %g has no integer form", (double)alpha);
+        return -1;
+    }
+    K = tb ? B->shape.d[1] : B->shape.d[0];
+    N = tb ? B->shape.d[0] : B->shape.d[1];
+    nc = C ? ir_shape_numel(&C->shape) : 0;
+    if (C && nc != N && nc != 1) {
+        diag_node(d, m,
+                  "--io=int: a bias C of %lld values (one per column, or one, has an "
+                  "integer form)",
+                  (long long)nc);
+        return -1;
+    }
+    for (k = 0; k < K * N; k++)
+        bmax = fmaxf(bmax, fabsf(((const float *)B->data)[k]));
+    sb = bmax > 0.0f ? bmax / 127.0f : 1.0f;
+    so = alpha * sa * sb;
+    bq = arena_alloc(g->a, (size_t)(K * N));
+    for (j = 0; j < N; j++)
+        for (k = 0; k < K; k++) {
+            float w = ((const float *)B->data)[tb ? j * K + k : k * N + j];
+            bq[j * K + k] = (int8_t)fmax(-127.0, fmin(127.0, nearbyint((double)w / sb)));
+        }
+    if (C) {
+        bias = arena_alloc(g->a, (size_t)N * sizeof *bias);
+        for (j = 0; j < N; j++) {
+            double b = nearbyint((double)beta * ((const float *)C->data)[nc == 1 ? 0 : j] / so);
+            if (fabs(b) >= 2147483647.0) {
+                diag_node(d, m, "--io=int: the bias does not fit int32 at the output's scale");
+                return -1;
+            }
+            bias[j] = (int32_t)b;
+        }
+    }
+    snprintf(name, sizeof name, "%s/int", m->name);
+    gq = ir_node_new(g, IR_OP_GEMM_Q, name, "lstmc.GemmQ", 3, 1);
+    ir_node_origin(gq, m);
+    gq->inputs[0] = q;
+    s.rank = 2;
+    s.d[0] = N;
+    s.d[1] = K;
+    gq->inputs[1] = ir_const_wrap(g, "gemm_bq", IR_DT_I8, &s, bq);
+    if (bias) {
+        s.rank = 1;
+        s.d[0] = N;
+        gq->inputs[2] = ir_const_wrap(g, "gemm_bias", IR_DT_I32, &s, bias);
+    }
+    ir_attr_set_int(g, gq, "bits", q->dtype == IR_DT_I8 ? 8 : 16);
+    ir_attr_set_int(g, gq, "a_zero_point", ir_attr_int(dq, "zero_point", 0));
+    yq = ir_tensor_tmp(g, "gemm_q", IR_DT_I32, &Y->shape);
+    ir_node_set_output(gq, 0, yq);
+    snprintf(name, sizeof name, "%s/dq", m->name);
+    quant_node(g, IR_OP_DEQUANTIZE, name, yq, Y, so, 0, 32, m);
+    m->dead = 1;
+    dq->dead = 1;
+    return 1;
+}
+
+/* One Dequantize moved one node towards the outputs. 1: moved, 0: stays, -1: refused. */
+static int
+sink(ir_graph *g, ir_node *dq, diag *d)
+{
+    ir_tensor *q = ir_in(dq, 0), *y = ir_out(dq, 0);
+    ir_node *m;
+    int i;
+
+    if (y->is_output && !only_reader(g, y)) { /* a graph output: the integers instead */
+        for (i = 0; i < g->n_outputs; i++)
+            if (g->outputs[i] == y) {
+                g->outputs[i] = q;
+                q->is_output = 1;
+                y->is_output = 0;
+            }
+        q->io_scale = ir_attr_float(dq, "scale", 1.0f);
+        q->io_zero_point = (int32_t)ir_attr_int(dq, "zero_point", 0);
+        dq->dead = 1;
+        return 1;
+    }
+    m = only_reader(g, y);
+    if (!m)
+        return 0;
+    if ((is_move(m->op) || m->op == IR_OP_GATHER) && ir_in(m, 0) == y) {
+        ir_tensor *o = ir_tensor_tmp(g, "q_move", q->dtype, &ir_out(m, 0)->shape);
+        ir_node *c;
+        char name[512];
+        int k;
+        snprintf(name, sizeof name, "%s/q", m->name);
+        c = ir_node_new(g, m->op, name, m->op_type, m->n_inputs, 1);
+        ir_node_origin(c, m);
+        c->inputs[0] = q;
+        for (k = 1; k < m->n_inputs; k++)
+            c->inputs[k] = m->inputs[k];
+        for (k = 0; k < m->n_attrs; k++)
+            *ir_attr_add(g, c, m->attrs[k].name, m->attrs[k].kind) = m->attrs[k];
+        ir_node_set_output(c, 0, o);
+        snprintf(name, sizeof name, "%s/dq", m->name);
+        quant_node(g, IR_OP_DEQUANTIZE, name, o, ir_out(m, 0), ir_attr_float(dq, "scale", 1.0f),
+                   (int)ir_attr_int(dq, "zero_point", 0), (int)ir_attr_int(dq, "bits", 8), m);
+        m->dead = 1;
+        dq->dead = 1;
+        return 1;
+    }
+    if (m->op == IR_OP_GEMM)
+        return gemm_q(g, dq, m, d);
+    return 0;
+}
+
+static int
+int_io(ir_graph *g, diag *d)
+{
+    int i, moved, bad = 0;
+
+    ir_dce(g); /* the float paths the layers no longer read */
+    for (i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i]->dtype == IR_DT_F32)
+            int_input(g, g->inputs[i]);
+    do {
+        moved = 0;
+        for (i = 0; i < g->n_nodes; i++) {
+            ir_node *n = g->nodes[i];
+            int r;
+            if (n->dead || n->op != IR_OP_DEQUANTIZE)
+                continue;
+            if ((r = sink(g, n, d)) < 0)
+                return -1;
+            moved |= r;
+        }
+    } while (moved);
+    ir_dce(g);
+    for (i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i]->dtype == IR_DT_F32) {
+            diag_error(d,
+                       "--io=int: input '%s' is read in float (only an input the model "
+                       "quantises before integer layers becomes integer)",
+                       g->inputs[i]->name);
+            bad = 1;
+        }
+    for (i = 0; i < g->n_nodes; i++) {
+        const ir_node *n = g->nodes[i];
+        if (!n->dead && ir_out(n, 0) && ir_out(n, 0)->dtype == IR_DT_F32) {
+            diag_node(d, n,
+                      "--io=int: computes in float (no integer kernel for it after the "
+                      "integer layers)");
+            bad = 1;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
 int
 pass_qact(ir_graph *g, const pass_ctx *cx, diag *d)
 {
@@ -470,7 +702,9 @@ pass_qact(ir_graph *g, const pass_ctx *cx, diag *d)
     for (i = 0; i < nl; i++)
         if (convert(g, layers[i], cx, d) < 0)
             bad = 1;
-    if (bad)
+    if (bad || ir_toposort(g, d) < 0)
         return -1;
-    return ir_toposort(g, d);
+    if (cx->qact.int_io && (int_io(g, d) < 0 || ir_toposort(g, d) < 0))
+        return -1;
+    return 0;
 }

@@ -12,7 +12,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 35, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 36, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -40,7 +40,7 @@ static const char *const ewop_names[] = {
     "LSTMC_RT_EW_SELU",         "LSTMC_RT_EW_SIN",           "LSTMC_RT_EW_COS",
     "LSTMC_RT_EW_NEG"};
 static_assert(LSTMC_RT_EW_NEG == 30, "lstmc_rt_ewop: a new op needs its name in ewop_names");
-static const char *const dtype_names[] = {NULL,          "LSTMC_RT_F32", "LSTMC_RT_I64",
+static const char *const dtype_names[] = {NULL,           "LSTMC_RT_F32", "LSTMC_RT_I64",
                                           "LSTMC_RT_I32", "LSTMC_RT_U8",  "LSTMC_RT_I8",
                                           "LSTMC_RT_I16"};
 static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_DIV == 3 &&
@@ -189,6 +189,13 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 p->h_mult, p->h_shift, p->peep_mult, p->peep_shift);
         break;
     }
+    case KP_GEMM_Q:
+        fprintf(f,
+                "static const lstmc_rt_gemmq_params p = {.m = %lld, .n = %lld, .k = %lld, "
+                ".bits = %d, .a_zero_point = %d};\n",
+                (long long)c->p.gemmq.m, (long long)c->p.gemmq.n, (long long)c->p.gemmq.k,
+                c->p.gemmq.bits, c->p.gemmq.a_zero_point);
+        break;
     case KP_QUANT:
     case KP_DEQUANT:
         fprintf(f, "static const lstmc_rt_quant_params p = {.n = %lld, .bits = %d, .scale = ",

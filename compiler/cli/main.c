@@ -51,6 +51,8 @@ static const char options_text[] =
     "                       integers with int8 weights (docs/PRECISION.md); needs\n"
     "                       --calib-data or a model with QuantizeLinear scales\n"
     "  --calib-data=FILE.npy   samples ([K, <input shape>]) the activation ranges come from\n"
+    "  --io=float|int       int: with --activations, the inputs and outputs are integers\n"
+    "                       (NAME_INPUT_i_SCALE, _ZERO_POINT) and nothing runs in float\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis: [K, <input\n"
@@ -216,6 +218,10 @@ parse_args(int argc, char **argv, cli *c)
             if (strcmp(v, "fp32") != 0 && strcmp(v, "int8") != 0 && strcmp(v, "int16") != 0)
                 return usage("--activations takes fp32, int8 or int16, got '%s'", v);
             c->o.activations = strcmp(v, "int8") == 0 ? 8 : strcmp(v, "int16") == 0 ? 16 : 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--io"))) {
+            if (strcmp(v, "float") != 0 && strcmp(v, "int") != 0)
+                return usage("--io takes float or int, got '%s'", v);
+            c->o.io_int = strcmp(v, "int") == 0;
         } else if ((v = cli_opt(argc, argv, &i, "--calib-data"))) {
             c->o.calib_data = v;
         } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {

@@ -114,6 +114,9 @@ typedef struct ir_tensor {
     int is_output;       /* a graph output */
     int qsrc;            /* ONNX INT8/UINT8 code of a constant imported from 8-bit data (held
                             widened to i32); only DequantizeLinear may read it. 0 otherwise */
+    float io_scale;      /* > 0: an integer graph input or output of --io=int (issue 22): its
+                            real value is (q - io_zero_point) * io_scale */
+    int32_t io_zero_point;
 } ir_tensor;
 
 /* --- attributes -------------------------------------------------------------------- */

@@ -86,6 +86,7 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     cx->gpu = be->gpu;
     cx->weights = o->weights;
     cx->qact.bits = o->activations;
+    cx->qact.int_io = o->io_int;
     cx->qact.r = o->qranges;
     cx->qact.n = o->n_qranges;
     if (options_parse_passes(o, cx, err, sizeof err) < 0) {
@@ -107,6 +108,10 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
                    "--activations=int%d does not combine with an OpenCL target ('%s'): its "
                    "kernels compute in float; compile for the CPU",
                    o->activations, o->target);
+        return -1;
+    }
+    if (o->io_int && !o->activations) {
+        diag_error(d, "--io=int needs --activations=int8 or int16");
         return -1;
     }
     if (o->activations && o->weights && strcmp(o->weights, "int8") != 0) {
@@ -490,6 +495,12 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
         stream_analyze(g, si); /* stream/ */
         if (si->ok && dm->n)
             stream_check_ranged(si, g, dm->n, dm->name);
+        if (si->ok && ro->io_int) { /* issue 22: the state struct and _set_state are float */
+            si->ok = 0;
+            snprintf(si->why, sizeof si->why,
+                     "--io=int: the step program's state is float, its inputs would be "
+                     "integer; compile with --io=float to stream");
+        }
         if (si->ok)
             stream_step_options(si, gs, g, ro, &so); /* from g's shapes, before the passes */
         else

@@ -73,6 +73,7 @@ typedef struct driver_options {
     int activations;         /* --activations: 0 (float), 8 or 16: integer recurrent layers
                                 (issue 22, passes/qact.c) */
     const char *calib_data;  /* --calib-data: the samples their activation ranges come from */
+    int io_int;              /* --io=int: integer graph inputs and outputs (no float at all) */
     const struct pass_qrange *qranges; /* the ranges measured from calib_data (qrange.c) */
     int n_qranges;
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */

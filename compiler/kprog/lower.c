@@ -1157,6 +1157,25 @@ lower_quant(arena *a, kprog *kp, const ir_node *n)
     return 0;
 }
 
+/* lstmc.GemmQ (passes/qact.c, --io=int): A [M, K] B [N, K] bias -> Y int32 [M, N]. */
+static int
+lower_gemmq(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_GEMM_Q, n);
+    const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1);
+
+    c->p.gemmq.m = A->shape.d[0];
+    c->p.gemmq.k = A->shape.d[1];
+    c->p.gemmq.n = B->shape.d[0];
+    c->p.gemmq.bits = (int32_t)ir_attr_int(n, "bits", 8);
+    c->p.gemmq.a_zero_point = (int32_t)ir_attr_int(n, "a_zero_point", 0);
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
 int
 kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
@@ -1173,6 +1192,8 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
     case IR_OP_QUANTIZE:
     case IR_OP_DEQUANTIZE:
         return lower_quant(a, kp, n);
+    case IR_OP_GEMM_Q:
+        return lower_gemmq(a, kp, n);
     case IR_OP_RNN_TISSUE:
         if (n->n_inputs > 9)
             return lower_tissue_drs(a, kp, n, d);

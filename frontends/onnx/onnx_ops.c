@@ -16,7 +16,7 @@
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
  * (lstmc.Rnn*, lstmc.Quantize, lstmc.Dequantize) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 96, "ORDER IR_OP: give the new op a row in importers");
+_Static_assert(IR_OP_COUNT == 97, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,

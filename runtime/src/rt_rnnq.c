@@ -385,6 +385,29 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
     return LSTMC_RT_OK;
 }
 
+/* --- the integer Gemm after the layers (--io=int) ------------------------------------- */
+
+lstmc_rt_status
+lstmc_rt_gemm_q(const lstmc_rt_gemmq_params *p, const void *A, const int8_t *B, const int32_t *bias,
+                int32_t *Y)
+{
+    int64_t i, j, k;
+
+    if (!p || !A || !B || !Y)
+        return LSTMC_RT_ERR_NULL;
+    if ((p->bits != 8 && p->bits != 16) || p->m < 0 || p->n < 0 || p->k < 0)
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    for (i = 0; i < p->m; i++)
+        for (j = 0; j < p->n; j++) {
+            const int8_t *b = B + j * p->k;
+            int64_t s = bias ? bias[j] : 0;
+            for (k = 0; k < p->k; k++)
+                s += (int64_t)(ld(A, p->bits, i * p->k + k) - p->a_zero_point) * b[k];
+            Y[i * p->n + j] = (int32_t)sat(s, INT32_MIN, INT32_MAX);
+        }
+    return LSTMC_RT_OK;
+}
+
 /* --- the float boundary: QuantizeLinear and DequantizeLinear -------------------------- */
 
 /* round half to even of a float of magnitude below 2^31 (larger ones saturate anyway) */
@@ -432,9 +455,11 @@ lstmc_rt_dequantize(const lstmc_rt_quant_params *p, const void *q, float *x)
 
     if (!p || (!x && p->n) || (!q && p->n))
         return LSTMC_RT_ERR_NULL;
-    if ((p->bits != 8 && p->bits != 16) || p->n < 0)
+    if ((p->bits != 8 && p->bits != 16 && p->bits != 32) || p->n < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
     for (i = 0; i < p->n; i++)
-        x[i] = (float)(ld(q, p->bits, i) - p->zero_point) * p->scale;
+        x[i] =
+            (float)((p->bits == 32 ? ((const int32_t *)q)[i] : ld(q, p->bits, i)) - p->zero_point) *
+            p->scale;
     return LSTMC_RT_OK;
 }

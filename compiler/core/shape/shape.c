@@ -456,11 +456,11 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* --- dispatch ------------------------------------------------------------------------- */
 
-/* The internal ops (lstmc.RnnProj, .RnnRec, .RnnTissue, .RnnDrs, .RnnQ) have no row: the
+/* The internal ops (lstmc.RnnProj, .RnnRec, .RnnTissue, .RnnDrs, .RnnQ, .GemmQ) have no row: the
  * pass that makes them sets their shapes, and shape inference runs before the passes.
  * lstmc.Quantize and .Dequantize have one: the importer makes them from QuantizeLinear and
  * DequantizeLinear of activations (issue 22). */
-_Static_assert(IR_OP_COUNT == 96, "ORDER IR_OP: give the new op a row in shape_table");
+_Static_assert(IR_OP_COUNT == 97, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,

@@ -131,7 +131,7 @@ shape_infer_quant(ir_graph *g, ir_node *n, diag *d)
 {
     ir_tensor *x = ir_in(n, 0);
     const int q = n->op == IR_OP_QUANTIZE, bits = (int)ir_attr_int(n, "bits", 8);
-    const ir_dtype it = bits == 8 ? IR_DT_I8 : IR_DT_I16;
+    const ir_dtype it = bits == 8 ? IR_DT_I8 : bits == 16 ? IR_DT_I16 : IR_DT_I32;
     (void)g;
     if (x->dtype != (q ? IR_DT_F32 : it)) {
         diag_node(d, n, "reads %s; it takes %s", ir_dtype_name(x->dtype),
