@@ -601,16 +601,19 @@ sink(ir_graph *g, ir_node *dq, diag *d)
     ir_node *m;
     int i;
 
-    if (y->is_output && !only_reader(g, y)) { /* a graph output: the integers instead */
-        for (i = 0; i < g->n_outputs; i++)
-            if (g->outputs[i] == y) {
-                g->outputs[i] = q;
-                q->is_output = 1;
-                y->is_output = 0;
-            }
-        q->io_scale = ir_attr_float(dq, "scale", 1.0f);
-        q->io_zero_point = (int32_t)ir_attr_int(dq, "zero_point", 0);
+    if (y->is_output && !only_reader(g, y) && q->producer) {
+        /* a graph output: it keeps its name and holds the integers */
+        ir_node *pq = q->producer;
+        for (i = 0; i < pq->n_outputs && pq->outputs[i] != q; i++)
+            ;
+        if (i == pq->n_outputs)
+            return 0;
         dq->dead = 1;
+        replace_uses(g, q, y);
+        y->dtype = q->dtype;
+        y->io_scale = ir_attr_float(dq, "scale", 1.0f);
+        y->io_zero_point = (int32_t)ir_attr_int(dq, "zero_point", 0);
+        ir_node_set_output(pq, i, y);
         return 1;
     }
     m = only_reader(g, y);

@@ -669,6 +669,7 @@ static const bcase cases[] = {
      .op = 8},
     {.name = "quantize_int8", .kind = KP_QUANT, .m = 37, .op = 8, .nmse = 0},
     {.name = "dequantize_int16", .kind = KP_DEQUANT, .m = 37, .op = 16, .nmse = 0},
+    {.name = "gemmq_int8", .kind = KP_GEMM_Q, .m = 3, .n = 37, .k = 70, .op = 8},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -1598,6 +1599,23 @@ build_quant(bprog *b, const bcase *bc)
     c->out[0] = output(b, "y", q ? dt : IR_DT_F32, shp(1, bc->m, 0, 0, 0));
 }
 
+/* KP_GEMM_Q: A int8 [m, k] with zero point -5, B int8 [n, k], bias int32. */
+static void
+build_gemmq(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    c->p.gemmq.m = bc->m, c->p.gemmq.n = bc->n, c->p.gemmq.k = bc->k;
+    c->p.gemmq.bits = bc->op, c->p.gemmq.a_zero_point = -5;
+    c->n_in = 3, c->n_out = 1;
+    c->in[0] =
+        input(b, "A", IR_DT_I8, shp(2, bc->m, bc->k, 0, 0), qvec(b, bc->m * bc->k, 1, -128, 127));
+    c->in[1] =
+        weight(b, "B", IR_DT_I8, shp(2, bc->n, bc->k, 0, 0), qvec(b, bc->n * bc->k, 1, -127, 127));
+    c->in[2] = weight(b, "bias", IR_DT_I32, shp(1, bc->n, 0, 0, 0),
+                      ivec(b, bc->n, LSTMC_RT_I32, -99999, 99999));
+    c->out[0] = output(b, "Y", IR_DT_I32, shp(2, bc->m, bc->n, 0, 0));
+}
+
 static const builder builders[KP_KIND_COUNT] = {
     [KP_RNN] = build_rnn,
     [KP_GEMM] = build_gemm,
@@ -1635,6 +1653,7 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_RNN_Q] = build_rnnq, /* issue 22 */
     [KP_QUANT] = build_quant,
     [KP_DEQUANT] = build_quant,
+    [KP_GEMM_Q] = build_gemmq,
 };
 
 /* Case i's program, from its own seed: the same data every time it is built. */
