@@ -290,10 +290,10 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
         }
         act[i] = (int)kind;
     }
-    if (bits == 8 && (I > 131072 || H > 131072)) {
+    if (bits == 8 && (I > 65536 || H > 65536)) {
         diag_node(d, n,
                   "--activations=int8: rows of %lld terms overflow the int32 accumulators "
-                  "(at most 131072); use --activations=int16",
+                  "(at most 65536); use --activations=int16",
                   (long long)(I > H ? I : H));
         return -1;
     }

@@ -6,6 +6,21 @@
  * layer's path (lstmc_rt_quantize / _dequantize, the float boundary, are at the end).
  */
 #include "internal/rnnq_tables.h"
+
+#include <string.h>
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#define RNNQ_MVE 1
+#else
+#define RNNQ_MVE 0
+#endif
+#if !RNNQ_MVE && defined(__ARM_FEATURE_SIMD32) && __ARM_FEATURE_SIMD32
+#include <arm_acle.h>
+#define RNNQ_DSP 1
+#else
+#define RNNQ_DSP 0
+#endif
 #include "lstmc_rt_kernels.h"
 
 /* The recipe's shifts of negative values are floors: an arithmetic right shift. */
@@ -23,6 +38,21 @@ static inline int64_t
 requant(int64_t x, int32_t m, int32_t n)
 {
     return rshr(x * m, n);
+}
+
+/* requant of a value that fits int32 (one 32 x 32 -> 64 multiply on 32-bit cores) */
+static inline int64_t
+requant32(int32_t x, int32_t m, int32_t n)
+{
+    return rshr((int64_t)x * m, n);
+}
+
+/* requant of an accumulator: int32 in the int8 mode (params_ok bounds the rows), int64 in
+ * int16 */
+static inline int64_t
+requant_acc(int32_t bits, int64_t x, int32_t m, int32_t n)
+{
+    return bits == 8 ? requant32((int32_t)x, m, n) : requant(x, m, n);
 }
 
 static inline int64_t
@@ -83,40 +113,67 @@ st(void *a, int32_t bits, int64_t i, int32_t v)
         ((int16_t *)a)[i] = (int16_t)v;
 }
 
-/* sum_k w[k] * x[k] for x of the layer's type (int32 in the int8 mode, int64 in int16). */
-static int64_t
-dot_x(const int8_t *w, const void *x, int32_t bits, int64_t K)
+/*
+ * sum_k w[k] * x[k] for x of the layer's type (the input row, or h): exact integers whatever
+ * the path, so every path gives the same sum. int8: an int32 sum (no overflow below 2^17
+ * terms, checked in params_ok); int16: int64. Cortex-M with the DSP extension pairs the
+ * products with SMLAD / SMLALD, Helium (M55) sums 16 or 8 lanes with VMLADAVA / VMLALDAVA;
+ * elsewhere the plain loop (which compilers vectorise).
+ */
+#if RNNQ_DSP
+static inline uint32_t
+ror8(uint32_t v)
 {
-    int64_t k, s = 0;
+    return (v >> 8) | (v << 24);
+}
+#endif
+
+static int64_t
+dot(const int8_t *w, const void *x, int32_t bits, int64_t K)
+{
+    int64_t k = 0;
 
     if (bits == 8) {
         const int8_t *x8 = x;
-        int32_t s32 = 0;
-        for (k = 0; k < K; k++)
-            s32 += (int32_t)w[k] * x8[k];
-        return s32;
+        int32_t s = 0;
+#if RNNQ_MVE
+        for (; k + 16 <= K; k += 16)
+            s = vmladavaq_s8(s, vldrbq_s8(w + k), vldrbq_s8(x8 + k));
+#elif RNNQ_DSP
+        for (; k + 4 <= K; k += 4) {
+            uint32_t a, b;
+            memcpy(&a, w + k, 4);
+            memcpy(&b, x8 + k, 4);
+            s = __smlad(__sxtb16(a), __sxtb16(b), s);
+            s = __smlad(__sxtb16(ror8(a)), __sxtb16(ror8(b)), s);
+        }
+#endif
+        for (; k < K; k++)
+            s += (int32_t)w[k] * x8[k];
+        return s;
     }
-    for (k = 0; k < K; k++)
-        s += (int32_t)w[k] * ((const int16_t *)x)[k];
-    return s;
-}
-
-/* sum_k w[k] * h[k]: int32 in the int8 mode (|h| <= 127: no overflow below 2^17 terms, and
- * the loop vectorises), int64 in int16. */
-static int64_t
-dot_h(const int8_t *w, const int32_t *h, int64_t K, int32_t bits)
-{
-    int64_t k, s = 0;
-
-    if (bits == 8) {
-        int32_t s32 = 0;
-        for (k = 0; k < K; k++)
-            s32 += (int32_t)w[k] * h[k];
-        return s32;
+    {
+        const int16_t *x16 = x;
+        int64_t s = 0;
+#if RNNQ_MVE
+        for (; k + 8 <= K; k += 8)
+            s = vmlaldavaq_s16(s, vldrbq_s16(w + k), vldrhq_s16(x16 + k));
+#elif RNNQ_DSP
+        for (; k + 4 <= K; k += 4) {
+            uint32_t a, x01, x23, w02, w13;
+            memcpy(&a, w + k, 4);
+            memcpy(&x01, x16 + k, 4);
+            memcpy(&x23, x16 + k + 2, 4);
+            w02 = __sxtb16(a);
+            w13 = __sxtb16(ror8(a));
+            s = __smlald((w02 & 0xffffu) | (w13 << 16), x01, s);
+            s = __smlald((w13 & 0xffff0000u) | (w02 >> 16), x23, s);
+        }
+#endif
+        for (; k < K; k++)
+            s += (int32_t)w[k] * x16[k];
+        return s;
     }
-    for (k = 0; k < K; k++)
-        s += (int64_t)w[k] * h[k];
-    return s;
 }
 
 int64_t
@@ -127,18 +184,18 @@ lstmc_rt_rnnq_scratch(const lstmc_rt_rnnq_params *p)
 
 /* The recipe's z of row r: the W and U products in Q.12 plus both biases. */
 static inline int64_t
-gate_z(const int32_t *q, int64_t accW, int64_t accU)
+gate_z(int32_t bits, const int32_t *q, int64_t accW, int64_t accU)
 {
-    return requant(accW + q[LSTMC_RT_RNNQ_ZC], q[LSTMC_RT_RNNQ_MW], q[LSTMC_RT_RNNQ_NW]) +
-           requant(accU, q[LSTMC_RT_RNNQ_MU], q[LSTMC_RT_RNNQ_NU]) + q[LSTMC_RT_RNNQ_BW] +
+    return requant_acc(bits, accW + q[LSTMC_RT_RNNQ_ZC], q[LSTMC_RT_RNNQ_MW], q[LSTMC_RT_RNNQ_NW]) +
+           requant_acc(bits, accU, q[LSTMC_RT_RNNQ_MU], q[LSTMC_RT_RNNQ_NU]) + q[LSTMC_RT_RNNQ_BW] +
            q[LSTMC_RT_RNNQ_BR];
 }
 
 /* The W product of row r in Q.12, with bW (GRU's n gate under linear_before_reset). */
 static inline int64_t
-gate_w(const int32_t *q, int64_t accW)
+gate_w(int32_t bits, const int32_t *q, int64_t accW)
 {
-    return requant(accW + q[LSTMC_RT_RNNQ_ZC], q[LSTMC_RT_RNNQ_MW], q[LSTMC_RT_RNNQ_NW]) +
+    return requant_acc(bits, accW + q[LSTMC_RT_RNNQ_ZC], q[LSTMC_RT_RNNQ_MW], q[LSTMC_RT_RNNQ_NW]) +
            q[LSTMC_RT_RNNQ_BW];
 }
 
@@ -151,9 +208,9 @@ typedef struct step_args {
     int32_t hmax;
 } step_args;
 
-/* One LSTM step: h, c [H] in place (hn the new h). */
+/* One LSTM step: h [H] of the layer's type read, hn written, c [H] updated in place. */
 static void
-lstm_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int32_t *c)
+lstm_step(const step_args *a, const void *x, const void *h, void *hn, int32_t *c)
 {
     const lstmc_rt_rnnq_params *p = a->p;
     const int64_t H = p->hidden, I = p->input_size;
@@ -161,20 +218,20 @@ lstm_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int3
 
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
-        int64_t zi = gate_z(a->Q + ri * LSTMC_RT_RNNQ_ROW, dot_x(a->W + ri * I, x, p->bits, I),
-                            dot_h(a->U + ri * H, h, H, p->bits));
-        int64_t zo = gate_z(a->Q + ro * LSTMC_RT_RNNQ_ROW, dot_x(a->W + ro * I, x, p->bits, I),
-                            dot_h(a->U + ro * H, h, H, p->bits));
-        int64_t zf = gate_z(a->Q + rf * LSTMC_RT_RNNQ_ROW, dot_x(a->W + rf * I, x, p->bits, I),
-                            dot_h(a->U + rf * H, h, H, p->bits));
-        int64_t zc = gate_z(a->Q + rc * LSTMC_RT_RNNQ_ROW, dot_x(a->W + rc * I, x, p->bits, I),
-                            dot_h(a->U + rc * H, h, H, p->bits));
+        int64_t zi = gate_z(p->bits, a->Q + ri * LSTMC_RT_RNNQ_ROW,
+                            dot(a->W + ri * I, x, p->bits, I), dot(a->U + ri * H, h, p->bits, H));
+        int64_t zo = gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW,
+                            dot(a->W + ro * I, x, p->bits, I), dot(a->U + ro * H, h, p->bits, H));
+        int64_t zf = gate_z(p->bits, a->Q + rf * LSTMC_RT_RNNQ_ROW,
+                            dot(a->W + rf * I, x, p->bits, I), dot(a->U + rf * H, h, p->bits, H));
+        int64_t zc = gate_z(p->bits, a->Q + rc * LSTMC_RT_RNNQ_ROW,
+                            dot(a->W + rc * I, x, p->bits, I), dot(a->U + rc * H, h, p->bits, H));
         int32_t i, f, g, o, tc;
         int64_t cn;
 
         if (a->Peep) {
-            zi += requant((int64_t)a->Peep[j] * c[j], p->peep_mult, p->peep_shift);
-            zf += requant((int64_t)a->Peep[2 * H + j] * c[j], p->peep_mult, p->peep_shift);
+            zi += requant32(a->Peep[j] * c[j], p->peep_mult, p->peep_shift);
+            zf += requant32(a->Peep[2 * H + j] * c[j], p->peep_mult, p->peep_shift);
         }
         i = act(a->act[0], pre(p, zi));
         f = p->input_forget ? 32768 - i : act(a->act[0], pre(p, zf));
@@ -182,20 +239,21 @@ lstm_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int3
         cn = sat(rshr((int64_t)f * c[j], 15) + rshr((int64_t)i * g, 30 - p->cell_exp), -32768,
                  32767);
         if (a->Peep)
-            zo += requant((int64_t)a->Peep[H + j] * cn, p->peep_mult, p->peep_shift);
+            zo += requant32(a->Peep[H + j] * (int32_t)cn, p->peep_mult, p->peep_shift);
         o = act(a->act[0], pre(p, zo));
         tc = (int32_t)sat(p->cell_exp >= 12 ? rshr(cn, p->cell_exp - 12)
                                             : cn * ((int64_t)1 << (12 - p->cell_exp)),
                           -32768, 32767);
         c[j] = (int32_t)cn;
-        hn[j] = (int32_t)sat(requant((int64_t)o * act(a->act[2], tc), p->h_mult, p->h_shift),
-                             -a->hmax, a->hmax);
+        st(hn, p->bits, j,
+           (int32_t)sat(requant32(o * act(a->act[2], tc), p->h_mult, p->h_shift), -a->hmax,
+                        a->hmax));
     }
 }
 
-/* One GRU step; rg, rh [H] scratch. */
+/* One GRU step; rg [H], rh [H] (of the layer's type) scratch. */
 static void
-gru_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int32_t *rg, int32_t *rh)
+gru_step(const step_args *a, const void *x, const void *h, void *hn, int32_t *rg, void *rh)
 {
     const lstmc_rt_rnnq_params *p = a->p;
     const int64_t H = p->hidden, I = p->input_size;
@@ -203,48 +261,48 @@ gru_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn, int32
 
     for (j = 0; j < H; j++) {
         const int64_t rr = H + j;
-        rg[j] = act(a->act[0], pre(p, gate_z(a->Q + rr * LSTMC_RT_RNNQ_ROW,
-                                             dot_x(a->W + rr * I, x, p->bits, I),
-                                             dot_h(a->U + rr * H, h, H, p->bits))));
-        rh[j] = (int32_t)rshr((int64_t)rg[j] * h[j], 15);
+        rg[j] = act(a->act[0], pre(p, gate_z(p->bits, a->Q + rr * LSTMC_RT_RNNQ_ROW,
+                                             dot(a->W + rr * I, x, p->bits, I),
+                                             dot(a->U + rr * H, h, p->bits, H))));
+        st(rh, p->bits, j, (int32_t)rshr((int64_t)rg[j] * ld(h, p->bits, j), 15));
     }
     for (j = 0; j < H; j++) {
         const int64_t rz = j, rn = 2 * H + j;
         const int32_t *qn = a->Q + rn * LSTMC_RT_RNNQ_ROW;
-        const int32_t zg = act(a->act[0], pre(p, gate_z(a->Q + rz * LSTMC_RT_RNNQ_ROW,
-                                                        dot_x(a->W + rz * I, x, p->bits, I),
-                                                        dot_h(a->U + rz * H, h, H, p->bits))));
-        const int64_t accWn = dot_x(a->W + rn * I, x, p->bits, I);
+        const int32_t zg = act(a->act[0], pre(p, gate_z(p->bits, a->Q + rz * LSTMC_RT_RNNQ_ROW,
+                                                        dot(a->W + rz * I, x, p->bits, I),
+                                                        dot(a->U + rz * H, h, p->bits, H))));
+        const int64_t accWn = dot(a->W + rn * I, x, p->bits, I);
         int64_t zn, N15, H15;
         int32_t ng;
 
         if (p->linear_before_reset) {
-            const int64_t un = requant(dot_h(a->U + rn * H, h, H, p->bits), qn[LSTMC_RT_RNNQ_MU],
-                                       qn[LSTMC_RT_RNNQ_NU]) +
+            const int64_t un = requant_acc(p->bits, dot(a->U + rn * H, h, p->bits, H),
+                                           qn[LSTMC_RT_RNNQ_MU], qn[LSTMC_RT_RNNQ_NU]) +
                                qn[LSTMC_RT_RNNQ_BR];
-            zn = gate_w(qn, accWn) + rshr((int64_t)rg[j] * un, 15);
+            zn = gate_w(p->bits, qn, accWn) + rshr((int64_t)rg[j] * un, 15);
         } else {
-            zn = gate_z(qn, accWn, dot_h(a->U + rn * H, rh, H, p->bits));
+            zn = gate_z(p->bits, qn, accWn, dot(a->U + rn * H, rh, p->bits, H));
         }
         ng = act(a->act[1], pre(p, zn));
         N15 = requant(ng, p->h_mult, p->h_shift);
-        H15 = (int64_t)h[j] * 32768;
-        hn[j] =
-            (int32_t)sat(rshr(N15 + rshr((int64_t)zg * (H15 - N15), 15), 15), -a->hmax, a->hmax);
+        H15 = (int64_t)ld(h, p->bits, j) * 32768;
+        st(hn, p->bits, j,
+           (int32_t)sat(rshr(N15 + rshr((int64_t)zg * (H15 - N15), 15), 15), -a->hmax, a->hmax));
     }
 }
 
 /* One RNN step. */
 static void
-rnn_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn)
+rnn_step(const step_args *a, const void *x, const void *h, void *hn)
 {
     const lstmc_rt_rnnq_params *p = a->p;
     const int64_t H = p->hidden, I = p->input_size;
     int64_t j;
 
     for (j = 0; j < H; j++) {
-        int64_t z = gate_z(a->Q + j * LSTMC_RT_RNNQ_ROW, dot_x(a->W + j * I, x, p->bits, I),
-                           dot_h(a->U + j * H, h, H, p->bits));
+        int64_t z = gate_z(p->bits, a->Q + j * LSTMC_RT_RNNQ_ROW, dot(a->W + j * I, x, p->bits, I),
+                           dot(a->U + j * H, h, p->bits, H));
         int64_t y;
 
         if (a->act[0] == LSTMC_RT_ACT_RELU) {
@@ -254,7 +312,7 @@ rnn_step(const step_args *a, const void *x, const int32_t *h, int32_t *hn)
         } else {
             y = act(a->act[0], pre(p, z));
         }
-        hn[j] = (int32_t)sat(requant(y, p->h_mult, p->h_shift), -a->hmax, a->hmax);
+        st(hn, p->bits, j, (int32_t)sat(requant(y, p->h_mult, p->h_shift), -a->hmax, a->hmax));
     }
 }
 
@@ -274,8 +332,8 @@ params_ok(const lstmc_rt_rnnq_params *p)
         return 0;
     if (p->has_clip && p->clip_q < 0)
         return 0;
-    if (p->bits == 8 && (p->input_size > 131072 || p->hidden > 131072))
-        return 0; /* the int32 accumulators of the int8 mode */
+    if (p->bits == 8 && (p->input_size > 65536 || p->hidden > 65536))
+        return 0; /* the int32 accumulators of the int8 mode (|w (x - zp)| <= 127 * 255) */
     if (p->cell_exp < 0 || p->cell_exp > 15 || p->h_mult < 0 || p->h_shift < 0 || p->h_shift > 62 ||
         p->peep_mult < 0 || p->peep_shift < 0 || p->peep_shift > 62)
         return 0;
@@ -343,17 +401,18 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         a.hmax = p->bits == 8 ? 127 : 32767;
         for (n = 0; n < N; n++) {
             const int64_t s = seq_lens ? seq_lens[n] : T, st_at = lstmc_rt_state_at(&lp, d, n);
-            int32_t *h = scratch, *hn = scratch + H, *c = scratch + 2 * H;
-            int32_t *rg = scratch + 3 * H, *rh = scratch + 4 * H;
+            /* h, hn and rh in the layer's type, c and rg int32 */
+            void *h = scratch, *hn = scratch + H, *rh = scratch + 4 * H;
+            int32_t *c = scratch + 2 * H, *rg = scratch + 3 * H;
             int64_t step, t;
 
             for (j = 0; j < H; j++) {
-                h[j] = init_h ? ld(init_h, p->bits, st_at + j) : 0;
+                st(h, p->bits, j, init_h ? ld(init_h, p->bits, st_at + j) : 0);
                 c[j] = init_c ? init_c[st_at + j] : 0;
             }
             for (step = 0; step < s; step++) {
                 const void *x;
-                int32_t *tmp;
+                void *tmp;
 
                 t = rev ? s - 1 - step : step;
                 x = (const char *)X + lstmc_rt_row_at(&lp, t, n) * I * (p->bits / 8);
@@ -367,19 +426,17 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
                 h = hn;
                 hn = tmp;
                 if (Y)
-                    for (j = 0; j < H; j++)
-                        st(Y, p->bits, lstmc_rt_y_at(&lp, t, d, n) + j, h[j]);
+                    memcpy((char *)Y + lstmc_rt_y_at(&lp, t, d, n) * (p->bits / 8), h,
+                           (size_t)(H * (p->bits / 8)));
             }
             if (Y)
                 for (t = s; t < T; t++)
-                    for (j = 0; j < H; j++)
-                        st(Y, p->bits, lstmc_rt_y_at(&lp, t, d, n) + j, 0);
-            for (j = 0; j < H; j++) {
-                if (Y_h)
-                    st(Y_h, p->bits, st_at + j, h[j]);
-                if (Y_c)
-                    Y_c[st_at + j] = (int16_t)c[j];
-            }
+                    memset((char *)Y + lstmc_rt_y_at(&lp, t, d, n) * (p->bits / 8), 0,
+                           (size_t)(H * (p->bits / 8)));
+            if (Y_h)
+                memcpy((char *)Y_h + st_at * (p->bits / 8), h, (size_t)(H * (p->bits / 8)));
+            for (j = 0; Y_c && j < H; j++)
+                Y_c[st_at + j] = (int16_t)c[j];
         }
     }
     return LSTMC_RT_OK;
