@@ -228,6 +228,49 @@ put_weights_per_format(FILE *f, const ir_graph *g, const kprog *kp, const mempla
     fputs("},\n", f);
 }
 
+/*
+ * Issue 22: which calls run in integers (the full-integer layers, and data movement of
+ * integer tensors), which convert at the float boundary (lstmc.Quantize / .Dequantize), and
+ * which compute in float; printed only when the program has integer layers or conversions.
+ */
+static void
+put_activations(FILE *f, const kprog *kp)
+{
+    static const char *const what[3] = {"integer", "conversions", "float"};
+    int i, w, bits = 0, any = 0, first;
+    for (i = 0; i < kp->n_calls; i++) {
+        const kp_call *c = &kp->calls[i];
+        if (c->kind == KP_RNN_Q && c->p.rnnq.bits > bits)
+            bits = c->p.rnnq.bits;
+        any |= c->kind == KP_RNN_Q || c->kind == KP_QUANT || c->kind == KP_DEQUANT;
+    }
+    if (!any)
+        return;
+    fprintf(f, "  \"activations\": {\"mode\": \"%s\"",
+            bits ? (bits == 8 ? "int8" : "int16") : "fp32");
+    for (w = 0; w < 3; w++) {
+        fprintf(f, ", \"%s\": [", what[w]);
+        first = 1;
+        for (i = 0; i < kp->n_calls; i++) {
+            const kp_call *c = &kp->calls[i];
+            const ir_tensor *o = c->out[0];
+            int k = c->kind == KP_QUANT || c->kind == KP_DEQUANT ? 1
+                    : c->kind == KP_RNN_Q || (o && (o->dtype == IR_DT_I8 || o->dtype == IR_DT_I16))
+                        ? 0
+                        : 2;
+            char label[480];
+            if (k != w || !c->node)
+                continue;
+            ir_node_label(c->node, label, sizeof label);
+            fputs(first ? "" : ", ", f);
+            json_str(f, label);
+            first = 0;
+        }
+        fputs("]", f);
+    }
+    fputs("},\n", f);
+}
+
 int64_t
 cg_const_bytes(const ir_graph *g, const memplan *mp)
 {
@@ -295,6 +338,7 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
             (long long)weights, (long long)stream_weights, (long long)llvm, (long long)llvm_s,
             (long long)(weights + stream_weights + llvm + llvm_s));
     put_weights_per_format(f, g, kp, mp, weights);
+    put_activations(f, kp);
     /* a model that does not stream has a <name>_state (its _step says so) that nothing
      * needs: counted nowhere, and no streaming-only total */
     streams = cg_c_streams(o);

@@ -25,6 +25,7 @@ const pass_info pass_table[] = {
     {"lowp", pass_lowp, "weights in fp16, bf16 or int8 storage (--weights, docs/PRECISION.md)"},
     {"layernorm", pass_layernorm, "decomposed LayerNorm (opsets <= 16) -> one LayerNormalization kernel"},
     {"fold_bn", pass_fold_bn, "BatchNormalization folded into the Conv / Gemm / MatMul before it (issue 20)"},
+    {"qact", pass_qact, "full-integer LSTM / GRU / RNN layers (--activations=int8|int16, docs/PRECISION.md)"},
     {"dedup", pass_dedup, "every constant once: equal constants shared, all-zero initial states dropped"},
     {NULL, NULL, NULL},
 };

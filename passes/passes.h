@@ -48,6 +48,22 @@ typedef struct pass_sparse_opt {
     double min;  /* auto:F */
 } pass_sparse_opt;
 
+/* --activations=int8|int16 (issue 22, passes/qact.c): the float ranges of one recurrent
+ * layer, measured by the driver on the calibration samples (compiler/driver/qrange.c). */
+typedef struct pass_qrange {
+    const char *node;   /* the layer's node name */
+    float x_min, x_max; /* its input X */
+    float h_absmax;     /* max |h| over every step */
+    float c_absmax;     /* LSTM: max |c| over every step */
+} pass_qrange;
+
+typedef struct pass_qact_opt {
+    int bits;   /* 0: float activations; 8 or 16 */
+    int int_io; /* --io=int: graph inputs and outputs in integers, and a Gemm after the layers */
+    int n;
+    const pass_qrange *r;
+} pass_qact_opt;
+
 typedef struct pass_ctx {
     const target *t;         /* the target profile */
     const char *print_after; /* print the IR after the pass of this name */
@@ -66,6 +82,7 @@ typedef struct pass_ctx {
     int gpu;                    /* the backend runs the recurrent layers on a GPU (OpenCL) */
     const char *weights;        /* --weights: fp32|fp16|bf16|int8 (checked by the command
                                    line); NULL: the format the model's weights came in */
+    pass_qact_opt qact;         /* --activations (issue 22) */
 } pass_ctx;
 
 typedef int (*pass_fn)(ir_graph *g, const pass_ctx *cx, diag *d);
@@ -109,6 +126,10 @@ int pass_list_has(const pass_list *l, const char *name);
 int pass_run_list(ir_graph *g, const char *list, const pass_ctx *cx, diag *d);
 
 /* --- the passes (one file each) ---------------------------------------------------- */
+
+/* qact.c: LSTM / GRU / RNN -> lstmc.RnnQ in integers, Quantize / Dequantize around
+ * (issue 22, docs/PRECISION.md). */
+int pass_qact(ir_graph *g, const pass_ctx *cx, diag *d);
 
 /* split_gates.c: G = [W | U] -> G1 input projection for all steps + G2 loop (Arm §IV). */
 int pass_split_gates(ir_graph *g, const pass_ctx *cx, diag *d);

@@ -31,6 +31,11 @@ put_io_macros(FILE *f, const char *NAME, const char *what, int i, const ir_tenso
     fprintf(f, "#define %s_%s_%d_SHAPE ", NAME, what, i);
     cg_c_put_i64s(f, t->shape.d, t->shape.rank);
     fprintf(f, "\n#define %s_%s_%d_NUMEL %lld\n", NAME, what, i, (long long)n);
+    if (t->io_scale > 0.0f) { /* issue 22, --io=int: real = (q - ZERO_POINT) * SCALE */
+        fprintf(f, "#define %s_%s_%d_SCALE ", NAME, what, i);
+        cg_c_put_float(f, t->io_scale);
+        fprintf(f, "\n#define %s_%s_%d_ZERO_POINT %d\n", NAME, what, i, (int)t->io_zero_point);
+    }
 }
 
 /* Issue 21: the ranged dims and the functions that take them. */

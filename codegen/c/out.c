@@ -129,6 +129,8 @@ cg_c_ctype(ir_dtype t)
     case IR_DT_I64: return "int64_t";
     case IR_DT_I32: return "int32_t";
     case IR_DT_BOOL: return "uint8_t";
+    case IR_DT_I8: return "int8_t";
+    case IR_DT_I16: return "int16_t";
     default: return "unsigned char";
     }
 }
@@ -141,6 +143,8 @@ cg_c_rt_dtype(ir_dtype t)
     case IR_DT_I64: return "LSTMC_RT_I64";
     case IR_DT_I32: return "LSTMC_RT_I32";
     case IR_DT_BOOL: return "LSTMC_RT_U8";
+    case IR_DT_I8: return "LSTMC_RT_I8";
+    case IR_DT_I16: return "LSTMC_RT_I16";
     default: return "0";
     }
 }

@@ -12,7 +12,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 32, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 36, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -40,10 +40,11 @@ static const char *const ewop_names[] = {
     "LSTMC_RT_EW_SELU",         "LSTMC_RT_EW_SIN",           "LSTMC_RT_EW_COS",
     "LSTMC_RT_EW_NEG"};
 static_assert(LSTMC_RT_EW_NEG == 30, "lstmc_rt_ewop: a new op needs its name in ewop_names");
-static const char *const dtype_names[] = {NULL, "LSTMC_RT_F32", "LSTMC_RT_I64", "LSTMC_RT_I32",
-                                          "LSTMC_RT_U8"};
+static const char *const dtype_names[] = {NULL,           "LSTMC_RT_F32", "LSTMC_RT_I64",
+                                          "LSTMC_RT_I32", "LSTMC_RT_U8",  "LSTMC_RT_I8",
+                                          "LSTMC_RT_I16"};
 static_assert(LSTMC_RT_CELL_RNN == 2 && LSTMC_RT_ACT_SOFTPLUS == 10 && LSTMC_RT_DIV == 3 &&
-                  LSTMC_RT_SQRT == 5 && LSTMC_RT_U8 == 4,
+                  LSTMC_RT_SQRT == 5 && LSTMC_RT_I16 == 6,
               "lstmc_rt.h: a new enum constant needs its name in params.c");
 
 /* issue 20, red */
@@ -165,6 +166,42 @@ cg_c_put_params(FILE *f, const kp_call *c)
         fputs("static const lstmc_rt_tissue_params p = {.rnn = ", f);
         put_rnn_fields(f, &c->p.tissue.p.rnn);
         fprintf(f, ",\n            .mts = %d};\n", c->p.tissue.p.mts);
+        break;
+    case KP_RNN_Q: { /* issue 22 */
+        const lstmc_rt_rnnq_params *p = &c->p.rnnq;
+        fputs("static const lstmc_rt_rnnq_params p = {.cell = ", f);
+        put_enum(f, ENUM_NAME(cell_names, p->cell), p->cell);
+        fprintf(f,
+                ", .bits = %d, .seq_len = %lld, .batch = %lld,\n"
+                "            .input_size = %lld, .hidden = %lld, .n_dirs = %d, .reverse = %d, "
+                ".layout = %d,\n            .act = {",
+                p->bits, (long long)p->seq_len, (long long)p->batch, (long long)p->input_size,
+                (long long)p->hidden, p->n_dirs, p->reverse, p->layout);
+        for (i = 0; i < 6; i++) {
+            fputs(i ? ", " : "", f);
+            put_enum(f, ENUM_NAME(act_names, p->act[i]), p->act[i]);
+        }
+        fprintf(f,
+                "},\n            .has_clip = %d, .clip_q = %d, .input_forget = %d, "
+                ".linear_before_reset = %d,\n            .cell_exp = %d, .h_mult = %d, "
+                ".h_shift = %d, .peep_mult = %d, .peep_shift = %d};\n",
+                p->has_clip, p->clip_q, p->input_forget, p->linear_before_reset, p->cell_exp,
+                p->h_mult, p->h_shift, p->peep_mult, p->peep_shift);
+        break;
+    }
+    case KP_GEMM_Q:
+        fprintf(f,
+                "static const lstmc_rt_gemmq_params p = {.m = %lld, .n = %lld, .k = %lld, "
+                ".bits = %d, .a_zero_point = %d};\n",
+                (long long)c->p.gemmq.m, (long long)c->p.gemmq.n, (long long)c->p.gemmq.k,
+                c->p.gemmq.bits, c->p.gemmq.a_zero_point);
+        break;
+    case KP_QUANT:
+    case KP_DEQUANT:
+        fprintf(f, "static const lstmc_rt_quant_params p = {.n = %lld, .bits = %d, .scale = ",
+                (long long)c->p.quant.n, c->p.quant.bits);
+        cg_c_put_float(f, c->p.quant.scale);
+        fprintf(f, ", .zero_point = %d};\n", c->p.quant.zero_point);
         break;
     case KP_GEMM: {
         const lstmc_rt_gemm_params *p = &c->p.gemm;

@@ -250,6 +250,12 @@ cg_c_put_const_array(FILE *f, const char *storage, const char *name, const ir_gr
         case IR_DT_I32:
             fprintf(f, "%ld", (long)((const int32_t *)t->data)[k]);
             break;
+        case IR_DT_I8:
+            fprintf(f, "%d", ((const int8_t *)t->data)[k]);
+            break;
+        case IR_DT_I16:
+            fprintf(f, "%d", ((const int16_t *)t->data)[k]);
+            break;
         default:
             fprintf(f, "%u", ((const unsigned char *)t->data)[k]);
             break;

@@ -47,6 +47,12 @@ static const char options_text[] =
     "                       given to NAME_set_weights\n"
     "  --weights=fp32|fp16|bf16|int8   storage of the recurrent and input weights; fp32\n"
     "                       accumulation (default: the model's own, fp32 for float models)\n"
+    "  --activations=fp32|int8|int16   int8 / int16: the LSTM, GRU and RNN layers run in\n"
+    "                       integers with int8 weights (docs/PRECISION.md); needs\n"
+    "                       --calib-data or a model with QuantizeLinear scales\n"
+    "  --calib-data=FILE.npy   samples ([K, <input shape>]) the activation ranges come from\n"
+    "  --io=float|int       int: with --activations, the inputs and outputs are integers\n"
+    "                       (NAME_INPUT_i_SCALE, _ZERO_POINT) and nothing runs in float\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis: [K, <input\n"
@@ -208,6 +214,16 @@ parse_args(int argc, char **argv, cli *c)
             if (lowp_parse(v) < 0)
                 return usage("--weights takes fp32, fp16, bf16 or int8, got '%s'", v);
             c->o.weights = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--activations"))) {
+            if (strcmp(v, "fp32") != 0 && strcmp(v, "int8") != 0 && strcmp(v, "int16") != 0)
+                return usage("--activations takes fp32, int8 or int16, got '%s'", v);
+            c->o.activations = strcmp(v, "int8") == 0 ? 8 : strcmp(v, "int16") == 0 ? 16 : 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--io"))) {
+            if (strcmp(v, "float") != 0 && strcmp(v, "int") != 0)
+                return usage("--io takes float or int, got '%s'", v);
+            c->o.io_int = strcmp(v, "int") == 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--calib-data"))) {
+            c->o.calib_data = v;
         } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
         } else if ((v = cli_opt(argc, argv, &i, "--thresholds"))) {

@@ -96,6 +96,8 @@ ir_dtype_name(ir_dtype t)
     case IR_DT_I64: return "i64";
     case IR_DT_I32: return "i32";
     case IR_DT_BOOL: return "bool";
+    case IR_DT_I8: return "i8";
+    case IR_DT_I16: return "i16";
     default: return "undef";
     }
 }
@@ -108,6 +110,8 @@ ir_dtype_size(ir_dtype t)
     case IR_DT_I64: return 8;
     case IR_DT_I32: return 4;
     case IR_DT_BOOL: return 1;
+    case IR_DT_I8: return 1;
+    case IR_DT_I16: return 2;
     default: return 0;
     }
 }

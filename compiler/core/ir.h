@@ -72,7 +72,9 @@ typedef enum ir_dtype {
     IR_DT_F32 = 1,
     IR_DT_I64 = 2,
     IR_DT_I32 = 3,
-    IR_DT_BOOL = 4
+    IR_DT_BOOL = 4,
+    IR_DT_I8 = 5, /* the full-integer layers' activations (issue 22) */
+    IR_DT_I16 = 6
 } ir_dtype;
 
 const char *ir_dtype_name(ir_dtype t); /* "f32", "i64", ... */
@@ -112,6 +114,9 @@ typedef struct ir_tensor {
     int is_output;       /* a graph output */
     int qsrc;            /* ONNX INT8/UINT8 code of a constant imported from 8-bit data (held
                             widened to i32); only DequantizeLinear may read it. 0 otherwise */
+    float io_scale;      /* > 0: an integer graph input or output of --io=int (issue 22): its
+                            real value is (q - io_zero_point) * io_scale */
+    int32_t io_zero_point;
 } ir_tensor;
 
 /* --- attributes -------------------------------------------------------------------- */

@@ -85,6 +85,10 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     cx->llvm_kernels = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
     cx->gpu = be->gpu;
     cx->weights = o->weights;
+    cx->qact.bits = o->activations;
+    cx->qact.int_io = o->io_int;
+    cx->qact.r = o->qranges;
+    cx->qact.n = o->n_qranges;
     if (options_parse_passes(o, cx, err, sizeof err) < 0) {
         diag_error(d, "%s", err);
         return -1;
@@ -97,6 +101,32 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     if (cx->hsparse.n && o->has_alpha_inter) {
         diag_error(d, "--hsparse does not combine with --alpha-inter: a tissue multiplies U "
                       "by several h vectors at once (passes/hsparse.c)");
+        return -1;
+    }
+    if (o->activations && be->gpu) {
+        diag_error(d,
+                   "--activations=int%d does not combine with an OpenCL target ('%s'): its "
+                   "kernels compute in float; compile for the CPU",
+                   o->activations, o->target);
+        return -1;
+    }
+    if (o->io_int && !o->activations) {
+        diag_error(d, "--io=int needs --activations=int8 or int16");
+        return -1;
+    }
+    if (o->activations && o->weights && strcmp(o->weights, "int8") != 0) {
+        diag_error(d,
+                   "--activations=int%d stores the weights in int8; it does not combine with "
+                   "--weights=%s",
+                   o->activations, o->weights);
+        return -1;
+    }
+    if (o->activations && (o->has_alpha_inter || o->has_alpha_intra || cx->hsparse.n ||
+                           cx->sparse.mode == PASS_SPARSE_ESELL)) {
+        diag_error(d,
+                   "--activations=int%d does not combine with --alpha-inter, --alpha-intra, "
+                   "--hsparse or --sparse=esell yet: their kernels compute in float",
+                   o->activations);
         return -1;
     }
     if (cx->sparse.mode == PASS_SPARSE_ESELL && (o->has_alpha_inter || o->has_alpha_intra)) {
@@ -124,6 +154,8 @@ pass_pipeline(const target *t, const driver_options *o, const pass_ctx *cx, pass
     if (pass_list_add(l, "fold_bn", d) < 0 || pass_list_add(l, "layernorm", d) < 0)
         return -1;
     if (cx->prune.on && pass_list_add(l, "prune", d) < 0)
+        return -1;
+    if (cx->qact.bits && pass_list_add(l, "qact", d) < 0) /* issue 22: before split_gates */
         return -1;
     if (pass_list_add(l, o->passes ? o->passes : t->passes, d) < 0)
         return -1;
@@ -208,13 +240,18 @@ driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, mempla
     const cg_backend *be = cg_backend_resolve(o->target, o->emit, o->cpu_only, d);
     const target *t;
     ir_graph *g;
+    driver_options o2 = *o;
+    pass_qrange *qr = NULL;
     if (!be || !(t = resolve_target(o, d)) || !(g = driver_import(a, o->model, d)))
         return -1;
     driver_print_after(g, o, "import");
+    if (o->activations && driver_qranges(a, g, o, &qr, &o2.n_qranges, d) < 0) /* issue 22 */
+        return -1;
+    o2.qranges = qr;
     if (driver_prepare(g, o, d) < 0)
         return -1;
     calib_table *calib = NULL;
-    return compile_program(a, g, t, be, o, &calib, gp, kp, mp, d);
+    return compile_program(a, g, t, be, &o2, &calib, gp, kp, mp, d);
 }
 
 static int compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_options *o,
@@ -437,6 +474,12 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     if (dm->n)
         ns = cg_dims_samples(dm, sv);
     *ro = *o;
+    if (o->activations) { /* issue 22: the ranges the integer layers are scaled to */
+        pass_qrange *qr;
+        if (driver_qranges(a, g0, o, &qr, &ro->n_qranges, d) < 0)
+            return -1;
+        ro->qranges = qr;
+    }
     for (iter = 0;; iter++) { /* once; a ranged compile again with more nofold */
         diag *fd = dm->n ? diag_new(a, o->model, NULL) : d;
         int k, added = 0;
@@ -452,6 +495,12 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
         stream_analyze(g, si); /* stream/ */
         if (si->ok && dm->n)
             stream_check_ranged(si, g, dm->n, dm->name);
+        if (si->ok && ro->io_int) { /* issue 22: the state struct and _set_state are float */
+            si->ok = 0;
+            snprintf(si->why, sizeof si->why,
+                     "--io=int: the step program's state is float, its inputs would be "
+                     "integer; compile with --io=float to stream");
+        }
         if (si->ok)
             stream_step_options(si, gs, g, ro, &so); /* from g's shapes, before the passes */
         else

@@ -70,6 +70,12 @@ typedef struct driver_options {
                                 this lstmc has LLVM, else c */
     const char *weights;     /* --weights: fp32|fp16|bf16|int8 (passes/lowp.h); NULL: the
                                 format the model's own weights were stored in */
+    int activations;         /* --activations: 0 (float), 8 or 16: integer recurrent layers
+                                (issue 22, passes/qact.c) */
+    const char *calib_data;  /* --calib-data: the samples their activation ranges come from */
+    int io_int;              /* --io=int: integer graph inputs and outputs (no float at all) */
+    const struct pass_qrange *qranges; /* the ranges measured from calib_data (qrange.c) */
+    int n_qranges;
     int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
     double sph;              /* --sph: the hidden-state sparsity the elstm target plans for */
     int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
@@ -114,6 +120,12 @@ int driver_batch_axis(const ir_graph *g, const ir_tensor *in, const ir_node **rn
  * same bytes). Returns 0, or -1 after reporting through d (what names the data). */
 int driver_sample_shape(const ir_graph *g, const ir_tensor *in, const int64_t *dims, int rank,
                         const char *what, ir_shape *s, diag *d);
+
+/* --activations (issue 22): the float ranges of every recurrent layer of the import g0 over
+ * o->calib_data's samples (none without it). Returns 0 or -1 after reporting through d. */
+struct pass_qrange;
+int driver_qranges(arena *a, const ir_graph *g0, const driver_options *o,
+                   struct pass_qrange **out, int *n_out, diag *d);
 
 /* --prune on a prepared graph (passes/sparse.c; the elstm target prunes before it encodes).
  * Returns 0 (also without --prune) or -1 after reporting through d. */

@@ -3,15 +3,15 @@
  */
 #include "tuned.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
 #include "wfmt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* --- reading TUNED ---------------------------------------------------------------------- */
 
@@ -21,7 +21,7 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
     FILE *f = fopen(path, "r");
     char line[4096];
     int lineno = 0, approx = -1, seen = 0, vary = 3; /* bit 1: inter, bit 2: intra */
-    const char *weights = NULL; /* a static name from lowp_name */
+    const char *weights = NULL;                      /* a static name from lowp_name */
     double v;
 
     if (!f) {
@@ -36,8 +36,9 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
             line[--n] = '\0';
         if (lineno == 1) {
             if (strcmp(line, TUNED_MAGIC) != 0) {
-                diag_error(d, "--thresholds %s: not a file lstmc tune wrote (the first line "
-                              "is not '%s')",
+                diag_error(d,
+                           "--thresholds %s: not a file lstmc tune wrote (the first line "
+                           "is not '%s')",
                            path, TUNED_MAGIC);
                 goto bad;
             }
@@ -58,12 +59,27 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
             approx = strcmp(val, "approx") == 0;
         } else if (strcmp(key, "weights") == 0 || strcmp(key, "bpa_weights") == 0) {
             if (lowp_parse(val) < 0) {
-                diag_error(d, "--thresholds %s:%d: %s is fp32, fp16, bf16 or int8, not '%s'",
-                           path, lineno, key, val);
+                diag_error(d, "--thresholds %s:%d: %s is fp32, fp16, bf16 or int8, not '%s'", path,
+                           lineno, key, val);
                 goto bad;
             }
             if (strcmp(key, "weights") == 0)
                 weights = lowp_name(lowp_parse(val));
+        } else if (strcmp(key, "activations") == 0 || strcmp(key, "bpa_activations") == 0) {
+            if (strcmp(val, "int8") && strcmp(val, "int16")) { /* issue 22 */
+                diag_error(d, "--thresholds %s:%d: %s is int8 or int16, not '%s'", path, lineno,
+                           key, val);
+                goto bad;
+            }
+            if (strcmp(key, "activations") == 0 && !o->activations)
+                o->activations = strcmp(val, "int8") == 0 ? 8 : 16;
+        } else if (strcmp(key, "calib_data") == 0) {
+            if (!o->calib_data) {
+                const char *slash = strrchr(path, '/');
+                o->calib_data = val[0] == '/' || !slash
+                                    ? arena_printf(a, "%s", val)
+                                    : arena_printf(a, "%.*s/%s", (int)(slash - path), path, val);
+            }
         } else if (strcmp(key, "vary") == 0) {
             if (strcmp(val, "both") && strcmp(val, "inter") && strcmp(val, "intra")) {
                 diag_error(d, "--thresholds %s:%d: vary is both, inter or intra, not '%s'", path,
@@ -83,8 +99,8 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
             float *dst = NULL;
             v = strtod(val, &end);
             if (*end || end == val || !(v >= 0) || v > 1e30) {
-                diag_error(d, "--thresholds %s:%d: %s takes a number >= 0, got '%s'", path,
-                           lineno, key, val);
+                diag_error(d, "--thresholds %s:%d: %s takes a number >= 0, got '%s'", path, lineno,
+                           key, val);
                 goto bad;
             }
             if (strcmp(key, "alpha_inter") == 0)
@@ -104,8 +120,9 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
         }
     }
     if (lineno == 0 || approx < 0 || seen != 3) {
-        diag_error(d, "--thresholds %s: incomplete (needs schedule, alpha_inter and "
-                      "alpha_intra)",
+        diag_error(d,
+                   "--thresholds %s: incomplete (needs schedule, alpha_inter and "
+                   "alpha_intra)",
                    path);
         goto bad;
     }
@@ -117,8 +134,9 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
     if (!o->has_alpha_intra)
         o->alpha_intra = 0;
     if (weights && approx) {
-        diag_error(d, "--thresholds %s: weights %s with the approximate schedule (tissues and "
-                      "row skip run on fp32 weights only)",
+        diag_error(d,
+                   "--thresholds %s: weights %s with the approximate schedule (tissues and "
+                   "row skip run on fp32 weights only)",
                    path, weights);
         return -1;
     }

@@ -93,6 +93,9 @@ typedef struct kp_call {
         lstmc_rt_conv_params conv;           /* KP_CONV, KP_CONV_TRANSPOSE */
         lstmc_rt_pool_params pool;           /* KP_POOL */
         lstmc_rt_batchnorm_params batchnorm; /* KP_BATCHNORM */
+        lstmc_rt_rnnq_params rnnq;           /* KP_RNN_Q (issue 22) */
+        lstmc_rt_quant_params quant;         /* KP_QUANT, KP_DEQUANT */
+        lstmc_rt_gemmq_params gemmq;         /* KP_GEMM_Q */
         struct {
             int64_t n;
             int32_t elem_size;

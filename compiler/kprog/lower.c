@@ -1097,6 +1097,85 @@ lower_scatter(arena *a, kprog *kp, const ir_node *n)
     return 0;
 }
 
+/* lstmc.RnnQ (passes/qact.c, issue 22): X W R Q seq_lens init_h init_c P -> Y Y_h Y_c, one
+ * lstmc_rt_rnn_q call; the recipe's integers are the node's attributes. */
+static int
+lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
+{
+    kp_call *c = push(a, kp, KP_RNN_Q, n);
+    lstmc_rt_rnnq_params *p = &c->p.rnnq;
+    const ir_attr *acts = ir_attr_get(n, "activations");
+    lstmc_rt_rnn_params rp;
+    int i;
+
+    memset(&rp, 0, sizeof rp);
+    rnn_params(n, &rp);
+    p->cell = (int32_t)ir_attr_int(n, "cell", 0);
+    p->bits = (int32_t)ir_attr_int(n, "bits", 8);
+    p->seq_len = rp.seq_len;
+    p->batch = rp.batch;
+    p->input_size = rp.input_size;
+    p->hidden = rp.hidden;
+    p->n_dirs = rp.n_dirs;
+    p->reverse = rp.reverse;
+    p->layout = rp.layout;
+    for (i = 0; acts && i < acts->n && i < 6; i++)
+        p->act[i] = (int32_t)acts->ints[i];
+    p->has_clip = rp.has_clip;
+    p->clip_q = (int32_t)ir_attr_int(n, "clip_q", 0);
+    p->input_forget = rp.input_forget;
+    p->linear_before_reset = rp.linear_before_reset;
+    p->cell_exp = (int32_t)ir_attr_int(n, "cell_exp", 15);
+    p->h_mult = (int32_t)ir_attr_int(n, "h_mult", 0);
+    p->h_shift = (int32_t)ir_attr_int(n, "h_shift", 0);
+    p->peep_mult = (int32_t)ir_attr_int(n, "peep_mult", 0);
+    p->peep_shift = (int32_t)ir_attr_int(n, "peep_shift", 0);
+    for (i = 0; i < c->n_in; i++)
+        c->in[i] = ir_in(n, i);
+    for (i = 0; i < 3; i++)
+        c->out[i] = ir_out(n, i);
+    c->scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
+    if (p->hidden < 1) {
+        diag_node(d, n, "its shapes and attributes do not make a valid integer recurrent layer");
+        return -1;
+    }
+    return 0;
+}
+
+/* lstmc.Quantize / lstmc.Dequantize: one scale and zero point over the whole tensor. */
+static int
+lower_quant(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, n->op == IR_OP_QUANTIZE ? KP_QUANT : KP_DEQUANT, n);
+
+    c->p.quant.n = numel(ir_in(n, 0));
+    c->p.quant.bits = (int32_t)ir_attr_int(n, "bits", 8);
+    c->p.quant.scale = ir_attr_float(n, "scale", 1.0f);
+    c->p.quant.zero_point = (int32_t)ir_attr_int(n, "zero_point", 0);
+    c->in[0] = ir_in(n, 0);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
+/* lstmc.GemmQ (passes/qact.c, --io=int): A [M, K] B [N, K] bias -> Y int32 [M, N]. */
+static int
+lower_gemmq(arena *a, kprog *kp, const ir_node *n)
+{
+    kp_call *c = push(a, kp, KP_GEMM_Q, n);
+    const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1);
+
+    c->p.gemmq.m = A->shape.d[0];
+    c->p.gemmq.k = A->shape.d[1];
+    c->p.gemmq.n = B->shape.d[0];
+    c->p.gemmq.bits = (int32_t)ir_attr_int(n, "bits", 8);
+    c->p.gemmq.a_zero_point = (int32_t)ir_attr_int(n, "a_zero_point", 0);
+    c->in[0] = ir_in(n, 0);
+    c->in[1] = ir_in(n, 1);
+    c->in[2] = ir_in(n, 2);
+    c->out[0] = ir_out(n, 0);
+    return 0;
+}
+
 int
 kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
@@ -1108,6 +1187,13 @@ kp_lower_node(arena *a, kprog *kp, const ir_node *n, diag *d)
         return lower_rnn(a, kp, n, d);
     case IR_OP_RNN_PROJ:
         return lower_proj(a, kp, n);
+    case IR_OP_RNN_Q: /* issue 22 */
+        return lower_rnnq(a, kp, n, d);
+    case IR_OP_QUANTIZE:
+    case IR_OP_DEQUANTIZE:
+        return lower_quant(a, kp, n);
+    case IR_OP_GEMM_Q:
+        return lower_gemmq(a, kp, n);
     case IR_OP_RNN_TISSUE:
         if (n->n_inputs > 9)
             return lower_tissue_drs(a, kp, n, d);

@@ -121,6 +121,50 @@ const target target_builtin[] = {
      .ram_bytes = 320 * 1024,
      .flash_bytes = 1024 * 1024,
      .passes = LSTMC_DEFAULT_PASSES},
+    /* Cortex-M without an FPU (issue 22), soft-float ABI (gcc -mfloat-abi=soft): every float
+     * operation of the LLVM kernels is a call into libgcc's float emulation (__aeabi_fadd,
+     * __aeabi_fmul, ...), as gcc's code for the C kernels is; the integer build
+     * (--activations=int8|int16) needs none. M0+: ARMv6-M, Thumb-1 with a few Thumb-2
+     * instructions, no DSP, no hardware divide; memory of an RP2040 (Raspberry Pi Pico):
+     * 264 KiB SRAM, 2 MiB QSPI flash (XIP). M33: ARMv8-M Mainline with the DSP extension
+     * (SIMD on 8/16-bit lanes, SMLAD) but built without its optional FPU (-fpregs turns every
+     * floating-point feature of LLVM's cortex-m33 off), as the nRF5340's network core is;
+     * memory of an nRF9160 / STM32L552 class part (256 KiB SRAM, 1 MiB flash; those two do
+     * have the FPU: a -mfloat-abi=softfp program links these objects, a hard-float one
+     * needs a profile with the eabihf triple and +fp-armv8d16sp). */
+    {.name = "cortex-m0plus",
+     .summary = "Cortex-M0+ bare metal (thumbv6m, no FPU, soft float), RP2040-sized",
+     .triple = "thumbv6m-none-eabi",
+     .cpu = "cortex-m0plus",
+     .features = "",
+     .cores = 1,
+     .ram_bytes = 264 * 1024,
+     .flash_bytes = 2 * 1024 * 1024,
+     .passes = LSTMC_DEFAULT_PASSES},
+    {.name = "cortex-m33",
+     .summary = "Cortex-M33 bare metal (thumbv8m.main, DSP, no FPU, soft float), nRF9160-sized",
+     .triple = "thumbv8m.main-none-eabi",
+     .cpu = "cortex-m33",
+     .features = "+dsp,-fpregs",
+     .cores = 1,
+     .ram_bytes = 256 * 1024,
+     .flash_bytes = 1024 * 1024,
+     .passes = LSTMC_DEFAULT_PASSES},
+    /* Cortex-M55 (ARMv8.1-M Mainline): Helium (MVE) for integers and floats and the FPU
+     * (FPv5 with double precision), hard-float ABI (gcc -mcpu=cortex-m55 -mfloat-abi=hard).
+     * The float kernels stay scalar (vector_floats gives 4 only with +neon); the integer
+     * build may use MVE. Memory: RAM is the 512 KiB DTCM of the Corstone-300 (SSE-300, the
+     * AN547 FPGA image that examples/cortex_m55 runs on), flash 2 MiB, a typical M55
+     * microcontroller's (the Corstone-300 runs code from its 512 KiB ITCM). */
+    {.name = "cortex-m55",
+     .summary = "Cortex-M55 bare metal (thumbv8.1m.main, MVE, FPU, hard float), Corstone-300-sized",
+     .triple = "thumbv8.1m.main-none-eabihf",
+     .cpu = "cortex-m55",
+     .features = "+mve.fp,+fp-armv8d16",
+     .cores = 1,
+     .ram_bytes = 512 * 1024,
+     .flash_bytes = 2 * 1024 * 1024,
+     .passes = LSTMC_DEFAULT_PASSES},
     {.name = "pocl",
      .summary = "OpenCL on the host CPU through PoCL (for tests of the GPU path)",
      .triple = "",

@@ -67,7 +67,6 @@ static const struct {
     {"LpNormalization", "F.normalize"},
     {"MatMulInteger", "torch.quantization.quantize_dynamic (dynamic int8 Linear)"},
     {"DynamicQuantizeLinear", "torch.quantization.quantize_dynamic (dynamic int8 Linear)"},
-    {"QuantizeLinear", "quantised activations (quantise only the weights, or export in float)"},
     {"DynamicQuantizeLSTM", "torch.quantization.quantize_dynamic on nn.LSTM"},
     {"NonMaxSuppression", "torchvision.ops.nms"},
     {"Attention", "nn.MultiheadAttention fused by an optimiser (export without fusion)"},

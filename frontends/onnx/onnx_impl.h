@@ -132,6 +132,7 @@ int onnx_import_rnn(onnx_ctx *cx, const Onnx__NodeProto *np);
 
 int onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np);
+int onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np); /* issue 22 */
 int onnx_import_gemm(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_matmul(onnx_ctx *cx, const Onnx__NodeProto *np);
 int onnx_import_binary(onnx_ctx *cx, const Onnx__NodeProto *np);

@@ -17,6 +17,7 @@
 #include "onnx_impl.h"
 #include "wfmt.h"
 
+#include <math.h>
 #include <string.h>
 
 static ir_op
@@ -126,11 +127,12 @@ onnx_import_constant(onnx_ctx *cx, const Onnx__NodeProto *np)
 static const ir_tensor *
 dq_const(onnx_ctx *cx, const Onnx__NodeProto *np, size_t i, const char *what)
 {
-    const ir_tensor *t = i < np->n_input && np->input[i][0] ? ir_tensor_find(cx->g, np->input[i])
-                                                             : NULL;
+    const ir_tensor *t =
+        i < np->n_input && np->input[i][0] ? ir_tensor_find(cx->g, np->input[i]) : NULL;
     if (!t || !t->data) {
         if (i == 0)
-            onnx_err(cx, "input '%s' is not a constant: lstmc dequantises weights, not "
+            onnx_err(cx,
+                     "input '%s' is not a constant: lstmc dequantises weights, not "
                      "activations (quantise only the initializers, or run the model in float)",
                      i < np->n_input ? np->input[i] : "");
         else
@@ -152,6 +154,132 @@ dq_note_scale(ir_graph *g, float s)
         g->qscales[g->n_qscales++] = s;
 }
 
+/* --- QuantizeLinear / DequantizeLinear of activations (issue 22) ------------------- */
+
+/*
+ * The scalar scale and the zero point of a Q/DQ node (inputs 1 and 2) as lstmc.Quantize's
+ * attributes: int8 integers, a UINT8 zero point moved down by 128 (q - 128 holds the same
+ * value), so that every activation is int8 inside lstmc. *u8 says the model's type was UINT8.
+ */
+static int
+qdq_params(onnx_ctx *cx, const Onnx__NodeProto *np, int zp_default_u8, float *scale, int *zp,
+           int *u8)
+{
+    const ir_tensor *sc =
+        np->n_input > 1 && np->input[1][0] ? ir_tensor_find(cx->g, np->input[1]) : NULL;
+    const ir_tensor *z =
+        np->n_input > 2 && np->input[2][0] ? ir_tensor_find(cx->g, np->input[2]) : NULL;
+    if (!sc || !sc->data || sc->dtype != IR_DT_F32 || ir_shape_numel(&sc->shape) != 1) {
+        onnx_err(cx, "the scale of an activation must be one float constant (per-axis "
+                     "activation scales are not supported)");
+        return -1;
+    }
+    *scale = *(const float *)sc->data;
+    if (!(*scale > 0.0f) || !isfinite(*scale)) {
+        onnx_err(cx, "scale %g: it must be finite and > 0", (double)*scale);
+        return -1;
+    }
+    *u8 = zp_default_u8;
+    *zp = 0;
+    if (z) {
+        if (!z->data || !z->qsrc || ir_shape_numel(&z->shape) != 1) {
+            onnx_err(cx, "the zero point must be one INT8 or UINT8 constant (INT16 and other "
+                         "activation types are not supported)");
+            return -1;
+        }
+        *u8 = z->qsrc == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+        *zp = *(const int32_t *)z->data;
+    }
+    if (*u8)
+        *zp -= 128;
+    return 0;
+}
+
+/* QuantizeLinear of an activation: lstmc.Quantize to int8 (UINT8 models shifted by 128). */
+int
+onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
+{
+    const char *out = np->n_output == 1 ? np->output[0] : NULL;
+    int64_t axis, odt, sat;
+    float scale;
+    int zp, u8;
+    ir_node *n;
+    ir_tensor *x, *y;
+
+    if (np->n_input < 2 || np->n_input > 3 || !out || !out[0]) {
+        onnx_err(cx,
+                 "has %zu inputs and %zu outputs; QuantizeLinear takes 2 or 3 inputs and "
+                 "has one output",
+                 np->n_input, np->n_output);
+        return -1;
+    }
+    if (onnx_attr_int(cx, np, "axis", 1, &axis) < 0 ||
+        onnx_attr_int(cx, np, "output_dtype", 0, &odt) < 0 ||
+        onnx_attr_int(cx, np, "saturate", 1, &sat) < 0)
+        return -1;
+    if (odt != 0 && odt != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 &&
+        odt != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8) {
+        onnx_err(cx, "output_dtype %s: lstmc quantises activations to INT8 and UINT8",
+                 onnx_dtype_name((int32_t)odt));
+        return -1;
+    }
+    if (qdq_params(cx, np, odt != ONNX__TENSOR_PROTO__DATA_TYPE__INT8, &scale, &zp, &u8) < 0)
+        return -1;
+    x = onnx_tensor_ref(cx, np->input[0]);
+    y = onnx_tensor_ref(cx, out);
+    if (y->producer || y->data || y->is_input) {
+        onnx_err(cx, "output '%s' is produced twice", out);
+        return -1;
+    }
+    n = ir_node_new(cx->g, IR_OP_QUANTIZE, cx->node, cx->op_type, 1, 1);
+    n->opset = cx->opset;
+    n->inputs[0] = x;
+    ir_node_set_output(n, 0, y);
+    ir_attr_set_float(cx->g, n, "scale", scale);
+    ir_attr_set_int(cx->g, n, "zero_point", zp);
+    ir_attr_set_int(cx->g, n, "bits", 8);
+    ir_attr_set_int(cx->g, n, "u8", u8);
+    return 0;
+}
+
+/* DequantizeLinear of an activation (what a QuantizeLinear made): lstmc.Dequantize. */
+static int
+import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
+{
+    ir_tensor *x = onnx_tensor_ref(cx, np->input[0]), *y;
+    const ir_node *q = x->producer;
+    float scale;
+    int zp, u8;
+    ir_node *n;
+
+    if (!q || q->op != IR_OP_QUANTIZE) {
+        onnx_err(cx,
+                 "input '%s' is not a constant nor a QuantizeLinear's output: lstmc "
+                 "dequantises weights and the activations the model quantises itself",
+                 np->input[0]);
+        return -1;
+    }
+    if (qdq_params(cx, np, (int)ir_attr_int(q, "u8", 0), &scale, &zp, &u8) < 0)
+        return -1;
+    if (u8 != ir_attr_int(q, "u8", 0)) {
+        onnx_err(cx, "its zero point's type is not that of the QuantizeLinear before it");
+        return -1;
+    }
+    y = onnx_tensor_ref(cx, out);
+    if (y->producer || y->data || y->is_input) {
+        onnx_err(cx, "output '%s' is produced twice", out);
+        return -1;
+    }
+    n = ir_node_new(cx->g, IR_OP_DEQUANTIZE, cx->node, cx->op_type, 1, 1);
+    n->opset = cx->opset;
+    n->inputs[0] = x;
+    ir_node_set_output(n, 0, y);
+    ir_attr_set_float(cx->g, n, "scale", scale);
+    ir_attr_set_int(cx->g, n, "zero_point", zp);
+    ir_attr_set_int(cx->g, n, "bits", 8);
+    return 0;
+}
+
 /*
  * DequantizeLinear of 8-bit constants (quantised weights): y = (x - zero_point) * scale, per
  * tensor or per channel along `axis`, folded into a float constant here. The graph notes
@@ -170,8 +298,10 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     ir_tensor *t;
 
     if (np->n_input < 2 || np->n_input > 3 || !out || !out[0]) {
-        onnx_err(cx, "has %zu inputs and %zu outputs; DequantizeLinear takes 2 or 3 inputs "
-                 "and has one output", np->n_input, np->n_output);
+        onnx_err(cx,
+                 "has %zu inputs and %zu outputs; DequantizeLinear takes 2 or 3 inputs "
+                 "and has one output",
+                 np->n_input, np->n_output);
         return -1;
     }
     if (onnx_attr_int(cx, np, "axis", 1, &axis) < 0 ||
@@ -181,6 +311,11 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         onnx_err(cx, "attribute 'block_size' is %lld; blocked quantisation is not supported",
                  (long long)block);
         return -1;
+    }
+    {
+        const ir_tensor *x0 = np->input[0][0] ? ir_tensor_find(cx->g, np->input[0]) : NULL;
+        if (x0 && !x0->data) /* an activation (issue 22) */
+            return import_dequantize_act(cx, np, out);
     }
     if (!(x = dq_const(cx, np, 0, "x")) || !(sc = dq_const(cx, np, 1, "x_scale")))
         return -1;
@@ -207,8 +342,10 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         if (axis < 0)
             axis += x->shape.rank;
         if (axis < 0 || axis >= x->shape.rank || x->shape.d[axis] != n_ch) {
-            onnx_err(cx, "x_scale has %lld values; per-axis scales need axis (%lld) to name a "
-                     "dimension of x of that size", (long long)n_ch, (long long)axis);
+            onnx_err(cx,
+                     "x_scale has %lld values; per-axis scales need axis (%lld) to name a "
+                     "dimension of x of that size",
+                     (long long)n_ch, (long long)axis);
             return -1;
         }
         for (i = axis + 1; i < x->shape.rank; i++)

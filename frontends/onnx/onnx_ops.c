@@ -15,8 +15,8 @@
 #include <string.h>
 
 /* The importer of each IR op, ORDER IR_OP; ir_ops.def names its op_type. The internal ops
- * (lstmc.Rnn*) have none: no model may hold them. */
-_Static_assert(IR_OP_COUNT == 93, "ORDER IR_OP: give the new op a row in importers");
+ * (lstmc.Rnn*, lstmc.Quantize, lstmc.Dequantize) have none: no model may hold them. */
+_Static_assert(IR_OP_COUNT == 97, "ORDER IR_OP: give the new op a row in importers");
 
 static const onnx_importer importers[IR_OP_COUNT] = {
     [IR_OP_LSTM] = onnx_import_lstm,
@@ -120,7 +120,9 @@ static const struct {
     onnx_importer fn;
 } folded[] = {
     {"Constant", onnx_import_constant},           /* becomes a constant tensor, no IR op */
-    {"DequantizeLinear", onnx_import_dequantize}, /* of constants only: folded here */
+    {"DequantizeLinear", onnx_import_dequantize}, /* constants folded here; activations:
+                                                     lstmc.Dequantize (issue 22) */
+    {"QuantizeLinear", onnx_import_quantize},     /* lstmc.Quantize (issue 22) */
     {"Scatter", onnx_import_scatter_elements},    /* opsets 9-10: ScatterElements */
 };
 

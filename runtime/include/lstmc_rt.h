@@ -59,7 +59,9 @@ typedef enum lstmc_rt_dtype {
     LSTMC_RT_F32 = 1,
     LSTMC_RT_I64 = 2,
     LSTMC_RT_I32 = 3,
-    LSTMC_RT_U8 = 4 /* bool */
+    LSTMC_RT_U8 = 4, /* bool */
+    LSTMC_RT_I8 = 5,
+    LSTMC_RT_I16 = 6
 } lstmc_rt_dtype;
 
 /* Size in bytes of one element of dtype, 0 for an unknown dtype. */

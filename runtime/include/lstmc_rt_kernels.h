@@ -840,13 +840,29 @@ int32_t lstmc_rt_q_sigmoid(int32_t v);
 int32_t lstmc_rt_q_tanh(int32_t v);
 
 /*
+ * The integer Gemm after full-integer layers (issue 22, --io=int): Y[m][j] = bias[j] +
+ * sum_k (A[m][k] - a_zero_point) * B[j][k], A int8 or int16 (bits) [M, K], B int8 [N, K] (one
+ * row per output), bias int32 [N] or NULL, Y int32 [M, N]: exact integers (int64 sums,
+ * saturated to int32). Y's real value is Y * (A's scale * B's scale), which the compiler
+ * keeps.
+ */
+typedef struct lstmc_rt_gemmq_params {
+    int64_t m, n, k;
+    int32_t bits; /* 8 or 16 */
+    int32_t a_zero_point;
+} lstmc_rt_gemmq_params;
+
+lstmc_rt_status lstmc_rt_gemm_q(const lstmc_rt_gemmq_params *p, const void *A, const int8_t *B,
+                                const int32_t *bias, int32_t *Y);
+
+/*
  * QuantizeLinear / DequantizeLinear of n elements with one scale and zero point, ONNX's
  * semantics: q = sat(round_half_even(x / scale) + zero_point) into int8 (bits 8) or int16
  * (bits 16); x = (q - zero_point) * scale.
  */
 typedef struct lstmc_rt_quant_params {
     int64_t n;
-    int32_t bits; /* 8 or 16 */
+    int32_t bits; /* 8 or 16; dequantize also 32 (int32: lstmc_rt_gemm_q's output) */
     float scale;
     int32_t zero_point;
 } lstmc_rt_quant_params;

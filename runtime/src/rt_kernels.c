@@ -71,7 +71,10 @@ lstmc_rt_dtype_size(int32_t dtype)
     case LSTMC_RT_I32:
         return 4;
     case LSTMC_RT_U8:
+    case LSTMC_RT_I8:
         return 1;
+    case LSTMC_RT_I16:
+        return 2;
     default:
         return 0;
     }

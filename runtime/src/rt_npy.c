@@ -75,7 +75,10 @@ npy_elem_size(int32_t dtype)
     case LSTMC_RT_I64:
         return 8;
     case LSTMC_RT_U8:
+    case LSTMC_RT_I8:
         return 1;
+    case LSTMC_RT_I16:
+        return 2;
     default:
         return 0;
     }
@@ -202,6 +205,7 @@ typedef struct npy_dtype_name {
 static const npy_dtype_name npy_dtypes[] = {
     {"<f4", LSTMC_RT_F32}, {"<i8", LSTMC_RT_I64}, {"<i4", LSTMC_RT_I32},
     {"|b1", LSTMC_RT_U8},  {"|u1", LSTMC_RT_U8},  {"<u1", LSTMC_RT_U8},
+    {"|i1", LSTMC_RT_I8},  {"<i1", LSTMC_RT_I8},  {"<i2", LSTMC_RT_I16},
 };
 
 /* Parse the dict; fills dtype, rank, dims. Returns NULL or a reason (static text). */
@@ -346,7 +350,7 @@ read_header(FILE *f, lstmc_npy_info *info, char *err, size_t errlen)
                        sizeof bad_descr);
     if (why) {
         if (bad_descr[0])
-            set_err(err, errlen, "%s '%s'; supported: <f4, <i8, <i4, |b1, |u1", why, bad_descr);
+            set_err(err, errlen, "%s '%s'; supported: <f4, <i8, <i4, <i2, |i1, |b1, |u1", why, bad_descr);
         else
             set_err(err, errlen, "%s", why);
         return -1;
@@ -467,6 +471,10 @@ descr_of(int32_t dtype)
         return "<i4";
     case LSTMC_RT_U8:
         return "|b1";
+    case LSTMC_RT_I8:
+        return "|i1";
+    case LSTMC_RT_I16:
+        return "<i2";
     default:
         return NULL;
     }

@@ -29,6 +29,16 @@
  * Built with LSTMC_SANITIZE, the generated code and the runtime are compiled with the same
  * sanitizers (LSTMC_TEST_CC_FLAGS); the LLVM objects and PoCL's kernels are not instrumented.
  */
+#include "arena.h"
+#include "codegen.h"
+#include "diag.h"
+#include "helpers.h"
+#include "ir.h"
+#include "kprog.h"
+#include "lowp.h"
+#include "lstmc_rt_kernels.h"
+#include "memplan.h"
+
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -41,16 +51,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "codegen.h"
-#include "diag.h"
-#include "helpers.h"
-#include "ir.h"
-#include "kprog.h"
-#include "lowp.h"
-#include "lstmc_rt_kernels.h"
-#include "memplan.h"
-
 #define WORK LSTMC_BINARY_DIR "/backends_work"
 #ifndef LSTMC_TEST_CC_FLAGS
 #define LSTMC_TEST_CC_FLAGS ""
@@ -58,9 +58,9 @@
 
 /* --- the rows --------------------------------------------------------------------------- */
 
-#define LSTM LSTMC_RT_CELL_LSTM
-#define GRU LSTMC_RT_CELL_GRU
-#define RNN LSTMC_RT_CELL_RNN
+#define LSTM      LSTMC_RT_CELL_LSTM
+#define GRU       LSTMC_RT_CELL_GRU
+#define RNN       LSTMC_RT_CELL_RNN
 #define ALPHA_MID (-1.0f) /* alpha_inter between two of the layer's relevance values */
 
 typedef struct bcase {
@@ -69,8 +69,8 @@ typedef struct bcase {
     /* recurrent kinds: the layer (T steps, N batch, I inputs, H hidden, D = dirs) */
     int32_t cell, dirs, rev, layout, clip, ifg, lbr, peep, seql, init, acts;
     int64_t T, N, I, H;
-    int32_t mts, wfmt;       /* tissue size; weight format (lstmc_rt_wfmt) of PROJ/REC */
-    float ainter, aintra;    /* thresholds of the tissue and DRS kinds (ALPHA_MID) */
+    int32_t mts, wfmt;    /* tissue size; weight format (lstmc_rt_wfmt) of PROJ/REC */
+    float ainter, aintra; /* thresholds of the tissue and DRS kinds (ALPHA_MID) */
     /* other kinds: dims, an op or variant, a dtype */
     int64_t m, n, k;
     int32_t op, flag, dt;
@@ -633,6 +633,43 @@ static const bcase cases[] = {
      .flag = 1,
      .nmse = 1e-13},
     {.name = "batchnorm", .kind = KP_BATCHNORM, .m = 2, .n = 5, .k = 37, .nmse = 1e-13},
+    /* issue 22: the full-integer layer (exact: integers) and its float boundary */
+    {.name = "rnnq_lstm8_bidir",
+     .kind = KP_RNN_Q,
+     .cell = LSTMC_RT_CELL_LSTM,
+     .dirs = 2,
+     .peep = 1,
+     .seql = 1,
+     .init = 1,
+     .T = 5,
+     .N = 3,
+     .I = 7,
+     .H = 37,
+     .op = 8},
+    {.name = "rnnq_gru16_layout1",
+     .kind = KP_RNN_Q,
+     .cell = LSTMC_RT_CELL_GRU,
+     .dirs = 1,
+     .layout = 1,
+     .lbr = 1,
+     .T = 4,
+     .N = 2,
+     .I = 5,
+     .H = 9,
+     .op = 16},
+    {.name = "rnnq_rnn8_reverse",
+     .kind = KP_RNN_Q,
+     .cell = LSTMC_RT_CELL_RNN,
+     .dirs = 1,
+     .rev = 1,
+     .T = 6,
+     .N = 1,
+     .I = 3,
+     .H = 5,
+     .op = 8},
+    {.name = "quantize_int8", .kind = KP_QUANT, .m = 37, .op = 8, .nmse = 0},
+    {.name = "dequantize_int16", .kind = KP_DEQUANT, .m = 37, .op = 16, .nmse = 0},
+    {.name = "gemmq_int8", .kind = KP_GEMM_Q, .m = 3, .n = 37, .k = 70, .op = 8},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -734,13 +771,12 @@ rnn_params(const bcase *bc, lstmc_rt_rnn_params *p)
     p->linear_before_reset = bc->lbr;
     for (j = 0; j < 6; j += 3) {
         if (!bc->acts) { /* the ONNX defaults */
-            p->act[j] = (lstmc_rt_act){bc->cell == RNN ? LSTMC_RT_ACT_TANH : LSTMC_RT_ACT_SIGMOID,
-                                       0, 0};
+            p->act[j] =
+                (lstmc_rt_act){bc->cell == RNN ? LSTMC_RT_ACT_TANH : LSTMC_RT_ACT_SIGMOID, 0, 0};
             p->act[j + 1] = p->act[j + 2] = (lstmc_rt_act){LSTMC_RT_ACT_TANH, 0, 0};
         } else {
-            p->act[j] = (lstmc_rt_act){bc->cell == RNN ? LSTMC_RT_ACT_SOFTSIGN
-                                                       : LSTMC_RT_ACT_HARD_SIGMOID,
-                                       0.3f, 0.4f};
+            p->act[j] = (lstmc_rt_act){
+                bc->cell == RNN ? LSTMC_RT_ACT_SOFTSIGN : LSTMC_RT_ACT_HARD_SIGMOID, 0.3f, 0.4f};
             p->act[j + 1] = (lstmc_rt_act){LSTMC_RT_ACT_SCALED_TANH, 0.8f, 1.1f};
             p->act[j + 2] = (lstmc_rt_act){LSTMC_RT_ACT_ELU, 1.2f, 0};
         }
@@ -807,13 +843,14 @@ packed_weight(bprog *b, const char *name, int32_t wfmt, int64_t D, int64_t K, in
         signed char *q = (signed char *)buf + D * GH * 4;
         for (d = 0; d < D; d++)
             for (g = 0; g < GH; g++) {
-                float sc = lowp_quant_row(w + d * K * GH + g, K, GH, NULL, 0, q + d * K * GH + g,
-                                          GH);
+                float sc =
+                    lowp_quant_row(w + d * K * GH + g, K, GH, NULL, 0, q + d * K * GH + g, GH);
                 memcpy(buf + 4 * (d * GH + g), &sc, 4);
             }
     } else {
         for (i = 0; i < D * K * GH; i++) {
-            uint16_t h = wfmt == LSTMC_RT_WFMT_FP16 ? lowp_f32_to_f16(w[i]) : lowp_f32_to_bf16(w[i]);
+            uint16_t h =
+                wfmt == LSTMC_RT_WFMT_FP16 ? lowp_f32_to_f16(w[i]) : lowp_f32_to_bf16(w[i]);
             buf[2 * i] = (unsigned char)(h & 0xffu);
             buf[2 * i + 1] = (unsigned char)(h >> 8);
         }
@@ -854,8 +891,8 @@ build_proj(bprog *b, const bcase *bc)
     p->packed = 1;
     c->wfmt = bc->wfmt;
     c->n_in = 3;
-    c->in[0] = input(b, "X", IR_DT_F32, shp(3, bc->T, bc->N, bc->I, 0),
-                     rvec(b, rows * bc->I, 1.0f));
+    c->in[0] =
+        input(b, "X", IR_DT_F32, shp(3, bc->T, bc->N, bc->I, 0), rvec(b, rows * bc->I, 1.0f));
     c->in[1] = packed_weight(b, "Wt", bc->wfmt, D, bc->I, GH, 0.5f);
     c->in[2] = weight(b, "bias", IR_DT_F32, shp(2, D, GH, 0, 0), rvec(b, D * GH, 0.5f));
     c->n_out = 1;
@@ -959,9 +996,10 @@ build_lstm_opt(bprog *b, const bcase *bc)
             c->p.tissue.alpha_intra = bc->aintra;
     }
     rnn_outputs(b, bc);
-    c->scratch_bytes = 4 * (bc->kind == KP_LSTM_TISSUE ? lstmc_rt_lstm_tissue_scratch(&c->p.tissue.p)
-                            : bc->kind == KP_LSTM_DRS  ? lstmc_rt_lstm_drs_scratch(p)
-                                                 : lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p));
+    c->scratch_bytes =
+        4 * (bc->kind == KP_LSTM_TISSUE ? lstmc_rt_lstm_tissue_scratch(&c->p.tissue.p)
+             : bc->kind == KP_LSTM_DRS  ? lstmc_rt_lstm_drs_scratch(p)
+                                        : lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p));
 }
 
 static void
@@ -1025,7 +1063,8 @@ build_binary(bprog *b, const bcase *bc)
     p->a_stride[0] = N, p->a_stride[1] = 1;
     p->b_stride[0] = 0, p->b_stride[1] = 1; /* b [N] broadcast over M */
     c->n_in = 2;
-    c->in[0] = input(b, "a", (ir_dtype)bc->dt, shp(2, M, N, 0, 0), data_of(b, bc->dt, M * N, -50, 50));
+    c->in[0] =
+        input(b, "a", (ir_dtype)bc->dt, shp(2, M, N, 0, 0), data_of(b, bc->dt, M * N, -50, 50));
     c->in[1] = weight(b, "b", (ir_dtype)bc->dt, shp(1, N, 0, 0, 0), data_of(b, bc->dt, N, -9, 9));
     c->n_out = 1;
     c->out[0] = output(b, "out", (ir_dtype)bc->dt, shp(2, M, N, 0, 0));
@@ -1124,7 +1163,8 @@ build_gather(bprog *b, const bcase *bc)
     p->outer = M, p->axis_len = N, p->inner = K, p->n_indices = NI;
     c->n_in = 2;
     c->in[0] = input(b, "data", IR_DT_F32, shp(3, M, N, K, 0), rvec(b, M * N * K, 1.0f));
-    c->in[1] = weight(b, "idx", IR_DT_I64, shp(1, NI, 0, 0, 0), ivec(b, NI, LSTMC_RT_I64, -N, N - 1));
+    c->in[1] =
+        weight(b, "idx", IR_DT_I64, shp(1, NI, 0, 0, 0), ivec(b, NI, LSTMC_RT_I64, -N, N - 1));
     c->n_out = 1;
     c->out[0] = output(b, "y", IR_DT_F32, shp(3, M, NI, K, 0));
 }
@@ -1191,14 +1231,14 @@ build_ewise(bprog *b, const bcase *bc)
         for (i = 0; i < M * N; i++)
             cond[i] = (unsigned char)((i * 7 + 3) % 5 < 2);
         c->in[0] = input(b, "cond", IR_DT_BOOL, shp(2, M, N, 0, 0), cond);
-        c->in[1] = weight(b, "x", (ir_dtype)bc->dt, shp(1, N, 0, 0, 0),
-                          data_of(b, bc->dt, N, -9, 9));
-        c->in[2] = input(b, "y", (ir_dtype)bc->dt, shp(2, M, N, 0, 0),
-                         data_of(b, bc->dt, M * N, -50, 50));
+        c->in[1] =
+            weight(b, "x", (ir_dtype)bc->dt, shp(1, N, 0, 0, 0), data_of(b, bc->dt, N, -9, 9));
+        c->in[2] =
+            input(b, "y", (ir_dtype)bc->dt, shp(2, M, N, 0, 0), data_of(b, bc->dt, M * N, -50, 50));
         p->c_stride[0] = N, p->c_stride[1] = 1;
     } else {
-        c->in[0] = input(b, "a", (ir_dtype)bc->dt, shp(2, M, N, 0, 0),
-                         data_of(b, bc->dt, M * N, -50, 50));
+        c->in[0] =
+            input(b, "a", (ir_dtype)bc->dt, shp(2, M, N, 0, 0), data_of(b, bc->dt, M * N, -50, 50));
         if (cmp || clip)
             c->in[1] = weight(b, "b", (ir_dtype)bc->dt, shp(1, clip ? 1 : N, 0, 0, 0),
                               data_of(b, bc->dt, clip ? 1 : N, -9, 9));
@@ -1239,7 +1279,8 @@ build_cumsum(bprog *b, const bcase *bc)
     c->p.cumsum.len = bc->n;
     c->p.cumsum.inner = bc->k;
     c->n_in = 1;
-    c->in[0] = input(b, "x", (ir_dtype)bc->dt, s, data_of(b, bc->dt, bc->m * bc->n * bc->k, -50, 50));
+    c->in[0] =
+        input(b, "x", (ir_dtype)bc->dt, s, data_of(b, bc->dt, bc->m * bc->n * bc->k, -50, 50));
     c->n_out = 1;
     c->out[0] = output(b, "y", (ir_dtype)bc->dt, s);
 }
@@ -1278,8 +1319,8 @@ build_layernorm(bprog *b, const bcase *bc)
     c->in[0] = input(b, "x", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0), rvec(b, bc->m * bc->n, 3.0f));
     c->in[1] = bc->op ? weight(b, "scale", IR_DT_F32, shp(1, 1, 0, 0, 0), rvec(b, 1, 2.0f))
                       : weight(b, "scale", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f));
-    c->in[2] = bc->flag ? weight(b, "B", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f))
-                        : NULL;
+    c->in[2] =
+        bc->flag ? weight(b, "B", IR_DT_F32, shp(1, bc->n, 0, 0, 0), rvec(b, bc->n, 1.0f)) : NULL;
     c->n_out = 1;
     c->out[0] = output(b, "y", IR_DT_F32, shp(2, bc->m, bc->n, 0, 0));
 }
@@ -1432,7 +1473,8 @@ build_pool(bprog *b, const bcase *bc)
     p->out_h = (5 + 2 - 3) / 2 + 1;
     p->out_w = (bc->n + 2 - bc->k) / 2 + 1;
     c->n_in = 1;
-    c->in[0] = input(b, "X", IR_DT_F32, shp(3, bc->m, 5, bc->n, 0), rvec(b, bc->m * 5 * bc->n, 2.0f));
+    c->in[0] =
+        input(b, "X", IR_DT_F32, shp(3, bc->m, 5, bc->n, 0), rvec(b, bc->m * 5 * bc->n, 2.0f));
     c->n_out = 1;
     c->out[0] = output(b, "Y", IR_DT_F32, shp(3, bc->m, p->out_h, p->out_w, 0));
 }
@@ -1457,6 +1499,121 @@ build_batchnorm(bprog *b, const bcase *bc)
     c->in[4] = weight(b, "var", IR_DT_F32, shp(1, bc->n, 0, 0, 0), var);
     c->n_out = 1;
     c->out[0] = output(b, "Y", IR_DT_F32, shp(3, bc->m, bc->n, bc->k, 0));
+}
+
+/* issue 22: small integers of `bytes` each in [lo, hi]. */
+static void *
+qvec(bprog *b, int64_t n, int bytes, int64_t lo, int64_t hi)
+{
+    int32_t *w = ivec(b, n, LSTMC_RT_I32, lo, hi);
+    void *v = arena_alloc(b->a, (size_t)(n > 0 ? n : 1) * (size_t)bytes);
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        if (bytes == 1)
+            ((int8_t *)v)[i] = (int8_t)w[i];
+        else if (bytes == 2)
+            ((int16_t *)v)[i] = (int16_t)w[i];
+        else
+            ((int32_t *)v)[i] = w[i];
+    }
+    return v;
+}
+
+/* KP_RNN_Q: a layer of the recipe with random integers (multipliers scaled to keep the gates
+ * in range); bc->op is the activation bits. */
+static void
+build_rnnq(bprog *b, const bcase *bc)
+{
+    lstmc_rt_rnnq_params *p = &b->c->p.rnnq;
+    kp_call *c = b->c;
+    const int G = bc->cell == LSTMC_RT_CELL_LSTM ? 4 : bc->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+    const int na = bc->cell == LSTMC_RT_CELL_LSTM ? 3 : bc->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+    const int64_t D = bc->dirs, GH = G * bc->H, hm = bc->op == 8 ? 127 : 32767;
+    const ir_dtype dt = bc->op == 8 ? IR_DT_I8 : IR_DT_I16;
+    int32_t *Q = ivec(b, D * GH * LSTMC_RT_RNNQ_ROW, LSTMC_RT_I32, -4096, 4096);
+    int64_t r, i;
+
+    p->cell = bc->cell, p->bits = bc->op, p->seq_len = bc->T, p->batch = bc->N;
+    p->input_size = bc->I, p->hidden = bc->H, p->n_dirs = (int32_t)D, p->reverse = bc->rev;
+    p->layout = bc->layout, p->linear_before_reset = bc->lbr, p->cell_exp = 13;
+    for (i = 0; i < na * D; i++)
+        p->act[i] =
+            i % na == 0 && bc->cell != LSTMC_RT_CELL_RNN ? LSTMC_RT_ACT_SIGMOID : LSTMC_RT_ACT_TANH;
+    p->h_mult = 1 << 30, p->peep_mult = 1 << 30, p->peep_shift = 33;
+    p->h_shift = bc->cell == LSTMC_RT_CELL_LSTM  ? 31 + 30 - (bc->op == 8 ? 7 : 15)
+                 : bc->cell == LSTMC_RT_CELL_GRU ? 30 - (bc->op == 8 ? 7 : 15)
+                                                 : 31 + 15 - (bc->op == 8 ? 7 : 15);
+    for (r = 0; r < D * GH; r++) { /* about 2^-(n-30) of the accumulator in Q.12 */
+        int32_t *q = Q + r * LSTMC_RT_RNNQ_ROW;
+        q[LSTMC_RT_RNNQ_MW] = (1 << 30) + (int32_t)r * 977;
+        q[LSTMC_RT_RNNQ_NW] = bc->op == 8 ? 33 : 41;
+        q[LSTMC_RT_RNNQ_MU] = (1 << 30) + (int32_t)r * 1231;
+        q[LSTMC_RT_RNNQ_NU] = bc->op == 8 ? 34 : 42;
+        q[LSTMC_RT_RNNQ_ZC] = (int32_t)(r % 7) * 100 - 300;
+    }
+    c->n_in = 8;
+    c->in[0] =
+        input(b, "X", dt, shp(3, bc->layout ? bc->N : bc->T, bc->layout ? bc->T : bc->N, bc->I, 0),
+              qvec(b, bc->T * bc->N * bc->I, bc->op / 8, -hm, hm));
+    c->in[1] =
+        weight(b, "W", IR_DT_I8, shp(3, D, GH, bc->I, 0), qvec(b, D * GH * bc->I, 1, -127, 127));
+    c->in[2] =
+        weight(b, "U", IR_DT_I8, shp(3, D, GH, bc->H, 0), qvec(b, D * GH * bc->H, 1, -127, 127));
+    c->in[3] = weight(b, "Q", IR_DT_I32, shp(3, D, GH, LSTMC_RT_RNNQ_ROW, 0), Q);
+    if (bc->seql) {
+        int32_t *sl = ivec(b, bc->N, LSTMC_RT_I32, 0, bc->T);
+        c->in[4] = input(b, "seq_lens", IR_DT_I32, shp(1, bc->N, 0, 0, 0), sl);
+    }
+    if (bc->init) {
+        c->in[5] = input(b, "init_h", dt, shp(3, D, bc->N, bc->H, 0),
+                         qvec(b, D * bc->N * bc->H, bc->op / 8, -hm, hm));
+        if (bc->cell == LSTMC_RT_CELL_LSTM)
+            c->in[6] = input(b, "init_c", IR_DT_I16, shp(3, D, bc->N, bc->H, 0),
+                             qvec(b, D * bc->N * bc->H, 2, -30000, 30000));
+    }
+    if (bc->peep)
+        c->in[7] = weight(b, "P", IR_DT_I16, shp(2, D, 3 * bc->H, 0, 0),
+                          qvec(b, D * 3 * bc->H, 2, -32767, 32767));
+    c->n_out = 3;
+    c->out[0] = output(
+        b, "Y", dt, bc->layout ? shp(4, bc->N, bc->T, D, bc->H) : shp(4, bc->T, D, bc->N, bc->H));
+    c->out[1] = output(b, "Y_h", dt, shp(3, D, bc->N, bc->H, 0));
+    if (bc->cell == LSTMC_RT_CELL_LSTM)
+        c->out[2] = output(b, "Y_c", IR_DT_I16, shp(3, D, bc->N, bc->H, 0));
+    c->scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
+}
+
+/* KP_QUANT / KP_DEQUANT of m values, bc->op bits. */
+static void
+build_quant(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    const int q = c->kind == KP_QUANT;
+    const ir_dtype dt = bc->op == 8 ? IR_DT_I8 : IR_DT_I16;
+    c->p.quant.n = bc->m, c->p.quant.bits = bc->op;
+    c->p.quant.scale = bc->op == 8 ? 0.02f : 1e-4f, c->p.quant.zero_point = bc->op == 8 ? -3 : 0;
+    c->n_in = c->n_out = 1;
+    c->in[0] =
+        q ? input(b, "x", IR_DT_F32, shp(1, bc->m, 0, 0, 0), rvec(b, bc->m, 3.0f))
+          : input(b, "q", dt, shp(1, bc->m, 0, 0, 0), qvec(b, bc->m, bc->op / 8, -30000, 30000));
+    c->out[0] = output(b, "y", q ? dt : IR_DT_F32, shp(1, bc->m, 0, 0, 0));
+}
+
+/* KP_GEMM_Q: A int8 [m, k] with zero point -5, B int8 [n, k], bias int32. */
+static void
+build_gemmq(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    c->p.gemmq.m = bc->m, c->p.gemmq.n = bc->n, c->p.gemmq.k = bc->k;
+    c->p.gemmq.bits = bc->op, c->p.gemmq.a_zero_point = -5;
+    c->n_in = 3, c->n_out = 1;
+    c->in[0] =
+        input(b, "A", IR_DT_I8, shp(2, bc->m, bc->k, 0, 0), qvec(b, bc->m * bc->k, 1, -128, 127));
+    c->in[1] =
+        weight(b, "B", IR_DT_I8, shp(2, bc->n, bc->k, 0, 0), qvec(b, bc->n * bc->k, 1, -127, 127));
+    c->in[2] = weight(b, "bias", IR_DT_I32, shp(1, bc->n, 0, 0, 0),
+                      ivec(b, bc->n, LSTMC_RT_I32, -99999, 99999));
+    c->out[0] = output(b, "Y", IR_DT_I32, shp(2, bc->m, bc->n, 0, 0));
 }
 
 static const builder builders[KP_KIND_COUNT] = {
@@ -1493,6 +1650,10 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_BATCHNORM] = build_batchnorm,
     [KP_LAYERNORM_STATS] = build_layernorm_stats, /* issue 20, ops */
     [KP_INSTANCENORM] = build_instancenorm,
+    [KP_RNN_Q] = build_rnnq, /* issue 22 */
+    [KP_QUANT] = build_quant,
+    [KP_DEQUANT] = build_quant,
+    [KP_GEMM_Q] = build_gemmq,
 };
 
 /* Case i's program, from its own seed: the same data every time it is built. */
@@ -1628,8 +1789,7 @@ generate(int i, int k)
     o.threads = 1;
     o.alpha_inter = b->ainter;
     o.alpha_intra = b->aintra;
-    cr_assert_eq(cg_write(b->g, &b->kp, &mp, &o, d), 0, "%s/%s: cg_write", cases[i].name,
-                 be->name);
+    cr_assert_eq(cg_write(b->g, &b->kp, &mp, &o, d), 0, "%s/%s: cg_write", cases[i].name, be->name);
     /* the backend took the call only if the schedule calls its kernel t_k0 */
     snprintf(path, sizeof path, "%s/t.c", dir);
     host = slurp(path);
@@ -1644,9 +1804,9 @@ generate(int i, int k)
 static void
 build_all(void)
 {
-    static const char *const rt[] = {"rt_blob", "rt_drs",  "rt_hsparse", "rt_kernels", "rt_lowp",
-                                      "rt_pool", "rt_rnn", "rt_spmv",    "rt_tissue",  "rt_uo",
-                                      "rt_eltwise2", "rt_reduce", "rt_conv"};
+    static const char *const rt[] = {
+        "rt_blob", "rt_drs",    "rt_hsparse", "rt_kernels",  "rt_lowp",   "rt_pool", "rt_rnn",
+        "rt_spmv", "rt_tissue", "rt_uo",      "rt_eltwise2", "rt_reduce", "rt_conv", "rt_rnnq"};
     char mk[600], cmd[1400], dir[512];
     FILE *f;
     int i, k, n;
@@ -1654,8 +1814,8 @@ build_all(void)
     snprintf(mk, sizeof mk, "%s/all.mk", WORK);
     f = fopen(mk, "w");
     cr_assert(f, "%s", mk);
-    fprintf(f, "RT = %s/runtime\nCFLAGS = -O2 -std=c99 -fPIC %s -I$(RT)/include\n", LSTMC_SOURCE_DIR,
-            LSTMC_TEST_CC_FLAGS);
+    fprintf(f, "RT = %s/runtime\nCFLAGS = -O2 -std=c99 -fPIC %s -I$(RT)/include\n",
+            LSTMC_SOURCE_DIR, LSTMC_TEST_CC_FLAGS);
     fputs("RTO =", f);
     n = (int)(sizeof rt / sizeof rt[0]);
     for (i = 0; i < n; i++)
@@ -1673,8 +1833,9 @@ build_all(void)
             if (job[i][k] != JOB_RUN)
                 continue;
             snprintf(dir, sizeof dir, "%s/%s", cases[i].name, backends[k].name);
-            fprintf(f, "%s/t.so: $(RTO)%s $(wildcard %s/t*.[cho])\n"
-                       "\t$(CC) $(CFLAGS) -O1 -shared -I%s -o $@ %s/t.c %s/t_weights.%s",
+            fprintf(f,
+                    "%s/t.so: $(RTO)%s $(wildcard %s/t*.[cho])\n"
+                    "\t$(CC) $(CFLAGS) -O1 -shared -I%s -o $@ %s/t.c %s/t_weights.%s",
                     dir, backends[k].opencl ? " rt/rt_opencl.o" : "", dir, dir, dir, dir,
                     backends[k].llvm ? "o" : "c"); /* the weights: LLVM's object, or C */
             if (backends[k].opencl)
@@ -1793,8 +1954,8 @@ check(int i, int k, const bprog *b, const memplan *mp, void *const *want)
                 bad = 1;
             }
         } else if (memcmp(got[j], want[j], bytes_of(t)) != 0) {
-            fprintf(stderr, "backends: %s/%s: output %s differs (integers: exactly)\n",
-                    bc->name, backends[k].name, t->name);
+            fprintf(stderr, "backends: %s/%s: output %s differs (integers: exactly)\n", bc->name,
+                    backends[k].name, t->name);
             bad = 1;
         }
     }
@@ -1901,8 +2062,8 @@ Test(backends, every_kind_every_backend, .timeout = 600)
         for (k = 0; k < N_BACKENDS; k++) {
             if (job[i][k] != JOB_RUN) {
                 skipped[k]++;
-                fprintf(stderr, "backends: %s/%s: skipped (%s)\n", cases[i].name,
-                        backends[k].name, why[job[i][k]]);
+                fprintf(stderr, "backends: %s/%s: skipped (%s)\n", cases[i].name, backends[k].name,
+                        why[job[i][k]]);
                 continue;
             }
             ran[k]++;

@@ -3,7 +3,7 @@
  * host C and the target's linker need it? Reads the ELF file itself (no binutils), so what
  * it checks is spelled out here:
  *
- *   elfcheck OBJ aarch64|armv7|cortex-m SYMBOL...
+ *   elfcheck OBJ aarch64|armv7|cortex-m|cortex-m-soft SYMBOL...
  *
  * every target: ELF magic, ET_REL, little-endian; each SYMBOL (the kernels the host C
  *   calls) a defined global function; every undefined symbol one the C library provides
@@ -15,7 +15,11 @@
  *   standard (Tag_ABI_VFP_args = VFP registers), which is what GNU ld checks against a
  *   gnueabihf program;
  * cortex-m: as armv7 but an M-profile CPU, no NEON, no Arm (A32) instructions
- *   (Tag_ARM_ISA_use = 0) and every SYMBOL a Thumb function (address bit 0 set).
+ *   (Tag_ARM_ISA_use = 0) and every SYMBOL a Thumb function (address bit 0 set);
+ * cortex-m-soft: a Cortex-M without FPU (cortex-m0plus, cortex-m33): as cortex-m but no FPU
+ *   (no Tag_FP_arch), the soft-float (base) procedure call standard (no Tag_ABI_VFP_args)
+ *   and the soft-float helpers of libgcc (__aeabi_fadd, __aeabi_f2iz, ...) also allowed
+ *   undefined: every gcc link provides them.
  *
  * Exit 0 when all hold, 1 with one line per failed check on stderr.
  */
@@ -136,13 +140,16 @@ read_attributes(const unsigned char *s, size_t n, unsigned long *vals)
 
 /* The undefined symbols a kernel object may use: what every C library has. */
 static int
-allowed_undefined(const char *name)
+allowed_undefined(const char *name, int soft)
 {
     static const char *const ok[] = {"memcpy", "memset", "memmove", NULL};
     int i;
     for (i = 0; ok[i]; i++)
         if (strcmp(name, ok[i]) == 0)
             return 1;
+    if (soft && (strncmp(name, "__aeabi_f", 9) == 0 || strncmp(name, "__aeabi_i2f", 11) == 0 ||
+                 strncmp(name, "__aeabi_ui2f", 12) == 0 || strncmp(name, "__aeabi_cf", 10) == 0))
+        return 1;
     return strncmp(name, "__aeabi_mem", 11) == 0;
 }
 
@@ -218,7 +225,7 @@ int
 main(int argc, char **argv)
 {
     unsigned long attrs[N_TAGS] = {0};
-    int is64, arm, mprof, i, k, have_attrs = 0;
+    int is64, arm, mprof, soft, i, k, have_attrs = 0;
     uint16_t type, machine, shentsize, shnum;
     uint32_t flags;
     uint64_t shoff;
@@ -226,17 +233,18 @@ main(int argc, char **argv)
     char msg[300];
 
     if (argc < 3) {
-        fprintf(stderr, "usage: elfcheck OBJ aarch64|armv7|cortex-m SYMBOL...\n");
+        fprintf(stderr, "usage: elfcheck OBJ aarch64|armv7|cortex-m|cortex-m-soft SYMBOL...\n");
         return 2;
     }
     arch = argv[2];
     if (strcmp(arch, "aarch64") != 0 && strcmp(arch, "armv7") != 0 &&
-        strcmp(arch, "cortex-m") != 0) {
+        strcmp(arch, "cortex-m") != 0 && strcmp(arch, "cortex-m-soft") != 0) {
         fprintf(stderr, "elfcheck: unknown target '%s'\n", arch);
         return 2;
     }
     arm = strcmp(arch, "aarch64") != 0;
-    mprof = strcmp(arch, "cortex-m") == 0;
+    soft = strcmp(arch, "cortex-m-soft") == 0;
+    mprof = soft || strcmp(arch, "cortex-m") == 0;
     img = slurp(argv[1], &img_size);
     if (!img) {
         fprintf(stderr, "elfcheck: cannot read %s\n", argv[1]);
@@ -311,9 +319,8 @@ main(int argc, char **argv)
                 sym y;
                 int j;
                 get_sym(is64, img + s.off + (size_t)k * s.entsize, &str, &y);
-                if (y.shndx == SHN_UNDEF && y.name[0] && !allowed_undefined(y.name))
-                    fail("calls a function outside the C library's mem* (a libm call?)",
-                         y.name);
+                if (y.shndx == SHN_UNDEF && y.name[0] && !allowed_undefined(y.name, soft))
+                    fail("calls a function outside the C library's mem* (a libm call?)", y.name);
                 for (j = 0; j < nsym; j++) {
                     if (strcmp(y.name, argv[3 + j]) != 0)
                         continue;
@@ -339,10 +346,14 @@ main(int argc, char **argv)
             unsigned long prof = attrs[TAG_CPU_ARCH_PROFILE];
             if (prof != (unsigned long)(mprof ? 'M' : 'A') + 1)
                 fail("wrong Tag_CPU_arch_profile", mprof ? "want 'M'" : "want 'A'");
-            if (attrs[TAG_FP_ARCH] < 2)
+            if (!soft && attrs[TAG_FP_ARCH] < 2)
                 fail("no FPU (Tag_FP_arch)", NULL);
-            if (attrs[TAG_ABI_VFP_ARGS] != 2)
+            if (soft && attrs[TAG_FP_ARCH] != 0)
+                fail("FPU instructions allowed on an FPU-less core (Tag_FP_arch)", NULL);
+            if (!soft && attrs[TAG_ABI_VFP_ARGS] != 2)
                 fail("not the hard-float calling convention", "Tag_ABI_VFP_args != 1");
+            if (soft && attrs[TAG_ABI_VFP_ARGS] != 0)
+                fail("not the soft-float calling convention", "Tag_ABI_VFP_args != 0");
             if (!mprof && attrs[TAG_ADVANCED_SIMD_ARCH] < 2)
                 fail("no NEON (Tag_Advanced_SIMD_arch)", NULL);
             if (mprof && attrs[TAG_ADVANCED_SIMD_ARCH] > 1)

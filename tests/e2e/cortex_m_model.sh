@@ -1,9 +1,10 @@
 #!/bin/sh
 # cortex_m_model.sh LSTMC NPYCMP CASE_DIR WORK_DIR [LSTMC OPTION]... — a fixture model on the
-# Cortex-M4 example board (examples/cortex_m) under qemu-system-arm, registered by
+# Cortex-M4 example board (examples/cortex_m; CM_BOARD=DIR names another example board's
+# folder, examples/cortex_m33 or cortex_m55) under qemu-system-arm, registered by
 # tests/e2e/models.cmake; CM_IO is the cm_io host tool (tests/e2e/cortex_m_model/cm_io.c).
-#   1. lstmc compiles the model for examples/cortex_m/board.json (Thumb-2 LLVM kernels, hard
-#      float) as `model`; its memory budget check refuses a model that does not fit the
+#   1. lstmc compiles the model for the board's board.json (Thumb-2 LLVM kernels, hard float
+#      on the M4) as `model`; its memory budget check refuses a model that does not fit the
 #      board's RAM / flash (a failure: leave such a model out in models.cmake);
 #   2. the generated Makefile builds libmodel.a with arm-none-eabi-gcc, and the firmware
 #      (cortex_m_model/main.c, the board's startup.c and linker script, the case's inputs as
@@ -15,22 +16,24 @@ set -eu
 lstmc=$1 npycmp=$2 case=$3 work=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
-board=$here/../../examples/cortex_m
+examples=$here/../../examples/cortex_m
+board=${CM_BOARD:-$examples}
+# shellcheck source=/dev/null # the board's board.env
+. "$board/board.env"
 for t in arm-none-eabi-gcc arm-none-eabi-nm qemu-system-arm; do
     command -v "$t" > /dev/null || { echo "SKIP: $t is not installed (scripts/deps.sh)"; exit 77; }
 done
 rm -rf "$work"
 mkdir -p "$work/out"
 "$lstmc" "$case/model.onnx" --target="$board/board.json" --name=model "$@" -o "$work/model"
-MCU="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 CFLAGS="$MCU -O2 -ffunction-sections -fdata-sections -Wall -Werror"
 make -s -C "$work/model" libmodel.a CC=arm-none-eabi-gcc AR=arm-none-eabi-ar CFLAGS="$CFLAGS"
 "$CM_IO" inputs "$case" > "$work/inputs.c"
 # shellcheck disable=SC2086 # CFLAGS is a list of flags
-arm-none-eabi-gcc $CFLAGS -I"$work/model" -I"$work/model/runtime/include" -I"$board" -nostdlib \
-    -T "$board/mps2_an386.ld" -Wl,--gc-sections -o "$work/firmware.elf" \
-    "$board/startup.c" "$here/cortex_m_model/main.c" "$work/inputs.c" "$work/model/libmodel.a" \
-    -lm -lc -lgcc
+arm-none-eabi-gcc $CFLAGS -DBOARD_CPU_HZ="$CPU_HZ" -I"$work/model" \
+    -I"$work/model/runtime/include" -I"$examples" -nostdlib -L"$examples" -T "$board/$LDSCRIPT" \
+    -Wl,--gc-sections -o "$work/firmware.elf" "$examples/startup.c" \
+    "$here/cortex_m_model/main.c" "$work/inputs.c" "$work/model/libmodel.a" -lm -lc -lgcc
 if arm-none-eabi-nm "$work/firmware.elf" |
     grep -E ' (malloc|free|calloc|realloc|_sbrk|_malloc_r|_free_r|_calloc_r|_realloc_r)$'; then
     echo "cortex_m_model: the firmware links heap functions" >&2
@@ -38,7 +41,7 @@ if arm-none-eabi-nm "$work/firmware.elf" |
 fi
 arm-none-eabi-size "$work/firmware.elf"
 status=0
-timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
+timeout 120 qemu-system-arm -M "$QEMU_MACHINE" -nographic -monitor none -serial none \
     -semihosting-config enable=on,target=native -kernel "$work/firmware.elf" \
     > "$work/log.txt" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then

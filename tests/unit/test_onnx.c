@@ -1013,8 +1013,9 @@ Test(onnx, dequantize_and_int8_errors)
     output(b, "B");
     output(b, "C");
     cr_assert_null(import(b));
-    expect_error("node 'dq_act' (DequantizeLinear): input 'X' is not a constant: lstmc "
-                 "dequantises weights, not activations");
+    expect_error("node 'dq_act' (DequantizeLinear): input 'X' is not a constant nor a "
+                 "QuantizeLinear's output: lstmc dequantises weights and the activations the "
+                 "model quantises itself");
     expect_error("node 'dq_blk' (DequantizeLinear): attribute 'block_size' is 2");
     expect_error("node 'raw_int8' (Relu): input 'Q' is INT8; lstmc reads 8-bit tensors only "
                  "through DequantizeLinear");

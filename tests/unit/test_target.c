@@ -106,6 +106,15 @@ Test(target, memory_builtins)
     cr_assert_eq(m4->flash_bytes, 1048576);
     cr_assert_eq(m7->ram_bytes, 327680);
     cr_assert_eq(m7->flash_bytes, 1048576);
+    /* issue 22: RP2040 (264 KiB SRAM, 2 MiB flash), an nRF9160-class M33 (256 KiB, 1 MiB),
+     * the Corstone-300's 512 KiB DTCM and a 2 MiB flash */
+    cr_assert_eq(target_find("cortex-m0plus")->ram_bytes, 270336);
+    cr_assert_eq(target_find("cortex-m0plus")->flash_bytes, 2097152);
+    cr_assert_eq(target_find("cortex-m33")->ram_bytes, 262144);
+    cr_assert_eq(target_find("cortex-m33")->flash_bytes, 1048576);
+    cr_assert_eq(target_find("cortex-m55")->ram_bytes, 524288);
+    cr_assert_eq(target_find("cortex-m55")->flash_bytes, 2097152);
+    cr_assert_eq(target_pointer_bytes(target_find("cortex-m55")), 4);
     cr_assert_eq(tx1->ram_bytes, 4294967296LL);
     cr_assert_eq(tx1->flash_bytes, 0, "a Linux board runs its program from RAM");
     cr_assert_eq(target_find("tegra-x1-cpu")->ram_bytes, 4294967296LL);

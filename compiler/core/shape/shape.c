@@ -254,6 +254,10 @@ shape_elem_i64(const ir_tensor *t, int64_t k)
         return ((const int32_t *)t->data)[k];
     case IR_DT_BOOL:
         return ((const uint8_t *)t->data)[k];
+    case IR_DT_I8:
+        return ((const int8_t *)t->data)[k];
+    case IR_DT_I16:
+        return ((const int16_t *)t->data)[k];
     default:
         return 0;
     }
@@ -452,9 +456,11 @@ shape_bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 
 /* --- dispatch ------------------------------------------------------------------------- */
 
-/* The internal ops (lstmc.RnnProj, lstmc.RnnRec, lstmc.RnnTissue, lstmc.RnnDrs) have no row: the
- * pass that makes them sets their shapes, and shape inference runs before the passes. */
-_Static_assert(IR_OP_COUNT == 93, "ORDER IR_OP: give the new op a row in shape_table");
+/* The internal ops (lstmc.RnnProj, .RnnRec, .RnnTissue, .RnnDrs, .RnnQ, .GemmQ) have no row: the
+ * pass that makes them sets their shapes, and shape inference runs before the passes.
+ * lstmc.Quantize and .Dequantize have one: the importer makes them from QuantizeLinear and
+ * DequantizeLinear of activations (issue 22). */
+_Static_assert(IR_OP_COUNT == 97, "ORDER IR_OP: give the new op a row in shape_table");
 
 static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LSTM] = shape_infer_rnn,
@@ -476,6 +482,8 @@ static const shape_fn shape_table[IR_OP_COUNT] = {
     [IR_OP_LOG_SOFTMAX] = shape_infer_softmax,
     [IR_OP_ARGMAX] = shape_infer_argmax,
     [IR_OP_CAST] = shape_infer_cast,
+    [IR_OP_QUANTIZE] = shape_infer_quant, /* issue 22 */
+    [IR_OP_DEQUANTIZE] = shape_infer_quant,
     [IR_OP_GATHER] = shape_infer_gather,
     [IR_OP_TRANSPOSE] = shape_infer_transpose,
     [IR_OP_SQUEEZE] = shape_infer_squeeze,

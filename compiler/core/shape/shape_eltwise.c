@@ -124,6 +124,23 @@ shape_infer_argmax(ir_graph *g, ir_node *n, diag *d)
     return shape_set_out(n, 0, IR_DT_I64, &s, d);
 }
 
+/* lstmc.Quantize (float -> int8 / int16, attribute "bits") and lstmc.Dequantize (back): the
+ * input's shape. Issue 22 (QDQ models and --activations). */
+int
+shape_infer_quant(ir_graph *g, ir_node *n, diag *d)
+{
+    ir_tensor *x = ir_in(n, 0);
+    const int q = n->op == IR_OP_QUANTIZE, bits = (int)ir_attr_int(n, "bits", 8);
+    const ir_dtype it = bits == 8 ? IR_DT_I8 : bits == 16 ? IR_DT_I16 : IR_DT_I32;
+    (void)g;
+    if (x->dtype != (q ? IR_DT_F32 : it)) {
+        diag_node(d, n, "reads %s; it takes %s", ir_dtype_name(x->dtype),
+                  ir_dtype_name(q ? IR_DT_F32 : it));
+        return -1;
+    }
+    return shape_set_out(n, 0, q ? it : IR_DT_F32, &x->shape, d);
+}
+
 int
 shape_infer_cast(ir_graph *g, ir_node *n, diag *d)
 {

@@ -100,6 +100,7 @@ int shape_infer_unary(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_softmax(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_argmax(ir_graph *g, ir_node *n, diag *d);
 int shape_infer_cast(ir_graph *g, ir_node *n, diag *d);
+int shape_infer_quant(ir_graph *g, ir_node *n, diag *d); /* issue 22 */
 
 /* shape_layout.c */
 int shape_infer_gather(ir_graph *g, ir_node *n, diag *d);

@@ -3,16 +3,6 @@
  * library built with make and cc together with compiler/tools/tune/harness.c (embedded in
  * lstmc), and the harness run over the samples, its outputs read back as .npy.
  */
-#include "tune_impl.h"
-
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "arena.h"
 #include "calibrate.h"
 #include "cliopt.h"
@@ -23,17 +13,27 @@
 #include "outdir.h"
 #include "proc.h"
 #include "target.h"
+#include "tune_impl.h"
 #include "tuned.h"
 #include "wfmt.h"
 
-extern const unsigned char tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern const unsigned char
+    tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
 
 /* Build the library in dir with make, and the harness beside it. */
 static int
 build(tune_run *r, const char *dir, int baseline)
 {
-    char ccvar[512], lib[64], src[4200], exe[4200], inc1[4200], inc2[4200], rtnpy[4200],
-        libp[4200], nl[64];
+    char ccvar[512], lib[64], src[4200], exe[4200], inc1[4200], inc2[4200], rtnpy[4200], libp[4200],
+        nl[64];
     static char make_s[] = "make", s_s[] = "-s", c_s[] = "-C", cf[] = "CFLAGS=-O2";
     static char o2[] = "-O2", std[] = "-std=c11", mh[] = "-DMODEL_H=\"m.h\"", pfx[] = "-DPFX=m",
                 upfx[] = "-DUPFX=M", bl[] = "-DBASELINE", lm[] = "-lm", oo[] = "-o";
@@ -88,8 +88,8 @@ build(tune_run *r, const char *dir, int baseline)
 /* Compile the model into work/sub: the exact schedule (its weights in fmt), or the
  * approximate one. */
 int
-tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
-             const lstmc_npy_info *xi, int fmt)
+tune_compile(tune_run *r, const char *sub, int approx, const char *calib, const lstmc_npy_info *xi,
+             int fmt, int act)
 {
     driver_options o;
     arena *a = arena_new(0);
@@ -107,8 +107,12 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
         o.emit = "c";
         o.cpu_only = 1;
     }
-    if (fmt != LSTMC_RT_WFMT_FP32)
+    if (act) { /* issue 22: integer layers calibrated on the tuning samples (int8 weights) */
+        o.activations = act;
+        o.calib_data = r->slice;
+    } else if (fmt != LSTMC_RT_WFMT_FP32) {
         o.weights = lowp_name(fmt);
+    }
     if (approx) {
         o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0;
         o.has_alpha_intra = strcmp(r->t->vary, "inter") != 0;
@@ -132,8 +136,8 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
         }
         b->name = arena_printf(r->a, "%s", g->inputs[0]->name);
         /* [K, <input shape>], or [K, ...] without the batch axis: batch 1 */
-        if (driver_sample_shape(g, g->inputs[0], xi->dims + 1, (int)xi->rank - 1,
-                                r->t->data, &b->shape, d) < 0) {
+        if (driver_sample_shape(g, g->inputs[0], xi->dims + 1, (int)xi->rank - 1, r->t->data,
+                                &b->shape, d) < 0) {
             arena_free(a);
             return -1;
         }

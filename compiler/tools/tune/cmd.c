@@ -2,16 +2,6 @@
  * cmd.c — `lstmc tune`, the command (contract in tune.h): its options, the work folder, and
  * SIGINT / SIGTERM, which stop the search between measurements with nothing written.
  */
-#include "tune_impl.h"
-
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "arena.h"
 #include "calibrate.h"
 #include "cliopt.h"
@@ -22,11 +12,19 @@
 #include "outdir.h"
 #include "proc.h"
 #include "target.h"
+#include "tune_impl.h"
 #include "tuned.h"
 #include "wfmt.h"
 
-/* --- the command ------------------------------------------------------------------------ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+/* --- the command ------------------------------------------------------------------------ */
 
 volatile sig_atomic_t tune_interrupted;
 
@@ -56,7 +54,8 @@ static const char tune_usage[] =
     "                    inter (breakpoints + tissues only) or intra (row skip only)\n"
     "  --weights LIST    also try the exact schedule with its weights stored in these\n"
     "                    formats: a comma list of fp16, bf16, int8 (fp32 is always the\n"
-    "                    baseline), or all\n"
+    "                    baseline), act-int8, act-int16 (full-integer layers, calibrated\n"
+    "                    on the tuning samples), or all\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";
 
 /* parse's answer to -h / --help: the usage is printed, nothing more to do */
@@ -71,27 +70,33 @@ tusage(const char *msg, const char *arg)
     return 2;
 }
 
-
 /* --weights=LIST into t->fmts (each reduced format once, in wfmt order). 0, or -1. */
 static int
 parse_formats(const char *v, topts *t)
 {
     int want[LSTMC_RT_WFMT_COUNT] = {0}, f;
     const char *p = v;
+    int act8 = 0, act16 = 0;
     if (!strcmp(v, "all")) {
         for (f = 0; f < LSTMC_RT_WFMT_COUNT; f++)
             want[f] = 1;
+        act8 = act16 = 1;
     } else {
         for (;;) {
-            char name[8];
+            char name[16];
             size_t n = strcspn(p, ",");
             if (n == 0 || n >= sizeof name)
                 return -1;
             memcpy(name, p, n);
             name[n] = '\0';
-            if ((f = lowp_parse(name)) < 0)
+            if (!strcmp(name, "act-int8"))
+                act8 = 1;
+            else if (!strcmp(name, "act-int16"))
+                act16 = 1;
+            else if ((f = lowp_parse(name)) < 0)
                 return -1;
-            want[f] = 1;
+            else
+                want[f] = 1;
             if (!p[n])
                 break;
             p += n + 1;
@@ -101,6 +106,11 @@ parse_formats(const char *v, topts *t)
     for (f = LSTMC_RT_WFMT_FP32 + 1; f < LSTMC_RT_WFMT_COUNT; f++)
         if (want[f])
             t->fmts[t->n_fmts++] = f;
+    t->n_acts = 0;
+    if (act8)
+        t->acts[t->n_acts++] = 8;
+    if (act16)
+        t->acts[t->n_acts++] = 16;
     return 0;
 }
 
@@ -136,8 +146,8 @@ parse(int argc, char **argv, topts *t)
             t->vary = v;
         } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
             if (parse_formats(v, t) < 0)
-                return tusage("--weights takes a comma list of fp32, fp16, bf16, int8 or all, "
-                              "got '%s'",
+                return tusage("--weights takes a comma list of fp32, fp16, bf16, int8, "
+                              "act-int8, act-int16 or all, got '%s'",
                               v);
         } else if ((v = cli_opt(argc, argv, &i, "--metric"))) {
             if (strcmp(v, "top1") && strcmp(v, "error"))

@@ -2,16 +2,6 @@
  * report.c — what `lstmc tune` shows: the table of the sets (stdout and TUNED.txt) and the
  * Fig. 19 style plot (TUNED.svg) of MICRO'18 §VI-C.
  */
-#include "tune_impl.h"
-
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "arena.h"
 #include "calibrate.h"
 #include "cliopt.h"
@@ -22,23 +12,34 @@
 #include "outdir.h"
 #include "proc.h"
 #include "target.h"
+#include "tune_impl.h"
 #include "tuned.h"
 #include "wfmt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* --- reporting -------------------------------------------------------------------------- */
 
 /* The work sub-folder of the exact schedule with its weights in fmt. */
 const char *
-tune_fmt_sub(tune_run *r, int fmt)
+tune_fmt_sub(tune_run *r, int fmt, int act)
 {
-    return arena_printf(r->a, "exact_%s", lowp_name(fmt));
+    return act ? arena_printf(r->a, "exact_act_int%d", act)
+               : arena_printf(r->a, "exact_%s", lowp_name(fmt));
 }
 
 /* "set 3", or "the exact schedule with fp16 weights". */
 const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
-    return p[i].wfmt != LSTMC_RT_WFMT_FP32
+    return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
+           : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
                : arena_printf(r->a, "set %d", i);
 }
@@ -47,7 +48,9 @@ tune_point_name(tune_run *r, const tune_point *p, int i)
 static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
-    if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
+    if (p[i].act)
+        snprintf(buf, n, "act-int%d", p[i].act);
+    else if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
         snprintf(buf, n, "%s", lowp_name(p[i].wfmt));
     else
         snprintf(buf, n, "%d", i);
@@ -57,12 +60,13 @@ void
 tune_table(FILE *f, const tune_run *r, const tune_point *p, int n, int ao, int bpa)
 {
     int i;
-    fprintf(f, "| set | alpha_inter | alpha_intra | tissues/layer | rows skipped | accuracy | "
-               "normalised | median us | speed-up%s |\n",
+    fprintf(f,
+            "| set | alpha_inter | alpha_intra | tissues/layer | rows skipped | accuracy | "
+            "normalised | median us | speed-up%s |\n",
             r->measured ? "" : " (estimated)");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
-    fprintf(f, "| exact | - | - | %lld | - | %.4f | 1.0000 | %.1f | 1.00x |\n",
-            (long long)r->T, r->exact_acc_tune, r->exact_us);
+    fprintf(f, "| exact | - | - | %lld | - | %.4f | 1.0000 | %.1f | 1.00x |\n", (long long)r->T,
+            r->exact_acc_tune, r->exact_us);
     for (i = 0; i < n; i++) {
         char tis[32], label[16];
         if (p[i].tissues > 0) /* 0: no layer in tissues (--vary=intra, a format candidate) */
@@ -70,10 +74,9 @@ tune_table(FILE *f, const tune_run *r, const tune_point *p, int n, int ao, int b
         else
             snprintf(tis, sizeof tis, "-");
         point_label(label, sizeof label, p, i);
-        fprintf(f, "| %s%s%s | %.6g | %.6g | %s | %.1f %% | %.4f | %.4f | %.1f | %.2fx |\n",
-                label, i == ao ? " AO" : "", i == bpa ? " BPA" : "", p[i].alpha_inter,
-                p[i].alpha_intra, tis, 100 * p[i].skipped, p[i].accuracy, p[i].norm_acc,
-                p[i].us, p[i].speedup);
+        fprintf(f, "| %s%s%s | %.6g | %.6g | %s | %.1f %% | %.4f | %.4f | %.1f | %.2fx |\n", label,
+                i == ao ? " AO" : "", i == bpa ? " BPA" : "", p[i].alpha_inter, p[i].alpha_intra,
+                tis, 100 * p[i].skipped, p[i].accuracy, p[i].norm_acc, p[i].us, p[i].speedup);
     }
 }
 
@@ -93,18 +96,19 @@ tune_svg(const char *path, const tune_run *r, const tune_point *p, int n, int ao
         if (p[i].speedup > smax)
             smax = p[i].speedup;
     smax = ceil(smax * 1.1 * 2) / 2;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-               "font-family=\"sans-serif\" font-size=\"12\">\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%g\" y=\"20\" font-size=\"14\">lstmc tune: speed-up%s and "
-               "accuracy per threshold set (accuracy kept: %.3g)</text>\n",
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+            "<text x=\"%g\" y=\"20\" font-size=\"14\">lstmc tune: speed-up%s and "
+            "accuracy per threshold set (accuracy kept: %.3g)</text>\n",
             W, H, x0, r->measured ? "" : " (estimated)", pref);
     fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0, y0 + ph,
             x0 + pw, y0 + ph);
     fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0, y0, x0,
             y0 + ph);
-    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0 + pw,
-            y0, x0 + pw, y0 + ph);
+    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n", x0 + pw, y0,
+            x0 + pw, y0 + ph);
     for (i = 0; i <= 4; i++) {
         double y = y0 + ph - ph * i / 4.0;
         fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.2gx</text>\n", x0 - 4, y + 4,
@@ -112,25 +116,31 @@ tune_svg(const char *path, const tune_run *r, const tune_point *p, int n, int ao
         fprintf(f, "<text x=\"%g\" y=\"%g\">%d%%</text>\n", x0 + pw + 4, y + 4, 25 * i);
     }
     /* speed-up 1 (the exact schedule) */
-    fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
-               "stroke-dasharray=\"4\"/>\n",
+    fprintf(f,
+            "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"gray\" "
+            "stroke-dasharray=\"4\"/>\n",
             x0, y0 + ph - ph / smax, x0 + pw, y0 + ph - ph / smax);
     for (i = 0; i < n; i++) {
         double h = ph * p[i].speedup / smax, x = x0 + i * bw;
         point_label(label, sizeof label, p, i);
         fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\"/>\n",
                 x + bw * 0.15, y0 + ph - h, bw * 0.7, h,
-                i == ao ? "#2a9d8f" : i == bpa ? "#e9c46a" : "#8ab6d6");
+                i == ao    ? "#2a9d8f"
+                : i == bpa ? "#e9c46a"
+                           : "#8ab6d6");
         fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s%s</text>\n", x + bw / 2,
-                y0 + ph + 16, label, i == ao ? " AO" : i == bpa ? " BPA" : "");
+                y0 + ph + 16, label,
+                i == ao    ? " AO"
+                : i == bpa ? " BPA"
+                           : "");
     }
     fputs("<polyline fill=\"none\" stroke=\"#d62828\" stroke-width=\"2\" points=\"", f);
     for (i = 0; i < n; i++)
-        fprintf(f, "%g,%g ", x0 + i * bw + bw / 2,
-                y0 + ph - ph * fmin(fmax(p[i].norm_acc, 0), 1));
+        fprintf(f, "%g,%g ", x0 + i * bw + bw / 2, y0 + ph - ph * fmin(fmax(p[i].norm_acc, 0), 1));
     fputs("\"/>\n", f);
-    fprintf(f, "<text x=\"%g\" y=\"%g\">bars: speed-up over the exact schedule (left); red: "
-               "accuracy / exact accuracy (right); threshold set 0..10%s</text>\n",
+    fprintf(f,
+            "<text x=\"%g\" y=\"%g\">bars: speed-up over the exact schedule (left); red: "
+            "accuracy / exact accuracy (right); threshold set 0..10%s</text>\n",
             x0, H - 12, n > TUNE_SETS ? ", then the exact schedule per weights format" : "");
     fputs("</svg>\n", f);
     return fclose(f);

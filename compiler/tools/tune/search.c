@@ -6,22 +6,12 @@
  * Speed is measured on the real generated code: the model is compiled twice into a work
  * folder — the exact schedule (the target's default passes, LLVM kernels) and the
  * approximate one (breakpoints + tissues with the calibrated context link, thresholds set
- * per run) — each is built with make and cc together with compiler/tools/tune/harness.c (embedded in
- * lstmc), and the harness runs the samples and writes every output back as .npy, which is
- * scored here. For a target that is not this machine both are compiled with --emit=c for the
- * host (accuracy and tissue counts do not depend on the CPU) and the speed-up is the memory
- * model's estimate, T reads of U per layer against one per tissue, labelled as such.
+ * per run) — each is built with make and cc together with compiler/tools/tune/harness.c (embedded
+ * in lstmc), and the harness runs the samples and writes every output back as .npy, which is scored
+ * here. For a target that is not this machine both are compiled with --emit=c for the host
+ * (accuracy and tissue counts do not depend on the CPU) and the speed-up is the memory model's
+ * estimate, T reads of U per layer against one per tissue, labelled as such.
  */
-#include "tune_impl.h"
-
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "arena.h"
 #include "calibrate.h"
 #include "cliopt.h"
@@ -32,8 +22,17 @@
 #include "outdir.h"
 #include "proc.h"
 #include "target.h"
+#include "tune_impl.h"
 #include "tuned.h"
 #include "wfmt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* --- choosing --------------------------------------------------------------------------- */
 
@@ -146,8 +145,9 @@ intra_limit(tune_run *r, double *limit)
         double mid = 0.5 * (lo + hi);
         if (tune_stopped(r) || probe2(r, 0, mid, &tis, &sk) < 0)
             return -1;
-        fprintf(stderr, "lstmc: tune: alpha_intra limit search %2d/10: alpha %-8.4g %.1f %% of "
-                        "rows skipped\n",
+        fprintf(stderr,
+                "lstmc: tune: alpha_intra limit search %2d/10: alpha %-8.4g %.1f %% of "
+                "rows skipped\n",
                 i + 1, mid, 100 * sk);
         if (sk >= 0.5)
             hi = mid;
@@ -179,8 +179,9 @@ inter_limit(tune_run *r, double s_max, long long n_min, double *limit)
         if (tis <= goal)
             break;
         if (i == 6) {
-            fprintf(stderr, "lstmc: tune: warning: even alpha_inter %g leaves %.2f tissues per "
-                            "layer, above N_min %lld; using it as the limit\n",
+            fprintf(stderr,
+                    "lstmc: tune: warning: even alpha_inter %g leaves %.2f tissues per "
+                    "layer, above N_min %lld; using it as the limit\n",
                     hi, tis, n_min);
             *limit = hi;
             return 0;
@@ -191,8 +192,9 @@ inter_limit(tune_run *r, double s_max, long long n_min, double *limit)
         double mid = 0.5 * (lo + hi);
         if (tune_stopped(r) || probe(r, mid, &tis) < 0)
             return -1;
-        fprintf(stderr, "lstmc: tune: alpha_inter limit search %2d/12: alpha %-10.4g %.2f "
-                        "tissues per layer\n",
+        fprintf(stderr,
+                "lstmc: tune: alpha_inter limit search %2d/12: alpha %-10.4g %.2f "
+                "tissues per layer\n",
                 i + 1, mid, tis);
         if (tis <= goal)
             hi = mid;
@@ -219,7 +221,7 @@ inter_set(const calib_summary *cs, double limit, int i)
     if (i == TUNE_SETS - 1)
         return limit;
     for (j = 0; j <= 100 && cs->s_pct[j] < limit; j++)
-        below = j; /* percent of the links with S below the limit, to 1 % */
+        below = j;                   /* percent of the links with S below the limit, to 1 % */
     f = below * i / (TUNE_SETS - 1); /* the percentile to cut up to */
     j = (int)f;
     q = j < 100 ? cs->s_pct[j] + (f - j) * (cs->s_pct[j + 1] - cs->s_pct[j]) : cs->s_pct[100];
@@ -238,10 +240,10 @@ load_labels(tune_run *r)
         diag_error(r->d, "--labels %s: %s", r->t->labels, err);
         return -1;
     }
-    if ((li.dtype != LSTMC_RT_I64 && li.dtype != LSTMC_RT_I32) ||
-        li.n_elems != r->K * pos) {
-        diag_error(r->d, "--labels %s: expected %lld int64 or int32 labels (%lld samples x %lld "
-                         "positions of output 0), got %lld elements",
+    if ((li.dtype != LSTMC_RT_I64 && li.dtype != LSTMC_RT_I32) || li.n_elems != r->K * pos) {
+        diag_error(r->d,
+                   "--labels %s: expected %lld int64 or int32 labels (%lld samples x %lld "
+                   "positions of output 0), got %lld elements",
                    r->t->labels, (long long)(r->K * pos), (long long)r->K, (long long)pos,
                    (long long)li.n_elems);
         return -1;
@@ -258,10 +260,10 @@ load_labels(tune_run *r)
         r->labels[i] =
             li.dtype == LSTMC_RT_I64 ? ((int64_t *)buf)[i] : (int64_t)((int32_t *)buf)[i];
         if (r->labels[i] < 0 || r->labels[i] >= r->C) {
-            diag_error(r->d, "--labels %s: label %lld at %lld is not a class of output 0 "
-                             "(0..%lld)",
-                       r->t->labels, (long long)r->labels[i], (long long)i,
-                       (long long)(r->C - 1));
+            diag_error(r->d,
+                       "--labels %s: label %lld at %lld is not a class of output 0 "
+                       "(0..%lld)",
+                       r->t->labels, (long long)r->labels[i], (long long)i, (long long)(r->C - 1));
             free(buf);
             return -1;
         }
@@ -284,7 +286,7 @@ tune_search(tune_run *r)
     hres h[TUNE_SETS];
     float *y = NULL;
     long long n_min;
-    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts;
+    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts;
 
     if (!tg)
         return -1;
@@ -322,8 +324,9 @@ tune_search(tune_run *r)
             return -1;
         }
     }
-    fprintf(stderr, "lstmc: tune: %lld samples: %lld to tune on, %lld held out\n",
-            (long long)r->K, (long long)r->n_tune, (long long)r->n_hold);
+    r->slice = slice;
+    fprintf(stderr, "lstmc: tune: %lld samples: %lld to tune on, %lld held out\n", (long long)r->K,
+            (long long)r->n_tune, (long long)r->n_hold);
     fprintf(stderr, "lstmc: tune: calibrating the predicted context link (Eq. 6)\n");
     calib = arena_printf(r->a, "%s/tuned.calib", r->work);
     {
@@ -340,8 +343,9 @@ tune_search(tune_run *r)
     if (mts < 1)
         mts = TARGET_DEFAULT_MTS; /* what the breakpoints pass compiles with */
     n_min = tune_n_min(r->T, mts);
-    fprintf(stderr, "lstmc: tune: MTS %d (target %s, hidden %lld): N_min = ceil(%lld / %d) = "
-                    "%lld tissues per layer (Eq. 7)\n",
+    fprintf(stderr,
+            "lstmc: tune: MTS %d (target %s, hidden %lld): N_min = ceil(%lld / %d) = "
+            "%lld tissues per layer (Eq. 7)\n",
             mts, tg->name, (long long)cs.hidden, (long long)r->T, mts, n_min);
     if (tune_stopped(r))
         return -1;
@@ -349,11 +353,17 @@ tune_search(tune_run *r)
     /* 2. the exact and the approximate libraries, each with the harness */
     fprintf(stderr, "lstmc: tune: building the exact and the approximate libraries%s\n",
             r->measured ? "" : " (portable C for this machine: speed will be estimated)");
-    if (tune_compile(r, "exact", 0, NULL, &xi, LSTMC_RT_WFMT_FP32) < 0 || tune_stopped(r) ||
-        tune_compile(r, "approx", 1, calib, &xi, LSTMC_RT_WFMT_FP32) < 0 || tune_stopped(r))
+    if (tune_compile(r, "exact", 0, NULL, &xi, LSTMC_RT_WFMT_FP32, 0) < 0 || tune_stopped(r) ||
+        tune_compile(r, "approx", 1, calib, &xi, LSTMC_RT_WFMT_FP32, 0) < 0 || tune_stopped(r))
         return -1;
     for (i = 0; i < t->n_fmts; i++)
-        if (tune_compile(r, tune_fmt_sub(r, t->fmts[i]), 0, NULL, &xi, t->fmts[i]) < 0 || tune_stopped(r))
+        if (tune_compile(r, tune_fmt_sub(r, t->fmts[i], 0), 0, NULL, &xi, t->fmts[i], 0) < 0 ||
+            tune_stopped(r))
+            return -1;
+    for (i = 0; i < t->n_acts; i++) /* issue 22 */
+        if (tune_compile(r, tune_fmt_sub(r, LSTMC_RT_WFMT_INT8, t->acts[i]), 0, NULL, &xi,
+                         LSTMC_RT_WFMT_INT8, t->acts[i]) < 0 ||
+            tune_stopped(r))
             return -1;
 
     /* 3. the exact outputs and time */
@@ -378,8 +388,8 @@ tune_search(tune_run *r)
         return -1;
     if (strcmp(t->vary, "inter") != 0 && intra_limit(r, &intra_max) < 0)
         return -1;
-    fprintf(stderr, "lstmc: tune: upper limits: alpha_inter %.6g, alpha_intra %.6g%s\n",
-            inter_max, intra_max,
+    fprintf(stderr, "lstmc: tune: upper limits: alpha_inter %.6g, alpha_intra %.6g%s\n", inter_max,
+            intra_max,
             intra_max > 0 ? "" : " (no layer has dynamic row skip: GRU/RNN or peepholes)");
 
     /* 5. the 11 sets, interleaved in rounds by the harness */
@@ -399,6 +409,7 @@ tune_search(tune_run *r)
     memset(p, 0, sizeof p);
     for (i = 0; i < TUNE_SETS; i++) {
         p[i].wfmt = LSTMC_RT_WFMT_FP32;
+        p[i].act = 0;
         p[i].alpha_inter = pairs[2 * i];
         p[i].alpha_intra = pairs[2 * i + 1];
         p[i].us = h[i].us;
@@ -406,26 +417,35 @@ tune_search(tune_run *r)
         p[i].skipped = h[i].skipped;
         p[i].accuracy = score(r, y + i * r->n_tune * r->numel, r->exact_tune, 0, r->n_tune);
         p[i].norm_acc = p[i].accuracy / r->exact_acc_tune;
-        fprintf(stderr, "lstmc: tune: [%2d/%d] alpha_inter %-10.4g alpha_intra %-8.4g tissues "
-                        "%6.2f rows skipped %5.1f %% accuracy %.4f time %.1f us\n",
+        fprintf(stderr,
+                "lstmc: tune: [%2d/%d] alpha_inter %-10.4g alpha_intra %-8.4g tissues "
+                "%6.2f rows skipped %5.1f %% accuracy %.4f time %.1f us\n",
                 i + 1, TUNE_SETS, p[i].alpha_inter, p[i].alpha_intra, p[i].tissues,
                 100 * p[i].skipped, p[i].accuracy, p[i].us);
     }
     free(y);
     y = NULL;
     /* 5b. the exact schedule with its weights in each reduced format of --weights */
-    for (i = 0; i < t->n_fmts; i++) {
+    for (i = 0; i < t->n_fmts + t->n_acts; i++) {
         tune_point *q = &p[TUNE_SETS + i];
-        q->wfmt = t->fmts[i];
-        if (tune_harness(r, tune_fmt_sub(r, q->wfmt), 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
+        q->act = i < t->n_fmts ? 0 : t->acts[i - t->n_fmts];
+        q->wfmt = i < t->n_fmts ? t->fmts[i] : LSTMC_RT_WFMT_INT8;
+        if (tune_harness(r, tune_fmt_sub(r, q->wfmt, q->act), 0, r->n_tune, t->reps, NULL, 0, h,
+                         &y) < 0)
             return -1;
         q->us = h[0].us;
         q->accuracy = score(r, y, r->exact_tune, 0, r->n_tune);
         q->norm_acc = q->accuracy / r->exact_acc_tune;
         free(y);
         y = NULL;
-        fprintf(stderr, "lstmc: tune: [weights %s] exact schedule: accuracy %.4f time %.1f us\n",
-                lowp_name(q->wfmt), q->accuracy, q->us);
+        if (q->act)
+            fprintf(stderr,
+                    "lstmc: tune: [activations int%d] exact schedule: accuracy %.4f time %.1f us\n",
+                    q->act, q->accuracy, q->us);
+        else
+            fprintf(stderr,
+                    "lstmc: tune: [weights %s] exact schedule: accuracy %.4f time %.1f us\n",
+                    lowp_name(q->wfmt), q->accuracy, q->us);
         if (tune_stopped(r))
             return -1;
     }
@@ -465,10 +485,10 @@ tune_search(tune_run *r)
                     continue;
                 }
                 if (p[which[j]].wfmt != LSTMC_RT_WFMT_FP32
-                        ? tune_harness(r, tune_fmt_sub(r, p[which[j]].wfmt), r->n_tune, r->n_hold, 1,
-                                  NULL, 0, h, &y) < 0
+                        ? tune_harness(r, tune_fmt_sub(r, p[which[j]].wfmt, p[which[j]].act),
+                                       r->n_tune, r->n_hold, 1, NULL, 0, h, &y) < 0
                         : tune_harness(r, "approx", r->n_tune, r->n_hold, 1, pairs + 2 * which[j],
-                                  1, h, &y) < 0)
+                                       1, h, &y) < 0)
                     return -1;
                 hold[j] = score(r, y, r->exact_hold, r->n_tune, r->n_hold);
                 free(y);
@@ -482,29 +502,33 @@ tune_search(tune_run *r)
             diag_error(r->d, "cannot write %s: %s", txt, strerror(errno));
             return -1;
         }
-        fprintf(fo, "# lstmc tune %s --target=%s: %lld tuning samples, %lld held out; "
-                    "accuracy %s; speed %s\n\n",
+        fprintf(fo,
+                "# lstmc tune %s --target=%s: %lld tuning samples, %lld held out; "
+                "accuracy %s; speed %s\n\n",
                 t->model, tg->name, (long long)r->n_tune, (long long)r->n_hold,
-                t->labels ? "against the labels" : r->top1 ? "= top-1 agreement with the exact "
-                                                            "model"
-                                                          : "= 1 - relative L2 error vs exact",
+                t->labels ? "against the labels"
+                : r->top1 ? "= top-1 agreement with the exact "
+                            "model"
+                          : "= 1 - relative L2 error vs exact",
                 r->measured ? "measured on this machine (median of the runs)"
                             : "ESTIMATED by the memory model (T reads of U per layer vs one per "
                               "tissue, less the rows dynamic row skip leaves): the target is not "
                               "this machine");
         tune_table(fo, r, p, n, ao, bpa);
-        fprintf(fo, "\nN_min = ceil(%lld / MTS %d) = %lld; upper limits: alpha_inter %.6g, "
-                    "alpha_intra %.6g. AO (fastest with normalised accuracy >= %.3g): %s; BPA "
-                    "(best speed-up x accuracy): %s.\n",
+        fprintf(fo,
+                "\nN_min = ceil(%lld / MTS %d) = %lld; upper limits: alpha_inter %.6g, "
+                "alpha_intra %.6g. AO (fastest with normalised accuracy >= %.3g): %s; BPA "
+                "(best speed-up x accuracy): %s.\n",
                 (long long)r->T, mts, n_min, inter_max, intra_max, t->accuracy,
                 ao < 0 ? "the exact schedule (no candidate is faster at that accuracy)"
                        : tune_point_name(r, p, ao),
                 bpa < 0 ? "the exact schedule" : tune_point_name(r, p, bpa));
         if (r->n_hold > 0)
-            fprintf(fo, "Held out (%lld samples): exact %.4f, AO %.4f (normalised %.4f), BPA "
-                        "%.4f (normalised %.4f).\n",
-                    (long long)r->n_hold, r->exact_acc_hold, hold[0],
-                    hold[0] / r->exact_acc_hold, hold[1], hold[1] / r->exact_acc_hold);
+            fprintf(fo,
+                    "Held out (%lld samples): exact %.4f, AO %.4f (normalised %.4f), BPA "
+                    "%.4f (normalised %.4f).\n",
+                    (long long)r->n_hold, r->exact_acc_hold, hold[0], hold[0] / r->exact_acc_hold,
+                    hold[1], hold[1] / r->exact_acc_hold);
         if (fclose(fo) != 0) {
             diag_error(r->d, "writing %s failed", txt);
             return -1;
@@ -512,7 +536,9 @@ tune_search(tune_run *r)
         tune_cat_file(txt, stdout);
         fflush(stdout);
         if (tune_svg(arena_printf(r->a, "%s.svg", t->out), r, p, n, ao, bpa, t->accuracy) != 0 ||
-            tune_copy_file(calib, arena_printf(r->a, "%s.calib", t->out)) != 0) {
+            tune_copy_file(calib, arena_printf(r->a, "%s.calib", t->out)) != 0 ||
+            (ao >= 0 && p[ao].act &&
+             tune_copy_file(slice, arena_printf(r->a, "%s.x.npy", t->out)) != 0)) {
             diag_error(r->d, "cannot write %s.svg / %s.calib", t->out, t->out);
             return -1;
         }
@@ -530,11 +556,16 @@ tune_search(tune_run *r)
                 ao < 0 ? 0.0 : p[ao].alpha_inter, ao < 0 ? 0.0 : p[ao].alpha_intra);
         if (ao >= 0 && p[ao].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "weights %s\n", lowp_name(p[ao].wfmt));
+        if (ao >= 0 && p[ao].act) /* issue 22: calibrated on the samples beside TUNED */
+            fprintf(fo, "activations int%d\ncalib_data %s.x.npy\n", p[ao].act,
+                    base ? base + 1 : t->out);
         fprintf(fo, "alpha_inter_max %.9g\nalpha_intra_max %.9g\n", inter_max, intra_max);
         fprintf(fo, "bpa_alpha_inter %.9g\nbpa_alpha_intra %.9g\n",
                 bpa < 0 ? 0.0 : p[bpa].alpha_inter, bpa < 0 ? 0.0 : p[bpa].alpha_intra);
         if (bpa >= 0 && p[bpa].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "bpa_weights %s\n", lowp_name(p[bpa].wfmt));
+        if (bpa >= 0 && p[bpa].act)
+            fprintf(fo, "bpa_activations int%d\n", p[bpa].act);
         fprintf(fo, "calib %s.calib\n", base ? base + 1 : t->out);
         if (fclose(fo) != 0 || rename(tmp, t->out) != 0) {
             diag_error(r->d, "cannot write %s: %s", t->out, strerror(errno));

@@ -33,7 +33,7 @@ typedef struct diag diag;
 typedef struct driver_options driver_options;
 
 #define TUNE_SETS 11
-#define TUNE_MAX_POINTS (TUNE_SETS + 3) /* the sets, then fp16, bf16, int8 */
+#define TUNE_MAX_POINTS (TUNE_SETS + 5) /* the sets, fp16, bf16, int8, act-int8, act-int16 */
 
 /* One measured threshold set. */
 typedef struct tune_point {
@@ -46,6 +46,8 @@ typedef struct tune_point {
     double skipped;  /* fraction of recurrent rows skipped (dynamic row skip), 0..1 */
     int wfmt;        /* the weights' storage format (compiler/formats/wfmt.h); not fp32 only for the
                         exact-schedule candidates of --weights */
+    int act;         /* 8 or 16: the full-integer layers of --weights=act-int8|act-int16
+                        (issue 22, int8 weights); 0: float activations */
 } tune_point;
 
 /*

@@ -19,6 +19,7 @@ typedef struct topts {
     double accuracy, holdout;
     int reps;
     int fmts[LSTMC_RT_WFMT_COUNT - 1], n_fmts; /* --weights: the reduced formats to try */
+    int acts[2], n_acts; /* --weights act-int8, act-int16: full-integer layers (issue 22) */
 } topts;
 
 /* State of one tuning run. */
@@ -36,6 +37,7 @@ typedef struct tune_run {
     float *exact_tune, *exact_hold; /* output 0 of the exact model */
     double exact_acc_tune, exact_acc_hold;
     double exact_us;
+    const char *slice; /* the tuning samples (.npy): calibration of the integer modes */
 } tune_run;
 
 /* One harness result line. */
@@ -59,7 +61,7 @@ int tune_search(tune_run *r);
 /* Compile the model into work/sub: the exact schedule (its weights in fmt), or the
  * approximate one (approx, with calib). 0, or -1. */
 int tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
-                 const lstmc_npy_info *xi, int fmt);
+                 const lstmc_npy_info *xi, int fmt, int act);
 
 /* Run the harness of work/sub over samples [first, first+count) with the threshold pairs
  * (none for the exact build); outputs into *outs (malloc'd, [n_pairs or 1, count, numel]). */
@@ -69,7 +71,7 @@ int tune_harness(tune_run *r, const char *sub, int64_t first, int64_t count, int
 /* report.c */
 
 /* The work sub-folder of the exact schedule with its weights in fmt. */
-const char *tune_fmt_sub(tune_run *r, int fmt);
+const char *tune_fmt_sub(tune_run *r, int fmt, int act);
 
 /* "set 3", or "the exact schedule with fp16 weights". */
 const char *tune_point_name(tune_run *r, const tune_point *p, int i);

@@ -1,6 +1,6 @@
 /*
  * main.c — one model of the whole-model corpus (tests/fixtures/cases/models.txt) on the
- * Cortex-M4 example board (examples/cortex_m: startup.c, board.h, mps2_an386.ld,
+ * Cortex-M4 example board (examples/cortex_m: startup.c, board.h, board.env, mps2_an386.ld,
  * board.json), built by tests/e2e/cortex_m_model.sh. The model is compiled with
  * --name=model; inputs.c (cm_io inputs) holds the case's input tensors as words of their
  * exact bytes. model_run runs once on them and every output goes out through semihosting
