@@ -3,8 +3,8 @@
  * compiler. It uses stdio and is never part of the run path; it never allocates: data goes
  * into buffers the caller owns.
  *
- * Supported: format version 1.0/2.0/3.0, C order, little-endian '<f4', '<i8', '<i4' and
- * '|b1'/'|u1' (read as LSTMC_RT_U8), rank 0..LSTMC_RT_MAX_RANK.
+ * Supported: format version 1.0/2.0/3.0, C order, little-endian '<f4', '<i8', '<i4', '<i2',
+ * '|i1' and '|b1'/'|u1' (read as LSTMC_RT_U8), rank 0..LSTMC_RT_MAX_RANK.
  */
 #ifndef LSTMC_RT_NPY_H
 #define LSTMC_RT_NPY_H
