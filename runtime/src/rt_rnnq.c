@@ -129,9 +129,10 @@ ror8(uint32_t v)
 #endif
 
 static int64_t
-dot(const int8_t *w, const void *x, int32_t bits, int64_t K)
+dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
 {
-    int64_t k = 0;
+    const int32_t K = (int32_t)K64; /* <= INT32_MAX / 64 (params_ok): 32-bit loops */
+    int32_t k = 0;
 
     if (bits == 8) {
         const int8_t *x8 = x;
