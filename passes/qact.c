@@ -227,6 +227,43 @@ qdq_range(ir_graph *g, const ir_node *n, int relu)
     return r;
 }
 
+/* A recurrent state input of the streaming step program (compiler/stream/step.c names them
+ * lstmc_state_h<k>, lstmc_state_c<k>). */
+static int
+is_state_input(const ir_tensor *t)
+{
+    return t && t->is_input && !t->data && strncmp(t->name, "lstmc_state_", 12) == 0;
+}
+
+/* The step program's state in integers: the state input t itself holds the layer's integers
+ * (the state struct then has the integer h and c), its scale kept in io_scale. */
+static ir_tensor *
+int_state(ir_tensor *t, ir_dtype dt, float scale)
+{
+    t->dtype = dt;
+    t->io_scale = scale;
+    t->io_zero_point = 0;
+    return t;
+}
+
+/* The step program's next state: the last of g's outputs that is y (the state outputs follow
+ * the graph's own) becomes q, the integers. */
+static void
+int_state_out(ir_graph *g, ir_tensor *y, ir_tensor *q, float scale)
+{
+    int i, still = 0;
+    for (i = g->n_outputs - 1; i >= 0; i--)
+        if (g->outputs[i] == y) {
+            g->outputs[i] = q;
+            q->is_output = 1;
+            q->io_scale = scale;
+            break;
+        }
+    for (i = 0; i < g->n_outputs; i++)
+        still |= g->outputs[i] == y;
+    y->is_output = still;
+}
+
 static int
 act_ok(int64_t kind, int cell)
 {
@@ -429,9 +466,11 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
     q->inputs[3] = ir_const_wrap(g, "qrows", IR_DT_I32, &s, Q);
     q->inputs[4] = ir_in(n, 4);
     if ((t = ir_in(n, 5)))
-        q->inputs[5] = quantized(g, t, sh, 0, bits, n, "h0q");
+        q->inputs[5] =
+            is_state_input(t) ? int_state(t, dt, sh) : quantized(g, t, sh, 0, bits, n, "h0q");
     if (cell == LSTMC_RT_CELL_LSTM && (t = ir_in(n, 6)))
-        q->inputs[6] = quantized(g, t, ldexpf(1.0f, -ce), 0, 16, n, "c0q");
+        q->inputs[6] = is_state_input(t) ? int_state(t, IR_DT_I16, ldexpf(1.0f, -ce))
+                                         : quantized(g, t, ldexpf(1.0f, -ce), 0, 16, n, "c0q");
     if (Pp) {
         const int64_t np = ir_shape_numel(&Pp->shape);
         const float *pv = Pp->data;
@@ -444,10 +483,17 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
         ir_attr_set_int(g, q, "peep_mult", m);
         ir_attr_set_int(g, q, "peep_shift", sh_n);
     }
-    ir_node_set_output(q, 0, dequantized(g, n, 0, dt, sh, bits, 1));
-    ir_node_set_output(q, 1, dequantized(g, n, 1, dt, sh, bits, 1));
-    if (cell == LSTMC_RT_CELL_LSTM)
-        ir_node_set_output(q, 2, dequantized(g, n, 2, IR_DT_I16, ldexpf(1.0f, -ce), 16, 0));
+    {
+        ir_tensor *yh = ir_out(n, 1), *yc = cell == LSTMC_RT_CELL_LSTM ? ir_out(n, 2) : NULL;
+        ir_node_set_output(q, 0, dequantized(g, n, 0, dt, sh, bits, 1));
+        ir_node_set_output(q, 1, dequantized(g, n, 1, dt, sh, bits, 1));
+        if (cell == LSTMC_RT_CELL_LSTM)
+            ir_node_set_output(q, 2, dequantized(g, n, 2, IR_DT_I16, ldexpf(1.0f, -ce), 16, 0));
+        if (is_state_input(ir_in(n, 5)) && yh && ir_out(q, 1)) /* the step program's state */
+            int_state_out(g, yh, ir_out(q, 1), sh);
+        if (cell == LSTMC_RT_CELL_LSTM && is_state_input(ir_in(n, 6)) && yc && ir_out(q, 2))
+            int_state_out(g, yc, ir_out(q, 2), ldexpf(1.0f, -ce));
+    }
     n->dead = 1;
     return 0;
 }
@@ -709,5 +755,6 @@ pass_qact(ir_graph *g, const pass_ctx *cx, diag *d)
         return -1;
     if (cx->qact.int_io && (int_io(g, d) < 0 || ir_toposort(g, d) < 0))
         return -1;
+    ir_dce(g); /* the Dequantize of a state nothing reads in float any more */
     return 0;
 }

@@ -16,6 +16,28 @@ put_dtype_check(FILE *f, const char *NAME, const char *what, int i)
     fprintf(f, "%s_%s_%d_DTYPE", NAME, what, i);
 }
 
+/* Copy layer j's initial h or c (which) from graph input `in` at float offset `off` into the
+ * state: as it is, or (an integer state of --activations, issue 22: NAME_STATE_<j>_H_SCALE)
+ * quantised to the state's grid. */
+static void
+put_state_copy(FILE *f, const char *NAME, const char *which, int j, int in, int64_t off)
+{
+    const char W = which[0] == 'h' ? 'H' : 'C';
+    fprintf(f,
+            "#ifdef %s_STATE_%d_%c_SCALE\n"
+            "    {\n        const float *src = (const float *)inputs[%d] + %lld;\n"
+            "        const long hi = sizeof state.%s%d[0] == 1 ? 127 : 32767;\n"
+            "        size_t i;\n"
+            "        for (i = 0; i < sizeof state.%s%d / sizeof state.%s%d[0]; i++) {\n"
+            "            long v = lrintf(src[i] / %s_STATE_%d_%c_SCALE);\n"
+            "            state.%s%d[i] = v < -hi ? -hi : v > hi ? hi : v;\n"
+            "        }\n    }\n#else\n"
+            "    memcpy(state.%s%d, (const float *)inputs[%d] + %lld, sizeof state.%s%d);\n"
+            "#endif\n",
+            NAME, j, W, in, (long long)off, which, j, which, j, which, j, NAME, j, W, which, j,
+            which, j, in, (long long)off, which, j);
+}
+
 /* run_stream(ctx, spec, inputs, outputs) of <name>_run.c: --stream SPEC feeds the whole
  * sequence through <name>_step in chunks of the sizes SPEC lists (cycled; the last chunk
  * is cut to what is left) and assembles the outputs _run would write. */
@@ -24,10 +46,12 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
 {
     const stream_info *si = o->stream;
     int64_t T = si ? si->seq_len : 0, outer, inner;
+    char NAME[128];
     int i, j;
     int slices = 0;         /* whether a time axis is copied: the loops over its outer rows */
     if (!cg_c_stream_on(o)) /* main refuses --stream */
         return;
+    cg_c_upper(o->name, NAME, sizeof NAME);
     for (i = 0; i < g->n_inputs; i++)
         slices |= si->in_axis[i] >= 0;
     for (i = 0; i < kp->n_outputs; i++)
@@ -53,13 +77,9 @@ put_driver_stream(FILE *f, const ir_graph *g, const kprog *kp, const cg_options 
     for (j = 0; j < si->n_layers; j++) { /* initial states the model takes as inputs */
         const stream_layer *l = &si->layers[j];
         if (l->init_h_input >= 0)
-            fprintf(f,
-                    "    memcpy(state.h%d, (const float *)inputs[%d] + %lld, sizeof state.h%d);\n",
-                    j, l->init_h_input, (long long)l->init_h_off, j);
+            put_state_copy(f, NAME, "h", j, l->init_h_input, l->init_h_off);
         if (l->init_c_input >= 0)
-            fprintf(f,
-                    "    memcpy(state.c%d, (const float *)inputs[%d] + %lld, sizeof state.c%d);\n",
-                    j, l->init_c_input, (long long)l->init_c_off, j);
+            put_state_copy(f, NAME, "c", j, l->init_c_input, l->init_c_off);
     }
     fputs("    while (t < T) {\n        char *end;\n"
           "        n = strtol(p, &end, 10);\n"
@@ -197,7 +217,8 @@ cg_c_write_driver(const ir_graph *g, const kprog *kp, const cg_options *o, diag 
         fprintf(f, "%s'%s'", i ? ", " : "", g->inputs[i]->name);
     fprintf(f,
             ". Buffers are static: no allocation.\n */\n"
-            "#define _POSIX_C_SOURCE 199309L\n#include <stdio.h>\n#include <stdlib.h>\n"
+            "#define _POSIX_C_SOURCE 199309L\n#include <math.h>\n#include <stdio.h>\n#include "
+            "<stdlib.h>\n"
             "#include <string.h>\n#include <time.h>\n\n#include \"%s.h\"\n"
             "#include \"lstmc_rt_npy.h\"\n\n",
             o->name);

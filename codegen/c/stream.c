@@ -62,6 +62,39 @@ cg_c_stream_on(const cg_options *o)
     return si && si->ok && si->g && si->n_inputs <= 64 && si->n_outputs <= 64;
 }
 
+/* The step program's input holding state slot s (h, c of every layer, then the histories,
+ * after the graph's own inputs; compiler/stream/step.c), and its element size: float, or the
+ * integers of --activations (issue 22, passes/qact.c). */
+static const ir_tensor *
+slot_tensor(const stream_info *si, int s)
+{
+    return si->g && si->n_inputs + s < si->g->n_inputs ? si->g->inputs[si->n_inputs + s] : NULL;
+}
+
+static int64_t
+slot_esize(const stream_info *si, int s)
+{
+    const ir_tensor *t = slot_tensor(si, s);
+    return t ? (int64_t)ir_dtype_size(t->dtype) : 4;
+}
+
+static const char *
+slot_ctype(const stream_info *si, int s)
+{
+    const ir_tensor *t = slot_tensor(si, s);
+    return t ? cg_c_ctype(t->dtype) : "float";
+}
+
+/* The state slot of layer k's h (j = 0) or c (j = 1). */
+static int
+layer_slot(const stream_info *si, int k, int j)
+{
+    int s = 0, m;
+    for (m = 0; m < k; m++)
+        s += si->layers[m].cell == LSTMC_RT_CELL_LSTM ? 2 : 1;
+    return s + j;
+}
+
 static void
 stream_geometry(const stream_info *si, stream_geo *sg)
 {
@@ -73,14 +106,14 @@ stream_geometry(const stream_info *si, stream_geo *sg)
         for (j = 0; j < nst; j++) {
             sg->slot_floats[sg->n_slots] = si->layers[k].batch * si->layers[k].hidden;
             sg->next_off[sg->n_slots] = off;
-            off = cg_c_align_up(off + 4 * sg->slot_floats[sg->n_slots]);
+            off = cg_c_align_up(off + slot_esize(si, sg->n_slots) * sg->slot_floats[sg->n_slots]);
             sg->n_slots++;
         }
     }
     for (k = 0; k < si->n_hists; k++) {
         sg->slot_floats[sg->n_slots] = si->hists[k].floats;
         sg->next_off[sg->n_slots] = off;
-        off = cg_c_align_up(off + 4 * sg->slot_floats[sg->n_slots]);
+        off = cg_c_align_up(off + slot_esize(si, sg->n_slots) * sg->slot_floats[sg->n_slots]);
         sg->n_slots++;
     }
     for (i = 0; i < si->n_inputs; i++) {
@@ -221,13 +254,15 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         }
         fprintf(f,
                 "\n/* The recurrent state between calls of %s_step: h (and c for LSTM) of "
-                "every\n * layer, [N, H] floats each. */\ntypedef struct %s_state {\n",
-                o->name, o->name);
+                "every\n * layer, [N, H] each: floats, or with --activations the layer's "
+                "integers\n * (%s_STATE_<k>_H_SCALE, _C_SCALE: real = value * scale). */\n"
+                "typedef struct %s_state {\n",
+                o->name, NAME, o->name);
         for (k = 0; k < si->n_layers; k++) {
             const stream_layer *l = &si->layers[k];
-            fprintf(f, "    float h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
-                    k, (long long)(l->batch * l->hidden), k, l->node, l->op, (long long)l->batch,
-                    (long long)l->hidden);
+            fprintf(f, "    %s h%d[%lld]; /* layer %d, node '%s' (%s): h [N=%lld, H=%lld] */\n",
+                    slot_ctype(si, layer_slot(si, k, 0)), k, (long long)(l->batch * l->hidden), k,
+                    l->node, l->op, (long long)l->batch, (long long)l->hidden);
             if (l->init_h_input >= 0)
                 fprintf(f,
                         "    /* its initial h is graph input %d (from float %lld): _reset "
@@ -239,9 +274,9 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
                         "zeroes it, pass it to %s_set_state */\n",
                         l->init_c_input, (long long)l->init_c_off, o->name);
             if (l->cell == LSTMC_RT_CELL_LSTM)
-                fprintf(f, "    float c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n", k,
-                        (long long)(l->batch * l->hidden), k, (long long)l->batch,
-                        (long long)l->hidden);
+                fprintf(f, "    %s c%d[%lld]; /* layer %d: c [N=%lld, H=%lld] */\n",
+                        slot_ctype(si, layer_slot(si, k, 1)), k, (long long)(l->batch * l->hidden),
+                        k, (long long)l->batch, (long long)l->hidden);
         }
         for (k = 0; k < si->n_hists; k++) {
             const stream_hist *h = &si->hists[k];
@@ -254,9 +289,24 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
         }
         fputs("    int64_t steps; /* time steps fed since the last reset */\n", f);
         fprintf(f, "} %s_state;\n\n", o->name);
-        for (k = 0; k < si->n_layers; k++)
+        for (k = 0; k < si->n_layers; k++) {
+            const ir_tensor *th = slot_tensor(si, layer_slot(si, k, 0));
+            const ir_tensor *tc = si->layers[k].cell == LSTMC_RT_CELL_LSTM
+                                      ? slot_tensor(si, layer_slot(si, k, 1))
+                                      : NULL;
             fprintf(f, "#define %s_STATE_%d_FLOATS %lld /* N*H of layer %d */\n", NAME, k,
                     (long long)(si->layers[k].batch * si->layers[k].hidden), k);
+            if (th && th->io_scale > 0.0f) { /* issue 22: an integer state */
+                fprintf(f, "#define %s_STATE_%d_H_SCALE ", NAME, k);
+                cg_c_put_float(f, th->io_scale);
+                fputc('\n', f);
+            }
+            if (tc && tc->io_scale > 0.0f) {
+                fprintf(f, "#define %s_STATE_%d_C_SCALE ", NAME, k);
+                cg_c_put_float(f, tc->io_scale);
+                fputc('\n', f);
+            }
+        }
         fputc('\n', f);
     }
     fprintf(f,
@@ -267,11 +317,12 @@ cg_c_put_stream_header(FILE *f, const ir_graph *g, const char *NAME, const cg_op
             "/* Like _init, for a ctx that only streams: size >= *_STREAM_ARENA_SIZE;\n"
             " * _run on it returns LSTMC_RT_ERR_ARENA_TOO_SMALL if that is below its own. */\n"
             "lstmc_rt_status %s_init_stream(%s_ctx *ctx, void *arena, size_t size);\n\n"
-            "/* Set layer's state: h and c are [N*H] floats, NULL means zero; c is an LSTM's\n"
+            "/* Set layer's state: h and c are [N*H] elements of the state's types, NULL means\n"
+            " * zero; c is an LSTM's\n"
             " * only. LSTMC_RT_ERR_BAD_PARAMS for a layer out of range or a c given to a GRU\n"
             " * or RNN layer. */\n"
-            "lstmc_rt_status %s_set_state(%s_state *state, int layer, const float *h, const "
-            "float *c);\n\n"
+            "lstmc_rt_status %s_set_state(%s_state *state, int layer, const void *h, const "
+            "void *c);\n\n"
             "/* Feed n >= 1 time steps (see above); state is read and advanced by n steps.\n"
             " * Uses ctx's arena (the same as _run: one ctx cannot run both at once). Returns\n"
             " * LSTMC_RT_ERR_BAD_PARAMS for n < 1, or the failing kernel's status, with\n"
@@ -406,8 +457,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
             "lstmc_rt_status\n%s_reset(%s_state *state)\n{\n"
             "    return state ? LSTMC_RT_ERR_UNSUPPORTED : LSTMC_RT_ERR_NULL;\n}\n\n"
             "/* No layer has a state, so h and c are never read. */\n"
-            "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
-            "const float *c)\n{\n"
+            "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const void *h, "
+            "const void *c)\n{\n"
             "    (void)h;\n    (void)c;\n"
             "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n"
             "    return layer < 0 ? LSTMC_RT_ERR_BAD_PARAMS : LSTMC_RT_ERR_UNSUPPORTED;\n}\n\n"
@@ -444,14 +495,23 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
         int j;
         for (j = 0; j < 2; j++) {
             const float *v = j ? l->init_c : l->init_h;
+            const ir_tensor *st = slot_tensor(si, layer_slot(si, k, j));
+            const int is_int = st && st->dtype != IR_DT_F32 && st->io_scale > 0.0f;
             int64_t m, n = l->batch * l->hidden;
             if (!v)
                 continue;
-            fprintf(f, "static const float %s_init_%s%d[%lld] = {", sname, j ? "c" : "h", k,
+            fprintf(f, "static const %s %s_init_%s%d[%lld] = {",
+                    is_int ? cg_c_ctype(st->dtype) : "float", sname, j ? "c" : "h", k,
                     (long long)n);
             for (m = 0; m < n; m++) {
                 fputs(m % 8 == 0 ? "\n    " : " ", f);
-                cg_c_put_float(f, v[m]);
+                if (is_int) { /* issue 22: the learnt initial state on the state's grid */
+                    const double hi = st->dtype == IR_DT_I8 ? 127.0 : 32767.0;
+                    fprintf(f, "%d",
+                            (int)fmax(-hi - 1.0, fmin(hi, nearbyint((double)v[m] / st->io_scale))));
+                } else {
+                    cg_c_put_float(f, v[m]);
+                }
                 fputc(',', f);
             }
             fputs("\n};\n", f);
@@ -524,8 +584,8 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     fputs("    state->steps = 0;\n    return LSTMC_RT_OK;\n}\n\n", f);
 
     fprintf(f,
-            "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const float *h, "
-            "const float *c)\n{\n"
+            "lstmc_rt_status\n%s_set_state(%s_state *state, int layer, const void *h, "
+            "const void *c)\n{\n"
             "    if (!state)\n        return LSTMC_RT_ERR_NULL;\n    switch (layer) {\n",
             o->name, o->name);
     for (k = 0; k < si->n_layers; k++) {
@@ -628,20 +688,24 @@ cg_c_put_stream_host(FILE *f, const ir_graph *g, const memplan *mp, const cg_opt
     fputs("        state->steps++;\n    }\n    return LSTMC_RT_OK;\n}\n", f);
 }
 
-/* sizeof(<name>_state) on a target with 4-byte floats and 8-byte int64. */
+/* sizeof(<name>_state) on a target with 4-byte floats and 8-byte int64 (each slot in its
+ * type: float, or the integers of --activations). */
 int64_t
 cg_c_state_bytes(const cg_options *o)
 {
-    int64_t floats = 0;
-    int k;
+    int64_t bytes = 0;
+    int k, s = 0, j;
     if (!cg_c_stream_on(o))
         return 8;
     for (k = 0; k < o->stream->n_layers; k++)
-        floats += (o->stream->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1) *
-                  o->stream->layers[k].batch * o->stream->layers[k].hidden;
+        for (j = 0; j < (o->stream->layers[k].cell == LSTMC_RT_CELL_LSTM ? 2 : 1); j++, s++) {
+            int64_t e = slot_esize(o->stream, s);
+            bytes = (bytes + e - 1) / e * e; /* the member's alignment */
+            bytes += e * o->stream->layers[k].batch * o->stream->layers[k].hidden;
+        }
     for (k = 0; k < o->stream->n_hists; k++)
-        floats += o->stream->hists[k].floats;
-    return (floats * 4 + 7) / 8 * 8 + 8;
+        bytes = (bytes + 3) / 4 * 4 + 4 * o->stream->hists[k].floats;
+    return (bytes + 7) / 8 * 8 + 8;
 }
 
 /* Bytes of the constants only the streaming step program has (not shared with _run). */
