@@ -495,12 +495,6 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
         stream_analyze(g, si); /* stream/ */
         if (si->ok && dm->n)
             stream_check_ranged(si, g, dm->n, dm->name);
-        if (si->ok && ro->io_int) { /* issue 22: the state struct and _set_state are float */
-            si->ok = 0;
-            snprintf(si->why, sizeof si->why,
-                     "--io=int: the step program's state is float, its inputs would be "
-                     "integer; compile with --io=float to stream");
-        }
         if (si->ok)
             stream_step_options(si, gs, g, ro, &so); /* from g's shapes, before the passes */
         else
