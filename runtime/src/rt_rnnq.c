@@ -21,6 +21,12 @@
 #else
 #define RNNQ_DSP 0
 #endif
+#if defined(__AVX2__)
+#include <immintrin.h>
+#define RNNQ_AVX2 1
+#else
+#define RNNQ_AVX2 0
+#endif
 #include "lstmc_rt_kernels.h"
 
 /* The recipe's shifts of negative values are floors: an arithmetic right shift. */
@@ -117,8 +123,8 @@ st(void *a, int32_t bits, int64_t i, int32_t v)
  * sum_k w[k] * x[k] for x of the layer's type (the input row, or h): exact integers whatever
  * the path, so every path gives the same sum. int8: an int32 sum (no overflow below 2^17
  * terms, checked in params_ok); int16: int64. Cortex-M with the DSP extension pairs the
- * products with SMLAD / SMLALD, Helium (M55) sums 16 or 8 lanes with VMLADAVA / VMLALDAVA;
- * elsewhere the plain loop (which compilers vectorise).
+ * products with SMLAD / SMLALD, Helium (M55) sums 16 or 8 lanes with VMLADAVA / VMLALDAVA,
+ * x86 with AVX2 VPMADDWD of sign-extended halves; elsewhere the plain loop.
  */
 #if RNNQ_DSP
 static inline uint32_t
@@ -137,7 +143,28 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
     if (bits == 8) {
         const int8_t *x8 = x;
         int32_t s = 0;
-#if RNNQ_MVE
+#if RNNQ_AVX2
+        if (K >= 32) { /* 16 products per vpmaddwd of sign-extended halves, int32 lanes */
+            __m256i acc = _mm256_setzero_si256();
+            for (; k + 32 <= K; k += 32) {
+                const __m256i a = _mm256_loadu_si256((const __m256i *)(w + k));
+                const __m256i b = _mm256_loadu_si256((const __m256i *)(x8 + k));
+                acc = _mm256_add_epi32(
+                    acc, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(a)),
+                                           _mm256_cvtepi8_epi16(_mm256_castsi256_si128(b))));
+                acc = _mm256_add_epi32(
+                    acc, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(a, 1)),
+                                           _mm256_cvtepi8_epi16(_mm256_extracti128_si256(b, 1))));
+            }
+            {
+                __m128i h =
+                    _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+                h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+                h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
+                s = _mm_cvtsi128_si32(h);
+            }
+        }
+#elif RNNQ_MVE
         for (; k + 16 <= K; k += 16)
             s = vmladavaq_s8(s, vldrbq_s8(w + k), vldrbq_s8(x8 + k));
 #elif RNNQ_DSP
@@ -156,7 +183,23 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
     {
         const int16_t *x16 = x;
         int64_t s = 0;
-#if RNNQ_MVE
+#if RNNQ_AVX2
+        if (K >= 16) { /* pairs summed in int32 (|w x| <= 127 * 32768 twice), widened to int64 */
+            __m256i acc = _mm256_setzero_si256();
+            for (; k + 16 <= K; k += 16) {
+                const __m256i p = _mm256_madd_epi16(
+                    _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + k))),
+                    _mm256_loadu_si256((const __m256i *)(x16 + k)));
+                acc = _mm256_add_epi64(acc, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(p)));
+                acc = _mm256_add_epi64(acc, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(p, 1)));
+            }
+            {
+                int64_t l[4];
+                _mm256_storeu_si256((__m256i *)l, acc);
+                s = l[0] + l[1] + l[2] + l[3];
+            }
+        }
+#elif RNNQ_MVE
         for (; k + 8 <= K; k += 8)
             s = vmlaldavaq_s16(s, vldrbq_s16(w + k), vldrhq_s16(x16 + k));
 #elif RNNQ_DSP
@@ -180,7 +223,22 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
 int64_t
 lstmc_rt_rnnq_scratch(const lstmc_rt_rnnq_params *p)
 {
-    return 5 * p->hidden + 16;
+    const int64_t G = p->cell == LSTMC_RT_CELL_LSTM ? 4 : p->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+    /* h, hn, c, rg, rh [H], then one direction's W x of every step, int64 [T*N, G*H] */
+    return 5 * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
+}
+
+/* W x of every row of X (in X's row order) and every gate row, one direction: each row of W
+ * is read once for all T*N inputs (the Arm paper's G1, hoisted out of the time loop). */
+static void
+project(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, int64_t R, int64_t *P)
+{
+    const int64_t TN = p->seq_len * p->batch, I = p->input_size, es = p->bits / 8;
+    int64_t r, tn;
+
+    for (r = 0; r < R; r++)
+        for (tn = 0; tn < TN; tn++)
+            P[tn * R + r] = dot(W + r * I, (const char *)X + tn * I * es, p->bits, I);
 }
 
 /* The recipe's z of row r: the W and U products in Q.12 plus both biases. */
@@ -209,24 +267,25 @@ typedef struct step_args {
     int32_t hmax;
 } step_args;
 
-/* One LSTM step: h [H] of the layer's type read, hn written, c [H] updated in place. */
+/* One LSTM step: pw [G*H] the step's W x (projected before the time loop), h [H] of the
+ * layer's type read, hn written, c [H] updated in place. */
 static void
-lstm_step(const step_args *a, const void *x, const void *h, void *hn, int32_t *c)
+lstm_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_t *c)
 {
     const lstmc_rt_rnnq_params *p = a->p;
-    const int64_t H = p->hidden, I = p->input_size;
+    const int64_t H = p->hidden;
     int64_t j;
 
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
-        int64_t zi = gate_z(p->bits, a->Q + ri * LSTMC_RT_RNNQ_ROW,
-                            dot(a->W + ri * I, x, p->bits, I), dot(a->U + ri * H, h, p->bits, H));
-        int64_t zo = gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW,
-                            dot(a->W + ro * I, x, p->bits, I), dot(a->U + ro * H, h, p->bits, H));
-        int64_t zf = gate_z(p->bits, a->Q + rf * LSTMC_RT_RNNQ_ROW,
-                            dot(a->W + rf * I, x, p->bits, I), dot(a->U + rf * H, h, p->bits, H));
-        int64_t zc = gate_z(p->bits, a->Q + rc * LSTMC_RT_RNNQ_ROW,
-                            dot(a->W + rc * I, x, p->bits, I), dot(a->U + rc * H, h, p->bits, H));
+        int64_t zi = gate_z(p->bits, a->Q + ri * LSTMC_RT_RNNQ_ROW, pw[ri],
+                            dot(a->U + ri * H, h, p->bits, H));
+        int64_t zo = gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro],
+                            dot(a->U + ro * H, h, p->bits, H));
+        int64_t zf = gate_z(p->bits, a->Q + rf * LSTMC_RT_RNNQ_ROW, pw[rf],
+                            dot(a->U + rf * H, h, p->bits, H));
+        int64_t zc = gate_z(p->bits, a->Q + rc * LSTMC_RT_RNNQ_ROW, pw[rc],
+                            dot(a->U + rc * H, h, p->bits, H));
         int32_t i, f, g, o, tc;
         int64_t cn;
 
@@ -254,26 +313,25 @@ lstm_step(const step_args *a, const void *x, const void *h, void *hn, int32_t *c
 
 /* One GRU step; rg [H], rh [H] (of the layer's type) scratch. */
 static void
-gru_step(const step_args *a, const void *x, const void *h, void *hn, int32_t *rg, void *rh)
+gru_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_t *rg, void *rh)
 {
     const lstmc_rt_rnnq_params *p = a->p;
-    const int64_t H = p->hidden, I = p->input_size;
+    const int64_t H = p->hidden;
     int64_t j;
 
     for (j = 0; j < H; j++) {
         const int64_t rr = H + j;
-        rg[j] = act(a->act[0], pre(p, gate_z(p->bits, a->Q + rr * LSTMC_RT_RNNQ_ROW,
-                                             dot(a->W + rr * I, x, p->bits, I),
+        rg[j] = act(a->act[0], pre(p, gate_z(p->bits, a->Q + rr * LSTMC_RT_RNNQ_ROW, pw[rr],
                                              dot(a->U + rr * H, h, p->bits, H))));
         st(rh, p->bits, j, (int32_t)rshr((int64_t)rg[j] * ld(h, p->bits, j), 15));
     }
     for (j = 0; j < H; j++) {
         const int64_t rz = j, rn = 2 * H + j;
         const int32_t *qn = a->Q + rn * LSTMC_RT_RNNQ_ROW;
-        const int32_t zg = act(a->act[0], pre(p, gate_z(p->bits, a->Q + rz * LSTMC_RT_RNNQ_ROW,
-                                                        dot(a->W + rz * I, x, p->bits, I),
-                                                        dot(a->U + rz * H, h, p->bits, H))));
-        const int64_t accWn = dot(a->W + rn * I, x, p->bits, I);
+        const int32_t zg =
+            act(a->act[0], pre(p, gate_z(p->bits, a->Q + rz * LSTMC_RT_RNNQ_ROW, pw[rz],
+                                         dot(a->U + rz * H, h, p->bits, H))));
+        const int64_t accWn = pw[rn];
         int64_t zn, N15, H15;
         int32_t ng;
 
@@ -295,15 +353,15 @@ gru_step(const step_args *a, const void *x, const void *h, void *hn, int32_t *rg
 
 /* One RNN step. */
 static void
-rnn_step(const step_args *a, const void *x, const void *h, void *hn)
+rnn_step(const step_args *a, const int64_t *pw, const void *h, void *hn)
 {
     const lstmc_rt_rnnq_params *p = a->p;
-    const int64_t H = p->hidden, I = p->input_size;
+    const int64_t H = p->hidden;
     int64_t j;
 
     for (j = 0; j < H; j++) {
-        int64_t z = gate_z(p->bits, a->Q + j * LSTMC_RT_RNNQ_ROW, dot(a->W + j * I, x, p->bits, I),
-                           dot(a->U + j * H, h, p->bits, H));
+        int64_t z =
+            gate_z(p->bits, a->Q + j * LSTMC_RT_RNNQ_ROW, pw[j], dot(a->U + j * H, h, p->bits, H));
         int64_t y;
 
         if (a->act[0] == LSTMC_RT_ACT_RELU) {
@@ -371,6 +429,7 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
     int32_t d, G, acts;
     int64_t n, j;
     lstmc_rt_rnn_params lp; /* the layout formulas of lstmc_rt_rnn_params */
+    int64_t *P;             /* W x of every step, after the five [H] buffers */
 
     if (!p || !X || !W || !U || !Q || !scratch)
         return LSTMC_RT_ERR_NULL;
@@ -384,6 +443,7 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         for (n = 0; n < N; n++)
             if (seq_lens[n] < 0 || seq_lens[n] > T)
                 return LSTMC_RT_ERR_SEQ_LEN;
+    P = (int64_t *)(void *)(scratch + ((5 * H + 1) & ~(int64_t)1));
     lp.seq_len = T;
     lp.batch = N;
     lp.hidden = H;
@@ -400,6 +460,7 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         a.Peep = Peep ? Peep + (int64_t)d * 3 * H : NULL;
         a.act = p->act + d * acts;
         a.hmax = p->bits == 8 ? 127 : 32767;
+        project(p, X, a.W, G * H, P);
         for (n = 0; n < N; n++) {
             const int64_t s = seq_lens ? seq_lens[n] : T, st_at = lstmc_rt_state_at(&lp, d, n);
             /* h, hn and rh in the layer's type, c and rg int32 */
@@ -412,17 +473,17 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
                 c[j] = init_c ? init_c[st_at + j] : 0;
             }
             for (step = 0; step < s; step++) {
-                const void *x;
+                const int64_t *pw;
                 void *tmp;
 
                 t = rev ? s - 1 - step : step;
-                x = (const char *)X + lstmc_rt_row_at(&lp, t, n) * I * (p->bits / 8);
+                pw = P + lstmc_rt_row_at(&lp, t, n) * G * H;
                 if (p->cell == LSTMC_RT_CELL_LSTM)
-                    lstm_step(&a, x, h, hn, c);
+                    lstm_step(&a, pw, h, hn, c);
                 else if (p->cell == LSTMC_RT_CELL_GRU)
-                    gru_step(&a, x, h, hn, rg, rh);
+                    gru_step(&a, pw, h, hn, rg, rh);
                 else
-                    rnn_step(&a, x, h, hn);
+                    rnn_step(&a, pw, h, hn);
                 tmp = h;
                 h = hn;
                 hn = tmp;
