@@ -27,6 +27,11 @@
 #else
 #define RNNQ_AVX2 0
 #endif
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#define RNNQ_VNNI 1
+#else
+#define RNNQ_VNNI 0
+#endif
 #include "lstmc_rt_kernels.h"
 
 /* The recipe's shifts of negative values are floors: an arithmetic right shift. */
@@ -124,7 +129,8 @@ st(void *a, int32_t bits, int64_t i, int32_t v)
  * the path, so every path gives the same sum. int8: an int32 sum (no overflow below 2^17
  * terms, checked in params_ok); int16: int64. Cortex-M with the DSP extension pairs the
  * products with SMLAD / SMLALD, Helium (M55) sums 16 or 8 lanes with VMLADAVA / VMLALDAVA,
- * x86 with AVX2 VPMADDWD of sign-extended halves; elsewhere the plain loop.
+ * x86 with AVX-512 VNNI VPDPBUSD / VPDPWSSD, or AVX2 VPMADDWD of sign-extended halves;
+ * elsewhere the plain loop.
  */
 #if RNNQ_DSP
 static inline uint32_t
@@ -143,8 +149,22 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
     if (bits == 8) {
         const int8_t *x8 = x;
         int32_t s = 0;
+#if RNNQ_VNNI
+        if (K >= 64) { /* VPDPBUSD: (x + 128) as u8 times w, less 128 * sum w */
+            const __m512i flip = _mm512_set1_epi8((char)0x80), ones = _mm512_set1_epi8(1);
+            __m512i acc = _mm512_setzero_si512(), sw = _mm512_setzero_si512();
+            for (; k + 64 <= K; k += 64) {
+                const __m512i a = _mm512_loadu_si512((const void *)(w + k));
+                const __m512i b =
+                    _mm512_xor_si512(_mm512_loadu_si512((const void *)(x8 + k)), flip);
+                acc = _mm512_dpbusd_epi32(acc, b, a);
+                sw = _mm512_dpbusd_epi32(sw, ones, a);
+            }
+            s = _mm512_reduce_add_epi32(_mm512_sub_epi32(acc, _mm512_slli_epi32(sw, 7)));
+        }
+#endif
 #if RNNQ_AVX2
-        if (K >= 32) { /* 16 products per vpmaddwd of sign-extended halves, int32 lanes */
+        if (K - k >= 32) { /* 16 products per vpmaddwd of sign-extended halves, int32 lanes */
             __m256i acc = _mm256_setzero_si256();
             for (; k + 32 <= K; k += 32) {
                 const __m256i a = _mm256_loadu_si256((const __m256i *)(w + k));
@@ -161,7 +181,7 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
                     _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
                 h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
                 h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
-                s = _mm_cvtsi128_si32(h);
+                s += _mm_cvtsi128_si32(h);
             }
         }
 #elif RNNQ_MVE
@@ -183,8 +203,22 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
     {
         const int16_t *x16 = x;
         int64_t s = 0;
+#if RNNQ_VNNI
+        while (k + 32 <= K) { /* VPDPWSSD in int32 over chunks of <= 4096 terms, then int64 */
+            __m512i acc = _mm512_setzero_si512();
+            const int32_t end = K - k > 4096 ? k + 4096 : K;
+            for (; k + 32 <= end; k += 32)
+                acc = _mm512_dpwssd_epi32(
+                    acc, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w + k))),
+                    _mm512_loadu_si512((const void *)(x16 + k)));
+            s += (int64_t)_mm512_reduce_add_epi64(
+                _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc)),
+                                 _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(acc, 1))));
+        }
+#endif
 #if RNNQ_AVX2
-        if (K >= 16) { /* pairs summed in int32 (|w x| <= 127 * 32768 twice), widened to int64 */
+        if (K - k >=
+            16) { /* pairs summed in int32 (|w x| <= 127 * 32768 twice), widened to int64 */
             __m256i acc = _mm256_setzero_si256();
             for (; k + 16 <= K; k += 16) {
                 const __m256i p = _mm256_madd_epi16(
@@ -196,7 +230,7 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
             {
                 int64_t l[4];
                 _mm256_storeu_si256((__m256i *)l, acc);
-                s = l[0] + l[1] + l[2] + l[3];
+                s += l[0] + l[1] + l[2] + l[3];
             }
         }
 #elif RNNQ_MVE
