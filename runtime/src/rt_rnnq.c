@@ -7,6 +7,7 @@
  */
 #include "internal/rnnq_tables.h"
 
+#include <math.h>
 #include <string.h>
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
@@ -563,22 +564,6 @@ lstmc_rt_gemm_q(const lstmc_rt_gemmq_params *p, const void *A, const int8_t *B, 
 
 /* --- the float boundary: QuantizeLinear and DequantizeLinear -------------------------- */
 
-/* round half to even of a float of magnitude below 2^31 (larger ones saturate anyway) */
-static float
-round_even(float v)
-{
-    float r, fl;
-    if (!(v > -2147483648.0f && v < 2147483648.0f))
-        return v;
-    fl = (float)(int64_t)v;
-    if (fl > v)
-        fl -= 1.0f;
-    r = v - fl;
-    if (r > 0.5f || (r == 0.5f && ((int64_t)fl & 1)))
-        return fl + 1.0f;
-    return fl;
-}
-
 lstmc_rt_status
 lstmc_rt_quantize(const lstmc_rt_quant_params *p, const float *x, void *q)
 {
@@ -590,7 +575,7 @@ lstmc_rt_quantize(const lstmc_rt_quant_params *p, const float *x, void *q)
     if ((p->bits != 8 && p->bits != 16) || !(p->scale > 0.0f) || p->n < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
     for (i = 0; i < p->n; i++) {
-        float v = round_even(x[i] / p->scale) + (float)p->zero_point;
+        float v = nearbyintf(x[i] / p->scale) + (float)p->zero_point; /* half to even */
         int32_t r;
         if (v != v) /* NaN: ONNX leaves it undefined; zero point */
             r = p->zero_point;
