@@ -141,8 +141,20 @@ ror8(uint32_t v)
 }
 #endif
 
+/* sum of w over the part of a row the VNNI loop below takes (whole blocks of 64), which the
+ * unsigned-times-signed product needs subtracted 128 times; computed once per row. */
+static int32_t
+vnni_wsum(const int8_t *w, int64_t K)
+{
+    int32_t s = 0;
+    int64_t k;
+    for (k = 0; k < K / 64 * 64; k++)
+        s += w[k];
+    return s;
+}
+
 static int64_t
-dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
+dot(const int8_t *w, const void *x, int32_t bits, int64_t K64, const int32_t *wsum)
 {
     const int32_t K = (int32_t)K64; /* <= INT32_MAX / 64 (params_ok): 32-bit loops */
     int32_t k = 0;
@@ -151,18 +163,19 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64)
         const int8_t *x8 = x;
         int32_t s = 0;
 #if RNNQ_VNNI
-        if (K >= 64) { /* VPDPBUSD: (x + 128) as u8 times w, less 128 * sum w */
-            const __m512i flip = _mm512_set1_epi8((char)0x80), ones = _mm512_set1_epi8(1);
-            __m512i acc = _mm512_setzero_si512(), sw = _mm512_setzero_si512();
+        if (K >= 64 && wsum) { /* VPDPBUSD: (x + 128) as u8 times w, less 128 * sum w */
+            const __m512i flip = _mm512_set1_epi8((char)0x80);
+            __m512i acc = _mm512_setzero_si512();
             for (; k + 64 <= K; k += 64) {
                 const __m512i a = _mm512_loadu_si512((const void *)(w + k));
                 const __m512i b =
                     _mm512_xor_si512(_mm512_loadu_si512((const void *)(x8 + k)), flip);
                 acc = _mm512_dpbusd_epi32(acc, b, a);
-                sw = _mm512_dpbusd_epi32(sw, ones, a);
             }
-            s = _mm512_reduce_add_epi32(_mm512_sub_epi32(acc, _mm512_slli_epi32(sw, 7)));
+            s = _mm512_reduce_add_epi32(acc) - 128 * *wsum;
         }
+#else
+        (void)wsum;
 #endif
 #if RNNQ_AVX2
         if (K - k >= 32) { /* 16 products per vpmaddwd of sign-extended halves, int32 lanes */
@@ -259,8 +272,9 @@ int64_t
 lstmc_rt_rnnq_scratch(const lstmc_rt_rnnq_params *p)
 {
     const int64_t G = p->cell == LSTMC_RT_CELL_LSTM ? 4 : p->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
-    /* h, hn, c, rg, rh [H], then one direction's W x of every step, int64 [T*N, G*H] */
-    return 5 * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
+    /* h, hn, c, rg, rh [H], U's row sums [G*H], then one direction's W x of every step,
+     * int64 [T*N, G*H] */
+    return 5 * p->hidden + G * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
 }
 
 /* W x of every row of X (in X's row order) and every gate row, one direction: each row of W
@@ -271,9 +285,11 @@ project(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, int64_t R
     const int64_t TN = p->seq_len * p->batch, I = p->input_size, es = p->bits / 8;
     int64_t r, tn;
 
-    for (r = 0; r < R; r++)
+    for (r = 0; r < R; r++) {
+        const int32_t ws = vnni_wsum(W + r * I, I);
         for (tn = 0; tn < TN; tn++)
-            P[tn * R + r] = dot(W + r * I, (const char *)X + tn * I * es, p->bits, I);
+            P[tn * R + r] = dot(W + r * I, (const char *)X + tn * I * es, p->bits, I, &ws);
+    }
 }
 
 /* The recipe's z of row r: the W and U products in Q.12 plus both biases. */
@@ -296,6 +312,7 @@ gate_w(int32_t bits, const int32_t *q, int64_t accW)
 typedef struct step_args {
     const lstmc_rt_rnnq_params *p;
     const int8_t *W, *U; /* this direction's */
+    const int32_t *usum; /* vnni_wsum of every row of U */
     const int32_t *Q;
     const int16_t *Peep;
     const int32_t *act; /* this direction's */
@@ -314,13 +331,13 @@ lstm_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
         int64_t zi = gate_z(p->bits, a->Q + ri * LSTMC_RT_RNNQ_ROW, pw[ri],
-                            dot(a->U + ri * H, h, p->bits, H));
+                            dot(a->U + ri * H, h, p->bits, H, a->usum + ri));
         int64_t zo = gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro],
-                            dot(a->U + ro * H, h, p->bits, H));
+                            dot(a->U + ro * H, h, p->bits, H, a->usum + ro));
         int64_t zf = gate_z(p->bits, a->Q + rf * LSTMC_RT_RNNQ_ROW, pw[rf],
-                            dot(a->U + rf * H, h, p->bits, H));
+                            dot(a->U + rf * H, h, p->bits, H, a->usum + rf));
         int64_t zc = gate_z(p->bits, a->Q + rc * LSTMC_RT_RNNQ_ROW, pw[rc],
-                            dot(a->U + rc * H, h, p->bits, H));
+                            dot(a->U + rc * H, h, p->bits, H, a->usum + rc));
         int32_t i, f, g, o, tc;
         int64_t cn;
 
@@ -357,7 +374,7 @@ gru_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_t
     for (j = 0; j < H; j++) {
         const int64_t rr = H + j;
         rg[j] = act(a->act[0], pre(p, gate_z(p->bits, a->Q + rr * LSTMC_RT_RNNQ_ROW, pw[rr],
-                                             dot(a->U + rr * H, h, p->bits, H))));
+                                             dot(a->U + rr * H, h, p->bits, H, a->usum + rr))));
         st(rh, p->bits, j, (int32_t)rshr((int64_t)rg[j] * ld(h, p->bits, j), 15));
     }
     for (j = 0; j < H; j++) {
@@ -365,18 +382,18 @@ gru_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_t
         const int32_t *qn = a->Q + rn * LSTMC_RT_RNNQ_ROW;
         const int32_t zg =
             act(a->act[0], pre(p, gate_z(p->bits, a->Q + rz * LSTMC_RT_RNNQ_ROW, pw[rz],
-                                         dot(a->U + rz * H, h, p->bits, H))));
+                                         dot(a->U + rz * H, h, p->bits, H, a->usum + rz))));
         const int64_t accWn = pw[rn];
         int64_t zn, N15, H15;
         int32_t ng;
 
         if (p->linear_before_reset) {
-            const int64_t un = requant_acc(p->bits, dot(a->U + rn * H, h, p->bits, H),
+            const int64_t un = requant_acc(p->bits, dot(a->U + rn * H, h, p->bits, H, a->usum + rn),
                                            qn[LSTMC_RT_RNNQ_MU], qn[LSTMC_RT_RNNQ_NU]) +
                                qn[LSTMC_RT_RNNQ_BR];
             zn = gate_w(p->bits, qn, accWn) + rshr((int64_t)rg[j] * un, 15);
         } else {
-            zn = gate_z(p->bits, qn, accWn, dot(a->U + rn * H, rh, p->bits, H));
+            zn = gate_z(p->bits, qn, accWn, dot(a->U + rn * H, rh, p->bits, H, a->usum + rn));
         }
         ng = act(a->act[1], pre(p, zn));
         N15 = requant(ng, p->h_mult, p->h_shift);
@@ -395,8 +412,8 @@ rnn_step(const step_args *a, const int64_t *pw, const void *h, void *hn)
     int64_t j;
 
     for (j = 0; j < H; j++) {
-        int64_t z =
-            gate_z(p->bits, a->Q + j * LSTMC_RT_RNNQ_ROW, pw[j], dot(a->U + j * H, h, p->bits, H));
+        int64_t z = gate_z(p->bits, a->Q + j * LSTMC_RT_RNNQ_ROW, pw[j],
+                           dot(a->U + j * H, h, p->bits, H, a->usum + j));
         int64_t y;
 
         if (a->act[0] == LSTMC_RT_ACT_RELU) {
@@ -464,7 +481,8 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
     int32_t d, G, acts;
     int64_t n, j;
     lstmc_rt_rnn_params lp; /* the layout formulas of lstmc_rt_rnn_params */
-    int64_t *P;             /* W x of every step, after the five [H] buffers */
+    int64_t *P;             /* W x of every step, after the five [H] buffers and usum */
+    int32_t *usum;
 
     if (!p || !X || !W || !U || !Q || !scratch)
         return LSTMC_RT_ERR_NULL;
@@ -478,7 +496,8 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         for (n = 0; n < N; n++)
             if (seq_lens[n] < 0 || seq_lens[n] > T)
                 return LSTMC_RT_ERR_SEQ_LEN;
-    P = (int64_t *)(void *)(scratch + ((5 * H + 1) & ~(int64_t)1));
+    usum = scratch + 5 * H;
+    P = (int64_t *)(void *)(scratch + ((5 * H + G * H + 1) & ~(int64_t)1));
     lp.seq_len = T;
     lp.batch = N;
     lp.hidden = H;
@@ -496,6 +515,9 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         a.act = p->act + d * acts;
         a.hmax = p->bits == 8 ? 127 : 32767;
         project(p, X, a.W, G * H, P);
+        for (j = 0; j < G * H; j++)
+            usum[j] = vnni_wsum(a.U + j * H, H);
+        a.usum = usum;
         for (n = 0; n < N; n++) {
             const int64_t s = seq_lens ? seq_lens[n] : T, st_at = lstmc_rt_state_at(&lp, d, n);
             /* h, hn and rh in the layer's type, c and rg int32 */
