@@ -75,6 +75,28 @@ is_move(ir_op op)
            op == IR_OP_FLATTEN || op == IR_OP_IDENTITY || op == IR_OP_TRANSPOSE;
 }
 
+/* Move m (Squeeze, Transpose, Gather, ...) again on the integers src: the copy's output, a
+ * new integer tensor of m's output shape. */
+static ir_tensor *
+move_on_ints(ir_graph *g, const ir_node *m, ir_tensor *src)
+{
+    ir_tensor *o = ir_tensor_tmp(g, "q_move", src->dtype, &ir_out(m, 0)->shape);
+    ir_node *c;
+    char name[512];
+    int k;
+
+    snprintf(name, sizeof name, "%s/q", m->name);
+    c = ir_node_new(g, m->op, name, m->op_type, m->n_inputs, 1);
+    ir_node_origin(c, m);
+    c->inputs[0] = src;
+    for (k = 1; k < m->n_inputs; k++)
+        c->inputs[k] = m->inputs[k];
+    for (k = 0; k < m->n_attrs; k++)
+        *ir_attr_add(g, c, m->attrs[k].name, m->attrs[k].kind) = m->attrs[k];
+    ir_node_set_output(c, 0, o);
+    return o;
+}
+
 /*
  * When X is a Dequantize (this pass's, or the model's DequantizeLinear) of `bits` integers,
  * or reaches one through moves, the integer tensor with X's shape (the moves copied to run
@@ -98,23 +120,8 @@ int_source(ir_graph *g, ir_tensor *X, int bits, float *scale, int *zp)
     *scale = ir_attr_float(dq, "scale", 1.0f);
     *zp = (int)ir_attr_int(dq, "zero_point", 0);
     src = ir_in(dq, 0);
-    for (i = nc - 1; i >= 0; i--) { /* the moves again, on the integers */
-        ir_node *m = chain[i], *c;
-        ir_tensor *o = ir_tensor_tmp(g, "q_move", src->dtype, &ir_out(m, 0)->shape);
-        char name[512];
-        int k;
-
-        snprintf(name, sizeof name, "%s/q", m->name);
-        c = ir_node_new(g, m->op, name, m->op_type, m->n_inputs, 1);
-        ir_node_origin(c, m);
-        c->inputs[0] = src;
-        for (k = 1; k < m->n_inputs; k++)
-            c->inputs[k] = m->inputs[k];
-        for (k = 0; k < m->n_attrs; k++)
-            *ir_attr_add(g, c, m->attrs[k].name, m->attrs[k].kind) = m->attrs[k];
-        ir_node_set_output(c, 0, o);
-        src = o;
-    }
+    for (i = nc - 1; i >= 0; i--) /* the moves again, on the integers */
+        src = move_on_ints(g, chain[i], src);
     return src;
 }
 
@@ -666,19 +673,8 @@ sink(ir_graph *g, ir_node *dq, diag *d)
     if (!m)
         return 0;
     if ((is_move(m->op) || m->op == IR_OP_GATHER) && ir_in(m, 0) == y) {
-        ir_tensor *o = ir_tensor_tmp(g, "q_move", q->dtype, &ir_out(m, 0)->shape);
-        ir_node *c;
+        ir_tensor *o = move_on_ints(g, m, q);
         char name[512];
-        int k;
-        snprintf(name, sizeof name, "%s/q", m->name);
-        c = ir_node_new(g, m->op, name, m->op_type, m->n_inputs, 1);
-        ir_node_origin(c, m);
-        c->inputs[0] = q;
-        for (k = 1; k < m->n_inputs; k++)
-            c->inputs[k] = m->inputs[k];
-        for (k = 0; k < m->n_attrs; k++)
-            *ir_attr_add(g, c, m->attrs[k].name, m->attrs[k].kind) = m->attrs[k];
-        ir_node_set_output(c, 0, o);
         snprintf(name, sizeof name, "%s/dq", m->name);
         quant_node(g, IR_OP_DEQUANTIZE, name, o, ir_out(m, 0), ir_attr_float(dq, "scale", 1.0f),
                    (int)ir_attr_int(dq, "zero_point", 0), (int)ir_attr_int(dq, "bits", 8), m);

@@ -295,6 +295,24 @@ driver_batch_axis(const ir_graph *g, const ir_tensor *in, const ir_node **rnn)
 }
 
 int
+driver_bind_samples(const ir_graph *g, driver_options *o, const lstmc_npy_info *info,
+                    const char *path, diag *d)
+{
+    driver_binding *b;
+    if (o->n_shapes >= DRIVER_MAX_BINDINGS) {
+        diag_error(d, "too many bindings");
+        return -1;
+    }
+    b = &o->shapes[o->n_shapes++];
+    memset(b, 0, sizeof *b);
+    b->name = g->inputs[0]->name;
+    b->what = path;
+    b->dtype = info->dtype;
+    return driver_sample_shape(g, g->inputs[0], info->dims + 1, (int)info->rank - 1, path,
+                               &b->shape, d);
+}
+
+int
 driver_sample_shape(const ir_graph *g, const ir_tensor *in, const int64_t *dims, int rank,
                     const char *what, ir_shape *s, diag *d)
 {

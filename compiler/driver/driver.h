@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lstmc_rt_npy.h"
 #include "ir.h"
 
 typedef struct arena arena;
@@ -126,6 +127,13 @@ int driver_sample_shape(const ir_graph *g, const ir_tensor *in, const int64_t *d
 struct pass_qrange;
 int driver_qranges(arena *a, const ir_graph *g0, const driver_options *o,
                    struct pass_qrange **out, int *n_out, diag *d);
+
+/* Bind g's one input to the shape of one sample of the stacked samples in path (info: its
+ * header; [K, <input shape>] or [K, ...] without the batch axis): a binding appended to o.
+ * lstmc calibrate, tune and --calib-data read their samples through it. 0, or -1 after
+ * reporting through d. */
+int driver_bind_samples(const ir_graph *g, driver_options *o, const lstmc_npy_info *info,
+                        const char *path, diag *d);
 
 /* --prune on a prepared graph (passes/sparse.c; the elstm target prunes before it encodes).
  * Returns 0 (also without --prune) or -1 after reporting through d. */

@@ -142,21 +142,7 @@ driver_qranges(arena *a, const ir_graph *g0, const driver_options *o, pass_qrang
         return -1;
     }
     K = info.dims[0];
-    if (o2.n_shapes >= DRIVER_MAX_BINDINGS) {
-        diag_error(d, "too many bindings");
-        return -1;
-    }
-    {
-        driver_binding *b = &o2.shapes[o2.n_shapes++];
-        memset(b, 0, sizeof *b);
-        b->name = g->inputs[0]->name;
-        b->what = o->calib_data;
-        b->dtype = info.dtype;
-        if (driver_sample_shape(g, g->inputs[0], info.dims + 1, (int)info.rank - 1, o->calib_data,
-                                &b->shape, d) < 0)
-            return -1;
-    }
-    if (driver_prepare(g, &o2, d) < 0)
+    if (driver_bind_samples(g, &o2, &info, o->calib_data, d) < 0 || driver_prepare(g, &o2, d) < 0)
         return -1;
     L = arena_calloc(a, (size_t)g->n_nodes + 1, sizeof *L);
     *out = arena_calloc(a, (size_t)g->n_nodes + 1, sizeof **out);

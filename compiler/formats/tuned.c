@@ -15,6 +15,15 @@
 
 /* --- reading TUNED ---------------------------------------------------------------------- */
 
+/* A file TUNED names (val): an absolute path as it is, a relative one beside TUNED (path). */
+static const char *
+beside(arena *a, const char *path, const char *val)
+{
+    const char *slash = strrchr(path, '/');
+    return val[0] == '/' || !slash ? arena_printf(a, "%s", val)
+                                   : arena_printf(a, "%.*s/%s", (int)(slash - path), path, val);
+}
+
 int
 tune_load(arena *a, const char *path, driver_options *o, diag *d)
 {
@@ -74,12 +83,8 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
             if (strcmp(key, "activations") == 0 && !o->activations)
                 o->activations = strcmp(val, "int8") == 0 ? 8 : 16;
         } else if (strcmp(key, "calib_data") == 0) {
-            if (!o->calib_data) {
-                const char *slash = strrchr(path, '/');
-                o->calib_data = val[0] == '/' || !slash
-                                    ? arena_printf(a, "%s", val)
-                                    : arena_printf(a, "%.*s/%s", (int)(slash - path), path, val);
-            }
+            if (!o->calib_data)
+                o->calib_data = beside(a, path, val);
         } else if (strcmp(key, "vary") == 0) {
             if (strcmp(val, "both") && strcmp(val, "inter") && strcmp(val, "intra")) {
                 diag_error(d, "--thresholds %s:%d: vary is both, inter or intra, not '%s'", path,
@@ -88,12 +93,8 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
             }
             vary = strcmp(val, "inter") == 0 ? 1 : strcmp(val, "intra") == 0 ? 2 : 3;
         } else if (strcmp(key, "calib") == 0) {
-            if (!o->calib) {
-                const char *slash = strrchr(path, '/');
-                o->calib = val[0] == '/' || !slash
-                               ? arena_printf(a, "%s", val)
-                               : arena_printf(a, "%.*s/%s", (int)(slash - path), path, val);
-            }
+            if (!o->calib)
+                o->calib = beside(a, path, val);
         } else {
             char *end;
             float *dst = NULL;

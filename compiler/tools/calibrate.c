@@ -4,12 +4,6 @@
  */
 #include "calibrate.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
@@ -21,13 +15,19 @@
 #include "passes.h"
 #include "target.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* One LSTM layer being calibrated. */
 typedef struct cal_layer {
     ir_node *n;
     lstmc_rt_rnn_params p; /* as lowered */
     int64_t T, N, H, D;
-    int slot[7];  /* graph output slot of rec input i, -1: constant data or absent */
-    int y_slot;   /* graph output slot of Y */
+    int slot[7];         /* graph output slot of rec input i, -1: constant data or absent */
+    int y_slot;          /* graph output slot of Y */
     double *hsum, *csum; /* [D, H] */
     int64_t cells;       /* per direction */
     double max_dh;       /* max |h of the one-step run - Y| */
@@ -84,7 +84,8 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
     for (t = 0; t < T; t++)
         for (dd = 0; dd < D; dd++)
             for (n = 0; n < N; n++) {
-                const float *y = lay ? Y + ((n * T + t) * D + dd) * H : Y + ((t * D + dd) * N + n) * H;
+                const float *y =
+                    lay ? Y + ((n * T + t) * D + dd) * H : Y + ((t * D + dd) * N + n) * H;
                 for (j = 0; j < H; j++)
                     L->hsum[dd * H + j] += y[j];
             }
@@ -104,8 +105,8 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
                         L->S = ns;
                         L->capS = L->capS * 2 + 1024;
                     }
-                    L->S[L->nS++] = lstmc_rt_lstm_relevance(H, P + (dd * T * N + row) * G,
-                                                            L->dsum + dd * G);
+                    L->S[L->nS++] =
+                        lstmc_rt_lstm_relevance(H, P + (dd * T * N + row) * G, L->dsum + dd * G);
                 }
     /* c: the same time loop one step at a time; Y_c of each step is c_t */
     p1.seq_len = 1;
@@ -126,7 +127,8 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
             t = rev ? T - 1 - k : k;
             for (n = 0; n < N; n++) {
                 int64_t row = lay ? n * T + t : t * N + n;
-                memcpy(P1 + (dd * N + n) * G, P + (dd * T * N + row) * G, (size_t)G * sizeof(float));
+                memcpy(P1 + (dd * N + n) * G, P + (dd * T * N + row) * G,
+                       (size_t)G * sizeof(float));
             }
         }
         st = lstmc_rt_rnn_rec(&p1, P1, r, rb, NULL, h0, c0, peep, NULL, h1, c1, scratch);
@@ -136,7 +138,8 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
             int rev = D == 2 ? dd == 1 : L->p.reverse;
             t = rev ? T - 1 - k : k;
             for (n = 0; n < N; n++) {
-                const float *y = lay ? Y + ((n * T + t) * D + dd) * H : Y + ((t * D + dd) * N + n) * H;
+                const float *y =
+                    lay ? Y + ((n * T + t) * D + dd) * H : Y + ((t * D + dd) * N + n) * H;
                 for (j = 0; j < H; j++) {
                     double e = fabs((double)h1[(dd * N + n) * H + j] - y[j]);
                     if (e > L->max_dh)
@@ -193,27 +196,14 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
         return -1;
     }
     if (info.rank < 2 || info.dims[0] < 1) {
-        diag_error(d, "--data %s: expected K samples stacked on a leading axis "
-                      "([K, ...input shape], or [K, ...] without the batch axis), got rank %d",
+        diag_error(d,
+                   "--data %s: expected K samples stacked on a leading axis "
+                   "([K, ...input shape], or [K, ...] without the batch axis), got rank %d",
                    data, (int)info.rank);
         return -1;
     }
     K = info.dims[0];
-    if (o2.n_shapes >= DRIVER_MAX_BINDINGS) {
-        diag_error(d, "too many bindings");
-        return -1;
-    }
-    {
-        driver_binding *b = &o2.shapes[o2.n_shapes++];
-        memset(b, 0, sizeof *b);
-        b->name = g->inputs[0]->name;
-        b->what = data;
-        b->dtype = info.dtype;
-        if (driver_sample_shape(g, g->inputs[0], info.dims + 1, (int)info.rank - 1, data,
-                                &b->shape, d) < 0)
-            return -1;
-    }
-    if (driver_prepare(g, &o2, d) < 0)
+    if (driver_bind_samples(g, &o2, &info, data, d) < 0 || driver_prepare(g, &o2, d) < 0)
         return -1;
     memset(&cx, 0, sizeof cx);
     cx.t = t;
@@ -314,8 +304,9 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
         diag_error(d, "cannot write %s: %s", out, strerror(errno));
         return -1;
     }
-    fprintf(f, "%s\n# model %s, %lld samples from %s; per-element means of h_t and c_t over "
-               "every cell (MICRO'18 Eq. 6)\n",
+    fprintf(f,
+            "%s\n# model %s, %lld samples from %s; per-element means of h_t and c_t over "
+            "every cell (MICRO'18 Eq. 6)\n",
             CALIB_MAGIC, o->model, (long long)K, data);
     for (i = 0; i < nl; i++) {
         cal_layer *l = &L[i];
@@ -323,8 +314,8 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
         char label[480];
         ir_node_label(l->n, label, sizeof label);
         if (l->max_dh > 1e-4)
-            fprintf(stderr, "lstmc: warning: %s: the one-step replay differs from Y by %g\n",
-                    label, l->max_dh);
+            fprintf(stderr, "lstmc: warning: %s: the one-step replay differs from Y by %g\n", label,
+                    l->max_dh);
         fprintf(f, "layer %lld %lld %lld %s\n", (long long)l->D, (long long)l->H,
                 (long long)l->cells, l->n->name);
         for (dd = 0; dd < l->D; dd++) {
@@ -337,14 +328,16 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
                 fputc('\n', f);
             }
         }
-        fprintf(stderr, "lstmc: calibrated %s: %lld directions, hidden %lld, %lld cells\n",
-                label, (long long)l->D, (long long)l->H, (long long)l->cells);
+        fprintf(stderr, "lstmc: calibrated %s: %lld directions, hidden %lld, %lld cells\n", label,
+                (long long)l->D, (long long)l->H, (long long)l->cells);
         if (l->nS > 0) {
             static const int pc[] = {0, 1, 5, 10, 25, 50, 75, 90, 99, 100};
             size_t q;
             qsort(l->S, (size_t)l->nS, sizeof *l->S, cmp_f);
-            fprintf(stderr, "lstmc:   relevance S of its %lld links (Algorithm 2), "
-                            "percentiles:", (long long)l->nS);
+            fprintf(stderr,
+                    "lstmc:   relevance S of its %lld links (Algorithm 2), "
+                    "percentiles:",
+                    (long long)l->nS);
             for (q = 0; q < sizeof pc / sizeof pc[0]; q++)
                 fprintf(stderr, " p%d=%.4g", pc[q],
                         (double)l->S[(size_t)((double)pc[q] / 100.0 * (double)(l->nS - 1))]);

@@ -195,6 +195,27 @@ qdq_params(onnx_ctx *cx, const Onnx__NodeProto *np, int zp_default_u8, float *sc
     return 0;
 }
 
+/* The lstmc.Quantize / .Dequantize node (op) from x to the output called out, with the int8
+ * scale and zero point; NULL after reporting when out is produced already. */
+static ir_node *
+qdq_node(onnx_ctx *cx, ir_op op, ir_tensor *x, const char *out, float scale, int zp)
+{
+    ir_tensor *y = onnx_tensor_ref(cx, out);
+    ir_node *n;
+    if (y->producer || y->data || y->is_input) {
+        onnx_err(cx, "output '%s' is produced twice", out);
+        return NULL;
+    }
+    n = ir_node_new(cx->g, op, cx->node, cx->op_type, 1, 1);
+    n->opset = cx->opset;
+    n->inputs[0] = x;
+    ir_node_set_output(n, 0, y);
+    ir_attr_set_float(cx->g, n, "scale", scale);
+    ir_attr_set_int(cx->g, n, "zero_point", zp);
+    ir_attr_set_int(cx->g, n, "bits", 8);
+    return n;
+}
+
 /* QuantizeLinear of an activation: lstmc.Quantize to int8 (UINT8 models shifted by 128). */
 int
 onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
@@ -204,7 +225,6 @@ onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     float scale;
     int zp, u8;
     ir_node *n;
-    ir_tensor *x, *y;
 
     if (np->n_input < 2 || np->n_input > 3 || !out || !out[0]) {
         onnx_err(cx,
@@ -225,19 +245,8 @@ onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     }
     if (qdq_params(cx, np, odt != ONNX__TENSOR_PROTO__DATA_TYPE__INT8, &scale, &zp, &u8) < 0)
         return -1;
-    x = onnx_tensor_ref(cx, np->input[0]);
-    y = onnx_tensor_ref(cx, out);
-    if (y->producer || y->data || y->is_input) {
-        onnx_err(cx, "output '%s' is produced twice", out);
+    if (!(n = qdq_node(cx, IR_OP_QUANTIZE, onnx_tensor_ref(cx, np->input[0]), out, scale, zp)))
         return -1;
-    }
-    n = ir_node_new(cx->g, IR_OP_QUANTIZE, cx->node, cx->op_type, 1, 1);
-    n->opset = cx->opset;
-    n->inputs[0] = x;
-    ir_node_set_output(n, 0, y);
-    ir_attr_set_float(cx->g, n, "scale", scale);
-    ir_attr_set_int(cx->g, n, "zero_point", zp);
-    ir_attr_set_int(cx->g, n, "bits", 8);
     ir_attr_set_int(cx->g, n, "u8", u8);
     return 0;
 }
@@ -246,11 +255,10 @@ onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
 static int
 import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
 {
-    ir_tensor *x = onnx_tensor_ref(cx, np->input[0]), *y;
+    ir_tensor *x = onnx_tensor_ref(cx, np->input[0]);
     const ir_node *q = x->producer;
     float scale;
     int zp, u8;
-    ir_node *n;
 
     if (!q || q->op != IR_OP_QUANTIZE) {
         onnx_err(cx,
@@ -265,19 +273,7 @@ import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
         onnx_err(cx, "its zero point's type is not that of the QuantizeLinear before it");
         return -1;
     }
-    y = onnx_tensor_ref(cx, out);
-    if (y->producer || y->data || y->is_input) {
-        onnx_err(cx, "output '%s' is produced twice", out);
-        return -1;
-    }
-    n = ir_node_new(cx->g, IR_OP_DEQUANTIZE, cx->node, cx->op_type, 1, 1);
-    n->opset = cx->opset;
-    n->inputs[0] = x;
-    ir_node_set_output(n, 0, y);
-    ir_attr_set_float(cx->g, n, "scale", scale);
-    ir_attr_set_int(cx->g, n, "zero_point", zp);
-    ir_attr_set_int(cx->g, n, "bits", 8);
-    return 0;
+    return qdq_node(cx, IR_OP_DEQUANTIZE, x, out, scale, zp) ? 0 : -1;
 }
 
 /*
