@@ -282,7 +282,8 @@ kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int thr
     kp->waves = NULL;
     if (!handles)
         return; /* no kernel backend runs a pipeline */
-    for (i = 0; i < kp->n_calls; i++) { /* the fast integer layers' chunks of W.x */
+    /* the fast integer layers' chunks of W.x */
+    for (i = 0; i < kp->n_calls; i++) {
         kp_call *c = &kp->calls[i], tmp;
         kp_rnnq_scratch s;
         if (c->kind != KP_RNN_Q)
