@@ -28,6 +28,7 @@
  *   tissue.c   KP_LSTM_TISSUE and KP_LSTM_TISSUE_DRS, breakpoints and tissues (MICRO'18 §IV)
  *   norm.c     KP_LAYERNORM, LayerNormalization rows (issue 20)
  *   conv.c     KP_CONV and KP_POOL, direct convolution and pooling windows (issue 20)
+ *   rnnq.c     KP_RNN_Q, the full-integer recurrent layer (issue 22): VNNI, vpmaddwd, generic
  *   panels.c   U and W in column panels (the weight relayout), threads per call
  *   wave.c     stacked LSTM layers as a wavefront (compiler/kprog/schedule.c)
  *   module.c   which calls, the target machine, the module, passes, object file; the
@@ -78,6 +79,8 @@ typedef struct kg {
     LLVMBuilderRef ab;           /* positioned in alloca_bb */
     int wfmt;       /* the weights of the call being emitted (lstmc_rt_wfmt; issue 12) */
     int f16_native; /* fpext half -> float is an instruction (x86 F16C, AArch64) */
+    /* the integer dot products of the target (rnnq.c, issue 22) */
+    int x86_vnni, x86_avx512bw, x86_avx2;
 } kg;
 
 static inline LLVMValueRef
@@ -411,6 +414,14 @@ void emit_conv_dim_check(kg *g, const kp_call *c);
 /* Threads for conv/pool call c: --threads (threads > 0) or the target's cores, fewer when
  * the call is too small to pay for a pool job; 1 for none. */
 int conv_threads(const kp_call *c, int threads, int cores, int vl);
+
+/* --- rnnq.c (issue 22) ------------------------------------------------------------------ */
+
+/* KP_RNN_Q: the full-integer layer, bit for bit lstmc_rt_rnn_q. */
+void emit_rnnq(kg *g, const kp_call *c);
+int rnnq_handles(const kp_call *c);
+/* The dot product rnnq.c uses on g's target for activations of bits bits (its QD_*). */
+int rnnq_dot_mode(const kg *g, int bits);
 
 #endif /* LSTMC_HAVE_LLVM */
 

@@ -92,6 +92,8 @@ cg_llvm_handles(const kp_call *c)
         return layernorm_handles(c);
     if (c->kind == KP_CONV || c->kind == KP_POOL) /* issue 20, conv */
         return conv_handles(c);
+    if (c->kind == KP_RNN_Q) /* issue 22 */
+        return rnnq_handles(c);
     return 0;
 }
 
@@ -220,6 +222,7 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     unsigned n = c->kind == KP_RNN_PROJ || c->kind == KP_LAYERNORM || c->kind == KP_CONV ? 5
                  : c->kind == KP_POOL                                                    ? 3
                  : c->kind == KP_LSTM_DRS                                                ? 14
+                 : c->kind == KP_RNN_Q                                                   ? 13
                                                                                          : 12,
              k;
     LLVMTypeRef fty;
@@ -256,6 +259,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
+    else if (c->kind == KP_RNN_Q)
+        emit_rnnq(g, c);
     else if ((c->kind == KP_CONV || c->kind == KP_POOL) && g->threads > 1) {
         if (c->dyn)
             emit_conv_dim_check(g, c); /* the run's sizes checked, once */
@@ -382,6 +387,11 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     g.f16_native = (strncmp(triple, "x86_64", 6) == 0 && feature_state(features, "f16c") == 1) ||
                    strncmp(triple, "aarch64", 7) == 0;
 
+    if (strncmp(triple, "x86_64", 6) == 0) {
+        g.x86_avx512bw = feature_state(features, "avx512bw") == 1;
+        g.x86_vnni = g.x86_avx512bw && feature_state(features, "avx512vnni") == 1;
+        g.x86_avx2 = feature_state(features, "avx2") == 1;
+    }
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++) {
         const kp_wave *w = kp_wave_of(kp, i);

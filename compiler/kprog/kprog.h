@@ -224,6 +224,29 @@ typedef int (*kp_handles_fn)(const kp_call *c);
 void kp_schedule(struct arena *a, kprog *kp, const struct target *t, kp_handles_fn handles,
                  int threads, const char *parallel);
 
+/*
+ * The scratch of the fast KP_RNN_Q kernels (codegen/llvm/rnnq.c, issue 22): byte offsets
+ * from the start, every region 64-byte aligned. The kernel hoists W.x for tc steps at a time
+ * (a GEMM over the chunk's input rows) and keeps the activation rows it multiplies padded to
+ * kx, kh elements of at most 2 bytes. kp_schedule grows a KP_RNN_Q call's scratch to `bytes`
+ * when the backend's handles takes the call with it (cg_llvm_handles checks the size).
+ */
+typedef struct kp_rnnq_scratch {
+    int64_t tc;       /* time steps per chunk of the hoisted W.x */
+    int64_t kx, kh;   /* I and H rounded up to 64 */
+    int64_t corr;     /* int32 [2, D, G*H]: -128 * the row sums of W, then of U */
+    int64_t ones;     /* bytes of 1 [max(kx, kh)] */
+    int64_t xa;       /* [tc, kx] the chunk's input rows as the dot product reads them */
+    int64_t ha;       /* [kh] h as the dot product reads it */
+    int64_t rha;      /* [kh] GRU (linear_before_reset = 0): r * h */
+    int64_t accw;     /* int64 [tc, G*H] W.x of the chunk's steps */
+    int64_t accu;     /* int64 [G*H] U.h of the step */
+    int64_t h, c, rg; /* int32 [H] each: the state, GRU's r gate */
+    int64_t bytes;    /* the total */
+} kp_rnnq_scratch;
+
+void kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s);
+
 /* The group that call i belongs to, or NULL. */
 const kp_wave *kp_wave_of(const kprog *kp, int i);
 

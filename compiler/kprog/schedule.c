@@ -230,6 +230,47 @@ wave_wanted(const kprog *kp, const kp_wave *w, int64_t slowest, const target *t,
     return slowest * w->threads * 100 <= total * WAVE_MAX_IMBALANCE_PCT;
 }
 
+/* --- the fast full-integer layer's scratch (issue 22) ---------------------------------- */
+
+static int64_t
+up64(int64_t v)
+{
+    return (v + 63) / 64 * 64;
+}
+
+void
+kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s)
+{
+    const int64_t G = p->cell == LSTMC_RT_CELL_LSTM ? 4 : p->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
+    const int64_t GH = G * p->hidden, H = p->hidden;
+    int64_t at = 0;
+
+    s->tc = p->seq_len >= 16 ? 16 : p->seq_len >= 1 ? p->seq_len : 1;
+    s->kx = up64(p->input_size);
+    s->kh = up64(H);
+    s->corr = at;
+    at += up64(2 * p->n_dirs * GH * 4);
+    s->ones = at;
+    at += s->kx > s->kh ? s->kx : s->kh;
+    s->xa = at;
+    at += s->tc * s->kx * 2;
+    s->ha = at;
+    at += s->kh * 2;
+    s->rha = at;
+    at += s->kh * 2;
+    s->accw = at;
+    at += up64(s->tc * GH * 8);
+    s->accu = at;
+    at += up64(GH * 8);
+    s->h = at;
+    at += up64(H * 4);
+    s->c = at;
+    at += up64(H * 4);
+    s->rg = at;
+    at += up64(H * 4);
+    s->bytes = at;
+}
+
 void
 kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int threads,
             const char *parallel)
@@ -241,6 +282,19 @@ kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int thr
     kp->waves = NULL;
     if (!handles)
         return; /* no kernel backend runs a pipeline */
+    /* the fast integer layers' chunks of W.x */
+    for (i = 0; i < kp->n_calls; i++) {
+        kp_call *c = &kp->calls[i], tmp;
+        kp_rnnq_scratch s;
+        if (c->kind != KP_RNN_Q)
+            continue;
+        kp_rnnq_scratch_of(&c->p.rnnq, &s);
+        tmp = *c;
+        if (tmp.scratch_bytes < s.bytes)
+            tmp.scratch_bytes = s.bytes;
+        if (handles(&tmp))
+            c->scratch_bytes = tmp.scratch_bytes;
+    }
     if (nt > KP_WAVE_MAX)
         nt = KP_WAVE_MAX;
     if (nt <= 1 || (parallel && strcmp(parallel, "split") == 0))

@@ -838,6 +838,9 @@ lstmc_rt_rnn_q_fn lstmc_rt_rnn_q;
 /* The Q0.15 activation of a Q3.12 value through the interpolated table (the recipe's act). */
 int32_t lstmc_rt_q_sigmoid(int32_t v);
 int32_t lstmc_rt_q_tanh(int32_t v);
+/* The 513 entries of act's table (LSTMC_RT_ACT_SIGMOID or _TANH): what other kernels of the
+ * recipe (the LLVM ones) copy. */
+const int16_t *lstmc_rt_q_table(int32_t act);
 
 /*
  * The integer Gemm after full-integer layers (issue 22, --io=int): Y[m][j] = bias[j] +

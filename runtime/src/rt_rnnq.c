@@ -93,6 +93,12 @@ lstmc_rt_q_tanh(int32_t v)
     return table_act(lstmc_rt_q_tanh_table, (int32_t)sat(v, -32768, 32767));
 }
 
+const int16_t *
+lstmc_rt_q_table(int32_t act)
+{
+    return act == LSTMC_RT_ACT_TANH ? lstmc_rt_q_tanh_table : lstmc_rt_q_sigmoid_table;
+}
+
 /* The Q3.12 gate input of the recipe's pre(): the clip, then int16. */
 static inline int32_t
 pre(const lstmc_rt_rnnq_params *p, int64_t z)

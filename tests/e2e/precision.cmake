@@ -99,6 +99,21 @@ if(NOT LSTMC_SANITIZE)
   endforeach()
 endif()
 
+# the LLVM kernel of the integer layer (codegen/llvm/rnnq.c) against the C reference, end to
+# end: --emit=c and the default LLVM kernels give the same outputs bit for bit (issue 22)
+if(NOT LSTMC_SANITIZE AND LSTMC_HAVE_LLVM)
+  foreach(m har:40:40 charlm:10:10)
+    string(REPLACE ":" ";" _mc ${m})
+    list(GET _mc 0 _m)
+    list(GET _mc 1 _ncal)
+    list(GET _mc 2 _nrun)
+    add_test(NAME e2e_activations_llvm_vs_c_${_m}
+             COMMAND /usr/bin/python3 ${E2E}/qact_llvm.py $<TARGET_FILE:lstmc>
+                     ${CMAKE_SOURCE_DIR}/tests/train/${_m} ${WORK}/Allvm_${_m} ${_ncal} ${_nrun})
+    set_tests_properties(e2e_activations_llvm_vs_c_${_m} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  endforeach()
+endif()
+
 # the size report per format (docs/SIZE_REPORT.md "weights_per_format")
 if(NOT LSTMC_SANITIZE)
   add_test(NAME e2e_weights_size_report

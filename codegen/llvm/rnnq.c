@@ -1,0 +1,839 @@
+/*
+ * rnnq.c — KP_RNN_Q, the full-integer LSTM / GRU / RNN layer (issue 22): the recipe of
+ * docs/PRECISION.md ("Full-integer recurrent layers") with every shape a constant, bit for
+ * bit the integers of lstmc_rt_rnn_q (runtime/src/rt_rnnq.c, the reference).
+ *
+ * The heavy part is the two int8 dot products per gate row and step, accW = W x and
+ * accU = U h. W x is hoisted out of the time loop a chunk of tc steps at a time
+ * (kp_rnnq_scratch): the chunk's input rows are converted once and multiplied by W as a
+ * GEMM of 4 weight rows x 4 input rows in registers, so W streams once per chunk rather than
+ * once per step. U h is a GEMV per step over 4 rows at a time. Both read the weights in the
+ * ONNX row layout [D, G*H, K] (row-contiguous dot products), the tails of a row by a masked
+ * load on AVX-512 and a scalar loop elsewhere. The dot product of the target:
+ *
+ *   QD_VNNI   x86 AVX-512 VNNI, int8 mode: vpdpbusd, unsigned x signed bytes. The activations
+ *             are stored biased, a + 128 as a byte, and -128 * sum_k w[k] (computed once per
+ *             call, `corr`) added back: sum w (a + 128) - 128 sum w = sum w a, exactly.
+ *   QD_WD512  AVX-512BW: the weights sign-extended to int16, vpmaddwd against int16
+ *             activations (int16 mode everywhere, int8 mode without VNNI).
+ *   QD_WD256  AVX2: the same on ymm (never vpmaddubsw: its int16 pair sums saturate).
+ *   QD_GEN    elsewhere: sext to i32, mul, add, <16 x i32>, which LLVM selects per target.
+ *
+ * Exactness: in int8 mode every partial sum fits int32 (I, H <= 65536, cg_llvm_handles);
+ * in int16 mode the int32 lanes of at most 256 vector steps (2 * 32768 * 127 * 256 < 2^31)
+ * are widened to int64 and summed there. The element-wise part (requant, the table
+ * activations, the cell) is scalar int64 code written as rt_rnnq.c is, line by line.
+ */
+#include "llvm_impl.h"
+
+#ifdef LSTMC_HAVE_LLVM
+
+#include <stdio.h>
+
+enum { QD_VNNI, QD_WD512, QD_WD256, QD_GEN };
+
+#define RB 4 /* weight rows per register tile */
+
+typedef struct qctx {
+    const lstmc_rt_rnnq_params *p;
+    kp_rnnq_scratch L;
+    int mode, vk, masked, ab; /* ab: bytes per stored activation (1: VNNI's biased bytes) */
+    LLVMTypeRef i8, i16, acc; /* acc: the vector of int32 lanes */
+    LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
+    LLVMValueRef scratch;
+} qctx;
+
+/* --- int64 helpers: the recipe's rshr, requant, sat -------------------------------------- */
+
+static LLVMValueRef
+sx(kg *g, LLVMValueRef v)
+{
+    return LLVMBuildSExt(g->b, v, g->i64, "");
+}
+
+static LLVMValueRef
+sub(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSub(g->b, a, b, "");
+}
+
+static LLVMValueRef
+ashr(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildAShr(g->b, a, b, "");
+}
+
+/* floor((x + 2^(n-1)) / 2^n), x for n = 0: the bias (1 << n) >> 1 is 0 at n = 0 */
+static LLVMValueRef
+rshr(kg *g, LLVMValueRef x, LLVMValueRef n)
+{
+    LLVMValueRef bias = LLVMBuildLShr(g->b, LLVMBuildShl(g->b, ci(g, 1), n, ""), ci(g, 1), "");
+    return ashr(g, add(g, x, bias), n);
+}
+
+static LLVMValueRef
+rshrc(kg *g, LLVMValueRef x, int n)
+{
+    return n ? ashr(g, add(g, x, ci(g, (int64_t)1 << (n - 1))), ci(g, n)) : x;
+}
+
+static LLVMValueRef
+smax(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, a, b, ""), a, b);
+}
+
+static LLVMValueRef
+smin(kg *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return sel(g, LLVMBuildICmp(g->b, LLVMIntSLT, a, b, ""), a, b);
+}
+
+static LLVMValueRef
+satc(kg *g, LLVMValueRef x, int64_t lo, int64_t hi)
+{
+    return smin(g, smax(g, x, ci(g, lo)), ci(g, hi));
+}
+
+/* byte offset i of base */
+static LLVMValueRef
+gepb(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->cx), base, &i, 1, "");
+}
+
+/* element i (an i64 value) of an array of ty at base */
+static LLVMValueRef
+gept(kg *g, LLVMTypeRef ty, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildInBoundsGEP2(g->b, ty, base, &i, 1, "");
+}
+
+static LLVMValueRef
+ldi(kg *g, LLVMTypeRef ty, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildLoad2(g->b, ty, gept(g, ty, base, i), "");
+}
+
+static void
+sti(kg *g, LLVMTypeRef ty, LLVMValueRef v, LLVMValueRef base, LLVMValueRef i)
+{
+    LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v, ty, ""), gept(g, ty, base, i));
+}
+
+/* the layer's element (int8 or int16) i of a, as i64 */
+static LLVMValueRef
+ldx(kg *g, const qctx *q, LLVMValueRef a, LLVMValueRef i)
+{
+    return sx(g, ldi(g, q->p->bits == 8 ? q->i8 : q->i16, a, i));
+}
+
+static void
+stx(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef i)
+{
+    sti(g, q->p->bits == 8 ? q->i8 : q->i16, v, a, i);
+}
+
+/* act(v) of the recipe for v in [-32768, 32767]: the table and its interpolation */
+static LLVMValueRef
+table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
+{
+    LLVMValueRef T = q->tab[kind == LSTMC_RT_ACT_TANH];
+    LLVMValueRef u = add(g, v, ci(g, 32768));
+    LLVMValueRef i = ashr(g, u, ci(g, 7)), f = LLVMBuildAnd(g->b, u, ci(g, 127), "");
+    LLVMValueRef t0 = sx(g, ldi(g, q->i16, T, i)),
+                 t1 = sx(g, ldi(g, q->i16, T, add(g, i, ci(g, 1))));
+    return add(g, t0, rshrc(g, mul(g, sub(g, t1, t0), f), 7));
+}
+
+/* pre(z): the clip, then int16 */
+static LLVMValueRef
+pre(kg *g, const qctx *q, LLVMValueRef z)
+{
+    if (q->p->has_clip)
+        z = satc(g, z, -(int64_t)q->p->clip_q, q->p->clip_q);
+    return satc(g, z, -32768, 32767);
+}
+
+static LLVMValueRef
+actz(kg *g, const qctx *q, int32_t kind, LLVMValueRef z)
+{
+    return table_act(g, q, kind, pre(g, q, z));
+}
+
+/* field k of row r (an i64 value) of Qd, as i64 */
+static LLVMValueRef
+qf(kg *g, LLVMValueRef Qd, LLVMValueRef r, int k)
+{
+    return sx(g, ldi(g, g->i32, Qd, add(g, mul(g, r, ci(g, LSTMC_RT_RNNQ_ROW)), ci(g, k))));
+}
+
+static LLVMValueRef
+gate_w(kg *g, LLVMValueRef Qd, LLVMValueRef r, LLVMValueRef accW)
+{
+    return add(
+        g,
+        rshr(g,
+             mul(g, add(g, accW, qf(g, Qd, r, LSTMC_RT_RNNQ_ZC)), qf(g, Qd, r, LSTMC_RT_RNNQ_MW)),
+             qf(g, Qd, r, LSTMC_RT_RNNQ_NW)),
+        qf(g, Qd, r, LSTMC_RT_RNNQ_BW));
+}
+
+static LLVMValueRef
+gate_u(kg *g, LLVMValueRef Qd, LLVMValueRef r, LLVMValueRef accU)
+{
+    return add(
+        g, rshr(g, mul(g, accU, qf(g, Qd, r, LSTMC_RT_RNNQ_MU)), qf(g, Qd, r, LSTMC_RT_RNNQ_NU)),
+        qf(g, Qd, r, LSTMC_RT_RNNQ_BR));
+}
+
+static LLVMValueRef
+gate_z(kg *g, LLVMValueRef Qd, LLVMValueRef r, LLVMValueRef accW, LLVMValueRef accU)
+{
+    return add(g, gate_w(g, Qd, r, accW), gate_u(g, Qd, r, accU));
+}
+
+/* --- the dot products ------------------------------------------------------------------ */
+
+static LLVMValueRef
+vload(kg *g, LLVMTypeRef ty, LLVMValueRef p)
+{
+    LLVMValueRef v = LLVMBuildLoad2(g->b, ty, p, "");
+    LLVMSetAlignment(v, 1);
+    return v;
+}
+
+/* the first n of the vector of type ty at p, zeros after (AVX-512: a masked load) */
+static LLVMValueRef
+vload_masked(kg *g, LLVMTypeRef ty, LLVMValueRef p, int n)
+{
+    unsigned len = LLVMGetVectorSize(ty), k, id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
+    LLVMValueRef bits[64], args[4], f;
+    LLVMTypeRef tys[2], ft;
+
+    for (k = 0; k < len; k++)
+        bits[k] = LLVMConstInt(g->i1, (int)k < n, 0);
+    tys[0] = ty;
+    tys[1] = g->ptr;
+    f = LLVMGetIntrinsicDeclaration(g->m, id, tys, 2);
+    ft = LLVMIntrinsicGetType(g->cx, id, tys, 2);
+    args[0] = p;
+    args[1] = LLVMConstInt(g->i32, 1, 0);
+    args[2] = LLVMConstVector(bits, len);
+    args[3] = LLVMConstNull(ty);
+    return LLVMBuildCall2(g->b, ft, f, args, 4, "");
+}
+
+/* a call of the non-overloaded intrinsic name, its arguments bitcast to its parameter types */
+static LLVMValueRef
+xcall(kg *g, const char *name, LLVMValueRef *args, unsigned n)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name)), k;
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(g->cx, id, NULL, 0), pt[8];
+
+    LLVMGetParamTypes(ft, pt);
+    for (k = 0; k < n; k++)
+        args[k] = LLVMBuildBitCast(g->b, args[k], pt[k], "");
+    return LLVMBuildCall2(g->b, ft, f, args, n, "");
+}
+
+/* The weight vector of one step at p (n valid of vk; vk: a full load). */
+static LLVMValueRef
+wload(kg *g, const qctx *q, LLVMValueRef p, int n)
+{
+    LLVMTypeRef ty = LLVMVectorType(q->i8, (unsigned)q->vk);
+    return n < q->vk ? vload_masked(g, ty, p, n) : vload(g, ty, p);
+}
+
+static LLVMValueRef
+aload(kg *g, const qctx *q, LLVMValueRef p)
+{
+    return vload(g, LLVMVectorType(q->ab == 1 ? q->i8 : q->i16, (unsigned)q->vk), p);
+}
+
+/* acc + the products of one step, w and a as loaded */
+static LLVMValueRef
+dot_step(kg *g, const qctx *q, LLVMValueRef acc, LLVMValueRef w, LLVMValueRef a)
+{
+    LLVMValueRef args[3];
+    switch (q->mode) {
+    case QD_VNNI:
+        args[0] = acc;
+        args[1] = a; /* the unsigned operand */
+        args[2] = w;
+        return xcall(g, "llvm.x86.avx512.vpdpbusd.512", args, 3);
+    case QD_WD512:
+    case QD_WD256:
+        args[0] = a;
+        args[1] = LLVMBuildSExt(g->b, w, LLVMVectorType(q->i16, (unsigned)q->vk), "");
+        return add(
+            g, acc,
+            xcall(g,
+                  q->mode == QD_WD512 ? "llvm.x86.avx512.pmaddw.d.512" : "llvm.x86.avx2.pmadd.wd",
+                  args, 2));
+    default: {
+        LLVMTypeRef v32 = LLVMVectorType(g->i32, (unsigned)q->vk);
+        return add(g, acc,
+                   mul(g, LLVMBuildSExt(g->b, w, v32, ""), LLVMBuildSExt(g->b, a, v32, "")));
+    }
+    }
+}
+
+static LLVMValueRef
+reduce_i64(kg *g, const qctx *q, LLVMValueRef acc)
+{
+    LLVMValueRef v;
+    if (q->p->bits == 8) /* exact in int32 (the file's top) */
+        return sx(g, intrinsic(g, "llvm.vector.reduce.add", q->acc, &acc, 1));
+    v = LLVMBuildSExt(g->b, acc, LLVMVectorType(g->i64, LLVMGetVectorSize(q->acc)), "");
+    return intrinsic(g, "llvm.vector.reduce.add", LLVMTypeOf(v), &v, 1);
+}
+
+/*
+ * out[r][j] = sum_k w_r[k] * a_j[k] (i64 values) for nr <= RB weight rows w_r = w + r * ldw
+ * and nq activation rows a_j = a + j * lda (bytes), K terms: the raw sums of the stored
+ * values (VNNI: of the biased activations).
+ */
+static void
+dot_block(kg *g, const qctx *q, LLVMValueRef w, int64_t ldw, int nr, LLVMValueRef a, int64_t lda,
+          int nq, int64_t K, LLVMValueRef out[RB][4])
+{
+    const int64_t nfull = K / q->vk, tail = K % q->vk;
+    const int64_t steps = nfull + (q->masked && tail ? 1 : 0);
+    const int64_t chunk = q->p->bits == 8 ? (steps > 0 ? steps : 1) : 256;
+    int r, j;
+    int64_t c0;
+
+    for (r = 0; r < nr; r++)
+        for (j = 0; j < nq; j++)
+            out[r][j] = ci(g, 0);
+    for (c0 = 0; c0 < steps; c0 += chunk) {
+        const int64_t c1 = c0 + chunk < nfull ? c0 + chunk : nfull;
+        const int last_masked = q->masked && tail && c0 + chunk >= steps;
+        LLVMValueRef acc[RB][4], wv[RB], av[4];
+        for (r = 0; r < nr; r++)
+            for (j = 0; j < nq; j++) {
+                acc[r][j] = entry_alloca(g, q->acc);
+                LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[r][j]);
+            }
+        if (c1 > c0) {
+            kloop l;
+            LLVMValueRef s = loop_begin(g, &l, ci(g, c0), ci(g, c1));
+            LLVMValueRef off = mul(g, s, ci(g, q->vk));
+            for (r = 0; r < nr; r++)
+                wv[r] = wload(g, q, gepb(g, w, add(g, off, ci(g, r * ldw))), q->vk);
+            for (j = 0; j < nq; j++)
+                av[j] = aload(g, q, gepb(g, a, add(g, mul(g, off, ci(g, q->ab)), ci(g, j * lda))));
+            for (r = 0; r < nr; r++)
+                for (j = 0; j < nq; j++)
+                    LLVMBuildStore(
+                        g->b,
+                        dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[r][j], ""), wv[r], av[j]),
+                        acc[r][j]);
+            loop_end(g, &l);
+        }
+        if (last_masked) {
+            const int64_t off = nfull * q->vk;
+            for (r = 0; r < nr; r++)
+                wv[r] = wload(g, q, gepb(g, w, ci(g, off + r * ldw)), (int)tail);
+            for (j = 0; j < nq; j++)
+                av[j] = aload(g, q, gepb(g, a, ci(g, off * q->ab + j * lda)));
+            for (r = 0; r < nr; r++)
+                for (j = 0; j < nq; j++)
+                    LLVMBuildStore(
+                        g->b,
+                        dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[r][j], ""), wv[r], av[j]),
+                        acc[r][j]);
+        }
+        for (r = 0; r < nr; r++)
+            for (j = 0; j < nq; j++)
+                out[r][j] = add(g, out[r][j],
+                                reduce_i64(g, q, LLVMBuildLoad2(g->b, q->acc, acc[r][j], "")));
+    }
+    if (!q->masked && tail) { /* the scalar tail, in int64 */
+        LLVMValueRef sacc[RB][4];
+        kloop l;
+        LLVMValueRef k;
+        for (r = 0; r < nr; r++)
+            for (j = 0; j < nq; j++) {
+                sacc[r][j] = entry_alloca(g, g->i64);
+                LLVMBuildStore(g->b, out[r][j], sacc[r][j]);
+            }
+        k = loop_begin(g, &l, ci(g, nfull * q->vk), ci(g, K));
+        for (r = 0; r < nr; r++) {
+            LLVMValueRef wk = sx(g, ldi(g, q->i8, w, add(g, k, ci(g, r * ldw))));
+            for (j = 0; j < nq; j++) {
+                LLVMValueRef ak =
+                    ldi(g, q->ab == 1 ? q->i8 : q->i16, gepb(g, a, ci(g, j * lda)), k);
+                ak = q->mode == QD_VNNI ? LLVMBuildZExt(g->b, ak, g->i64, "") : sx(g, ak);
+                LLVMBuildStore(g->b,
+                               add(g, LLVMBuildLoad2(g->b, g->i64, sacc[r][j], ""), mul(g, wk, ak)),
+                               sacc[r][j]);
+            }
+        }
+        loop_end(g, &l);
+        for (r = 0; r < nr; r++)
+            for (j = 0; j < nq; j++)
+                out[r][j] = LLVMBuildLoad2(g->b, g->i64, sacc[r][j], "");
+    }
+}
+
+/* The true sum of row r: VNNI's raw sum plus the row's correction corr[r] (i32). */
+static LLVMValueRef
+corrected(kg *g, const qctx *q, LLVMValueRef raw, LLVMValueRef corr, LLVMValueRef r)
+{
+    return q->mode == QD_VNNI ? add(g, raw, sx(g, ldi(g, g->i32, corr, r))) : raw;
+}
+
+/* out[q0 * ldo + r] = w_r . a_j (i64, corrected) for rows [r0, r1) of w ([*, K] int8) and
+ * activation rows j < nq (lda bytes apart): blocks of RB rows, then single rows. */
+static void
+emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r1, LLVMValueRef a,
+          int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+{
+    const int64_t nb = (r1 - r0) / RB;
+    LLVMValueRef res[RB][4];
+    int r, j;
+    int64_t rr;
+
+    if (nb > 0) {
+        kloop l;
+        LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nb));
+        LLVMValueRef row = add(g, ci(g, r0), mul(g, b, ci(g, RB)));
+        dot_block(g, q, gepb(g, w, mul(g, row, ci(g, K))), K, RB, a, lda, nq, K, res);
+        for (r = 0; r < RB; r++) {
+            LLVMValueRef rv = add(g, row, ci(g, r));
+            for (j = 0; j < nq; j++)
+                LLVMBuildStore(g->b, corrected(g, q, res[r][j], corr, rv),
+                               gept(g, g->i64, out, add(g, rv, ci(g, j * ldo))));
+        }
+        loop_end(g, &l);
+    }
+    for (rr = r0 + nb * RB; rr < r1; rr++) {
+        dot_block(g, q, gepb(g, w, ci(g, rr * K)), K, 1, a, lda, nq, K, res);
+        for (j = 0; j < nq; j++)
+            LLVMBuildStore(g->b, corrected(g, q, res[0][j], corr, ci(g, rr)),
+                           gept(g, g->i64, out, ci(g, rr + j * ldo)));
+    }
+}
+
+/* corr[r] = -128 * sum_k w[r][k] for rows [0, rows) of w [rows, K] (VNNI only) */
+static void
+emit_corr(kg *g, const qctx *q, LLVMValueRef w, int64_t rows, int64_t K, LLVMValueRef corr)
+{
+    const int64_t nb = rows / RB;
+    LLVMValueRef ones = gepb(g, q->scratch, ci(g, q->L.ones)), res[RB][4];
+    qctx raw = *q;
+    int r;
+    int64_t rr;
+
+    raw.mode = QD_VNNI; /* the ones as the unsigned operand: sum of the row */
+    if (nb > 0) {
+        kloop l;
+        LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nb));
+        LLVMValueRef row = mul(g, b, ci(g, RB));
+        dot_block(g, &raw, gepb(g, w, mul(g, row, ci(g, K))), K, RB, ones, 0, 1, K, res);
+        for (r = 0; r < RB; r++)
+            sti(g, g->i32, mul(g, res[r][0], ci(g, -128)), corr, add(g, row, ci(g, r)));
+        loop_end(g, &l);
+    }
+    for (rr = nb * RB; rr < rows; rr++) {
+        dot_block(g, &raw, gepb(g, w, ci(g, rr * K)), K, 1, ones, 0, 1, K, res);
+        sti(g, g->i32, mul(g, res[0][0], ci(g, -128)), corr, ci(g, rr));
+    }
+}
+
+/* a[k] = v as the dot product reads it: VNNI v + 128 as a byte, else int16 */
+static void
+st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k)
+{
+    if (q->ab == 1)
+        sti(g, q->i8, LLVMBuildXor(g->b, v, ci(g, 128), ""), a, k);
+    else
+        sti(g, q->i16, v, a, k);
+}
+
+/* --- the kernel --------------------------------------------------------------------------- */
+
+typedef struct qdir {
+    LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
+    const int32_t *act;
+    LLVMValueRef h, c, rg, ha, rha, accw, accu; /* scratch */
+    int64_t hmax;
+} qdir;
+
+/* The element-wise part of one step at chunk row qi: h (and c) in place, Y's row at y. */
+static void
+emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y)
+{
+    const lstmc_rt_rnnq_params *p = q->p;
+    const int64_t H = p->hidden, GH = cell_gates(p->cell) * H;
+    LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
+    kloop l;
+    LLVMValueRef j, hj;
+
+#define ACCW(r) ldi(g, g->i64, aw, (r))
+#define ACCU(r) ldi(g, g->i64, e->accu, (r))
+    if (p->cell == LSTMC_RT_CELL_LSTM) {
+        LLVMValueRef ri, ro, rf, rc, zi, zo, zf, zc, cj, i, f, gg, o, cn, tc;
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        ri = j;
+        ro = add(g, j, ci(g, H));
+        rf = add(g, j, ci(g, 2 * H));
+        rc = add(g, j, ci(g, 3 * H));
+        zi = gate_z(g, e->Qd, ri, ACCW(ri), ACCU(ri));
+        zo = gate_z(g, e->Qd, ro, ACCW(ro), ACCU(ro));
+        zf = gate_z(g, e->Qd, rf, ACCW(rf), ACCU(rf));
+        zc = gate_z(g, e->Qd, rc, ACCW(rc), ACCU(rc));
+        cj = sx(g, ldi(g, g->i32, e->c, j));
+        if (e->Pd) {
+            zi = add(g, zi,
+                     rshrc(g,
+                           mul(g, mul(g, sx(g, ldi(g, q->i16, e->Pd, j)), cj), ci(g, p->peep_mult)),
+                           p->peep_shift));
+            zf = add(g, zf,
+                     rshrc(g,
+                           mul(g, mul(g, sx(g, ldi(g, q->i16, e->Pd, add(g, j, ci(g, 2 * H)))), cj),
+                               ci(g, p->peep_mult)),
+                           p->peep_shift));
+        }
+        i = actz(g, q, e->act[0], zi);
+        f = p->input_forget ? sub(g, ci(g, 32768), i) : actz(g, q, e->act[0], zf);
+        gg = actz(g, q, e->act[1], zc);
+        cn = satc(g, add(g, rshrc(g, mul(g, f, cj), 15), rshrc(g, mul(g, i, gg), 30 - p->cell_exp)),
+                  -32768, 32767);
+        if (e->Pd)
+            zo = add(g, zo,
+                     rshrc(g,
+                           mul(g, mul(g, sx(g, ldi(g, q->i16, e->Pd, add(g, j, ci(g, H)))), cn),
+                               ci(g, p->peep_mult)),
+                           p->peep_shift));
+        o = actz(g, q, e->act[0], zo);
+        tc = satc(g,
+                  p->cell_exp >= 12 ? rshrc(g, cn, p->cell_exp - 12)
+                                    : mul(g, cn, ci(g, (int64_t)1 << (12 - p->cell_exp))),
+                  -32768, 32767);
+        sti(g, g->i32, cn, e->c, j);
+        hj = satc(g,
+                  rshrc(g, mul(g, mul(g, o, table_act(g, q, e->act[2], tc)), ci(g, p->h_mult)),
+                        p->h_shift),
+                  -e->hmax, e->hmax);
+    } else if (p->cell == LSTMC_RT_CELL_GRU) {
+        LLVMValueRef rz, rn, zg, zn, ng, N15, H15, hv;
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        rz = j;
+        rn = add(g, j, ci(g, 2 * H));
+        zg = actz(g, q, e->act[0], gate_z(g, e->Qd, rz, ACCW(rz), ACCU(rz)));
+        hv = sx(g, ldi(g, g->i32, e->h, j));
+        if (p->linear_before_reset) {
+            LLVMValueRef un = gate_u(g, e->Qd, rn, ACCU(rn));
+            zn = add(g, gate_w(g, e->Qd, rn, ACCW(rn)),
+                     rshrc(g, mul(g, sx(g, ldi(g, g->i32, e->rg, j)), un), 15));
+        } else {
+            zn = gate_z(g, e->Qd, rn, ACCW(rn), ACCU(rn));
+        }
+        ng = actz(g, q, e->act[1], zn);
+        N15 = rshrc(g, mul(g, ng, ci(g, p->h_mult)), p->h_shift);
+        H15 = mul(g, hv, ci(g, 32768));
+        hj = satc(g, rshrc(g, add(g, N15, rshrc(g, mul(g, zg, sub(g, H15, N15)), 15)), 15),
+                  -e->hmax, e->hmax);
+    } else {
+        LLVMValueRef z, yv;
+        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        z = gate_z(g, e->Qd, j, ACCW(j), ACCU(j));
+        if (e->act[0] == LSTMC_RT_ACT_RELU) {
+            if (p->has_clip)
+                z = satc(g, z, -(int64_t)p->clip_q, p->clip_q);
+            yv = smax(g, z, ci(g, 0));
+        } else {
+            yv = actz(g, q, e->act[0], z);
+        }
+        hj = satc(g, rshrc(g, mul(g, yv, ci(g, p->h_mult)), p->h_shift), -e->hmax, e->hmax);
+    }
+#undef ACCW
+#undef ACCU
+    sti(g, g->i32, hj, e->h, j);
+    if (y)
+        stx(g, q, hj, y, j);
+    loop_end(g, &l);
+}
+
+/* GRU: rg[j] (the r gate) and, for linear_before_reset = 0, rha = r * h as the dot reads it */
+static void
+emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi)
+{
+    const lstmc_rt_rnnq_params *p = q->p;
+    const int64_t H = p->hidden, GH = 3 * H;
+    LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
+    kloop l;
+    LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    LLVMValueRef rr = add(g, j, ci(g, H));
+    LLVMValueRef rg = actz(
+        g, q, e->act[0], gate_z(g, e->Qd, rr, ldi(g, g->i64, aw, rr), ldi(g, g->i64, e->accu, rr)));
+    sti(g, g->i32, rg, e->rg, j);
+    if (!p->linear_before_reset)
+        st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldi(g, g->i32, e->h, j))), 15), e->rha, j);
+    loop_end(g, &l);
+}
+
+/* h as the dot reads it */
+static void
+emit_h_act(kg *g, const qctx *q, const qdir *e)
+{
+    kloop l;
+    LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, q->p->hidden));
+    st_act(g, q, sx(g, ldi(g, g->i32, e->h, j)), e->ha, j);
+    loop_end(g, &l);
+}
+
+/* fill n bytes at p with v */
+static void
+emit_fill(kg *g, LLVMValueRef p, int64_t n, int v)
+{
+    kloop l;
+    LLVMValueRef k = loop_begin(g, &l, ci(g, 0), ci(g, n));
+    LLVMBuildStore(g->b, LLVMConstInt(LLVMInt8TypeInContext(g->cx), (unsigned)v, 0), gepb(g, p, k));
+    loop_end(g, &l);
+}
+
+/* return LSTMC_RT_ERR_BAD_PARAMS for a row of Q the reference refuses (rows_ok) */
+static void
+emit_rows_check(kg *g, LLVMValueRef Q, int64_t rows)
+{
+    kloop l;
+    LLVMValueRef r = loop_begin(g, &l, ci(g, 0), ci(g, rows)), bad;
+    LLVMValueRef mw = qf(g, Q, r, LSTMC_RT_RNNQ_MW), nw = qf(g, Q, r, LSTMC_RT_RNNQ_NW);
+    LLVMValueRef mu = qf(g, Q, r, LSTMC_RT_RNNQ_MU), nu = qf(g, Q, r, LSTMC_RT_RNNQ_NU);
+    LLVMBasicBlockRef join;
+    bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, mw, ci(g, 0), ""),
+                      LLVMBuildICmp(g->b, LLVMIntUGT, nw, ci(g, 62), ""), "");
+    bad = LLVMBuildOr(g->b, bad, LLVMBuildICmp(g->b, LLVMIntSLT, mu, ci(g, 0), ""), "");
+    bad = LLVMBuildOr(g->b, bad, LLVMBuildICmp(g->b, LLVMIntUGT, nu, ci(g, 62), ""), "");
+    join = if_begin(g, bad);
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_BAD_PARAMS, 0));
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
+/* The module's copy of a table of the recipe. */
+static LLVMValueRef
+table_global(kg *g, int32_t kind)
+{
+    const char *name = kind == LSTMC_RT_ACT_TANH ? "lstmc_q_tanh_tab" : "lstmc_q_sigmoid_tab";
+    LLVMValueRef gl = LLVMGetNamedGlobal(g->m, name), v[513];
+    const int16_t *t = lstmc_rt_q_table(kind);
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(g->cx);
+    int k;
+
+    if (gl)
+        return gl;
+    for (k = 0; k < 513; k++)
+        v[k] = LLVMConstInt(i16, (unsigned long long)(int64_t)t[k], 1);
+    gl = LLVMAddGlobal(g->m, LLVMArrayType(i16, 513), name);
+    LLVMSetInitializer(gl, LLVMConstArray(i16, v, 513));
+    LLVMSetGlobalConstant(gl, 1);
+    LLVMSetLinkage(gl, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddr(gl, 1);
+    LLVMSetAlignment(gl, 64);
+    return gl;
+}
+
+int
+rnnq_dot_mode(const kg *g, int bits)
+{
+    if (g->x86_avx512bw)
+        return bits == 8 && g->x86_vnni ? QD_VNNI : QD_WD512;
+    if (g->x86_avx2)
+        return QD_WD256;
+    return QD_GEN;
+}
+
+/* lstmc_rt_rnn_q(p, X, W, U, Q, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch) */
+void
+emit_rnnq(kg *g, const kp_call *kc)
+{
+    const lstmc_rt_rnnq_params *p = &kc->p.rnnq;
+    const int64_t T = p->seq_len, N = p->batch, I = p->input_size, H = p->hidden;
+    const int64_t G = cell_gates(p->cell), GH = G * H, D = p->n_dirs;
+    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+    LLVMValueRef X = LLVMGetParam(g->fn, 1), W = LLVMGetParam(g->fn, 2);
+    LLVMValueRef U = LLVMGetParam(g->fn, 3), Q = LLVMGetParam(g->fn, 4);
+    LLVMValueRef sl = kc->in[4] ? LLVMGetParam(g->fn, 5) : NULL;
+    LLVMValueRef init_h = kc->in[5] ? LLVMGetParam(g->fn, 6) : NULL;
+    LLVMValueRef init_c =
+        kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 7) : NULL;
+    LLVMValueRef Peep = kc->in[7] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 8) : NULL;
+    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 9) : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 10) : NULL;
+    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 11) : NULL;
+    lstmc_rt_rnn_params lp;
+    rec_dims dm;
+    qctx q;
+    int32_t d;
+
+    memset(&q, 0, sizeof q);
+    q.p = p;
+    kp_rnnq_scratch_of(p, &q.L);
+    q.scratch = LLVMGetParam(g->fn, 12);
+    q.i8 = LLVMInt8TypeInContext(g->cx);
+    q.i16 = LLVMInt16TypeInContext(g->cx);
+    q.mode = rnnq_dot_mode(g, p->bits);
+    q.vk = q.mode == QD_VNNI ? 64 : q.mode == QD_WD512 ? 32 : 16;
+    q.masked = q.mode == QD_VNNI || q.mode == QD_WD512;
+    q.ab = q.mode == QD_VNNI ? 1 : 2;
+    q.acc = LLVMVectorType(g->i32, q.mode == QD_WD256 ? 8 : 16);
+    q.tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
+    q.tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
+
+    memset(&lp, 0, sizeof lp);
+    lp.seq_len = T;
+    lp.batch = N;
+    lp.hidden = H;
+    lp.n_dirs = p->n_dirs;
+    lp.layout = p->layout;
+    dm.T = ci(g, T);
+    dm.N = ci(g, N);
+    dm.dyn_T = 0;
+
+    emit_rows_check(g, Q, D * GH);
+    if (N == 0) {
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return;
+    }
+    if (sl)
+        emit_seq_len_check(g, sl, dm.N, dm.T);
+    if (q.mode == QD_VNNI) {
+        LLVMValueRef corr = gepb(g, q.scratch, ci(g, q.L.corr));
+        emit_fill(g, gepb(g, q.scratch, ci(g, q.L.ones)), q.L.kx > q.L.kh ? q.L.kx : q.L.kh, 1);
+        emit_corr(g, &q, W, D * GH, I, corr);
+        emit_corr(g, &q, U, D * GH, H, gept(g, g->i32, corr, ci(g, D * GH)));
+    }
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        const int64_t tc = q.L.tc, qb = tc % 4 == 0 ? 4 : 1;
+        LLVMValueRef n, s, st, j, nch, t0, tcn, qi, step, t, x, y, corr;
+        kloop ln, lj, lc, lq, ls, lz, lb;
+        qdir e;
+
+        memset(&e, 0, sizeof e);
+        e.Wd = gepb(g, W, ci(g, d * GH * I));
+        e.Ud = gepb(g, U, ci(g, d * GH * H));
+        e.Qd = gept(g, g->i32, Q, ci(g, d * GH * LSTMC_RT_RNNQ_ROW));
+        e.Pd = Peep ? gept(g, q.i16, Peep, ci(g, d * 3 * H)) : NULL;
+        corr = gepb(g, q.scratch, ci(g, q.L.corr));
+        e.corrW = gept(g, g->i32, corr, ci(g, d * GH));
+        e.corrU = gept(g, g->i32, corr, ci(g, D * GH + d * GH));
+        e.act = p->act + d * nacts;
+        e.hmax = p->bits == 8 ? 127 : 32767;
+        e.h = gepb(g, q.scratch, ci(g, q.L.h));
+        e.c = gepb(g, q.scratch, ci(g, q.L.c));
+        e.rg = gepb(g, q.scratch, ci(g, q.L.rg));
+        e.ha = gepb(g, q.scratch, ci(g, q.L.ha));
+        e.rha = gepb(g, q.scratch, ci(g, q.L.rha));
+        e.accw = gepb(g, q.scratch, ci(g, q.L.accw));
+        e.accu = gepb(g, q.scratch, ci(g, q.L.accu));
+
+        n = loop_begin(g, &ln, ci(g, 0), dm.N);
+        s = sl ? sx(g, ldi(g, g->i32, sl, n)) : dm.T;
+        st = rec_state_at(g, &lp, &dm, d, n);
+        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+        sti(g, g->i32, init_h ? ldx(g, &q, init_h, add(g, st, j)) : ci(g, 0), e.h, j);
+        if (p->cell == LSTMC_RT_CELL_LSTM)
+            sti(g, g->i32, init_c ? sx(g, ldi(g, q.i16, init_c, add(g, st, j))) : ci(g, 0), e.c, j);
+        loop_end(g, &lj);
+
+        /* chunks of tc steps: W.x of the chunk, then its steps */
+        nch = LLVMBuildSDiv(g->b, add(g, s, ci(g, tc - 1)), ci(g, tc), "");
+        t0 = mul(g, loop_begin(g, &lc, ci(g, 0), nch), ci(g, tc));
+        tcn = smin(g, ci(g, tc), sub(g, s, t0));
+        qi = loop_begin(g, &lq, ci(g, 0), tcn);
+        step = add(g, t0, qi);
+        t = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
+        x = gepb(g, X, mul(g, rec_row_at(g, &lp, &dm, t, n), ci(g, I * (p->bits / 8))));
+        {
+            LLVMValueRef xa =
+                gepb(g, q.scratch, add(g, ci(g, q.L.xa), mul(g, qi, ci(g, q.L.kx * q.ab))));
+            LLVMValueRef k = loop_begin(g, &lb, ci(g, 0), ci(g, I));
+            st_act(g, &q, ldx(g, &q, x, k), xa, k);
+            loop_end(g, &lb);
+        }
+        loop_end(g, &lq);
+        {
+            LLVMValueRef xa = gepb(g, q.scratch, ci(g, q.L.xa));
+            int64_t j0;
+            for (j0 = 0; j0 < tc; j0 += qb) /* the rows of the chunk, qb at a time */
+                emit_rows(g, &q, e.Wd, I, 0, GH, gepb(g, xa, ci(g, j0 * q.L.kx * q.ab)),
+                          q.L.kx * q.ab, (int)qb, e.corrW, gept(g, g->i64, e.accw, ci(g, j0 * GH)),
+                          GH);
+        }
+        qi = loop_begin(g, &ls, ci(g, 0), tcn);
+        step = add(g, t0, qi);
+        t = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
+        y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8))) : NULL;
+        emit_h_act(g, &q, &e);
+        if (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset) {
+            emit_rows(g, &q, e.Ud, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
+            emit_gru_r(g, &q, &e, qi);
+            emit_rows(g, &q, e.Ud, H, 2 * H, GH, e.rha, 0, 1, e.corrU, e.accu, 0);
+        } else {
+            emit_rows(g, &q, e.Ud, H, 0, GH, e.ha, 0, 1, e.corrU, e.accu, 0);
+            if (p->cell == LSTMC_RT_CELL_GRU)
+                emit_gru_r(g, &q, &e, qi);
+        }
+        emit_cells(g, &q, &e, qi, y);
+        loop_end(g, &ls);
+        loop_end(g, &lc);
+
+        if (Y && sl) { /* rows t >= s are zero */
+            LLVMValueRef yz;
+            t = loop_begin(g, &lz, s, dm.T);
+            yz = gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8)));
+            j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+            stx(g, &q, ci(g, 0), yz, j);
+            loop_end(g, &lj);
+            loop_end(g, &lz);
+        }
+        if (Y_h || Y_c) { /* the state after s steps (the initial one when s = 0) */
+            j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+            if (Y_h)
+                stx(g, &q, sx(g, ldi(g, g->i32, e.h, j)), Y_h, add(g, st, j));
+            if (Y_c)
+                sti(g, q.i16, sx(g, ldi(g, g->i32, e.c, j)), Y_c, add(g, st, j));
+            loop_end(g, &lj);
+        }
+        loop_end(g, &ln);
+    }
+    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* May the kernel run call c: the reference's valid params, the sizes whose int8 sums stay
+ * exact in int32, constant shapes, the scratch of kp_rnnq_scratch_of. */
+int
+rnnq_handles(const kp_call *c)
+{
+    const lstmc_rt_rnnq_params *p = &c->p.rnnq;
+    const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
+    kp_rnnq_scratch s;
+    int k;
+
+    if (c->dyn || p->cell < LSTMC_RT_CELL_LSTM || p->cell > LSTMC_RT_CELL_RNN ||
+        (p->bits != 8 && p->bits != 16) || p->seq_len < 0 || p->batch < 0 || p->input_size < 1 ||
+        p->input_size > 65536 || p->hidden < 1 || p->hidden > 65536 ||
+        (p->n_dirs != 1 && p->n_dirs != 2) || (p->reverse != 0 && p->reverse != 1) ||
+        (p->reverse && p->n_dirs != 1) || (p->layout != 0 && p->layout != 1) ||
+        (p->has_clip && p->clip_q < 0) || p->cell_exp < 0 || p->cell_exp > 15 || p->h_mult < 0 ||
+        p->h_shift < 0 || p->h_shift > 62 || p->peep_mult < 0 || p->peep_shift < 0 ||
+        p->peep_shift > 62)
+        return 0;
+    for (k = 0; k < nacts * p->n_dirs; k++) {
+        const int32_t a = p->act[k];
+        if (a != LSTMC_RT_ACT_SIGMOID && a != LSTMC_RT_ACT_TANH &&
+            !(a == LSTMC_RT_ACT_RELU && p->cell == LSTMC_RT_CELL_RNN))
+            return 0;
+    }
+    kp_rnnq_scratch_of(p, &s);
+    return c->scratch_bytes >= s.bytes;
+}
+
+#endif /* LSTMC_HAVE_LLVM */

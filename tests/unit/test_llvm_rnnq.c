@@ -1,0 +1,362 @@
+/*
+ * test_llvm_rnnq.c — the LLVM kernel of the full-integer recurrent layer (KP_RNN_Q,
+ * codegen/llvm/rnnq.c, issue 22) against the reference lstmc_rt_rnn_q (runtime/src/rt_rnnq.c):
+ * hand-made calls on random weights, inputs and recipe integers, compiled for the host (AVX-512
+ * VNNI here for int8, vpmaddwd for int16), for Haswell (AVX2 vpmaddwd) and for baseline x86-64
+ * (the generic sext/mul/add), linked with `cc -shared` and loaded with dlopen. Every output
+ * integer must be the reference's.
+ */
+#include "arena.h"
+#include "codegen.h"
+#include "diag.h"
+#include "ir.h"
+#include "kprog.h"
+#include "lstmc_rt_kernels.h"
+#include "target.h"
+
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define WORK LSTMC_BINARY_DIR "/llvm_rnnq_work"
+
+static ir_tensor present[KP_MAX_ARGS];
+
+typedef struct qcase {
+    const char *name;
+    int32_t cell, bits, n_dirs, reverse, layout, clip, input_forget, lbr, peep, seqlens, init;
+    int64_t T, N, I, H;
+    int32_t act0, act1, act2, cell_exp;
+} qcase;
+
+#define SIG  LSTMC_RT_ACT_SIGMOID
+#define TANH LSTMC_RT_ACT_TANH
+#define RELU LSTMC_RT_ACT_RELU
+#define LSTM LSTMC_RT_CELL_LSTM
+#define GRU  LSTMC_RT_CELL_GRU
+#define RNN  LSTMC_RT_CELL_RNN
+
+/* name cell bits D rev layout clip ifg lbr peep seqlens init T N I H acts ce */
+static const qcase cases[] = {
+    {"lstm_i1_h37", LSTM, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 9, 2, 1, 37, SIG, TANH, TANH, 12},
+    {"lstm_bidir_peep_clip_sl",
+     LSTM,
+     8,
+     2,
+     0,
+     0,
+     1,
+     0,
+     0,
+     1,
+     1,
+     1,
+     20,
+     3,
+     33,
+     70,
+     SIG,
+     TANH,
+     TANH,
+     10},
+    {"lstm_rev_l1_ifg_16", LSTM, 16, 1, 1, 1, 0, 1, 0, 0, 0, 1, 17, 2, 130, 64, SIG, TANH, SIG, 13},
+    {"lstm_h256", LSTM, 8, 1, 0, 0, 0, 0, 0, 0, 0, 1, 20, 1, 128, 256, SIG, TANH, TANH, 12},
+    {"lstm_peep_16_bidir_l1",
+     LSTM,
+     16,
+     2,
+     0,
+     1,
+     1,
+     0,
+     0,
+     1,
+     1,
+     1,
+     6,
+     3,
+     65,
+     31,
+     TANH,
+     SIG,
+     TANH,
+     11},
+    {"gru_lbr0_bidir_sl", GRU, 8, 2, 0, 0, 0, 0, 0, 0, 1, 1, 18, 3, 19, 45, SIG, TANH, 0, 12},
+    {"gru_lbr1_16", GRU, 16, 1, 0, 0, 0, 0, 1, 0, 0, 1, 5, 1, 64, 33, SIG, TANH, 0, 12},
+    {"gru_lbr1_rev_clip", GRU, 8, 1, 1, 1, 1, 0, 1, 0, 1, 0, 16, 2, 3, 66, SIG, SIG, 0, 12},
+    {"rnn_relu_clip_sl", RNN, 8, 1, 0, 0, 1, 0, 0, 0, 1, 1, 16, 3, 7, 100, RELU, 0, 0, 12},
+    {"rnn_tanh_16_bidir_l1", RNN, 16, 2, 0, 1, 0, 0, 0, 0, 0, 1, 3, 2, 200, 129, TANH, 0, 0, 12},
+    {"rnn_16_long_rows", RNN, 16, 1, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 8500, 8, SIG, 0, 0, 12},
+    {"lstm_t0", LSTM, 8, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 5, 6, SIG, TANH, TANH, 12},
+};
+
+static uint32_t rng = 12345;
+
+static int32_t
+rnd(int32_t lo, int32_t hi) /* uniform in [lo, hi] */
+{
+    rng = rng * 1103515245u + 12345u;
+    return lo + (int32_t)((rng >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+/* the recipe's (m, n) for a real multiplier M > 0 (docs/PRECISION.md, "Multipliers") */
+static void
+mult(double M, int32_t *m, int32_t *n)
+{
+    int e;
+    double f = frexp(M, &e);
+    int64_t mm = (int64_t)floor(f * 2147483648.0 + 0.5);
+    if (mm == 2147483648LL) {
+        mm = 1073741824LL;
+        e++;
+    }
+    *m = (int32_t)mm;
+    *n = 31 - e;
+    cr_assert(*n >= 0 && *n <= 62, "multiplier %g", M);
+}
+
+typedef lstmc_rt_status (*rnnq_fn)(const lstmc_rt_rnnq_params *, const void *, const int8_t *,
+                                   const int8_t *, const int32_t *, const int32_t *, const void *,
+                                   const int16_t *, const int16_t *, void *, void *, int16_t *,
+                                   int32_t *);
+
+/* Compile kp for target t (NULL: the host) into WORK/tag, link and open it. */
+static void *
+build(kprog *kp, const char *tag, const target *t)
+{
+    char dir[512], cmd[1600];
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "test", stderr);
+    unsigned char handled[1];
+    cg_options o;
+    void *h;
+    int n;
+
+    mkdir(WORK, 0777);
+    snprintf(dir, sizeof dir, "%s/%s", WORK, tag);
+    mkdir(dir, 0777);
+    memset(&o, 0, sizeof o);
+    o.name = "t";
+    o.outdir = dir;
+    o.target = t ? t->name : "host";
+    o.t = t;
+    o.llvm = 1;
+    o.threads = 1;
+    n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
+    cr_assert(n == 1, "%s: cg_llvm_kernels: %d kernels", tag, n);
+    snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
+    cr_assert(system(cmd) == 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "%s/t.so", dir);
+    h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(h, "dlopen: %s", dlerror());
+    arena_free(a);
+    return h;
+}
+
+static const target haswell = {.name = "test-haswell",
+                               .triple = "x86_64-unknown-linux-gnu",
+                               .cpu = "haswell",
+                               .features = "",
+                               .cores = 1};
+static const target baseline = {.name = "test-x86-64",
+                                .triple = "x86_64-unknown-linux-gnu",
+                                .cpu = "x86-64",
+                                .features = "",
+                                .cores = 1};
+
+static void
+run_case(const qcase *qc, const target *t, const char *tname)
+{
+    const int64_t T = qc->T, N = qc->N, I = qc->I, H = qc->H, D = qc->n_dirs;
+    const int64_t G = qc->cell == LSTM ? 4 : qc->cell == GRU ? 3 : 1, GH = G * H;
+    const int eb = qc->bits / 8, hmax = qc->bits == 8 ? 127 : 32767;
+    const double s_h = 1.0 / hmax;
+    size_t nx = (size_t)(T * N * I), ny = (size_t)(T * D * N * H), ns = (size_t)(D * N * H);
+    int8_t *W = malloc((size_t)(D * GH * I)), *U = malloc((size_t)(D * GH * H));
+    int32_t *Q = calloc((size_t)(D * GH * 8), 4), *sl = malloc((size_t)N * 4);
+    void *X = malloc(nx * (size_t)eb + 1), *h0 = malloc(ns * (size_t)eb);
+    int16_t *c0 = malloc(ns * 2), *Pe = malloc((size_t)(D * 3 * H) * 2);
+    void *Y0 = calloc(ny + 1, (size_t)eb), *Y1 = calloc(ny + 1, (size_t)eb);
+    void *Yh0 = calloc(ns, (size_t)eb), *Yh1 = calloc(ns, (size_t)eb);
+    int16_t *Yc0 = calloc(ns, 2), *Yc1 = calloc(ns, 2);
+    kprog kp;
+    kp_call call;
+    lstmc_rt_rnnq_params *p = &call.p.rnnq;
+    int32_t *s0, *s1, zp = qc->bits == 8 ? rnd(-20, 20) : 0;
+    char tag[200];
+    void *so;
+    rnnq_fn k;
+    int64_t i, r, d;
+
+    rng = 12345;
+    for (i = 0; i < D * GH * I; i++)
+        W[i] = (int8_t)rnd(-127, 127);
+    for (i = 0; i < D * GH * H; i++)
+        U[i] = (int8_t)rnd(-127, 127);
+    for (i = 0; i < (int64_t)nx; i++) {
+        if (eb == 1)
+            ((int8_t *)X)[i] = (int8_t)rnd(-128, 127);
+        else
+            ((int16_t *)X)[i] = (int16_t)rnd(-32768, 32767);
+    }
+    for (i = 0; i < (int64_t)ns; i++) {
+        if (eb == 1)
+            ((int8_t *)h0)[i] = (int8_t)rnd(-127, 127);
+        else
+            ((int16_t *)h0)[i] = (int16_t)rnd(-32767, 32767);
+        c0[i] = (int16_t)rnd(-32768, 32767);
+    }
+    for (i = 0; i < D * 3 * H; i++)
+        Pe[i] = (int16_t)rnd(-16384, 16384);
+    for (i = 0; i < N; i++)
+        sl[i] = (int32_t)((i * 7 + 3) % (T + 1));
+    for (d = 0; d < D; d++)
+        for (r = 0; r < GH; r++) {
+            int32_t *q = Q + (d * GH + r) * 8;
+            const int8_t *w = W + (d * GH + r) * I;
+            int64_t sw = 0;
+            double xs = qc->bits == 8 ? 127.0 : 32767.0;
+            for (i = 0; i < I; i++)
+                sw += w[i];
+            /* z of a few units in Q.12 for typical rows */
+            mult(4096.0 * 1.5 / (127.0 * xs * sqrt((double)I) * 0.6) * (rnd(50, 200) / 100.0),
+                 &q[LSTMC_RT_RNNQ_MW], &q[LSTMC_RT_RNNQ_NW]);
+            mult(4096.0 * 1.5 / (127.0 * hmax * sqrt((double)H) * 0.4) * (rnd(50, 200) / 100.0),
+                 &q[LSTMC_RT_RNNQ_MU], &q[LSTMC_RT_RNNQ_NU]);
+            q[LSTMC_RT_RNNQ_ZC] = (int32_t)(-zp * sw);
+            q[LSTMC_RT_RNNQ_BW] = rnd(-3000, 3000);
+            q[LSTMC_RT_RNNQ_BR] = rnd(-3000, 3000);
+        }
+
+    memset(&call, 0, sizeof call);
+    call.kind = KP_RNN_Q;
+    p->cell = qc->cell;
+    p->bits = qc->bits;
+    p->seq_len = T;
+    p->batch = N;
+    p->input_size = I;
+    p->hidden = H;
+    p->n_dirs = qc->n_dirs;
+    p->reverse = qc->reverse;
+    p->layout = qc->layout;
+    for (i = 0; i < 6; i += 3) {
+        p->act[i] = qc->act0;
+        p->act[i + 1] = qc->act1;
+        p->act[i + 2] = qc->act2;
+    }
+    if (qc->cell == GRU) {
+        p->act[2] = qc->act0;
+        p->act[3] = qc->act1;
+    }
+    if (qc->cell == RNN)
+        p->act[1] = qc->act0;
+    p->has_clip = qc->clip;
+    p->clip_q = 3 * 4096;
+    p->input_forget = qc->input_forget;
+    p->linear_before_reset = qc->lbr;
+    p->cell_exp = qc->cell_exp;
+    if (qc->cell == LSTM)
+        mult(pow(2.0, -30) / s_h, &p->h_mult, &p->h_shift);
+    else if (qc->cell == GRU)
+        mult(1.0 / s_h, &p->h_mult, &p->h_shift);
+    else if (qc->act0 == RELU)
+        mult(pow(2.0, -12) / s_h / 4.0, &p->h_mult, &p->h_shift);
+    else
+        mult(pow(2.0, -15) / s_h, &p->h_mult, &p->h_shift);
+    mult(pow(2.0, -15) * pow(2.0, -qc->cell_exp) * 4096.0, &p->peep_mult, &p->peep_shift);
+    call.n_in = 8;
+    call.n_out = 3;
+    for (i = 0; i < 4; i++)
+        call.in[i] = &present[i];
+    call.in[4] = qc->seqlens ? &present[4] : NULL;
+    call.in[5] = qc->init ? &present[5] : NULL;
+    call.in[6] = qc->init && qc->cell == LSTM ? &present[6] : NULL;
+    call.in[7] = qc->peep ? &present[7] : NULL;
+    call.out[0] = call.out[1] = &present[8];
+    call.out[2] = qc->cell == LSTM ? &present[9] : NULL;
+    {
+        kp_rnnq_scratch L;
+        kp_rnnq_scratch_of(p, &L);
+        call.scratch_bytes = L.bytes;
+    }
+    s0 = calloc((size_t)call.scratch_bytes, 1);
+    s1 = malloc((size_t)call.scratch_bytes);
+    memset(s1, 0x5a, (size_t)call.scratch_bytes);
+    memset(&kp, 0, sizeof kp);
+    kp.calls = &call;
+    kp.n_calls = 1;
+
+    snprintf(tag, sizeof tag, "%s_%s", qc->name, tname);
+    so = build(&kp, tag, t);
+    k = (rnnq_fn)dlsym(so, "t_k0");
+    cr_assert(k, "%s: t_k0", tag);
+
+#define ARGS(Y, Yh, Yc, s)                                                                         \
+    p, X, W, U, Q, qc->seqlens ? sl : NULL, qc->init ? h0 : NULL,                                  \
+        qc->init && qc->cell == LSTM ? c0 : NULL, qc->peep ? Pe : NULL, Y, Yh,                     \
+        qc->cell == LSTM ? Yc : NULL, s
+    cr_assert_eq(lstmc_rt_rnn_q(ARGS(Y0, Yh0, Yc0, s0)), LSTMC_RT_OK, "%s: reference", tag);
+    memset(Y1, 0x7f, ny * (size_t)eb); /* the kernel must write every element */
+    memset(Yh1, 0x7f, ns * (size_t)eb);
+    cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_OK, "%s: kernel", tag);
+    cr_assert(memcmp(Y0, Y1, ny * (size_t)eb) == 0, "%s: Y", tag);
+    cr_assert(memcmp(Yh0, Yh1, ns * (size_t)eb) == 0, "%s: Y_h", tag);
+    if (qc->cell == LSTM)
+        cr_assert(memcmp(Yc0, Yc1, ns * 2) == 0, "%s: Y_c", tag);
+    { /* not a degenerate case: h took more than a handful of values */
+        int64_t nz = 0;
+        for (i = 0; i < (int64_t)ny; i++)
+            nz += (eb == 1 ? ((int8_t *)Y0)[i] : ((int16_t *)Y0)[i]) != 0;
+        cr_assert(T == 0 || nz > (int64_t)ny / 10, "%s: %lld of %zu outputs nonzero", tag,
+                  (long long)nz, ny);
+    }
+    if (qc->seqlens && N > 0) {
+        sl[0] = (int32_t)T + 1;
+        cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_SEQ_LEN, "%s: bad seq_lens", tag);
+    }
+    Q[LSTMC_RT_RNNQ_NU] = 63; /* a row the reference refuses */
+    cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_BAD_PARAMS, "%s: bad Q", tag);
+#undef ARGS
+    dlclose(so);
+    free(W), free(U), free(Q), free(sl), free(X), free(h0), free(c0), free(Pe);
+    free(Y0), free(Y1), free(Yh0), free(Yh1), free(Yc0), free(Yc1), free(s0), free(s1);
+}
+
+static void
+skip_without_llvm(void)
+{
+    if (!cg_llvm_available())
+        cr_skip_test("lstmc built without LLVM");
+}
+
+static void
+run_all(const target *t, const char *tname)
+{
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i], t, tname);
+}
+
+Test(llvm_rnnq, host_matches_reference, .timeout = 300)
+{
+    skip_without_llvm();
+    run_all(NULL, "host");
+}
+
+Test(llvm_rnnq, avx2_matches_reference, .timeout = 300)
+{
+    skip_without_llvm();
+    if (!__builtin_cpu_supports("avx2"))
+        cr_skip_test("no AVX2 here");
+    run_all(&haswell, "avx2");
+}
+
+Test(llvm_rnnq, generic_matches_reference, .timeout = 300)
+{
+    skip_without_llvm();
+    run_all(&baseline, "generic");
+}
