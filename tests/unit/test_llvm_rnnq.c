@@ -281,7 +281,9 @@ run_case(const qcase *qc, const target *t, const char *tname)
     {
         kp_rnnq_scratch L;
         kp_rnnq_scratch_of(p, &L);
-        call.scratch_bytes = L.bytes;
+        call.scratch_bytes = L.bytes; /* enough for the reference too (its own layout) */
+        if (call.scratch_bytes < lstmc_rt_rnnq_scratch(p) * 4)
+            call.scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
     }
     s0 = calloc((size_t)call.scratch_bytes, 1);
     s1 = malloc((size_t)call.scratch_bytes);
