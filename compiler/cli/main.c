@@ -312,6 +312,13 @@ parse_args(int argc, char **argv, cli *c)
         return usage("calibrate needs --data FILE.npy and -o CALIB%s", "");
     if (strcmp(c->cmd, "run") == 0 && !c->output_dir)
         return usage("no output folder: give --output-dir DIR%s", "");
+    /* issue 22: the integer modes' combinations */
+    if (c->o.io_int && !c->o.activations)
+        return usage("--io=int needs --activations=int8 or int16%s", "");
+    if (c->o.activations && c->o.weights && strcmp(c->o.weights, "int8") != 0)
+        return usage("--activations stores the weights in int8; it does not combine with "
+                     "--weights=%s",
+                     c->o.weights);
     for (i = 0; i < c->o.n_dims; i++) /* issue 21: ranges make one library for many runs */
         if (c->o.dims[i].min && strcmp(c->cmd, "compile") != 0 && strcmp(c->cmd, "run") != 0 &&
             strcmp(c->cmd, "inspect") != 0)

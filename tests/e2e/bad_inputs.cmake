@@ -170,3 +170,33 @@ lstmc_bad(bn_training_outputs 1 "node 'bn_outs' (BatchNormalization): output 'ru
           ${LSTMC} ${BAD}/bn_training_outputs.onnx --target=host -o ${BOUT}/bno)
 lstmc_bad(maxpool_indices 1 "node 'pool_idx' (MaxPool): output 'Indices' ('I') is not supported"
           ${LSTMC} ${BAD}/maxpool_indices.onnx --target=host -o ${BOUT}/mpi)
+
+# issue 22: the full-integer modes. Usage (exit 2): a bad --activations or --io value, --io=int
+# without --activations, --activations with float weights; the model (exit 1): no ranges (no
+# --calib-data and no QDQ), an activation the recipe does not have (HardSigmoid), calibration
+# samples of the wrong dtype, an OpenCL target, and --io=int where a softmax stays in float
+set(_qm ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/lstm_bidir_init/model.onnx)
+lstmc_bad(usage_bad_activations 2 "--activations takes fp32, int8 or int16, got 'int4'"
+          ${LSTMC} ${_qm} --activations=int4 -o ${BOUT}/qa1)
+lstmc_bad(usage_bad_io 2 "--io takes float or int, got 'uint'"
+          ${LSTMC} ${_qm} --io=uint -o ${BOUT}/qa2)
+lstmc_bad(usage_io_int_alone 2 "--io=int needs --activations=int8 or int16"
+          ${LSTMC} ${_qm} --io=int -o ${BOUT}/qa3)
+lstmc_bad(usage_activations_fp16 2 "it does not combine with --weights=fp16"
+          ${LSTMC} ${_qm} --activations=int8 --weights=fp16 -o ${BOUT}/qa4)
+lstmc_bad(activations_no_ranges 1
+          "--activations=int8 needs the layer's activation ranges: give --calib-data"
+          ${LSTMC} ${_qm} --activations=int8 -o ${BOUT}/qa5)
+lstmc_bad(activations_hardsigmoid 1 "activation HardSigmoid has no integer recipe"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/lstm_act_hsig_stanh_affine/model.onnx
+          --activations=int16 -o ${BOUT}/qa6)
+lstmc_bad(activations_calib_dtype 1 "--calib-data"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/train/charlm/model.onnx --activations=int8
+          --calib-data=${CMAKE_SOURCE_DIR}/tests/train/har/eval_x.npy -o ${BOUT}/qa7)
+lstmc_bad(activations_opencl 1 "does not combine with an OpenCL target ('pocl')"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/qdq_lstm_u8/model.onnx
+          --activations=int8 --target=pocl -o ${BOUT}/qa8)
+lstmc_bad(io_int_softmax 1 "--io=int: computes in float"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/pt_har_lstm/model.onnx
+          --activations=int8 --io=int --calib-data=${CMAKE_SOURCE_DIR}/tests/train/har/eval_x.npy
+          -o ${BOUT}/qa9)
