@@ -567,14 +567,59 @@ int_input(ir_graph *g, ir_tensor *t)
     m->dead = 1;
 }
 
-/* y = Dequantize(q) read by a Gemm with constant weights as its A: lstmc.GemmQ on q, then a
- * Dequantize of its int32. Returns 1 when rewritten, 0 when it does not apply, -1 refused. */
+/* A Quantize q fed, through moves, by a Gather of rows of a float constant (an embedding):
+ * the table quantised here with q's scale and zero point (as q would, half to even), the
+ * Gather and the moves on its integers, q gone. */
+static void
+int_table(ir_graph *g, ir_node *q)
+{
+    ir_node *chain[8], *ga;
+    ir_tensor *t = ir_in(q, 0), *tab, *tq, *src;
+    const float s = ir_attr_float(q, "scale", 1.0f);
+    const int zp = (int)ir_attr_int(q, "zero_point", 0), bits = (int)ir_attr_int(q, "bits", 8);
+    const double lo = bits == 8 ? -128.0 : -32768.0, hi = bits == 8 ? 127.0 : 32767.0;
+    int nc = 0, i;
+    int64_t k, n;
+    void *v;
+
+    while (t->producer && is_move(t->producer->op) && only_reader(g, t) && nc < 8) {
+        chain[nc++] = t->producer;
+        t = ir_in(t->producer, 0);
+    }
+    ga = t->producer;
+    if (!ga || ga->op != IR_OP_GATHER || !only_reader(g, t) || !(tab = ir_in(ga, 0))->data ||
+        tab->dtype != IR_DT_F32)
+        return;
+    n = ir_shape_numel(&tab->shape);
+    v = arena_alloc(g->a, (size_t)(n * (bits / 8)) + 1);
+    for (k = 0; k < n; k++) {
+        const double r =
+            fmax(lo, fmin(hi, (double)nearbyintf(((const float *)tab->data)[k] / s) + zp));
+        if (bits == 8)
+            ((int8_t *)v)[k] = (int8_t)r;
+        else
+            ((int16_t *)v)[k] = (int16_t)r;
+    }
+    tq = ir_const_wrap(g, "table_q", bits == 8 ? IR_DT_I8 : IR_DT_I16, &tab->shape, v);
+    src = move_on_ints(g, ga, tq); /* the Gather again, on the integer table */
+    for (i = nc - 1; i >= 0; i--)
+        src = move_on_ints(g, chain[i], src);
+    replace_uses(g, ir_out(q, 0), src);
+    q->dead = 1;
+}
+
+/* y = Dequantize(q) read by a Gemm with constant weights as its A, or a MatMul by a constant
+ * [K, N] (A of any rank: its rows): lstmc.GemmQ on q, then a Dequantize of its int32.
+ * Returns 1 when rewritten, 0 when it does not apply, -1 refused. */
 static int
 gemm_q(ir_graph *g, ir_node *dq, ir_node *m, diag *d)
 {
-    ir_tensor *q = ir_in(dq, 0), *B = ir_in(m, 1), *C = ir_in(m, 2), *Y = ir_out(m, 0), *yq;
-    const int tb = (int)ir_attr_int(m, "transB", 0);
-    const float alpha = ir_attr_float(m, "alpha", 1.0f), beta = ir_attr_float(m, "beta", 1.0f);
+    const int mm = m->op == IR_OP_MATMUL;
+    ir_tensor *q = ir_in(dq, 0), *B = ir_in(m, 1), *C = mm ? NULL : ir_in(m, 2), *Y = ir_out(m, 0);
+    ir_tensor *yq;
+    const int tb = mm ? 0 : (int)ir_attr_int(m, "transB", 0);
+    const float alpha = mm ? 1.0f : ir_attr_float(m, "alpha", 1.0f);
+    const float beta = mm ? 1.0f : ir_attr_float(m, "beta", 1.0f);
     const float sa = ir_attr_float(dq, "scale", 1.0f);
     int64_t K, N, j, k, nc;
     float bmax = 0.0f, sb, so;
@@ -584,8 +629,10 @@ gemm_q(ir_graph *g, ir_node *dq, ir_node *m, diag *d)
     ir_shape s;
     char name[512];
 
-    if (ir_in(m, 0) != ir_out(dq, 0) || ir_attr_int(m, "transA", 0) || !B->data ||
-        B->dtype != IR_DT_F32 || (C && (!C->data || C->dtype != IR_DT_F32)) || q->shape.rank != 2)
+    if (ir_in(m, 0) != ir_out(dq, 0) || (!mm && ir_attr_int(m, "transA", 0)) || !B->data ||
+        B->dtype != IR_DT_F32 || B->shape.rank != 2 || (C && (!C->data || C->dtype != IR_DT_F32)) ||
+        (mm ? q->shape.rank < 2 : q->shape.rank != 2) ||
+        q->shape.d[q->shape.rank - 1] != (tb ? B->shape.d[1] : B->shape.d[0]))
         return 0;
     if (!(alpha > 0.0f)) {
         diag_node(d, m, "--io=int: alpha %g has no integer form", (double)alpha);
@@ -646,6 +693,44 @@ gemm_q(ir_graph *g, ir_node *dq, ir_node *m, diag *d)
     return 1;
 }
 
+/* y = Dequantize(GemmQ(...)) read by an Add of a constant with one value per column (or one):
+ * the constant joins GemmQ's int32 bias and the Dequantize writes the Add's output. */
+static int
+bias_q(ir_graph *g, ir_node *dq, ir_node *m, diag *d)
+{
+    ir_tensor *y = ir_out(dq, 0), *c = ir_in(m, 0) == y ? ir_in(m, 1) : ir_in(m, 0);
+    ir_node *gq = ir_in(dq, 0)->producer;
+    const float so = ir_attr_float(dq, "scale", 1.0f);
+    int64_t N, nc, j;
+    int32_t *bias;
+    ir_shape s;
+
+    if (!gq || gq->op != IR_OP_GEMM_Q || ir_attr_int(dq, "zero_point", 0) || !c || !c->data ||
+        c->dtype != IR_DT_F32 || ir_out(m, 0)->shape.rank != y->shape.rank)
+        return 0;
+    N = ir_in(gq, 1)->shape.d[0];
+    nc = ir_shape_numel(&c->shape);
+    if ((nc != N && nc != 1) || (nc == N && c->shape.rank && c->shape.d[c->shape.rank - 1] != N))
+        return 0;
+    bias = arena_alloc(g->a, (size_t)N * sizeof *bias);
+    for (j = 0; j < N; j++) {
+        double b = nearbyint((double)((const float *)c->data)[nc == 1 ? 0 : j] / so);
+        if (ir_in(gq, 2))
+            b += ((const int32_t *)ir_in(gq, 2)->data)[j];
+        if (fabs(b) >= 2147483647.0) {
+            diag_node(d, m, "--io=int: the bias does not fit int32 at the output's scale");
+            return -1;
+        }
+        bias[j] = (int32_t)b;
+    }
+    s.rank = 1;
+    s.d[0] = N;
+    gq->inputs[2] = ir_const_wrap(g, "gemm_bias", IR_DT_I32, &s, bias);
+    ir_node_set_output(dq, 0, ir_out(m, 0));
+    m->dead = 1;
+    return 1;
+}
+
 /* One Dequantize moved one node towards the outputs. 1: moved, 0: stays, -1: refused. */
 static int
 sink(ir_graph *g, ir_node *dq, diag *d)
@@ -682,8 +767,10 @@ sink(ir_graph *g, ir_node *dq, diag *d)
         dq->dead = 1;
         return 1;
     }
-    if (m->op == IR_OP_GEMM)
+    if (m->op == IR_OP_GEMM || m->op == IR_OP_MATMUL)
         return gemm_q(g, dq, m, d);
+    if (m->op == IR_OP_ADD)
+        return bias_q(g, dq, m, d);
     return 0;
 }
 
@@ -696,6 +783,9 @@ int_io(ir_graph *g, diag *d)
     for (i = 0; i < g->n_inputs; i++)
         if (g->inputs[i]->dtype == IR_DT_F32)
             int_input(g, g->inputs[i]);
+    for (i = 0; i < g->n_nodes; i++) /* embeddings: their tables in integers */
+        if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_QUANTIZE)
+            int_table(g, g->nodes[i]);
     do {
         moved = 0;
         for (i = 0; i < g->n_nodes; i++) {
@@ -708,6 +798,8 @@ int_io(ir_graph *g, diag *d)
             moved |= r;
         }
     } while (moved);
+    if (ir_toposort(g, d) < 0) /* ir_dce walks the sorted nodes backwards */
+        return -1;
     ir_dce(g);
     for (i = 0; i < g->n_inputs; i++)
         if (g->inputs[i]->dtype == IR_DT_F32) {

@@ -1157,15 +1157,15 @@ lower_quant(arena *a, kprog *kp, const ir_node *n)
     return 0;
 }
 
-/* lstmc.GemmQ (passes/qact.c, --io=int): A [M, K] B [N, K] bias -> Y int32 [M, N]. */
+/* lstmc.GemmQ (passes/qact.c, --io=int): A [..., K] B [N, K] bias -> Y int32 [..., N]. */
 static int
 lower_gemmq(arena *a, kprog *kp, const ir_node *n)
 {
     kp_call *c = push(a, kp, KP_GEMM_Q, n);
     const ir_tensor *A = ir_in(n, 0), *B = ir_in(n, 1);
 
-    c->p.gemmq.m = A->shape.d[0];
-    c->p.gemmq.k = A->shape.d[1];
+    c->p.gemmq.k = A->shape.d[A->shape.rank - 1]; /* A's rows: every dim but the last */
+    c->p.gemmq.m = c->p.gemmq.k ? numel(A) / c->p.gemmq.k : 0;
     c->p.gemmq.n = B->shape.d[0];
     c->p.gemmq.bits = (int32_t)ir_attr_int(n, "bits", 8);
     c->p.gemmq.a_zero_point = (int32_t)ir_attr_int(n, "a_zero_point", 0);

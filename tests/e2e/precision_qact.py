@@ -46,13 +46,16 @@ def io_int(lstmc, mdir, work, x, y, ncal, calib, logits, acc):
             if len(f) >= 3 and f[0] == "#define" and f[1] == name:
                 return float(f[2].rstrip("f"))
         raise SystemExit("m.h has no " + name)
-    s_in, z_in = macro("M_INPUT_0_SCALE"), int(macro("M_INPUT_0_ZERO_POINT"))
     s_out = macro("M_OUTPUT_0_SCALE")
     qsamples = []
     for k in range(ncal, x.shape[0]):
         p = os.path.join(work, "q%d.npy" % k)
-        q = np.clip(np.round(x[k].astype(np.float32) / np.float32(s_in)) + z_in, -128, 127)
-        np.save(p, q.astype(np.int8))
+        if x.dtype == np.float32:  # quantised here, as the header says
+            s_in, z_in = macro("M_INPUT_0_SCALE"), int(macro("M_INPUT_0_ZERO_POINT"))
+            q = np.clip(np.round(x[k] / np.float32(s_in)) + z_in, -128, 127).astype(np.int8)
+        else:  # token ids: the embedding's table is integer inside the library
+            q = np.ascontiguousarray(x[k])
+        np.save(p, q)
         qsamples.append(p)
     logits["int8 io=int"] = run_all(os.path.join(out, "m_run"), qsamples,
                                     os.path.join(work, "rint8io")).astype(np.float64) * s_out
@@ -81,12 +84,11 @@ def main():
         logits[mode] = run_all(os.path.join(out, "m_run"), samples, os.path.join(work, "r" + mode))
         pred = logits[mode].argmax(-1).reshape(y.shape)
         acc[mode] = 100.0 * float((pred == y).mean())
-    # --io=int (no float anywhere): the samples quantised here with the header's scale and
-    # zero point, the int32 logits scaled back with the output's (models with a float input;
-    # charlm's token ids feed a float embedding, which has no integer kernel yet)
-    modes = ["fp32", "int16", "int8"] + (["int8 io=int"] if x.dtype == np.float32 else [])
-    if x.dtype == np.float32:
-        io_int(lstmc, mdir, work, x, y, ncal, calib, logits, acc)
+    # --io=int (no float anywhere): float samples quantised here with the header's scale and
+    # zero point (token ids as they are: the embedding runs on an integer table), the int32
+    # logits scaled back with the output's
+    modes = ["fp32", "int16", "int8", "int8 io=int"]
+    io_int(lstmc, mdir, work, x, y, ncal, calib, logits, acc)
     ok = True
     top = float(np.abs(logits["fp32"]).max())
     for mode in modes:
