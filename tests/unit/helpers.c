@@ -3,19 +3,22 @@
  */
 #include "helpers.h"
 
-#include <criterion/criterion.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "arena.h"
 #include "codegen.h"
 #include "diag.h"
 #include "driver.h"
 #include "ir_eval.h"
+#include "kprog.h"
 #include "passes.h"
 #include "target.h"
+
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 int
 helpers_allclose(const float *got, const float *want, size_t n, float rtol, float atol)
@@ -215,4 +218,49 @@ helpers_rand_vec(size_t n, unsigned *s, float scale)
     for (i = 0; i < n; i++)
         v[i] = scale * helpers_frand(s);
     return v;
+}
+
+void *
+helpers_llvm_so(struct kprog *kp, const char *work, const char *tag, const struct target *t, int nt,
+                const char *extra, unsigned char *handled)
+{
+    char dir[512], cmd[2048];
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "test", stderr);
+    cg_options o;
+    void *h;
+    int n;
+
+    mkdir(work, 0777);
+    snprintf(dir, sizeof dir, "%s/%s", work, tag);
+    mkdir(dir, 0777);
+    memset(&o, 0, sizeof o);
+    o.name = "t";
+    o.outdir = dir;
+    o.target = t ? t->name : "host";
+    o.t = t;
+    o.llvm = 1;
+    o.threads = nt;
+    n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
+    cr_assert(n == kp->n_calls, "%s: cg_llvm_kernels: %d of %d kernels", tag, n, kp->n_calls);
+    if (nt > 1) /* t.so's own pool, with threads (the generated Makefile's -DLSTMC_RT_THREADS) */
+        snprintf(cmd, sizeof cmd,
+                 "cc -shared -fPIC -O2 -DLSTMC_RT_THREADS -I" LSTMC_SOURCE_DIR
+                 "/runtime/include -o %s/t.so %s/t_kernels.o " LSTMC_SOURCE_DIR
+                 "/runtime/src/rt_pool.c -lpthread %s",
+                 dir, dir, extra ? extra : "");
+    else
+        snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o %s", dir, dir,
+                 extra ? extra : "");
+    cr_assert(system(cmd) == 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "%s/t.so", dir);
+    h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(h, "dlopen: %s", dlerror());
+    if (nt > 1) {
+        int (*start)(int) = (int (*)(int))dlsym(h, "lstmc_rt_pool_start");
+        cr_assert(start, "lstmc_rt_pool_start");
+        cr_assert_eq(start(nt), nt, "the pool's threads");
+    }
+    arena_free(a);
+    return h;
 }

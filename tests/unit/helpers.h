@@ -5,10 +5,10 @@
 #ifndef LSTMC_TEST_HELPERS_H
 #define LSTMC_TEST_HELPERS_H
 
-#include <stddef.h>
-
 #include "ir.h"
 #include "lstmc_rt_npy.h"
+
+#include <stddef.h>
 
 #define HELPERS_FIXTURES LSTMC_SOURCE_DIR "/tests/fixtures/cases"
 
@@ -45,6 +45,14 @@ const ir_node *helpers_find_op(const ir_graph *g, ir_op op, int nth);
 
 /* A linear congruential step of *s as a float in [-1, 1): fixed test data from a seed. */
 float helpers_frand(unsigned *s);
+
+/* kp's LLVM kernels for target t (NULL: the host) on nt threads, compiled into WORK/tag,
+ * linked (with rt_pool.c when nt > 1, and the link arguments extra, or NULL) into t.so and
+ * opened with dlopen; the pool started with nt threads. Asserts every call became a kernel. */
+struct kprog;
+struct target;
+void *helpers_llvm_so(struct kprog *kp, const char *work, const char *tag, const struct target *t,
+                      int nt, const char *extra, unsigned char *handled);
 
 /* n such values times scale in a malloc'd array (the caller frees it). */
 float *helpers_rand_vec(size_t n, unsigned *s, float scale);

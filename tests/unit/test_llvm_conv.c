@@ -151,43 +151,7 @@ Test(llvm_conv, declines_the_rest)
 static void *
 build_so(kprog *kp, const char *tag, unsigned char *handled, int nt)
 {
-    char dir[512], cmd[1600];
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, "test", stderr);
-    cg_options o;
-    void *h;
-    int n;
-
-    mkdir(WORK, 0777);
-    snprintf(dir, sizeof dir, "%s/%s", WORK, tag);
-    mkdir(dir, 0777);
-    memset(&o, 0, sizeof o);
-    o.name = "t";
-    o.outdir = dir;
-    o.target = "host";
-    o.llvm = 1;
-    o.threads = nt;
-    n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
-    cr_assert(n == kp->n_calls, "%s: cg_llvm_kernels: %d of %d kernels", tag, n, kp->n_calls);
-    if (nt > 1)
-        snprintf(cmd, sizeof cmd,
-                 "cc -shared -fPIC -O2 -DLSTMC_RT_THREADS -I" LSTMC_SOURCE_DIR
-                 "/runtime/include -o %s/t.so %s/t_kernels.o " LSTMC_SOURCE_DIR
-                 "/runtime/src/rt_pool.c -lpthread",
-                 dir, dir);
-    else
-        snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
-    cr_assert(system(cmd) == 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s/t.so", dir);
-    h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
-    cr_assert(h, "dlopen: %s", dlerror());
-    if (nt > 1) {
-        int (*start)(int) = (int (*)(int))dlsym(h, "lstmc_rt_pool_start");
-        cr_assert(start, "lstmc_rt_pool_start");
-        cr_assert_eq(start(nt), nt, "the pool's threads");
-    }
-    arena_free(a);
-    return h;
+    return helpers_llvm_so(kp, WORK, tag, NULL, nt, NULL, handled);
 }
 
 /* A conv (pool < 0) or pool (pool = lstmc_rt_pool_kind) call compiled at N, H, W, run at

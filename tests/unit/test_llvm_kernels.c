@@ -4,15 +4,6 @@
  * object with `cc -shared` and loaded with dlopen; the inline sigmoid/tanh against libm; and
  * an aarch64 (tegra-x1) object checked to be an AArch64 ELF holding every kernel's symbol.
  */
-#include <criterion/criterion.h>
-#include <dlfcn.h>
-#include <elf.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-
 #include "arena.h"
 #include "codegen.h"
 #include "diag.h"
@@ -23,10 +14,19 @@
 #include "lstmc_rt_kernels.h"
 #include "memplan.h"
 
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #define WORK LSTMC_BINARY_DIR "/llvm_kernels_work"
 
-typedef lstmc_rt_status (*proj_fn)(const lstmc_rt_rnn_proj_params *, const float *,
-                                   const float *, const float *, float *);
+typedef lstmc_rt_status (*proj_fn)(const lstmc_rt_rnn_proj_params *, const float *, const float *,
+                                   const float *, float *);
 typedef lstmc_rt_status (*rec_fn)(const lstmc_rt_rnn_params *, const float *, const float *,
                                   const float *, const int32_t *, const float *, const float *,
                                   const float *, float *, float *, float *, float *);
@@ -52,43 +52,7 @@ skip_without_llvm(void)
 static void *
 build_so_nt(kprog *kp, const char *tag, unsigned char *handled, int nt)
 {
-    char dir[512], cmd[1600];
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, "test", stderr);
-    cg_options o;
-    void *h;
-    int n;
-
-    mkdir(WORK, 0777);
-    snprintf(dir, sizeof dir, "%s/%s", WORK, tag);
-    mkdir(dir, 0777);
-    memset(&o, 0, sizeof o);
-    o.name = "t";
-    o.outdir = dir;
-    o.target = "host";
-    o.llvm = 1;
-    o.threads = nt;
-    n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
-    cr_assert(n == kp->n_calls, "cg_llvm_kernels: %d of %d kernels", n, kp->n_calls);
-    if (nt > 1) /* t.so's own pool, with threads (the generated Makefile's -DLSTMC_RT_THREADS) */
-        snprintf(cmd, sizeof cmd,
-                 "cc -shared -fPIC -O2 -DLSTMC_RT_THREADS -I" LSTMC_SOURCE_DIR
-                 "/runtime/include -o %s/t.so %s/t_kernels.o " LSTMC_SOURCE_DIR
-                 "/runtime/src/rt_pool.c -lpthread",
-                 dir, dir);
-    else
-        snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
-    cr_assert(system(cmd) == 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s/t.so", dir);
-    h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
-    cr_assert(h, "dlopen: %s", dlerror());
-    if (nt > 1) {
-        int (*start)(int) = (int (*)(int))dlsym(h, "lstmc_rt_pool_start");
-        cr_assert(start, "lstmc_rt_pool_start");
-        cr_assert_eq(start(nt), nt, "the pool's threads");
-    }
-    arena_free(a);
-    return h;
+    return helpers_llvm_so(kp, WORK, tag, NULL, nt, NULL, handled);
 }
 
 static void *
@@ -201,9 +165,8 @@ run_rec_case(const rec_case *rc)
     cr_assert_eq(kproj(pp, X, w, b, P1), LSTMC_RT_OK);
     cr_assert(helpers_allclose(P1, P0, (size_t)(D * rows * GH), 1e-5f, 1e-5f), "%s: proj",
               rc->name);
-    cr_assert_eq(lstmc_rt_rnn_rec(p, P0, r, rb_arg, rc->seqlens ? sl : NULL,
-                                  rc->init ? h0 : NULL, rc->init ? c0 : NULL,
-                                  rc->peep ? pe : NULL, Y0, Yh0, Yc0, s0),
+    cr_assert_eq(lstmc_rt_rnn_rec(p, P0, r, rb_arg, rc->seqlens ? sl : NULL, rc->init ? h0 : NULL,
+                                  rc->init ? c0 : NULL, rc->peep ? pe : NULL, Y0, Yh0, Yc0, s0),
                  LSTMC_RT_OK);
     memset(Y1, 0x7f, ny * 4); /* the kernel must write every element */
     cr_assert_eq(krec(p, P0, r, rb_arg, rc->seqlens ? sl : NULL, rc->init ? h0 : NULL,
@@ -225,7 +188,7 @@ run_rec_case(const rec_case *rc)
     free(s0), free(s1);
 }
 
-#define SIG LSTMC_RT_ACT_SIGMOID
+#define SIG  LSTMC_RT_ACT_SIGMOID
 #define TANH LSTMC_RT_ACT_TANH
 
 /* H = 37: GH is a whole register tile, a vector tail and a scalar tail on AVX-512, AVX2 and
@@ -241,8 +204,8 @@ static const rec_case rec_cases[] = {
     {"gru_lbr1", LSTMC_RT_CELL_GRU, 2, 0, 0, 1, 0, 1, 0, 1, 1, 5, 3, 6, 37, SIG, TANH, TANH},
     {"gru_lbr0", LSTMC_RT_CELL_GRU, 1, 1, 1, 0, 0, 0, 0, 1, 1, 5, 3, 6, 37, SIG, TANH, TANH},
     {"rnn", LSTMC_RT_CELL_RNN, 2, 0, 1, 1, 0, 0, 0, 1, 1, 5, 3, 6, 37, TANH, TANH, TANH},
-    {"rnn_acts", LSTMC_RT_CELL_RNN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2, 4, 5,
-     LSTMC_RT_ACT_SOFTSIGN, TANH, TANH},
+    {"rnn_acts", LSTMC_RT_CELL_RNN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2, 4, 5, LSTMC_RT_ACT_SOFTSIGN,
+     TANH, TANH},
 };
 
 Test(llvm_kernels, matches_c_reference)

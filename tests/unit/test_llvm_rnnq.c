@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "codegen.h"
 #include "diag.h"
+#include "helpers.h"
 #include "ir.h"
 #include "kprog.h"
 #include "lstmc_rt_kernels.h"
@@ -128,33 +129,8 @@ typedef lstmc_rt_status (*rnnq_fn)(const lstmc_rt_rnnq_params *, const void *, c
 static void *
 build(kprog *kp, const char *tag, const target *t)
 {
-    char dir[512], cmd[1600];
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, "test", stderr);
     unsigned char handled[1];
-    cg_options o;
-    void *h;
-    int n;
-
-    mkdir(WORK, 0777);
-    snprintf(dir, sizeof dir, "%s/%s", WORK, tag);
-    mkdir(dir, 0777);
-    memset(&o, 0, sizeof o);
-    o.name = "t";
-    o.outdir = dir;
-    o.target = t ? t->name : "host";
-    o.t = t;
-    o.llvm = 1;
-    o.threads = 1;
-    n = cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d);
-    cr_assert(n == 1, "%s: cg_llvm_kernels: %d kernels", tag, n);
-    snprintf(cmd, sizeof cmd, "cc -shared -o %s/t.so %s/t_kernels.o", dir, dir);
-    cr_assert(system(cmd) == 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s/t.so", dir);
-    h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
-    cr_assert(h, "dlopen: %s", dlerror());
-    arena_free(a);
-    return h;
+    return helpers_llvm_so(kp, WORK, tag, t, 1, NULL, handled);
 }
 
 static const target haswell = {.name = "test-haswell",

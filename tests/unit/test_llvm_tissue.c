@@ -43,22 +43,10 @@ static int runtime_built;
 static void *
 build_so(kprog *kp, const char *tag)
 {
-    char dir[512], cmd[2048];
-    arena *a = arena_new(0);
-    diag *d = diag_new(a, "test", stderr);
+    char cmd[2048], extra[1024];
     unsigned char handled[1];
-    cg_options o;
-    void *h;
 
     mkdir(WORK, 0777);
-    snprintf(dir, sizeof dir, "%s/%s", WORK, tag);
-    mkdir(dir, 0777);
-    memset(&o, 0, sizeof o);
-    o.name = "t";
-    o.outdir = dir;
-    o.target = "host";
-    o.llvm = 1;
-    cr_assert_eq(cg_llvm_kernels(ir_graph_new(a, "t", "t"), kp, &o, handled, d), 1, "%s: the LLVM tissue kernel", tag);
     if (!runtime_built) { /* the runtime sources the kernel calls, compiled once */
         snprintf(cmd, sizeof cmd,
                  "cd %s && cc -c -fPIC -O2 -I%s/runtime/include %s/runtime/src/rt_tissue.c "
@@ -69,16 +57,10 @@ build_so(kprog *kp, const char *tag)
         cr_assert(system(cmd) == 0, "%s", cmd);
         runtime_built = 1;
     }
-    snprintf(cmd, sizeof cmd,
-             "cc -shared -o %s/t.so %s/t_kernels.o %s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o "
-             "%s/rt_hsparse.o %s/rt_lowp.o %s/rt_spmv.o -lm",
-             dir, dir, WORK, WORK, WORK, WORK, WORK, WORK);
-    cr_assert(system(cmd) == 0, "%s", cmd);
-    snprintf(cmd, sizeof cmd, "%s/t.so", dir);
-    h = dlopen(cmd, RTLD_NOW | RTLD_LOCAL);
-    cr_assert(h, "dlopen: %s", dlerror());
-    arena_free(a);
-    return h;
+    snprintf(extra, sizeof extra,
+             "%s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o %s/rt_hsparse.o %s/rt_lowp.o %s/rt_spmv.o -lm",
+             WORK, WORK, WORK, WORK, WORK, WORK);
+    return helpers_llvm_so(kp, WORK, tag, NULL, 1, extra, handled);
 }
 
 typedef struct tcase {
