@@ -81,6 +81,9 @@ typedef struct kg {
     int f16_native; /* fpext half -> float is an instruction (x86 F16C, AArch64) */
     /* the integer dot products of the target (rnnq.c, issue 22) */
     int x86_vnni, x86_avx512bw, x86_avx2;
+    int arm_dotprod; /* AArch64 SDOT (Armv8.2-A DotProd) */
+    int arm_dsp;     /* 32-bit Arm / Thumb-2 DSP extension: SMLAD, SMLALD, SXTB16 */
+    int arm_mve;     /* Armv8.1-M Helium (MVE) */
 } kg;
 
 static inline LLVMValueRef

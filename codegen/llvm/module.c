@@ -159,6 +159,53 @@ vector_floats(const char *triple, const char *features)
     return 4; /* SSE */
 }
 
+/* Whether cpu is one of the names in list (NULL-terminated); a name ending in '*' is a
+ * prefix. */
+static int
+cpu_in(const char *cpu, const char *const *list)
+{
+    for (; *list; list++) {
+        size_t n = strlen(*list);
+        if ((*list)[n - 1] == '*' ? strncmp(cpu, *list, n - 1) == 0 : strcmp(cpu, *list) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The integer dot-product instructions of an Arm target (the full-integer kernel,
+ * rnnq.c): named in the features, or implied by the CPU (LLVM's processor definitions;
+ * the features the profile names win, "-dotprod" turning it off on a core that has it). */
+static void
+arm_int_features(kg *g, const char *triple, const char *cpu, const char *features)
+{
+    static const char *const dotprod[] = {
+        "cortex-a55",      "cortex-a65*", "cortex-a75",  "cortex-a76*", "cortex-a77",
+        "cortex-a78*",     "cortex-a510", "cortex-a520", "cortex-a710", "cortex-a715",
+        "cortex-a720",     "cortex-x*",   "neoverse-n*", "neoverse-v*", "neoverse-e1",
+        "neoverse-512tvb", "apple-a13",   "apple-a14",   "apple-a15",   "apple-a16",
+        "apple-a17",       "apple-m*",    "ampere1*",    "exynos-m4",   "exynos-m5",
+        "tsv110",          NULL};
+    static const char *const dsp[] = {"cortex-m4",  "cortex-m7",  "cortex-m33", "cortex-m35p",
+                                      "cortex-m52", "cortex-m55", "cortex-m85", NULL};
+    static const char *const mve[] = {"cortex-m52", "cortex-m55", "cortex-m85", NULL};
+    int s;
+
+    if (strncmp(triple, "aarch64", 7) == 0) {
+        s = feature_state(features, "dotprod");
+        g->arm_dotprod = s == 1 || (s == -1 && cpu_in(cpu, dotprod));
+        return;
+    }
+    if (strncmp(triple, "thumbv7em", 9) && strncmp(triple, "thumbv8m.main", 13) &&
+        strncmp(triple, "thumbv8.1m.main", 15))
+        return; /* the M-profile cores with the DSP extension */
+    s = feature_state(features, "dsp");
+    g->arm_dsp = s == 1 || (s == -1 && cpu_in(cpu, dsp));
+    s = feature_state(features, "mve");
+    if (s == -1)
+        s = feature_state(features, "mve.fp");
+    g->arm_mve = s == 1 || (s == -1 && cpu_in(cpu, mve));
+}
+
 /*
  * LLVMCreateTargetMachine with a check of the CPU and feature names. LLVM only prints
  * "'+x' is not a recognized feature for this target (ignoring feature)" (or "processor")
@@ -392,6 +439,7 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         g.x86_vnni = g.x86_avx512bw && feature_state(features, "avx512vnni") == 1;
         g.x86_avx2 = feature_state(features, "avx2") == 1;
     }
+    arm_int_features(&g, triple, lt.cpu, features);
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++) {
         const kp_wave *w = kp_wave_of(kp, i);

@@ -17,7 +17,16 @@
  *   QD_WD512  AVX-512BW: the weights sign-extended to int16, vpmaddwd against int16
  *             activations (int16 mode everywhere, int8 mode without VNNI).
  *   QD_WD256  AVX2: the same on ymm (never vpmaddubsw: its int16 pair sums saturate).
- *   QD_GEN    elsewhere: sext to i32, mul, add, <16 x i32>, which LLVM selects per target.
+ *   QD_SDOT   AArch64 with DotProd, int8 mode: sdot, 16 signed bytes into <4 x i32>.
+ *   QD_SMLAD  Cortex-M with the DSP extension (M4, M7, M33): a word of 4 weights split by
+ *             sxtb16 into bytes 0, 2 and 1, 3 as int16 pairs, against the activations stored
+ *             as int16 in that order ([a0 a2 a1 a3] per group of 4), two smlad (int8 mode)
+ *             or smlald (int16 mode, int64 accumulator) per 4 terms.
+ *   QD_MVE    Cortex-M55 Helium: acc + vector.reduce.add(mul(sext, sext)) per 16 bytes
+ *             (int8) or 8 int16 (int16 mode, in int64), which LLVM selects as vmladava.s8 /
+ *             vmlaldava.s16.
+ *   QD_GEN    elsewhere: sext to i32, mul, add, <16 x i32>, which LLVM selects per target
+ *             (AArch64 without DotProd and Armv7 NEON: sxtl, smull, smlal).
  *
  * Exactness: in int8 mode every partial sum fits int32 (I, H <= 65536, cg_llvm_handles);
  * in int16 mode the int32 lanes of at most 256 vector steps (2 * 32768 * 127 * 256 < 2^31)
@@ -30,14 +39,15 @@
 
 #include <stdio.h>
 
-enum { QD_VNNI, QD_WD512, QD_WD256, QD_GEN };
+enum { QD_VNNI, QD_WD512, QD_WD256, QD_SDOT, QD_SMLAD, QD_MVE, QD_GEN };
 
 #define RB 4 /* weight rows per register tile */
 
 typedef struct qctx {
     const lstmc_rt_rnnq_params *p;
     kp_rnnq_scratch L;
-    int mode, vk, masked, ab; /* ab: bytes per stored activation (1: VNNI's biased bytes) */
+    int mode, vk, masked, ab; /* ab: bytes per stored activation (1: int8; VNNI: biased) */
+    int biased;               /* VNNI: the activations stored as a + 128 */
     LLVMTypeRef i8, i16, acc; /* acc: the vector of int32 lanes */
     LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
     LLVMValueRef scratch;
@@ -238,6 +248,52 @@ xcall(kg *g, const char *name, LLVMValueRef *args, unsigned n)
     return LLVMBuildCall2(g->b, ft, f, args, n, "");
 }
 
+/* a call of the overloaded intrinsic name for the types tys */
+static LLVMValueRef
+xcall_t(kg *g, const char *name, LLVMTypeRef *tys, unsigned nt, LLVMValueRef *args, unsigned n)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, tys, nt);
+    return LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->cx, id, tys, nt), f, args, n, "");
+}
+
+/* sum of the lanes of mul(sext w, sext a) in lanes of type lane (MVE: vmladav / vmlaldav) */
+static LLVMValueRef
+mul_reduce(kg *g, LLVMValueRef w, LLVMValueRef a, LLVMTypeRef lane)
+{
+    LLVMTypeRef vt = LLVMVectorType(lane, LLVMGetVectorSize(LLVMTypeOf(w)));
+    LLVMValueRef m = mul(g, LLVMBuildSExt(g->b, w, vt, ""), LLVMBuildSExt(g->b, a, vt, ""));
+    return intrinsic(g, "llvm.vector.reduce.add", vt, &m, 1);
+}
+
+/* SMLAD: acc + the 4 products of the word of weights w (<4 x i8>) and a (<4 x i16>, stored
+ * [a0 a2 a1 a3]): sxtb16 takes bytes 0 and 2 of a word, sxtb16 of it rotated by 8 bytes 1
+ * and 3; int16 mode accumulates in int64 (smlald) */
+static LLVMValueRef
+dot_smlad(kg *g, const qctx *q, LLVMValueRef acc, LLVMValueRef w, LLVMValueRef a)
+{
+    LLVMValueRef wi = LLVMBuildBitCast(g->b, w, g->i32, ""), args[3], w02, w13, a02, a13;
+    LLVMValueRef av = LLVMBuildBitCast(g->b, a, LLVMVectorType(g->i32, 2), "");
+    args[0] = wi;
+    args[1] = wi;
+    args[2] = LLVMConstInt(g->i32, 8, 0);
+    w13 = intrinsic(g, "llvm.fshr", g->i32, args, 3);
+    args[0] = wi;
+    w02 = xcall(g, "llvm.arm.sxtb16", args, 1);
+    args[0] = w13;
+    w13 = xcall(g, "llvm.arm.sxtb16", args, 1);
+    a02 = LLVMBuildExtractElement(g->b, av, LLVMConstInt(g->i32, 0, 0), "");
+    a13 = LLVMBuildExtractElement(g->b, av, LLVMConstInt(g->i32, 1, 0), "");
+    args[0] = w02;
+    args[1] = a02;
+    args[2] = acc;
+    acc = xcall(g, q->p->bits == 8 ? "llvm.arm.smlad" : "llvm.arm.smlald", args, 3);
+    args[0] = w13;
+    args[1] = a13;
+    args[2] = acc;
+    return xcall(g, q->p->bits == 8 ? "llvm.arm.smlad" : "llvm.arm.smlald", args, 3);
+}
+
 /* The weight vector of one step at p (n valid of vk; vk: a full load). */
 static LLVMValueRef
 wload(kg *g, const qctx *q, LLVMValueRef p, int n)
@@ -263,6 +319,19 @@ dot_step(kg *g, const qctx *q, LLVMValueRef acc, LLVMValueRef w, LLVMValueRef a)
         args[1] = a; /* the unsigned operand */
         args[2] = w;
         return xcall(g, "llvm.x86.avx512.vpdpbusd.512", args, 3);
+    case QD_SDOT: {
+        LLVMTypeRef tys[2];
+        tys[0] = q->acc;
+        tys[1] = LLVMTypeOf(w);
+        args[0] = acc;
+        args[1] = w;
+        args[2] = a;
+        return xcall_t(g, "llvm.aarch64.neon.sdot", tys, 2, args, 3);
+    }
+    case QD_SMLAD:
+        return dot_smlad(g, q, acc, w, a);
+    case QD_MVE:
+        return add(g, acc, mul_reduce(g, w, a, q->p->bits == 8 ? g->i32 : g->i64));
     case QD_WD512:
     case QD_WD256:
         args[0] = a;
@@ -284,6 +353,8 @@ static LLVMValueRef
 reduce_i64(kg *g, const qctx *q, LLVMValueRef acc)
 {
     LLVMValueRef v;
+    if (LLVMGetTypeKind(q->acc) == LLVMIntegerTypeKind) /* a scalar accumulator */
+        return q->acc == g->i64 ? acc : sx(g, acc);
     if (q->p->bits == 8) /* exact in int32 (the file's top) */
         return sx(g, intrinsic(g, "llvm.vector.reduce.add", q->acc, &acc, 1));
     v = LLVMBuildSExt(g->b, acc, LLVMVectorType(g->i64, LLVMGetVectorSize(q->acc)), "");
@@ -444,12 +515,22 @@ emit_corr(kg *g, const qctx *q, LLVMValueRef w, int64_t rows, int64_t K, LLVMVal
     }
 }
 
-/* a[k] = v as the dot product reads it: VNNI v + 128 as a byte, else int16 */
+/* a[k] = v, k < K, as the dot product reads it: VNNI v + 128 as a byte, SDOT and MVE's int8
+ * mode a byte, SMLAD int16 in the order [a0 a2 a1 a3] in each whole group of 4 (k with its
+ * bits 0 and 1 swapped; the scalar tail's in place), else int16 */
 static void
-st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k)
+st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k, int64_t K)
 {
+    if (q->mode == QD_SMLAD && K >= 4) {
+        LLVMValueRef pk = LLVMBuildOr(
+            g->b, LLVMBuildAnd(g->b, k, ci(g, ~(int64_t)3), ""),
+            LLVMBuildOr(g->b, LLVMBuildShl(g->b, LLVMBuildAnd(g->b, k, ci(g, 1), ""), ci(g, 1), ""),
+                        LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, k, ci(g, 1), ""), ci(g, 1), ""), ""),
+            "");
+        k = sel(g, LLVMBuildICmp(g->b, LLVMIntSLT, k, ci(g, K / 4 * 4), ""), pk, k);
+    }
     if (q->ab == 1)
-        sti(g, q->i8, LLVMBuildXor(g->b, v, ci(g, 128), ""), a, k);
+        sti(g, q->i8, q->biased ? LLVMBuildXor(g->b, v, ci(g, 128), "") : v, a, k);
     else
         sti(g, q->i16, v, a, k);
 }
@@ -573,7 +654,7 @@ emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi)
         g, q, e->act[0], gate_z(g, e->Qd, rr, ldi(g, g->i64, aw, rr), ldi(g, g->i64, e->accu, rr)));
     sti(g, g->i32, rg, e->rg, j);
     if (!p->linear_before_reset)
-        st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldi(g, g->i32, e->h, j))), 15), e->rha, j);
+        st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldi(g, g->i32, e->h, j))), 15), e->rha, j, H);
     loop_end(g, &l);
 }
 
@@ -583,7 +664,7 @@ emit_h_act(kg *g, const qctx *q, const qdir *e)
 {
     kloop l;
     LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, q->p->hidden));
-    st_act(g, q, sx(g, ldi(g, g->i32, e->h, j)), e->ha, j);
+    st_act(g, q, sx(g, ldi(g, g->i32, e->h, j)), e->ha, j, q->p->hidden);
     loop_end(g, &l);
 }
 
@@ -646,6 +727,12 @@ rnnq_dot_mode(const kg *g, int bits)
         return bits == 8 && g->x86_vnni ? QD_VNNI : QD_WD512;
     if (g->x86_avx2)
         return QD_WD256;
+    if (g->arm_dotprod && bits == 8)
+        return QD_SDOT;
+    if (g->arm_mve)
+        return QD_MVE;
+    if (g->arm_dsp)
+        return QD_SMLAD;
     return QD_GEN;
 }
 
@@ -679,10 +766,18 @@ emit_rnnq(kg *g, const kp_call *kc)
     q.i8 = LLVMInt8TypeInContext(g->cx);
     q.i16 = LLVMInt16TypeInContext(g->cx);
     q.mode = rnnq_dot_mode(g, p->bits);
-    q.vk = q.mode == QD_VNNI ? 64 : q.mode == QD_WD512 ? 32 : 16;
+    q.vk = q.mode == QD_VNNI    ? 64
+           : q.mode == QD_WD512 ? 32
+           : q.mode == QD_SMLAD ? 4
+           : q.mode == QD_MVE   ? 128 / p->bits
+                                : 16;
     q.masked = q.mode == QD_VNNI || q.mode == QD_WD512;
-    q.ab = q.mode == QD_VNNI ? 1 : 2;
-    q.acc = LLVMVectorType(g->i32, q.mode == QD_WD256 ? 8 : 16);
+    q.ab = q.mode == QD_VNNI || q.mode == QD_SDOT || (q.mode == QD_MVE && p->bits == 8) ? 1 : 2;
+    q.biased = q.mode == QD_VNNI;
+    if (q.mode == QD_SMLAD || q.mode == QD_MVE)
+        q.acc = p->bits == 8 ? g->i32 : g->i64;
+    else
+        q.acc = LLVMVectorType(g->i32, q.mode == QD_WD256 ? 8 : q.mode == QD_SDOT ? 4 : 16);
     q.tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
     q.tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
 
@@ -755,7 +850,7 @@ emit_rnnq(kg *g, const kp_call *kc)
             LLVMValueRef xa =
                 gepb(g, q.scratch, add(g, ci(g, q.L.xa), mul(g, qi, ci(g, q.L.kx * q.ab))));
             LLVMValueRef k = loop_begin(g, &lb, ci(g, 0), ci(g, I));
-            st_act(g, &q, ldx(g, &q, x, k), xa, k);
+            st_act(g, &q, ldx(g, &q, x, k), xa, k, I);
             loop_end(g, &lb);
         }
         loop_end(g, &lq);

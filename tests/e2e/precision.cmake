@@ -112,6 +112,19 @@ if(NOT LSTMC_SANITIZE AND LSTMC_HAVE_LLVM)
                      ${CMAKE_SOURCE_DIR}/tests/train/${_m} ${WORK}/Allvm_${_m} ${_ncal} ${_nrun})
     set_tests_properties(e2e_activations_llvm_vs_c_${_m} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   endforeach()
+  # the same for AArch64 under qemu-aarch64: the SDOT path (tests/cross/aarch64-dotprod.json,
+  # a Cortex-A76) and the NEON one (the built-in aarch64 profile, no DotProd)
+  foreach(t aarch64:aarch64 dotprod:${CMAKE_SOURCE_DIR}/tests/cross/aarch64-dotprod.json)
+    string(REPLACE ":" ";" _t ${t})
+    list(GET _t 0 _tn)
+    list(GET _t 1 _tp)
+    add_test(NAME cross_activations_llvm_vs_c_${_tn}_har
+             COMMAND /usr/bin/python3 ${E2E}/qact_llvm.py $<TARGET_FILE:lstmc>
+                     ${CMAKE_SOURCE_DIR}/tests/train/har ${WORK}/Across_${_tn} 20 6)
+    set_tests_properties(cross_activations_llvm_vs_c_${_tn}_har PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 300
+      ENVIRONMENT "CROSS_TARGET=${_tp};CROSS_CC=aarch64-linux-gnu-gcc;CROSS_AR=aarch64-linux-gnu-ar;CROSS_RUN=qemu-aarch64")
+  endforeach()
 endif()
 
 # the size report per format (docs/SIZE_REPORT.md "weights_per_format")

@@ -30,12 +30,13 @@ def build(lstmc, model, out, fmt):
                    stdout=subprocess.DEVNULL)
 
 
-def run_all(exe, samples, work):
+def run_all(exe, samples, work, runner=()):
     outs = []
     for k, path in enumerate(samples):
         od = os.path.join(work, "o%d" % k)
         os.makedirs(od, exist_ok=True)
-        subprocess.run([exe, "--output-dir", od, path], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(list(runner) + [exe, "--output-dir", od, path], check=True,
+                       stdout=subprocess.DEVNULL)
         names = sorted(os.listdir(od))
         outs.append(np.load(os.path.join(od, names[0])))
     return np.stack(outs)

@@ -8,7 +8,12 @@ with --emit=c and once with the default LLVM kernels; the next N_RUN samples mus
 outputs bit for bit (the layers' integers are equal, and what follows them is the same C code).
 Also checks that the LLVM build really replaced every lstmc_rt_rnn_q call. Exit 0 on success,
 1 on a difference, 77 (skip) without numpy.
+
+Cross mode, as run_case.sh's: with CROSS_TARGET (a profile name or file), CROSS_CC, CROSS_AR and
+CROSS_RUN set, both builds are for that target, linked statically and run under CROSS_RUN
+(qemu-aarch64: the AArch64 kernels, SDOT or NEON); 77 when a tool is missing.
 """
+import shutil
 import os
 import subprocess
 import sys
@@ -23,16 +28,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from precision_train import run_all  # noqa: E402
 
 
+CROSS = os.environ.get("CROSS_TARGET")
+
+
 def build(lstmc, model, out, flags):
+    if CROSS:
+        flags = flags + ["--target=" + CROSS]
     subprocess.run([lstmc, model, "--name=m", "-o", out, "--force"] + flags, check=True,
                    stdout=subprocess.DEVNULL)
-    subprocess.run(["make", "-s", "-C", out, "CFLAGS=-O2"], check=True,
-                   stdout=subprocess.DEVNULL)
+    make = ["make", "-s", "-C", out, "CFLAGS=-O2"]
+    if CROSS:
+        make += ["CC=" + os.environ["CROSS_CC"], "AR=" + os.environ["CROSS_AR"],
+                 "LDFLAGS=-static"]
+    subprocess.run(make, check=True, stdout=subprocess.DEVNULL)
 
 
 def main():
     lstmc, mdir, work = sys.argv[1], sys.argv[2], sys.argv[3]
     ncal, nrun = int(sys.argv[4]), int(sys.argv[5])
+    runner = []
+    if CROSS:
+        tools = [os.environ.get(k, "") for k in ("CROSS_CC", "CROSS_AR", "CROSS_RUN")]
+        if not all(t and shutil.which(t) for t in tools):
+            print("SKIP: cross tools missing: %s" % tools)
+            sys.exit(77)
+        runner = [os.environ["CROSS_RUN"]]
     os.makedirs(work, exist_ok=True)
     x = np.load(os.path.join(mdir, "eval_x.npy"))
     calib = os.path.join(work, "calib.npy")
@@ -56,7 +76,7 @@ def main():
                 print("%s --emit=%s: %d lstmc_rt_rnn_q calls in m.c" % (mode, emit, calls))
                 ok = False
             res[emit] = run_all(os.path.join(out, "m_run"), samples,
-                                os.path.join(work, "r_" + mode + "_" + emit))
+                                os.path.join(work, "r_" + mode + "_" + emit), runner)
         same = res["c"].tobytes() == res["llvm"].tobytes()
         print("%-5s: %d samples, LLVM vs C outputs %s (max |diff| %g)" %
               (mode, len(samples), "bit-identical" if same else "DIFFER",
