@@ -22,10 +22,9 @@ loop_begin(kg *g, kloop *l, LLVMValueRef start, LLVMValueRef end)
     l->exit = LLVMAppendBasicBlockInContext(g->cx, g->fn, "exit");
     LLVMBuildBr(g->b, l->cond);
     LLVMPositionBuilderAtEnd(g->b, l->cond);
-    LLVMBuildCondBr(g->b,
-                    LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildLoad2(g->b, g->i64, l->var, ""),
-                                  end, ""),
-                    body, l->exit);
+    LLVMBuildCondBr(
+        g->b, LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildLoad2(g->b, g->i64, l->var, ""), end, ""),
+        body, l->exit);
     LLVMPositionBuilderAtEnd(g->b, body);
     l->iv = LLVMBuildLoad2(g->b, g->i64, l->var, "");
     return l->iv;

@@ -53,8 +53,8 @@ drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v)
 
 /* Line 7 for unit j (an i64 value): the pre-activations of i, f, c into gates. */
 void
-drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef h,
-              LLVMValueRef x, LLVMValueRef gates)
+drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef h, LLVMValueRef x,
+              LLVMValueRef gates)
 {
     static const int64_t goff[3] = {0, 2, 3}; /* gate i, f, c in P and gates (i o f c) */
     const int64_t step = (int64_t)DRS_NA * g->vl, nfull = H / step;
@@ -218,8 +218,8 @@ emit_drs(kg *g, const kp_call *kc)
             LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
             drs_ret_if(g,
                        LLVMBuildFCmp(g->b, LLVMRealUNE,
-                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)),
-                                     cf(g, 0.0), ""),
+                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)), cf(g, 0.0),
+                                     ""),
                        LSTMC_RT_ERR_BAD_PARAMS);
             loop_end(g, &l);
         }
@@ -278,10 +278,10 @@ emit_drs(kg *g, const kp_call *kc)
         LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cells, ""), ci(g, 1)), cells);
         /* line 7: the units in R only */
         r = loop_begin(g, &lr, ci(g, 0), nk);
-        j = LLVMBuildSExt(g->b,
-                          LLVMBuildLoad2(g->b, g->i32,
-                                         LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
-                          g->i64, "");
+        j = LLVMBuildSExt(
+            g->b,
+            LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
+            g->i64, "");
         drs_unit_rows(g, H, gepc(g, Ufic, d * 3 * H * H), j, h, x, gates);
         loop_end(g, &lr);
         /* line 8 */

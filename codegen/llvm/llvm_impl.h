@@ -355,6 +355,7 @@ typedef void (*mt_body_fn)(kg *g, const kp_call *kc, int nt, const LLVMValueRef 
 void mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1);
 LLVMBasicBlockRef slice_begin(kg *g, LLVMValueRef first, LLVMValueRef end, int t);
 void slice_end(kg *g, LLVMBasicBlockRef join);
+void emit_barrier(kg *g); /* lstmc_rt_pool_barrier() */
 LLVMValueRef mt_worker_decl(kg *g, const char *fname);
 void emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt);
 void emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit);
@@ -421,7 +422,7 @@ int conv_threads(const kp_call *c, int threads, int cores, int vl);
 /* --- rnnq.c (issue 22) ------------------------------------------------------------------ */
 
 /* KP_RNN_Q: the full-integer layer, bit for bit lstmc_rt_rnn_q. */
-void emit_rnnq(kg *g, const kp_call *c);
+void emit_rnnq(kg *g, const kp_call *c, const char *fname);
 int rnnq_handles(const kp_call *c);
 /* The dot product rnnq.c uses on g's target for activations of bits bits (its QD_*). */
 int rnnq_dot_mode(const kg *g, int bits);

@@ -54,12 +54,11 @@ emit_sigmoid(kg *g, LLVMValueRef x)
 static LLVMValueRef
 emit_tanh(kg *g, LLVMValueRef x)
 {
-    static const double alpha[7] = {4.89352455891786e-03, 6.37261928875436e-04,
-                                    1.48572235717979e-05, 5.12229709037114e-08,
-                                    -8.60467152213735e-11, 2.00018790482477e-13,
-                                    -2.76076847742355e-16};
-    static const double beta[4] = {4.89352518554385e-03, 2.26843463243900e-03,
-                                   1.18534705686654e-04, 1.19825839466702e-06};
+    static const double alpha[7] = {
+        4.89352455891786e-03,  6.37261928875436e-04, 1.48572235717979e-05, 5.12229709037114e-08,
+        -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16};
+    static const double beta[4] = {4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04,
+                                   1.19825839466702e-06};
     const double lim = 7.90531110763549805;
     LLVMValueRef x2, p, q;
     int k;
@@ -112,8 +111,7 @@ emit_act(kg *g, const lstmc_rt_act *a, LLVMValueRef x)
         e = fmul(g, cf(g, a->alpha), fsub(g, emit_exp(g, x), one));
         return sel(g, LLVMBuildFCmp(g->b, LLVMRealOGE, x, zero, ""), x, e);
     case LSTMC_RT_ACT_SOFTSIGN:
-        return LLVMBuildFDiv(g->b, x,
-                             fadd(g, one, intrinsic(g, "llvm.fabs", g->f32, &x, 1)), "");
+        return LLVMBuildFDiv(g->b, x, fadd(g, one, intrinsic(g, "llvm.fabs", g->f32, &x, 1)), "");
     default:
         return x; /* not reached: act_ok */
     }

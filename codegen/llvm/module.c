@@ -307,7 +307,7 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
     else if (c->kind == KP_RNN_Q)
-        emit_rnnq(g, c);
+        emit_rnnq(g, c, fname);
     else if ((c->kind == KP_CONV || c->kind == KP_POOL) && g->threads > 1) {
         if (c->dyn)
             emit_conv_dim_check(g, c); /* the run's sizes checked, once */

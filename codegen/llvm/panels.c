@@ -186,8 +186,7 @@ same_weights(const kp_call *u, const kp_call *c)
         return 0;
     if (c->kind == KP_RNN_PROJ)
         return u->p.proj.hidden == c->p.proj.hidden && u->p.proj.cell == c->p.proj.cell &&
-               u->p.proj.n_dirs == c->p.proj.n_dirs &&
-               u->p.proj.input_size == c->p.proj.input_size;
+               u->p.proj.n_dirs == c->p.proj.n_dirs && u->p.proj.input_size == c->p.proj.input_size;
     return u->p.rnn.hidden == c->p.rnn.hidden && u->p.rnn.cell == c->p.rnn.cell &&
            u->p.rnn.n_dirs == c->p.rnn.n_dirs;
 }
@@ -247,6 +246,8 @@ static int
 rec_mt_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
+    if (c->kind == KP_RNN_Q) /* rnnq.c: sliced by units, any cell (issue 22) */
+        return !o->opencl && cg_llvm_handles(c);
     if (c->wfmt || o->opencl || !cg_llvm_handles(c))
         return 0;
     if (c->kind == KP_RNN_PROJ)
@@ -265,8 +266,9 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
         nt = MT_MAX;
     if (nt <= 1 || !rec_mt_ok(kp, i, o))
         return 1;
-    if (o->threads == 0 && (c->kind == KP_RNN_PROJ ? c->p.proj.hidden : c->p.rnn.hidden) <
-                               MT_MIN_HIDDEN)
+    if (o->threads == 0 && (c->kind == KP_RNN_PROJ ? c->p.proj.hidden
+                            : c->kind == KP_RNN_Q  ? c->p.rnnq.hidden
+                                                   : c->p.rnn.hidden) < MT_MIN_HIDDEN)
         return 1;
     if (o->threads == 0 && c->kind == KP_RNN_PROJ && c->p.proj.cell != LSTMC_RT_CELL_LSTM)
         return 1;
@@ -278,8 +280,8 @@ rec_hint_threads(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     int h;
-    if (!c->node || kp_wave_of(kp, i) || !rec_mt_ok(kp, i, o))
-        return 0;
+    if (!c->node || c->kind == KP_RNN_Q || kp_wave_of(kp, i) || !rec_mt_ok(kp, i, o))
+        return 0; /* the integer layer: no weight layout to keep (rnnq.c) */
     for (h = 0; h < o->n_layout_hints; h++)
         if (o->layout_hints[h].kind == (int)c->kind &&
             strcmp(o->layout_hints[h].node, c->node->name) == 0)

@@ -23,12 +23,12 @@ gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
     LLVMValueRef scol = c->sscale ? gepf(g, c->sscale, col) : NULL;
     if (c->panels) /* this segment's H x nv*w panel starts at H*col */
         emit_tile(g, c->sa, 0, gepw(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
-                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
-                  w, g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0, scol);
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w,
+                  g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0, scol);
     else /* row-major: the reduced-precision tiles prefetch REC_PF_ROWS rows (pages) ahead */
         emit_tile(g, c->sa, 0, gepw(g, c->sb, col), c->sldb, c->H,
-                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv,
-                  w, g->wfmt && g->prefetch ? REC_PF_ROWS * c->sldb : 0, scol);
+                  c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w,
+                  g->wfmt && g->prefetch ? REC_PF_ROWS * c->sldb : 0, scol);
 }
 
 /* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
@@ -110,8 +110,7 @@ emit_gru_step(kg *g, rec_ctx *c, LLVMValueRef x, LLVMValueRef y)
         hh = ldf(g, gepf(g, c->tmp, j));
         if (c->rbh)
             hh = fadd(g, hh, ldf(g, gepf(g, c->rbh, j)));
-        hh = fadd(g, ldf(g, gepf(g, gepc(g, x, 2 * H), j)),
-                  fmul(g, ldf(g, gepf(g, rg, j)), hh));
+        hh = fadd(g, ldf(g, gepf(g, gepc(g, x, 2 * H), j)), fmul(g, ldf(g, gepf(g, rg, j)), hh));
         stf(g, hh, gepf(g, hg, j));
         loop_end(g, &l);
     } else {

@@ -51,7 +51,7 @@ slice_end(kg *g, LLVMBasicBlockRef join)
     LLVMPositionBuilderAtEnd(g->b, join);
 }
 
-static void
+void
 emit_barrier(kg *g)
 {
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->cx), NULL, 0, 0);
@@ -240,8 +240,8 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
         wa[0] = args;
         wa[1] = LLVMConstInt(g->i32, 0, 0);
         wa[2] = LLVMConstInt(g->i32, (unsigned long long)nt, 0);
-        LLVMBuildCall2(g->b, LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0), w, wa,
-                       3, "");
+        LLVMBuildCall2(g->b, LLVMFunctionType(LLVMVoidTypeInContext(g->cx), wp, 3, 0), w, wa, 3,
+                       "");
     } else {
         emit_pool_run(g, w, args, nt);
     }
@@ -256,8 +256,8 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
     LLVMPositionBuilderAtEnd(g->b, body);
     for (k = 0; k < nargs; k++) {
         LLVMValueRef idx = ci(g, k), pa = LLVMGetParam(w, 0);
-        a[k] = LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""),
-                              "");
+        a[k] =
+            LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""), "");
     }
     emit(g, kc, nt, a, LLVMGetParam(w, 1), LLVMGetParam(w, 2));
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);

@@ -540,13 +540,16 @@ st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k, int
 typedef struct qdir {
     LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
     const int32_t *act;
-    LLVMValueRef h, c, rg, ha, rha, accw, accu; /* scratch */
+    LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
+    LLVMValueRef ha, ha_next; /* h as the dot reads it: this step's, the next step's */
     int64_t hmax;
 } qdir;
 
-/* The element-wise part of one step at chunk row qi: h (and c) in place, Y's row at y. */
+/* The element-wise part of one step at chunk row qi for the units [j0, j1): h (and c) in
+ * place, h as the next step's dot reads it, Y's row at y. */
 static void
-emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y)
+emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y, int64_t j0,
+           int64_t j1)
 {
     const lstmc_rt_rnnq_params *p = q->p;
     const int64_t H = p->hidden, GH = cell_gates(p->cell) * H;
@@ -558,7 +561,7 @@ emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y)
 #define ACCU(r) ldi(g, g->i64, e->accu, (r))
     if (p->cell == LSTMC_RT_CELL_LSTM) {
         LLVMValueRef ri, ro, rf, rc, zi, zo, zf, zc, cj, i, f, gg, o, cn, tc;
-        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
         ri = j;
         ro = add(g, j, ci(g, H));
         rf = add(g, j, ci(g, 2 * H));
@@ -602,7 +605,7 @@ emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y)
                   -e->hmax, e->hmax);
     } else if (p->cell == LSTMC_RT_CELL_GRU) {
         LLVMValueRef rz, rn, zg, zn, ng, N15, H15, hv;
-        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
         rz = j;
         rn = add(g, j, ci(g, 2 * H));
         zg = actz(g, q, e->act[0], gate_z(g, e->Qd, rz, ACCW(rz), ACCU(rz)));
@@ -621,7 +624,7 @@ emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y)
                   -e->hmax, e->hmax);
     } else {
         LLVMValueRef z, yv;
-        j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+        j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
         z = gate_z(g, e->Qd, j, ACCW(j), ACCU(j));
         if (e->act[0] == LSTMC_RT_ACT_RELU) {
             if (p->has_clip)
@@ -635,36 +638,28 @@ emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y)
 #undef ACCW
 #undef ACCU
     sti(g, g->i32, hj, e->h, j);
+    st_act(g, q, hj, e->ha_next, j, H);
     if (y)
         stx(g, q, hj, y, j);
     loop_end(g, &l);
 }
 
-/* GRU: rg[j] (the r gate) and, for linear_before_reset = 0, rha = r * h as the dot reads it */
+/* GRU: rg[j] (the r gate) and, for linear_before_reset = 0, rha = r * h as the dot reads it,
+ * for the units [j0, j1) */
 static void
-emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi)
+emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, int64_t j0, int64_t j1)
 {
     const lstmc_rt_rnnq_params *p = q->p;
     const int64_t H = p->hidden, GH = 3 * H;
     LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
     kloop l;
-    LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    LLVMValueRef j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
     LLVMValueRef rr = add(g, j, ci(g, H));
     LLVMValueRef rg = actz(
         g, q, e->act[0], gate_z(g, e->Qd, rr, ldi(g, g->i64, aw, rr), ldi(g, g->i64, e->accu, rr)));
     sti(g, g->i32, rg, e->rg, j);
     if (!p->linear_before_reset)
         st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldi(g, g->i32, e->h, j))), 15), e->rha, j, H);
-    loop_end(g, &l);
-}
-
-/* h as the dot reads it */
-static void
-emit_h_act(kg *g, const qctx *q, const qdir *e)
-{
-    kloop l;
-    LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, q->p->hidden));
-    st_act(g, q, sx(g, ldi(g, g->i32, e->h, j)), e->ha, j, q->p->hidden);
     loop_end(g, &l);
 }
 
@@ -736,51 +731,82 @@ rnnq_dot_mode(const kg *g, int bits)
     return QD_GEN;
 }
 
-/* lstmc_rt_rnn_q(p, X, W, U, Q, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch) */
-void
-emit_rnnq(kg *g, const kp_call *kc)
+static void
+qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
+{
+    const lstmc_rt_rnnq_params *p = &kc->p.rnnq;
+
+    memset(q, 0, sizeof *q);
+    q->p = p;
+    kp_rnnq_scratch_of(p, &q->L);
+    q->scratch = scratch;
+    q->i8 = LLVMInt8TypeInContext(g->cx);
+    q->i16 = LLVMInt16TypeInContext(g->cx);
+    q->mode = rnnq_dot_mode(g, p->bits);
+    q->vk = q->mode == QD_VNNI    ? 64
+            : q->mode == QD_WD512 ? 32
+            : q->mode == QD_SMLAD ? 4
+            : q->mode == QD_MVE   ? 128 / p->bits
+                                  : 16;
+    q->masked = q->mode == QD_VNNI || q->mode == QD_WD512;
+    q->ab = q->mode == QD_VNNI || q->mode == QD_SDOT || (q->mode == QD_MVE && p->bits == 8) ? 1 : 2;
+    q->biased = q->mode == QD_VNNI;
+    if (q->mode == QD_SMLAD || q->mode == QD_MVE)
+        q->acc = p->bits == 8 ? g->i32 : g->i64;
+    else
+        q->acc = LLVMVectorType(g->i32, q->mode == QD_WD256 ? 8 : q->mode == QD_SDOT ? 4 : 16);
+    q->tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
+    q->tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
+}
+
+/* the units [j0, j1) of slice t of nt (one slice: all of them) */
+static void
+units_of(const qctx *q, int nt, int t, int64_t *j0, int64_t *j1)
+{
+    mt_slice(q->p->hidden, nt, 16, t, j0, j1);
+}
+
+/* Between the phases of a step: every slice's part done (nothing on one thread). */
+static void
+phase_end(kg *g, int nt)
+{
+    if (nt > 1)
+        emit_barrier(g);
+}
+
+/*
+ * The layer's work, sliced by hidden units over nt threads (emit_mt) or on one (nt = 1,
+ * first 0, end 1). a: the 13 arguments of lstmc_rt_rnn_q. Slice t owns the units [j0, j1): the
+ * gate rows of its units in W.x and U.h, their element-wise recipe and their outputs. The
+ * phases of a step run every slice of [first, end) and end at a barrier: U.h and the cells
+ * (GRU with linear_before_reset = 0: the r gate, then U.(r * h) and the cells); h as the dot
+ * reads it is double-buffered (step k reads ha[k & 1], writes ha[(k + 1) & 1]), so the slices
+ * of a phase are independent and may also run one after the other. Each chunk's input rows
+ * are converted by all slices, columns [k0, k1) each, before a barrier.
+ */
+static void
+emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+               LLVMValueRef end)
 {
     const lstmc_rt_rnnq_params *p = &kc->p.rnnq;
     const int64_t T = p->seq_len, N = p->batch, I = p->input_size, H = p->hidden;
     const int64_t G = cell_gates(p->cell), GH = G * H, D = p->n_dirs;
     const int nacts = p->cell == LSTMC_RT_CELL_LSTM ? 3 : p->cell == LSTMC_RT_CELL_GRU ? 2 : 1;
-    LLVMValueRef X = LLVMGetParam(g->fn, 1), W = LLVMGetParam(g->fn, 2);
-    LLVMValueRef U = LLVMGetParam(g->fn, 3), Q = LLVMGetParam(g->fn, 4);
-    LLVMValueRef sl = kc->in[4] ? LLVMGetParam(g->fn, 5) : NULL;
-    LLVMValueRef init_h = kc->in[5] ? LLVMGetParam(g->fn, 6) : NULL;
-    LLVMValueRef init_c =
-        kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 7) : NULL;
-    LLVMValueRef Peep = kc->in[7] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 8) : NULL;
-    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 9) : NULL;
-    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 10) : NULL;
-    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 11) : NULL;
+    LLVMValueRef X = a[1], W = a[2], U = a[3], Q = a[4];
+    LLVMValueRef sl = kc->in[4] ? a[5] : NULL;
+    LLVMValueRef init_h = kc->in[5] ? a[6] : NULL;
+    LLVMValueRef init_c = kc->in[6] && p->cell == LSTMC_RT_CELL_LSTM ? a[7] : NULL;
+    LLVMValueRef Peep = kc->in[7] && p->cell == LSTMC_RT_CELL_LSTM ? a[8] : NULL;
+    LLVMValueRef Y = kc->out[0] ? a[9] : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? a[10] : NULL;
+    LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? a[11] : NULL;
     lstmc_rt_rnn_params lp;
     rec_dims dm;
     qctx q;
     int32_t d;
+    int t;
 
-    memset(&q, 0, sizeof q);
-    q.p = p;
-    kp_rnnq_scratch_of(p, &q.L);
-    q.scratch = LLVMGetParam(g->fn, 12);
-    q.i8 = LLVMInt8TypeInContext(g->cx);
-    q.i16 = LLVMInt16TypeInContext(g->cx);
-    q.mode = rnnq_dot_mode(g, p->bits);
-    q.vk = q.mode == QD_VNNI    ? 64
-           : q.mode == QD_WD512 ? 32
-           : q.mode == QD_SMLAD ? 4
-           : q.mode == QD_MVE   ? 128 / p->bits
-                                : 16;
-    q.masked = q.mode == QD_VNNI || q.mode == QD_WD512;
-    q.ab = q.mode == QD_VNNI || q.mode == QD_SDOT || (q.mode == QD_MVE && p->bits == 8) ? 1 : 2;
-    q.biased = q.mode == QD_VNNI;
-    if (q.mode == QD_SMLAD || q.mode == QD_MVE)
-        q.acc = p->bits == 8 ? g->i32 : g->i64;
-    else
-        q.acc = LLVMVectorType(g->i32, q.mode == QD_WD256 ? 8 : q.mode == QD_SDOT ? 4 : 16);
-    q.tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
-    q.tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
-
+    qctx_init(g, kc, a[12], &q);
     memset(&lp, 0, sizeof lp);
     lp.seq_len = T;
     lp.batch = N;
@@ -791,23 +817,10 @@ emit_rnnq(kg *g, const kp_call *kc)
     dm.N = ci(g, N);
     dm.dyn_T = 0;
 
-    emit_rows_check(g, Q, D * GH);
-    if (N == 0) {
-        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
-        return;
-    }
-    if (sl)
-        emit_seq_len_check(g, sl, dm.N, dm.T);
-    if (q.mode == QD_VNNI) {
-        LLVMValueRef corr = gepb(g, q.scratch, ci(g, q.L.corr));
-        emit_fill(g, gepb(g, q.scratch, ci(g, q.L.ones)), q.L.kx > q.L.kh ? q.L.kx : q.L.kh, 1);
-        emit_corr(g, &q, W, D * GH, I, corr);
-        emit_corr(g, &q, U, D * GH, H, gept(g, g->i32, corr, ci(g, D * GH)));
-    }
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         const int64_t tc = q.L.tc, qb = tc % 4 == 0 ? 4 : 1;
-        LLVMValueRef n, s, st, j, nch, t0, tcn, qi, step, t, x, y, corr;
+        LLVMValueRef n, s, st, j, nch, t0, tcn, qi, step, tt, x, y, corr, ha0, ha1, odd;
         kloop ln, lj, lc, lq, ls, lz, lb;
         qdir e;
 
@@ -824,7 +837,8 @@ emit_rnnq(kg *g, const kp_call *kc)
         e.h = gepb(g, q.scratch, ci(g, q.L.h));
         e.c = gepb(g, q.scratch, ci(g, q.L.c));
         e.rg = gepb(g, q.scratch, ci(g, q.L.rg));
-        e.ha = gepb(g, q.scratch, ci(g, q.L.ha));
+        ha0 = gepb(g, q.scratch, ci(g, q.L.ha));
+        ha1 = gepb(g, q.scratch, ci(g, q.L.ha2));
         e.rha = gepb(g, q.scratch, ci(g, q.L.rha));
         e.accw = gepb(g, q.scratch, ci(g, q.L.accw));
         e.accu = gepb(g, q.scratch, ci(g, q.L.accu));
@@ -832,73 +846,181 @@ emit_rnnq(kg *g, const kp_call *kc)
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
         s = sl ? sx(g, ldi(g, g->i32, sl, n)) : dm.T;
         st = rec_state_at(g, &lp, &dm, d, n);
-        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
-        sti(g, g->i32, init_h ? ldx(g, &q, init_h, add(g, st, j)) : ci(g, 0), e.h, j);
-        if (p->cell == LSTMC_RT_CELL_LSTM)
-            sti(g, g->i32, init_c ? sx(g, ldi(g, q.i16, init_c, add(g, st, j))) : ci(g, 0), e.c, j);
-        loop_end(g, &lj);
+        for (t = 0; t < nt; t++) { /* the initial state of the slice's units */
+            LLVMBasicBlockRef join;
+            int64_t j0, j1;
+            units_of(&q, nt, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            j = loop_begin(g, &lj, ci(g, j0), ci(g, j1));
+            {
+                LLVMValueRef hv = init_h ? ldx(g, &q, init_h, add(g, st, j)) : ci(g, 0);
+                sti(g, g->i32, hv, e.h, j);
+                st_act(g, &q, hv, ha0, j, H);
+            }
+            if (p->cell == LSTMC_RT_CELL_LSTM)
+                sti(g, g->i32, init_c ? sx(g, ldi(g, q.i16, init_c, add(g, st, j))) : ci(g, 0), e.c,
+                    j);
+            loop_end(g, &lj);
+            slice_end(g, join);
+        }
+        phase_end(g, nt);
 
         /* chunks of tc steps: W.x of the chunk, then its steps */
         nch = LLVMBuildSDiv(g->b, add(g, s, ci(g, tc - 1)), ci(g, tc), "");
         t0 = mul(g, loop_begin(g, &lc, ci(g, 0), nch), ci(g, tc));
         tcn = smin(g, ci(g, tc), sub(g, s, t0));
-        qi = loop_begin(g, &lq, ci(g, 0), tcn);
-        step = add(g, t0, qi);
-        t = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
-        x = gepb(g, X, mul(g, rec_row_at(g, &lp, &dm, t, n), ci(g, I * (p->bits / 8))));
-        {
-            LLVMValueRef xa =
-                gepb(g, q.scratch, add(g, ci(g, q.L.xa), mul(g, qi, ci(g, q.L.kx * q.ab))));
-            LLVMValueRef k = loop_begin(g, &lb, ci(g, 0), ci(g, I));
-            st_act(g, &q, ldx(g, &q, x, k), xa, k, I);
-            loop_end(g, &lb);
+        for (t = 0; t < nt; t++) { /* the chunk's input rows, columns [k0, k1) per slice */
+            LLVMBasicBlockRef join;
+            int64_t k0, k1;
+            mt_slice(I, nt, 4, t, &k0, &k1);
+            if (k1 == k0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            qi = loop_begin(g, &lq, ci(g, 0), tcn);
+            step = add(g, t0, qi);
+            tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
+            x = gepb(g, X, mul(g, rec_row_at(g, &lp, &dm, tt, n), ci(g, I * (p->bits / 8))));
+            {
+                LLVMValueRef xa =
+                    gepb(g, q.scratch, add(g, ci(g, q.L.xa), mul(g, qi, ci(g, q.L.kx * q.ab))));
+                LLVMValueRef k = loop_begin(g, &lb, ci(g, k0), ci(g, k1));
+                st_act(g, &q, ldx(g, &q, x, k), xa, k, I);
+                loop_end(g, &lb);
+            }
+            loop_end(g, &lq);
+            slice_end(g, join);
         }
-        loop_end(g, &lq);
-        {
+        phase_end(g, nt);
+        for (t = 0; t < nt; t++) { /* W.x of the slice's gate rows */
             LLVMValueRef xa = gepb(g, q.scratch, ci(g, q.L.xa));
-            int64_t j0;
-            for (j0 = 0; j0 < tc; j0 += qb) /* the rows of the chunk, qb at a time */
-                emit_rows(g, &q, e.Wd, I, 0, GH, gepb(g, xa, ci(g, j0 * q.L.kx * q.ab)),
-                          q.L.kx * q.ab, (int)qb, e.corrW, gept(g, g->i64, e.accw, ci(g, j0 * GH)),
-                          GH);
+            LLVMBasicBlockRef join;
+            int64_t j0, j1, j00, gb;
+            units_of(&q, nt, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            for (j00 = 0; j00 < tc; j00 += qb) /* the rows of the chunk, qb at a time */
+                for (gb = 0; gb < G; gb++)
+                    emit_rows(g, &q, e.Wd, I, gb * H + j0, gb * H + j1,
+                              gepb(g, xa, ci(g, j00 * q.L.kx * q.ab)), q.L.kx * q.ab, (int)qb,
+                              e.corrW, gept(g, g->i64, e.accw, ci(g, j00 * GH)), GH);
+            slice_end(g, join);
         }
         qi = loop_begin(g, &ls, ci(g, 0), tcn);
         step = add(g, t0, qi);
-        t = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
-        y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8))) : NULL;
-        emit_h_act(g, &q, &e);
-        if (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset) {
-            emit_rows(g, &q, e.Ud, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
-            emit_gru_r(g, &q, &e, qi);
-            emit_rows(g, &q, e.Ud, H, 2 * H, GH, e.rha, 0, 1, e.corrU, e.accu, 0);
-        } else {
-            emit_rows(g, &q, e.Ud, H, 0, GH, e.ha, 0, 1, e.corrU, e.accu, 0);
+        tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
+        y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, tt, d, n), ci(g, p->bits / 8))) : NULL;
+        odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, step, ci(g, 1), ""), ci(g, 0), "");
+        e.ha = sel(g, odd, ha1, ha0);
+        e.ha_next = sel(g, odd, ha0, ha1);
+        for (t = 0; t < nt; t++) { /* U.h of the slice's gate rows (GRU lbr 0: z, r; r) */
+            LLVMBasicBlockRef join;
+            int64_t j0, j1, gb;
+            const int split = p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset;
+            units_of(&q, nt, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            for (gb = 0; gb < (split ? 2 : G); gb++)
+                emit_rows(g, &q, e.Ud, H, gb * H + j0, gb * H + j1, e.ha, 0, 1, e.corrU, e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
-                emit_gru_r(g, &q, &e, qi);
+                emit_gru_r(g, &q, &e, qi, j0, j1);
+            slice_end(g, join);
         }
-        emit_cells(g, &q, &e, qi, y);
+        if (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset) {
+            phase_end(g, nt); /* every unit's r * h */
+            for (t = 0; t < nt; t++) {
+                LLVMBasicBlockRef join;
+                int64_t j0, j1;
+                units_of(&q, nt, t, &j0, &j1);
+                if (j1 == j0)
+                    continue;
+                join = slice_begin(g, first, end, t);
+                emit_rows(g, &q, e.Ud, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU, e.accu, 0);
+                slice_end(g, join);
+            }
+        }
+        for (t = 0; t < nt; t++) {
+            LLVMBasicBlockRef join;
+            int64_t j0, j1;
+            units_of(&q, nt, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            emit_cells(g, &q, &e, qi, y, j0, j1);
+            slice_end(g, join);
+        }
+        phase_end(g, nt); /* this step's h before the next step reads it */
         loop_end(g, &ls);
         loop_end(g, &lc);
 
-        if (Y && sl) { /* rows t >= s are zero */
-            LLVMValueRef yz;
-            t = loop_begin(g, &lz, s, dm.T);
-            yz = gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8)));
-            j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
-            stx(g, &q, ci(g, 0), yz, j);
-            loop_end(g, &lj);
-            loop_end(g, &lz);
-        }
-        if (Y_h || Y_c) { /* the state after s steps (the initial one when s = 0) */
-            j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
-            if (Y_h)
-                stx(g, &q, sx(g, ldi(g, g->i32, e.h, j)), Y_h, add(g, st, j));
-            if (Y_c)
-                sti(g, q.i16, sx(g, ldi(g, g->i32, e.c, j)), Y_c, add(g, st, j));
-            loop_end(g, &lj);
+        for (t = 0; t < nt; t++) { /* the slice's units of Y's rows t >= s, Y_h, Y_c */
+            LLVMBasicBlockRef join;
+            int64_t j0, j1;
+            units_of(&q, nt, t, &j0, &j1);
+            if (j1 == j0 || (!(Y && sl) && !Y_h && !Y_c))
+                continue;
+            join = slice_begin(g, first, end, t);
+            if (Y && sl) {
+                LLVMValueRef yz;
+                tt = loop_begin(g, &lz, s, dm.T);
+                yz = gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, tt, d, n), ci(g, p->bits / 8)));
+                j = loop_begin(g, &lj, ci(g, j0), ci(g, j1));
+                stx(g, &q, ci(g, 0), yz, j);
+                loop_end(g, &lj);
+                loop_end(g, &lz);
+            }
+            if (Y_h || Y_c) { /* the state after s steps (the initial one when s = 0) */
+                j = loop_begin(g, &lj, ci(g, j0), ci(g, j1));
+                if (Y_h)
+                    stx(g, &q, sx(g, ldi(g, g->i32, e.h, j)), Y_h, add(g, st, j));
+                if (Y_c)
+                    sti(g, q.i16, sx(g, ldi(g, g->i32, e.c, j)), Y_c, add(g, st, j));
+                loop_end(g, &lj);
+            }
+            slice_end(g, join);
         }
         loop_end(g, &ln);
     }
+    if (nt > 1) /* the slices' function (emit_mt) */
+        LLVMBuildRetVoid(g->b);
+}
+
+/* lstmc_rt_rnn_q(p, X, W, U, Q, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch) as
+ * <fname>: the checks of the reference, VNNI's row sums, then the layer (emit_rnnq_body) on
+ * g->threads slices. */
+void
+emit_rnnq(kg *g, const kp_call *kc, const char *fname)
+{
+    const lstmc_rt_rnnq_params *p = &kc->p.rnnq;
+    const int64_t D = p->n_dirs, GH = cell_gates(p->cell) * p->hidden;
+    LLVMValueRef a[13];
+    qctx q;
+    unsigned k;
+
+    for (k = 0; k < 13; k++)
+        a[k] = LLVMGetParam(g->fn, k);
+    qctx_init(g, kc, a[12], &q);
+    emit_rows_check(g, a[4], D * GH);
+    if (p->batch == 0) {
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return;
+    }
+    if (kc->in[4])
+        emit_seq_len_check(g, a[5], ci(g, p->batch), ci(g, p->seq_len));
+    if (q.mode == QD_VNNI) {
+        LLVMValueRef corr = gepb(g, q.scratch, ci(g, q.L.corr));
+        emit_fill(g, gepb(g, q.scratch, ci(g, q.L.ones)), q.L.kx > q.L.kh ? q.L.kx : q.L.kh, 1);
+        emit_corr(g, &q, a[2], D * GH, p->input_size, corr);
+        emit_corr(g, &q, a[3], D * GH, p->hidden, gept(g, g->i32, corr, ci(g, D * GH)));
+    }
+    if (g->threads > 1) {
+        emit_mt(g, kc, fname, g->threads, 13, emit_rnnq_body);
+        return;
+    }
+    emit_rnnq_body(g, kc, 1, a, LLVMConstInt(g->i32, 0, 0), LLVMConstInt(g->i32, 1, 0));
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 

@@ -91,13 +91,11 @@ emit_load_cvt(kg *g, LLVMValueRef p, int w)
             return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, v, hty, ""), fty, "");
         }
         x = LLVMBuildZExt(g->b, v, i32t, "");
-        sign = LLVMBuildShl(g->b,
-                            LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w),
-                                         ""),
-                            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
+        sign = LLVMBuildShl(
+            g->b, LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x8000, 0), w), ""),
+            splat(i32t, LLVMConstInt(g->i32, 16, 0), w), "");
         x = LLVMBuildShl(g->b,
-                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w),
-                                      ""),
+                         LLVMBuildAnd(g->b, x, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w), ""),
                          splat(i32t, LLVMConstInt(g->i32, 13, 0), w), "");
         f = fmul(g, LLVMBuildBitCast(g->b, x, fty, ""),
                  splat(fty, LLVMConstReal(g->f32, 5192296858534827628530496329220096.0), w));
@@ -163,8 +161,8 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
 
     for (r = 0; r < rb; r++)
         for (v = 0; v < nv; v++) {
-            LLVMValueRef x0 = init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w))
-                                             : LLVMConstNull(ty);
+            LLVMValueRef x0 =
+                init && !scale ? ldt(g, ty, gepc(g, init, r * ldi + v * w)) : LLVMConstNull(ty);
             acc[r * nv + v] = entry_alloca(g, ty);
             LLVMBuildStore(g->b, x0, acc[r * nv + v]);
         }

@@ -115,7 +115,7 @@ tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRe
     const int64_t G = 4 * H, nfull = G / TIS_PANEL, gw = G % TIS_PANEL;
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl,
               w = g->vl >= TIS_PANEL ? TIS_PANEL : g->vl;
-        /* at most 8 panels (8 concurrent streams through U, as the exact kernel's 8 vectors) */
+    /* at most 8 panels (8 concurrent streams through U, as the exact kernel's 8 vectors) */
     const int64_t np_b = (tis_acc_budget(g) + 4) / ((r + 1) * vpp) > 1
                              ? (tis_acc_budget(g) + 4) / ((r + 1) * vpp)
                              : 1;

@@ -8,15 +8,14 @@
  * their own, as LSTMC_WEIGHTS_ALIGNED gave them), the tensor's bytes in C order in the
  * kernels' layout, so <name>.c links against them unchanged.
  */
+#include "cg_ident.h"
 #include "llvm_impl.h"
+#include "memplan.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cg_ident.h"
-#include "memplan.h"
 
 #ifdef LSTMC_HAVE_LLVM
 
@@ -84,8 +83,7 @@ write_object(const llvm_target *lt, const wglobal *w, int n, const char *path, d
                 goto out;
             }
         }
-        init = LLVMConstStringInContext2(cx, zero ? zero : (const char *)t->data, w[k].bytes,
-                                         1);
+        init = LLVMConstStringInContext2(cx, zero ? zero : (const char *)t->data, w[k].bytes, 1);
         free(zero);
         cg_const_ident(sym, w[k].prefix, w[k].g, w[k].i);
         gv = LLVMAddGlobal(m, LLVMTypeOf(init), sym);
@@ -122,7 +120,8 @@ cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const 
     wglobal *w;
     int n = 0, first, k, n_obj = 0, rc = -1;
 
-    if (snprintf(path, sizeof path, "%s/%s_weights.o", o->outdir, o->name) >= (int)sizeof path - 16) {
+    if (snprintf(path, sizeof path, "%s/%s_weights.o", o->outdir, o->name) >=
+        (int)sizeof path - 16) {
         diag_error(d, "output path '%s/%s_weights.o' is too long", o->outdir, o->name);
         return -1;
     }

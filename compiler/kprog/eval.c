@@ -1,14 +1,13 @@
 /*
  * ir_eval.c — see ir_eval.h.
  */
-#include "ir_eval.h"
-
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
+#include "ir_eval.h"
 #include "kprog.h"
+
+#include <string.h>
 
 int
 ir_eval(arena *a, ir_graph *g, const void *const *inputs, void **outputs, diag *d)
@@ -48,8 +47,7 @@ ir_eval(arena *a, ir_graph *g, const void *const *inputs, void **outputs, diag *
                 diag_node(d, c->node, "kernel %s failed: %s", kp_kind_fn(c->kind),
                           lstmc_rt_status_str(st));
             else
-                diag_error(d, "kernel %s failed: %s", kp_kind_fn(c->kind),
-                           lstmc_rt_status_str(st));
+                diag_error(d, "kernel %s failed: %s", kp_kind_fn(c->kind), lstmc_rt_status_str(st));
             return -1;
         }
     }

@@ -3,12 +3,12 @@
  * constant is lowered to kernel calls and run with kp_exec at compile time, so a folded
  * value is exactly what the generated library would compute.
  */
-#include <stdint.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
+
+#include <stdint.h>
 
 /* A constant subgraph node bigger than this stays in the program rather than the weights. */
 #define FOLD_MAX_BYTES ((int64_t)64 << 20)
@@ -43,8 +43,7 @@ kp_fold_node(ir_graph *g, ir_node *n, int64_t *budget, diag *d)
     for (j = 0; j < n->n_outputs; j++) {
         ir_tensor *t = n->outputs[j];
         if (t && !t->data)
-            t->data = ir_data_alloc(g, (size_t)ir_shape_numel(&t->shape) *
-                                           ir_dtype_size(t->dtype));
+            t->data = ir_data_alloc(g, (size_t)ir_shape_numel(&t->shape) * ir_dtype_size(t->dtype));
     }
     for (i = 0; i < kp.n_calls; i++) {
         const kp_call *c = &kp.calls[i];
@@ -58,8 +57,7 @@ kp_fold_node(ir_graph *g, ir_node *n, int64_t *budget, diag *d)
             out[j] = c->out[j] ? c->out[j]->data : NULL;
         st = kp_exec(c, in, out, s);
         if (st != LSTMC_RT_OK) {
-            diag_node(d, n, "evaluating it on constant inputs failed: %s",
-                      lstmc_rt_status_str(st));
+            diag_node(d, n, "evaluating it on constant inputs failed: %s", lstmc_rt_status_str(st));
             rc = -1;
             goto done;
         }
@@ -77,4 +75,3 @@ done:
     arena_free(scratch);
     return rc;
 }
-

@@ -11,27 +11,41 @@
 
 /* The kernels of a kind, one per lstmc_rt_wfmt (FP32, FP16, BF16, INT8). */
 static_assert(KP_WFMT_COUNT == 4, "a new weight format needs its suffix in KP_FNS_EACH");
-#define KP_FNS_ONE(fn) {#fn, #fn, #fn, #fn}
-#define KP_FNS_EACH(fn) {#fn, #fn "_f16", #fn "_bf16", #fn "_i8"}
-#define KP_SCRATCH_NONE NULL
+#define KP_FNS_ONE(fn)                                                                             \
+    {                                                                                              \
+#fn, #fn, #fn, #fn                                                                         \
+    }
+#define KP_FNS_EACH(fn)                                                                            \
+    {                                                                                              \
+#fn, #fn "_f16", #fn "_bf16", #fn "_i8"                                                    \
+    }
+#define KP_SCRATCH_NONE  NULL
 #define KP_SCRATCH_float "float"
-#define KP_SCRATCH_void "void"
+#define KP_SCRATCH_void  "void"
 
 #define KP_CALL_STD 0
 #define KP_CALL_OWN 1
 
 const kp_kind_info kp_kinds[KP_KIND_COUNT] = {
-#define X(kind, fn, params, n_in, n_out, in_types, out_types, scratch, stats, alphas, call,   \
-          wfmts, src)                                                                         \
-    [kind] = {#fn,      KP_FNS_##wfmts(fn),   n_in,             n_out,          in_types,      \
-              out_types, KP_SCRATCH_##scratch, KP_STATS_##stats, KP_CALL_##call, #src},
+#define X(kind, fn, params, n_in, n_out, in_types, out_types, scratch, stats, alphas, call, wfmts, \
+          src)                                                                                     \
+    [kind] = {#fn,                                                                                 \
+              KP_FNS_##wfmts(fn),                                                                  \
+              n_in,                                                                                \
+              n_out,                                                                               \
+              in_types,                                                                            \
+              out_types,                                                                           \
+              KP_SCRATCH_##scratch,                                                                \
+              KP_STATS_##stats,                                                                    \
+              KP_CALL_##call,                                                                      \
+              #src},
 #include "kp_kinds.def"
 #undef X
 };
 
 /* Every row's type strings say as many arguments as its counts. */
-#define X(kind, fn, params, n_in, n_out, in_types, out_types, ...)                             \
-    static_assert(sizeof in_types == (n_in) + 1 && sizeof out_types == (n_out) + 1,           \
+#define X(kind, fn, params, n_in, n_out, in_types, out_types, ...)                                 \
+    static_assert(sizeof in_types == (n_in) + 1 && sizeof out_types == (n_out) + 1,                \
                   #kind ": IN_TYPES / OUT_TYPES do not match N_IN / N_OUT");
 #include "kp_kinds.def"
 #undef X

@@ -237,7 +237,7 @@ typedef struct kp_rnnq_scratch {
     int64_t corr;     /* int32 [2, D, G*H]: -128 * the row sums of W, then of U */
     int64_t ones;     /* bytes of 1 [max(kx, kh)] */
     int64_t xa;       /* [tc, kx] the chunk's input rows as the dot product reads them */
-    int64_t ha;       /* [kh] h as the dot product reads it */
+    int64_t ha, ha2;  /* [kh] h as the dot product reads it: even steps read ha, odd ha2 */
     int64_t rha;      /* [kh] GRU (linear_before_reset = 0): r * h */
     int64_t accw;     /* int64 [tc, G*H] W.x of the chunk's steps */
     int64_t accu;     /* int64 [G*H] U.h of the step */

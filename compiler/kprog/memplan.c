@@ -3,13 +3,13 @@
  */
 #include "memplan.h"
 
-#include <stdlib.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
 #include "kprog.h"
 #include "lstmc_rt_config.h"
+
+#include <stdlib.h>
 
 typedef struct interval {
     int first, last; /* call indices, inclusive */

@@ -17,12 +17,12 @@
  * sequence_lens, fp32 weights), all LLVM kernels; anything else stays as it was (split-H or
  * one thread).
  */
-#include <string.h>
-
 #include "arena.h"
 #include "ir.h"
 #include "kprog.h"
 #include "target.h"
+
+#include <string.h>
 
 /* A REC call the wavefront kernel can run: see the top of the file. */
 static int
@@ -109,8 +109,8 @@ wave_find(const kprog *kp, int i, kp_wave *w, kp_handles_fn handles)
             break;
         c = &kp->calls[k + 1];
         if (!wave_rec_ok(c, handles) || !wave_u_private(kp, k + 1) ||
-            c->in[0] != kp->calls[k].out[0] || c->p.rnn.seq_len != T ||
-            c->p.rnn.batch != N || kp->calls[k].p.proj.hidden != c->p.rnn.hidden)
+            c->in[0] != kp->calls[k].out[0] || c->p.rnn.seq_len != T || c->p.rnn.batch != N ||
+            kp->calls[k].p.proj.hidden != c->p.rnn.hidden)
             break;
         r = c;
         j = k + 2;
@@ -213,8 +213,7 @@ wave_chunk(int64_t T, int stages)
 #define WAVE_L2_UNKNOWN        ((int64_t)1 << 20) /* a target profile without an L2 size */
 
 static int
-wave_wanted(const kprog *kp, const kp_wave *w, int64_t slowest, const target *t,
-            int threads_given)
+wave_wanted(const kprog *kp, const kp_wave *w, int64_t slowest, const target *t, int threads_given)
 {
     const int64_t l2 = t && t->l2_bytes > 0 ? t->l2_bytes : WAVE_L2_UNKNOWN;
     int64_t total = 0;
@@ -255,6 +254,8 @@ kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s)
     s->xa = at;
     at += s->tc * s->kx * 2;
     s->ha = at;
+    at += s->kh * 2;
+    s->ha2 = at;
     at += s->kh * 2;
     s->rha = at;
     at += s->kh * 2;
@@ -300,7 +301,8 @@ kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int thr
     if (nt <= 1 || (parallel && strcmp(parallel, "split") == 0))
         return;
     for (i = 0; i < kp->n_calls; i++)
-        if (wave_rec_ok(&kp->calls[i], handles) && wave_u_private(kp, i) && wave_find(kp, i, &w, handles))
+        if (wave_rec_ok(&kp->calls[i], handles) && wave_u_private(kp, i) &&
+            wave_find(kp, i, &w, handles))
             n++;
     if (!n)
         return;
@@ -308,7 +310,8 @@ kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int thr
     for (i = 0; i < kp->n_calls; i++) {
         int64_t slowest;
         int l;
-        if (!wave_rec_ok(&kp->calls[i], handles) || !wave_u_private(kp, i) || !wave_find(kp, i, &w, handles))
+        if (!wave_rec_ok(&kp->calls[i], handles) || !wave_u_private(kp, i) ||
+            !wave_find(kp, i, &w, handles))
             continue;
         w.threads = nt;
         w.stages = w.n_layers < nt ? w.n_layers : nt;

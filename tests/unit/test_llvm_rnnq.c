@@ -125,12 +125,15 @@ typedef lstmc_rt_status (*rnnq_fn)(const lstmc_rt_rnnq_params *, const void *, c
                                    const int16_t *, const int16_t *, void *, void *, int16_t *,
                                    int32_t *);
 
-/* Compile kp for target t (NULL: the host) into WORK/tag, link and open it. */
+/* Compile kp for target t (NULL: the host) on nt threads into WORK/tag, link and open it
+ * (nt > 1: with its own pool of nt threads, which stays open). */
 static void *
-build(kprog *kp, const char *tag, const target *t)
+build(kprog *kp, const char *tag, const target *t, int nt)
 {
     unsigned char handled[1];
-    return helpers_llvm_so(kp, WORK, tag, t, 1, NULL, handled);
+    void *so = helpers_llvm_so(kp, WORK, tag, t, nt, NULL, handled);
+    cr_assert_eq(handled[0], nt, "%s: the kernel on %d threads", tag, handled[0]);
+    return so;
 }
 
 static const target haswell = {.name = "test-haswell",
@@ -145,7 +148,7 @@ static const target baseline = {.name = "test-x86-64",
                                 .cores = 1};
 
 static void
-run_case(const qcase *qc, const target *t, const char *tname)
+run_case(const qcase *qc, const target *t, const char *tname, int nt)
 {
     const int64_t T = qc->T, N = qc->N, I = qc->I, H = qc->H, D = qc->n_dirs;
     const int64_t G = qc->cell == LSTM ? 4 : qc->cell == GRU ? 3 : 1, GH = G * H;
@@ -268,8 +271,8 @@ run_case(const qcase *qc, const target *t, const char *tname)
     kp.calls = &call;
     kp.n_calls = 1;
 
-    snprintf(tag, sizeof tag, "%s_%s", qc->name, tname);
-    so = build(&kp, tag, t);
+    snprintf(tag, sizeof tag, "%s_%s%s", qc->name, tname, nt == 2 ? "_mt2" : nt == 3 ? "_mt3" : "");
+    so = build(&kp, tag, t, nt);
     k = (rnnq_fn)dlsym(so, "t_k0");
     cr_assert(k, "%s: t_k0", tag);
 
@@ -299,7 +302,8 @@ run_case(const qcase *qc, const target *t, const char *tname)
     Q[LSTMC_RT_RNNQ_NU] = 63; /* a row the reference refuses */
     cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_BAD_PARAMS, "%s: bad Q", tag);
 #undef ARGS
-    dlclose(so);
+    if (nt == 1)
+        dlclose(so);
     free(W), free(U), free(Q), free(sl), free(X), free(h0), free(c0), free(Pe);
     free(Y0), free(Y1), free(Yh0), free(Yh1), free(Yc0), free(Yc1), free(s0), free(s1);
 }
@@ -316,7 +320,20 @@ run_all(const target *t, const char *tname)
 {
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        run_case(&cases[i], t, tname);
+        run_case(&cases[i], t, tname, 1);
+}
+
+/* The kernel sliced by hidden units on the runtime pool (--threads): 2 threads on every case,
+ * 3 (slices of unequal sizes, more threads than this machine's cores) on every third. */
+Test(llvm_rnnq, threads_match_reference, .timeout = 600)
+{
+    size_t i;
+    skip_without_llvm();
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(&cases[i], NULL, "host", 2);
+        if (i % 3 == 0)
+            run_case(&cases[i], NULL, "host", 3);
+    }
 }
 
 Test(llvm_rnnq, host_matches_reference, .timeout = 300)
