@@ -112,6 +112,12 @@ if(NOT LSTMC_SANITIZE AND LSTMC_HAVE_LLVM)
                      ${CMAKE_SOURCE_DIR}/tests/train/${_m} ${WORK}/Allvm_${_m} ${_ncal} ${_nrun})
     set_tests_properties(e2e_activations_llvm_vs_c_${_m} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   endforeach()
+  # the LLVM kernel sliced on two threads of the runtime pool
+  add_test(NAME e2e_activations_llvm_vs_c_har_threads
+           COMMAND /usr/bin/python3 ${E2E}/qact_llvm.py $<TARGET_FILE:lstmc>
+                   ${CMAKE_SOURCE_DIR}/tests/train/har ${WORK}/Allvm_har_threads 40 10)
+  set_tests_properties(e2e_activations_llvm_vs_c_har_threads PROPERTIES SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "QACT_LLVM_FLAGS=--threads=2")
   # the same for AArch64 under qemu-aarch64: the SDOT path (tests/cross/aarch64-dotprod.json,
   # a Cortex-A76) and the NEON one (the built-in aarch64 profile, no DotProd)
   foreach(t aarch64:aarch64 dotprod:${CMAKE_SOURCE_DIR}/tests/cross/aarch64-dotprod.json)

@@ -12,6 +12,7 @@ Also checks that the LLVM build really replaced every lstmc_rt_rnn_q call. Exit 
 Cross mode, as run_case.sh's: with CROSS_TARGET (a profile name or file), CROSS_CC, CROSS_AR and
 CROSS_RUN set, both builds are for that target, linked statically and run under CROSS_RUN
 (qemu-aarch64: the AArch64 kernels, SDOT or NEON); 77 when a tool is missing.
+QACT_LLVM_FLAGS (e.g. --threads=2): more flags for the LLVM build.
 """
 import shutil
 import os
@@ -69,7 +70,8 @@ def main():
         for emit in ["c", "llvm"]:
             out = os.path.join(work, mode + "_" + emit)
             build(lstmc, os.path.join(mdir, "model.onnx"), out,
-                  flags + (["--emit=c"] if emit == "c" else []))
+                  flags + (["--emit=c"] if emit == "c" else
+                           os.environ.get("QACT_LLVM_FLAGS", "").split()))
             with open(os.path.join(out, "m.c")) as f:
                 calls = f.read().count("lstmc_rt_rnn_q(")
             if (emit == "c") != (calls > 0):
