@@ -2,12 +2,12 @@
 """qact.py — full-integer recurrent layers (issue 22, docs/PRECISION.md "Full-integer
 recurrent layers") against lstmc fp32, lstmc --weights=int8 and ONNX Runtime fp32, in one run.
 
-    sh bench/qact/run.sh [--configs IMDB,MT,...] [--budget S] [--rounds N]
+    sh bench/qact/run.sh [--configs IMDB,MT,...] [--budget S] [--rounds N] [--threads N]
 
 Measurement as bench/precision.py (bench/compare's workers, interleaved rounds, medians,
-precision_worker.c with --weights-placement=pointer). Every lstmc build is 1 thread: the
-integer kernel (codegen/llvm/rnnq.c) has no multi-core version yet, and ONNX Runtime runs 1
-thread too. The integer builds are calibrated on the benchmark's own random input
+precision_worker.c with --weights-placement=pointer). Every lstmc build is --threads=N
+(default 1; the integer kernel, codegen/llvm/rnnq.c, slices its units on the runtime pool
+like the fp32 one) and ONNX Runtime runs N intra-op threads. The integer builds are calibrated on the benchmark's own random input
 (--calib-data: 2 samples [T, 1, I] of standard normal values): speed does not depend on the ranges.
 
 Columns: median ms, min–max ms, vs ORT fp32 (ORT's median / this median), vs lstmc fp32, vs
@@ -29,6 +29,10 @@ VARIANTS = [("fp32", ["--weights=fp32"]), ("w-int8", ["--weights=int8"]),
 DEFAULT = ["IMDB", "MT", "PTB", "E-PTB", "Arm-H1024", "HAR", "Arm-H64"]
 
 
+def outdir(d, a, key):
+    return os.path.join(d, "lstmc_" + key + ("" if a.threads == 1 else "_t%d" % a.threads))
+
+
 def prepare(cfg, a, key, flags):
     name, I, H, L, T, _ = cfg
     d = os.path.join(a.work, "models", name)
@@ -38,7 +42,7 @@ def prepare(cfg, a, key, flags):
                     "--seq", str(T), "-o", os.path.join(d, "model.onnx"),
                     "--npy", os.path.join(d, "x.npy")])
         np.load(os.path.join(d, "x.npy")).astype(np.float32).tofile(os.path.join(d, "x.bin"))
-    out = os.path.join(d, "lstmc_" + key)
+    out = outdir(d, a, key)
     if key.startswith("a-"):  # random calibration samples: speed does not depend on them
         calib = os.path.join(d, "calib.npy")
         if not os.path.exists(calib):
@@ -46,11 +50,11 @@ def prepare(cfg, a, key, flags):
             np.save(calib, rng.standard_normal((2, T, 1, I)).astype(np.float32))
         flags = flags + ["--calib-data=" + calib]
     compare.sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m",
-                "--weights-placement=pointer", "--threads=1", "-o", out, "--force"] + flags)
+                "--weights-placement=pointer", "--threads=%d" % a.threads, "-o", out, "--force"] + flags)
     compare.sh(["nice", "make", "-s", "-C", out, "libm.a", "CFLAGS=-O2 -march=native"])
     compare.sh(["cc", "-O2", "-march=native", "-I", out, "-I",
                 os.path.join(out, "runtime", "include"), "-I", os.path.join(HERE, "..", "compare"),
-                os.path.join(HERE, "..", "precision_worker.c"), os.path.join(out, "libm.a"), "-lm",
+                os.path.join(HERE, "..", "precision_worker.c"), os.path.join(out, "libm.a"), "-lm", "-pthread",
                 "-o", os.path.join(out, "worker")])
 
 
@@ -63,6 +67,7 @@ def main():
     ap.add_argument("--budget", type=float, default=2.0, help="seconds per system and config")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--no-ort", action="store_true", help="lstmc only")
+    ap.add_argument("--threads", type=int, default=1, help="lstmc --threads and ORT's threads")
     a = ap.parse_args()
     names = a.configs.split(",") if a.configs else DEFAULT
     cfgs = [c for c in compare.CONFIGS if c[0] in names]
@@ -70,8 +75,8 @@ def main():
         sys.exit("qact: unknown config in %s" % names)
     os.makedirs(os.path.join(a.work, "logs"), exist_ok=True)
     load0 = os.getloadavg()
-    compare.log("# bench/qact: %s, load average %.2f %.2f %.2f"
-                % ((time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),) + load0))
+    compare.log("# bench/qact: %s, %d thread(s), load average %.2f %.2f %.2f"
+                % ((time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), a.threads) + load0))
     for c in cfgs:
         for key, flags in VARIANTS:
             prepare(c, a, key, flags)
@@ -86,10 +91,10 @@ def main():
             ws.append(compare.Worker("ort", "ONNX Runtime fp32", 1,
                                      ["node", os.path.join(HERE, "..", "compare", "ort_worker.js"),
                                       os.path.join(d, "model.onnx"), os.path.join(d, "x.bin"),
-                                      str(T), str(I), "1"], {}, logdir))
+                                      str(T), str(I), str(a.threads)], {}, logdir))
         for key, _ in VARIANTS:
-            out = os.path.join(d, "lstmc_" + key)
-            ws.append(compare.Worker(key, "lstmc " + key, 1,
+            out = outdir(d, a, key)
+            ws.append(compare.Worker(key, "lstmc " + key, a.threads,
                                      [os.path.join(out, "worker"), os.path.join(d, "x.bin"),
                                       os.path.join(out, "m_weights.bin")], {}, logdir))
         try:
@@ -110,8 +115,8 @@ def main():
             lines.append(row)
             compare.log(row)
     load1 = os.getloadavg()
-    text = ("load average (1 min) %.2f at start, %.2f at end; %d rounds, %.1f s per system\n\n"
-            % (load0[0], load1[0], a.rounds, a.budget)) + "\n".join(lines) + "\n"
+    text = ("%d thread(s); load average (1 min) %.2f at start, %.2f at end; %d rounds, %.1f s "
+            "per system\n\n" % (a.threads, load0[0], load1[0], a.rounds, a.budget)) + "\n".join(lines) + "\n"
     open(os.path.join(a.work, "qact.md"), "w").write(text)
     compare.log("\n" + text)
     compare.log("wrote %s/qact.md" % a.work)
