@@ -386,17 +386,198 @@ corrected(kg *g, const qctx *q, LLVMValueRef raw, LLVMValueRef corr, LLVMValueRe
     return q->mode == QD_VNNI ? add(g, raw, sx(g, ldi(g, g->i32, corr, r))) : raw;
 }
 
+/* --- x86: a tile of dot products reduced together ----------------------------------------- */
+
+#define TMAX 16 /* dot products per tile */
+
+/* The x86 dot products reduce tiles of rows together (dot_tile); the others row by row. */
+static int
+tiled(const qctx *q)
+{
+    return q->mode == QD_VNNI || q->mode == QD_WD512 || q->mode == QD_WD256;
+}
+
+/*
+ * The lane sums of n vectors v[0..n) of L lanes (powers of two, L <= n) as n / L vectors, in
+ * place: lane l of v[t] becomes the sum of the lanes of the old v[t * L + l]. Pairs combine
+ * level by level, a vector of m sums of p partials each (lane i * p + c) and its neighbour
+ * making one of 2m sums of p / 2 partials: two two-source shuffles and an add per pair, n - n / L
+ * pairs in all, where a reduction per vector costs log2(L) shuffles, adds and an extract.
+ */
+static void
+hsum_tree(kg *g, LLVMValueRef *v, int n, int L)
+{
+    LLVMValueRef m1[TMAX], m2[TMAX];
+    int m, p, i, c, k;
+
+    for (m = 1, p = L; p > 1; m *= 2, p /= 2) {
+        const int h = p / 2;
+        LLVMValueRef M1, M2;
+        for (i = 0; i < 2 * m; i++)
+            for (c = 0; c < h; c++) {
+                const int src = i < m ? i * p + c : L + (i - m) * p + c;
+                m1[i * h + c] = LLVMConstInt(g->i32, (unsigned)src, 0);
+                m2[i * h + c] = LLVMConstInt(g->i32, (unsigned)(src + h), 0);
+            }
+        M1 = LLVMConstVector(m1, (unsigned)L);
+        M2 = LLVMConstVector(m2, (unsigned)L);
+        for (k = 0; k < n / (2 * m); k++)
+            v[k] = add(g, LLVMBuildShuffleVector(g->b, v[2 * k], v[2 * k + 1], M1, ""),
+                       LLVMBuildShuffleVector(g->b, v[2 * k], v[2 * k + 1], M2, ""));
+    }
+}
+
+/* lanes [l, l + len) of v */
+static LLVMValueRef
+lanes(kg *g, LLVMValueRef v, int l, int len)
+{
+    LLVMValueRef m[TMAX];
+    int k;
+
+    if (l == 0 && len == (int)LLVMGetVectorSize(LLVMTypeOf(v)))
+        return v;
+    for (k = 0; k < len; k++)
+        m[k] = LLVMConstInt(g->i32, (unsigned)(l + k), 0);
+    return LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(LLVMTypeOf(v)),
+                                  LLVMConstVector(m, (unsigned)len), "");
+}
+
+/* acc[j * nr + r] += the products of one step at byte offset off of the rows (n valid) */
+static void
+tile_step(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a, int64_t lda,
+          int nq, LLVMValueRef off, int n, LLVMValueRef *acc)
+{
+    LLVMValueRef wv[TMAX], av[TMAX];
+    int r, j;
+
+    for (r = 0; r < nr; r++)
+        wv[r] = wload(g, q, gepb(g, w, add(g, off, ci(g, r * K))), n);
+    for (j = 0; j < nq; j++)
+        av[j] = aload(g, q, gepb(g, a, add(g, mul(g, off, ci(g, q->ab)), ci(g, j * lda))));
+    for (j = 0; j < nq; j++)
+        for (r = 0; r < nr; r++)
+            LLVMBuildStore(
+                g->b,
+                dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[j * nr + r], ""), wv[r], av[j]),
+                acc[j * nr + r]);
+}
+
+/*
+ * x86: out[j * ldo + row + r] = w_r . a_j (i64, corrected) for the tile of nr weight rows
+ * w_r = w + r * K (rows row + r of the layer) and nq activation rows a_j = a + j * lda (bytes),
+ * nr * nq <= TMAX a multiple of the accumulator's lanes L. The accumulators, in the order
+ * j * nr + r, go through hsum_tree (in int32 in int8 mode, exact there; in int64 per chunk of 256
+ * steps in int16 mode, as dot_block) and are stored as vectors of sums: one tree per tile rather
+ * than a reduction per dot product.
+ */
+static void
+dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a, int64_t lda,
+         int nq, LLVMValueRef corr, LLVMValueRef row, LLVMValueRef out, int64_t ldo)
+{
+    const int L = (int)LLVMGetVectorSize(q->acc), n = nr * nq, nv = n / L;
+    const int64_t nfull = K / q->vk, tail = K % q->vk;
+    const int64_t steps = nfull + (q->masked && tail ? 1 : 0);
+    const int64_t chunk = q->p->bits == 8 ? (steps > 0 ? steps : 1) : 256;
+    LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
+    LLVMValueRef sum[TMAX], acc[TMAX];
+    int r, j, t, l;
+    int64_t c0;
+
+    for (t = 0; t < nv; t++)
+        sum[t] = LLVMConstNull(v64);
+    for (c0 = 0; c0 < steps; c0 += chunk) {
+        const int64_t c1 = c0 + chunk < nfull ? c0 + chunk : nfull;
+        LLVMValueRef red[TMAX];
+        for (t = 0; t < n; t++) {
+            acc[t] = entry_alloca(g, q->acc);
+            LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[t]);
+        }
+        if (c1 > c0) {
+            kloop ls;
+            LLVMValueRef s = loop_begin(g, &ls, ci(g, c0), ci(g, c1));
+            tile_step(g, q, w, K, nr, a, lda, nq, mul(g, s, ci(g, q->vk)), q->vk, acc);
+            loop_end(g, &ls);
+        }
+        if (q->masked && tail && c0 + chunk >= steps)
+            tile_step(g, q, w, K, nr, a, lda, nq, ci(g, nfull * q->vk), (int)tail, acc);
+        for (t = 0; t < n; t++) {
+            red[t] = LLVMBuildLoad2(g->b, q->acc, acc[t], "");
+            if (q->p->bits != 8)
+                red[t] = LLVMBuildSExt(g->b, red[t], v64, "");
+        }
+        hsum_tree(g, red, n, L);
+        for (t = 0; t < nv; t++)
+            sum[t] =
+                add(g, sum[t], q->p->bits == 8 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
+    }
+    if (!q->masked && tail) { /* the scalar tail, in int64, into the lanes */
+        LLVMValueRef sacc[TMAX];
+        kloop lt;
+        LLVMValueRef k;
+        for (t = 0; t < n; t++) {
+            sacc[t] = entry_alloca(g, g->i64);
+            LLVMBuildStore(g->b, ci(g, 0), sacc[t]);
+        }
+        k = loop_begin(g, &lt, ci(g, nfull * q->vk), ci(g, K));
+        for (r = 0; r < nr; r++) {
+            LLVMValueRef wk = sx(g, ldi(g, q->i8, w, add(g, k, ci(g, r * K))));
+            for (j = 0; j < nq; j++) {
+                LLVMValueRef ak =
+                    ldi(g, q->ab == 1 ? q->i8 : q->i16, gepb(g, a, ci(g, j * lda)), k);
+                ak = q->mode == QD_VNNI ? LLVMBuildZExt(g->b, ak, g->i64, "") : sx(g, ak);
+                LLVMBuildStore(
+                    g->b,
+                    add(g, LLVMBuildLoad2(g->b, g->i64, sacc[j * nr + r], ""), mul(g, wk, ak)),
+                    sacc[j * nr + r]);
+            }
+        }
+        loop_end(g, &lt);
+        for (t = 0; t < n; t++)
+            sum[t / L] = LLVMBuildInsertElement(
+                g->b, sum[t / L],
+                add(g,
+                    LLVMBuildExtractElement(g->b, sum[t / L],
+                                            LLVMConstInt(g->i32, (unsigned)(t % L), 0), ""),
+                    LLVMBuildLoad2(g->b, g->i64, sacc[t], "")),
+                LLVMConstInt(g->i32, (unsigned)(t % L), 0), "");
+    }
+    for (t = 0; t < nv; t++) /* runs of consecutive rows of one activation row */
+        for (l = 0; l < L;) {
+            const int idx = t * L + l, len = nr - idx % nr < L - l ? nr - idx % nr : L - l;
+            LLVMValueRef v = lanes(g, sum[t], l, len), rr = add(g, row, ci(g, idx % nr)), s;
+            if (q->mode == QD_VNNI) {
+                LLVMValueRef cv =
+                    vload(g, LLVMVectorType(g->i32, (unsigned)len), gept(g, g->i32, corr, rr));
+                v = add(g, v, LLVMBuildSExt(g->b, cv, LLVMVectorType(g->i64, (unsigned)len), ""));
+            }
+            s = LLVMBuildStore(g->b, v, gept(g, g->i64, out, add(g, rr, ci(g, idx / nr * ldo))));
+            LLVMSetAlignment(s, 8);
+            l += len;
+        }
+}
+
 /* out[q0 * ldo + r] = w_r . a_j (i64, corrected) for rows [r0, r1) of w ([*, K] int8) and
- * activation rows j < nq (lda bytes apart): blocks of RB rows, then single rows. */
+ * activation rows j < nq (lda bytes apart): x86 tiles (dot_tile) of L rows x 1 activation row
+ * or RB x 4, then blocks of RB rows, then single rows. */
 static void
 emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r1, LLVMValueRef a,
           int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
 {
-    const int64_t nb = (r1 - r0) / RB;
+    const int tr = nq == 1 ? (int)LLVMGetVectorSize(q->acc) : RB; /* rows per x86 tile */
     LLVMValueRef res[RB][4];
+    int64_t nb, rr;
     int r, j;
-    int64_t rr;
 
+    if (tiled(q) && (tr * nq) % (int)LLVMGetVectorSize(q->acc) == 0 && tr * nq <= TMAX &&
+        (r1 - r0) / tr > 0) {
+        kloop l;
+        LLVMValueRef row = add(
+            g, ci(g, r0), mul(g, loop_begin(g, &l, ci(g, 0), ci(g, (r1 - r0) / tr)), ci(g, tr)));
+        dot_tile(g, q, gepb(g, w, mul(g, row, ci(g, K))), K, tr, a, lda, nq, corr, row, out, ldo);
+        loop_end(g, &l);
+        r0 += (r1 - r0) / tr * tr;
+    }
+    nb = (r1 - r0) / RB;
     if (nb > 0) {
         kloop l;
         LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nb));
