@@ -41,24 +41,75 @@
 
 enum { QD_VNNI, QD_WD512, QD_WD256, QD_SDOT, QD_SMLAD, QD_MVE, QD_GEN };
 
-#define RB 4 /* weight rows per register tile */
+#define RB   4  /* weight rows per register tile */
+#define TMAX 16 /* dot products per x86 tile (dot_tile), lanes of a vector */
 
 typedef struct qctx {
     const lstmc_rt_rnnq_params *p;
     kp_rnnq_scratch L;
     int mode, vk, masked, ab; /* ab: bytes per stored activation (1: int8; VNNI: biased) */
     int biased;               /* VNNI: the activations stored as a + 128 */
+    int vw;                   /* x86: units per vector of the element-wise part; 0: scalar */
     LLVMTypeRef i8, i16, acc; /* acc: the vector of int32 lanes */
     LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
     LLVMValueRef scratch;
 } qctx;
 
+typedef struct qdir {
+    LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
+    LLVMValueRef qs[LSTMC_RT_RNNQ_BR + 1]; /* x86: this direction's rows of each field; NULL */
+    int zw;                                /* x86: accw holds requant(accW + zc, mW, nW) + bW */
+    const int32_t *act;
+    LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
+    LLVMValueRef ha, ha_next; /* h as the dot reads it: this step's, the next step's */
+    int64_t hmax;
+} qdir;
+
 /* --- int64 helpers: the recipe's rshr, requant, sat -------------------------------------- */
+/* Each works on an i64 or, in the x86 element-wise part, on a vector of q->vw i64 lanes. */
+
+/* ty, or the vector of ty with x's lanes when x is a vector */
+static LLVMTypeRef
+like(LLVMValueRef x, LLVMTypeRef ty)
+{
+    LLVMTypeRef t = LLVMTypeOf(x);
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(ty, LLVMGetVectorSize(t)) : ty;
+}
+
+/* the constant v of x's type */
+static LLVMValueRef
+kof(kg *g, LLVMValueRef x, int64_t v)
+{
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef e[TMAX];
+    unsigned k, n;
+
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+        return ci(g, v);
+    n = LLVMGetVectorSize(t);
+    for (k = 0; k < n; k++)
+        e[k] = ci(g, v);
+    return LLVMConstVector(e, n);
+}
+
+/* the constant v of the element-wise part's type (q->vw lanes, or a scalar) */
+static LLVMValueRef
+kv(kg *g, const qctx *q, int64_t v)
+{
+    LLVMValueRef e[TMAX];
+    int k;
+
+    if (!q->vw)
+        return ci(g, v);
+    for (k = 0; k < q->vw; k++)
+        e[k] = ci(g, v);
+    return LLVMConstVector(e, (unsigned)q->vw);
+}
 
 static LLVMValueRef
 sx(kg *g, LLVMValueRef v)
 {
-    return LLVMBuildSExt(g->b, v, g->i64, "");
+    return LLVMBuildSExt(g->b, v, like(v, g->i64), "");
 }
 
 static LLVMValueRef
@@ -77,14 +128,15 @@ ashr(kg *g, LLVMValueRef a, LLVMValueRef b)
 static LLVMValueRef
 rshr(kg *g, LLVMValueRef x, LLVMValueRef n)
 {
-    LLVMValueRef bias = LLVMBuildLShr(g->b, LLVMBuildShl(g->b, ci(g, 1), n, ""), ci(g, 1), "");
+    LLVMValueRef bias =
+        LLVMBuildLShr(g->b, LLVMBuildShl(g->b, kof(g, x, 1), n, ""), kof(g, x, 1), "");
     return ashr(g, add(g, x, bias), n);
 }
 
 static LLVMValueRef
 rshrc(kg *g, LLVMValueRef x, int n)
 {
-    return n ? ashr(g, add(g, x, ci(g, (int64_t)1 << (n - 1))), ci(g, n)) : x;
+    return n ? ashr(g, add(g, x, kof(g, x, (int64_t)1 << (n - 1))), kof(g, x, n)) : x;
 }
 
 static LLVMValueRef
@@ -102,7 +154,7 @@ smin(kg *g, LLVMValueRef a, LLVMValueRef b)
 static LLVMValueRef
 satc(kg *g, LLVMValueRef x, int64_t lo, int64_t hi)
 {
-    return smin(g, smax(g, x, ci(g, lo)), ci(g, hi));
+    return smin(g, smax(g, x, kof(g, x, lo)), kof(g, x, hi));
 }
 
 /* byte offset i of base */
@@ -125,10 +177,25 @@ ldi(kg *g, LLVMTypeRef ty, LLVMValueRef base, LLVMValueRef i)
     return LLVMBuildLoad2(g->b, ty, gept(g, ty, base, i), "");
 }
 
+/* v (an i64 or a vector) as ty at element i of base and on */
 static void
 sti(kg *g, LLVMTypeRef ty, LLVMValueRef v, LLVMValueRef base, LLVMValueRef i)
 {
-    LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v, ty, ""), gept(g, ty, base, i));
+    LLVMValueRef s =
+        LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v, like(v, ty), ""), gept(g, ty, base, i));
+    LLVMSetAlignment(s, LLVMGetIntTypeWidth(ty) / 8);
+}
+
+/* element i of base and the q->vw - 1 after it (a scalar without vw) */
+static LLVMValueRef
+ldw(kg *g, const qctx *q, LLVMTypeRef ty, LLVMValueRef base, LLVMValueRef i)
+{
+    LLVMValueRef v;
+    if (!q->vw)
+        return ldi(g, ty, base, i);
+    v = LLVMBuildLoad2(g->b, LLVMVectorType(ty, (unsigned)q->vw), gept(g, ty, base, i), "");
+    LLVMSetAlignment(v, LLVMGetIntTypeWidth(ty) / 8);
+    return v;
 }
 
 /* the layer's element (int8 or int16) i of a, as i64 */
@@ -144,15 +211,46 @@ stx(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef i)
     sti(g, q->p->bits == 8 ? q->i8 : q->i16, v, a, i);
 }
 
+/* the i32 at each pointer of the vector ptrs (llvm.masked.gather, all lanes) */
+static LLVMValueRef
+gather32(kg *g, LLVMValueRef ptrs)
+{
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(ptrs)), k,
+             id = LLVMLookupIntrinsicID("llvm.masked.gather", 18);
+    LLVMValueRef ones[TMAX], args[4], f;
+    LLVMTypeRef tys[2], ft;
+
+    for (k = 0; k < n; k++)
+        ones[k] = LLVMConstInt(g->i1, 1, 0);
+    tys[0] = LLVMVectorType(g->i32, n);
+    tys[1] = LLVMTypeOf(ptrs);
+    f = LLVMGetIntrinsicDeclaration(g->m, id, tys, 2);
+    ft = LLVMIntrinsicGetType(g->cx, id, tys, 2);
+    args[0] = ptrs;
+    args[1] = LLVMConstInt(g->i32, 2, 0);
+    args[2] = LLVMConstVector(ones, n);
+    args[3] = LLVMGetUndef(tys[0]);
+    return LLVMBuildCall2(g->b, ft, f, args, 4, "");
+}
+
 /* act(v) of the recipe for v in [-32768, 32767]: the table and its interpolation */
 static LLVMValueRef
 table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
 {
     LLVMValueRef T = q->tab[kind == LSTMC_RT_ACT_TANH];
-    LLVMValueRef u = add(g, v, ci(g, 32768));
-    LLVMValueRef i = ashr(g, u, ci(g, 7)), f = LLVMBuildAnd(g->b, u, ci(g, 127), "");
-    LLVMValueRef t0 = sx(g, ldi(g, q->i16, T, i)),
-                 t1 = sx(g, ldi(g, q->i16, T, add(g, i, ci(g, 1))));
+    LLVMValueRef u = add(g, v, kof(g, v, 32768));
+    LLVMValueRef i = ashr(g, u, kof(g, v, 7)), f = LLVMBuildAnd(g->b, u, kof(g, v, 127), "");
+    LLVMValueRef t0, t1;
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) {
+        /* one 32-bit gather at T + 2i: T[i] below, T[i + 1] above (i <= 511) */
+        LLVMValueRef tt = gather32(g, gept(g, q->i16, T, i));
+        t0 = sx(g, LLVMBuildTrunc(g->b, tt, like(v, q->i16), ""));
+        t1 = sx(g, LLVMBuildAShr(g->b, tt, LLVMBuildTrunc(g->b, kof(g, v, 16), like(v, g->i32), ""),
+                                 ""));
+    } else {
+        t0 = sx(g, ldi(g, q->i16, T, i));
+        t1 = sx(g, ldi(g, q->i16, T, add(g, i, ci(g, 1))));
+    }
     return add(g, t0, rshrc(g, mul(g, sub(g, t1, t0), f), 7));
 }
 
@@ -178,29 +276,48 @@ qf(kg *g, LLVMValueRef Qd, LLVMValueRef r, int k)
     return sx(g, ldi(g, g->i32, Qd, add(g, mul(g, r, ci(g, LSTMC_RT_RNNQ_ROW)), ci(g, k))));
 }
 
+/* field k of row r (rows r .. r + q->vw - 1 with vw), as i64: x86 from the copy by field */
 static LLVMValueRef
-gate_w(kg *g, LLVMValueRef Qd, LLVMValueRef r, LLVMValueRef accW)
+fld(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, int k)
 {
-    return add(
-        g,
-        rshr(g,
-             mul(g, add(g, accW, qf(g, Qd, r, LSTMC_RT_RNNQ_ZC)), qf(g, Qd, r, LSTMC_RT_RNNQ_MW)),
-             qf(g, Qd, r, LSTMC_RT_RNNQ_NW)),
-        qf(g, Qd, r, LSTMC_RT_RNNQ_BW));
+    return e->qs[k] ? sx(g, ldw(g, q, g->i32, e->qs[k], r)) : qf(g, e->Qd, r, k);
+}
+
+/* an accumulator x of the int8 mode as the int32 it is (the reference's requant32): lets
+ * LLVM see a 32 x 32 -> 64 multiply; the copy by field is the x86 kernels' */
+static LLVMValueRef
+acc32(kg *g, const qctx *q, const qdir *e, LLVMValueRef x)
+{
+    return e->qs[0] && q->p->bits == 8 ? sx(g, LLVMBuildTrunc(g->b, x, like(x, g->i32), "")) : x;
+}
+
+/* requant(accW + zc, mW, nW) + bW; what accw holds already when e->zw */
+static LLVMValueRef
+gate_w(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW)
+{
+    if (e->zw)
+        return accW;
+    return add(g,
+               rshr(g,
+                    mul(g, acc32(g, q, e, add(g, accW, fld(g, q, e, r, LSTMC_RT_RNNQ_ZC))),
+                        fld(g, q, e, r, LSTMC_RT_RNNQ_MW)),
+                    fld(g, q, e, r, LSTMC_RT_RNNQ_NW)),
+               fld(g, q, e, r, LSTMC_RT_RNNQ_BW));
 }
 
 static LLVMValueRef
-gate_u(kg *g, LLVMValueRef Qd, LLVMValueRef r, LLVMValueRef accU)
+gate_u(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accU)
 {
-    return add(
-        g, rshr(g, mul(g, accU, qf(g, Qd, r, LSTMC_RT_RNNQ_MU)), qf(g, Qd, r, LSTMC_RT_RNNQ_NU)),
-        qf(g, Qd, r, LSTMC_RT_RNNQ_BR));
+    return add(g,
+               rshr(g, mul(g, acc32(g, q, e, accU), fld(g, q, e, r, LSTMC_RT_RNNQ_MU)),
+                    fld(g, q, e, r, LSTMC_RT_RNNQ_NU)),
+               fld(g, q, e, r, LSTMC_RT_RNNQ_BR));
 }
 
 static LLVMValueRef
-gate_z(kg *g, LLVMValueRef Qd, LLVMValueRef r, LLVMValueRef accW, LLVMValueRef accU)
+gate_z(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW, LLVMValueRef accU)
 {
-    return add(g, gate_w(g, Qd, r, accW), gate_u(g, Qd, r, accU));
+    return add(g, gate_w(g, q, e, r, accW), gate_u(g, q, e, r, accU));
 }
 
 /* --- the dot products ------------------------------------------------------------------ */
@@ -457,17 +574,196 @@ corrected(kg *g, const qctx *q, LLVMValueRef raw, LLVMValueRef corr, LLVMValueRe
     return q->mode == QD_VNNI ? add(g, raw, sx(g, ldi(g, g->i32, corr, r))) : raw;
 }
 
+/* --- x86: a tile of dot products reduced together ----------------------------------------- */
+
+/* The x86 dot products reduce tiles of rows together (dot_tile); the others row by row. */
+static int
+tiled(const qctx *q)
+{
+    return q->mode == QD_VNNI || q->mode == QD_WD512 || q->mode == QD_WD256;
+}
+
+/*
+ * The lane sums of n vectors v[0..n) of L lanes (powers of two, L <= n) as n / L vectors, in
+ * place: lane l of v[t] becomes the sum of the lanes of the old v[t * L + l]. Pairs combine
+ * level by level, a vector of m sums of p partials each (lane i * p + c) and its neighbour
+ * making one of 2m sums of p / 2 partials: two two-source shuffles and an add per pair, n - n / L
+ * pairs in all, where a reduction per vector costs log2(L) shuffles, adds and an extract.
+ */
+static void
+hsum_tree(kg *g, LLVMValueRef *v, int n, int L)
+{
+    LLVMValueRef m1[TMAX], m2[TMAX];
+    int m, p, i, c, k;
+
+    for (m = 1, p = L; p > 1; m *= 2, p /= 2) {
+        const int h = p / 2;
+        LLVMValueRef M1, M2;
+        for (i = 0; i < 2 * m; i++)
+            for (c = 0; c < h; c++) {
+                const int src = i < m ? i * p + c : L + (i - m) * p + c;
+                m1[i * h + c] = LLVMConstInt(g->i32, (unsigned)src, 0);
+                m2[i * h + c] = LLVMConstInt(g->i32, (unsigned)(src + h), 0);
+            }
+        M1 = LLVMConstVector(m1, (unsigned)L);
+        M2 = LLVMConstVector(m2, (unsigned)L);
+        for (k = 0; k < n / (2 * m); k++)
+            v[k] = add(g, LLVMBuildShuffleVector(g->b, v[2 * k], v[2 * k + 1], M1, ""),
+                       LLVMBuildShuffleVector(g->b, v[2 * k], v[2 * k + 1], M2, ""));
+    }
+}
+
+/* lanes [l, l + len) of v */
+static LLVMValueRef
+lanes(kg *g, LLVMValueRef v, int l, int len)
+{
+    LLVMValueRef m[TMAX];
+    int k;
+
+    if (l == 0 && len == (int)LLVMGetVectorSize(LLVMTypeOf(v)))
+        return v;
+    for (k = 0; k < len; k++)
+        m[k] = LLVMConstInt(g->i32, (unsigned)(l + k), 0);
+    return LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(LLVMTypeOf(v)),
+                                  LLVMConstVector(m, (unsigned)len), "");
+}
+
+/* acc[j * nr + r] += the products of one step at byte offset off of the rows (n valid) */
+static void
+tile_step(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a, int64_t lda,
+          int nq, LLVMValueRef off, int n, LLVMValueRef *acc)
+{
+    LLVMValueRef wv[TMAX], av[TMAX];
+    int r, j;
+
+    for (r = 0; r < nr; r++)
+        wv[r] = wload(g, q, gepb(g, w, add(g, off, ci(g, r * K))), n);
+    for (j = 0; j < nq; j++)
+        av[j] = aload(g, q, gepb(g, a, add(g, mul(g, off, ci(g, q->ab)), ci(g, j * lda))));
+    for (j = 0; j < nq; j++)
+        for (r = 0; r < nr; r++)
+            LLVMBuildStore(
+                g->b,
+                dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[j * nr + r], ""), wv[r], av[j]),
+                acc[j * nr + r]);
+}
+
+/*
+ * x86: out[j * ldo + row + r] = w_r . a_j (i64, corrected) for the tile of nr weight rows
+ * w_r = w + r * K (rows row + r of the layer) and nq activation rows a_j = a + j * lda (bytes),
+ * nr * nq <= TMAX a multiple of the accumulator's lanes L. The accumulators, in the order
+ * j * nr + r, go through hsum_tree (in int32 in int8 mode, exact there; in int64 per chunk of 256
+ * steps in int16 mode, as dot_block) and are stored as vectors of sums: one tree per tile rather
+ * than a reduction per dot product.
+ */
+static void
+dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a, int64_t lda,
+         int nq, LLVMValueRef corr, LLVMValueRef row, LLVMValueRef out, int64_t ldo)
+{
+    const int L = (int)LLVMGetVectorSize(q->acc), n = nr * nq, nv = n / L;
+    const int64_t nfull = K / q->vk, tail = K % q->vk;
+    const int64_t steps = nfull + (q->masked && tail ? 1 : 0);
+    const int64_t chunk = q->p->bits == 8 ? (steps > 0 ? steps : 1) : 256;
+    LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
+    LLVMValueRef sum[TMAX], acc[TMAX];
+    int r, j, t, l;
+    int64_t c0;
+
+    for (t = 0; t < nv; t++)
+        sum[t] = LLVMConstNull(v64);
+    for (c0 = 0; c0 < steps; c0 += chunk) {
+        const int64_t c1 = c0 + chunk < nfull ? c0 + chunk : nfull;
+        LLVMValueRef red[TMAX];
+        for (t = 0; t < n; t++) {
+            acc[t] = entry_alloca(g, q->acc);
+            LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[t]);
+        }
+        if (c1 > c0) {
+            kloop ls;
+            LLVMValueRef s = loop_begin(g, &ls, ci(g, c0), ci(g, c1));
+            tile_step(g, q, w, K, nr, a, lda, nq, mul(g, s, ci(g, q->vk)), q->vk, acc);
+            loop_end(g, &ls);
+        }
+        if (q->masked && tail && c0 + chunk >= steps)
+            tile_step(g, q, w, K, nr, a, lda, nq, ci(g, nfull * q->vk), (int)tail, acc);
+        for (t = 0; t < n; t++) {
+            red[t] = LLVMBuildLoad2(g->b, q->acc, acc[t], "");
+            if (q->p->bits != 8)
+                red[t] = LLVMBuildSExt(g->b, red[t], v64, "");
+        }
+        hsum_tree(g, red, n, L);
+        for (t = 0; t < nv; t++)
+            sum[t] =
+                add(g, sum[t], q->p->bits == 8 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
+    }
+    if (!q->masked && tail) { /* the scalar tail, in int64, into the lanes */
+        LLVMValueRef sacc[TMAX];
+        kloop lt;
+        LLVMValueRef k;
+        for (t = 0; t < n; t++) {
+            sacc[t] = entry_alloca(g, g->i64);
+            LLVMBuildStore(g->b, ci(g, 0), sacc[t]);
+        }
+        k = loop_begin(g, &lt, ci(g, nfull * q->vk), ci(g, K));
+        for (r = 0; r < nr; r++) {
+            LLVMValueRef wk = sx(g, ldi(g, q->i8, w, add(g, k, ci(g, r * K))));
+            for (j = 0; j < nq; j++) {
+                LLVMValueRef ak =
+                    ldi(g, q->ab == 1 ? q->i8 : q->i16, gepb(g, a, ci(g, j * lda)), k);
+                ak = q->mode == QD_VNNI ? LLVMBuildZExt(g->b, ak, g->i64, "") : sx(g, ak);
+                LLVMBuildStore(
+                    g->b,
+                    add(g, LLVMBuildLoad2(g->b, g->i64, sacc[j * nr + r], ""), mul(g, wk, ak)),
+                    sacc[j * nr + r]);
+            }
+        }
+        loop_end(g, &lt);
+        for (t = 0; t < n; t++)
+            sum[t / L] = LLVMBuildInsertElement(
+                g->b, sum[t / L],
+                add(g,
+                    LLVMBuildExtractElement(g->b, sum[t / L],
+                                            LLVMConstInt(g->i32, (unsigned)(t % L), 0), ""),
+                    LLVMBuildLoad2(g->b, g->i64, sacc[t], "")),
+                LLVMConstInt(g->i32, (unsigned)(t % L), 0), "");
+    }
+    for (t = 0; t < nv; t++) /* runs of consecutive rows of one activation row */
+        for (l = 0; l < L;) {
+            const int idx = t * L + l, len = nr - idx % nr < L - l ? nr - idx % nr : L - l;
+            LLVMValueRef v = lanes(g, sum[t], l, len), rr = add(g, row, ci(g, idx % nr)), s;
+            if (q->mode == QD_VNNI) {
+                LLVMValueRef cv =
+                    vload(g, LLVMVectorType(g->i32, (unsigned)len), gept(g, g->i32, corr, rr));
+                v = add(g, v, LLVMBuildSExt(g->b, cv, LLVMVectorType(g->i64, (unsigned)len), ""));
+            }
+            s = LLVMBuildStore(g->b, v, gept(g, g->i64, out, add(g, rr, ci(g, idx / nr * ldo))));
+            LLVMSetAlignment(s, 8);
+            l += len;
+        }
+}
+
 /* out[q0 * ldo + r] = w_r . a_j (i64, corrected) for rows [r0, r1) of w ([*, K] int8) and
- * activation rows j < nq (lda bytes apart): blocks of RB rows, then single rows. */
+ * activation rows j < nq (lda bytes apart): x86 tiles (dot_tile) of L rows x 1 activation row
+ * or RB x 4, then blocks of RB rows, then single rows. */
 static void
 emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r1, LLVMValueRef a,
           int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
 {
-    const int64_t nb = (r1 - r0) / RB;
+    const int tr = nq == 1 ? (int)LLVMGetVectorSize(q->acc) : RB; /* rows per x86 tile */
     LLVMValueRef res[RB][4];
+    int64_t nb, rr;
     int r, j;
-    int64_t rr;
 
+    if (tiled(q) && (tr * nq) % (int)LLVMGetVectorSize(q->acc) == 0 && tr * nq <= TMAX &&
+        (r1 - r0) / tr > 0) {
+        kloop l;
+        LLVMValueRef row = add(
+            g, ci(g, r0), mul(g, loop_begin(g, &l, ci(g, 0), ci(g, (r1 - r0) / tr)), ci(g, tr)));
+        dot_tile(g, q, gepb(g, w, mul(g, row, ci(g, K))), K, tr, a, lda, nq, corr, row, out, ldo);
+        loop_end(g, &l);
+        r0 += (r1 - r0) / tr * tr;
+    }
+    nb = (r1 - r0) / RB;
     if (nb > 0) {
         kloop l;
         LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nb));
@@ -530,136 +826,197 @@ st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k, int
         k = sel(g, LLVMBuildICmp(g->b, LLVMIntSLT, k, ci(g, K / 4 * 4), ""), pk, k);
     }
     if (q->ab == 1)
-        sti(g, q->i8, q->biased ? LLVMBuildXor(g->b, v, ci(g, 128), "") : v, a, k);
+        sti(g, q->i8, q->biased ? LLVMBuildXor(g->b, v, kof(g, v, 128), "") : v, a, k);
     else
         sti(g, q->i16, v, a, k);
 }
 
 /* --- the kernel --------------------------------------------------------------------------- */
 
-typedef struct qdir {
-    LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
-    const int32_t *act;
-    LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
-    LLVMValueRef ha, ha_next; /* h as the dot reads it: this step's, the next step's */
-    int64_t hmax;
-} qdir;
+/* The units j of one pass of the element-wise part: x86 runs vectors of q->vw units (lanes
+ * j .. j + vw - 1 of the same int64 code), then single units; elsewhere single units. */
+typedef void (*unit_fn)(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi,
+                        LLVMValueRef y);
 
-/* The element-wise part of one step at chunk row qi for the units [j0, j1): h (and c) in
- * place, h as the next step's dot reads it, Y's row at y. */
 static void
-emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y, int64_t j0,
-           int64_t j1)
+emit_units(kg *g, const qctx *q, const qdir *e, int64_t j0, int64_t j1, unit_fn fn, LLVMValueRef qi,
+           LLVMValueRef y)
+{
+    const int64_t nv = q->vw ? (j1 - j0) / q->vw : 0;
+    qctx s = *q;
+    kloop l;
+
+    if (nv > 0) {
+        LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nv));
+        fn(g, q, e, add(g, ci(g, j0), mul(g, b, ci(g, q->vw))), qi, y);
+        loop_end(g, &l);
+    }
+    if (j0 + nv * q->vw < j1) {
+        s.vw = 0;
+        fn(g, &s, e, loop_begin(g, &l, ci(g, j0 + nv * q->vw), ci(g, j1)), qi, y);
+        loop_end(g, &l);
+    }
+}
+
+/* The element-wise part of one step for unit j at chunk row qi: h (and c) in place, h as the
+ * next step's dot reads it, Y's row at y. */
+static void
+cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, LLVMValueRef y)
 {
     const lstmc_rt_rnnq_params *p = q->p;
     const int64_t H = p->hidden, GH = cell_gates(p->cell) * H;
     LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
-    kloop l;
-    LLVMValueRef j, hj;
+    LLVMValueRef hj;
 
-#define ACCW(r) ldi(g, g->i64, aw, (r))
-#define ACCU(r) ldi(g, g->i64, e->accu, (r))
+#define ACCW(r) ldw(g, q, g->i64, aw, (r))
+#define ACCU(r) ldw(g, q, g->i64, e->accu, (r))
     if (p->cell == LSTMC_RT_CELL_LSTM) {
         LLVMValueRef ri, ro, rf, rc, zi, zo, zf, zc, cj, i, f, gg, o, cn, tc;
-        j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
         ri = j;
         ro = add(g, j, ci(g, H));
         rf = add(g, j, ci(g, 2 * H));
         rc = add(g, j, ci(g, 3 * H));
-        zi = gate_z(g, e->Qd, ri, ACCW(ri), ACCU(ri));
-        zo = gate_z(g, e->Qd, ro, ACCW(ro), ACCU(ro));
-        zf = gate_z(g, e->Qd, rf, ACCW(rf), ACCU(rf));
-        zc = gate_z(g, e->Qd, rc, ACCW(rc), ACCU(rc));
-        cj = sx(g, ldi(g, g->i32, e->c, j));
+        zi = gate_z(g, q, e, ri, ACCW(ri), ACCU(ri));
+        zo = gate_z(g, q, e, ro, ACCW(ro), ACCU(ro));
+        zf = gate_z(g, q, e, rf, ACCW(rf), ACCU(rf));
+        zc = gate_z(g, q, e, rc, ACCW(rc), ACCU(rc));
+        cj = sx(g, ldw(g, q, g->i32, e->c, j));
         if (e->Pd) {
             zi = add(g, zi,
                      rshrc(g,
-                           mul(g, mul(g, sx(g, ldi(g, q->i16, e->Pd, j)), cj), ci(g, p->peep_mult)),
+                           mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, j)), cj),
+                               kv(g, q, p->peep_mult)),
                            p->peep_shift));
-            zf = add(g, zf,
-                     rshrc(g,
-                           mul(g, mul(g, sx(g, ldi(g, q->i16, e->Pd, add(g, j, ci(g, 2 * H)))), cj),
-                               ci(g, p->peep_mult)),
-                           p->peep_shift));
+            zf = add(
+                g, zf,
+                rshrc(g,
+                      mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, 2 * H)))), cj),
+                          kv(g, q, p->peep_mult)),
+                      p->peep_shift));
         }
         i = actz(g, q, e->act[0], zi);
-        f = p->input_forget ? sub(g, ci(g, 32768), i) : actz(g, q, e->act[0], zf);
+        f = p->input_forget ? sub(g, kv(g, q, 32768), i) : actz(g, q, e->act[0], zf);
         gg = actz(g, q, e->act[1], zc);
         cn = satc(g, add(g, rshrc(g, mul(g, f, cj), 15), rshrc(g, mul(g, i, gg), 30 - p->cell_exp)),
                   -32768, 32767);
         if (e->Pd)
             zo = add(g, zo,
                      rshrc(g,
-                           mul(g, mul(g, sx(g, ldi(g, q->i16, e->Pd, add(g, j, ci(g, H)))), cn),
-                               ci(g, p->peep_mult)),
+                           mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, H)))), cn),
+                               kv(g, q, p->peep_mult)),
                            p->peep_shift));
         o = actz(g, q, e->act[0], zo);
         tc = satc(g,
                   p->cell_exp >= 12 ? rshrc(g, cn, p->cell_exp - 12)
-                                    : mul(g, cn, ci(g, (int64_t)1 << (12 - p->cell_exp))),
+                                    : mul(g, cn, kv(g, q, (int64_t)1 << (12 - p->cell_exp))),
                   -32768, 32767);
         sti(g, g->i32, cn, e->c, j);
         hj = satc(g,
-                  rshrc(g, mul(g, mul(g, o, table_act(g, q, e->act[2], tc)), ci(g, p->h_mult)),
+                  rshrc(g, mul(g, mul(g, o, table_act(g, q, e->act[2], tc)), kv(g, q, p->h_mult)),
                         p->h_shift),
                   -e->hmax, e->hmax);
     } else if (p->cell == LSTMC_RT_CELL_GRU) {
         LLVMValueRef rz, rn, zg, zn, ng, N15, H15, hv;
-        j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
         rz = j;
         rn = add(g, j, ci(g, 2 * H));
-        zg = actz(g, q, e->act[0], gate_z(g, e->Qd, rz, ACCW(rz), ACCU(rz)));
-        hv = sx(g, ldi(g, g->i32, e->h, j));
+        zg = actz(g, q, e->act[0], gate_z(g, q, e, rz, ACCW(rz), ACCU(rz)));
+        hv = sx(g, ldw(g, q, g->i32, e->h, j));
         if (p->linear_before_reset) {
-            LLVMValueRef un = gate_u(g, e->Qd, rn, ACCU(rn));
-            zn = add(g, gate_w(g, e->Qd, rn, ACCW(rn)),
-                     rshrc(g, mul(g, sx(g, ldi(g, g->i32, e->rg, j)), un), 15));
+            LLVMValueRef un = gate_u(g, q, e, rn, ACCU(rn));
+            zn = add(g, gate_w(g, q, e, rn, ACCW(rn)),
+                     rshrc(g, mul(g, sx(g, ldw(g, q, g->i32, e->rg, j)), un), 15));
         } else {
-            zn = gate_z(g, e->Qd, rn, ACCW(rn), ACCU(rn));
+            zn = gate_z(g, q, e, rn, ACCW(rn), ACCU(rn));
         }
         ng = actz(g, q, e->act[1], zn);
-        N15 = rshrc(g, mul(g, ng, ci(g, p->h_mult)), p->h_shift);
-        H15 = mul(g, hv, ci(g, 32768));
+        N15 = rshrc(g, mul(g, ng, kv(g, q, p->h_mult)), p->h_shift);
+        H15 = mul(g, hv, kv(g, q, 32768));
         hj = satc(g, rshrc(g, add(g, N15, rshrc(g, mul(g, zg, sub(g, H15, N15)), 15)), 15),
                   -e->hmax, e->hmax);
     } else {
         LLVMValueRef z, yv;
-        j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
-        z = gate_z(g, e->Qd, j, ACCW(j), ACCU(j));
+        z = gate_z(g, q, e, j, ACCW(j), ACCU(j));
         if (e->act[0] == LSTMC_RT_ACT_RELU) {
             if (p->has_clip)
                 z = satc(g, z, -(int64_t)p->clip_q, p->clip_q);
-            yv = smax(g, z, ci(g, 0));
+            yv = smax(g, z, kv(g, q, 0));
         } else {
             yv = actz(g, q, e->act[0], z);
         }
-        hj = satc(g, rshrc(g, mul(g, yv, ci(g, p->h_mult)), p->h_shift), -e->hmax, e->hmax);
+        hj = satc(g, rshrc(g, mul(g, yv, kv(g, q, p->h_mult)), p->h_shift), -e->hmax, e->hmax);
     }
-#undef ACCW
-#undef ACCU
     sti(g, g->i32, hj, e->h, j);
     st_act(g, q, hj, e->ha_next, j, H);
     if (y)
         stx(g, q, hj, y, j);
-    loop_end(g, &l);
+}
+
+static void
+emit_cells(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, LLVMValueRef y, int64_t j0,
+           int64_t j1)
+{
+    emit_units(g, q, e, j0, j1, cell_unit, qi, y);
 }
 
 /* GRU: rg[j] (the r gate) and, for linear_before_reset = 0, rha = r * h as the dot reads it,
  * for the units [j0, j1) */
 static void
-emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, int64_t j0, int64_t j1)
+gru_r_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, LLVMValueRef y)
 {
     const lstmc_rt_rnnq_params *p = q->p;
     const int64_t H = p->hidden, GH = 3 * H;
     LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
-    kloop l;
-    LLVMValueRef j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
     LLVMValueRef rr = add(g, j, ci(g, H));
-    LLVMValueRef rg = actz(
-        g, q, e->act[0], gate_z(g, e->Qd, rr, ldi(g, g->i64, aw, rr), ldi(g, g->i64, e->accu, rr)));
+    LLVMValueRef rg = actz(g, q, e->act[0], gate_z(g, q, e, rr, ACCW(rr), ACCU(rr)));
+    (void)y;
     sti(g, g->i32, rg, e->rg, j);
     if (!p->linear_before_reset)
-        st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldi(g, g->i32, e->h, j))), 15), e->rha, j, H);
+        st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldw(g, q, g->i32, e->h, j))), 15), e->rha, j, H);
+}
+
+static void
+emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, int64_t j0, int64_t j1)
+{
+    emit_units(g, q, e, j0, j1, gru_r_unit, qi, NULL);
+}
+
+/* x86: accw[qi][r] = requant(accW + zc, mW, nW) + bW for the chunk's tcn rows of the units
+ * [j0, j1), after its W.x */
+static void
+zw_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef qi, LLVMValueRef y)
+{
+    const int64_t GH = cell_gates(q->p->cell) * q->p->hidden;
+    LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
+    qdir raw = *e;
+    (void)y;
+    raw.zw = 0;
+    sti(g, g->i64, gate_w(g, q, &raw, r, ACCW(r)), aw, r);
+}
+#undef ACCW
+#undef ACCU
+
+static void
+emit_zw(kg *g, const qctx *q, const qdir *e, LLVMValueRef tcn, int64_t j0, int64_t j1)
+{
+    const int64_t H = q->p->hidden;
+    int gb;
+    kloop l;
+    LLVMValueRef qi = loop_begin(g, &l, ci(g, 0), tcn);
+    for (gb = 0; gb < cell_gates(q->p->cell); gb++)
+        emit_units(g, q, e, gb * H + j0, gb * H + j1, zw_unit, qi, NULL);
+    loop_end(g, &l);
+}
+
+/* x86: Q's fields 0 .. bR, row by row, into the copy by field (q->L.qs) */
+static void
+emit_qs(kg *g, const qctx *q, LLVMValueRef Q, int64_t rows)
+{
+    kloop l;
+    LLVMValueRef r = loop_begin(g, &l, ci(g, 0), ci(g, rows));
+    LLVMValueRef qs = gepb(g, q->scratch, ci(g, q->L.qs));
+    int k;
+    for (k = 0; k <= LSTMC_RT_RNNQ_BR; k++)
+        sti(g, g->i32, qf(g, Q, r, k), qs, add(g, r, ci(g, k * rows)));
     loop_end(g, &l);
 }
 
@@ -755,6 +1112,7 @@ qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
         q->acc = p->bits == 8 ? g->i32 : g->i64;
     else
         q->acc = LLVMVectorType(g->i32, q->mode == QD_WD256 ? 8 : q->mode == QD_SDOT ? 4 : 16);
+    q->vw = tiled(q) ? (q->mode == QD_WD256 ? 4 : 8) : 0;
     q->tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
     q->tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
 }
@@ -834,6 +1192,13 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         e.corrU = gept(g, g->i32, corr, ci(g, D * GH + d * GH));
         e.act = p->act + d * nacts;
         e.hmax = p->bits == 8 ? 127 : 32767;
+        if (q.vw) {
+            int k;
+            for (k = 0; k <= LSTMC_RT_RNNQ_BR; k++)
+                e.qs[k] =
+                    gept(g, g->i32, gepb(g, q.scratch, ci(g, q.L.qs)), ci(g, k * D * GH + d * GH));
+            e.zw = 1;
+        }
         e.h = gepb(g, q.scratch, ci(g, q.L.h));
         e.c = gepb(g, q.scratch, ci(g, q.L.c));
         e.rg = gepb(g, q.scratch, ci(g, q.L.rg));
@@ -906,6 +1271,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                     emit_rows(g, &q, e.Wd, I, gb * H + j0, gb * H + j1,
                               gepb(g, xa, ci(g, j00 * q.L.kx * q.ab)), q.L.kx * q.ab, (int)qb,
                               e.corrW, gept(g, g->i64, e.accw, ci(g, j00 * GH)), GH);
+            if (e.zw)
+                emit_zw(g, &q, &e, tcn, j0, j1);
             slice_end(g, join);
         }
         qi = loop_begin(g, &ls, ci(g, 0), tcn);
@@ -1004,6 +1371,8 @@ emit_rnnq(kg *g, const kp_call *kc, const char *fname)
         a[k] = LLVMGetParam(g->fn, k);
     qctx_init(g, kc, a[12], &q);
     emit_rows_check(g, a[4], D * GH);
+    if (q.vw) /* Q by field (emit_qs) */
+        emit_qs(g, &q, a[4], D * GH);
     if (p->batch == 0) {
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
         return;

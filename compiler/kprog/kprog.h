@@ -239,9 +239,10 @@ typedef struct kp_rnnq_scratch {
     int64_t xa;       /* [tc, kx] the chunk's input rows as the dot product reads them */
     int64_t ha, ha2;  /* [kh] h as the dot product reads it: even steps read ha, odd ha2 */
     int64_t rha;      /* [kh] GRU (linear_before_reset = 0): r * h */
-    int64_t accw;     /* int64 [tc, G*H] W.x of the chunk's steps */
+    int64_t accw;     /* int64 [tc, G*H] W.x of the chunk's steps (x86: its requant + bW) */
     int64_t accu;     /* int64 [G*H] U.h of the step */
     int64_t h, c, rg; /* int32 [H] each: the state, GRU's r gate */
+    int64_t qs;       /* int32 [7, D, G*H]: x86, Q's fields mW .. bR by field, copied per call */
     int64_t bytes;    /* the total */
 } kp_rnnq_scratch;
 

@@ -269,6 +269,8 @@ kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s)
     at += up64(H * 4);
     s->rg = at;
     at += up64(H * 4);
+    s->qs = at;
+    at += up64(7 * p->n_dirs * GH * 4);
     s->bytes = at;
 }
 
