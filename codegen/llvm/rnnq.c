@@ -283,12 +283,13 @@ fld(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, int k)
     return e->qs[k] ? sx(g, ldw(g, q, g->i32, e->qs[k], r)) : qf(g, e->Qd, r, k);
 }
 
-/* an accumulator x of the int8 mode as the int32 it is (the reference's requant32): lets
- * LLVM see a 32 x 32 -> 64 multiply; the copy by field is the x86 kernels' */
+/* an accumulator x of the int8 mode as the int32 it is (the reference's requant_acc): lets
+ * LLVM see a 32 x 32 -> 64 multiply (one smull on a 32-bit core) */
 static LLVMValueRef
 acc32(kg *g, const qctx *q, const qdir *e, LLVMValueRef x)
 {
-    return e->qs[0] && q->p->bits == 8 ? sx(g, LLVMBuildTrunc(g->b, x, like(x, g->i32), "")) : x;
+    (void)e;
+    return q->p->bits == 8 ? sx(g, LLVMBuildTrunc(g->b, x, like(x, g->i32), "")) : x;
 }
 
 /* requant(accW + zc, mW, nW) + bW; what accw holds already when e->zw */
