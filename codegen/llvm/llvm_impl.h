@@ -84,6 +84,7 @@ typedef struct kg {
     int arm_dotprod; /* AArch64 SDOT (Armv8.2-A DotProd) */
     int arm_dsp;     /* 32-bit Arm / Thumb-2 DSP extension: SMLAD, SMLALD, SXTB16 */
     int arm_mve;     /* Armv8.1-M Helium (MVE) */
+    int word32;      /* a 32-bit core (32-bit Arm): int64 arithmetic takes register pairs */
 } kg;
 
 static inline LLVMValueRef

@@ -440,6 +440,7 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         g.x86_avx2 = feature_state(features, "avx2") == 1;
     }
     arm_int_features(&g, triple, lt.cpu, features);
+    g.word32 = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
     for (i = 0; i < kp->n_calls; i++) {
         const kp_wave *w = kp_wave_of(kp, i);

@@ -133,6 +133,60 @@ rshr(kg *g, LLVMValueRef x, LLVMValueRef n)
     return ashr(g, add(g, x, bias), n);
 }
 
+/*
+ * rshr of a product x = a * m of two int32 (|x| < 2^62: the int8 mode's requant_acc) on a
+ * 32-bit core, where a 64-bit shift
+ * by a register is a sequence of shifts and conditional moves: for the usual n >= 32 the
+ * result needs only x's high word hi, as (hi + 2^(s - 1)) >> s with s = n - 32 (the rounding
+ * bias 2^(n - 1) lies in the high word; no overflow, |hi| < 2^30), and at s = 0 hi plus the
+ * carry of the low word's bit 31. Below 32, rshr.
+ */
+static LLVMValueRef
+rshr_prod(kg *g, const qctx *q, LLVMValueRef x, LLVMValueRef n)
+{
+    LLVMBasicBlockRef fast, slow, join, bf, bs;
+    LLVMValueRef hi, lo, sh, r32, rf, rs, phi, in[2];
+    LLVMBasicBlockRef from[2];
+
+    if (!g->word32 || q->p->bits != 8 || LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind)
+        return rshr(g, x, n); /* int16 mode: x is an int64 accumulator times m */
+    fast = LLVMAppendBasicBlockInContext(g->cx, g->fn, "rq_hi");
+    slow = LLVMAppendBasicBlockInContext(g->cx, g->fn, "rq_any");
+    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "rq_join");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, n, ci(g, 32), ""), fast, slow);
+
+    LLVMPositionBuilderAtEnd(g->b, fast);
+    hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, x, ci(g, 32), ""), g->i32, "");
+    lo = LLVMBuildTrunc(g->b, x, g->i32, "");
+    sh = LLVMBuildTrunc(g->b, sub(g, n, ci(g, 32)), g->i32, "");
+    r32 = LLVMBuildAdd(g->b, hi,
+                       LLVMBuildLShr(g->b, LLVMBuildShl(g->b, LLVMConstInt(g->i32, 1, 0), sh, ""),
+                                     LLVMConstInt(g->i32, 1, 0), ""),
+                       "");
+    r32 = LLVMBuildAdd(g->b, r32,
+                       sel(g, LLVMBuildICmp(g->b, LLVMIntEQ, sh, LLVMConstInt(g->i32, 0, 0), ""),
+                           LLVMBuildLShr(g->b, lo, LLVMConstInt(g->i32, 31, 0), ""),
+                           LLVMConstInt(g->i32, 0, 0)),
+                       "");
+    rf = sx(g, LLVMBuildAShr(g->b, r32, sh, ""));
+    bf = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, join);
+
+    LLVMPositionBuilderAtEnd(g->b, slow);
+    rs = rshr(g, x, n);
+    bs = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, join);
+
+    LLVMPositionBuilderAtEnd(g->b, join);
+    phi = LLVMBuildPhi(g->b, g->i64, "");
+    in[0] = rf;
+    in[1] = rs;
+    from[0] = bf;
+    from[1] = bs;
+    LLVMAddIncoming(phi, in, from, 2);
+    return phi;
+}
+
 static LLVMValueRef
 rshrc(kg *g, LLVMValueRef x, int n)
 {
@@ -299,10 +353,10 @@ gate_w(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW)
     if (e->zw)
         return accW;
     return add(g,
-               rshr(g,
-                    mul(g, acc32(g, q, e, add(g, accW, fld(g, q, e, r, LSTMC_RT_RNNQ_ZC))),
-                        fld(g, q, e, r, LSTMC_RT_RNNQ_MW)),
-                    fld(g, q, e, r, LSTMC_RT_RNNQ_NW)),
+               rshr_prod(g, q,
+                         mul(g, acc32(g, q, e, add(g, accW, fld(g, q, e, r, LSTMC_RT_RNNQ_ZC))),
+                             fld(g, q, e, r, LSTMC_RT_RNNQ_MW)),
+                         fld(g, q, e, r, LSTMC_RT_RNNQ_NW)),
                fld(g, q, e, r, LSTMC_RT_RNNQ_BW));
 }
 
@@ -310,8 +364,8 @@ static LLVMValueRef
 gate_u(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accU)
 {
     return add(g,
-               rshr(g, mul(g, acc32(g, q, e, accU), fld(g, q, e, r, LSTMC_RT_RNNQ_MU)),
-                    fld(g, q, e, r, LSTMC_RT_RNNQ_NU)),
+               rshr_prod(g, q, mul(g, acc32(g, q, e, accU), fld(g, q, e, r, LSTMC_RT_RNNQ_MU)),
+                         fld(g, q, e, r, LSTMC_RT_RNNQ_NU)),
                fld(g, q, e, r, LSTMC_RT_RNNQ_BR));
 }
 

@@ -118,18 +118,23 @@ if(NOT LSTMC_SANITIZE AND LSTMC_HAVE_LLVM)
                    ${CMAKE_SOURCE_DIR}/tests/train/har ${WORK}/Allvm_har_threads 40 10)
   set_tests_properties(e2e_activations_llvm_vs_c_har_threads PROPERTIES SKIP_RETURN_CODE 77
                        TIMEOUT 300 ENVIRONMENT "QACT_LLVM_FLAGS=--threads=2")
-  # the same for AArch64 under qemu-aarch64: the SDOT path (tests/cross/aarch64-dotprod.json,
-  # a Cortex-A76) and the NEON one (the built-in aarch64 profile, no DotProd)
-  foreach(t aarch64:aarch64 dotprod:${CMAKE_SOURCE_DIR}/tests/cross/aarch64-dotprod.json)
-    string(REPLACE ":" ";" _t ${t})
+  # the same under qemu-user: AArch64's SDOT path (tests/cross/aarch64-dotprod.json, a
+  # Cortex-A76) and NEON one (the built-in aarch64, no DotProd), and 32-bit Armv7 (the built-in
+  # armv7: NEON, and the int64 recipe on register pairs, rshr_prod)
+  foreach(t "aarch64|aarch64|aarch64-linux-gnu|qemu-aarch64"
+            "dotprod|${CMAKE_SOURCE_DIR}/tests/cross/aarch64-dotprod.json|aarch64-linux-gnu|qemu-aarch64"
+            "armv7|armv7|arm-linux-gnueabihf|qemu-arm")
+    string(REPLACE "|" ";" _t "${t}")
     list(GET _t 0 _tn)
     list(GET _t 1 _tp)
+    list(GET _t 2 _tc)
+    list(GET _t 3 _tr)
     add_test(NAME cross_activations_llvm_vs_c_${_tn}_har
              COMMAND /usr/bin/python3 ${E2E}/qact_llvm.py $<TARGET_FILE:lstmc>
                      ${CMAKE_SOURCE_DIR}/tests/train/har ${WORK}/Across_${_tn} 20 6)
     set_tests_properties(cross_activations_llvm_vs_c_${_tn}_har PROPERTIES
       SKIP_RETURN_CODE 77 TIMEOUT 300
-      ENVIRONMENT "CROSS_TARGET=${_tp};CROSS_CC=aarch64-linux-gnu-gcc;CROSS_AR=aarch64-linux-gnu-ar;CROSS_RUN=qemu-aarch64")
+      ENVIRONMENT "CROSS_TARGET=${_tp};CROSS_CC=${_tc}-gcc;CROSS_AR=${_tc}-ar;CROSS_RUN=${_tr}")
   endforeach()
 endif()
 
