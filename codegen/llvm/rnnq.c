@@ -33,7 +33,7 @@
 enum { QD_VNNI, QD_WD512, QD_WD256, QD_GEN };
 
 #define RB   4  /* weight rows per register tile */
-#define TMAX 16 /* dot products per x86 tile (dot_tile), lanes of a vector */
+#define TMAX 32 /* dot products per x86 tile (dot_tile), lanes of a vector */
 
 typedef struct qctx {
     const lstmc_rt_rnnq_params *p;
@@ -752,7 +752,8 @@ st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k)
 /* --- the kernel --------------------------------------------------------------------------- */
 
 /* The units j of one pass of the element-wise part: x86 runs vectors of q->vw units (lanes
- * j .. j + vw - 1 of the same int64 code), then single units; elsewhere single units. */
+ * j .. j + vw - 1 of the same int64 code; wide ones give the core independent chains to
+ * overlap), then of a quarter as many, then single units; elsewhere single units. */
 typedef void (*unit_fn)(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi,
                         LLVMValueRef y);
 
@@ -760,19 +761,24 @@ static void
 emit_units(kg *g, const qctx *q, const qdir *e, int64_t n, unit_fn fn, LLVMValueRef qi,
            LLVMValueRef y)
 {
-    const int64_t nv = q->vw ? n / q->vw : 0;
+    const int ws[3] = {q->vw, q->vw >= 16 ? q->vw / 4 : 0, 1};
+    int64_t j0 = 0, nv;
     qctx s = *q;
     kloop l;
+    int k;
 
-    if (nv > 0) {
-        LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nv));
-        fn(g, q, e, mul(g, b, ci(g, q->vw)), qi, y);
-        loop_end(g, &l);
-    }
-    if (nv * q->vw < n) {
-        s.vw = 0;
-        fn(g, &s, e, loop_begin(g, &l, ci(g, nv * q->vw), ci(g, n)), qi, y);
-        loop_end(g, &l);
+    for (k = 0; k < 3; k++) {
+        if (!ws[k] || (nv = (n - j0) / ws[k]) == 0)
+            continue;
+        s.vw = ws[k] > 1 ? ws[k] : 0;
+        if (nv == 1) {
+            fn(g, &s, e, ci(g, j0), qi, y);
+        } else {
+            LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nv));
+            fn(g, &s, e, add(g, ci(g, j0), mul(g, b, ci(g, ws[k]))), qi, y);
+            loop_end(g, &l);
+        }
+        j0 += nv * ws[k];
     }
 }
 
@@ -1037,7 +1043,7 @@ emit_rnnq(kg *g, const kp_call *kc)
     q.masked = q.mode == QD_VNNI || q.mode == QD_WD512;
     q.ab = q.mode == QD_VNNI ? 1 : 2;
     q.acc = LLVMVectorType(g->i32, q.mode == QD_WD256 ? 8 : 16);
-    q.vw = tiled(&q) ? (q.mode == QD_WD256 ? 4 : 8) : 0;
+    q.vw = tiled(&q) ? (q.mode == QD_WD256 ? 4 : 32) : 0; /* see emit_units */
     q.tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
     q.tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
 
