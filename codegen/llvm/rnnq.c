@@ -48,6 +48,7 @@ typedef struct qctx {
 typedef struct qdir {
     LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
     LLVMValueRef qs[LSTMC_RT_RNNQ_BR + 1]; /* x86: this direction's rows of each field; NULL */
+    LLVMValueRef Pw, Pu;                   /* x86: W, U packed (emit_pack); NULL */
     int zw;                                /* x86: accw holds requant(accW + zc, mW, nW) + bW */
     const int32_t *act;
     LLVMValueRef h, c, rg, ha, rha, accw, accu; /* scratch */
@@ -670,17 +671,173 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
         }
 }
 
+/* --- x86: short rows packed, the accumulator's lanes are rows ----------------------------- */
+
+/* terms of a row per lane and step of a packed row: VNNI 4 bytes, vpmaddwd 2 */
+static int
+pack_e(const qctx *q)
+{
+    return q->vk / (int)LLVMGetVectorSize(q->acc);
+}
+
+/* groups of pack_e terms per packed row */
+static int64_t
+pack_np(const qctx *q, int64_t K)
+{
+    return (K + pack_e(q) - 1) / pack_e(q);
+}
+
+/*
+ * P[b][p][l][c] = w[b * L + l][p * e + c] (0 for p * e + c >= K) for the R / L whole blocks of L
+ * rows of w [R, K] int8, e = pack_e: one vector load is a group of e terms of L rows, which
+ * dot_step multiplies by the same group of an activation row in every lane, leaving L row sums
+ * in the accumulator's lanes, with no reduction. Once per call and direction, rows of at most
+ * KP_RNNQ_PACK_K terms (their sums stay in int32 in the int16 mode too).
+ */
+static void
+emit_pack(kg *g, const qctx *q, LLVMValueRef w, int64_t R, int64_t K, LLVMValueRef P)
+{
+    const int64_t L = LLVMGetVectorSize(q->acc), e = pack_e(q), np = pack_np(q, K), nf = K / e;
+    LLVMTypeRef ge = LLVMIntTypeInContext(g->cx, (unsigned)(8 * e)); /* one group */
+    kloop lb, lp, ll;
+    LLVMValueRef b = loop_begin(g, &lb, ci(g, 0), ci(g, R / L)), p, l, v, at;
+    int64_t c;
+
+    if (nf > 0) { /* whole groups: e bytes at a time */
+        p = loop_begin(g, &lp, ci(g, 0), ci(g, nf));
+        l = loop_begin(g, &ll, ci(g, 0), ci(g, L));
+        v = LLVMBuildLoad2(
+            g->b, ge,
+            gepb(g, w,
+                 add(g, mul(g, add(g, mul(g, b, ci(g, L)), l), ci(g, K)), mul(g, p, ci(g, e)))),
+            "");
+        LLVMSetAlignment(v, 1);
+        at = mul(g, add(g, mul(g, add(g, mul(g, b, ci(g, np)), p), ci(g, L)), l), ci(g, e));
+        LLVMSetAlignment(LLVMBuildStore(g->b, v, gepb(g, P, at)), 1);
+        loop_end(g, &ll);
+        loop_end(g, &lp);
+    }
+    if (np > nf) { /* the last group, zeros past K */
+        l = loop_begin(g, &ll, ci(g, 0), ci(g, L));
+        for (c = 0; c < e; c++) {
+            at = add(g,
+                     mul(g, add(g, mul(g, add(g, mul(g, b, ci(g, np)), ci(g, nf)), ci(g, L)), l),
+                         ci(g, e)),
+                     ci(g, c));
+            v = nf * e + c < K ? ldi(g, q->i8, w,
+                                     add(g, mul(g, add(g, mul(g, b, ci(g, L)), l), ci(g, K)),
+                                         ci(g, nf * e + c)))
+                               : LLVMConstInt(q->i8, 0, 0);
+            LLVMBuildStore(g->b, v, gepb(g, P, at));
+        }
+        loop_end(g, &ll);
+    }
+    loop_end(g, &lb);
+}
+
+/* Pack rows of K terms, or leave them to the tiles: packing reads the matrix once per call,
+ * which pays back when the call has at least 2 steps per group of a row. */
+static int
+pack_pays(const qctx *q, int64_t K)
+{
+    return K <= KP_RNNQ_PACK_K && q->p->seq_len * q->p->batch >= 2 * pack_np(q, K);
+}
+
+/* the 4 bytes at a + off (one group of pack_e activations) in every lane, as dot_step reads
+ * an activation vector */
+static LLVMValueRef
+abcast(kg *g, const qctx *q, LLVMValueRef a, LLVMValueRef off)
+{
+    LLVMValueRef v = LLVMBuildLoad2(g->b, g->i32, gepb(g, a, off), "");
+    LLVMSetAlignment(v, 1);
+    v = LLVMBuildInsertElement(g->b, LLVMGetUndef(q->acc), v, LLVMConstInt(g->i32, 0, 0), "");
+    v = LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(q->acc),
+                               LLVMConstNull(LLVMVectorType(g->i32, LLVMGetVectorSize(q->acc))),
+                               "");
+    return LLVMBuildBitCast(g->b, v, LLVMVectorType(q->ab == 1 ? q->i8 : q->i16, (unsigned)q->vk),
+                            "");
+}
+
+/*
+ * out[j * ldo + (b + i) * L + l] = row (b + i) * L + l . a_j (i64, corrected) for the nb packed
+ * blocks b + i (i < nb) of P (K terms) and the activation rows a_j = a + j * lda (bytes), j < nq:
+ * nb * nq independent accumulators, each group's weights and broadcast loaded once.
+ */
+static void
+lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, int nb,
+             LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+{
+    const int L = (int)LLVMGetVectorSize(q->acc), e = pack_e(q);
+    const int64_t np = pack_np(q, K);
+    LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
+    LLVMValueRef acc[TMAX], wv[TMAX], av[4], p;
+    kloop l;
+    int i, j;
+
+    for (i = 0; i < nb * nq; i++) {
+        acc[i] = entry_alloca(g, q->acc);
+        LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[i]);
+    }
+    p = loop_begin(g, &l, ci(g, 0), ci(g, np));
+    for (i = 0; i < nb; i++)
+        wv[i] = wload(
+            g, q,
+            gepb(g, P,
+                 mul(g, add(g, mul(g, add(g, b, ci(g, i)), ci(g, np)), p), ci(g, (int64_t)L * e))),
+            q->vk);
+    for (j = 0; j < nq; j++)
+        av[j] = abcast(g, q, a, add(g, ci(g, j * lda), mul(g, p, ci(g, (int64_t)e * q->ab))));
+    for (j = 0; j < nq; j++)
+        for (i = 0; i < nb; i++)
+            LLVMBuildStore(
+                g->b,
+                dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), wv[i], av[j]),
+                acc[j * nb + i]);
+    loop_end(g, &l);
+    for (j = 0; j < nq; j++)
+        for (i = 0; i < nb; i++) {
+            LLVMValueRef row = mul(g, add(g, b, ci(g, i)), ci(g, L)), s;
+            LLVMValueRef v =
+                LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, "");
+            if (q->mode == QD_VNNI)
+                v = add(g, v, sx(g, vload(g, q->acc, gept(g, g->i32, corr, row))));
+            s = LLVMBuildStore(g->b, v, gept(g, g->i64, out, add(g, row, ci(g, j * ldo))));
+            LLVMSetAlignment(s, 8);
+        }
+}
+
 /* out[q0 * ldo + r] = w_r . a_j (i64, corrected) for rows [r0, r1) of w ([*, K] int8) and
  * activation rows j < nq (lda bytes apart): x86 tiles (dot_tile) of L rows x 1 activation row
  * or RB x 4, then blocks of RB rows, then single rows. */
 static void
-emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r1, LLVMValueRef a,
-          int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64_t r0, int64_t r1,
+          LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
 {
     const int tr = nq == 1 ? (int)LLVMGetVectorSize(q->acc) : RB; /* rows per x86 tile */
     LLVMValueRef res[RB][4];
     int64_t nb, rr;
     int r, j;
+
+    if (P) { /* the whole packed blocks in [r0, r1), NB at a time, then the rows around them */
+        const int64_t L = LLVMGetVectorSize(q->acc), lo = (r0 + L - 1) / L, hi = r1 / L;
+        const int NB = 8 / nq > 0 ? 8 / nq : 1;
+        const int64_t ng = (hi - lo) / NB, rest = (hi - lo) % NB;
+        if (lo < hi) {
+            if (ng > 0) {
+                kloop l;
+                LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, ng));
+                lanes_blocks(g, q, P, K, add(g, ci(g, lo), mul(g, b, ci(g, NB))), NB, a, lda, nq,
+                             corr, out, ldo);
+                loop_end(g, &l);
+            }
+            if (rest)
+                lanes_blocks(g, q, P, K, ci(g, lo + ng * NB), (int)rest, a, lda, nq, corr, out,
+                             ldo);
+            emit_rows(g, q, w, NULL, K, r0, lo * L, a, lda, nq, corr, out, ldo);
+            emit_rows(g, q, w, NULL, K, hi * L, r1, a, lda, nq, corr, out, ldo);
+            return;
+        }
+    }
 
     if (tiled(q) && (tr * nq) % (int)LLVMGetVectorSize(q->acc) == 0 && tr * nq <= TMAX &&
         (r1 - r0) / tr > 0) {
@@ -1095,6 +1252,14 @@ emit_rnnq(kg *g, const kp_call *kc)
                 e.qs[k] =
                     gept(g, g->i32, gepb(g, q.scratch, ci(g, q.L.qs)), ci(g, k * D * GH + d * GH));
             e.zw = 1;
+            if (pack_pays(&q, I)) {
+                e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));
+                emit_pack(g, &q, e.Wd, GH, I, e.Pw);
+            }
+            if (pack_pays(&q, H)) {
+                e.Pu = gepb(g, q.scratch, ci(g, q.L.pu + d * GH * ((H + 3) / 4 * 4)));
+                emit_pack(g, &q, e.Ud, GH, H, e.Pu);
+            }
         }
         e.h = gepb(g, q.scratch, ci(g, q.L.h));
         e.c = gepb(g, q.scratch, ci(g, q.L.c));
@@ -1133,7 +1298,7 @@ emit_rnnq(kg *g, const kp_call *kc)
             LLVMValueRef xa = gepb(g, q.scratch, ci(g, q.L.xa));
             int64_t j0;
             for (j0 = 0; j0 < tc; j0 += qb) /* the rows of the chunk, qb at a time */
-                emit_rows(g, &q, e.Wd, I, 0, GH, gepb(g, xa, ci(g, j0 * q.L.kx * q.ab)),
+                emit_rows(g, &q, e.Wd, e.Pw, I, 0, GH, gepb(g, xa, ci(g, j0 * q.L.kx * q.ab)),
                           q.L.kx * q.ab, (int)qb, e.corrW, gept(g, g->i64, e.accw, ci(g, j0 * GH)),
                           GH);
         }
@@ -1145,11 +1310,11 @@ emit_rnnq(kg *g, const kp_call *kc)
         y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8))) : NULL;
         emit_h_act(g, &q, &e);
         if (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset) {
-            emit_rows(g, &q, e.Ud, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
+            emit_rows(g, &q, e.Ud, e.Pu, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
             emit_gru_r(g, &q, &e, qi);
-            emit_rows(g, &q, e.Ud, H, 2 * H, GH, e.rha, 0, 1, e.corrU, e.accu, 0);
+            emit_rows(g, &q, e.Ud, e.Pu, H, 2 * H, GH, e.rha, 0, 1, e.corrU, e.accu, 0);
         } else {
-            emit_rows(g, &q, e.Ud, H, 0, GH, e.ha, 0, 1, e.corrU, e.accu, 0);
+            emit_rows(g, &q, e.Ud, e.Pu, H, 0, GH, e.ha, 0, 1, e.corrU, e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
                 emit_gru_r(g, &q, &e, qi);
         }

@@ -243,8 +243,12 @@ typedef struct kp_rnnq_scratch {
     int64_t accu;     /* int64 [G*H] U.h of the step */
     int64_t h, c, rg; /* int32 [H] each: the state, GRU's r gate */
     int64_t qs;       /* int32 [7, D, G*H]: x86, Q's fields mW .. bR by field, copied per call */
+    int64_t pw, pu;   /* x86: W, U packed per call when I, H <= KP_RNNQ_PACK_K: [D, G*H, up4(K)] */
     int64_t bytes;    /* the total */
 } kp_rnnq_scratch;
+
+/* the longest rows the x86 kernels pack (rnnq.c, pack_rows); int16 sums stay in int32 below 516 */
+#define KP_RNNQ_PACK_K 64
 
 void kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s);
 

@@ -270,6 +270,10 @@ kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s)
     at += up64(H * 4);
     s->qs = at;
     at += up64(7 * p->n_dirs * GH * 4);
+    s->pw = at;
+    at += p->input_size <= KP_RNNQ_PACK_K ? up64(p->n_dirs * GH * ((p->input_size + 3) / 4 * 4)) : 0;
+    s->pu = at;
+    at += H <= KP_RNNQ_PACK_K ? up64(p->n_dirs * GH * ((H + 3) / 4 * 4)) : 0;
     s->bytes = at;
 }
 
