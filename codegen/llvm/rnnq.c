@@ -66,7 +66,7 @@ like(LLVMValueRef x, LLVMTypeRef ty)
     return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(ty, LLVMGetVectorSize(t)) : ty;
 }
 
-/* the constant v of x's type */
+/* the constant v of x's type (an integer or a vector of integers) */
 static LLVMValueRef
 kof(kg *g, LLVMValueRef x, int64_t v)
 {
@@ -74,11 +74,12 @@ kof(kg *g, LLVMValueRef x, int64_t v)
     LLVMValueRef e[TMAX];
     unsigned k, n;
 
+    (void)g;
     if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
-        return ci(g, v);
+        return LLVMConstInt(t, (unsigned long long)v, 1);
     n = LLVMGetVectorSize(t);
     for (k = 0; k < n; k++)
-        e[k] = ci(g, v);
+        e[k] = LLVMConstInt(LLVMGetElementType(t), (unsigned long long)v, 1);
     return LLVMConstVector(e, n);
 }
 
@@ -223,6 +224,58 @@ gather32(kg *g, LLVMValueRef ptrs)
     return LLVMBuildCall2(g->b, ft, f, args, 4, "");
 }
 
+/* a call of the non-overloaded intrinsic name, its arguments bitcast to its parameter types */
+static LLVMValueRef xcall(kg *g, const char *name, LLVMValueRef *args, unsigned n);
+
+/*
+ * AVX-512BW: T[i] (s = 0) or T[i + 1] (s = 1) of the table of kind for a vector i of int64
+ * lanes in [0, 511], with no gather: the 513 entries are 8 windows of 64 words, each a
+ * two-register vpermi2w on the low 6 bits of i (32 word lanes at a time), and bits 6, 7 and 8
+ * of i pick the window by a tree of selects. Constants from the table itself (T[512] is in
+ * the last window of s = 1). Returns int64 lanes.
+ */
+static LLVMValueRef
+table_perm(kg *g, const qctx *q, int32_t kind, LLVMValueRef i, int s)
+{
+    const int16_t *T = lstmc_rt_q_table(kind);
+    const unsigned n = LLVMGetVectorSize(LLVMTypeOf(i));
+    LLVMTypeRef v16 = LLVMVectorType(q->i16, 32);
+    LLVMValueRef x = LLVMBuildTrunc(g->b, i, LLVMVectorType(q->i16, n), ""), m[32], e[32], w[8];
+    int c, k, bit, nw;
+
+    if (n < 32) { /* the rest of the 32 lanes unused */
+        for (k = 0; k < 32; k++)
+            m[k] = k < (int)n ? LLVMConstInt(g->i32, (unsigned)k, 0) : LLVMGetUndef(g->i32);
+        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(LLVMTypeOf(x)), LLVMConstVector(m, 32),
+                                   "");
+    }
+    for (c = 0; c < 8; c++) {
+        LLVMValueRef args[3];
+        for (k = 0; k < 32; k++)
+            e[k] = LLVMConstInt(q->i16, (unsigned long long)(int64_t)T[64 * c + s + k], 1);
+        args[0] = LLVMConstVector(e, 32);
+        args[1] = x;
+        for (k = 0; k < 32; k++)
+            e[k] = LLVMConstInt(q->i16, (unsigned long long)(int64_t)T[64 * c + 32 + s + k], 1);
+        args[2] = LLVMConstVector(e, 32);
+        w[c] = xcall(g, "llvm.x86.avx512.vpermi2var.hi.512", args, 3);
+    }
+    for (bit = 6, nw = 8; nw > 1; bit++, nw /= 2) {
+        LLVMValueRef hi =
+            LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, x, kof(g, x, (int64_t)1 << bit), ""),
+                          LLVMConstNull(v16), "");
+        for (k = 0; k < nw / 2; k++)
+            w[k] = sel(g, hi, w[2 * k + 1], w[2 * k]);
+    }
+    x = w[0];
+    if (n < 32) {
+        for (k = 0; k < (int)n; k++)
+            m[k] = LLVMConstInt(g->i32, (unsigned)k, 0);
+        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(v16), LLVMConstVector(m, n), "");
+    }
+    return sx(g, x);
+}
+
 /* act(v) of the recipe for v in [-32768, 32767]: the table and its interpolation */
 static LLVMValueRef
 table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
@@ -231,8 +284,12 @@ table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
     LLVMValueRef u = add(g, v, kof(g, v, 32768));
     LLVMValueRef i = ashr(g, u, kof(g, v, 7)), f = LLVMBuildAnd(g->b, u, kof(g, v, 127), "");
     LLVMValueRef t0, t1;
-    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) {
-        /* one 32-bit gather at T + 2i: T[i] below, T[i + 1] above (i <= 511) */
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind &&
+        (q->mode == QD_VNNI || q->mode == QD_WD512)) {
+        t0 = table_perm(g, q, kind, i, 0);
+        t1 = table_perm(g, q, kind, i, 1);
+    } else if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) {
+        /* AVX2: one 32-bit gather at T + 2i: T[i] below, T[i + 1] above (i <= 511) */
         LLVMValueRef tt = gather32(g, gept(g, q->i16, T, i));
         t0 = sx(g, LLVMBuildTrunc(g->b, tt, like(v, q->i16), ""));
         t1 = sx(g, LLVMBuildAShr(g->b, tt, LLVMBuildTrunc(g->b, kof(g, v, 16), like(v, g->i32), ""),
