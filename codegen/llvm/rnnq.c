@@ -50,6 +50,7 @@ typedef struct qdir {
     LLVMValueRef qs[LSTMC_RT_RNNQ_BR + 1]; /* x86: this direction's rows of each field; NULL */
     LLVMValueRef Pw, Pu;                   /* x86: W, U packed (emit_pack); NULL */
     int zw;                                /* x86: accw holds requant(accW + zc, mW, nW) + bW */
+    int ha_live;                           /* x86: the cells write h' to ha too */
     const int32_t *act;
     LLVMValueRef h, c, rg, ha, rha, accw, accu; /* scratch */
     int64_t hmax;
@@ -1084,6 +1085,8 @@ cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, 
         hj = satc(g, rshrc(g, mul(g, yv, kv(g, q, p->h_mult)), p->h_shift), -e->hmax, e->hmax);
     }
     sti(g, g->i32, hj, e->h, j);
+    if (e->ha_live) /* h' as the next step's dot product reads it, rather than a pass */
+        st_act(g, q, hj, e->ha, j);
     if (y)
         stx(g, q, hj, y, j);
 }
@@ -1309,6 +1312,7 @@ emit_rnnq(kg *g, const kp_call *kc)
                 e.qs[k] =
                     gept(g, g->i32, gepb(g, q.scratch, ci(g, q.L.qs)), ci(g, k * D * GH + d * GH));
             e.zw = 1;
+            e.ha_live = 1;
             if (pack_pays(&q, I)) {
                 e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));
                 emit_pack(g, &q, e.Wd, GH, I, e.Pw);
@@ -1334,6 +1338,8 @@ emit_rnnq(kg *g, const kp_call *kc)
         if (p->cell == LSTMC_RT_CELL_LSTM)
             sti(g, g->i32, init_c ? sx(g, ldi(g, q.i16, init_c, add(g, st, j))) : ci(g, 0), e.c, j);
         loop_end(g, &lj);
+        if (e.ha_live)
+            emit_h_act(g, &q, &e);
 
         /* chunks of tc steps: W.x of the chunk, then its steps */
         nch = LLVMBuildSDiv(g->b, add(g, s, ci(g, tc - 1)), ci(g, tc), "");
@@ -1365,7 +1371,8 @@ emit_rnnq(kg *g, const kp_call *kc)
         step = add(g, t0, qi);
         t = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
         y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8))) : NULL;
-        emit_h_act(g, &q, &e);
+        if (!e.ha_live)
+            emit_h_act(g, &q, &e);
         if (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset) {
             emit_rows(g, &q, e.Ud, e.Pu, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
             emit_gru_r(g, &q, &e, qi);
