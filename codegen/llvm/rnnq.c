@@ -43,6 +43,7 @@ typedef struct qctx {
     LLVMTypeRef i8, i16, acc; /* acc: the vector of int32 lanes */
     LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
     LLVMValueRef scratch;
+    const struct qdir *post; /* x86, W.x: store requant(sum + zc, mW, nW) + bW (post_w) */
 } qctx;
 
 typedef struct qdir {
@@ -366,6 +367,24 @@ static LLVMValueRef
 gate_z(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW, LLVMValueRef accU)
 {
     return add(g, gate_w(g, q, e, r, accW), gate_u(g, q, e, r, accU));
+}
+
+/* The sums v of rows r .. (an i64, or a vector of i64 for consecutive rows) as they are
+ * stored: with q->post, the W half of z (so that a step adds only the U half), else as
+ * they are. */
+static LLVMValueRef
+post_w(kg *g, const qctx *q, LLVMValueRef r, LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    qctx s = *q;
+    qdir raw;
+
+    if (!q->post)
+        return v;
+    raw = *q->post;
+    raw.zw = 0;
+    s.vw = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? (int)LLVMGetVectorSize(t) : 0;
+    return gate_w(g, &s, &raw, r, v);
 }
 
 /* --- the dot products ------------------------------------------------------------------ */
@@ -723,7 +742,8 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
                     vload(g, LLVMVectorType(g->i32, (unsigned)len), gept(g, g->i32, corr, rr));
                 v = add(g, v, LLVMBuildSExt(g->b, cv, LLVMVectorType(g->i64, (unsigned)len), ""));
             }
-            s = LLVMBuildStore(g->b, v, gept(g, g->i64, out, add(g, rr, ci(g, idx / nr * ldo))));
+            s = LLVMBuildStore(g->b, post_w(g, q, rr, v),
+                               gept(g, g->i64, out, add(g, rr, ci(g, idx / nr * ldo))));
             LLVMSetAlignment(s, 8);
             l += len;
         }
@@ -859,7 +879,8 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
                 LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, "");
             if (q->mode == QD_VNNI)
                 v = add(g, v, sx(g, vload(g, q->acc, gept(g, g->i32, corr, row))));
-            s = LLVMBuildStore(g->b, v, gept(g, g->i64, out, add(g, row, ci(g, j * ldo))));
+            s = LLVMBuildStore(g->b, post_w(g, q, row, v),
+                               gept(g, g->i64, out, add(g, row, ci(g, j * ldo))));
             LLVMSetAlignment(s, 8);
         }
 }
@@ -915,7 +936,7 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
         for (r = 0; r < RB; r++) {
             LLVMValueRef rv = add(g, row, ci(g, r));
             for (j = 0; j < nq; j++)
-                LLVMBuildStore(g->b, corrected(g, q, res[r][j], corr, rv),
+                LLVMBuildStore(g->b, post_w(g, q, rv, corrected(g, q, res[r][j], corr, rv)),
                                gept(g, g->i64, out, add(g, rv, ci(g, j * ldo))));
         }
         loop_end(g, &l);
@@ -923,7 +944,8 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
     for (rr = r0 + nb * RB; rr < r1; rr++) {
         dot_block(g, q, gepb(g, w, ci(g, rr * K)), K, 1, a, lda, nq, K, res);
         for (j = 0; j < nq; j++)
-            LLVMBuildStore(g->b, corrected(g, q, res[0][j], corr, ci(g, rr)),
+            LLVMBuildStore(g->b,
+                           post_w(g, q, ci(g, rr), corrected(g, q, res[0][j], corr, ci(g, rr))),
                            gept(g, g->i64, out, ci(g, rr + j * ldo)));
     }
 }
@@ -1118,28 +1140,8 @@ emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi)
     emit_units(g, q, e, q->p->hidden, gru_r_unit, qi, NULL);
 }
 
-/* x86: accw[qi][r] = requant(accW + zc, mW, nW) + bW for the chunk's tcn rows, after its W.x */
-static void
-zw_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef qi, LLVMValueRef y)
-{
-    const int64_t GH = cell_gates(q->p->cell) * q->p->hidden;
-    LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
-    qdir raw = *e;
-    (void)y;
-    raw.zw = 0;
-    sti(g, g->i64, gate_w(g, q, &raw, r, ACCW(r)), aw, r);
-}
 #undef ACCW
 #undef ACCU
-
-static void
-emit_zw(kg *g, const qctx *q, const qdir *e, LLVMValueRef tcn)
-{
-    kloop l;
-    LLVMValueRef qi = loop_begin(g, &l, ci(g, 0), tcn);
-    emit_units(g, q, e, cell_gates(q->p->cell) * q->p->hidden, zw_unit, qi, NULL);
-    loop_end(g, &l);
-}
 
 /* x86: Q's fields 0 .. bR, row by row, into the copy by field (q->L.qs) */
 static void
@@ -1359,14 +1361,15 @@ emit_rnnq(kg *g, const kp_call *kc)
         loop_end(g, &lq);
         {
             LLVMValueRef xa = gepb(g, q.scratch, ci(g, q.L.xa));
+            qctx qw = q; /* x86: accw holds the W half of z (post_w) */
             int64_t j0;
+            if (e.zw)
+                qw.post = &e;
             for (j0 = 0; j0 < tc; j0 += qb) /* the rows of the chunk, qb at a time */
-                emit_rows(g, &q, e.Wd, e.Pw, I, 0, GH, gepb(g, xa, ci(g, j0 * q.L.kx * q.ab)),
+                emit_rows(g, &qw, e.Wd, e.Pw, I, 0, GH, gepb(g, xa, ci(g, j0 * q.L.kx * q.ab)),
                           q.L.kx * q.ab, (int)qb, e.corrW, gept(g, g->i64, e.accw, ci(g, j0 * GH)),
                           GH);
         }
-        if (e.zw)
-            emit_zw(g, &q, &e, tcn);
         qi = loop_begin(g, &ls, ci(g, 0), tcn);
         step = add(g, t0, qi);
         t = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
