@@ -22,7 +22,19 @@
  * Exactness: in int8 mode every partial sum fits int32 (I, H <= 65536, cg_llvm_handles);
  * in int16 mode the int32 lanes of at most 256 vector steps (2 * 32768 * 127 * 256 < 2^31)
  * are widened to int64 and summed there. The element-wise part (requant, the table
- * activations, the cell) is scalar int64 code written as rt_rnnq.c is, line by line.
+ * activations, the cell) is int64 code written as rt_rnnq.c is, line by line.
+ *
+ * The x86 modes (VNNI, WD512, WD256) add, each path as exact as the above:
+ *   - tiles (dot_tile): the accumulators of L rows x 1 activation row (U h) or 4 x 4 (W x)
+ *     are summed together by a tree of shuffles and adds (hsum_tree) into vectors of row
+ *     sums, rather than one horizontal reduction per dot product;
+ *   - short rows packed (emit_pack, lanes_blocks): a row of at most KP_RNNQ_PACK_K terms is
+ *     laid out again once per call so that the lanes of a vector are L rows; a group of
+ *     activations broadcast to every lane then leaves the L row sums in the lanes, with no
+ *     reduction at all (when the call has the steps to pay for the pass);
+ *   - the element-wise part on vectors of 32 units, then 8 (emit_units), Q's fields copied
+ *     by field once per call, the tables looked up by vpermi2w (AVX-512BW) or a gather;
+ *   - the W half of z stored with W x (post_w), and h' as U h reads it stored by the cells.
  */
 #include "llvm_impl.h"
 
@@ -33,7 +45,7 @@
 enum { QD_VNNI, QD_WD512, QD_WD256, QD_GEN };
 
 #define RB   4  /* weight rows per register tile */
-#define TMAX 32 /* dot products per x86 tile (dot_tile), lanes of a vector */
+#define TMAX 32 /* at most: dot products per x86 tile, lanes of an element-wise vector */
 
 typedef struct qctx {
     const lstmc_rt_rnnq_params *p;
