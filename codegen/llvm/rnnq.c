@@ -31,7 +31,19 @@
  * Exactness: in int8 mode every partial sum fits int32 (I, H <= 65536, cg_llvm_handles);
  * in int16 mode the int32 lanes of at most 256 vector steps (2 * 32768 * 127 * 256 < 2^31)
  * are widened to int64 and summed there. The element-wise part (requant, the table
- * activations, the cell) is scalar int64 code written as rt_rnnq.c is, line by line.
+ * activations, the cell) is int64 code written as rt_rnnq.c is, line by line.
+ *
+ * The x86 modes (VNNI, WD512, WD256) add, each path as exact as the above:
+ *   - tiles (dot_tile): the accumulators of L rows x 1 activation row (U h) or 4 x 4 (W x)
+ *     are summed together by a tree of shuffles and adds (hsum_tree) into vectors of row
+ *     sums, rather than one horizontal reduction per dot product;
+ *   - short rows packed (emit_pack, lanes_blocks): a row of at most KP_RNNQ_PACK_K terms is
+ *     laid out again once per call so that the lanes of a vector are L rows; a group of
+ *     activations broadcast to every lane then leaves the L row sums in the lanes, with no
+ *     reduction at all (when the call has the steps to pay for the pass);
+ *   - the element-wise part on vectors of 32 units, then 8 (emit_units), Q's fields copied
+ *     by field once per call, the tables looked up by vpermi2w (AVX-512BW) or a gather;
+ *   - the W half of z stored with W x (post_w), and h' as U h reads it stored by the cells.
  */
 #include "llvm_impl.h"
 
@@ -42,7 +54,7 @@
 enum { QD_VNNI, QD_WD512, QD_WD256, QD_SDOT, QD_SMLAD, QD_MVE, QD_GEN };
 
 #define RB   4  /* weight rows per register tile */
-#define TMAX 16 /* dot products per x86 tile (dot_tile), lanes of a vector */
+#define TMAX 32 /* at most: dot products per x86 tile, lanes of an element-wise vector */
 
 typedef struct qctx {
     const lstmc_rt_rnnq_params *p;
@@ -53,11 +65,13 @@ typedef struct qctx {
     LLVMTypeRef i8, i16, acc; /* acc: the vector of int32 lanes */
     LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
     LLVMValueRef scratch;
+    const struct qdir *post; /* x86, W.x: store requant(sum + zc, mW, nW) + bW (post_w) */
 } qctx;
 
 typedef struct qdir {
     LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
     LLVMValueRef qs[LSTMC_RT_RNNQ_BR + 1]; /* x86: this direction's rows of each field; NULL */
+    LLVMValueRef Pw, Pu;                   /* x86: W, U packed (emit_pack); NULL */
     int zw;                                /* x86: accw holds requant(accW + zc, mW, nW) + bW */
     const int32_t *act;
     LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
@@ -76,7 +90,7 @@ like(LLVMValueRef x, LLVMTypeRef ty)
     return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMVectorType(ty, LLVMGetVectorSize(t)) : ty;
 }
 
-/* the constant v of x's type */
+/* the constant v of x's type (an integer or a vector of integers) */
 static LLVMValueRef
 kof(kg *g, LLVMValueRef x, int64_t v)
 {
@@ -84,11 +98,12 @@ kof(kg *g, LLVMValueRef x, int64_t v)
     LLVMValueRef e[TMAX];
     unsigned k, n;
 
+    (void)g;
     if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
-        return ci(g, v);
+        return LLVMConstInt(t, (unsigned long long)v, 1);
     n = LLVMGetVectorSize(t);
     for (k = 0; k < n; k++)
-        e[k] = ci(g, v);
+        e[k] = LLVMConstInt(LLVMGetElementType(t), (unsigned long long)v, 1);
     return LLVMConstVector(e, n);
 }
 
@@ -287,6 +302,58 @@ gather32(kg *g, LLVMValueRef ptrs)
     return LLVMBuildCall2(g->b, ft, f, args, 4, "");
 }
 
+/* a call of the non-overloaded intrinsic name, its arguments bitcast to its parameter types */
+static LLVMValueRef xcall(kg *g, const char *name, LLVMValueRef *args, unsigned n);
+
+/*
+ * AVX-512BW: T[i] (s = 0) or T[i + 1] (s = 1) of the table of kind for a vector i of int64
+ * lanes in [0, 511], with no gather: the 513 entries are 8 windows of 64 words, each a
+ * two-register vpermi2w on the low 6 bits of i (32 word lanes at a time), and bits 6, 7 and 8
+ * of i pick the window by a tree of selects. Constants from the table itself (T[512] is in
+ * the last window of s = 1). Returns int64 lanes.
+ */
+static LLVMValueRef
+table_perm(kg *g, const qctx *q, int32_t kind, LLVMValueRef i, int s)
+{
+    const int16_t *T = lstmc_rt_q_table(kind);
+    const unsigned n = LLVMGetVectorSize(LLVMTypeOf(i));
+    LLVMTypeRef v16 = LLVMVectorType(q->i16, 32);
+    LLVMValueRef x = LLVMBuildTrunc(g->b, i, LLVMVectorType(q->i16, n), ""), m[32], e[32], w[8];
+    int c, k, bit, nw;
+
+    if (n < 32) { /* the rest of the 32 lanes unused */
+        for (k = 0; k < 32; k++)
+            m[k] = k < (int)n ? LLVMConstInt(g->i32, (unsigned)k, 0) : LLVMGetUndef(g->i32);
+        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(LLVMTypeOf(x)), LLVMConstVector(m, 32),
+                                   "");
+    }
+    for (c = 0; c < 8; c++) {
+        LLVMValueRef args[3];
+        for (k = 0; k < 32; k++)
+            e[k] = LLVMConstInt(q->i16, (unsigned long long)(int64_t)T[64 * c + s + k], 1);
+        args[0] = LLVMConstVector(e, 32);
+        args[1] = x;
+        for (k = 0; k < 32; k++)
+            e[k] = LLVMConstInt(q->i16, (unsigned long long)(int64_t)T[64 * c + 32 + s + k], 1);
+        args[2] = LLVMConstVector(e, 32);
+        w[c] = xcall(g, "llvm.x86.avx512.vpermi2var.hi.512", args, 3);
+    }
+    for (bit = 6, nw = 8; nw > 1; bit++, nw /= 2) {
+        LLVMValueRef hi =
+            LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, x, kof(g, x, (int64_t)1 << bit), ""),
+                          LLVMConstNull(v16), "");
+        for (k = 0; k < nw / 2; k++)
+            w[k] = sel(g, hi, w[2 * k + 1], w[2 * k]);
+    }
+    x = w[0];
+    if (n < 32) {
+        for (k = 0; k < (int)n; k++)
+            m[k] = LLVMConstInt(g->i32, (unsigned)k, 0);
+        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(v16), LLVMConstVector(m, n), "");
+    }
+    return sx(g, x);
+}
+
 /* act(v) of the recipe for v in [-32768, 32767]: the table and its interpolation */
 static LLVMValueRef
 table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
@@ -295,8 +362,12 @@ table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
     LLVMValueRef u = add(g, v, kof(g, v, 32768));
     LLVMValueRef i = ashr(g, u, kof(g, v, 7)), f = LLVMBuildAnd(g->b, u, kof(g, v, 127), "");
     LLVMValueRef t0, t1;
-    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) {
-        /* one 32-bit gather at T + 2i: T[i] below, T[i + 1] above (i <= 511) */
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind &&
+        (q->mode == QD_VNNI || q->mode == QD_WD512)) {
+        t0 = table_perm(g, q, kind, i, 0);
+        t1 = table_perm(g, q, kind, i, 1);
+    } else if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) {
+        /* AVX2: one 32-bit gather at T + 2i: T[i] below, T[i + 1] above (i <= 511) */
         LLVMValueRef tt = gather32(g, gept(g, q->i16, T, i));
         t0 = sx(g, LLVMBuildTrunc(g->b, tt, like(v, q->i16), ""));
         t1 = sx(g, LLVMBuildAShr(g->b, tt, LLVMBuildTrunc(g->b, kof(g, v, 16), like(v, g->i32), ""),
@@ -373,6 +444,24 @@ static LLVMValueRef
 gate_z(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW, LLVMValueRef accU)
 {
     return add(g, gate_w(g, q, e, r, accW), gate_u(g, q, e, r, accU));
+}
+
+/* The sums v of rows r .. (an i64, or a vector of i64 for consecutive rows) as they are
+ * stored: with q->post, the W half of z (so that a step adds only the U half), else as
+ * they are. */
+static LLVMValueRef
+post_w(kg *g, const qctx *q, LLVMValueRef r, LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    qctx s = *q;
+    qdir raw;
+
+    if (!q->post)
+        return v;
+    raw = *q->post;
+    raw.zw = 0;
+    s.vw = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? (int)LLVMGetVectorSize(t) : 0;
+    return gate_w(g, &s, &raw, r, v);
 }
 
 /* --- the dot products ------------------------------------------------------------------ */
@@ -791,9 +880,146 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
                     vload(g, LLVMVectorType(g->i32, (unsigned)len), gept(g, g->i32, corr, rr));
                 v = add(g, v, LLVMBuildSExt(g->b, cv, LLVMVectorType(g->i64, (unsigned)len), ""));
             }
-            s = LLVMBuildStore(g->b, v, gept(g, g->i64, out, add(g, rr, ci(g, idx / nr * ldo))));
+            s = LLVMBuildStore(g->b, post_w(g, q, rr, v),
+                               gept(g, g->i64, out, add(g, rr, ci(g, idx / nr * ldo))));
             LLVMSetAlignment(s, 8);
             l += len;
+        }
+}
+
+/* --- x86: short rows packed, the accumulator's lanes are rows ----------------------------- */
+
+/* terms of a row per lane and step of a packed row: VNNI 4 bytes, vpmaddwd 2 */
+static int
+pack_e(const qctx *q)
+{
+    return q->vk / (int)LLVMGetVectorSize(q->acc);
+}
+
+/* groups of pack_e terms per packed row */
+static int64_t
+pack_np(const qctx *q, int64_t K)
+{
+    return (K + pack_e(q) - 1) / pack_e(q);
+}
+
+/*
+ * P[b][p][l][c] = w[b * L + l][p * e + c] (0 for p * e + c >= K) for the R / L whole blocks of L
+ * rows of w [R, K] int8, e = pack_e: one vector load is a group of e terms of L rows, which
+ * dot_step multiplies by the same group of an activation row in every lane, leaving L row sums
+ * in the accumulator's lanes, with no reduction. Once per call and direction, rows of at most
+ * KP_RNNQ_PACK_K terms (their sums stay in int32 in the int16 mode too).
+ */
+static void
+emit_pack(kg *g, const qctx *q, LLVMValueRef w, int64_t R, int64_t K, LLVMValueRef P)
+{
+    const int64_t L = LLVMGetVectorSize(q->acc), e = pack_e(q), np = pack_np(q, K), nf = K / e;
+    LLVMTypeRef ge = LLVMIntTypeInContext(g->cx, (unsigned)(8 * e)); /* one group */
+    kloop lb, lp, ll;
+    LLVMValueRef b = loop_begin(g, &lb, ci(g, 0), ci(g, R / L)), p, l, v, at;
+    int64_t c;
+
+    if (nf > 0) { /* whole groups: e bytes at a time */
+        p = loop_begin(g, &lp, ci(g, 0), ci(g, nf));
+        l = loop_begin(g, &ll, ci(g, 0), ci(g, L));
+        v = LLVMBuildLoad2(
+            g->b, ge,
+            gepb(g, w,
+                 add(g, mul(g, add(g, mul(g, b, ci(g, L)), l), ci(g, K)), mul(g, p, ci(g, e)))),
+            "");
+        LLVMSetAlignment(v, 1);
+        at = mul(g, add(g, mul(g, add(g, mul(g, b, ci(g, np)), p), ci(g, L)), l), ci(g, e));
+        LLVMSetAlignment(LLVMBuildStore(g->b, v, gepb(g, P, at)), 1);
+        loop_end(g, &ll);
+        loop_end(g, &lp);
+    }
+    if (np > nf) { /* the last group, zeros past K */
+        l = loop_begin(g, &ll, ci(g, 0), ci(g, L));
+        for (c = 0; c < e; c++) {
+            at = add(g,
+                     mul(g, add(g, mul(g, add(g, mul(g, b, ci(g, np)), ci(g, nf)), ci(g, L)), l),
+                         ci(g, e)),
+                     ci(g, c));
+            v = nf * e + c < K ? ldi(g, q->i8, w,
+                                     add(g, mul(g, add(g, mul(g, b, ci(g, L)), l), ci(g, K)),
+                                         ci(g, nf * e + c)))
+                               : LLVMConstInt(q->i8, 0, 0);
+            LLVMBuildStore(g->b, v, gepb(g, P, at));
+        }
+        loop_end(g, &ll);
+    }
+    loop_end(g, &lb);
+}
+
+/* Pack rows of K terms, or leave them to the tiles: packing reads the matrix once per call,
+ * which pays back when the call has at least 2 steps per group of a row. */
+static int
+pack_pays(const qctx *q, int64_t K)
+{
+    return K <= KP_RNNQ_PACK_K && q->p->seq_len * q->p->batch >= 2 * pack_np(q, K);
+}
+
+/* the 4 bytes at a + off (one group of pack_e activations) in every lane, as dot_step reads
+ * an activation vector */
+static LLVMValueRef
+abcast(kg *g, const qctx *q, LLVMValueRef a, LLVMValueRef off)
+{
+    LLVMValueRef v = LLVMBuildLoad2(g->b, g->i32, gepb(g, a, off), "");
+    LLVMSetAlignment(v, 1);
+    v = LLVMBuildInsertElement(g->b, LLVMGetUndef(q->acc), v, LLVMConstInt(g->i32, 0, 0), "");
+    v = LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(q->acc),
+                               LLVMConstNull(LLVMVectorType(g->i32, LLVMGetVectorSize(q->acc))),
+                               "");
+    return LLVMBuildBitCast(g->b, v, LLVMVectorType(q->ab == 1 ? q->i8 : q->i16, (unsigned)q->vk),
+                            "");
+}
+
+/*
+ * out[j * ldo + (b + i) * L + l] = row (b + i) * L + l . a_j (i64, corrected) for the nb packed
+ * blocks b + i (i < nb) of P (K terms) and the activation rows a_j = a + j * lda (bytes), j < nq:
+ * nb * nq independent accumulators, each group's weights and broadcast loaded once.
+ */
+static void
+lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, int nb,
+             LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+{
+    const int L = (int)LLVMGetVectorSize(q->acc), e = pack_e(q);
+    const int64_t np = pack_np(q, K);
+    LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
+    LLVMValueRef acc[TMAX], wv[TMAX], av[4], p;
+    kloop l;
+    int i, j;
+
+    for (i = 0; i < nb * nq; i++) {
+        acc[i] = entry_alloca(g, q->acc);
+        LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[i]);
+    }
+    p = loop_begin(g, &l, ci(g, 0), ci(g, np));
+    for (i = 0; i < nb; i++)
+        wv[i] = wload(
+            g, q,
+            gepb(g, P,
+                 mul(g, add(g, mul(g, add(g, b, ci(g, i)), ci(g, np)), p), ci(g, (int64_t)L * e))),
+            q->vk);
+    for (j = 0; j < nq; j++)
+        av[j] = abcast(g, q, a, add(g, ci(g, j * lda), mul(g, p, ci(g, (int64_t)e * q->ab))));
+    for (j = 0; j < nq; j++)
+        for (i = 0; i < nb; i++)
+            LLVMBuildStore(
+                g->b,
+                dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), wv[i], av[j]),
+                acc[j * nb + i]);
+    loop_end(g, &l);
+    for (j = 0; j < nq; j++)
+        for (i = 0; i < nb; i++) {
+            LLVMValueRef row = mul(g, add(g, b, ci(g, i)), ci(g, L)), s;
+            LLVMValueRef v =
+                LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, "");
+            if (q->mode == QD_VNNI)
+                v = add(g, v, sx(g, vload(g, q->acc, gept(g, g->i32, corr, row))));
+            s = LLVMBuildStore(g->b, post_w(g, q, row, v),
+                               gept(g, g->i64, out, add(g, row, ci(g, j * ldo))));
+            LLVMSetAlignment(s, 8);
         }
 }
 
@@ -801,13 +1027,34 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
  * activation rows j < nq (lda bytes apart): x86 tiles (dot_tile) of L rows x 1 activation row
  * or RB x 4, then blocks of RB rows, then single rows. */
 static void
-emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r1, LLVMValueRef a,
-          int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64_t r0, int64_t r1,
+          LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
 {
     const int tr = nq == 1 ? (int)LLVMGetVectorSize(q->acc) : RB; /* rows per x86 tile */
     LLVMValueRef res[RB][4];
     int64_t nb, rr;
     int r, j;
+
+    if (P) { /* the whole packed blocks in [r0, r1), NB at a time, then the rows around them */
+        const int64_t L = LLVMGetVectorSize(q->acc), lo = (r0 + L - 1) / L, hi = r1 / L;
+        const int NB = 8 / nq > 0 ? 8 / nq : 1;
+        const int64_t ng = (hi - lo) / NB, rest = (hi - lo) % NB;
+        if (lo < hi) {
+            if (ng > 0) {
+                kloop l;
+                LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, ng));
+                lanes_blocks(g, q, P, K, add(g, ci(g, lo), mul(g, b, ci(g, NB))), NB, a, lda, nq,
+                             corr, out, ldo);
+                loop_end(g, &l);
+            }
+            if (rest)
+                lanes_blocks(g, q, P, K, ci(g, lo + ng * NB), (int)rest, a, lda, nq, corr, out,
+                             ldo);
+            emit_rows(g, q, w, NULL, K, r0, lo * L, a, lda, nq, corr, out, ldo);
+            emit_rows(g, q, w, NULL, K, hi * L, r1, a, lda, nq, corr, out, ldo);
+            return;
+        }
+    }
 
     if (tiled(q) && (tr * nq) % (int)LLVMGetVectorSize(q->acc) == 0 && tr * nq <= TMAX &&
         (r1 - r0) / tr > 0) {
@@ -827,7 +1074,7 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r
         for (r = 0; r < RB; r++) {
             LLVMValueRef rv = add(g, row, ci(g, r));
             for (j = 0; j < nq; j++)
-                LLVMBuildStore(g->b, corrected(g, q, res[r][j], corr, rv),
+                LLVMBuildStore(g->b, post_w(g, q, rv, corrected(g, q, res[r][j], corr, rv)),
                                gept(g, g->i64, out, add(g, rv, ci(g, j * ldo))));
         }
         loop_end(g, &l);
@@ -835,7 +1082,8 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r
     for (rr = r0 + nb * RB; rr < r1; rr++) {
         dot_block(g, q, gepb(g, w, ci(g, rr * K)), K, 1, a, lda, nq, K, res);
         for (j = 0; j < nq; j++)
-            LLVMBuildStore(g->b, corrected(g, q, res[0][j], corr, ci(g, rr)),
+            LLVMBuildStore(g->b,
+                           post_w(g, q, ci(g, rr), corrected(g, q, res[0][j], corr, ci(g, rr))),
                            gept(g, g->i64, out, ci(g, rr + j * ldo)));
     }
 }
@@ -889,7 +1137,8 @@ st_act(kg *g, const qctx *q, LLVMValueRef v, LLVMValueRef a, LLVMValueRef k, int
 /* --- the kernel --------------------------------------------------------------------------- */
 
 /* The units j of one pass of the element-wise part: x86 runs vectors of q->vw units (lanes
- * j .. j + vw - 1 of the same int64 code), then single units; elsewhere single units. */
+ * j .. j + vw - 1 of the same int64 code; wide ones give the core independent chains to
+ * overlap), then of a quarter as many, then single units; elsewhere single units. */
 typedef void (*unit_fn)(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi,
                         LLVMValueRef y);
 
@@ -897,19 +1146,24 @@ static void
 emit_units(kg *g, const qctx *q, const qdir *e, int64_t j0, int64_t j1, unit_fn fn, LLVMValueRef qi,
            LLVMValueRef y)
 {
-    const int64_t nv = q->vw ? (j1 - j0) / q->vw : 0;
+    const int ws[3] = {q->vw, q->vw >= 16 ? q->vw / 4 : 0, 1};
+    int64_t nv;
     qctx s = *q;
     kloop l;
+    int k;
 
-    if (nv > 0) {
-        LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nv));
-        fn(g, q, e, add(g, ci(g, j0), mul(g, b, ci(g, q->vw))), qi, y);
-        loop_end(g, &l);
-    }
-    if (j0 + nv * q->vw < j1) {
-        s.vw = 0;
-        fn(g, &s, e, loop_begin(g, &l, ci(g, j0 + nv * q->vw), ci(g, j1)), qi, y);
-        loop_end(g, &l);
+    for (k = 0; k < 3; k++) {
+        if (!ws[k] || (nv = (j1 - j0) / ws[k]) == 0)
+            continue;
+        s.vw = ws[k] > 1 ? ws[k] : 0;
+        if (nv == 1) {
+            fn(g, &s, e, ci(g, j0), qi, y);
+        } else {
+            LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, nv));
+            fn(g, &s, e, add(g, ci(g, j0), mul(g, b, ci(g, ws[k]))), qi, y);
+            loop_end(g, &l);
+        }
+        j0 += nv * ws[k];
     }
 }
 
@@ -1035,32 +1289,8 @@ emit_gru_r(kg *g, const qctx *q, const qdir *e, LLVMValueRef qi, int64_t j0, int
     emit_units(g, q, e, j0, j1, gru_r_unit, qi, NULL);
 }
 
-/* x86: accw[qi][r] = requant(accW + zc, mW, nW) + bW for the chunk's tcn rows of the units
- * [j0, j1), after its W.x */
-static void
-zw_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef qi, LLVMValueRef y)
-{
-    const int64_t GH = cell_gates(q->p->cell) * q->p->hidden;
-    LLVMValueRef aw = gept(g, g->i64, e->accw, mul(g, qi, ci(g, GH)));
-    qdir raw = *e;
-    (void)y;
-    raw.zw = 0;
-    sti(g, g->i64, gate_w(g, q, &raw, r, ACCW(r)), aw, r);
-}
 #undef ACCW
 #undef ACCU
-
-static void
-emit_zw(kg *g, const qctx *q, const qdir *e, LLVMValueRef tcn, int64_t j0, int64_t j1)
-{
-    const int64_t H = q->p->hidden;
-    int gb;
-    kloop l;
-    LLVMValueRef qi = loop_begin(g, &l, ci(g, 0), tcn);
-    for (gb = 0; gb < cell_gates(q->p->cell); gb++)
-        emit_units(g, q, e, gb * H + j0, gb * H + j1, zw_unit, qi, NULL);
-    loop_end(g, &l);
-}
 
 /* x86: Q's fields 0 .. bR, row by row, into the copy by field (q->L.qs) */
 static void
@@ -1167,7 +1397,9 @@ qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
         q->acc = p->bits == 8 ? g->i32 : g->i64;
     else
         q->acc = LLVMVectorType(g->i32, q->mode == QD_WD256 ? 8 : q->mode == QD_SDOT ? 4 : 16);
-    q->vw = tiled(q) ? (q->mode == QD_WD256 ? 4 : 8) : 0;
+    /* the x86 element-wise part and what goes with it, in the scratch kp_schedule gives an
+     * x86 target (emit_units) */
+    q->vw = tiled(q) && kc->scratch_bytes >= q->L.x86_bytes ? (q->mode == QD_WD256 ? 4 : 32) : 0;
     q->tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
     q->tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
 }
@@ -1253,6 +1485,10 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 e.qs[k] =
                     gept(g, g->i32, gepb(g, q.scratch, ci(g, q.L.qs)), ci(g, k * D * GH + d * GH));
             e.zw = 1;
+            if (pack_pays(&q, I)) /* packed by emit_rnnq */
+                e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));
+            if (pack_pays(&q, H))
+                e.Pu = gepb(g, q.scratch, ci(g, q.L.pu + d * GH * ((H + 3) / 4 * 4)));
         }
         e.h = gepb(g, q.scratch, ci(g, q.L.h));
         e.c = gepb(g, q.scratch, ci(g, q.L.c));
@@ -1315,19 +1551,20 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         phase_end(g, nt);
         for (t = 0; t < nt; t++) { /* W.x of the slice's gate rows */
             LLVMValueRef xa = gepb(g, q.scratch, ci(g, q.L.xa));
+            qctx qw = q; /* x86: accw holds the W half of z (post_w) */
             LLVMBasicBlockRef join;
             int64_t j0, j1, j00, gb;
+            if (e.zw)
+                qw.post = &e;
             units_of(&q, nt, t, &j0, &j1);
             if (j1 == j0)
                 continue;
             join = slice_begin(g, first, end, t);
             for (j00 = 0; j00 < tc; j00 += qb) /* the rows of the chunk, qb at a time */
                 for (gb = 0; gb < G; gb++)
-                    emit_rows(g, &q, e.Wd, I, gb * H + j0, gb * H + j1,
+                    emit_rows(g, &qw, e.Wd, e.Pw, I, gb * H + j0, gb * H + j1,
                               gepb(g, xa, ci(g, j00 * q.L.kx * q.ab)), q.L.kx * q.ab, (int)qb,
                               e.corrW, gept(g, g->i64, e.accw, ci(g, j00 * GH)), GH);
-            if (e.zw)
-                emit_zw(g, &q, &e, tcn, j0, j1);
             slice_end(g, join);
         }
         qi = loop_begin(g, &ls, ci(g, 0), tcn);
@@ -1346,7 +1583,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 continue;
             join = slice_begin(g, first, end, t);
             for (gb = 0; gb < (split ? 2 : G); gb++)
-                emit_rows(g, &q, e.Ud, H, gb * H + j0, gb * H + j1, e.ha, 0, 1, e.corrU, e.accu, 0);
+                emit_rows(g, &q, e.Ud, e.Pu, H, gb * H + j0, gb * H + j1, e.ha, 0, 1, e.corrU,
+                          e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
                 emit_gru_r(g, &q, &e, qi, j0, j1);
             slice_end(g, join);
@@ -1360,7 +1598,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 if (j1 == j0)
                     continue;
                 join = slice_begin(g, first, end, t);
-                emit_rows(g, &q, e.Ud, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU, e.accu, 0);
+                emit_rows(g, &q, e.Ud, e.Pu, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU,
+                          e.accu, 0);
                 slice_end(g, join);
             }
         }
@@ -1439,6 +1678,18 @@ emit_rnnq(kg *g, const kp_call *kc, const char *fname)
         emit_fill(g, gepb(g, q.scratch, ci(g, q.L.ones)), q.L.kx > q.L.kh ? q.L.kx : q.L.kh, 1);
         emit_corr(g, &q, a[2], D * GH, p->input_size, corr);
         emit_corr(g, &q, a[3], D * GH, p->hidden, gept(g, g->i32, corr, ci(g, D * GH)));
+    }
+    if (q.vw) { /* x86: short rows packed, every direction's, once per call (emit_pack) */
+        const int64_t I = p->input_size, H = p->hidden;
+        int32_t d;
+        for (d = 0; d < D; d++) {
+            if (pack_pays(&q, I))
+                emit_pack(g, &q, gepb(g, a[2], ci(g, d * GH * I)), GH, I,
+                          gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4))));
+            if (pack_pays(&q, H))
+                emit_pack(g, &q, gepb(g, a[3], ci(g, d * GH * H)), GH, H,
+                          gepb(g, q.scratch, ci(g, q.L.pu + d * GH * ((H + 3) / 4 * 4))));
+        }
     }
     if (g->threads > 1) {
         emit_mt(g, kc, fname, g->threads, 13, emit_rnnq_body);

@@ -242,9 +242,16 @@ typedef struct kp_rnnq_scratch {
     int64_t accw;     /* int64 [tc, G*H] W.x of the chunk's steps (x86: its requant + bW) */
     int64_t accu;     /* int64 [G*H] U.h of the step */
     int64_t h, c, rg; /* int32 [H] each: the state, GRU's r gate */
-    int64_t qs;       /* int32 [7, D, G*H]: x86, Q's fields mW .. bR by field, copied per call */
     int64_t bytes;    /* the total */
+    /* after bytes, what only the x86 kernels use (kp_schedule grows an x86 target's call to
+     * x86_bytes; the kernel does without them in less) */
+    int64_t qs;        /* int32 [7, D, G*H]: Q's fields mW .. bR by field, copied per call */
+    int64_t pw, pu;    /* W, U packed per call when I, H <= KP_RNNQ_PACK_K: [D, G*H, up4(K)] */
+    int64_t x86_bytes; /* the total with them */
 } kp_rnnq_scratch;
+
+/* the longest rows the x86 kernels pack (rnnq.c, pack_rows); int16 sums stay in int32 below 516 */
+#define KP_RNNQ_PACK_K 64
 
 void kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s);
 

@@ -269,9 +269,31 @@ kp_rnnq_scratch_of(const lstmc_rt_rnnq_params *p, kp_rnnq_scratch *s)
     at += up64(H * 4);
     s->rg = at;
     at += up64(H * 4);
+    s->bytes = at;
     s->qs = at;
     at += up64(7 * p->n_dirs * GH * 4);
-    s->bytes = at;
+    s->pw = at;
+    if (p->input_size <= KP_RNNQ_PACK_K)
+        at += up64(p->n_dirs * GH * ((p->input_size + 3) / 4 * 4));
+    s->pu = at;
+    if (H <= KP_RNNQ_PACK_K)
+        at += up64(p->n_dirs * GH * ((H + 3) / 4 * 4));
+    s->x86_bytes = at;
+}
+
+/* t's LLVM kernels are x86 ones: its triple, or the host's for "" */
+static int
+target_is_x86(const target *t)
+{
+    const char *tr = t && t->triple ? t->triple : "";
+    if (!*tr) {
+#if defined(__x86_64__) || defined(__i386__)
+        return 1;
+#else
+        return 0;
+#endif
+    }
+    return !strncmp(tr, "x86_64", 6) || !strncmp(tr, "i386", 4) || !strncmp(tr, "i686", 4);
 }
 
 void
@@ -292,6 +314,8 @@ kp_schedule(arena *a, kprog *kp, const target *t, kp_handles_fn handles, int thr
         if (c->kind != KP_RNN_Q)
             continue;
         kp_rnnq_scratch_of(&c->p.rnnq, &s);
+        if (target_is_x86(t))
+            s.bytes = s.x86_bytes;
         tmp = *c;
         if (tmp.scratch_bytes < s.bytes)
             tmp.scratch_bytes = s.bytes;

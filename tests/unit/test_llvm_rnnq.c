@@ -26,6 +26,7 @@
 #define WORK LSTMC_BINARY_DIR "/llvm_rnnq_work"
 
 static ir_tensor present[KP_MAX_ARGS];
+static int small_scratch; /* 1: the scratch without the x86 kernels' regions */
 
 typedef struct qcase {
     const char *name;
@@ -93,6 +94,31 @@ static const qcase cases[] = {
     {"rnn_tanh_16_bidir_l1", RNN, 16, 2, 0, 1, 0, 0, 0, 0, 0, 1, 3, 2, 200, 129, TANH, 0, 0, 12},
     {"rnn_16_long_rows", RNN, 16, 1, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 8500, 8, SIG, 0, 0, 12},
     {"lstm_t0", LSTM, 8, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2, 5, 6, SIG, TANH, TANH, 12},
+    /* x86: short rows packed per call (T * N >= 2 groups per row), vectors of 32 / 8 units */
+    {"lstm_16_packed", LSTM, 16, 1, 0, 0, 0, 0, 0, 0, 0, 1, 40, 1, 9, 32, SIG, TANH, TANH, 12},
+    {"lstm_h16_packed_bidir_sl",
+     LSTM,
+     8,
+     2,
+     0,
+     1,
+     0,
+     0,
+     0,
+     1,
+     1,
+     1,
+     30,
+     2,
+     16,
+     16,
+     SIG,
+     TANH,
+     TANH,
+     11},
+    {"gru_lbr1_16_packed", GRU, 16, 2, 0, 0, 1, 0, 1, 0, 1, 1, 24, 2, 5, 20, SIG, TANH, 0, 12},
+    {"gru_lbr0_16_packed", GRU, 16, 1, 1, 0, 0, 0, 0, 0, 0, 1, 20, 2, 12, 40, SIG, TANH, 0, 12},
+    {"rnn_relu_packed_k64", RNN, 8, 1, 0, 0, 1, 0, 0, 0, 0, 1, 33, 1, 64, 24, RELU, 0, 0, 12},
 };
 
 static uint32_t rng = 12345;
@@ -260,7 +286,9 @@ run_case(const qcase *qc, const target *t, const char *tname, int nt)
     {
         kp_rnnq_scratch L;
         kp_rnnq_scratch_of(p, &L);
-        call.scratch_bytes = L.bytes; /* enough for the reference too (its own layout) */
+        /* enough for the reference too (its own layout); the x86 kernels' regions unless
+         * the test leaves them out */
+        call.scratch_bytes = small_scratch ? L.bytes : L.x86_bytes;
         if (call.scratch_bytes < lstmc_rt_rnnq_scratch(p) * 4)
             call.scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
     }
@@ -340,6 +368,15 @@ Test(llvm_rnnq, host_matches_reference, .timeout = 300)
 {
     skip_without_llvm();
     run_all(NULL, "host");
+}
+
+/* the x86 dot products without the element-wise part's regions of the scratch (an x86
+ * kernel in the scratch of another target) */
+Test(llvm_rnnq, host_small_scratch_matches_reference, .timeout = 300)
+{
+    skip_without_llvm();
+    small_scratch = 1;
+    run_all(NULL, "host_small");
 }
 
 Test(llvm_rnnq, avx2_matches_reference, .timeout = 300)
