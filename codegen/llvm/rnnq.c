@@ -56,6 +56,7 @@ typedef struct qctx {
     LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
     LLVMValueRef scratch;
     const struct qdir *post; /* x86, W.x: store requant(sum + zc, mW, nW) + bW (post_w) */
+    LLVMValueRef flip;       /* x86, U.h: an i1, true on the steps that run the rows backwards */
 } qctx;
 
 typedef struct qdir {
@@ -897,6 +898,16 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
         }
 }
 
+/* Block b of n, or n - 1 - b on the steps q->flip says: a GEMV whose matrix is about the size
+ * of the cache misses on every line when it streams it in the same order each step (the
+ * cache keeps the lines it needs last); backwards every other step, it starts on the lines
+ * the previous step left in the cache. The order of the rows changes no sum. */
+static LLVMValueRef
+flipped(kg *g, const qctx *q, LLVMValueRef b, int64_t n)
+{
+    return q->flip ? sel(g, q->flip, sub(g, ci(g, n - 1), b), b) : b;
+}
+
 /* out[q0 * ldo + r] = w_r . a_j (i64, corrected) for rows [r0, r1) of w ([*, K] int8) and
  * activation rows j < nq (lda bytes apart): x86 tiles (dot_tile) of L rows x 1 activation row
  * or RB x 4, then blocks of RB rows, then single rows. */
@@ -916,7 +927,7 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
         if (lo < hi) {
             if (ng > 0) {
                 kloop l;
-                LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, ng));
+                LLVMValueRef b = flipped(g, q, loop_begin(g, &l, ci(g, 0), ci(g, ng)), ng);
                 lanes_blocks(g, q, P, K, add(g, ci(g, lo), mul(g, b, ci(g, NB))), NB, a, lda, nq,
                              corr, out, ldo);
                 loop_end(g, &l);
@@ -933,8 +944,9 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
     if (tiled(q) && (tr * nq) % (int)LLVMGetVectorSize(q->acc) == 0 && tr * nq <= TMAX &&
         (r1 - r0) / tr > 0) {
         kloop l;
-        LLVMValueRef row = add(
-            g, ci(g, r0), mul(g, loop_begin(g, &l, ci(g, 0), ci(g, (r1 - r0) / tr)), ci(g, tr)));
+        LLVMValueRef b =
+            flipped(g, q, loop_begin(g, &l, ci(g, 0), ci(g, (r1 - r0) / tr)), (r1 - r0) / tr);
+        LLVMValueRef row = add(g, ci(g, r0), mul(g, b, ci(g, tr)));
         dot_tile(g, q, gepb(g, w, mul(g, row, ci(g, K))), K, tr, a, lda, nq, corr, row, out, ldo);
         loop_end(g, &l);
         r0 += (r1 - r0) / tr * tr;
@@ -1260,7 +1272,7 @@ emit_rnnq(kg *g, const kp_call *kc)
     LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? LLVMGetParam(g->fn, 11) : NULL;
     lstmc_rt_rnn_params lp;
     rec_dims dm;
-    qctx q;
+    qctx q, qu;
     int32_t d;
 
     memset(&q, 0, sizeof q);
@@ -1390,12 +1402,15 @@ emit_rnnq(kg *g, const kp_call *kc)
         y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, t, d, n), ci(g, p->bits / 8))) : NULL;
         if (!e.ha_live)
             emit_h_act(g, &q, &e);
+        qu = q;
+        if (q.vw) /* x86: U's rows backwards on odd steps (flipped) */
+            qu.flip = LLVMBuildTrunc(g->b, step, g->i1, "");
         if (p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset) {
-            emit_rows(g, &q, e.Ud, e.Pu, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
+            emit_rows(g, &qu, e.Ud, e.Pu, H, 0, 2 * H, e.ha, 0, 1, e.corrU, e.accu, 0);
             emit_gru_r(g, &q, &e, qi);
-            emit_rows(g, &q, e.Ud, e.Pu, H, 2 * H, GH, e.rha, 0, 1, e.corrU, e.accu, 0);
+            emit_rows(g, &qu, e.Ud, e.Pu, H, 2 * H, GH, e.rha, 0, 1, e.corrU, e.accu, 0);
         } else {
-            emit_rows(g, &q, e.Ud, e.Pu, H, 0, GH, e.ha, 0, 1, e.corrU, e.accu, 0);
+            emit_rows(g, &qu, e.Ud, e.Pu, H, 0, GH, e.ha, 0, 1, e.corrU, e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
                 emit_gru_r(g, &q, &e, qi);
         }
