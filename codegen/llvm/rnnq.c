@@ -671,9 +671,9 @@ tile_step(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef 
  * x86: out[j * ldo + row + r] = w_r . a_j (i64, corrected) for the tile of nr weight rows
  * w_r = w + r * K (rows row + r of the layer) and nq activation rows a_j = a + j * lda (bytes),
  * nr * nq <= TMAX a multiple of the accumulator's lanes L. The accumulators, in the order
- * j * nr + r, go through hsum_tree (in int32 in int8 mode, exact there; in int64 per chunk of 256
- * steps in int16 mode, as dot_block) and are stored as vectors of sums: one tree per tile rather
- * than a reduction per dot product.
+ * j * nr + r, go through hsum_tree (in int32 in int8 mode and for int16 rows under 512 terms,
+ * exact there; else in int64 per chunk of 256 steps, as dot_block) and are stored as vectors
+ * of sums: one tree per tile rather than a reduction per dot product.
  */
 static void
 dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a, int64_t lda,
@@ -683,6 +683,9 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
     const int64_t nfull = K / q->vk, tail = K % q->vk;
     const int64_t steps = nfull + (q->masked && tail ? 1 : 0);
     const int64_t chunk = q->p->bits == 8 ? (steps > 0 ? steps : 1) : 256;
+    /* the tree in int32: int8 mode, or int16 rows short enough that the whole sum fits
+     * (K * 128 * 32768 < 2^31, so every partial sum does) */
+    const int sum32 = q->p->bits == 8 || K < 512;
     LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
     LLVMValueRef sum[TMAX], acc[TMAX];
     int r, j, t, l;
@@ -707,13 +710,12 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
             tile_step(g, q, w, K, nr, a, lda, nq, ci(g, nfull * q->vk), (int)tail, acc);
         for (t = 0; t < n; t++) {
             red[t] = LLVMBuildLoad2(g->b, q->acc, acc[t], "");
-            if (q->p->bits != 8)
+            if (!sum32)
                 red[t] = LLVMBuildSExt(g->b, red[t], v64, "");
         }
         hsum_tree(g, red, n, L);
         for (t = 0; t < nv; t++)
-            sum[t] =
-                add(g, sum[t], q->p->bits == 8 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
+            sum[t] = add(g, sum[t], sum32 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
     }
     if (!q->masked && tail) { /* the scalar tail, in int64, into the lanes */
         LLVMValueRef sacc[TMAX];
