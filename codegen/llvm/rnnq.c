@@ -66,6 +66,7 @@ typedef struct qctx {
     LLVMValueRef tab[2];      /* sigmoid, tanh: [513 x i16] */
     LLVMValueRef scratch;
     const struct qdir *post; /* x86, W.x: store requant(sum + zc, mW, nW) + bW (post_w) */
+    LLVMValueRef flip;       /* x86, U.h: an i1, true on the steps that run the rows backwards */
 } qctx;
 
 typedef struct qdir {
@@ -796,9 +797,9 @@ tile_step(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef 
  * x86: out[j * ldo + row + r] = w_r . a_j (i64, corrected) for the tile of nr weight rows
  * w_r = w + r * K (rows row + r of the layer) and nq activation rows a_j = a + j * lda (bytes),
  * nr * nq <= TMAX a multiple of the accumulator's lanes L. The accumulators, in the order
- * j * nr + r, go through hsum_tree (in int32 in int8 mode, exact there; in int64 per chunk of 256
- * steps in int16 mode, as dot_block) and are stored as vectors of sums: one tree per tile rather
- * than a reduction per dot product.
+ * j * nr + r, go through hsum_tree (in int32 in int8 mode and for int16 rows under 512 terms,
+ * exact there; else in int64 per chunk of 256 steps, as dot_block) and are stored as vectors
+ * of sums: one tree per tile rather than a reduction per dot product.
  */
 static void
 dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a, int64_t lda,
@@ -808,6 +809,9 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
     const int64_t nfull = K / q->vk, tail = K % q->vk;
     const int64_t steps = nfull + (q->masked && tail ? 1 : 0);
     const int64_t chunk = q->p->bits == 8 ? (steps > 0 ? steps : 1) : 256;
+    /* the tree in int32: int8 mode, or int16 rows short enough that the whole sum fits
+     * (K * 128 * 32768 < 2^31, so every partial sum does) */
+    const int sum32 = q->p->bits == 8 || K < 512;
     LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
     LLVMValueRef sum[TMAX], acc[TMAX];
     int r, j, t, l;
@@ -832,13 +836,12 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
             tile_step(g, q, w, K, nr, a, lda, nq, ci(g, nfull * q->vk), (int)tail, acc);
         for (t = 0; t < n; t++) {
             red[t] = LLVMBuildLoad2(g->b, q->acc, acc[t], "");
-            if (q->p->bits != 8)
+            if (!sum32)
                 red[t] = LLVMBuildSExt(g->b, red[t], v64, "");
         }
         hsum_tree(g, red, n, L);
         for (t = 0; t < nv; t++)
-            sum[t] =
-                add(g, sum[t], q->p->bits == 8 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
+            sum[t] = add(g, sum[t], sum32 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
     }
     if (!q->masked && tail) { /* the scalar tail, in int64, into the lanes */
         LLVMValueRef sacc[TMAX];
@@ -1023,6 +1026,16 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
         }
 }
 
+/* Block b of n, or n - 1 - b on the steps q->flip says: a GEMV whose matrix is about the size
+ * of the cache misses on every line when it streams it in the same order each step (the
+ * cache keeps the lines it needs last); backwards every other step, it starts on the lines
+ * the previous step left in the cache. The order of the rows changes no sum. */
+static LLVMValueRef
+flipped(kg *g, const qctx *q, LLVMValueRef b, int64_t n)
+{
+    return q->flip ? sel(g, q->flip, sub(g, ci(g, n - 1), b), b) : b;
+}
+
 /* out[q0 * ldo + r] = w_r . a_j (i64, corrected) for rows [r0, r1) of w ([*, K] int8) and
  * activation rows j < nq (lda bytes apart): x86 tiles (dot_tile) of L rows x 1 activation row
  * or RB x 4, then blocks of RB rows, then single rows. */
@@ -1042,7 +1055,7 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
         if (lo < hi) {
             if (ng > 0) {
                 kloop l;
-                LLVMValueRef b = loop_begin(g, &l, ci(g, 0), ci(g, ng));
+                LLVMValueRef b = flipped(g, q, loop_begin(g, &l, ci(g, 0), ci(g, ng)), ng);
                 lanes_blocks(g, q, P, K, add(g, ci(g, lo), mul(g, b, ci(g, NB))), NB, a, lda, nq,
                              corr, out, ldo);
                 loop_end(g, &l);
@@ -1059,8 +1072,9 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
     if (tiled(q) && (tr * nq) % (int)LLVMGetVectorSize(q->acc) == 0 && tr * nq <= TMAX &&
         (r1 - r0) / tr > 0) {
         kloop l;
-        LLVMValueRef row = add(
-            g, ci(g, r0), mul(g, loop_begin(g, &l, ci(g, 0), ci(g, (r1 - r0) / tr)), ci(g, tr)));
+        LLVMValueRef b =
+            flipped(g, q, loop_begin(g, &l, ci(g, 0), ci(g, (r1 - r0) / tr)), (r1 - r0) / tr);
+        LLVMValueRef row = add(g, ci(g, r0), mul(g, b, ci(g, tr)));
         dot_tile(g, q, gepb(g, w, mul(g, row, ci(g, K))), K, tr, a, lda, nq, corr, row, out, ldo);
         loop_end(g, &l);
         r0 += (r1 - r0) / tr * tr;
@@ -1447,7 +1461,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
     LLVMValueRef Y_c = kc->out[2] && p->cell == LSTMC_RT_CELL_LSTM ? a[11] : NULL;
     lstmc_rt_rnn_params lp;
     rec_dims dm;
-    qctx q;
+    qctx q, qu;
     int32_t d;
     int t;
 
@@ -1574,6 +1588,9 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, step, ci(g, 1), ""), ci(g, 0), "");
         e.ha = sel(g, odd, ha1, ha0);
         e.ha_next = sel(g, odd, ha0, ha1);
+        qu = q;
+        if (q.vw) /* x86: U's rows backwards on odd steps (flipped) */
+            qu.flip = LLVMBuildTrunc(g->b, step, g->i1, "");
         for (t = 0; t < nt; t++) { /* U.h of the slice's gate rows (GRU lbr 0: z, r; r) */
             LLVMBasicBlockRef join;
             int64_t j0, j1, gb;
@@ -1583,7 +1600,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 continue;
             join = slice_begin(g, first, end, t);
             for (gb = 0; gb < (split ? 2 : G); gb++)
-                emit_rows(g, &q, e.Ud, e.Pu, H, gb * H + j0, gb * H + j1, e.ha, 0, 1, e.corrU,
+                emit_rows(g, &qu, e.Ud, e.Pu, H, gb * H + j0, gb * H + j1, e.ha, 0, 1, e.corrU,
                           e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
                 emit_gru_r(g, &q, &e, qi, j0, j1);
@@ -1598,7 +1615,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 if (j1 == j0)
                     continue;
                 join = slice_begin(g, first, end, t);
-                emit_rows(g, &q, e.Ud, e.Pu, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU,
+                emit_rows(g, &qu, e.Ud, e.Pu, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU,
                           e.accu, 0);
                 slice_end(g, join);
             }
