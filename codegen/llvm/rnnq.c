@@ -1413,7 +1413,7 @@ qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
         q->acc = LLVMVectorType(g->i32, q->mode == QD_WD256 ? 8 : q->mode == QD_SDOT ? 4 : 16);
     /* the x86 element-wise part and what goes with it, in the scratch kp_schedule gives an
      * x86 target (emit_units) */
-    q->vw = tiled(q) && kc->scratch_bytes >= q->L.x86_bytes ? (q->mode == QD_WD256 ? 4 : 32) : 0;
+    q->vw = tiled(q) && kc->scratch_bytes >= q->L.x86_bytes ? 32 : 0;
     q->tab[0] = table_global(g, LSTMC_RT_ACT_SIGMOID);
     q->tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
 }

@@ -162,10 +162,12 @@ build(kprog *kp, const char *tag, const target *t, int nt)
     return so;
 }
 
+/* the features named: cg_llvm picks the dot product from the feature string (an empty one
+ * would give the generic mode) */
 static const target haswell = {.name = "test-haswell",
                                .triple = "x86_64-unknown-linux-gnu",
                                .cpu = "haswell",
-                               .features = "",
+                               .features = "+avx,+avx2,+fma,+f16c,+bmi,+bmi2,+popcnt",
                                .cores = 1};
 static const target baseline = {.name = "test-x86-64",
                                 .triple = "x86_64-unknown-linux-gnu",
