@@ -623,6 +623,37 @@ reduce_i64(kg *g, const qctx *q, LLVMValueRef acc)
     return intrinsic(g, "llvm.vector.reduce.add", LLVMTypeOf(v), &v, 1);
 }
 
+/* res[j * nr + r] = init[...] + sum_{k0 <= k < K} w_r[k] a_j[k] (i64), one term at a time: the
+ * tails of rows that a vector step does not cover (w_r = w + r * ldw, a_j = a + j * lda bytes,
+ * as stored: VNNI's biased bytes unsigned) */
+static void
+scalar_tail(kg *g, const qctx *q, LLVMValueRef w, int64_t ldw, int nr, LLVMValueRef a, int64_t lda,
+            int nq, int64_t k0, int64_t K, const LLVMValueRef *init, LLVMValueRef *res)
+{
+    LLVMValueRef sacc[TMAX], k;
+    kloop l;
+    int r, j, t;
+
+    for (t = 0; t < nr * nq; t++) {
+        sacc[t] = entry_alloca(g, g->i64);
+        LLVMBuildStore(g->b, init[t], sacc[t]);
+    }
+    k = loop_begin(g, &l, ci(g, k0), ci(g, K));
+    for (r = 0; r < nr; r++) {
+        LLVMValueRef wk = sx(g, ldi(g, q->i8, w, add(g, k, ci(g, r * ldw))));
+        for (j = 0; j < nq; j++) {
+            LLVMValueRef ak = ldi(g, q->ab == 1 ? q->i8 : q->i16, gepb(g, a, ci(g, j * lda)), k);
+            ak = q->mode == QD_VNNI ? LLVMBuildZExt(g->b, ak, g->i64, "") : sx(g, ak);
+            LLVMBuildStore(
+                g->b, add(g, LLVMBuildLoad2(g->b, g->i64, sacc[j * nr + r], ""), mul(g, wk, ak)),
+                sacc[j * nr + r]);
+        }
+    }
+    loop_end(g, &l);
+    for (t = 0; t < nr * nq; t++)
+        res[t] = LLVMBuildLoad2(g->b, g->i64, sacc[t], "");
+}
+
 /*
  * out[r][j] = sum_k w_r[k] * a_j[k] (i64 values) for nr <= RB weight rows w_r = w + r * ldw
  * and nq activation rows a_j = a + j * lda (bytes), K terms: the raw sums of the stored
@@ -685,30 +716,14 @@ dot_block(kg *g, const qctx *q, LLVMValueRef w, int64_t ldw, int nr, LLVMValueRe
                                 reduce_i64(g, q, LLVMBuildLoad2(g->b, q->acc, acc[r][j], "")));
     }
     if (!q->masked && tail) { /* the scalar tail, in int64 */
-        LLVMValueRef sacc[RB][4];
-        kloop l;
-        LLVMValueRef k;
-        for (r = 0; r < nr; r++)
-            for (j = 0; j < nq; j++) {
-                sacc[r][j] = entry_alloca(g, g->i64);
-                LLVMBuildStore(g->b, out[r][j], sacc[r][j]);
-            }
-        k = loop_begin(g, &l, ci(g, nfull * q->vk), ci(g, K));
-        for (r = 0; r < nr; r++) {
-            LLVMValueRef wk = sx(g, ldi(g, q->i8, w, add(g, k, ci(g, r * ldw))));
-            for (j = 0; j < nq; j++) {
-                LLVMValueRef ak =
-                    ldi(g, q->ab == 1 ? q->i8 : q->i16, gepb(g, a, ci(g, j * lda)), k);
-                ak = q->mode == QD_VNNI ? LLVMBuildZExt(g->b, ak, g->i64, "") : sx(g, ak);
-                LLVMBuildStore(g->b,
-                               add(g, LLVMBuildLoad2(g->b, g->i64, sacc[r][j], ""), mul(g, wk, ak)),
-                               sacc[r][j]);
-            }
-        }
-        loop_end(g, &l);
+        LLVMValueRef init[RB * 4], res[RB * 4];
         for (r = 0; r < nr; r++)
             for (j = 0; j < nq; j++)
-                out[r][j] = LLVMBuildLoad2(g->b, g->i64, sacc[r][j], "");
+                init[j * nr + r] = out[r][j];
+        scalar_tail(g, q, w, ldw, nr, a, lda, nq, nfull * q->vk, K, init, res);
+        for (r = 0; r < nr; r++)
+            for (j = 0; j < nq; j++)
+                out[r][j] = res[j * nr + r];
     }
 }
 
@@ -814,7 +829,7 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
     const int sum32 = q->p->bits == 8 || K < 512;
     LLVMTypeRef v64 = LLVMVectorType(g->i64, (unsigned)L);
     LLVMValueRef sum[TMAX], acc[TMAX];
-    int r, j, t, l;
+    int t, l;
     int64_t c0;
 
     for (t = 0; t < nv; t++)
@@ -844,34 +859,17 @@ dot_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int nr, LLVMValueRef a
             sum[t] = add(g, sum[t], sum32 ? LLVMBuildSExt(g->b, red[t], v64, "") : red[t]);
     }
     if (!q->masked && tail) { /* the scalar tail, in int64, into the lanes */
-        LLVMValueRef sacc[TMAX];
-        kloop lt;
-        LLVMValueRef k;
-        for (t = 0; t < n; t++) {
-            sacc[t] = entry_alloca(g, g->i64);
-            LLVMBuildStore(g->b, ci(g, 0), sacc[t]);
-        }
-        k = loop_begin(g, &lt, ci(g, nfull * q->vk), ci(g, K));
-        for (r = 0; r < nr; r++) {
-            LLVMValueRef wk = sx(g, ldi(g, q->i8, w, add(g, k, ci(g, r * K))));
-            for (j = 0; j < nq; j++) {
-                LLVMValueRef ak =
-                    ldi(g, q->ab == 1 ? q->i8 : q->i16, gepb(g, a, ci(g, j * lda)), k);
-                ak = q->mode == QD_VNNI ? LLVMBuildZExt(g->b, ak, g->i64, "") : sx(g, ak);
-                LLVMBuildStore(
-                    g->b,
-                    add(g, LLVMBuildLoad2(g->b, g->i64, sacc[j * nr + r], ""), mul(g, wk, ak)),
-                    sacc[j * nr + r]);
-            }
-        }
-        loop_end(g, &lt);
+        LLVMValueRef init[TMAX] = {0}, res[TMAX];
+        for (t = 0; t < n; t++)
+            init[t] = ci(g, 0);
+        scalar_tail(g, q, w, K, nr, a, lda, nq, nfull * q->vk, K, init, res);
         for (t = 0; t < n; t++)
             sum[t / L] = LLVMBuildInsertElement(
                 g->b, sum[t / L],
                 add(g,
                     LLVMBuildExtractElement(g->b, sum[t / L],
                                             LLVMConstInt(g->i32, (unsigned)(t % L), 0), ""),
-                    LLVMBuildLoad2(g->b, g->i64, sacc[t], "")),
+                    res[t]),
                 LLVMConstInt(g->i32, (unsigned)(t % L), 0), "");
     }
     for (t = 0; t < nv; t++) /* runs of consecutive rows of one activation row */
