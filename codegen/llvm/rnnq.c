@@ -1565,16 +1565,17 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             LLVMValueRef xa = gepb(g, q.scratch, ci(g, q.L.xa));
             qctx qw = q; /* x86: accw holds the W half of z (post_w) */
             LLVMBasicBlockRef join;
-            int64_t j0, j1, j00, gb;
+            int64_t j0, j1, j00, gb, nblk;
             if (e.zw)
                 qw.post = &e;
             units_of(&q, nt, t, &j0, &j1);
+            nblk = j0 == 0 && j1 == H ? G : 1; /* all units: the gates' rows in one run */
             if (j1 == j0)
                 continue;
             join = slice_begin(g, first, end, t);
             for (j00 = 0; j00 < tc; j00 += qb) /* the rows of the chunk, qb at a time */
-                for (gb = 0; gb < G; gb++)
-                    emit_rows(g, &qw, e.Wd, e.Pw, I, gb * H + j0, gb * H + j1,
+                for (gb = 0; gb < G; gb += nblk)
+                    emit_rows(g, &qw, e.Wd, e.Pw, I, gb * H + j0, (gb + nblk - 1) * H + j1,
                               gepb(g, xa, ci(g, j00 * q.L.kx * q.ab)), q.L.kx * q.ab, (int)qb,
                               e.corrW, gept(g, g->i64, e.accw, ci(g, j00 * GH)), GH);
             slice_end(g, join);
@@ -1591,14 +1592,16 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             qu.flip = LLVMBuildTrunc(g->b, step, g->i1, "");
         for (t = 0; t < nt; t++) { /* U.h of the slice's gate rows (GRU lbr 0: z, r; r) */
             LLVMBasicBlockRef join;
-            int64_t j0, j1, gb;
+            int64_t j0, j1, gb, nblk;
             const int split = p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset;
             units_of(&q, nt, t, &j0, &j1);
+            nblk = j0 == 0 && j1 == H ? G : 1;
             if (j1 == j0)
                 continue;
             join = slice_begin(g, first, end, t);
-            for (gb = 0; gb < (split ? 2 : G); gb++)
-                emit_rows(g, &qu, e.Ud, e.Pu, H, gb * H + j0, gb * H + j1, e.ha, 0, 1, e.corrU,
+            for (gb = 0; gb < (split ? 2 : G); gb += nblk)
+                emit_rows(g, &qu, e.Ud, e.Pu, H, gb * H + j0,
+                          (gb + (nblk > 1 && split ? 2 : nblk) - 1) * H + j1, e.ha, 0, 1, e.corrU,
                           e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
                 emit_gru_r(g, &q, &e, qi, j0, j1);
