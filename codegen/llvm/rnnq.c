@@ -1416,11 +1416,14 @@ qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
     q->tab[1] = table_global(g, LSTMC_RT_ACT_TANH);
 }
 
-/* the units [j0, j1) of slice t of nt (one slice: all of them) */
-static void
-units_of(const qctx *q, int nt, int t, int64_t *j0, int64_t *j1)
+/* The units [j0, j1) of slice t of nt (one slice: all of them) and the start of its code
+ * (slice_begin: run when t is in [first, end)), or NULL for a slice without units. */
+static LLVMBasicBlockRef
+slice_open(kg *g, const qctx *q, int nt, int t, LLVMValueRef first, LLVMValueRef end, int64_t *j0,
+           int64_t *j1)
 {
     mt_slice(q->p->hidden, nt, 16, t, j0, j1);
+    return *j1 == *j0 ? NULL : slice_begin(g, first, end, t);
 }
 
 /* Between the phases of a step: every slice's part done (nothing on one thread). */
@@ -1517,10 +1520,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         for (t = 0; t < nt; t++) { /* the initial state of the slice's units */
             LLVMBasicBlockRef join;
             int64_t j0, j1;
-            units_of(&q, nt, t, &j0, &j1);
-            if (j1 == j0)
+            if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                 continue;
-            join = slice_begin(g, first, end, t);
             j = loop_begin(g, &lj, ci(g, j0), ci(g, j1));
             {
                 LLVMValueRef hv = init_h ? ldx(g, &q, init_h, add(g, st, j)) : ci(g, 0);
@@ -1568,11 +1569,9 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             int64_t j0, j1, j00, gb, nblk;
             if (e.zw)
                 qw.post = &e;
-            units_of(&q, nt, t, &j0, &j1);
-            nblk = j0 == 0 && j1 == H ? G : 1; /* all units: the gates' rows in one run */
-            if (j1 == j0)
+            if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                 continue;
-            join = slice_begin(g, first, end, t);
+            nblk = j0 == 0 && j1 == H ? G : 1; /* all units: the gates' rows in one run */
             for (j00 = 0; j00 < tc; j00 += qb) /* the rows of the chunk, qb at a time */
                 for (gb = 0; gb < G; gb += nblk)
                     emit_rows(g, &qw, e.Wd, e.Pw, I, gb * H + j0, (gb + nblk - 1) * H + j1,
@@ -1594,11 +1593,9 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             LLVMBasicBlockRef join;
             int64_t j0, j1, gb, nblk;
             const int split = p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset;
-            units_of(&q, nt, t, &j0, &j1);
-            nblk = j0 == 0 && j1 == H ? G : 1;
-            if (j1 == j0)
+            if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                 continue;
-            join = slice_begin(g, first, end, t);
+            nblk = j0 == 0 && j1 == H ? G : 1;
             for (gb = 0; gb < (split ? 2 : G); gb += nblk)
                 emit_rows(g, &qu, e.Ud, e.Pu, H, gb * H + j0,
                           (gb + (nblk > 1 && split ? 2 : nblk) - 1) * H + j1, e.ha, 0, 1, e.corrU,
@@ -1612,10 +1609,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             for (t = 0; t < nt; t++) {
                 LLVMBasicBlockRef join;
                 int64_t j0, j1;
-                units_of(&q, nt, t, &j0, &j1);
-                if (j1 == j0)
+                if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                     continue;
-                join = slice_begin(g, first, end, t);
                 emit_rows(g, &qu, e.Ud, e.Pu, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU,
                           e.accu, 0);
                 slice_end(g, join);
@@ -1624,10 +1619,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         for (t = 0; t < nt; t++) {
             LLVMBasicBlockRef join;
             int64_t j0, j1;
-            units_of(&q, nt, t, &j0, &j1);
-            if (j1 == j0)
+            if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                 continue;
-            join = slice_begin(g, first, end, t);
             emit_cells(g, &q, &e, qi, y, j0, j1);
             slice_end(g, join);
         }
@@ -1638,10 +1631,10 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         for (t = 0; t < nt; t++) { /* the slice's units of Y's rows t >= s, Y_h, Y_c */
             LLVMBasicBlockRef join;
             int64_t j0, j1;
-            units_of(&q, nt, t, &j0, &j1);
-            if (j1 == j0 || (!(Y && sl) && !Y_h && !Y_c))
+            if (!(Y && sl) && !Y_h && !Y_c)
+                break; /* nothing to write */
+            if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                 continue;
-            join = slice_begin(g, first, end, t);
             if (Y && sl) {
                 LLVMValueRef yz;
                 tt = loop_begin(g, &lz, s, dm.T);
