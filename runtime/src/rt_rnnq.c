@@ -592,6 +592,17 @@ lstmc_rt_gemm_q(const lstmc_rt_gemmq_params *p, const void *A, const int8_t *B, 
 
 /* --- the float boundary: QuantizeLinear and DequantizeLinear -------------------------- */
 
+/* one value: sat(round_half_even(x / scale) + zero_point); NaN (which ONNX leaves undefined)
+ * gives the zero point */
+static inline int32_t
+quant1(float x, float scale, int32_t zero_point, int32_t lo, int32_t hi)
+{
+    float v = nearbyintf(x / scale) + (float)zero_point;
+    if (v != v)
+        return zero_point;
+    return v <= (float)lo ? lo : v >= (float)hi ? hi : (int32_t)v;
+}
+
 lstmc_rt_status
 lstmc_rt_quantize(const lstmc_rt_quant_params *p, const float *x, void *q)
 {
@@ -602,15 +613,12 @@ lstmc_rt_quantize(const lstmc_rt_quant_params *p, const float *x, void *q)
         return LSTMC_RT_ERR_NULL;
     if ((p->bits != 8 && p->bits != 16) || !(p->scale > 0.0f) || p->n < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
-    for (i = 0; i < p->n; i++) {
-        float v = nearbyintf(x[i] / p->scale) + (float)p->zero_point; /* half to even */
-        int32_t r;
-        if (v != v) /* NaN: ONNX leaves it undefined; zero point */
-            r = p->zero_point;
-        else
-            r = v <= (float)lo ? lo : v >= (float)hi ? hi : (int32_t)v;
-        st(q, p->bits, i, r);
-    }
+    if (p->bits == 8)
+        for (i = 0; i < p->n; i++)
+            ((int8_t *)q)[i] = (int8_t)quant1(x[i], p->scale, p->zero_point, lo, hi);
+    else
+        for (i = 0; i < p->n; i++)
+            ((int16_t *)q)[i] = (int16_t)quant1(x[i], p->scale, p->zero_point, lo, hi);
     return LSTMC_RT_OK;
 }
 
@@ -623,9 +631,19 @@ lstmc_rt_dequantize(const lstmc_rt_quant_params *p, const void *q, float *x)
         return LSTMC_RT_ERR_NULL;
     if ((p->bits != 8 && p->bits != 16 && p->bits != 32) || p->n < 0)
         return LSTMC_RT_ERR_BAD_PARAMS;
-    for (i = 0; i < p->n; i++)
-        x[i] =
-            (float)((p->bits == 32 ? ((const int32_t *)q)[i] : ld(q, p->bits, i)) - p->zero_point) *
-            p->scale;
+    /* one loop per width, so that the compiler can vectorise each */
+    if (p->bits == 8) {
+        const int8_t *v = q;
+        for (i = 0; i < p->n; i++)
+            x[i] = (float)(v[i] - p->zero_point) * p->scale;
+    } else if (p->bits == 16) {
+        const int16_t *v = q;
+        for (i = 0; i < p->n; i++)
+            x[i] = (float)(v[i] - p->zero_point) * p->scale;
+    } else {
+        const int32_t *v = q;
+        for (i = 0; i < p->n; i++)
+            x[i] = (float)((int64_t)v[i] - p->zero_point) * p->scale;
+    }
     return LSTMC_RT_OK;
 }
