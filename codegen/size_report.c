@@ -22,6 +22,7 @@
 #include "kprog.h"
 #include "memplan.h"
 #include "stream.h"
+#include "target.h"
 #include "wfmt.h"
 
 #include <stdint.h>
@@ -282,6 +283,46 @@ cg_const_bytes(const ir_graph *g, const memplan *mp)
     return weights;
 }
 
+/*
+ * Issue 23: the LLVM kernel parameters of node n's recurrent products and projections (the
+ * calls from i on), and which of them the target profile set:
+ *   , "kernels": [{"kind": "rec", "class": "llc", "vector_bits": 512, "tile": 8,
+ *                  "prefetch": 8, "from_profile": ["tile"]}, ...]
+ * nothing when the node has none (the C kernels run it, or no such call).
+ */
+static void
+put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
+{
+    static const char *const names[3] = {"tile", "rows", "prefetch"};
+    int j, k, first = 1, firstp;
+    for (j = i; j < kp->n_calls; j++) {
+        const kp_tuning *t = &kp->calls[j].tune;
+        if (kp->calls[j].node != n || !t->kind)
+            continue;
+        fprintf(f, "%s{\"kind\": \"%s\", \"class\": \"%s\", \"vector_bits\": %d",
+                first ? ", \"kernels\": [" : ", ", t->kind == 1 ? "rec" : "proj",
+                target_class_names[t->cls], t->vector_bits);
+        for (k = 0; k < 3; k++)
+            if (k != TK_ROWS || t->kind == 2)
+                fprintf(f, ", \"%s\": %d", names[k], t->v[k]);
+        fputs(", \"from_profile\": [", f);
+        firstp = 1;
+        if (t->vector_set) {
+            fputs("\"vector_bits\"", f);
+            firstp = 0;
+        }
+        for (k = 0; k < 3; k++)
+            if (t->set[k]) {
+                fprintf(f, "%s\"%s\"", firstp ? "" : ", ", names[k]);
+                firstp = 0;
+            }
+        fputs("]}", f);
+        first = 0;
+    }
+    if (!first)
+        fputs("]", f);
+}
+
 int
 cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
                int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
@@ -383,8 +424,10 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
         json_str(f, n->name);
         fputs(", \"op\": ", f);
         json_str(f, n->op_type);
-        fprintf(f, ", \"weights\": %lld, \"arena_working_set\": %lld, \"llvm_code\": %lld}",
+        fprintf(f, ", \"weights\": %lld, \"arena_working_set\": %lld, \"llvm_code\": %lld",
                 (long long)w, (long long)ram, (long long)code);
+        put_tuning(f, kp, i, n);
+        fputs("}", f);
         first = 0;
     }
     fputs("\n  ]\n}\n", f);
@@ -406,6 +449,13 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
     else
         printf("RAM %lld B (arena; the model does not stream)", (long long)arena_bytes);
     printf("; per layer: %s_size.json\n", o->name);
+    for (i = j = 0; i < kp->n_calls; i++) /* issue 23 */
+        j += kp->calls[i].tune.vector_set || kp->calls[i].tune.set[TK_TILE] ||
+             kp->calls[i].tune.set[TK_ROWS] || kp->calls[i].tune.set[TK_PREFETCH];
+    if (j)
+        printf("lstmc: %s: %d kernel(s) compiled with parameters from target profile '%s' "
+               "(per layer: \"kernels\" in %s_size.json)\n",
+               o->name, j, o->target ? o->target : "host", o->name);
     fflush(stdout);
     return 0;
 }

@@ -285,10 +285,11 @@ typedef struct proj_ctx {
     LLVMValueRef rowsv; /* issue 21: the run's rows (an i64 value, at most rows), or NULL: rows
                            is a constant */
     LLVMValueRef X, wd, bd, Pd;
-    int panels;         /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
-    LLVMValueRef scale; /* int8 (g->wfmt): the direction's column scales; read for int8 only
-                           (the multi-thread projection, 1-thread for reduced precision, leaves
-                           it unset) */
+    int panels;            /* 1: wd is this column range's W in panels (rec_relayout), 0: [I, GH] */
+    LLVMValueRef scale;    /* int8 (g->wfmt): the direction's column scales; read for int8 only
+                              (the multi-thread projection, 1-thread for reduced precision, leaves
+                              it unset) */
+    const kp_tuning *tune; /* the call's tile and prefetch (kparams.c); NULL: the defaults */
 } proj_ctx;
 
 /* Gates of a cell: 4 (LSTM), 3 (GRU), 1 (RNN). */
@@ -299,6 +300,7 @@ cell_gates(int32_t cell)
 }
 
 int proj_nb(int wfmt, int vl);
+int proj_rb(int wfmt, int vl);
 void proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx);
 void emit_proj(kg *g, const kp_call *c);
 LLVMValueRef proj_rows(kg *g, const kp_call *c, LLVMValueRef p, int check);
@@ -318,7 +320,8 @@ typedef struct rec_ctx {
     /* gemv segment: out[c] = init[c] + sum_k a[k] * b[k*ldb + c] */
     LLVMValueRef sa, sb, sinit, sout, sscale;
     int64_t sldb;
-    int panels; /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
+    int panels;            /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
+    const kp_tuning *tune; /* the call's tile and prefetch (kparams.c); NULL: the defaults */
 } rec_ctx;
 
 void emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
@@ -385,10 +388,25 @@ void emit_drs(kg *g, const kp_call *kc);
 void emit_tissue(kg *g, const kp_call *kc, int drs);
 int tissue_handles(const kp_call *c);
 
+/* The default prefetch distance of the recurrent product's and the projection's panels, in
+ * panel rows: far enough ahead to cover the L3 latency (~100 ns at the 8 cycles a 128-column
+ * row of FMAs takes), near enough that the lines are still in L1 when the FMAs get to them. */
+#define KG_PF_ROWS 8
+
+/* --- kparams.c ------------------------------------------------------------------------ */
+
+/* The parameters of call c's kernel (a REC or PROJ call; kind 0 for any other) on t with
+ * vectors of vl floats: the profile's for the call's shape class, else the defaults. */
+void kparams_of(const target *t, const kp_call *c, int vl, kp_tuning *k);
+/* The vector width in floats the kernels use: vl (the CPU's widest), or the narrower one
+ * t->kernels.vector_bits asks for; -1 after reporting through d when it asks for wider. */
+int kparams_vl(const target *t, int vl, diag *d);
+
 /* --- panels.c ------------------------------------------------------------------------- */
 
-/* The layout key of the weights in column panels (kp_call.wlayout): vector width, threads. */
-#define PANELS_KEY(vl, nt) ((vl)*64 + (nt))
+/* The layout key of the weights in column panels (kp_call.wlayout): vector width, threads
+ * and the tile's vectors of columns (kparams.c), each < 64. */
+#define PANELS_KEY(vl, nt, nb) (((nb)*64 + (vl)) * 64 + (nt))
 
 int rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d);
 int rec_pack_ok(const kprog *kp, int i, const cg_options *o);

@@ -428,7 +428,14 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     g.i64 = LLVMInt64TypeInContext(g.cx);
     g.i1 = LLVMInt1TypeInContext(g.cx);
     g.ptr = LLVMPointerTypeInContext(g.cx, 0);
-    g.vl = vector_floats(triple, features);
+    g.vl = kparams_vl(t, vector_floats(triple, features), d);
+    if (g.vl < 0)
+        goto out_module;
+    for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
+        if (handled[i])
+            kparams_of(t, &kp->calls[i], g.vl, &kp->calls[i].tune);
+        else
+            memset(&kp->calls[i].tune, 0, sizeof kp->calls[i].tune);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
     g.floor_by_cvt = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
     g.f16_native = (strncmp(triple, "x86_64", 6) == 0 && feature_state(features, "f16c") == 1) ||
@@ -478,6 +485,16 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     }
     LLVMDisposeMessage(err);
     err = NULL;
+    if (t->kernels.vector_bits) { /* the vectorisers too (issue 23): no wider vectors */
+        char bits[16];
+        LLVMValueRef f;
+        snprintf(bits, sizeof bits, "%d", 32 * g.vl);
+        for (f = LLVMGetFirstFunction(g.m); f; f = LLVMGetNextFunction(f))
+            if (!LLVMIsDeclaration(f))
+                LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                        LLVMCreateStringAttribute(g.cx, "prefer-vector-width", 19,
+                                                                  bits, (unsigned)strlen(bits)));
+    }
     pbo = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(pbo, 1);
     LLVMPassBuilderOptionsSetSLPVectorization(pbo, 1);
@@ -506,7 +523,8 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
             (*kp_wlayout(kp, kp->calls[i].in[1]) || (handled[i] && rec_pack_ok(kp, i, o))) &&
             rec_relayout(gr, kp, i,
                          handled[i] && rec_pack_ok(kp, i, o)
-                             ? PANELS_KEY(g.vl, kp_wave_of(kp, i) ? 1 : handled[i])
+                             ? PANELS_KEY(g.vl, kp_wave_of(kp, i) ? 1 : handled[i],
+                                          kp->calls[i].tune.v[TK_TILE])
                              : 0,
                          d) < 0)
             goto out_module;

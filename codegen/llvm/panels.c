@@ -65,7 +65,7 @@ rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
  * emit_proj (one, [0, GH)) or emit_proj_mt_body (mt_slice per thread) cut.
  */
 static int
-proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
+proj_ranges(int64_t GH, int tw, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
 {
     int t, nr = 0;
     if (nt <= 1) {
@@ -75,7 +75,7 @@ proj_ranges(int64_t GH, int vl, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
     }
     for (t = 0; t < nt; t++) {
         int64_t c0, c1;
-        mt_slice(GH, nt, PROJ_NB * vl, t, &c0, &c1);
+        mt_slice(GH, nt, tw, t, &c0, &c1);
         r0[nr] = c0;
         n[nr++] = c1 - c0;
     }
@@ -90,14 +90,14 @@ static void
 rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, const kp_call *c,
                    int key, int to)
 {
-    const int vl = key / 64, proj = c->kind == KP_RNN_PROJ;
+    const int vl = key / 64 % 64, nb = key / 4096, proj = c->kind == KP_RNN_PROJ;
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     const int64_t H = proj ? c->p.proj.hidden : p->hidden;
     const int64_t GH = cell_gates(proj ? c->p.proj.cell : p->cell) * H;
     const int64_t K = proj ? c->p.proj.input_size : H;
-    const int64_t tw = (int64_t)(proj ? proj_nb(c->wfmt, vl) : REC_NB) * vl;
+    const int64_t tw = (int64_t)nb * vl; /* the call's tile (kparams.c) */
     int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
-    int nr = proj ? proj_ranges(GH, vl, key % 64, r0, n) : rec_ranges(p, vl, key % 64, r0, n);
+    int nr = proj ? proj_ranges(GH, (int)tw, key % 64, r0, n) : rec_ranges(p, vl, key % 64, r0, n);
     int r;
 
     for (r = 0; r < nr; r++)
@@ -233,7 +233,8 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
 }
 
 /* Smallest hidden size that gets threads by default (without --threads): below it the
- * per-step barrier costs more than the slices save. */
+ * per-step barrier costs more than the slices save. A profile may set another
+ * (kernels.mt_min_hidden). */
 #define MT_MIN_HIDDEN 128
 
 /* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels or an
@@ -266,9 +267,11 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
         nt = MT_MAX;
     if (nt <= 1 || !rec_mt_ok(kp, i, o))
         return 1;
-    if (o->threads == 0 && (c->kind == KP_RNN_PROJ ? c->p.proj.hidden
-                            : c->kind == KP_RNN_Q  ? c->p.rnnq.hidden
-                                                   : c->p.rnn.hidden) < MT_MIN_HIDDEN)
+    if (o->threads == 0 &&
+        (c->kind == KP_RNN_PROJ ? c->p.proj.hidden
+         : c->kind == KP_RNN_Q  ? c->p.rnnq.hidden
+                                : c->p.rnn.hidden) <
+            (t->kernels.mt_min_hidden ? t->kernels.mt_min_hidden : MT_MIN_HIDDEN))
         return 1;
     if (o->threads == 0 && c->kind == KP_RNN_PROJ && c->p.proj.cell != LSTMC_RT_CELL_LSTM)
         return 1;

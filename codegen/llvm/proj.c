@@ -15,7 +15,7 @@
  * AVX-512 (32 registers) the tile is 8 x 3: each widened vector of W (two uops, vpmovsxbd +
  * vcvtdq2ps for int8) then feeds 8 FMAs instead of 4, and 24 accumulators + 3 weights + a
  * broadcast still fit the registers. */
-static int
+int
 proj_rb(int wfmt, int vl)
 {
     return wfmt && vl >= 16 ? 8 : PROJ_RB;
@@ -26,18 +26,17 @@ proj_nb(int wfmt, int vl)
 {
     return wfmt && vl >= 16 ? 3 : PROJ_NB;
 }
-/* Prefetch distance of the input projection's panels, in panel rows (as REC_PF_ROWS). */
-#define PROJ_PF_ROWS 8
-
 void
 proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const proj_ctx *c = vctx;
-    const int rb = proj_rb(g->wfmt, g->vl);
+    const int rb = c->tune ? c->tune->v[TK_ROWS] : proj_rb(g->wfmt, g->vl);
     const int64_t nblk = c->rows / rb, rem = c->rows % rb;
     /* in panels this segment's I x nv*w block starts at I*col, read as one stream */
     const int64_t ldw = c->panels ? (int64_t)nv * w : c->GH;
-    const int64_t pf = c->panels && !g->wfmt && g->prefetch ? (int64_t)PROJ_PF_ROWS * nv * w : 0;
+    const int64_t pf = c->panels && !g->wfmt && g->prefetch
+                           ? (int64_t)(c->tune ? c->tune->v[TK_PREFETCH] : KG_PF_ROWS) * nv * w
+                           : 0;
     LLVMValueRef wcol = gepw(g, c->wd, c->panels ? mul(g, col, ci(g, c->I)) : col);
     LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL;
     LLVMValueRef pcol = gepf(g, c->Pd, col);
@@ -117,7 +116,8 @@ emit_proj(kg *g, const kp_call *c)
         pc.bd = c->in[2] ? gepc(g, b, d * GH) : NULL;
         pc.Pd = !rowsv || d == 0 ? gepc(g, P, d * p->rows * GH)
                                  : gepf(g, P, mul(g, rowsv, ci(g, d * GH)));
-        for_col_segments(g, GH, proj_nb(g->wfmt, g->vl), proj_seg, &pc);
+        pc.tune = &c->tune;
+        for_col_segments(g, GH, c->tune.v[TK_TILE], proj_seg, &pc);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }

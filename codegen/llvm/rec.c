@@ -11,24 +11,20 @@
 
 #ifdef LSTMC_HAVE_LLVM
 
-/* Prefetch distance of the recurrent product's panels, in panel rows: far enough ahead to
- * cover the L3 latency (~100 ns at the 8 cycles a 128-column row of FMAs takes), near enough
- * that the lines are still in L1 when the FMAs get to them. */
-#define REC_PF_ROWS 8
-
 static void
 gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const rec_ctx *c = vctx;
     LLVMValueRef scol = c->sscale ? gepf(g, c->sscale, col) : NULL;
+    const int64_t pfr = c->tune ? c->tune->v[TK_PREFETCH] : KG_PF_ROWS; /* rows ahead */
     if (c->panels) /* this segment's H x nv*w panel starts at H*col */
         emit_tile(g, c->sa, 0, gepw(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w,
-                  g->prefetch ? (int64_t)REC_PF_ROWS * nv * w : 0, scol);
-    else /* row-major: the reduced-precision tiles prefetch REC_PF_ROWS rows (pages) ahead */
+                  g->prefetch ? pfr * nv * w : 0, scol);
+    else /* row-major: the reduced-precision tiles prefetch pfr rows (pages) ahead */
         emit_tile(g, c->sa, 0, gepw(g, c->sb, col), c->sldb, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w,
-                  g->wfmt && g->prefetch ? REC_PF_ROWS * c->sldb : 0, scol);
+                  g->wfmt && g->prefetch ? pfr * c->sldb : 0, scol);
 }
 
 /* out[0..n) = (init ? init : 0) + a[0..H) * Rt[:, col0 .. col0+n) */
@@ -42,7 +38,7 @@ emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueR
     c->sldb = c->GH;
     c->sinit = init;
     c->sout = out;
-    for_col_segments(g, n, REC_NB, gemv_seg, c);
+    for_col_segments(g, n, c->tune ? c->tune->v[TK_TILE] : REC_NB, gemv_seg, c);
 }
 
 /* lstm_update of units [j0, j1) from the pre-activations in c->gates: c->c in place, the new
@@ -297,6 +293,7 @@ emit_rec(kg *g, const kp_call *kc)
         c.gates = gepc(g, scratch, 2 * H);
         c.tmp = gepc(g, scratch, (2 + G) * H);
         c.panels = g->panels;
+        c.tune = &kc->tune;
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
         if (has_sl)

@@ -111,6 +111,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         c.c = gepc(g, scratch, H);
         c.gates = gepc(g, scratch, 2 * H);
         c.panels = 1;
+        c.tune = &kc->tune;
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
         s = sl ? LLVMBuildSExt(g->b,
@@ -280,7 +281,7 @@ emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt)
 }
 
 /* The slices of lstmc_rt_rnn_proj: slice t computes the columns [c0, c1) of P (mt_slice of
- * GH in tiles of PROJ_NB vectors), for every row and direction; no barrier. */
+ * GH in whole tiles, kc->tune), for every row and direction; no barrier. */
 void
 emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
                   LLVMValueRef end)
@@ -294,7 +295,7 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
     for (t = 0; t < nt; t++) {
         LLVMBasicBlockRef join;
         int64_t c0, c1;
-        mt_slice(GH, nt, PROJ_NB * g->vl, t, &c0, &c1);
+        mt_slice(GH, nt, kc->tune.v[TK_TILE] * g->vl, t, &c0, &c1);
         if (c1 == c0)
             continue;
         join = slice_begin(g, first, end, t);
@@ -310,7 +311,9 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
             pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
             pc.Pd = rowsv && d > 0 ? gepf(g, gepc(g, a[4], c0), mul(g, rowsv, ci(g, d * GH)))
                                    : gepc(g, a[4], d * p->rows * GH + c0);
-            for_col_segments(g, c1 - c0, PROJ_NB, proj_seg, &pc);
+            pc.scale = NULL;
+            pc.tune = &kc->tune;
+            for_col_segments(g, c1 - c0, kc->tune.v[TK_TILE], proj_seg, &pc);
         }
         slice_end(g, join);
     }

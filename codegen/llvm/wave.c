@@ -47,6 +47,7 @@ typedef struct wave_layer {
     LLVMValueRef X, Xsrc, Wt, bias;     /* the input (copied from Xsrc if a COPY), its PROJ */
     int64_t I, copy_n;                  /* copy_n: floats per time step of the COPY, or 0 */
     int wpanels;                        /* 1: Wt is in (1-thread) panels (rec_relayout) */
+    const kp_tuning *ptune;             /* the projection's tile and prefetch (kparams.c) */
 } wave_layer;
 
 /* slot k of call i (a pointer) from the argument array a */
@@ -76,6 +77,7 @@ wave_layer_init(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int l,
     L->c.peep = r->in[6] ? wave_arg(g, kp, w, a, i, 6) : NULL;
     L->c.gates = scratch;
     L->c.panels = panels & 1;
+    L->c.tune = &r->tune;
     L->wpanels = (panels >> 1) & 1;
     L->P = wave_arg(g, kp, w, a, i, 0);
     L->Y = r->out[0] ? wave_arg(g, kp, w, a, i, r->n_in) : NULL;
@@ -87,6 +89,7 @@ wave_layer_init(kg *g, const kprog *kp, const kp_wave *w, LLVMValueRef a, int l,
         L->I = pj->p.proj.input_size;
         L->X = wave_arg(g, kp, w, a, i - 1, 0);
         L->Wt = wave_arg(g, kp, w, a, i - 1, 1);
+        L->ptune = &pj->tune;
         L->bias = pj->in[2] ? wave_arg(g, kp, w, a, i - 1, 2) : NULL;
         if (kp->calls[i - 2].kind == KP_COPY) {
             L->Xsrc = wave_arg(g, kp, w, a, i - 2, 0);
@@ -128,9 +131,10 @@ wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len, LLVM
         pc.X = gepf(g, L->X, mul(g, r0, ci(g, L->I)));
         pc.wd = L->Wt;
         pc.panels = L->wpanels;
+        pc.tune = L->ptune;
         pc.bd = L->bias;
         pc.Pd = gepf(g, L->P, mul(g, r0, ci(g, GH)));
-        for_col_segments(g, GH, PROJ_NB, proj_seg, &pc);
+        for_col_segments(g, GH, L->ptune->v[TK_TILE], proj_seg, &pc);
     }
     n = loop_begin(g, &ln, ci(g, 0), Nval);
     L->c.h = gepf(g, L->state, mul(g, n, ci(g, 2 * H)));

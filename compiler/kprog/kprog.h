@@ -55,6 +55,20 @@ extern const kp_kind_info kp_kinds[KP_KIND_COUNT];
 
 #define KP_MAX_ARGS 11
 
+/*
+ * Issue 23: the parameters of the LLVM kernel of a KP_RNN_REC or KP_RNN_PROJ call
+ * (codegen/llvm/kparams.c, target.h target_kernels), set by the LLVM backend, read by the size
+ * report; kind 0 when the call has none (the C kernels run it, or another kind of call).
+ */
+typedef struct kp_tuning {
+    int kind;             /* 0 none, 1 rec (h U), 2 proj (x W) */
+    int cls;              /* TK_L2, TK_LLC, TK_DRAM: where the weight matrix lives */
+    int v[3];             /* TK_TILE, TK_ROWS (proj only), TK_PREFETCH (0: none) */
+    unsigned char set[3]; /* 1: v[k] came from the target profile, 0: the built-in default */
+    int vector_bits;      /* of the whole kernels object */
+    unsigned char vector_set;
+} kp_tuning;
+
 typedef struct kp_call {
     kp_kind kind;
     const ir_node *node; /* where it comes from (for comments and messages); may be NULL */
@@ -110,15 +124,16 @@ typedef struct kp_call {
     ir_tensor *in[KP_MAX_ARGS];  /* kernel input order; NULL = absent optional */
     ir_tensor *out[KP_MAX_ARGS]; /* kernel output order; NULL = not wanted */
     int64_t scratch_bytes;       /* > 0: the call takes a scratch buffer last */
-    int32_t wfmt; /* KP_RNN_PROJ / KP_RNN_REC: storage format of in[1] (lstmc_rt_wfmt; 0 =
-                     fp32): the call goes to that format's kernel (kp_call_fn) */
-    int wlayout;  /* how in[1]'s data is laid out now: 0 C order, else a backend's key (the
-                     LLVM kernels' column panels); kept on the first call that reads the
-                     tensor as its weights (kp_wlayout) */
-    unsigned dyn; /* issue 21: KP_DYN_* bits, the params fields that depend on a ranged dim
-                     (--dim=SYM=MIN..MAX); 0 = every field fixed. p holds the values at each
-                     dim's MAX; the generated code passes the run's values, so a kernel
-                     specialised to the shapes reads these fields from its p at run time */
+    int32_t wfmt;   /* KP_RNN_PROJ / KP_RNN_REC: storage format of in[1] (lstmc_rt_wfmt; 0 =
+                       fp32): the call goes to that format's kernel (kp_call_fn) */
+    int wlayout;    /* how in[1]'s data is laid out now: 0 C order, else a backend's key (the
+                       LLVM kernels' column panels); kept on the first call that reads the
+                       tensor as its weights (kp_wlayout) */
+    unsigned dyn;   /* issue 21: KP_DYN_* bits, the params fields that depend on a ranged dim
+                       (--dim=SYM=MIN..MAX); 0 = every field fixed. p holds the values at each
+                       dim's MAX; the generated code passes the run's values, so a kernel
+                       specialised to the shapes reads these fields from its p at run time */
+    kp_tuning tune; /* issue 23: the LLVM kernel parameters the call was compiled with */
 } kp_call;
 
 /* Bits of kp_call.dyn (issue 21, codegen/c/dims.c): which params fields vary with the run's

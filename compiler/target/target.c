@@ -7,6 +7,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "target.h"
 
+#include "arena.h"
+#include "diag.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -14,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "arena.h"
-#include "diag.h"
 
 /* What every CPU target runs unless it says otherwise. */
 #define LSTMC_DEFAULT_PASSES "split_gates,fold_constants,dce"
@@ -338,8 +338,9 @@ load_cpu(loader *L, const cJSON *o, target *t)
         else if (strcmp(k, "gflops") == 0)
             get_num(L, v, f, 1e6, &t->cpu_gflops);
         else
-            bad(L, f, "is not a cpu field (triple, cpu, features, cores, l1d_bytes, l2_bytes, "
-                      "llc_bytes, gflops)%s",
+            bad(L, f,
+                "is not a cpu field (triple, cpu, features, cores, l1d_bytes, l2_bytes, "
+                "llc_bytes, gflops)%s",
                 "");
     }
 }
@@ -365,8 +366,7 @@ load_gpu(loader *L, const cJSON *o, target *t)
             get_str(L, v, f, &t->gpu_device);
             if (t->gpu_device && strcmp(t->gpu_device, "gpu") != 0 &&
                 strcmp(t->gpu_device, "cpu") != 0 && strcmp(t->gpu_device, "accelerator") != 0)
-                bad(L, f, "must be \"gpu\", \"cpu\" or \"accelerator\", got \"%s\"",
-                    t->gpu_device);
+                bad(L, f, "must be \"gpu\", \"cpu\" or \"accelerator\", got \"%s\"", t->gpu_device);
         } else if (strcmp(k, "compute_units") == 0) {
             x = 0;
             get_int(L, v, f, 1, 65536, &x);
@@ -390,9 +390,10 @@ load_gpu(loader *L, const cJSON *o, target *t)
         else if (strcmp(k, "gflops") == 0)
             get_num(L, v, f, 1e6, &t->gpu_gflops);
         else
-            bad(L, f, "is not a gpu field (name, opencl_device, compute_units, clock_mhz, "
-                      "shared_mem_bytes, shared_mem_gbps, dram_gbps, work_group, launch_us, "
-                      "gflops)%s",
+            bad(L, f,
+                "is not a gpu field (name, opencl_device, compute_units, clock_mhz, "
+                "shared_mem_bytes, shared_mem_gbps, dram_gbps, work_group, launch_us, "
+                "gflops)%s",
                 "");
     }
 }
@@ -447,6 +448,126 @@ load_mts(loader *L, const cJSON *o, target *t)
     }
 }
 
+const char *const target_class_names[TK_N_CLASSES] = {"l2", "llc", "dram"};
+
+int
+target_kernel_class(const target *t, int64_t bytes)
+{
+    if (t->l2_bytes <= 0 && t->llc_bytes <= 0) /* caches unknown: the middle class */
+        return TK_LLC;
+    if (t->l2_bytes > 0 && bytes <= t->l2_bytes)
+        return TK_L2;
+    if (bytes <= (t->llc_bytes > 0 ? t->llc_bytes : t->l2_bytes))
+        return TK_LLC;
+    return TK_DRAM;
+}
+
+/* One class's {"tile": .., "rows": .., "prefetch": ..} of kernel kind `kind` ("rec" takes no
+ * rows) into p[class] (every class for "all", which a named class overrides whatever the
+ * order of the keys: named classes are read after "all", by load_kernels). */
+static void
+load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[TK_N_PARAMS])
+{
+    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch"};
+    const int proj = strcmp(kind, "proj") == 0;
+    const int64_t hi[TK_N_PARAMS] = {proj ? 8 : 16, 8, 64};
+    const cJSON *v;
+    char f[96];
+    int k;
+    if (!cJSON_IsObject(o)) {
+        snprintf(f, sizeof f, "kernels.%s.%s", kind, cls);
+        bad(L, f, "must be an object, got %s", kind_of(o));
+        return;
+    }
+    cJSON_ArrayForEach(v, o)
+    {
+        int64_t x = 0;
+        snprintf(f, sizeof f, "kernels.%s.%s.%.40s", kind, cls, v->string);
+        for (k = 0; k < TK_N_PARAMS; k++)
+            if (strcmp(v->string, names[k]) == 0 && (proj || k != TK_ROWS))
+                break;
+        if (k == TK_N_PARAMS) {
+            bad(L, f,
+                proj ? "is not a proj parameter (tile, rows, prefetch)%s"
+                     : "is not a rec parameter (tile, prefetch)%s",
+                "");
+            continue;
+        }
+        x = -1;
+        get_int(L, v, f, k == TK_PREFETCH ? 0 : 1, hi[k], &x);
+        if (x < 0)
+            continue;
+        if (k == TK_ROWS && (x & (x - 1))) { /* proj.c divides the run's rows by it */
+            bad(L, f, "must be 1, 2, 4 or 8%s", "");
+            continue;
+        }
+        p[k] = (int)(k == TK_PREFETCH ? x + 1 : x);
+    }
+}
+
+/* "kernels": {"vector_bits": 256, "mt_min_hidden": 128, "rec": {"all"|"l2"|"llc"|"dram":
+ * {...}}, "proj": {...}} (docs/TARGETS.md "Kernel parameters") */
+static void
+load_kernels(loader *L, const cJSON *o, target *t)
+{
+    target_kernels *k = &t->kernels;
+    const cJSON *v, *c;
+    int64_t x;
+    int pass, i;
+    if (!cJSON_IsObject(o)) {
+        bad(L, "kernels", "must be an object, got %s", kind_of(o));
+        return;
+    }
+    cJSON_ArrayForEach(v, o)
+    {
+        char f[64];
+        snprintf(f, sizeof f, "kernels.%.40s", v->string);
+        if (strcmp(v->string, "vector_bits") == 0) {
+            x = 0;
+            get_int(L, v, f, 128, 512, &x);
+            if (x && x != 128 && x != 256 && x != 512)
+                bad(L, f, "must be 128, 256 or 512%s", "");
+            else
+                k->vector_bits = (int)x;
+        } else if (strcmp(v->string, "mt_min_hidden") == 0) {
+            x = 0;
+            get_int(L, v, f, 1, 1 << 20, &x);
+            k->mt_min_hidden = (int)x;
+        } else if (strcmp(v->string, "rec") == 0 || strcmp(v->string, "proj") == 0) {
+            int(*p)[TK_N_PARAMS] = v->string[0] == 'r' ? k->rec : k->proj;
+            if (!cJSON_IsObject(v)) {
+                bad(L, f, "must be an object, got %s", kind_of(v));
+                continue;
+            }
+            for (pass = 0; pass < 2; pass++) /* "all" first, then the named classes */
+                cJSON_ArrayForEach(c, v)
+                {
+                    const int all = strcmp(c->string, "all") == 0;
+                    if (all != (pass == 0))
+                        continue;
+                    if (all) {
+                        int q[TK_N_PARAMS] = {0};
+                        load_kclass(L, c, v->string, "all", q);
+                        for (i = 0; i < TK_N_CLASSES; i++)
+                            memcpy(p[i], q, sizeof q);
+                        continue;
+                    }
+                    for (i = 0; i < TK_N_CLASSES; i++)
+                        if (strcmp(c->string, target_class_names[i]) == 0)
+                            break;
+                    if (i == TK_N_CLASSES) {
+                        char g[128];
+                        snprintf(g, sizeof g, "%s.%.40s", f, c->string);
+                        bad(L, g, "is not a shape class (all, l2, llc, dram)%s", "");
+                        continue;
+                    }
+                    load_kclass(L, c, v->string, c->string, p[i]);
+                }
+        } else
+            bad(L, f, "is not a kernels field (vector_bits, mt_min_hidden, rec, proj)%s", "");
+    }
+}
+
 static target *
 load_file(const char *path, diag *d)
 {
@@ -484,12 +605,14 @@ load_file(const char *path, diag *d)
         for (i = 0; i < off; i++)
             line += text[i] == '\n';
         if (d)
-            diag_error(d, "target profile '%s' is not a JSON object (syntax error near line "
-                          "%ld)",
+            diag_error(d,
+                       "target profile '%s' is not a JSON object (syntax error near line "
+                       "%ld)",
                        path, line);
         else
-            fprintf(stderr, "lstmc: target profile '%s' is not a JSON object (syntax error near "
-                            "line %ld)\n",
+            fprintf(stderr,
+                    "lstmc: target profile '%s' is not a JSON object (syntax error near "
+                    "line %ld)\n",
                     path, line);
         cJSON_Delete(root);
         free(text);
@@ -520,9 +643,12 @@ load_file(const char *path, diag *d)
             get_int(&L, v, "ram_bytes", 0, TARGET_MAX_MEMORY, &t->ram_bytes);
         else if (strcmp(k, "flash_bytes") == 0)
             get_int(&L, v, "flash_bytes", 0, TARGET_MAX_MEMORY, &t->flash_bytes);
+        else if (strcmp(k, "kernels") == 0)
+            load_kernels(&L, v, t);
         else
-            bad(&L, k, "is not a profile field (name, summary, cpu, gpu, mts, passes, ram_bytes, "
-                       "flash_bytes)%s",
+            bad(&L, k,
+                "is not a profile field (name, summary, cpu, gpu, mts, passes, ram_bytes, "
+                "flash_bytes, kernels)%s",
                 "");
     }
     cJSON_Delete(root);
@@ -586,9 +712,7 @@ target_pointer_bytes(const target *t)
     memcpy(arch, t->triple, n);
     arch[n] = '\0';
     /* x86_64, aarch64, arm64, riscv64, powerpc64(le), mips64(el), sparcv9, s390x, loongarch64 */
-    return strstr(arch, "64") || strcmp(arch, "s390x") == 0 || strcmp(arch, "sparcv9") == 0
-               ? 8
-               : 4;
+    return strstr(arch, "64") || strcmp(arch, "s390x") == 0 || strcmp(arch, "sparcv9") == 0 ? 8 : 4;
 }
 
 const target *

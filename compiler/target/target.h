@@ -22,6 +22,28 @@ typedef struct diag diag;
  * on a CPU a somewhat larger tissue still fits the cache). */
 #define TARGET_DEFAULT_MTS 8
 
+/*
+ * The LLVM kernels' parameters a profile may set (issue 23; docs/TARGETS.md "Kernel
+ * parameters"), by kernel kind and by shape class: where the layer's weight matrix (per
+ * direction) lives, in the target's L2, in its last-level cache, or beyond. 0 = unset: the
+ * built-in default (codegen/llvm/kparams.c); prefetch is stored + 1 so that 0 stays unset.
+ */
+struct target;
+enum { TK_L2, TK_LLC, TK_DRAM, TK_N_CLASSES };
+enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_N_PARAMS };
+
+typedef struct target_kernels {
+    int vector_bits;                     /* 128, 256, 512 */
+    int mt_min_hidden;                   /* the smallest H that gets threads by default */
+    int rec[TK_N_CLASSES][TK_N_PARAMS];  /* the recurrent product h U: tile, -, prefetch */
+    int proj[TK_N_CLASSES][TK_N_PARAMS]; /* the input projection x W: tile, rows, prefetch */
+} target_kernels;
+
+/* The class of a weight matrix of `bytes` on t (TK_L2, TK_LLC, TK_DRAM). */
+int target_kernel_class(const struct target *t, int64_t bytes);
+
+extern const char *const target_class_names[TK_N_CLASSES]; /* "l2", "llc", "dram" */
+
 typedef struct target {
     const char *name;
     const char *summary;
@@ -31,29 +53,30 @@ typedef struct target {
     const char *features; /* LLVM feature string ("+neon,+fp-armv8"); "" = the cpu's */
     int cores;
     int64_t l1d_bytes, l2_bytes;
-    const char *gpu;            /* GPU name; NULL when the target has no GPU */
+    const char *gpu; /* GPU name; NULL when the target has no GPU */
     int gpu_compute_units;
     int gpu_mhz;
-    int64_t gpu_shared_bytes;   /* on-chip shared memory per compute unit */
-    double dram_gbps;           /* off-chip bandwidth */
-    int mts;                    /* maximum tissue size (MICRO'18 §IV-C), 0 = unknown */
-    const char *passes;         /* default pass list, comma-separated */
+    int64_t gpu_shared_bytes; /* on-chip shared memory per compute unit */
+    double dram_gbps;         /* off-chip bandwidth */
+    int mts;                  /* maximum tissue size (MICRO'18 §IV-C), 0 = unknown */
+    const char *passes;       /* default pass list, comma-separated */
     /* added with profile files */
-    int64_t llc_bytes;          /* last-level cache; 0 = the largest of l1d/l2 */
-    const char *gpu_device;     /* OpenCL device kind: "gpu", "cpu", "accelerator" */
-    double gpu_shared_gbps;     /* on-chip shared memory bandwidth */
-    int gpu_work_group;         /* preferred work-group size */
-    int n_mts;                  /* measured MTS per hidden size (MICRO'18 Fig. 9) */
+    int64_t llc_bytes;      /* last-level cache; 0 = the largest of l1d/l2 */
+    const char *gpu_device; /* OpenCL device kind: "gpu", "cpu", "accelerator" */
+    double gpu_shared_gbps; /* on-chip shared memory bandwidth */
+    int gpu_work_group;     /* preferred work-group size */
+    int n_mts;              /* measured MTS per hidden size (MICRO'18 Fig. 9) */
     int64_t mts_hidden[TARGET_MAX_MTS];
     int mts_value[TARGET_MAX_MTS];
     /* the OpenCL cost-model policy (issue 7; measured by lstmc profile, 0 = unknown) */
-    double gpu_launch_us;       /* one kernel launch, enqueue to finish */
-    double gpu_gflops;          /* the recurrent product's rate on the device */
-    double cpu_gflops;          /* the same product on one host CPU core */
+    double gpu_launch_us; /* one kernel launch, enqueue to finish */
+    double gpu_gflops;    /* the recurrent product's rate on the device */
+    double cpu_gflops;    /* the same product on one host CPU core */
     /* the memory budget (issue 19; docs/TARGETS.md "Memory budget"; 0 = unknown) */
-    int64_t ram_bytes;          /* RAM for the arena, the context and the stream state */
-    int64_t flash_bytes;        /* read-only memory the const weights live in; 0: none known,
-                                   the weights are loaded into RAM with the program */
+    int64_t ram_bytes;      /* RAM for the arena, the context and the stream state */
+    int64_t flash_bytes;    /* read-only memory the const weights live in; 0: none known,
+                               the weights are loaded into RAM with the program */
+    target_kernels kernels; /* issue 23: the kernel parameters the profile sets */
 } target;
 
 /*

@@ -2,14 +2,14 @@
  * test_target.c — built-in profiles and JSON profile files: fields, MTS lookup, and a
  * clear error for every bad field.
  */
+#include "arena.h"
+#include "diag.h"
+#include "target.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "arena.h"
-#include "diag.h"
-#include "target.h"
 
 static const char *
 write_tmp(const char *name, const char *text)
@@ -44,13 +44,13 @@ Test(target, builtins)
 
 Test(target, profile_file)
 {
-    const char *p = write_tmp("good.json",
-                              "{\"name\": \"myboard\", \"cpu\": {\"triple\": "
-                              "\"aarch64-unknown-linux-gnu\", \"cores\": 4, \"l2_bytes\": 524288,"
-                              " \"gflops\": 3.5},"
-                              " \"gpu\": {\"compute_units\": 3, \"dram_gbps\": 12.5,"
-                              " \"launch_us\": 7.25, \"gflops\": 40},"
-                              " \"mts\": {\"default\": 4, \"by_hidden\": {\"300\": 7}}}");
+    const char *p =
+        write_tmp("good.json", "{\"name\": \"myboard\", \"cpu\": {\"triple\": "
+                               "\"aarch64-unknown-linux-gnu\", \"cores\": 4, \"l2_bytes\": 524288,"
+                               " \"gflops\": 3.5},"
+                               " \"gpu\": {\"compute_units\": 3, \"dram_gbps\": 12.5,"
+                               " \"launch_us\": 7.25, \"gflops\": 40},"
+                               " \"mts\": {\"default\": 4, \"by_hidden\": {\"300\": 7}}}");
     const target *t = target_find(p);
     cr_assert_not_null(t);
     cr_assert_str_eq(t->name, "myboard");
@@ -166,7 +166,62 @@ Test(target, memory_fields_bad)
                  "field 'cpu.ram_bytes' is not a cpu field");
     expect_error("m7.json", "{\"rambytes\": 1024}",
                  "field 'rambytes' is not a profile field (name, summary, cpu, gpu, mts, passes, "
-                 "ram_bytes, flash_bytes)");
+                 "ram_bytes, flash_bytes, kernels)");
+}
+
+/* Issue 23: the kernel parameters, by kind and shape class ("all" first whatever the key
+ * order; prefetch stored + 1 so that an explicit 0, no prefetch, is not "unset"). */
+Test(target, kernels_fields)
+{
+    const char *p = write_tmp(
+        "k.json", "{\"cpu\": {\"l2_bytes\": 1048576, \"llc_bytes\": 33554432},"
+                  " \"kernels\": {\"vector_bits\": 256, \"mt_min_hidden\": 300,"
+                  " \"rec\": {\"llc\": {\"tile\": 6}, \"all\": {\"tile\": 4, \"prefetch\": 0}},"
+                  " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16}}}}");
+    const target *t = target_find(p);
+    cr_assert_not_null(t);
+    cr_assert_eq(t->kernels.vector_bits, 256);
+    cr_assert_eq(t->kernels.mt_min_hidden, 300);
+    cr_assert_eq(t->kernels.rec[TK_L2][TK_TILE], 4);
+    cr_assert_eq(t->kernels.rec[TK_LLC][TK_TILE], 6, "a named class overrides all");
+    cr_assert_eq(t->kernels.rec[TK_DRAM][TK_TILE], 4);
+    cr_assert_eq(t->kernels.rec[TK_LLC][TK_PREFETCH], 1, "prefetch 0, stored + 1");
+    cr_assert_eq(t->kernels.proj[TK_DRAM][TK_ROWS], 2);
+    cr_assert_eq(t->kernels.proj[TK_DRAM][TK_PREFETCH], 17);
+    cr_assert_eq(t->kernels.proj[TK_L2][TK_ROWS], 0, "unset");
+    /* the classes by the matrix's bytes against these caches */
+    cr_assert_eq(target_kernel_class(t, 1048576), TK_L2);
+    cr_assert_eq(target_kernel_class(t, 1048577), TK_LLC);
+    cr_assert_eq(target_kernel_class(t, 33554432), TK_LLC);
+    cr_assert_eq(target_kernel_class(t, 33554433), TK_DRAM);
+    unlink(p);
+    p = write_tmp("k0.json", "{\"kernels\": {\"rec\": {\"llc\": {\"tile\": 2}}}}");
+    t = target_find(p);
+    cr_assert_not_null(t);
+    cr_assert_eq(target_kernel_class(t, 1), TK_LLC, "caches unknown: the middle class");
+    cr_assert_eq(target_kernel_class(t, (int64_t)1 << 40), TK_LLC);
+    unlink(p);
+}
+
+Test(target, kernels_fields_bad)
+{
+    expect_error("k1.json", "{\"kernels\": {\"vector_bits\": 384}}",
+                 "field 'kernels.vector_bits' must be 128, 256 or 512");
+    expect_error("k2.json", "{\"kernels\": {\"rec\": {\"l3\": {\"tile\": 4}}}}",
+                 "field 'kernels.rec.l3' is not a shape class (all, l2, llc, dram)");
+    expect_error("k3.json", "{\"kernels\": {\"rec\": {\"all\": {\"rows\": 4}}}}",
+                 "field 'kernels.rec.all.rows' is not a rec parameter (tile, prefetch)");
+    expect_error("k4.json", "{\"kernels\": {\"proj\": {\"l2\": {\"tile\": 9}}}}",
+                 "field 'kernels.proj.l2.tile' must be an integer from 1 to 8");
+    expect_error("k5.json", "{\"kernels\": {\"proj\": {\"l2\": {\"rows\": 3}}}}",
+                 "field 'kernels.proj.l2.rows' must be 1, 2, 4 or 8");
+    expect_error("k6.json", "{\"kernels\": {\"gemm\": {}}}",
+                 "field 'kernels.gemm' is not a kernels field (vector_bits, mt_min_hidden, rec, "
+                 "proj)");
+    expect_error("k7.json", "{\"kernels\": {\"rec\": {\"all\": {\"prefetch\": -1}}}}",
+                 "field 'kernels.rec.all.prefetch' must be an integer from 0 to 64");
+    expect_error("k8.json", "{\"kernels\": [8]}",
+                 "field 'kernels' must be an object, got an array");
 }
 
 Test(target, missing_file)

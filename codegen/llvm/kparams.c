@@ -1,0 +1,61 @@
+/*
+ * kparams.c — the parameters of the LLVM kernels of each call (issue 23): the register tile
+ * of the recurrent product h U (vectors of columns) and of the input projection x W (vectors
+ * of columns by rows of X), and the software prefetch distance of each, in panel rows. A
+ * target profile sets them by kernel kind and by shape class (target.h target_kernels;
+ * `lstmc profile --device=cpu --search` measures them); what it leaves unset is the
+ * built-in default below, which was tuned by hand on one machine. The chosen values go to
+ * kp_call.tune, which the kernels (rec.c, proj.c, rec_mt.c, wave.c), the weights' panel
+ * layout (panels.c) and the size report read.
+ */
+#include "llvm_impl.h"
+
+#ifdef LSTMC_HAVE_LLVM
+
+void
+kparams_of(const target *t, const kp_call *c, int vl, kp_tuning *k)
+{
+    const int proj = c->kind == KP_RNN_PROJ;
+    int64_t H, K;
+    int d[TK_N_PARAMS], j;
+    const int(*p)[TK_N_PARAMS];
+
+    memset(k, 0, sizeof *k);
+    if (!proj && c->kind != KP_RNN_REC)
+        return;
+    H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    K = proj ? c->p.proj.input_size : H;
+    k->kind = proj ? 2 : 1;
+    k->cls = target_kernel_class(t, cell_gates(proj ? c->p.proj.cell : c->p.rnn.cell) * H * K *
+                                        wfmt_bytes(c->wfmt));
+    d[TK_TILE] = proj ? proj_nb(c->wfmt, vl) : REC_NB;
+    d[TK_ROWS] = proj ? proj_rb(c->wfmt, vl) : 0;
+    d[TK_PREFETCH] = KG_PF_ROWS;
+    p = proj ? t->kernels.proj : t->kernels.rec;
+    for (j = 0; j < TK_N_PARAMS; j++) {
+        k->set[j] = p[k->cls][j] != 0;
+        k->v[j] = !k->set[j] ? d[j] : j == TK_PREFETCH ? p[k->cls][j] - 1 : p[k->cls][j];
+    }
+    k->vector_bits = 32 * vl;
+    k->vector_set = t->kernels.vector_bits != 0;
+}
+
+int
+kparams_vl(const target *t, int vl, diag *d)
+{
+    const int bits = t->kernels.vector_bits;
+    if (!bits)
+        return vl;
+    if (bits > 32 * vl) {
+        diag_error(d,
+                   "target profile '%s': field 'kernels.vector_bits' asks for %d-bit vectors; "
+                   "its CPU has %s",
+                   t->name, bits, vl > 1 ? "narrower ones" : "no vector unit");
+        if (vl > 1)
+            diag_note(d, NULL, "the widest this CPU's vectors go is %d bits", 32 * vl);
+        return -1;
+    }
+    return bits / 32;
+}
+
+#endif /* LSTMC_HAVE_LLVM */

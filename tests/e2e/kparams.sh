@@ -1,0 +1,93 @@
+#!/bin/sh
+# kparams.sh LSTMC NPYCMP FIXTURES WORK — issue 23: the kernel parameters of a target profile
+# ("kernels", docs/TARGETS.md "Kernel parameters") reach the kernels, every layer still
+# matches ONNX Runtime's outputs (the fixtures' expected/) with odd tiles, prefetch distances,
+# narrower vectors and threads, the size report says which values the profile set, and a bad
+# or foreign parameter set is refused naming the field, with nothing written.
+set -eu
+lstmc=$1 npycmp=$2 fix=$3 work=$4
+e2e=$(dirname "$0")
+rm -rf "$work"
+mkdir -p "$work"
+host_caches='"l2_bytes": 1048576, "llc_bytes": 33554432'
+# odd values for every kind and class, different per class, and threads for small layers
+cat > "$work/odd.json" <<JSON
+{"name": "odd", "cpu": {"cores": 2, $host_caches},
+ "kernels": {"mt_min_hidden": 16,
+   "rec": {"all": {"tile": 3, "prefetch": 0}, "l2": {"tile": 5, "prefetch": 3}},
+   "proj": {"all": {"tile": 3, "rows": 2, "prefetch": 5}, "l2": {"tile": 1, "rows": 8}}}}
+JSON
+cat > "$work/big.json" <<JSON
+{"name": "big", "cpu": {"cores": 2, $host_caches},
+ "kernels": {"rec": {"all": {"tile": 16, "prefetch": 64}}, "proj": {"all": {"tile": 8, "rows": 1}}}}
+JSON
+for c in lstm_tiles_h37 gru_tiles_h70 pt_lstm3_batchfirst lstm_w_fp16 lstm_bidir_peephole_seqlens \
+         pt_embed_lstm2_cls rnn_bidir_seqlens lstm_w_qdq_channel; do
+    for p in odd big; do
+        "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/$c" "$work/run_${c}_$p" --target="$work/$p.json"
+    done
+    # on 2 threads (mt_min_hidden 16 above gives even these small layers threads by default)
+    "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/$c" "$work/run_${c}_t2" --target="$work/odd.json" --threads=2
+done
+"$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/ranged_lstm" "$work/run_ranged" --target="$work/odd.json"
+
+# the size report: the values and where they came from
+m="$fix/lstm_tiles_h37/model.onnx"
+"$lstmc" "$m" --target="$work/odd.json" --name=m -o "$work/odd_out" > "$work/odd_out.txt"
+grep -q 'compiled with parameters from target profile' "$work/odd_out.txt"
+grep -q '"kind": "rec", "class": "l2", "vector_bits": [0-9]*, "tile": 5, "prefetch": 3, "from_profile": \["tile", "prefetch"\]' \
+    "$work/odd_out/m_size.json"
+grep -q '"kind": "proj", "class": "l2", "vector_bits": [0-9]*, "tile": 1, "rows": 8, "prefetch": 5, "from_profile": \["tile", "rows", "prefetch"\]' \
+    "$work/odd_out/m_size.json"
+"$lstmc" "$m" --name=m -o "$work/def_out" > "$work/def_out.txt"
+if grep -q 'parameters from target profile' "$work/def_out.txt"; then
+    echo "the default profile reported parameters from a profile" >&2
+    exit 1
+fi
+grep -q '"kind": "rec", "class": "l2", "vector_bits": [0-9]*, "tile": 8, "prefetch": 8, "from_profile": \[\]' \
+    "$work/def_out/m_size.json"
+
+# the kernels use them: no software prefetch when the profile says 0; vectors of the width
+# it asks for (on a host with AVX-512, whose default is 512 bits)
+if command -v llvm-objdump-19 >/dev/null 2>&1; then
+    dis() { llvm-objdump-19 -d --no-show-raw-insn "$1"; }
+    cat > "$work/narrow.json" <<JSON
+{"kernels": {"vector_bits": 256, "rec": {"all": {"prefetch": 0}}, "proj": {"all": {"prefetch": 0}}}}
+JSON
+    "$lstmc" "$fix/pt_lstm3_batchfirst/model.onnx" --dim seq=20 --target="$work/narrow.json" --name=m \
+        -o "$work/narrow_out" > /dev/null
+    "$lstmc" "$fix/pt_lstm3_batchfirst/model.onnx" --dim seq=20 --name=m -o "$work/wide_out" > /dev/null
+    [ "$(dis "$work/narrow_out/m_kernels.o" | grep -c prefetch)" -eq 0 ] ||
+        { echo "prefetch 0 still prefetches" >&2; exit 1; }
+    [ "$(dis "$work/wide_out/m_kernels.o" | grep -c prefetch)" -gt 0 ] ||
+        { echo "the defaults do not prefetch" >&2; exit 1; }
+    if grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+        [ "$(dis "$work/wide_out/m_kernels.o" | grep -c zmm)" -gt 0 ] ||
+            { echo "the default kernels use no 512-bit vectors on an AVX-512 host" >&2; exit 1; }
+        [ "$(dis "$work/narrow_out/m_kernels.o" | grep -c zmm)" -eq 0 ] ||
+            { echo "vector_bits 256 still uses 512-bit vectors" >&2; exit 1; }
+        "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/pt_lstm3_batchfirst" "$work/run_narrow" \
+            --target="$work/narrow.json"
+    fi
+fi
+
+# refused naming the field, exit 1, nothing written
+refuse() { # NAME JSON WANT [LSTMC OPTION]
+    printf '%s\n' "$2" > "$work/$1.json"
+    if "$lstmc" "$m" --target="$work/$1.json" -o "$work/$1_out" $4 2> "$work/$1.err"; then
+        echo "accepted: $2" >&2
+        exit 1
+    else
+        rc=$?
+    fi
+    [ "$rc" -eq 1 ] || { echo "$1: exit $rc, not 1" >&2; exit 1; }
+    grep -q "$3" "$work/$1.err" || { echo "$1: no '$3' in:" >&2; cat "$work/$1.err" >&2; exit 1; }
+    [ ! -e "$work/$1_out" ] || { echo "$1: wrote $work/$1_out" >&2; exit 1; }
+}
+refuse tile '{"kernels": {"rec": {"all": {"tile": 99}}}}' "field 'kernels.rec.all.tile' must be an integer from 1 to 16" ""
+refuse cls '{"kernels": {"proj": {"l1": {"tile": 2}}}}' "field 'kernels.proj.l1' is not a shape class" ""
+refuse kind '{"kernels": {"gemv": {}}}' "field 'kernels.gemv' is not a kernels field" ""
+# foreign: 256-bit vectors for a CPU whose vectors are 128 bits
+refuse arm '{"cpu": {"triple": "armv7-unknown-linux-gnueabihf", "cpu": "cortex-a9", "features": "+neon"}, "kernels": {"vector_bits": 256}}' \
+    "field 'kernels.vector_bits' asks for 256-bit vectors" ""
+echo "kparams: ok"
