@@ -6,16 +6,16 @@
  * A reader must accept or refuse with a message; it must never crash, leak, or accept a
  * profile whose numbers are outside the documented ranges (checked here).
  */
+#include "arena.h"
+#include "calibrate.h"
+#include "diag.h"
+#include "target.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "arena.h"
-#include "calibrate.h"
-#include "diag.h"
-#include "target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,6 +43,26 @@ write_file(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* issue 23: the kernel parameters a profile sets stay in their documented ranges
+ * (docs/TARGETS.md "Kernel parameters"; prefetch is stored + 1, rows a power of two) */
+static void
+kernels_in_range(const target_kernels *k)
+{
+    int c;
+    if (k->vector_bits != 0 && k->vector_bits != 128 && k->vector_bits != 256 &&
+        k->vector_bits != 512)
+        abort();
+    if (k->mt_min_hidden < 0 || k->mt_min_hidden > (1 << 20))
+        abort();
+    for (c = 0; c < TK_N_CLASSES; c++)
+        if (k->rec[c][TK_TILE] < 0 || k->rec[c][TK_TILE] > 16 || k->rec[c][TK_ROWS] != 0 ||
+            k->rec[c][TK_PREFETCH] < 0 || k->rec[c][TK_PREFETCH] > 65 || k->proj[c][TK_TILE] < 0 ||
+            k->proj[c][TK_TILE] > 8 || k->proj[c][TK_ROWS] < 0 || k->proj[c][TK_ROWS] > 8 ||
+            (k->proj[c][TK_ROWS] & (k->proj[c][TK_ROWS] - 1)) || k->proj[c][TK_PREFETCH] < 0 ||
+            k->proj[c][TK_PREFETCH] > 65)
+            abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,13 +76,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if ((data[0] & 1) == 0) {
         const target *t = target_parse_file(path, d);
         if (t) {
-            if (t->cores < 0 || t->cores > 1024 || t->mts < 0 || t->mts > 1024 ||
-                t->n_mts < 0 || t->n_mts > TARGET_MAX_MTS || t->l2_bytes < 0 ||
-                t->llc_bytes < 0 || !(t->dram_gbps >= 0) || t->ram_bytes < 0 ||
-                t->ram_bytes > ((int64_t)1 << 50) || t->flash_bytes < 0 ||
-                t->flash_bytes > ((int64_t)1 << 50))
+            if (t->cores < 0 || t->cores > 1024 || t->mts < 0 || t->mts > 1024 || t->n_mts < 0 ||
+                t->n_mts > TARGET_MAX_MTS || t->l2_bytes < 0 || t->llc_bytes < 0 ||
+                !(t->dram_gbps >= 0) || t->ram_bytes < 0 || t->ram_bytes > ((int64_t)1 << 50) ||
+                t->flash_bytes < 0 || t->flash_bytes > ((int64_t)1 << 50))
                 abort();
             (void)target_mts(t, 256);
+            kernels_in_range(&t->kernels);
         } else if (diag_count(d) == 0) {
             abort(); /* refused without saying why */
         }
