@@ -246,7 +246,8 @@ typedef struct ks_run_state {
     char fingerprint[256];
     FILE *state;    /* appended to */
     ks_state *memo; /* what --resume read */
-    double t_end;   /* now_s() at which the budget is spent */
+    double t_end;   /* now_s() at which the budget (of the class being searched) is spent */
+    double t_all;   /* now_s() at which the whole budget is spent */
     double build_s; /* the slowest build so far */
     int reps[3];    /* harness repetitions per call, per class */
     ks_built *built;
@@ -495,7 +496,7 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
 static void
 progress(const ks_run_state *S, const ks_class *k, const ks_rec *m, double best)
 {
-    double left = S->t_end - now_s();
+    double left = S->t_all - now_s();
     fprintf(stderr,
             "lstmc profile: search %s H=%ld: %s: %.1f us (%.1f..%.1f), best %.1f us, %.0f s left\n",
             ks_class_names[k->cls], k->H, params_str(&m->p), m->med, m->lo, m->hi, best,
@@ -709,7 +710,7 @@ ks_run(const ks_options *o, ks_result *res)
     S.res = res;
     S.built = built;
     S.cc = cc && *cc ? cc : "cc";
-    S.t_end = now_s() + o->budget_s;
+    S.t_end = S.t_all = now_s() + o->budget_s;
     S.widest = widest_vector();
     res->cores = host->cores;
     res->l1d = (int)host->l1d_bytes;
