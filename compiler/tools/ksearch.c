@@ -40,10 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KS_MIN_GAIN 0.02 /* an alternative must be 2 % faster than the best's median */
-#define KS_ROUNDS   7    /* rounds of a comparison (fewer when the budget is short) */
-#define KS_PASSES   3    /* coordinate passes per class at most */
-#define KS_ROUND_MS 40.0 /* one harness call's target duration */
+#define KS_MIN_GAIN  0.02 /* an alternative must be 2 % faster than the best's median */
+#define KS_ROUNDS    7    /* rounds of a comparison (fewer when the budget is short) */
+#define KS_PASSES    3    /* coordinate passes per class at most */
+#define KS_ROUND_MS  40.0 /* one harness call's target duration */
+#define KS_MAX_BUILT 512  /* candidates built in one search */
 
 extern const unsigned char
     tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
@@ -337,6 +338,10 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     for (i = 0; i < S->n_built; i++)
         if (S->built[i].cls == k->cls && !memcmp(&S->built[i].p, p, sizeof *p))
             return S->built[i].dir;
+    if (S->n_built == KS_MAX_BUILT) {
+        fprintf(stderr, "lstmc profile: more than %d candidates\n", KS_MAX_BUILT);
+        return NULL;
+    }
     b = &S->built[S->n_built];
     b->cls = k->cls;
     b->p = *p;
@@ -696,7 +701,7 @@ ks_run(const ks_options *o, ks_result *res)
 {
     static ks_run_state S;
     static ks_state memo;
-    static ks_built built[512];
+    static ks_built built[KS_MAX_BUILT];
     const target *host = target_find("host");
     const char *tmp = getenv("TMPDIR"), *cc = getenv("CC");
     char state_path[4200], why[256];
@@ -818,7 +823,7 @@ ks_write_kernels(FILE *f, const ks_result *res)
             for (q = lo; q < hi; q++)
                 if (res->chosen[c].v[q] != ks_defaults.v[q]) {
                     if (first_cls)
-                        fprintf(f, "%s\n    \"%s\": {", first_kind ? "" : ",", kinds[kind]),
+                        fprintf(f, "%s\"%s\": {", first_kind ? "" : ", ", kinds[kind]),
                             first_kind = 0;
                     if (first)
                         fprintf(f, "%s\"%s\": {", first_cls ? "" : ", ", ks_class_names[c]),
