@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +49,16 @@
 
 extern const unsigned char
     tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
+
+/* Set by SIGINT / SIGTERM while ks_run searches: what is measured stays in the state file. */
+static volatile sig_atomic_t ks_interrupted;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    ks_interrupted = 1;
+}
 
 const ks_params ks_defaults = {{0, 8, 8, 4, 4, 8}};
 
@@ -375,7 +386,9 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     }
     arena_free(a);
     target_forget_files();
-    if (rc < 0 || build_dir(S, b->dir) < 0) {
+    if (rc < 0 || ks_interrupted || build_dir(S, b->dir) < 0) {
+        if (ks_interrupted)
+            return NULL;
         fprintf(stderr, "lstmc profile: the candidate %s of class %s did not build\n",
                 params_str(p), ks_class_names[k->cls]);
         return NULL;
@@ -459,8 +472,11 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
     }
     if (!S->reps[k->cls]) { /* calibrate: one call of about KS_ROUND_MS */
         double us = time_once(S, k, dir[0], 3);
-        if (us < 0)
+        if (us < 0) {
+            if (!ks_interrupted)
+                fprintf(stderr, "lstmc profile: the harness of %s failed\n", dir[0]);
             return -1;
+        }
         S->reps[k->cls] = (int)(KS_ROUND_MS * 1e3 / us);
         if (S->reps[k->cls] < 3)
             S->reps[k->cls] = 3;
@@ -477,7 +493,9 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
             return 0;
         for (j = 0; j < n; j++) {
             i = (j + r) % n;
-            if ((t[i][r] = time_once(S, k, dir[i], S->reps[k->cls])) < 0) {
+            if (ks_interrupted || (t[i][r] = time_once(S, k, dir[i], S->reps[k->cls])) < 0) {
+                if (ks_interrupted)
+                    return -1;
                 fprintf(stderr, "lstmc profile: the harness of %s failed\n", dir[i]);
                 return -1;
             }
@@ -706,6 +724,7 @@ ks_run(const ks_options *o, ks_result *res)
     const char *tmp = getenv("TMPDIR"), *cc = getenv("CC");
     char state_path[4200], why[256];
     ks_class k[3];
+    struct sigaction sa, old_int, old_term;
     int nk = 0, c, rc = 0, step[3] = {0, 0, 0};
     FILE *f;
 
@@ -770,6 +789,11 @@ ks_run(const ks_options *o, ks_result *res)
                         "bytes): skipped\n",
                         ks_class_names[c], res->l2, res->llc);
         }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     if (rc >= 0 && nk && S.widest == 512) {
         rc = search_vb(&S, k, nk);
         for (c = 0; c < nk; c++)
@@ -786,8 +810,17 @@ ks_run(const ks_options *o, ks_result *res)
         if (res->measured[k[c].cls] || (res->chosen[k[c].cls].v[KS_VB] && nk))
             if ((rc = final_check(&S, &k[c], step[k[c].cls])) == 0)
                 res->searched[k[c].cls] = 1;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     fclose(S.state);
     outdir_remove_tree(S.work);
+    if (ks_interrupted) {
+        fprintf(stderr,
+                "lstmc profile: interrupted; nothing written, the measurements are in %s "
+                "(--resume continues)\n",
+                state_path);
+        return -2;
+    }
     if (rc < 0)
         return -1;
     if (now_s() >= S.t_end)

@@ -87,7 +87,8 @@ typedef struct ks_result {
     char cpu_name[96];
 } ks_result;
 
-/* Run the search (progress on stderr, the table on stdout). 0, or -1 after a message. */
+/* Run the search (progress on stderr, the table on stdout). 0, -1 after a message, or -2
+ * when SIGINT / SIGTERM interrupted it (the state file keeps what was measured). */
 int ks_run(const ks_options *o, ks_result *res);
 
 /* The "kernels" object for res (only fields that differ from the defaults) to f, as

@@ -707,8 +707,8 @@ profile_main(int argc, char **argv)
     find_rates(&P);
     find_mts(&P);
     print_table(&P);
-    if (P.search && ks_run(&P.ks, &P.kres) < 0)
-        return 1;
+    if (P.search && (i = ks_run(&P.ks, &P.kres)) < 0)
+        return i == -2 ? 130 : 1;
     if (write_profile(&P) < 0 || (P.plot && write_svg(&P) < 0))
         return 1;
     /* the profile must be one the compiler accepts */
