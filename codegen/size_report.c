@@ -293,7 +293,7 @@ cg_const_bytes(const ir_graph *g, const memplan *mp)
 static void
 put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
 {
-    static const char *const names[3] = {"tile", "rows", "prefetch"};
+    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate"};
     int j, k, first = 1, firstp;
     for (j = i; j < kp->n_calls; j++) {
         const kp_tuning *t = &kp->calls[j].tune;
@@ -302,8 +302,8 @@ put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
         fprintf(f, "%s{\"kind\": \"%s\", \"class\": \"%s\", \"vector_bits\": %d",
                 first ? ", \"kernels\": [" : ", ", t->kind == 1 ? "rec" : "proj",
                 target_class_names[t->cls], t->vector_bits);
-        for (k = 0; k < 3; k++)
-            if (k != TK_ROWS || t->kind == 2)
+        for (k = 0; k < TK_N_PARAMS; k++)
+            if (t->kind == 2 ? k != TK_ALTERNATE : k != TK_ROWS)
                 fprintf(f, ", \"%s\": %d", names[k], t->v[k]);
         fputs(", \"from_profile\": [", f);
         firstp = 1;
@@ -311,7 +311,7 @@ put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
             fputs("\"vector_bits\"", f);
             firstp = 0;
         }
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < TK_N_PARAMS; k++)
             if (t->set[k]) {
                 fprintf(f, "%s\"%s\"", firstp ? "" : ", ", names[k]);
                 firstp = 0;
@@ -451,7 +451,8 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
     printf("; per layer: %s_size.json\n", o->name);
     for (i = j = 0; i < kp->n_calls; i++) /* issue 23 */
         j += kp->calls[i].tune.vector_set || kp->calls[i].tune.set[TK_TILE] ||
-             kp->calls[i].tune.set[TK_ROWS] || kp->calls[i].tune.set[TK_PREFETCH];
+             kp->calls[i].tune.set[TK_ROWS] || kp->calls[i].tune.set[TK_PREFETCH] ||
+             kp->calls[i].tune.set[TK_ALTERNATE];
     if (j)
         printf("lstmc: %s: %d kernel(s) compiled with parameters from target profile '%s' "
                "(per layer: \"kernels\" in %s_size.json)\n",

@@ -156,7 +156,7 @@ def prepare(cfg, a, stamp):
             if not o:
                 continue
             sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m", "--threads=%d" % thr,
-                "-o", o])
+                "-o", o] + (["--target=" + a.target] if a.target else []))
             # The generated Makefile's library, built the way a user would (make), for this CPU.
             sh(["nice", "make", "-C", o, "libm.a", "CFLAGS=-O2 -march=native"])
             os.remove(os.path.join(o, "m_weights.c"))  # hundreds of MB of C for the big models
@@ -321,6 +321,27 @@ def work_model(cfg, caches, roof, threads):
 
 # ------------------------------------------------------------------ main
 
+def kernel_params(outdir):
+    """The LLVM kernel parameters lstmc compiled the model with (issue 23), from its size report:
+    one string per distinct (kind, class) set, e.g. "rec llc: 512b tile 8 pf 8 alt 1 (profile:
+    tile)"; [] when the report has none."""
+    try:
+        rep = json.load(open(os.path.join(outdir, "m_size.json")))
+    except (OSError, ValueError):
+        return []
+    seen = []
+    for layer in rep.get("layers", []):
+        for k in layer.get("kernels", []):
+            txt = "%s %s: %db tile %d%s pf %d%s" % (
+                k["kind"], k["class"], k["vector_bits"], k["tile"],
+                " rows %d" % k["rows"] if "rows" in k else "", k["prefetch"],
+                " alt %d" % k["alternate"] if "alternate" in k else "")
+            txt += " (profile: %s)" % ", ".join(k["from_profile"]) if k["from_profile"] else " (defaults)"
+            if txt not in seen:
+                seen.append(txt)
+    return seen
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smoke run: 3 small configs, few reps")
@@ -332,6 +353,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--torch-blas", default="openblas", choices=sorted(BLAS_DIRS))
     ap.add_argument("--budget", type=float, help="seconds of timing per system and config")
+    ap.add_argument("--target", help="lstmc --target (a profile, e.g. one lstmc profile --search wrote)")
     a = ap.parse_args()
     names = a.configs.split(",") if a.configs else (QUICK if a.quick else [c[0] for c in CONFIGS])
     unknown = [n for n in names if n not in [c[0] for c in CONFIGS]]
@@ -351,7 +373,7 @@ def main():
         log("  " + line)
 
     # Build every model first, so no compiler runs while we time.
-    stamp_base = file_hash(a.lstmc, a.mkmodel)
+    stamp_base = file_hash(a.lstmc, a.mkmodel, *([a.target] if a.target else []))
     log("building models (cached under %s/models; lstmc %s)" % (a.work, stamp_base))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         dirs = dict(zip([c[0] for c in cfgs],
@@ -378,10 +400,15 @@ def main():
     log("onnxruntime-node per-call cost on an Identity model (binding + session overhead): %.1f us" % ort_overhead_us)
 
     rows = []
+    params = {}  # (config, threads): the lstmc kernel parameters, kernel_params()
     for cfg in cfgs:
         name, I, H, L, T, src = cfg
         d = dirs[name]
         log("\n## %s (%s): I %d, H %d, %d layer(s), T %d" % (name, src, I, H, L, T))
+        for o, thr in (("lstmc_out", 1), ("lstmc_out2", 2)):
+            for kp in kernel_params(os.path.join(d, o)):
+                log("  lstmc %dT kernels: %s" % (thr, kp))
+                params.setdefault((name, thr), []).append(kp)
         ws = start_workers(cfg, d, a, logdir)
         try:
             if cfg is cfgs[0]:
@@ -426,18 +453,18 @@ def main():
                     % (t, row["system"], row["median_ms"], row["min_ms"], row["max_ms"], row["n"],
                        row["gflops"], 100 * row["roofline"],
                        "  %.2fx vs fastest other" % row["vs_best_other"] if row["vs_best_other"] else ""))
-        write_results(a.work, rows, head, load0, None)
+        write_results(a.work, rows, head, load0, None, params)
 
     load1 = os.getloadavg()
     prelim = max(load0[0], load1[0]) > 0.5
     log("\nload average at end: %.2f %.2f %.2f%s" % (load1 + (
         "  -> PRELIMINARY: the machine was not quiet (load > 0.5)" if prelim else "",)))
-    md = write_results(a.work, rows, head, load0, load1)
+    md = write_results(a.work, rows, head, load0, load1, params)
     log("\n" + md)
     log("wrote %s/results.csv and %s/results.md" % (a.work, a.work))
 
 
-def write_results(work, rows, head, load0, load1):
+def write_results(work, rows, head, load0, load1, params):
     """results.csv and results.md in work (after every configuration, so a cut run keeps
     what it measured); load1 None: the run is still going."""
     with open(os.path.join(work, "results.csv"), "w", newline="") as f:
@@ -463,6 +490,11 @@ def write_results(work, rows, head, load0, load1):
             md.append("| %s | %d | %.0f KiB | %s | %.4g | %.4g | %.4g |" % (
                 r["config"], r["threads"], 16 * r["H"] * r["H"] / 1024, r["u_level"], r["t_mem_ms"],
                 r["t_flop_ms"], r["bound_ms"]))
+    if params:
+        md += ["", "lstmc's kernel parameters (its size report; docs/TARGETS.md \"Kernel parameters\"):", "",
+               "| config | thr | kernels |", "|---|---|---|"]
+        for (name, thr), kps in params.items():
+            md.append("| %s | %d | %s |" % (name, thr, "; ".join(kps)))
     text = "\n".join(md) + "\n"
     open(os.path.join(work, "results.md"), "w").write(text)
     return text

@@ -6,8 +6,10 @@
 # compare.py. Not part of CI.
 #
 #   sh bench/compare/run.sh [--quick] [--configs IMDB,HAR,...] [--torch-blas openblas|blis]
-#                           [--budget SECONDS]
+#                           [--budget SECONDS] [--target PROFILE.json]
 #
+# --target compiles lstmc with that profile (e.g. the kernel parameters `lstmc profile
+# --device=cpu --search` chose); the results list the parameters each lstmc library used.
 # Results: build-bench/compare/results.{md,csv} (LSTMC_BENCH_BUILD overrides build-bench).
 # The first full run also compiles the 12 models' generated libraries (the weights of the big
 # ones are hundreds of MB of C; several minutes); they are cached until lstmc changes.

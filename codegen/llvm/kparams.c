@@ -31,10 +31,11 @@ kparams_of(const target *t, const kp_call *c, int vl, kp_tuning *k)
     d[TK_TILE] = proj ? proj_nb(c->wfmt, vl) : REC_NB;
     d[TK_ROWS] = proj ? proj_rb(c->wfmt, vl) : 0;
     d[TK_PREFETCH] = KG_PF_ROWS;
+    d[TK_ALTERNATE] = !proj; /* rec: backwards every other step (rec.c emit_gemv) */
     p = proj ? t->kernels.proj : t->kernels.rec;
     for (j = 0; j < TK_N_PARAMS; j++) {
         k->set[j] = p[k->cls][j] != 0;
-        k->v[j] = !k->set[j] ? d[j] : j == TK_PREFETCH ? p[k->cls][j] - 1 : p[k->cls][j];
+        k->v[j] = !k->set[j] ? d[j] : j >= TK_PREFETCH ? p[k->cls][j] - 1 : p[k->cls][j];
     }
     k->vector_bits = 32 * vl;
     k->vector_set = t->kernels.vector_bits != 0;

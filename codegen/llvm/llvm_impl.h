@@ -274,6 +274,7 @@ void emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, 
                LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
                int64_t pf, LLVMValueRef scale);
 void for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx);
+void for_col_segments_dir(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx, LLVMValueRef flip);
 
 /* --- proj.c --------------------------------------------------------------------------- */
 
@@ -322,6 +323,7 @@ typedef struct rec_ctx {
     int64_t sldb;
     int panels;            /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
     const kp_tuning *tune; /* the call's tile and prefetch (kparams.c); NULL: the defaults */
+    LLVMValueRef flip;     /* an i1: this step walks U's tiles backwards (kparams order); NULL */
 } rec_ctx;
 
 void emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,

@@ -38,7 +38,7 @@ emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueR
     c->sldb = c->GH;
     c->sinit = init;
     c->sout = out;
-    for_col_segments(g, n, c->tune ? c->tune->v[TK_TILE] : REC_NB, gemv_seg, c);
+    for_col_segments_dir(g, n, c->tune ? c->tune->v[TK_TILE] : REC_NB, gemv_seg, c, c->flip);
 }
 
 /* lstm_update of units [j0, j1) from the pre-activations in c->gates: c->c in place, the new
@@ -311,6 +311,8 @@ emit_rec(kg *g, const kp_call *kc)
 
         /* steps: t = rev ? s-1-step : step */
         t = loop_begin(g, &ls, ci(g, 0), s);
+        if (kc->tune.v[TK_ALTERNATE]) /* U backwards on odd steps (kparams.c) */
+            c.flip = LLVMBuildTrunc(g->b, t, g->i1, "");
         if (rev)
             t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
         row = rec_row_at(g, p, &dm, t, n);

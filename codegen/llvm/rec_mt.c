@@ -137,6 +137,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         x = gepf(g, Pp, mul(g, row, ci(g, GH)));
         y = Y ? gepf(g, Y, rec_y_at(g, p, &dm, tt, d, n)) : NULL;
         odd = LLVMBuildTrunc(g->b, i, g->i1, "");
+        c.flip = kc->tune.v[TK_ALTERNATE] ? odd : NULL; /* U backwards on odd steps */
         hc = sel(g, odd, hB, hA);
         hn = sel(g, odd, hA, hB);
         for (t = 0; t < nt; t++) {

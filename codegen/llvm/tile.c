@@ -208,6 +208,14 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
 void
 for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
 {
+    for_col_segments_dir(g, ncols, nb, fn, ctx, NULL);
+}
+
+/* As for_col_segments, the full tiles from the last to the first when flip (an i1, or NULL:
+ * never) is true. */
+void
+for_col_segments_dir(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx, LLVMValueRef flip)
+{
     const int64_t tw = (int64_t)nb * g->vl, nfull = ncols / tw;
     int64_t col0 = nfull * tw;
     int nv, ns;
@@ -217,6 +225,8 @@ for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx)
     } else if (nfull > 1) {
         kloop l;
         LLVMValueRef t = loop_begin(g, &l, ci(g, 0), ci(g, nfull));
+        if (flip)
+            t = sel(g, flip, LLVMBuildSub(g->b, ci(g, nfull - 1), t, ""), t);
         fn(g, mul(g, t, ci(g, tw)), nb, g->vl, ctx);
         loop_end(g, &l);
     }

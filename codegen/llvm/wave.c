@@ -140,6 +140,7 @@ wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len, LLVM
     L->c.h = gepf(g, L->state, mul(g, n, ci(g, 2 * H)));
     L->c.c = gepc(g, L->c.h, H);
     t = loop_begin(g, &lt, t0, add(g, t0, lenval));
+    L->c.flip = L->c.tune->v[TK_ALTERNATE] ? LLVMBuildTrunc(g->b, t, g->i1, "") : NULL;
     row = add(g, mul(g, t, Nval), n); /* layout 0, one direction: Y row = P row */
     emit_lstm_step(g, &L->c, gepf(g, L->P, mul(g, row, ci(g, GH))),
                    L->Y ? gepf(g, L->Y, mul(g, row, ci(g, H))) : NULL);

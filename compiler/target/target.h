@@ -26,17 +26,18 @@ typedef struct diag diag;
  * The LLVM kernels' parameters a profile may set (issue 23; docs/TARGETS.md "Kernel
  * parameters"), by kernel kind and by shape class: where the layer's weight matrix (per
  * direction) lives, in the target's L2, in its last-level cache, or beyond. 0 = unset: the
- * built-in default (codegen/llvm/kparams.c); prefetch is stored + 1 so that 0 stays unset.
+ * built-in default (codegen/llvm/kparams.c); prefetch and alternate are stored + 1 so that 0
+ * stays unset.
  */
 struct target;
 enum { TK_L2, TK_LLC, TK_DRAM, TK_N_CLASSES };
-enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_N_PARAMS };
+enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_N_PARAMS };
 
 typedef struct target_kernels {
     int vector_bits;                     /* 128, 256, 512 */
     int mt_min_hidden;                   /* the smallest H that gets threads by default */
-    int rec[TK_N_CLASSES][TK_N_PARAMS];  /* the recurrent product h U: tile, -, prefetch */
-    int proj[TK_N_CLASSES][TK_N_PARAMS]; /* the input projection x W: tile, rows, prefetch */
+    int rec[TK_N_CLASSES][TK_N_PARAMS];  /* h U: tile, -, prefetch, alternate */
+    int proj[TK_N_CLASSES][TK_N_PARAMS]; /* x W: tile, rows, prefetch, - */
 } target_kernels;
 
 /* The class of a weight matrix of `bytes` on t (TK_L2, TK_LLC, TK_DRAM). */

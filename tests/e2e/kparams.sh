@@ -19,7 +19,7 @@ cat > "$work/odd.json" <<JSON
 JSON
 cat > "$work/big.json" <<JSON
 {"name": "big", "cpu": {"cores": 2, $host_caches},
- "kernels": {"rec": {"all": {"tile": 16, "prefetch": 64}}, "proj": {"all": {"tile": 8, "rows": 1}}}}
+ "kernels": {"rec": {"all": {"tile": 16, "prefetch": 64, "alternate": 0}}, "proj": {"all": {"tile": 8, "rows": 1}}}}
 JSON
 for c in lstm_tiles_h37 gru_tiles_h70 pt_lstm3_batchfirst lstm_w_fp16 lstm_bidir_peephole_seqlens \
          pt_embed_lstm2_cls rnn_bidir_seqlens lstm_w_qdq_channel; do
@@ -35,7 +35,7 @@ done
 m="$fix/lstm_tiles_h37/model.onnx"
 "$lstmc" "$m" --target="$work/odd.json" --name=m -o "$work/odd_out" > "$work/odd_out.txt"
 grep -q 'compiled with parameters from target profile' "$work/odd_out.txt"
-grep -q '"kind": "rec", "class": "l2", "vector_bits": [0-9]*, "tile": 5, "prefetch": 3, "from_profile": \["tile", "prefetch"\]' \
+grep -q '"kind": "rec", "class": "l2", "vector_bits": [0-9]*, "tile": 5, "prefetch": 3, "alternate": 1, "from_profile": \["tile", "prefetch"\]' \
     "$work/odd_out/m_size.json"
 grep -q '"kind": "proj", "class": "l2", "vector_bits": [0-9]*, "tile": 1, "rows": 8, "prefetch": 5, "from_profile": \["tile", "rows", "prefetch"\]' \
     "$work/odd_out/m_size.json"
@@ -44,7 +44,7 @@ if grep -q 'parameters from target profile' "$work/def_out.txt"; then
     echo "the default profile reported parameters from a profile" >&2
     exit 1
 fi
-grep -q '"kind": "rec", "class": "l2", "vector_bits": [0-9]*, "tile": 8, "prefetch": 8, "from_profile": \[\]' \
+grep -q '"kind": "rec", "class": "l2", "vector_bits": [0-9]*, "tile": 8, "prefetch": 8, "alternate": 1, "from_profile": \[\]' \
     "$work/def_out/m_size.json"
 
 # the kernels use them: no software prefetch when the profile says 0; vectors of the width

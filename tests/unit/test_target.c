@@ -173,11 +173,12 @@ Test(target, memory_fields_bad)
  * order; prefetch stored + 1 so that an explicit 0, no prefetch, is not "unset"). */
 Test(target, kernels_fields)
 {
-    const char *p = write_tmp(
-        "k.json", "{\"cpu\": {\"l2_bytes\": 1048576, \"llc_bytes\": 33554432},"
-                  " \"kernels\": {\"vector_bits\": 256, \"mt_min_hidden\": 300,"
-                  " \"rec\": {\"llc\": {\"tile\": 6}, \"all\": {\"tile\": 4, \"prefetch\": 0}},"
-                  " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16}}}}");
+    const char *p =
+        write_tmp("k.json", "{\"cpu\": {\"l2_bytes\": 1048576, \"llc_bytes\": 33554432},"
+                            " \"kernels\": {\"vector_bits\": 256, \"mt_min_hidden\": 300,"
+                            " \"rec\": {\"llc\": {\"tile\": 6, \"alternate\": 0}, \"all\": "
+                            "{\"tile\": 4, \"prefetch\": 0}},"
+                            " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16}}}}");
     const target *t = target_find(p);
     cr_assert_not_null(t);
     cr_assert_eq(t->kernels.vector_bits, 256);
@@ -186,6 +187,8 @@ Test(target, kernels_fields)
     cr_assert_eq(t->kernels.rec[TK_LLC][TK_TILE], 6, "a named class overrides all");
     cr_assert_eq(t->kernels.rec[TK_DRAM][TK_TILE], 4);
     cr_assert_eq(t->kernels.rec[TK_LLC][TK_PREFETCH], 1, "prefetch 0, stored + 1");
+    cr_assert_eq(t->kernels.rec[TK_LLC][TK_ALTERNATE], 1, "alternate 0, stored + 1");
+    cr_assert_eq(t->kernels.rec[TK_L2][TK_ALTERNATE], 0, "unset");
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_ROWS], 2);
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_PREFETCH], 17);
     cr_assert_eq(t->kernels.proj[TK_L2][TK_ROWS], 0, "unset");
@@ -210,7 +213,11 @@ Test(target, kernels_fields_bad)
     expect_error("k2.json", "{\"kernels\": {\"rec\": {\"l3\": {\"tile\": 4}}}}",
                  "field 'kernels.rec.l3' is not a shape class (all, l2, llc, dram)");
     expect_error("k3.json", "{\"kernels\": {\"rec\": {\"all\": {\"rows\": 4}}}}",
-                 "field 'kernels.rec.all.rows' is not a rec parameter (tile, prefetch)");
+                 "field 'kernels.rec.all.rows' is not a rec parameter (tile, prefetch, alternate)");
+    expect_error("k9.json", "{\"kernels\": {\"proj\": {\"all\": {\"alternate\": 1}}}}",
+                 "field 'kernels.proj.all.alternate' is not a proj parameter");
+    expect_error("k10.json", "{\"kernels\": {\"rec\": {\"all\": {\"alternate\": 2}}}}",
+                 "field 'kernels.rec.all.alternate' must be an integer from 0 to 1");
     expect_error("k4.json", "{\"kernels\": {\"proj\": {\"l2\": {\"tile\": 9}}}}",
                  "field 'kernels.proj.l2.tile' must be an integer from 1 to 8");
     expect_error("k5.json", "{\"kernels\": {\"proj\": {\"l2\": {\"rows\": 3}}}}",
