@@ -100,7 +100,10 @@ static const subcommand subcommands[] = {
      "-h)\n"},
     {"profile", profile_main, NULL,
      "  lstmc profile --device=opencl[:N]|cpu -o BOARD.json\n"
-     "                                                       measure a device (docs/OPENCL.md)\n"},
+     "                                                       measure a device (docs/OPENCL.md)\n"
+     "  lstmc profile --device=cpu --search [--budget=180] [--resume] -o BOARD.json\n"
+     "                                                       and search the CPU kernels' "
+     "parameters\n"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -3,6 +3,7 @@
  *
  *   lstmc profile --device=opencl[:N]|cpu [--hidden=128,256] [--max-tissue=16]
  *                 [--reps=15] [--name=NAME] -o board.json [--plot=sweep.svg]
+ *                 [--search [--budget=180] [--resume]]          (cpu only)
  *
  * For every hidden size H it times the tissue GEMM of MICRO'18 §IV-C: k cells' h vectors
  * [k, H] times U [H, 4H], for k = 1..max, and normalises it the way Fig. 9 does: the speed-
@@ -16,18 +17,23 @@
  * leaves ram_bytes and flash_bytes out (the memory budget is the board's, not a measurement:
  * without them the compile checks nothing) and says so.
  *
+ * With --search (issue 23) it then searches the LLVM kernels' parameters on this CPU
+ * (ksearch.c) and writes the chosen "kernels" object, with the cpu's cache sizes and cores the
+ * shape classes are defined by, into the profile; the search's provenance goes into "summary".
+ *
  * OpenCL devices are opened with the generated libraries' runtime (rt_opencl.c), so the
  * device choice and its override are the same; N in opencl:N is LSTMC_OCL_DEVICE.
  */
 #include "profile.h"
+
+#include "ksearch.h"
+#include "target.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "target.h"
 
 #ifdef LSTMC_HAVE_OPENCL
 #include "lstmc_rt_opencl.h"
@@ -49,6 +55,9 @@ typedef struct prof {
     double launch_us, gflops, cpu_gflops; /* the cost-model policy's inputs */
     char device[128], kind[16];
     long cu, mhz, local_bytes, wg;
+    int search; /* --search: the kernel parameters (ksearch.c) */
+    ks_options ks;
+    ks_result kres;
 } prof;
 
 static double
@@ -438,7 +447,8 @@ print_table(const prof *P)
     printf("device: %s (%s)\noff-chip bandwidth: %.2f GB/s, on-chip: %.2f GB/s\n", P->device,
            P->kind, P->dram_gbps, P->chip_gbps);
     printf("launch overhead: %.1f us, recurrent product: %.2f GFLOP/s on the device, %.2f on "
-           "one CPU core\n\n", P->launch_us, P->gflops, P->cpu_gflops);
+           "one CPU core\n\n",
+           P->launch_us, P->gflops, P->cpu_gflops);
     printf("tissue GEMM [k,H] x [H,4H]: median ms and layer speed-up k*t(1)/t(k)\n\n| k |");
     for (i = 0; i < P->n_hidden; i++)
         printf(" H=%ld ms | speed-up |", P->hidden[i]);
@@ -518,8 +528,17 @@ write_profile(const prof *P)
         fprintf(stderr, "lstmc profile: cannot write '%s'\n", P->out);
         return -1;
     }
-    fprintf(f, "{\n  \"name\": \"%s\",\n  \"summary\": \"measured by lstmc profile on %s\",\n",
-            P->name, P->opencl ? "an OpenCL device" : "the host CPU");
+    fprintf(f, "{\n  \"name\": \"%s\",\n  \"summary\": \"measured by lstmc profile on %s", P->name,
+            P->opencl ? "an OpenCL device" : "the host CPU");
+    if (P->search) { /* provenance of the kernels object */
+        char date[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &tm));
+        fprintf(f, " (%s); kernels searched %s, budget %.0f s", P->kres.cpu_name, date,
+                P->ks.budget_s);
+    }
+    fprintf(f, "\",\n");
     if (P->opencl) {
         fprintf(f, "  \"gpu\": {\n    \"name\": \"");
         for (i = 0; P->device[i]; i++) /* JSON string: no quotes or controls */
@@ -538,8 +557,15 @@ write_profile(const prof *P)
                 "    \"launch_us\": %.2f,\n    \"gflops\": %.3f\n  },\n",
                 P->local_bytes, P->chip_gbps, P->dram_gbps, P->wg, P->launch_us, P->gflops);
     }
-    if (P->cpu_gflops > 0)
+    if (P->search) { /* the caches define the kernels' shape classes */
+        fprintf(f,
+                "  \"cpu\": {\"gflops\": %.3f, \"cores\": %d, \"l1d_bytes\": %d, \"l2_bytes\": "
+                "%lld, \"llc_bytes\": %lld},\n",
+                P->cpu_gflops, P->kres.cores, P->kres.l1d, P->kres.l2, P->kres.llc);
+        ks_write_kernels(f, &P->kres);
+    } else if (P->cpu_gflops > 0) {
         fprintf(f, "  \"cpu\": {\"gflops\": %.3f},\n", P->cpu_gflops);
+    }
     fprintf(f, "  \"mts\": {\"default\": %d, \"by_hidden\": {", P->mts[0]);
     for (i = 0; i < P->n_hidden; i++)
         fprintf(f, "%s\"%ld\": %d", i ? ", " : "", P->hidden[i], P->mts[i]);
@@ -555,7 +581,8 @@ usage(const char *why)
     if (why)
         fprintf(stderr, "lstmc profile: %s\n", why);
     fputs("usage: lstmc profile --device=opencl[:N]|cpu [--hidden=128,256] [--max-tissue=16]\n"
-          "                     [--reps=15] [--name=NAME] -o PROFILE.json [--plot=SWEEP.svg]\n",
+          "                     [--reps=15] [--name=NAME] -o PROFILE.json [--plot=SWEEP.svg]\n"
+          "                     [--search [--budget=SECONDS] [--resume]]   (--device=cpu only)\n",
           stderr);
     return 2;
 }
@@ -585,7 +612,7 @@ profile_main(int argc, char **argv)
 {
     static prof P;
     const char *device = NULL, *v;
-    int i;
+    int i, budget_set = 0;
     memset(&P, 0, sizeof P);
     P.max_k = 16;
     P.reps = 15;
@@ -593,6 +620,8 @@ profile_main(int argc, char **argv)
     P.n_hidden = 2;
     P.hidden[0] = 128;
     P.hidden[1] = 256;
+    P.ks.budget_s = 180;
+    P.ks.classes = 7;
     for (i = 1; i < argc; i++) {
         if ((v = value(argc, argv, &i, "--device"))) {
             device = v;
@@ -622,6 +651,26 @@ profile_main(int argc, char **argv)
             P.out = v;
         } else if ((v = value(argc, argv, &i, "--plot"))) {
             P.plot = v;
+        } else if (strcmp(argv[i], "--search") == 0) {
+            P.search = 1;
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            P.ks.resume = 1;
+        } else if ((v = value(argc, argv, &i, "--budget"))) {
+            budget_set = 1;
+            if ((P.ks.budget_s = (double)number(v, 1, 86400)) < 0)
+                return usage("--budget takes a number of seconds from 1 to 86400");
+        } else if ((v = value(argc, argv, &i, "--search-classes"))) {
+            /* tests: which shape classes to search, e.g. l2 or l2,llc */
+            char buf[64], *tok, *save = NULL;
+            snprintf(buf, sizeof buf, "%s", v);
+            P.ks.classes = 0;
+            for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                P.ks.classes |= strcmp(tok, "l2") == 0     ? 1u
+                                : strcmp(tok, "llc") == 0  ? 2u
+                                : strcmp(tok, "dram") == 0 ? 4u
+                                                           : 8u;
+            if (!P.ks.classes || (P.ks.classes & 8u))
+                return usage("--search-classes takes l2, llc and dram, comma-separated");
         } else {
             fprintf(stderr, "lstmc profile: unknown option '%s'\n", argv[i]);
             return usage(NULL);
@@ -629,6 +678,11 @@ profile_main(int argc, char **argv)
     }
     if (!device || !P.out)
         return usage("--device and -o are required");
+    if ((P.ks.resume || budget_set || P.ks.classes != 7) && !P.search)
+        return usage("--budget, --resume and --search-classes go with --search");
+    if (P.search && strcmp(device, "cpu") != 0)
+        return usage("--search searches the CPU kernels: it takes --device=cpu");
+    P.ks.out = P.out;
     if (strcmp(device, "cpu") == 0) {
         if (cpu_measure(&P) < 0)
             return 1;
@@ -653,6 +707,8 @@ profile_main(int argc, char **argv)
     find_rates(&P);
     find_mts(&P);
     print_table(&P);
+    if (P.search && (i = ks_run(&P.ks, &P.kres)) < 0)
+        return i == -2 ? 130 : 1;
     if (write_profile(&P) < 0 || (P.plot && write_svg(&P) < 0))
         return 1;
     /* the profile must be one the compiler accepts */

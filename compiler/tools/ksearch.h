@@ -1,0 +1,98 @@
+/*
+ * ksearch.h — `lstmc profile --device=cpu --search` (issue 23): a budgeted coordinate search
+ * of the LLVM fp32 kernels' parameters (the profile's "kernels" object, docs/TARGETS.md
+ * "Kernel parameters") on the real generated kernels of one single-layer LSTM per shape
+ * class (l2, llc, dram), each candidate compiled by lstmc's own driver, built with cc and
+ * timed in a harness process. The pure parts (the class's representative hidden size, the
+ * state file's parser) are exported for the unit tests.
+ */
+#ifndef LSTMC_KSEARCH_H
+#define LSTMC_KSEARCH_H
+
+#include <stdio.h>
+
+#define KS_N_PARAMS                                                                                \
+    6 /* vector_bits, rec.tile, rec.prefetch, proj.tile, proj.rows, proj.prefetch                  \
+       */
+#define KS_MAX_RECS 4096
+
+/* One candidate: vb 0 = the CPU's widest (the default), else 128, 256, 512; the rest as in
+ * the profile (prefetch 0 = none). */
+typedef struct ks_params {
+    int v[KS_N_PARAMS];
+} ks_params;
+
+enum { KS_VB, KS_REC_TILE, KS_REC_PF, KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF };
+
+/* The built-in values (codegen/llvm, docs/TARGETS.md), vb 0. */
+extern const ks_params ks_defaults;
+
+/* "vector_bits", "rec.tile", ... */
+extern const char *const ks_param_names[KS_N_PARAMS];
+
+/*
+ * The hidden size H of the single-layer LSTM (I = H) that represents shape class cls (0 l2,
+ * 1 llc, 2 dram: target.h's TK_*) on a CPU with these caches (bytes; llc <= l2 means no
+ * cache beyond L2), or 0 when the machine cannot represent it within the search's limits.
+ * U is 16 H^2 bytes. l2: the largest multiple of 32 with 16 H^2 <= l2 / 2 (at least 32).
+ * llc: the largest multiple of 32 with 16 H^2 <= llc / 2, at most 1024, and 16 H^2 > l2
+ * (else with 16 H^2 <= llc). dram: the smallest multiple of 64 with 16 H^2 >= 2 llc, at
+ * most 2048.
+ */
+long ks_class_hidden(int cls, long long l2_bytes, long long llc_bytes);
+
+/* One measured candidate of the state file: comparison `step` of class cls. */
+typedef struct ks_rec {
+    int cls, step;
+    ks_params p;
+    double med, lo, hi; /* median, min and max over the rounds, microseconds */
+} ks_rec;
+
+typedef struct ks_state {
+    int n;
+    ks_rec r[KS_MAX_RECS];
+} ks_state;
+
+/*
+ * Read a state file (board.json.search) from f into st (appending):
+ *   lstmc-kernel-search 1
+ *   machine FINGERPRINT
+ *   CLASS STEP VB RT RP PT PR PP MEDIAN_US MIN_US MAX_US      (one line per measurement)
+ * Returns 1 when read, 0 when the file belongs to another machine or lstmc build (the
+ * fingerprint differs: st is left empty), -1 on a malformed line; why says which (line N).
+ */
+int ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t n_why);
+
+/* The line ks_state_read reads for r, to f. */
+void ks_state_write_rec(FILE *f, const ks_rec *r);
+
+/* The search's options (profile.c's command line). */
+typedef struct ks_options {
+    const char *out;  /* the profile being written; the state file is out + ".search" */
+    double budget_s;  /* wall-clock seconds for the whole search */
+    int resume;       /* reuse out.search's measurements */
+    unsigned classes; /* bit c: search class c (test option --search-classes) */
+} ks_options;
+
+/* The search's result, for the profile. */
+typedef struct ks_result {
+    int searched[3];     /* class c was searched, its result checked against the defaults */
+    int measured[3];     /* class c's coordinate search finished at least one comparison */
+    long hidden[3];      /* its representative H */
+    ks_params chosen[3]; /* per class; chosen[c].v[KS_VB] is the global vector_bits */
+    double def_us[3], best_us[3]; /* the defaults and the chosen, measured side by side; 1 and 1
+                                     when the chosen are the defaults */
+    int l1d, cores;
+    long long l2, llc;
+    char cpu_name[96];
+} ks_result;
+
+/* Run the search (progress on stderr, the table on stdout). 0, -1 after a message, or -2
+ * when SIGINT / SIGTERM interrupted it (the state file keeps what was measured). */
+int ks_run(const ks_options *o, ks_result *res);
+
+/* The "kernels" object for res (only fields that differ from the defaults) to f, as
+ * `  "kernels": {...},\n`; nothing when every class kept the defaults. */
+void ks_write_kernels(FILE *f, const ks_result *res);
+
+#endif /* LSTMC_KSEARCH_H */

@@ -1,0 +1,56 @@
+#!/bin/sh
+# profile_search.sh LSTMC NPYCMP FIXTURES WORK — `lstmc profile --device=cpu --search`
+# (issue 23) on a tiny budget and the l2 class only: it prints the table, writes a profile
+# with the cpu caches and the search's provenance that the compiler accepts (and whose
+# compiled fixture still matches ONNX Runtime), records its measurements in OUT.search, and
+# --resume replays them to the same result; a foreign or corrupted state file is ignored or
+# refused, and bad options are usage errors (exit 2).
+set -eu
+lstmc=$1 npycmp=$2 fix=$3 work=$4
+e2e=$(dirname "$0")
+rm -rf "$work"
+mkdir -p "$work"
+prof="profile --device=cpu --hidden=16 --max-tissue=2 --reps=3 --search --search-classes=l2"
+# shellcheck disable=SC2086
+"$lstmc" $prof --budget=20 -o "$work/board.json" > "$work/table.txt" 2> "$work/progress.txt"
+grep -q '^| l2 | [0-9]* | rec.tile | 8 | [0-9]* |' "$work/table.txt"
+grep -q '^| llc | - |' "$work/table.txt"
+grep -q '"l2_bytes": [0-9]*, "llc_bytes": [0-9]*' "$work/board.json"
+grep -q 'kernels searched .*, budget 20 s' "$work/board.json"
+grep -q '^lstmc profile: search l2 H=[0-9]*: .* us .*best .* s left$' "$work/progress.txt"
+head -1 "$work/board.json.search" | grep -qx 'lstmc-kernel-search 1'
+n=$(grep -c '^l2 ' "$work/board.json.search")
+[ "$n" -ge 2 ] || { echo "only $n measurements recorded" >&2; exit 1; }
+# the profile is one the compiler takes, and the kernels it chose compute the right thing
+"$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/lstm_tiles_h37" "$work/run" --target="$work/board.json"
+
+# --resume: every comparison replayed from the state file, the same choices
+cp "$work/board.json.search" "$work/saved.search"
+# shellcheck disable=SC2086
+"$lstmc" $prof --budget=20 --resume -o "$work/board.json" > "$work/table2.txt" 2> "$work/progress2.txt"
+grep -q 'resuming from .*board.json.search' "$work/progress2.txt"
+grep '^| l2' "$work/table.txt" > "$work/rows1.txt"
+grep '^| l2' "$work/table2.txt" > "$work/rows2.txt"
+cmp "$work/rows1.txt" "$work/rows2.txt"
+
+# another machine's measurements are ignored; a corrupted file is refused (exit 1)
+sed 's/^machine .*/machine cpu=elsewhere/' "$work/saved.search" > "$work/board.json.search"
+# shellcheck disable=SC2086
+"$lstmc" $prof --budget=5 --resume -o "$work/board.json" > /dev/null 2> "$work/progress3.txt"
+grep -q 'ignoring .*board.json.search: measured on another machine' "$work/progress3.txt"
+{ head -2 "$work/saved.search"; echo 'l2 0 0 8 8 4 6 8 1 1 1'; } > "$work/board.json.search"
+# shellcheck disable=SC2086
+if "$lstmc" $prof --budget=5 --resume -o "$work/board.json" > /dev/null 2> "$work/err.txt"; then
+    echo "a corrupted state file was accepted" >&2
+    exit 1
+fi
+grep -q 'board.json.search: line 3 ' "$work/err.txt"
+
+for bad in "--device=opencl --search" "--device=cpu --search --budget=0" \
+           "--device=cpu --search --budget=x" "--device=cpu --resume"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$lstmc" profile $bad -o "$work/x.json" 2> /dev/null || rc=$?
+    [ "$rc" -eq 2 ] || { echo "lstmc profile $bad: exit $rc, want 2" >&2; exit 1; }
+done
+echo ok
