@@ -60,18 +60,19 @@ on_signal(int sig)
     ks_interrupted = 1;
 }
 
-const ks_params ks_defaults = {{0, 8, 8, 4, 4, 8}};
+const ks_params ks_defaults = {{0, 8, 8, 1, 4, 4, 8}};
 
-const char *const ks_param_names[KS_N_PARAMS] = {"vector_bits", "rec.tile",  "rec.prefetch",
-                                                 "proj.tile",   "proj.rows", "proj.prefetch"};
+const char *const ks_param_names[KS_N_PARAMS] = {"vector_bits",   "rec.tile",  "rec.prefetch",
+                                                 "rec.alternate", "proj.tile", "proj.rows",
+                                                 "proj.prefetch"};
 
 static const char *const ks_class_names[3] = {"l2", "llc", "dram"};
 
 /* The values tried per parameter (rows: the parser takes powers of two only). */
 static const int ks_values[KS_N_PARAMS][4] = {
-    {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16},
+    {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16},
 };
-static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 4, 3, 3};
+static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3};
 
 /* --- pure parts --------------------------------------------------------------------- */
 
@@ -120,7 +121,8 @@ params_ok(const ks_params *p)
     const int *v = p->v;
     return (v[KS_VB] == 0 || v[KS_VB] == 128 || v[KS_VB] == 256 || v[KS_VB] == 512) &&
            v[KS_REC_TILE] >= 1 && v[KS_REC_TILE] <= 16 && v[KS_REC_PF] >= 0 && v[KS_REC_PF] <= 64 &&
-           v[KS_PROJ_TILE] >= 1 && v[KS_PROJ_TILE] <= 8 &&
+           (v[KS_REC_ALT] == 0 || v[KS_REC_ALT] == 1) && v[KS_PROJ_TILE] >= 1 &&
+           v[KS_PROJ_TILE] <= 8 &&
            (v[KS_PROJ_ROWS] == 1 || v[KS_PROJ_ROWS] == 2 || v[KS_PROJ_ROWS] == 4 ||
             v[KS_PROJ_ROWS] == 8) &&
            v[KS_PROJ_PF] >= 0 && v[KS_PROJ_PF] <= 64;
@@ -143,8 +145,8 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             return -1;
         }
         if (ln == 1) {
-            if (strcmp(line, "lstmc-kernel-search 1") != 0) {
-                snprintf(why, n_why, "line 1 is not 'lstmc-kernel-search 1'");
+            if (strcmp(line, "lstmc-kernel-search 2") != 0) {
+                snprintf(why, n_why, "line 1 is not 'lstmc-kernel-search 2'");
                 return -1;
             }
             continue;
@@ -161,12 +163,12 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             }
             continue;
         }
-        if (sscanf(line, "%15s %d %d %d %d %d %d %d %lf %lf %lf %1s", cls, &r.step, &r.p.v[0],
-                   &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5], &r.med, &r.lo, &r.hi,
-                   extra) != 11 ||
+        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls, &r.step, &r.p.v[0],
+                   &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5], &r.p.v[6], &r.med, &r.lo,
+                   &r.hi, extra) != 12 ||
             (r.cls = class_of(cls)) < 0 || r.step < 0 || r.step > 100000 || !params_ok(&r.p) ||
             !(r.lo > 0) || !(r.lo <= r.med) || !(r.med <= r.hi) || !(r.hi < 1e12)) {
-            snprintf(why, n_why, "line %d is not 'CLASS STEP VB RT RP PT PR PP MEDIAN MIN MAX'",
+            snprintf(why, n_why, "line %d is not 'CLASS STEP VB RT RP RA PT PR PP MEDIAN MIN MAX'",
                      ln);
             return -1;
         }
@@ -186,8 +188,9 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
 void
 ks_state_write_rec(FILE *f, const ks_rec *r)
 {
-    fprintf(f, "%s %d %d %d %d %d %d %d %.3f %.3f %.3f\n", ks_class_names[r->cls], r->step,
-            r->p.v[0], r->p.v[1], r->p.v[2], r->p.v[3], r->p.v[4], r->p.v[5], r->med, r->lo, r->hi);
+    fprintf(f, "%s %d %d %d %d %d %d %d %d %.3f %.3f %.3f\n", ks_class_names[r->cls], r->step,
+            r->p.v[0], r->p.v[1], r->p.v[2], r->p.v[3], r->p.v[4], r->p.v[5], r->p.v[6], r->med,
+            r->lo, r->hi);
 }
 
 /* --- the machine -------------------------------------------------------------------- */
@@ -271,8 +274,9 @@ static const char *
 params_str(const ks_params *p)
 {
     static char s[128];
-    snprintf(s, sizeof s, "vb=%d rec %d/%d proj %d/%d/%d", p->v[KS_VB], p->v[KS_REC_TILE],
-             p->v[KS_REC_PF], p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS], p->v[KS_PROJ_PF]);
+    snprintf(s, sizeof s, "vb=%d rec %d/%d/%d proj %d/%d/%d", p->v[KS_VB], p->v[KS_REC_TILE],
+             p->v[KS_REC_PF], p->v[KS_REC_ALT], p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS],
+             p->v[KS_PROJ_PF]);
     return s;
 }
 
@@ -290,12 +294,11 @@ write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *
             S->res->cores, S->res->l1d, S->res->l2, S->res->llc);
     if (p->v[KS_VB])
         fprintf(f, "\"vector_bits\": %d, ", p->v[KS_VB]);
-    fprintf(
-        f,
-        "\"rec\": {\"%s\": {\"tile\": %d, \"prefetch\": %d}}, \"proj\": {\"%s\": {\"tile\": %d, "
-        "\"rows\": %d, \"prefetch\": %d}}}}\n",
-        c, p->v[KS_REC_TILE], p->v[KS_REC_PF], c, p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS],
-        p->v[KS_PROJ_PF]);
+    fprintf(f,
+            "\"rec\": {\"%s\": {\"tile\": %d, \"prefetch\": %d, \"alternate\": %d}}, \"proj\": "
+            "{\"%s\": {\"tile\": %d, \"rows\": %d, \"prefetch\": %d}}}}\n",
+            c, p->v[KS_REC_TILE], p->v[KS_REC_PF], p->v[KS_REC_ALT], c, p->v[KS_PROJ_TILE],
+            p->v[KS_PROJ_ROWS], p->v[KS_PROJ_PF]);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -765,7 +768,7 @@ ks_run(const ks_options *o, ks_result *res)
         fprintf(stderr, "lstmc profile: cannot write %s: %s\n", state_path, strerror(errno));
         return -1;
     }
-    fprintf(S.state, "lstmc-kernel-search 1\nmachine %s\n", S.fingerprint);
+    fprintf(S.state, "lstmc-kernel-search 2\nmachine %s\n", S.fingerprint);
     snprintf(S.work, sizeof S.work, "%s/lstmc-ksearch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(S.work)) {
         fprintf(stderr, "lstmc profile: cannot create a work folder: %s\n", strerror(errno));

@@ -11,9 +11,8 @@
 
 #include <stdio.h>
 
-#define KS_N_PARAMS                                                                                \
-    6 /* vector_bits, rec.tile, rec.prefetch, proj.tile, proj.rows, proj.prefetch                  \
-       */
+/* vector_bits, rec.tile, rec.prefetch, rec.alternate, proj.tile, proj.rows, proj.prefetch */
+#define KS_N_PARAMS 7
 #define KS_MAX_RECS 4096
 
 /* One candidate: vb 0 = the CPU's widest (the default), else 128, 256, 512; the rest as in
@@ -22,7 +21,7 @@ typedef struct ks_params {
     int v[KS_N_PARAMS];
 } ks_params;
 
-enum { KS_VB, KS_REC_TILE, KS_REC_PF, KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF };
+enum { KS_VB, KS_REC_TILE, KS_REC_PF, KS_REC_ALT, KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF };
 
 /* The built-in values (codegen/llvm, docs/TARGETS.md), vb 0. */
 extern const ks_params ks_defaults;
