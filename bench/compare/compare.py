@@ -159,7 +159,8 @@ def prepare(cfg, a, stamp):
                 "-o", o] + (["--target=" + a.target] if a.target else []))
             # The generated Makefile's library, built the way a user would (make), for this CPU.
             sh(["nice", "make", "-C", o, "libm.a", "CFLAGS=-O2 -march=native"])
-            os.remove(os.path.join(o, "m_weights.c"))  # hundreds of MB of C for the big models
+            if os.path.exists(os.path.join(o, "m_weights.c")):  # big models: objects instead
+                os.remove(os.path.join(o, "m_weights.c"))  # hundreds of MB of C
         open(os.path.join(d, "stamp"), "w").write(stamp)
         log("  built %-10s in %5.1f s" % (name, time.time() - t0))
     for o, wname in ((out, "lstmc_worker"), (out2, "lstmc_worker2")):
