@@ -33,6 +33,7 @@
 #include "outdir.h"
 #include "proc.h"
 #include "target.h"
+#include "tune.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,9 +47,6 @@
 #define KS_PASSES    3    /* coordinate passes per class at most */
 #define KS_ROUND_MS  40.0 /* one harness call's target duration */
 #define KS_MAX_BUILT 512  /* candidates built in one search */
-
-extern const unsigned char
-    tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
 
 /* Set by SIGINT / SIGTERM while ks_run searches: what is measured stays in the state file. */
 static volatile sig_atomic_t ks_interrupted;
@@ -302,37 +300,18 @@ write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *
     return fclose(f) == 0 ? 0 : -1;
 }
 
-/* make the library in dir, and cc the harness beside it (as compiler/tools/tune/build.c) */
+/* make the library in dir, and cc the harness beside it (tune_build_harness) */
 static int
 build_dir(const ks_run_state *S, const char *dir)
 {
-    char ccvar[512], src[4300], exe[4300], inc1[4300], inc2[4300], rtnpy[4300], libp[4300];
-    static char make_s[] = "make", s_s[] = "-s", c_s[] = "-C", cf[] = "CFLAGS=-O2",
-                lib[] = "libm.a", o2[] = "-O2", std[] = "-std=c11", mh[] = "-DMODEL_H=\"m.h\"",
-                pfx[] = "-DPFX=m", upfx[] = "-DUPFX=M", nl[] = "-DN_LAYERS=1", bl[] = "-DBASELINE",
-                lm[] = "-lm", oo[] = "-o";
-    char *mk[] = {make_s, s_s, c_s, (char *)dir, ccvar, cf, lib, NULL};
-    char *cc[] = {(char *)S->cc, o2,  std,   mh,   pfx, upfx, nl,  bl,  inc1,
-                  inc2,          src, rtnpy, libp, lm,  oo,   exe, NULL};
-    FILE *f;
-    snprintf(ccvar, sizeof ccvar, "CC=%s", S->cc);
-    if (proc_run(mk, "/dev/null") != 0) {
-        fprintf(stderr, "lstmc profile: building the generated library in %s failed\n", dir);
-        return -1;
-    }
-    snprintf(src, sizeof src, "%s/tune_harness.c", dir);
-    f = fopen(src, "w");
-    if (!f || fputs((const char *)tune_harness_src, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "lstmc profile: cannot write %s\n", src);
-        return -1;
-    }
-    snprintf(exe, sizeof exe, "%s/harness", dir);
-    snprintf(inc1, sizeof inc1, "-I%s", dir);
-    snprintf(inc2, sizeof inc2, "-I%s/runtime/include", dir);
-    snprintf(rtnpy, sizeof rtnpy, "%s/runtime/src/rt_npy.c", dir);
-    snprintf(libp, sizeof libp, "%s/libm.a", dir);
-    if (proc_run(cc, NULL) != 0) {
-        fprintf(stderr, "lstmc profile: building the harness in %s failed\n", dir);
+    static const char *const what[3] = {"building the generated library in %s failed",
+                                        "cannot write the harness in %s",
+                                        "building the harness in %s failed"};
+    int rc = tune_build_harness(S->cc, dir, 1, 1, "/dev/null");
+    if (rc < 0) {
+        fputs("lstmc profile: ", stderr);
+        fprintf(stderr, what[-rc - 1], dir);
+        fputc('\n', stderr);
         return -1;
     }
     return 0;

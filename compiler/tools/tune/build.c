@@ -28,13 +28,13 @@
 extern const unsigned char
     tune_harness_src[]; /* compiler/tools/tune/harness.c, embedded by cmake */
 
-/* Build the library in dir with make, and the harness beside it. */
-static int
-build(tune_run *r, const char *dir, int baseline)
+int
+tune_build_harness(const char *cc_path, const char *dir, long long n_layers, int baseline,
+                   const char *make_out)
 {
-    char ccvar[512], lib[64], src[4200], exe[4200], inc1[4200], inc2[4200], rtnpy[4200], libp[4200],
-        nl[64];
-    static char make_s[] = "make", s_s[] = "-s", c_s[] = "-C", cf[] = "CFLAGS=-O2";
+    char ccvar[512], src[4200], exe[4200], inc1[4200], inc2[4200], rtnpy[4200], libp[4200], nl[64];
+    static char make_s[] = "make", s_s[] = "-s", c_s[] = "-C", cf[] = "CFLAGS=-O2",
+                lib[] = "libm.a";
     static char o2[] = "-O2", std[] = "-std=c11", mh[] = "-DMODEL_H=\"m.h\"", pfx[] = "-DPFX=m",
                 upfx[] = "-DUPFX=M", bl[] = "-DBASELINE", lm[] = "-lm", oo[] = "-o";
     char *mk[] = {make_s, s_s, c_s, (char *)dir, ccvar, cf, lib, NULL};
@@ -42,25 +42,25 @@ build(tune_run *r, const char *dir, int baseline)
     FILE *f;
     int k = 0;
 
-    snprintf(ccvar, sizeof ccvar, "CC=%s", r->cc);
-    snprintf(lib, sizeof lib, "libm.a");
-    if (proc_run(mk, NULL) != 0) {
-        diag_error(r->d, "building the generated library in %s failed", dir);
+    snprintf(ccvar, sizeof ccvar, "CC=%s", cc_path);
+    if (proc_run(mk, make_out) != 0)
         return -1;
-    }
     snprintf(src, sizeof src, "%s/tune_harness.c", dir);
     f = fopen(src, "w");
-    if (!f || fputs((const char *)tune_harness_src, f) < 0 || fclose(f) != 0) {
-        diag_error(r->d, "cannot write %s", src);
-        return -1;
+    if (!f || fputs((const char *)tune_harness_src, f) < 0) {
+        if (f)
+            fclose(f);
+        return -2;
     }
+    if (fclose(f) != 0)
+        return -2;
     snprintf(exe, sizeof exe, "%s/harness", dir);
     snprintf(inc1, sizeof inc1, "-I%s", dir);
     snprintf(inc2, sizeof inc2, "-I%s/runtime/include", dir);
     snprintf(rtnpy, sizeof rtnpy, "%s/runtime/src/rt_npy.c", dir);
     snprintf(libp, sizeof libp, "%s/libm.a", dir);
-    snprintf(nl, sizeof nl, "-DN_LAYERS=%lld", (long long)r->n_layers);
-    cc[k++] = (char *)r->cc;
+    snprintf(nl, sizeof nl, "-DN_LAYERS=%lld", n_layers);
+    cc[k++] = (char *)cc_path;
     cc[k++] = o2;
     cc[k++] = std;
     cc[k++] = mh;
@@ -78,7 +78,21 @@ build(tune_run *r, const char *dir, int baseline)
     cc[k++] = oo;
     cc[k++] = exe;
     cc[k] = NULL;
-    if (proc_run(cc, NULL) != 0) {
+    return proc_run(cc, NULL) != 0 ? -3 : 0;
+}
+
+/* Build the library in dir with make, and the harness beside it. */
+static int
+build(tune_run *r, const char *dir, int baseline)
+{
+    switch (tune_build_harness(r->cc, dir, (long long)r->n_layers, baseline, NULL)) {
+    case -1:
+        diag_error(r->d, "building the generated library in %s failed", dir);
+        return -1;
+    case -2:
+        diag_error(r->d, "cannot write %s/tune_harness.c", dir);
+        return -1;
+    case -3:
         diag_error(r->d, "building the tuning harness in %s failed", dir);
         return -1;
     }

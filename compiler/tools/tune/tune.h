@@ -32,7 +32,7 @@ typedef struct arena arena;
 typedef struct diag diag;
 typedef struct driver_options driver_options;
 
-#define TUNE_SETS 11
+#define TUNE_SETS       11
 #define TUNE_MAX_POINTS (TUNE_SETS + 5) /* the sets, fp16, bf16, int8, act-int8, act-int16 */
 
 /* One measured threshold set. */
@@ -65,6 +65,16 @@ long long tune_n_min(long long n_origin, int mts);
  * The user-oriented scheme's step (see lstmc_rt_uo.h for the runtime side) lives in the
  * runtime; the compiler side is only the tuned range in TUNED.
  */
+
+/*
+ * Build the library lstmc generated into dir (prefix m) with make (its output to make_out, a
+ * file, or NULL: this process's), then the measuring harness beside it (dir/harness:
+ * compiler/tools/tune/harness.c with -DN_LAYERS=n_layers, -DBASELINE when baseline) with the
+ * C compiler cc_path. 0; -1 make failed, -2 the harness source could not be written, -3 cc
+ * failed. `lstmc tune` and `lstmc profile --search` (ksearch.c) time their candidates with it.
+ */
+int tune_build_harness(const char *cc_path, const char *dir, long long n_layers, int baseline,
+                       const char *make_out);
 
 /* `lstmc tune ...` (argv[0] is "tune"). Returns the exit status. */
 int tune_main(int argc, char **argv);
