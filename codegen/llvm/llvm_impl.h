@@ -290,7 +290,7 @@ typedef struct proj_ctx {
     LLVMValueRef scale;    /* int8 (g->wfmt): the direction's column scales; read for int8 only
                               (the multi-thread projection, 1-thread for reduced precision, leaves
                               it unset) */
-    const kp_tuning *tune; /* the call's tile and prefetch (kparams.c); NULL: the defaults */
+    const kp_tuning *tune; /* the call's tile, rows and prefetch (kparams.c) */
 } proj_ctx;
 
 /* Gates of a cell: 4 (LSTM), 3 (GRU), 1 (RNN). */

@@ -30,13 +30,12 @@ void
 proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
     const proj_ctx *c = vctx;
-    const int rb = c->tune ? c->tune->v[TK_ROWS] : proj_rb(g->wfmt, g->vl);
+    const int rb = c->tune->v[TK_ROWS];
     const int64_t nblk = c->rows / rb, rem = c->rows % rb;
     /* in panels this segment's I x nv*w block starts at I*col, read as one stream */
     const int64_t ldw = c->panels ? (int64_t)nv * w : c->GH;
-    const int64_t pf = c->panels && !g->wfmt && g->prefetch
-                           ? (int64_t)(c->tune ? c->tune->v[TK_PREFETCH] : KG_PF_ROWS) * nv * w
-                           : 0;
+    const int64_t pf =
+        c->panels && !g->wfmt && g->prefetch ? (int64_t)c->tune->v[TK_PREFETCH] * nv * w : 0;
     LLVMValueRef wcol = gepw(g, c->wd, c->panels ? mul(g, col, ci(g, c->I)) : col);
     LLVMValueRef bcol = c->bd ? gepf(g, c->bd, col) : NULL;
     LLVMValueRef pcol = gepf(g, c->Pd, col);

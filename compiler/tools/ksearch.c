@@ -64,8 +64,6 @@ const char *const ks_param_names[KS_N_PARAMS] = {"vector_bits",   "rec.tile",  "
                                                  "rec.alternate", "proj.tile", "proj.rows",
                                                  "proj.prefetch"};
 
-static const char *const ks_class_names[3] = {"l2", "llc", "dram"};
-
 /* The values tried per parameter (rows: the parser takes powers of two only). */
 static const int ks_values[KS_N_PARAMS][4] = {
     {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16},
@@ -106,8 +104,8 @@ static int
 class_of(const char *s)
 {
     int c;
-    for (c = 0; c < 3; c++)
-        if (strcmp(s, ks_class_names[c]) == 0)
+    for (c = 0; c < TK_N_CLASSES; c++) /* ks_result's classes are target.h's */
+        if (strcmp(s, target_class_names[c]) == 0)
             return c;
     return -1;
 }
@@ -186,7 +184,7 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
 void
 ks_state_write_rec(FILE *f, const ks_rec *r)
 {
-    fprintf(f, "%s %d %d %d %d %d %d %d %d %.3f %.3f %.3f\n", ks_class_names[r->cls], r->step,
+    fprintf(f, "%s %d %d %d %d %d %d %d %d %.3f %.3f %.3f\n", target_class_names[r->cls], r->step,
             r->p.v[0], r->p.v[1], r->p.v[2], r->p.v[3], r->p.v[4], r->p.v[5], r->p.v[6], r->med,
             r->lo, r->hi);
 }
@@ -283,7 +281,7 @@ static int
 write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *path)
 {
     FILE *f = fopen(path, "w");
-    const char *c = ks_class_names[cls];
+    const char *c = target_class_names[cls];
     if (!f)
         return -1;
     fprintf(f,
@@ -338,7 +336,7 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     b = &S->built[S->n_built];
     b->cls = k->cls;
     b->p = *p;
-    snprintf(b->dir, sizeof b->dir, "%s/%s-%d", S->work, ks_class_names[k->cls], S->n_built);
+    snprintf(b->dir, sizeof b->dir, "%s/%s-%d", S->work, target_class_names[k->cls], S->n_built);
     snprintf(prof, sizeof prof, "%s.json", b->dir);
     if (proc_mkdirs(b->dir) != 0 || write_candidate(S, k->cls, p, prof) < 0) {
         fprintf(stderr, "lstmc profile: cannot write %s: %s\n", prof, strerror(errno));
@@ -372,7 +370,7 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
         if (ks_interrupted)
             return NULL;
         fprintf(stderr, "lstmc profile: the candidate %s of class %s did not build\n",
-                params_str(p), ks_class_names[k->cls]);
+                params_str(p), target_class_names[k->cls]);
         return NULL;
     }
     S->n_built++;
@@ -504,7 +502,7 @@ progress(const ks_run_state *S, const ks_class *k, const ks_rec *m, double best)
     double left = S->t_all - now_s();
     fprintf(stderr,
             "lstmc profile: search %s H=%ld: %s: %.1f us (%.1f..%.1f), best %.1f us, %.0f s left\n",
-            ks_class_names[k->cls], k->H, params_str(&m->p), m->med, m->lo, m->hi, best,
+            target_class_names[k->cls], k->H, params_str(&m->p), m->med, m->lo, m->hi, best,
             left > 0 ? left : 0);
 }
 
@@ -599,8 +597,8 @@ make_class(ks_run_state *S, int c, ks_class *k)
     mc.layers = mc.batch = 1;
     mc.seq = k->T;
     mc.seed = 7;
-    snprintf(k->model, sizeof k->model, "%s/%s.onnx", S->work, ks_class_names[c]);
-    snprintf(k->data, sizeof k->data, "%s/%s_x.npy", S->work, ks_class_names[c]);
+    snprintf(k->model, sizeof k->model, "%s/%s.onnx", S->work, target_class_names[c]);
+    snprintf(k->data, sizeof k->data, "%s/%s_x.npy", S->work, target_class_names[c]);
     if (mkmodel_write(&mc, k->model, err, sizeof err) != 0) {
         fprintf(stderr, "lstmc profile: %s\n", err);
         return -1;
@@ -674,16 +672,16 @@ print_table(const ks_result *res)
     for (c = 0; c < 3; c++) {
         if (!res->searched[c]) {
             printf("| %s | - | (not represented on this machine, or no budget) | | | |\n",
-                   ks_class_names[c]);
+                   target_class_names[c]);
             continue;
         }
         for (q = 0; q < KS_N_PARAMS; q++) {
             int dv = ks_defaults.v[q], cv = res->chosen[c].v[q];
             if (q == KS_VB)
-                printf("| %s | %ld | %s | widest | %s%.0d |", ks_class_names[c], res->hidden[c],
+                printf("| %s | %ld | %s | widest | %s%.0d |", target_class_names[c], res->hidden[c],
                        ks_param_names[q], cv ? "" : "widest", cv);
             else
-                printf("| %s | %ld | %s | %d | %d |", ks_class_names[c], res->hidden[c],
+                printf("| %s | %ld | %s | %d | %d |", target_class_names[c], res->hidden[c],
                        ks_param_names[q], dv, cv);
             if (q == KS_N_PARAMS - 1 && res->def_us[c] == 1 && res->best_us[c] == 1)
                 printf(" 1 (the defaults) |\n");
@@ -769,7 +767,7 @@ ks_run(const ks_options *o, ks_result *res)
                 fprintf(stderr,
                         "lstmc profile: no %s class on this machine (L2 %lld, LLC %lld "
                         "bytes): skipped\n",
-                        ks_class_names[c], res->l2, res->llc);
+                        target_class_names[c], res->l2, res->llc);
         }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -841,7 +839,7 @@ ks_write_kernels(FILE *f, const ks_result *res)
                         fprintf(f, "%s\"%s\": {", first_kind ? "" : ", ", kinds[kind]),
                             first_kind = 0;
                     if (first)
-                        fprintf(f, "%s\"%s\": {", first_cls ? "" : ", ", ks_class_names[c]),
+                        fprintf(f, "%s\"%s\": {", first_cls ? "" : ", ", target_class_names[c]),
                             first_cls = 0;
                     fprintf(f, "%s\"%s\": %d", first ? "" : ", ",
                             strchr(ks_param_names[q], '.') + 1, res->chosen[c].v[q]);
