@@ -4,7 +4,7 @@
  *
  * After split_gates and fold_constants, an LSTM layer is lstmc.RnnProj (X' = W x_t + b for
  * every step, Fig. 10's Sgemm(W, x)) followed by the packed lstmc.RnnRec (the time loop over
-  * U). This pass replaces that RnnRec by lstmc.RnnTissue, whose kernel (lstmc_rt_lstm_tissue,
+ * U). This pass replaces that RnnRec by lstmc.RnnTissue, whose kernel (lstmc_rt_lstm_tissue,
  * runtime/src/rt_tissue.c; with --emit=llvm its LLVM version, codegen/llvm/
  * emit_tissue) does the per-layer runtime work of Fig. 10: relevance S of every
  * link (Algorithm 2) from P and the row sums D = sum|U| that fold_constants left on the node,
@@ -18,13 +18,14 @@
  *                    attributes: the RnnRec's (less row_abs_sum), "alpha_inter" (float) and
  *                            "mts" (int)
  *
+ * --relevance=calibrated (docs/TUNING.md "The relevance"): input 2 is instead the bound of
+ * U h that lstmc calibrate measured, [D, 2, 4H] (the radii, then the shifts of the centre;
+ * attribute "relevance" 1), and S is lstmc_rt_lstm_relevance_shifted's.
+ *
  * alpha_inter = 0 cuts nothing and gives the exact result (the batched schedule). GRU and
  * RNN layers, and LSTM layers whose weights are not constants (not packed), keep RnnRec.
  * Not in a default pass list: --passes=split_gates,fold_constants,breakpoints,dce.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "calib.h"
 #include "diag.h"
 #include "ir.h"
@@ -32,6 +33,8 @@
 #include "passes.h"
 #include "target.h"
 
+#include <stdio.h>
+#include <string.h>
 
 /*
  * HOOK (--alpha-inter): the compile-time default threshold. pass_ctx has no field for it
@@ -97,6 +100,28 @@ pack_u(ir_graph *g, const ir_tensor *Ut, int64_t D, int64_t H)
     return lstmc_rt_lstm_tissue_pack(D, H, Ut->data, t->data) == LSTMC_RT_OK ? t : NULL;
 }
 
+/* --relevance=calibrated: the bound of U h from --calib, [D, 2, 4H]: per direction the radii
+ * ur (Algorithm 2's D), then the shifts um of the centre (lstmc_rt_lstm_relevance_shifted). */
+static ir_tensor *
+cal_bound(ir_graph *g, const calib_layer *cl, int64_t D, int64_t H)
+{
+    const int64_t G = 4 * H;
+    ir_shape s = {0};
+    ir_tensor *t;
+    int64_t dir;
+
+    s.rank = 3;
+    s.d[0] = D;
+    s.d[1] = 2;
+    s.d[2] = G;
+    t = ir_const_new(g, "relevance_bound", IR_DT_F32, &s, NULL);
+    for (dir = 0; dir < D; dir++) {
+        memcpy((float *)t->data + dir * 2 * G, cl->ur + dir * G, (size_t)G * sizeof(float));
+        memcpy((float *)t->data + dir * 2 * G + G, cl->um + dir * G, (size_t)G * sizeof(float));
+    }
+    return t;
+}
+
 /* Replace rec; 0 when it is left alone (U is not a constant of the expected shape). */
 static int
 to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
@@ -116,9 +141,12 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
     snprintf(name, sizeof name, "%s/tissues", rec->name);
     n = ir_node_new(g, IR_OP_RNN_TISSUE, name, "lstmc.RnnTissue", 9, 3);
     ir_node_origin(n, rec);
-    n->inputs[0] = ir_in(rec, 0); /* P */
-    n->inputs[1] = Up; /* U in the kernel's column panels */
-    n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);
+    n->inputs[0] = ir_in(rec, 0);                /* P */
+    n->inputs[1] = Up;                           /* U in the kernel's column panels */
+    if (cx && cx->relevance_cal && cl && cl->um) /* the calibrated bound, [D, 2, 4H] */
+        n->inputs[2] = cal_bound(g, cl, D, H);
+    else
+        n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);
     for (i = 3; i < 7; i++) /* sequence_lens, initial_h, initial_c, peepholes */
         n->inputs[i] = ir_in(rec, i);
     n->inputs[7] = pred_tensor(g, cl, rec, D, H, 0);
@@ -128,6 +156,7 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
             strcmp(rec->attrs[i].name, "alpha_inter") != 0)
             *ir_attr_add(g, n, rec->attrs[i].name, rec->attrs[i].kind) = rec->attrs[i];
     ir_attr_set_float(g, n, "alpha_inter", alpha);
+    ir_attr_set_int(g, n, "relevance", cx && cx->relevance_cal && cl && cl->um);
     ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
     for (i = 0; i < 3 && i < rec->n_outputs; i++)
         if (rec->outputs[i])
@@ -157,16 +186,25 @@ pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
             int64_t H = ir_attr_int(n, "hidden_size", 0);
             int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
             if (!c) {
-                diag_node(d, n, "--calib %s has no entry for this LSTM layer (run lstmc "
-                                "calibrate on this model)",
+                diag_node(d, n,
+                          "--calib %s has no entry for this LSTM layer (run lstmc "
+                          "calibrate on this model)",
                           cx->calib);
                 return -1;
             }
             if (c->hidden != H || c->n_dirs != D) {
-                diag_node(d, n, "--calib %s: the entry has %lld directions of hidden size "
-                                "%lld; the layer has %lld of %lld",
+                diag_node(d, n,
+                          "--calib %s: the entry has %lld directions of hidden size "
+                          "%lld; the layer has %lld of %lld",
                           cx->calib, (long long)c->n_dirs, (long long)c->hidden, (long long)D,
                           (long long)H);
+                return -1;
+            }
+            if (cx->relevance_cal && !c->um) {
+                diag_node(d, n,
+                          "--relevance=calibrated: --calib %s has no bound of U h for "
+                          "this layer (um / ur lines); run lstmc calibrate again",
+                          cx->calib);
                 return -1;
             }
             cl = c;

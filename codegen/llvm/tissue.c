@@ -378,7 +378,8 @@ tis_overlap(kg *g, int vec, LLVMValueRef xb, LLVMValueRef dsum)
 
 /* Lines 4-7 for unit(s) j of P row x: so (sf + si sc), a float or a vector of vl units. */
 static LLVMValueRef
-tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVMValueRef j)
+tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVMValueRef shift,
+              LLVMValueRef j)
 {
     LLVMTypeRef ty = vec ? g->vf : g->f32;
     LLVMValueRef v[4], dv[4], sf;
@@ -386,6 +387,8 @@ tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVM
 
     for (q = 0; q < 4; q++) { /* P and D rows are i, o, f, c */
         v[q] = ldt(g, ty, gepf(g, gepc(g, x, q * H), j));
+        if (shift) /* calibrated: the centre of U h's range */
+            v[q] = fadd(g, v[q], ldt(g, ty, gepf(g, gepc(g, shift, q * H), j)));
         dv[q] = ldt(g, ty, gepf(g, gepc(g, dsum, q * H), j));
     }
     sf = tis_min(g, tis_k(g, vec, 4.0),
@@ -402,7 +405,8 @@ tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVM
  * be cut by one kernel and not by the other).
  */
 static void
-tis_relevance(kg *g, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum, LLVMValueRef rel)
+tis_relevance(kg *g, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum, LLVMValueRef shift,
+              LLVMValueRef rel)
 {
     const int64_t nv = H / g->vl;
     LLVMValueRef r, x, acc = entry_alloca(g, g->vf), S, j;
@@ -414,14 +418,15 @@ tis_relevance(kg *g, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum, L
     LLVMBuildStore(g->b, LLVMConstNull(g->vf), acc);
     if (nv > 0) {
         j = mul(g, loop_begin(g, &lj, ci(g, 0), ci(g, nv)), ci(g, g->vl));
-        LLVMBuildStore(
-            g->b, fadd(g, LLVMBuildLoad2(g->b, g->vf, acc, ""), tis_link_term(g, 1, H, x, dsum, j)),
-            acc);
+        LLVMBuildStore(g->b,
+                       fadd(g, LLVMBuildLoad2(g->b, g->vf, acc, ""),
+                            tis_link_term(g, 1, H, x, dsum, shift, j)),
+                       acc);
         loop_end(g, &lj);
     }
     S = drs_hsum(g, cf(g, 0.0), LLVMBuildLoad2(g->b, g->vf, acc, ""));
     for (k = nv * g->vl; k < H; k++) /* the units left */
-        S = fadd(g, S, tis_link_term(g, 0, H, x, dsum, ci(g, k)));
+        S = fadd(g, S, tis_link_term(g, 0, H, x, dsum, shift, ci(g, k)));
     stf(g, S, gepf(g, rel, r));
     loop_end(g, &lr);
 }
@@ -557,8 +562,11 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
         args[7] = st;
         args[8] = scratch;
         if (kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
+            const int sh = kc->p.tissue.p.shifted; /* [D, 2, 4H]: radii, then shifts */
+            LLVMValueRef rd = gepc(g, rsum, d * G * (sh ? 2 : 1));
             join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
-            tis_relevance(g, H, L.cells, Pd, gepc(g, rsum, d * G), gepc(g, scratch, L.rel));
+            tis_relevance(g, H, L.cells, Pd, rd, sh ? gepc(g, rd, G) : NULL,
+                          gepc(g, scratch, L.rel));
             tis_endif(g, join);
         }
         K = LLVMBuildCall2(g->b, plan_ty, plan, args, 9, "");

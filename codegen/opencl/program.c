@@ -94,18 +94,18 @@ put_act(FILE *f, int idx, const lstmc_rt_act *a)
 
 /* Every per-layer macro, #undef'd after each layer. */
 static const char *const layer_macros[] = {
-    "KN",     "CELL",     "G",     "GH",     "GREC",     "T",     "NB",     "IN",      "H",
-    "D",      "ROWS",     "REV",   "LAYOUT", "HAS_CLIP", "CLIPV", "IFG",    "LBR",     "LBRH",
-    "RPI",    "WPR",      "TS",    "WPACK",  "RPACK",    "BMODE", "RBMODE", "HAS_SEQ", "HAS_H0",
-    "HAS_C0", "HAS_PEEP", "HAS_Y", "HAS_YH", "HAS_YC",   "X_B",   "X_O",    "W_B",     "W_O",
-    "B_B",    "B_O",      "PO_B",  "PO_O",   "PI_B",     "PI_O",  "R_B",    "R_O",     "RB_B",
-    "RB_O",   "SEQ_B",    "SEQ_O", "H0_B",   "H0_O",     "C0_B",  "C0_O",   "PE_B",    "PE_O",
-    "Y_B",    "Y_O",      "YH_B",  "YH_O",   "YC_B",     "YC_O",  "HA_O",   "HB_O",    "C_O",
-    "Z_O",    "RH_O",     "ACT0",  "ACT1",   "ACT2",     "LOOP",  "LW",      "CAP",
-    "SLOTS",  "NC",       "CPI",   "CB",     "HLOC",     "UP_B",  "UP_O",   "DS_B",    "DS_O",
-    "HP_B",   "HP_O",     "CP_B",  "CP_O",   "HAS_DS",   "HAS_HP", "HAS_CP", "TG_O",   "TS_O",
-    "THB_O",  "TI_O",     "TF_STR", "TI_STR", "UO_B",  "UO_O",   "UF_B",    "UF_O",
-    "UPI",    "BPI",      "DST_O", "WFMT", "RFMT", NULL};
+    "KN",     "CELL",     "G",      "GH",     "GREC",     "T",      "NB",     "IN",      "H",
+    "D",      "ROWS",     "REV",    "LAYOUT", "HAS_CLIP", "CLIPV",  "IFG",    "LBR",     "LBRH",
+    "RPI",    "WPR",      "TS",     "WPACK",  "RPACK",    "BMODE",  "RBMODE", "HAS_SEQ", "HAS_H0",
+    "HAS_C0", "HAS_PEEP", "HAS_Y",  "HAS_YH", "HAS_YC",   "X_B",    "X_O",    "W_B",     "W_O",
+    "B_B",    "B_O",      "PO_B",   "PO_O",   "PI_B",     "PI_O",   "R_B",    "R_O",     "RB_B",
+    "RB_O",   "SEQ_B",    "SEQ_O",  "H0_B",   "H0_O",     "C0_B",   "C0_O",   "PE_B",    "PE_O",
+    "Y_B",    "Y_O",      "YH_B",   "YH_O",   "YC_B",     "YC_O",   "HA_O",   "HB_O",    "C_O",
+    "Z_O",    "RH_O",     "ACT0",   "ACT1",   "ACT2",     "LOOP",   "LW",     "CAP",     "SLOTS",
+    "NC",     "CPI",      "CB",     "HLOC",   "UP_B",     "UP_O",   "DS_B",   "DS_O",    "HP_B",
+    "HP_O",   "CP_B",     "CP_O",   "HAS_DS", "DS_SH",    "HAS_HP", "HAS_CP", "TG_O",    "TS_O",
+    "THB_O",  "TI_O",     "TF_STR", "TI_STR", "UO_B",     "UO_O",   "UF_B",   "UF_O",    "UPI",
+    "BPI",    "DST_O",    "WFMT",   "RFMT",   NULL};
 
 /* "#define NAME_B mem|wts" and "#define NAME_O off" for t, or mem/0 when t is NULL. */
 static void
@@ -117,7 +117,6 @@ put_tensor_macros(FILE *f, const ocl_plan *P, const char *nm, const ir_tensor *t
     fprintf(f, "#define %s_B %s\n#define %s_O %lld\n", nm, l.buf ? "wts" : "mem", nm,
             (long long)l.off);
 }
-
 
 /* The activation functions of layer p and ACT0..ACT2(x) choosing by direction d. */
 static void
@@ -159,11 +158,12 @@ static void
 put_lstm_macros(FILE *f, const ocl_plan *P, const lstmc_rt_rnn_params *p)
 {
     const int64_t H = p->hidden;
-    fprintf(f, "#define CELL 0\n#define G 4\n#define GH %lld\n#define T %lld\n#define NB %lld\n"
-               "#define H %lld\n#define D %d\n#define ROWS %lld\n#define REV %d\n"
-               "#define LAYOUT %d\n#define HAS_CLIP %d\n#define CLIPV ",
-            (long long)(4 * H), (long long)p->seq_len, (long long)p->batch, (long long)H,
-            p->n_dirs, (long long)(p->seq_len * p->batch), p->reverse, p->layout, p->has_clip);
+    fprintf(f,
+            "#define CELL 0\n#define G 4\n#define GH %lld\n#define T %lld\n#define NB %lld\n"
+            "#define H %lld\n#define D %d\n#define ROWS %lld\n#define REV %d\n"
+            "#define LAYOUT %d\n#define HAS_CLIP %d\n#define CLIPV ",
+            (long long)(4 * H), (long long)p->seq_len, (long long)p->batch, (long long)H, p->n_dirs,
+            (long long)(p->seq_len * p->batch), p->reverse, p->layout, p->has_clip);
     put_flt(f, p->clip);
     fprintf(f, "\n#define IFG %d\n#define LW %d\n", p->input_forget, P->wg);
 }
@@ -175,8 +175,9 @@ static void
 put_lstm_io(FILE *f, const ocl_plan *P, const kp_call *c, const lstmc_rt_rnn_params *p)
 {
     int k;
-    fprintf(f, "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
-               "#define HAS_Y %d\n#define HAS_YH %d\n#define HAS_YC %d\n",
+    fprintf(f,
+            "#define HAS_SEQ %d\n#define HAS_H0 %d\n#define HAS_C0 %d\n#define HAS_PEEP %d\n"
+            "#define HAS_Y %d\n#define HAS_YH %d\n#define HAS_YC %d\n",
             c->in[3] != NULL, c->in[4] != NULL, c->in[5] != NULL, c->in[6] != NULL,
             c->out[0] != NULL, c->out[1] != NULL, c->out[2] != NULL);
     put_tensor_macros(f, P, "PI", c->in[0]);
@@ -222,17 +223,19 @@ put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
     int k;
 
     put_lstm_macros(f, P, p);
-    fprintf(f, "#define CAP %lld\n#define SLOTS %lld\n"
-               "#define NC %lld\n#define CPI %d\n#define CB %d\n#define HLOC %d\n",
+    fprintf(f,
+            "#define CAP %lld\n#define SLOTS %lld\n"
+            "#define NC %lld\n#define CPI %d\n#define CB %d\n#define HLOC %d\n",
             (long long)z.cap, (long long)z.slots, (long long)z.nc, tissue_cpi(P, H),
             tissue_cb(P, c), z.cap * H * 4 <= ocl_local_limit(P));
-    fprintf(f, "#define TG_O %lld\n#define TS_O %lld\n#define THB_O %lld\n#define TI_O %lld\n"
-               "#define TF_STR %lld\n#define TI_STR %lld\n",
+    fprintf(f,
+            "#define TG_O %lld\n#define TS_O %lld\n#define THB_O %lld\n#define TI_O %lld\n"
+            "#define TF_STR %lld\n#define TI_STR %lld\n",
             (long long)so, (long long)(so + z.cap * 4 * H),
             (long long)(so + z.cap * 4 * H + z.slots * 2 * H),
             (long long)(so + p->n_dirs * z.f_str), (long long)z.f_str, (long long)z.i_str);
-    fprintf(f, "#define HAS_DS %d\n#define HAS_HP %d\n#define HAS_CP %d\n", c->in[2] != NULL,
-            c->in[7] != NULL, c->in[8] != NULL);
+    fprintf(f, "#define HAS_DS %d\n#define DS_SH %d\n#define HAS_HP %d\n#define HAS_CP %d\n",
+            c->in[2] != NULL, c->p.tissue.p.shifted, c->in[7] != NULL, c->in[8] != NULL);
     put_tensor_macros(f, P, "UP", c->in[1]);
     put_tensor_macros(f, P, "DS", c->in[2]);
     put_tensor_macros(f, P, "HP", c->in[7]);

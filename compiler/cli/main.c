@@ -54,6 +54,8 @@ static const char options_text[] =
     "  --io=float|int       int: with --activations, the inputs and outputs are integers\n"
     "                       (NAME_INPUT_i_SCALE, _ZERO_POINT) and nothing runs in float\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
+    "  --relevance=bound|calibrated   the breakpoints' link relevance: Algorithm 2's bound\n"
+    "                       sum|U| (default) or --calib's calibrated range of U h\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis: [K, <input\n"
     "                       shape>], or [K, ...] without the batch axis (batch 1)\n"
@@ -229,6 +231,10 @@ parse_args(int argc, char **argv, cli *c)
             c->o.calib_data = v;
         } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--relevance"))) {
+            if (strcmp(v, "bound") != 0 && strcmp(v, "calibrated") != 0)
+                return usage("--relevance takes bound or calibrated, got '%s'", v);
+            c->o.relevance_cal = strcmp(v, "calibrated") == 0;
         } else if ((v = cli_opt(argc, argv, &i, "--thresholds"))) {
             c->thresholds = v;
         } else if ((v = cli_opt(argc, argv, &i, "--data"))) {

@@ -81,6 +81,7 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     cx->n_disable = o->n_disable;
     cx->alpha_inter = o->alpha_inter;
     cx->calib = o->calib;
+    cx->relevance_cal = o->relevance_cal;
     cx->alpha_intra = o->alpha_intra;
     cx->llvm_kernels = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
     cx->gpu = be->gpu;
@@ -127,6 +128,11 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
                    "--activations=int%d does not combine with --alpha-inter, --alpha-intra, "
                    "--hsparse or --sparse=esell yet: their kernels compute in float",
                    o->activations);
+        return -1;
+    }
+    if (o->relevance_cal && !o->calib) {
+        diag_error(d, "--relevance=calibrated needs --calib CALIB (lstmc calibrate writes the "
+                      "bound of U h it uses)");
         return -1;
     }
     if (cx->sparse.mode == PASS_SPARSE_ESELL && (o->has_alpha_inter || o->has_alpha_intra)) {

@@ -55,6 +55,7 @@ typedef struct driver_options {
     float alpha_inter;       /* --alpha-inter: breakpoint threshold (MICRO'18 §IV) */
     int has_alpha_inter;     /* given: the breakpoints pass runs */
     const char *calib;       /* --calib: CALIB file giving the breakpoints pass h_pred/c_pred */
+    int relevance_cal;       /* --relevance=calibrated: S from --calib's um / ur (0: bound) */
     float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
     int has_alpha_intra;     /* given: the drs pass runs */
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */

@@ -4,14 +4,14 @@
  */
 #include "calib.h"
 
+#include "arena.h"
+#include "diag.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "arena.h"
-#include "diag.h"
 
 /* --- reading --------------------------------------------------------------------------- */
 
@@ -46,6 +46,39 @@ get_line(FILE *f, char *buf, size_t cap)
     return 1;
 }
 
+static const char *const vec_names[4] = {"h", "c", "um", "ur"};
+
+/* The kind of a vector line (an index of vec_names), or -1. */
+static int
+vec_kind(const char *p)
+{
+    int k;
+    for (k = 0; k < 4; k++) {
+        size_t n = strlen(vec_names[k]);
+        if (strncmp(p, vec_names[k], n) == 0 && p[n] == ' ')
+            return k;
+    }
+    return -1;
+}
+
+static int64_t
+cur_hidden(const calib_layer *l)
+{
+    return l ? l->hidden : 0;
+}
+
+/* The first line layer l lacks, as dir * 4 + kind, or -1: every direction's h and c, and
+ * um with ur for every direction or for none. */
+static int64_t
+layer_incomplete(const calib_layer *l, const unsigned char *seen)
+{
+    int64_t x;
+    for (x = 0; x < l->n_dirs * 4; x++)
+        if (!seen[x] && (x % 4 < 2 || l->um))
+            return x;
+    return -1;
+}
+
 int
 calib_read(arena *a, const char *path, calib_table *t, diag *d)
 {
@@ -54,7 +87,7 @@ calib_read(arena *a, const char *path, calib_table *t, diag *d)
     char *line;
     int lineno = 0, r, cap = 0;
     calib_layer *cur = NULL;
-    unsigned char *seen = NULL; /* [D][2] of cur */
+    unsigned char *seen = NULL; /* [D][4] of cur: h, c, um, ur */
 
     memset(t, 0, sizeof *t);
     if (!f) {
@@ -67,10 +100,10 @@ calib_read(arena *a, const char *path, calib_table *t, diag *d)
         diag_error(d, "--calib %s: out of memory", path);
         return -1;
     }
-#define BAD(...)                                                                           \
-    do {                                                                                   \
-        diag_error(d, "--calib " __VA_ARGS__);                                             \
-        goto fail;                                                                         \
+#define BAD(...)                                                                                   \
+    do {                                                                                           \
+        diag_error(d, "--calib " __VA_ARGS__);                                                     \
+        goto fail;                                                                                 \
     } while (0)
     while ((r = get_line(f, line, LINE_CAP)) != 0) {
         char *p = line, *end;
@@ -78,7 +111,7 @@ calib_read(arena *a, const char *path, calib_table *t, diag *d)
         if (r < 0)
             BAD("%s:%d: line too long or holds a NUL byte", path, lineno);
         if (lineno == 1) {
-            if (strcmp(line, CALIB_MAGIC) != 0)
+            if (strcmp(line, CALIB_MAGIC) != 0 && strcmp(line, CALIB_MAGIC_1) != 0)
                 BAD("%s:1: not a CALIB file (expected the first line '%s')", path, CALIB_MAGIC);
             continue;
         }
@@ -86,14 +119,11 @@ calib_read(arena *a, const char *path, calib_table *t, diag *d)
             continue;
         if (strncmp(p, "layer ", 6) == 0) {
             long long v[3];
+            int64_t x;
             int q;
-            if (cur) {
-                int64_t x;
-                for (x = 0; x < cur->n_dirs * 2; x++)
-                    if (!seen[x])
-                        BAD("%s:%d: layer '%s' lacks its %c line for direction %lld", path,
-                            lineno, cur->name, x % 2 ? 'c' : 'h', (long long)(x / 2));
-            }
+            if (cur && (x = layer_incomplete(cur, seen)) >= 0)
+                BAD("%s:%d: layer '%s' lacks its %s line for direction %lld", path, lineno,
+                    cur->name, vec_names[x % 4], (long long)(x / 4));
             p += 6;
             for (q = 0; q < 3; q++) {
                 errno = 0;
@@ -123,43 +153,55 @@ calib_read(arena *a, const char *path, calib_table *t, diag *d)
             cur->cells = v[2];
             cur->h = arena_calloc(a, (size_t)(v[0] * v[1]), sizeof(float));
             cur->c = arena_calloc(a, (size_t)(v[0] * v[1]), sizeof(float));
-            seen = arena_calloc(a, (size_t)v[0] * 2, 1);
-        } else if ((p[0] == 'h' || p[0] == 'c') && p[1] == ' ') {
-            int is_c = p[0] == 'c';
+            seen = arena_calloc(a, (size_t)v[0] * 4, 1);
+        } else if (vec_kind(p) >= 0) {
+            const int kind = vec_kind(p);
+            const int64_t nv = kind < 2 ? cur_hidden(cur) : 4 * cur_hidden(cur);
             long long dir;
             float *dst;
             int64_t j;
             if (!cur)
                 BAD("%s:%d: a vector line before any 'layer' line", path, lineno);
-            p += 2;
+            p += kind < 2 ? 2 : 3;
             errno = 0;
             dir = strtoll(p, &end, 10);
             if (end == p || errno || dir < 0 || dir >= cur->n_dirs)
                 BAD("%s:%d: bad direction (layer '%s' has %lld)", path, lineno, cur->name,
                     (long long)cur->n_dirs);
-            if (seen[dir * 2 + is_c])
-                BAD("%s:%d: second %c line for direction %lld", path, lineno, p[-2], dir);
-            seen[dir * 2 + is_c] = 1;
+            if (seen[dir * 4 + kind])
+                BAD("%s:%d: second %s line for direction %lld", path, lineno, vec_names[kind], dir);
+            seen[dir * 4 + kind] = 1;
             p = end;
-            dst = (is_c ? cur->c : cur->h) + dir * cur->hidden;
-            for (j = 0; j < cur->hidden; j++) {
+            if (kind >= 2 && !cur->um) { /* the optional calibrated bound of U h */
+                cur->um = arena_calloc(a, (size_t)(cur->n_dirs * 4 * cur->hidden), sizeof(float));
+                cur->ur = arena_calloc(a, (size_t)(cur->n_dirs * 4 * cur->hidden), sizeof(float));
+            }
+            dst = (kind == 0   ? cur->h
+                   : kind == 1 ? cur->c
+                   : kind == 2 ? cur->um
+                               : cur->ur) +
+                  dir * nv;
+            for (j = 0; j < nv; j++) {
                 float x;
                 if (*p != ' ')
-                    BAD("%s:%d: expected %lld values, got %lld", path, lineno,
-                        (long long)cur->hidden, (long long)j);
+                    BAD("%s:%d: expected %lld values, got %lld", path, lineno, (long long)nv,
+                        (long long)j);
                 errno = 0;
                 x = strtof(p + 1, &end);
                 if (end == p + 1 || (*end != ' ' && *end != '\0'))
                     BAD("%s:%d: value %lld is not a number", path, lineno, (long long)j);
                 if (!isfinite(x))
                     BAD("%s:%d: value %lld is not finite", path, lineno, (long long)j);
+                if (kind == 3 && x < 0.0f)
+                    BAD("%s:%d: value %lld is negative (a radius)", path, lineno, (long long)j);
                 dst[j] = x;
                 p = end;
             }
             if (*p)
-                BAD("%s:%d: more than %lld values", path, lineno, (long long)cur->hidden);
+                BAD("%s:%d: more than %lld values", path, lineno, (long long)nv);
         } else {
-            BAD("%s:%d: unrecognised line (expected 'layer', 'h', 'c' or '#')", path, lineno);
+            BAD("%s:%d: unrecognised line (expected 'layer', 'h', 'c', 'um', 'ur' or '#')", path,
+                lineno);
         }
     }
     if (ferror(f))
@@ -169,11 +211,10 @@ calib_read(arena *a, const char *path, calib_table *t, diag *d)
     if (!cur)
         BAD("%s: no layer in the file", path);
     {
-        int64_t x;
-        for (x = 0; x < cur->n_dirs * 2; x++)
-            if (!seen[x])
-                BAD("%s: layer '%s' lacks its %c line for direction %lld", path, cur->name,
-                    x % 2 ? 'c' : 'h', (long long)(x / 2));
+        const int64_t x = layer_incomplete(cur, seen);
+        if (x >= 0)
+            BAD("%s: layer '%s' lacks its %s line for direction %lld", path, cur->name,
+                vec_names[x % 4], (long long)(x / 4));
     }
 #undef BAD
     free(line);

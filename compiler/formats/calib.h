@@ -8,9 +8,14 @@
  *                                 H: hidden size, CELLS: cells averaged (K * T * batch)
  *   h DIR v_0 ... v_{H-1}         one line per direction, DIR = 0 .. D-1 (%.9g floats)
  *   c DIR v_0 ... v_{H-1}
+ *   um DIR v_0 ... v_{4H-1}       optional (lstmc-calib 2): per gate row of U (the kernels'
+ *   ur DIR v_0 ... v_{4H-1}       order i, o, f, c), the mean m of U_r h_{t-1} over every link
+ *                                 and the 0.99 quantile of |U_r h_{t-1} - m| (>= 0): the
+ *                                 calibrated bound of --relevance=calibrated
  *   ...more layer blocks...
  * Lines starting with '#' and blank lines are ignored. Every layer block must have one h
- * and one c line per direction; values must be finite.
+ * and one c line per direction, and um and ur lines for every direction or for none;
+ * values must be finite. Files headed 'lstmc-calib 1' (no um/ur) are read too.
  */
 #ifndef LSTMC_CALIB_H
 #define LSTMC_CALIB_H
@@ -20,13 +25,15 @@
 typedef struct arena arena;
 typedef struct diag diag;
 
-#define CALIB_MAGIC "lstmc-calib 1"
+#define CALIB_MAGIC "lstmc-calib 2"
+#define CALIB_MAGIC_1 "lstmc-calib 1" /* without um / ur; still read */
 
 typedef struct calib_layer {
     const char *name;
     int64_t n_dirs, hidden, cells;
     float *h; /* [n_dirs, hidden] */
     float *c; /* [n_dirs, hidden] */
+    float *um, *ur; /* [n_dirs, 4 * hidden]: U h's mean and radius per gate row, or NULL */
 } calib_layer;
 
 typedef struct calib_table {

@@ -34,7 +34,46 @@ typedef struct cal_layer {
     const float *dsum;   /* row_abs_sum [D, 4H] (fold_constants), or NULL */
     float *S;            /* relevance of every link seen (Algorithm 2), for percentiles */
     int64_t nS, capS;
+    /* the calibrated bound (--relevance=calibrated): u = U_r h_{t-1} of every gate row r of
+     * every link, its mean over all of them, and a reservoir of links (u and the link's P
+     * row, rdir its direction) for the quantile of |u - mean| and the calibrated S */
+    double *usum;    /* [D, 4H] */
+    int64_t links;   /* per direction summed: links seen */
+    int64_t *ulinks; /* [D]: links seen per direction */
+    float *ru, *rx;  /* [cap, 4H] each */
+    int32_t *rdir;   /* [cap] */
+    int64_t nres, cap;
+    uint64_t rng;
+    float *um, *ur; /* [D, 4H], at the end */
+    float *Sc;      /* calibrated S of the reservoir's links */
 } cal_layer;
+
+/* The quantile of |U_r h - mean| that bounds U h in --relevance=calibrated (calib.h). */
+#define CAL_QUANTILE 0.99
+/* Links kept for the quantile per layer: all of them up to this many floats of u and P rows */
+#define CAL_RES_FLOATS (1 << 23)
+
+/* A link's u and P row into the reservoir (Algorithm R, a fixed LCG: every run the same). */
+static void
+res_add(cal_layer *L, int dir, const float *u, const float *x)
+{
+    const int64_t G = 4 * L->H, seen = L->links;
+    int64_t slot = -1;
+    if (L->nres < L->cap) {
+        slot = L->nres++;
+    } else {
+        L->rng = L->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        slot = (int64_t)((L->rng >> 11) % (uint64_t)(seen + 1));
+        if (slot >= L->cap)
+            slot = -1;
+    }
+    if (slot >= 0) {
+        memcpy(L->ru + slot * G, u, (size_t)G * sizeof(float));
+        memcpy(L->rx + slot * G, x, (size_t)G * sizeof(float));
+        L->rdir[slot] = dir;
+    }
+    L->links++;
+}
 
 static int
 cmp_f(const void *a, const void *b)
@@ -60,6 +99,55 @@ rec_in(const cal_layer *L, int i, void **outs)
     if (L->slot[i] >= 0)
         return outs[L->slot[i]];
     return t->data;
+}
+
+/* The calibrated bound of layer L from what the samples left: um the mean of u per gate
+ * row and direction, ur the CAL_QUANTILE quantile of |u - um| over the reservoir's links of
+ * that direction (sorted, the element at floor(q (n - 1)): numpy's method 'lower'), and the
+ * calibrated S of every reservoir link. Returns 0 or -1 (memory). */
+static int
+cal_bound(arena *a, cal_layer *L)
+{
+    const int64_t G = 4 * L->H, D = L->D;
+    float *dev = arena_alloc(a, (size_t)(L->nres ? L->nres : 1) * sizeof(float));
+    int64_t dd, q, i;
+
+    L->um = arena_calloc(a, (size_t)(D * G), sizeof(float));
+    L->ur = arena_calloc(a, (size_t)(D * G), sizeof(float));
+    L->Sc = arena_alloc(a, (size_t)(L->nres ? L->nres : 1) * sizeof(float));
+    if (!dev || !L->um || !L->ur || !L->Sc)
+        return -1;
+    for (dd = 0; dd < D; dd++)
+        for (q = 0; q < G; q++) {
+            int64_t n = 0;
+            if (L->ulinks[dd] == 0)
+                continue;
+            L->um[dd * G + q] = (float)(L->usum[dd * G + q] / (double)L->ulinks[dd]);
+            for (i = 0; i < L->nres; i++)
+                if (L->rdir[i] == dd)
+                    dev[n++] = fabsf(L->ru[i * G + q] - L->um[dd * G + q]);
+            if (n == 0)
+                continue;
+            qsort(dev, (size_t)n, sizeof *dev, cmp_f);
+            L->ur[dd * G + q] = dev[(int64_t)(CAL_QUANTILE * (double)(n - 1))];
+        }
+    for (i = 0; i < L->nres; i++)
+        L->Sc[i] = lstmc_rt_lstm_relevance_shifted(L->H, L->rx + i * G, L->ur + L->rdir[i] * G,
+                                                   L->um + L->rdir[i] * G);
+    qsort(L->Sc, (size_t)L->nres, sizeof *L->Sc, cmp_f);
+    return 0;
+}
+
+/* " p0=.. p1=.." of the sorted v[n] */
+static void
+put_percentiles(const float *v, int64_t n)
+{
+    static const int pc[] = {0, 1, 5, 10, 25, 50, 75, 90, 99, 100};
+    size_t q;
+    for (q = 0; q < sizeof pc / sizeof pc[0]; q++)
+        fprintf(stderr, " p%d=%.4g", pc[q],
+                (double)v[(size_t)((double)pc[q] / 100.0 * (double)(n - 1))]);
+    fputc('\n', stderr);
 }
 
 /* Accumulate one sample of layer L. Returns 0 or -1. */
@@ -108,6 +196,31 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
                     L->S[L->nS++] =
                         lstmc_rt_lstm_relevance(H, P + (dd * T * N + row) * G, L->dsum + dd * G);
                 }
+    /* u = U h_{t-1} of every link (steps 1..T-1), for the calibrated bound */
+    if (L->ru) {
+        float *u = arena_alloc(a, (size_t)G * sizeof(float));
+        for (dd = 0; dd < D; dd++)
+            for (n = 0; n < N; n++)
+                for (k = 1; k < T; k++) {
+                    int rev = D == 2 ? dd == 1 : L->p.reverse;
+                    const int64_t t1 = rev ? T - 1 - k : k, t0 = rev ? t1 + 1 : t1 - 1;
+                    const float *hp =
+                        lay ? Y + ((n * T + t0) * D + dd) * H : Y + ((t0 * D + dd) * N + n) * H;
+                    const int64_t row = lay ? n * T + t1 : t1 * N + n;
+                    int64_t q;
+                    for (q = 0; q < G; q++) {
+                        double acc = 0.0;
+                        for (j = 0; j < H; j++) /* packed: Ut [D, H, 4H]; else U [D, 4H, H] */
+                            acc += (double)(L->p.packed ? r[(dd * H + j) * G + q]
+                                                        : r[(dd * G + q) * H + j]) *
+                                   (double)hp[j];
+                        u[q] = (float)acc;
+                        L->usum[dd * G + q] += acc;
+                    }
+                    L->ulinks[dd]++;
+                    res_add(L, (int)dd, u, P + (dd * T * N + row) * G);
+                }
+    }
     /* c: the same time loop one step at a time; Y_c of each step is c_t */
     p1.seq_len = 1;
     p1.layout = 0;
@@ -257,6 +370,22 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
         }
         l->hsum = arena_calloc(a, (size_t)(l->D * l->H), sizeof(double));
         l->csum = arena_calloc(a, (size_t)(l->D * l->H), sizeof(double));
+        if (ir_in(n, 1) && ir_in(n, 1)->data) { /* U constant: the calibrated bound */
+            const int64_t G = 4 * l->H;
+            l->cap = CAL_RES_FLOATS / (2 * G) < 8192 ? CAL_RES_FLOATS / (2 * G) : 8192;
+            if (l->cap < 64)
+                l->cap = 64;
+            l->usum = arena_calloc(a, (size_t)(l->D * G), sizeof(double));
+            l->ulinks = arena_calloc(a, (size_t)l->D, sizeof(int64_t));
+            l->ru = arena_alloc(a, (size_t)(l->cap * G) * sizeof(float));
+            l->rx = arena_alloc(a, (size_t)(l->cap * G) * sizeof(float));
+            l->rdir = arena_alloc(a, (size_t)l->cap * sizeof(int32_t));
+            l->rng = 0x9e3779b97f4a7c15ULL;
+            if (!l->usum || !l->ulinks || !l->ru || !l->rx || !l->rdir) {
+                diag_error(d, "calibrate: out of memory");
+                return -1;
+            }
+        }
         nl++;
     }
     if (nl == 0) {
@@ -299,6 +428,11 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
     }
     free(buf);
 
+    for (i = 0; i < nl; i++)
+        if (L[i].ru && cal_bound(a, &L[i]) < 0) {
+            diag_error(d, "calibrate: out of memory");
+            return -1;
+        }
     f = fopen(out, "w");
     if (!f) {
         diag_error(d, "cannot write %s: %s", out, strerror(errno));
@@ -306,8 +440,9 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
     }
     fprintf(f,
             "%s\n# model %s, %lld samples from %s; per-element means of h_t and c_t over "
-            "every cell (MICRO'18 Eq. 6)\n",
-            CALIB_MAGIC, o->model, (long long)K, data);
+            "every cell (MICRO'18 Eq. 6); um, ur: per gate row the mean of U h_{t-1} and the "
+            "%g quantile of its deviation from it\n",
+            CALIB_MAGIC, o->model, (long long)K, data, CAL_QUANTILE);
     for (i = 0; i < nl; i++) {
         cal_layer *l = &L[i];
         int64_t dd;
@@ -328,20 +463,30 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
                 fputc('\n', f);
             }
         }
+        for (dd = 0; l->um && dd < l->D; dd++) {
+            int w;
+            for (w = 0; w < 2; w++) {
+                const float *v = (w ? l->ur : l->um) + dd * 4 * l->H;
+                fprintf(f, "u%c %lld", w ? 'r' : 'm', (long long)dd);
+                for (j = 0; j < 4 * l->H; j++)
+                    fprintf(f, " %.9g", (double)v[j]);
+                fputc('\n', f);
+            }
+        }
         fprintf(stderr, "lstmc: calibrated %s: %lld directions, hidden %lld, %lld cells\n", label,
                 (long long)l->D, (long long)l->H, (long long)l->cells);
         if (l->nS > 0) {
-            static const int pc[] = {0, 1, 5, 10, 25, 50, 75, 90, 99, 100};
-            size_t q;
             qsort(l->S, (size_t)l->nS, sizeof *l->S, cmp_f);
             fprintf(stderr,
-                    "lstmc:   relevance S of its %lld links (Algorithm 2), "
+                    "lstmc:   relevance S of its %lld links (Algorithm 2, bound), "
                     "percentiles:",
                     (long long)l->nS);
-            for (q = 0; q < sizeof pc / sizeof pc[0]; q++)
-                fprintf(stderr, " p%d=%.4g", pc[q],
-                        (double)l->S[(size_t)((double)pc[q] / 100.0 * (double)(l->nS - 1))]);
-            fputc('\n', stderr);
+            put_percentiles(l->S, l->nS);
+        }
+        if (l->nres > 0) {
+            fprintf(stderr, "lstmc:   relevance S (calibrated) of %lld of its links, percentiles:",
+                    (long long)l->nres);
+            put_percentiles(l->Sc, l->nres);
         }
     }
     memset(sum, 0, sizeof *sum);
@@ -362,6 +507,21 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
             qsort(all, tot, sizeof *all, cmp_f);
             for (j = 0; j <= 100; j++)
                 sum->s_pct[j] = all[(size_t)((double)j / 100.0 * (double)(tot - 1))];
+            free(all);
+        }
+        for (i = 0, tot = 0, at = 0; i < nl; i++)
+            tot += (size_t)L[i].nres;
+        all = tot ? malloc(tot * sizeof *all) : NULL;
+        if (all) { /* the same of the calibrated S */
+            for (i = 0; i < nl; i++) {
+                memcpy(all + at, L[i].Sc, (size_t)L[i].nres * sizeof *all);
+                at += (size_t)L[i].nres;
+            }
+            qsort(all, tot, sizeof *all, cmp_f);
+            for (j = 0; j <= 100; j++)
+                sum->s_pct_cal[j] = all[(size_t)((double)j / 100.0 * (double)(tot - 1))];
+            sum->s_max_cal = all[tot - 1];
+            sum->has_cal = 1;
             free(all);
         }
     }

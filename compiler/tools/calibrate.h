@@ -8,7 +8,11 @@
  *   h_t  (read from the layer's Y output), and
  *   c_t  (the cell state after every step: Y only holds h, so the layer's time loop is run
  *         again one step at a time with the same runtime kernel, lstmc_rt_rnn_rec, and the
- *         Y_c of each one-step call is taken; its Y_h is checked against Y).
+ *         Y_c of each one-step call is taken; its Y_h is checked against Y),
+ * and, per gate row r and direction, the mean of u = U_r h_{t-1} over every link (t >= 1)
+ * and the 0.99 quantile of |u - mean| (over all links, or a fixed-seed reservoir of them
+ * when they exceed 2^23 floats of u and P rows): the calibrated bound of
+ * --relevance=calibrated (docs/TUNING.md "The relevance").
  * With equal weights per cell this expectation is Eq. 6's sum_i h_j(i) * rho_ij.
  *
  * The CALIB file it writes is described in calib.h.
@@ -40,6 +44,9 @@ typedef struct calib_summary {
     int64_t hidden;   /* the smallest hidden size of the layers */
     float s_max;      /* the largest relevance S of any link seen (Algorithm 2) */
     float s_pct[101]; /* percentiles 0..100 of S over the links of every layer */
+    /* the same of the calibrated S (--relevance=calibrated), when has_cal */
+    int has_cal;
+    float s_max_cal, s_pct_cal[101];
 } calib_summary;
 
 /* calibrate_run, filling *s as well. */

@@ -516,6 +516,16 @@ lstmc_rt_status lstmc_rt_scatter_elements(const lstmc_rt_scatter_params *p, cons
 float lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum);
 
 /*
+ * lstmc_rt_lstm_relevance_shifted — S with a calibrated bound (--relevance=calibrated,
+ * docs/TUNING.md "The relevance"): Algorithm 2 with X^j + b^j + shift^j in place of
+ * X^j + b^j and radius^j in place of D^j, where shift is the mean of U^j h_{t-1} and radius
+ * a high quantile of its deviation from that mean over the calibration samples (lstmc
+ * calibrate). shift NULL is lstmc_rt_lstm_relevance(hidden, x, radius), to the bit.
+ */
+float lstmc_rt_lstm_relevance_shifted(int64_t hidden, const float *x, const float *radius,
+                                      const float *shift);
+
+/*
  * lstmc_rt_lstm_tissue_pack — lay U out for lstmc_rt_lstm_tissue: from Ut, U packed transposed
  * [D, H, 4H] (fold_constants' form, lstmc_rt_rnn_rec's input), to column panels of 16 gate
  * columns, each [H, 16] row-major (the last panel narrower when 4H is not a multiple of 16),
@@ -529,6 +539,10 @@ lstmc_rt_status lstmc_rt_lstm_tissue_pack(int64_t n_dirs, int64_t hidden, const 
 typedef struct lstmc_rt_tissue_params {
     lstmc_rt_rnn_params rnn;
     int32_t mts; /* maximum tissue size (MICRO'18 §IV-C, from the target), >= 1 */
+    /* the relevance's bound, row_abs_sum: 0 Algorithm 2's, [D, 4H] radii D = sum|U|; 1
+     * calibrated (lstmc_rt_lstm_relevance_shifted), [D, 2, 4H]: per direction the radii,
+     * then the shifts */
+    int32_t shifted;
 } lstmc_rt_tissue_params;
 
 /* Scratch lstmc_rt_lstm_tissue needs, in 4-byte words (floats and int32); -1 for bad p. */
@@ -553,7 +567,8 @@ int64_t lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p);
  * N <= mts), the same numbers as lstmc_rt_rnn_rec.
  *
  * Up is U from lstmc_rt_lstm_tissue_pack [D, H * 4H]. P, seq_lens, init_h, init_c, Peep, Y,
- * Y_h, Y_c are as lstmc_rt_rnn_rec's. row_abs_sum [D, 4H] may be NULL only when alpha_inter <= 0.
+ * Y_h, Y_c are as lstmc_rt_rnn_rec's. row_abs_sum [D, 4H] ([D, 2, 4H] with p->shifted: then S
+ * is lstmc_rt_lstm_relevance_shifted's) may be NULL only when alpha_inter <= 0.
  * alpha_inter is an argument, not a params field, so that it can change per run. stats may
  * be NULL. scratch holds lstmc_rt_lstm_tissue_scratch(p) 4-byte words (any 4-aligned
  * address). Errors: LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not an LSTM, not packed,

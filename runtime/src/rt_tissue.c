@@ -31,14 +31,14 @@
  * k = 0..H-1 onto the P row in the same order as lstmc_rt_rnn_rec, so with alpha_inter = 0
  * the results are the same floats.
  *
-  * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
+ * No allocation: the plan (sub-layers, tissues) and the states live in the caller's scratch.
  * The plan (lstmc_rt_tissue_plan) is also what the LLVM tissue kernels run
  * (codegen/llvm/tissue.c, emit_tissue): they replace the gather, product and update below
  * with register-tiled, vectorised code and keep these cuts, tissues and slots.
  */
-#include "lstmc_rt_kernels.h"
 #include "internal/cell.h"
 #include "internal/testing.h"
+#include "lstmc_rt_kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -71,23 +71,37 @@ gate_overlap(float xb, float d)
 }
 
 float
-lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum)
+lstmc_rt_lstm_relevance_shifted(int64_t hidden, const float *x, const float *radius,
+                                const float *shift)
 {
     const int64_t H = hidden;
     float S = 0.0f; /* line 1 */
     int64_t j;
 
-    if (!x || !dsum || H < 1)
+    if (!x || !radius || H < 1)
         return 0.0f;
     for (j = 0; j < H; j++) { /* line 3; P and D rows are i, o, f, c */
-        const float sf = minf(4.0f, maxf(x[2 * H + j] + dsum[2 * H + j] + 2.0f, 0.0f)); /* 4 */
-        const float si = gate_overlap(x[j], dsum[j]);                                 /* 5 */
-        const float so = gate_overlap(x[H + j], dsum[H + j]);
-        const float sc = gate_overlap(x[3 * H + j], dsum[3 * H + j]);
-
+        float xi = x[j], xo = x[H + j], xf = x[2 * H + j], xc = x[3 * H + j];
+        float sf, si, so, sc;
+        if (shift) { /* the centre of U h's calibrated range */
+            xi += shift[j];
+            xo += shift[H + j];
+            xf += shift[2 * H + j];
+            xc += shift[3 * H + j];
+        }
+        sf = minf(4.0f, maxf(xf + radius[2 * H + j] + 2.0f, 0.0f)); /* 4 */
+        si = gate_overlap(xi, radius[j]);                           /* 5 */
+        so = gate_overlap(xo, radius[H + j]);
+        sc = gate_overlap(xc, radius[3 * H + j]);
         S += so * (sf + si * sc); /* lines 6-7 */
     }
     return S;
+}
+
+float
+lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum)
+{
+    return lstmc_rt_lstm_relevance_shifted(hidden, x, dsum, NULL);
 }
 
 /* --- tissue formation and alignment -------------------------------------------------- */
@@ -100,8 +114,7 @@ lstmc_rt_tissue_align_work(int64_t n_sub)
 
 /* One alignment attempt for K tissues; the tissue count, or -1 when K is infeasible. */
 static int32_t
-align_try(int32_t n_sub, const int32_t *len, int32_t mts, int32_t K, int32_t *tissue,
-          int32_t *work)
+align_try(int32_t n_sub, const int32_t *len, int32_t mts, int32_t K, int32_t *tissue, int32_t *work)
 {
     int32_t *start = work, *pos = work + n_sub, *act = work + 2 * n_sub;
     int32_t n_act = n_sub, k, i, j, s;
@@ -458,7 +471,7 @@ params_ok(const lstmc_rt_tissue_params *tp)
 {
     const lstmc_rt_rnn_params *p = &tp->rnn;
 
-    if (tp->mts < 1 || !lstmc_rt_packed_lstm_ok(p))
+    if (tp->mts < 1 || (tp->shifted != 0 && tp->shifted != 1) || !lstmc_rt_packed_lstm_ok(p))
         return 0;
     return p->batch == 0 || p->seq_len <= MAX_CELLS / p->batch;
 }
@@ -523,9 +536,10 @@ seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
 
 /* S of the link into P's row r: the caller's (rel) or Algorithm 2's. */
 static float
-relevance(int64_t H, const float *Pd, const float *dsum, const float *rel, int64_t r)
+relevance(int64_t H, const float *Pd, const float *dsum, const float *shift, const float *rel,
+          int64_t r)
 {
-    return rel ? rel[r] : lstmc_rt_lstm_relevance(H, Pd + r * 4 * H, dsum);
+    return rel ? rel[r] : lstmc_rt_lstm_relevance_shifted(H, Pd + r * 4 * H, dsum, shift);
 }
 
 /* Contract in lstmc_rt_kernels.h. */
@@ -539,7 +553,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
     lstmc_rt_tissue_layout l;
     int32_t *w, *tstart, *cell_n, *cell_t, *cell_slot, *cell_flag;
     int32_t *sub_n, *sub_step0, *sub_len, *tissue, *order, *slot_of, *free_slots, *work;
-    const float *Pd, *dsum;
+    const float *Pd, *dsum, *shift;
     int64_t H, G, N, n, step, t, i, k;
     int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free, rev;
 
@@ -559,7 +573,8 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
                 return -1;
     rev = p->n_dirs == 2 ? d : p->reverse;
     Pd = P + d * l.cells * G;
-    dsum = row_abs_sum ? row_abs_sum + d * G : NULL;
+    dsum = row_abs_sum ? row_abs_sum + d * G * (tp->shifted ? 2 : 1) : NULL;
+    shift = dsum && tp->shifted ? dsum + G : NULL;
     w = scratch;
     tstart = w + l.tstart;
     cell_n = w + l.cell_n;
@@ -581,8 +596,8 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
 
         for (step = 0; step < sn; step++) {
             t = rev ? sn - 1 - step : step;
-            if (step == 0 ||
-                (cut_some && relevance(H, Pd, dsum, rel, lstmc_rt_row_at(p, t, n)) < alpha_inter)) {
+            if (step == 0 || (cut_some && relevance(H, Pd, dsum, shift, rel,
+                                                    lstmc_rt_row_at(p, t, n)) < alpha_inter)) {
                 sub_n[n_sub] = (int32_t)n;
                 sub_step0[n_sub] = (int32_t)step;
                 sub_len[n_sub++] = 1;
@@ -850,11 +865,11 @@ lstmc_rt_status
 lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P,
                      const float *Up, const float *row_abs_sum, const int32_t *seq_lens,
                      const float *init_h, const float *init_c, const float *Peep,
-                     const float *h_pred, const float *c_pred, float *Y, float *Y_h,
-                     float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch)
+                     const float *h_pred, const float *c_pred, float *Y, float *Y_h, float *Y_c,
+                     lstmc_rt_tissue_stats *stats, void *scratch)
 {
-    return tissue_run(tp, alpha_inter, P, Up, row_abs_sum, seq_lens, init_h, init_c, Peep,
-                      h_pred, c_pred, Y, Y_h, Y_c, stats, scratch, NULL);
+    return tissue_run(tp, alpha_inter, P, Up, row_abs_sum, seq_lens, init_h, init_c, Peep, h_pred,
+                      c_pred, Y, Y_h, Y_c, stats, scratch, NULL);
 }
 
 int64_t
@@ -874,8 +889,7 @@ lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *tp, float alpha_inter, fl
                          const int32_t *seq_lens, const float *init_h, const float *init_c,
                          const float *Peep, const float *h_pred, const float *c_pred,
                          const float *Uo, const float *Ufic, float *Y, float *Y_h, float *Y_c,
-                         lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats,
-                         void *scratch)
+                         lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats, void *scratch)
 {
     lstmc_rt_drs_stats local;
     drs_args da;
@@ -888,6 +902,6 @@ lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *tp, float alpha_inter, fl
     da.Ufic = Ufic;
     da.alpha = alpha_intra;
     da.st = drs_stats;
-    return tissue_run(tp, alpha_inter, P, NULL, row_abs_sum, seq_lens, init_h, init_c, Peep,
-                      h_pred, c_pred, Y, Y_h, Y_c, stats, scratch, &da);
+    return tissue_run(tp, alpha_inter, P, NULL, row_abs_sum, seq_lens, init_h, init_c, Peep, h_pred,
+                      c_pred, Y, Y_h, Y_c, stats, scratch, &da);
 }

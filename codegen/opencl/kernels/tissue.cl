@@ -47,10 +47,17 @@ float KN(relevance)(__global const float *x, __global const float *ds)
 #pragma OPENCL FP_CONTRACT OFF
     float S = 0.0f;
     for (int j = 0; j < H; j++) {
-        const float sf = fmin(4.0f, fmax(x[2 * H + j] + ds[2 * H + j] + 2.0f, 0.0f));
-        const float si = KN(overlap)(x[j], ds[j]);
-        const float so = KN(overlap)(x[H + j], ds[H + j]);
-        const float sc = KN(overlap)(x[3 * H + j], ds[3 * H + j]);
+        float xi = x[j], xo = x[H + j], xf = x[2 * H + j], xc = x[3 * H + j];
+#if DS_SH /* calibrated: ds holds the radii, then the shifts (lstmc_rt_lstm_relevance_shifted) */
+        xi += ds[GH + j];
+        xo += ds[GH + H + j];
+        xf += ds[GH + 2 * H + j];
+        xc += ds[GH + 3 * H + j];
+#endif
+        const float sf = fmin(4.0f, fmax(xf + ds[2 * H + j] + 2.0f, 0.0f));
+        const float si = KN(overlap)(xi, ds[j]);
+        const float so = KN(overlap)(xo, ds[H + j]);
+        const float sc = KN(overlap)(xc, ds[3 * H + j]);
         S += so * (sf + si * sc);
     }
     return S;
@@ -203,7 +210,7 @@ void KN(tissue)(__global float *mem, __global const float *wts, const float alph
 #if HAS_DS
         if (alpha > 0.0f && step > 0 && step < sn) {
             const int t = rev ? sn - 1 - step : step;
-            cut = KN(relevance)(Pd + ROW_AT(t, n) * GH, DS_B + DS_O + d * GH) < alpha;
+            cut = KN(relevance)(Pd + ROW_AT(t, n) * GH, DS_B + DS_O + d * GH * (1 + DS_SH)) < alpha;
         }
 #endif
         I[q] = cut;

@@ -38,7 +38,8 @@ on_signal(int sig)
 static const char tune_usage[] =
     "usage: lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
     "                  [--target=NAME] [--holdout=F] [--reps=N] [--metric=top1|error]\n"
-    "                  [--vary=both|inter|intra] [--weights=LIST] [--keep-build=DIR]\n"
+    "                  [--vary=both|inter|intra] [--relevance=calibrated|bound]\n"
+    "                  [--weights=LIST] [--keep-build=DIR]\n"
     "  --data X.npy      samples of the model's one input stacked on axis 0: [K, <input\n"
     "                    shape>], or [K, ...] without the batch axis (batch 1: [K, T, C] for\n"
     "                    an input [batch, T, C] or [T, batch, C])\n"
@@ -52,6 +53,8 @@ static const char tune_usage[] =
     "                    classes); error: 1 - ||y - y_exact|| / ||y_exact|| per sample\n"
     "  --vary V          the thresholds the 11 sets move: both (the paper's, default),\n"
     "                    inter (breakpoints + tissues only) or intra (row skip only)\n"
+    "  --relevance R     the links' relevance S: calibrated (U h's range measured on the\n"
+    "                    tuning samples, default) or bound (Algorithm 2's sum|U|)\n"
     "  --weights LIST    also try the exact schedule with its weights stored in these\n"
     "                    formats: a comma list of fp16, bf16, int8 (fp32 is always the\n"
     "                    baseline), act-int8, act-int16 (full-integer layers, calibrated\n"
@@ -124,6 +127,7 @@ parse(int argc, char **argv, topts *t)
     t->reps = 3;
     t->accuracy = -1;
     t->vary = "both";
+    t->relevance_cal = 1;
     for (i = 1; i < argc; i++) {
         const char *v;
         char *end;
@@ -144,6 +148,10 @@ parse(int argc, char **argv, topts *t)
             if (strcmp(v, "both") && strcmp(v, "inter") && strcmp(v, "intra"))
                 return tusage("--vary takes both, inter or intra, got '%s'", v);
             t->vary = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--relevance"))) {
+            if (strcmp(v, "bound") && strcmp(v, "calibrated"))
+                return tusage("--relevance takes bound or calibrated, got '%s'", v);
+            t->relevance_cal = strcmp(v, "calibrated") == 0;
         } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
             if (parse_formats(v, t) < 0)
                 return tusage("--weights takes a comma list of fp32, fp16, bf16, int8, "
