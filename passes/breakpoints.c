@@ -18,9 +18,10 @@
  *                    attributes: the RnnRec's (less row_abs_sum), "alpha_inter" (float) and
  *                            "mts" (int)
  *
- * --relevance=calibrated (docs/TUNING.md "The relevance"): input 2 is instead the bound of
- * U h that lstmc calibrate measured, [D, 2, 4H] (the radii, then the shifts of the centre;
- * attribute "relevance" 1), and S is lstmc_rt_lstm_relevance_shifted's.
+ * --relevance=calibrated or sensitivity (docs/TUNING.md "The relevance"): input 2 is instead
+ * the bound of U h that lstmc calibrate measured, [D, 2, 4H] (the radii, then the shifts of
+ * the centre; attribute "relevance", lstmc_rt_relevance), and S is
+ * lstmc_rt_lstm_relevance_shifted's or lstmc_rt_lstm_sensitivity's.
  *
  * alpha_inter = 0 cuts nothing and gives the exact result (the batched schedule). GRU and
  * RNN layers, and LSTM layers whose weights are not constants (not packed), keep RnnRec.
@@ -141,9 +142,9 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
     snprintf(name, sizeof name, "%s/tissues", rec->name);
     n = ir_node_new(g, IR_OP_RNN_TISSUE, name, "lstmc.RnnTissue", 9, 3);
     ir_node_origin(n, rec);
-    n->inputs[0] = ir_in(rec, 0);                /* P */
-    n->inputs[1] = Up;                           /* U in the kernel's column panels */
-    if (cx && cx->relevance_cal && cl && cl->um) /* the calibrated bound, [D, 2, 4H] */
+    n->inputs[0] = ir_in(rec, 0);            /* P */
+    n->inputs[1] = Up;                       /* U in the kernel's column panels */
+    if (cx && cx->relevance && cl && cl->um) /* the calibrated bound, [D, 2, 4H] */
         n->inputs[2] = cal_bound(g, cl, D, H);
     else
         n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);
@@ -156,7 +157,7 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
             strcmp(rec->attrs[i].name, "alpha_inter") != 0)
             *ir_attr_add(g, n, rec->attrs[i].name, rec->attrs[i].kind) = rec->attrs[i];
     ir_attr_set_float(g, n, "alpha_inter", alpha);
-    ir_attr_set_int(g, n, "relevance", cx && cx->relevance_cal && cl && cl->um);
+    ir_attr_set_int(g, n, "relevance", cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND);
     ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
     for (i = 0; i < 3 && i < rec->n_outputs; i++)
         if (rec->outputs[i])
@@ -200,10 +201,11 @@ pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
                           (long long)H);
                 return -1;
             }
-            if (cx->relevance_cal && !c->um) {
+            if (cx->relevance && !c->um) {
                 diag_node(d, n,
-                          "--relevance=calibrated: --calib %s has no bound of U h for "
-                          "this layer (um / ur lines); run lstmc calibrate again",
+                          "--relevance=%s: --calib %s has no bound of U h for this layer "
+                          "(um / ur lines); run lstmc calibrate again",
+                          cx->relevance == LSTMC_RT_REL_SENSITIVITY ? "sensitivity" : "calibrated",
                           cx->calib);
                 return -1;
             }

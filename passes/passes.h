@@ -72,7 +72,7 @@ typedef struct pass_ctx {
     int n_disable;
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
     const char *calib;          /* --calib: the CALIB file's path, for messages */
-    int relevance_cal;          /* --relevance=calibrated (breakpoints.c), else Algorithm 2's */
+    int relevance;              /* --relevance: lstmc_rt_relevance (breakpoints.c) */
     const struct calib_table *calib_table; /* its contents (formats/calib.h), read once by
                                               the driver; NULL without --calib */
     float alpha_intra;          /* default dynamic row skip threshold for the drs pass */

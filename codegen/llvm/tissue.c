@@ -376,10 +376,20 @@ tis_overlap(kg *g, int vec, LLVMValueRef xb, LLVMValueRef dsum)
     return sel(g, fgt(g, s, zero), s, zero);
 }
 
-/* Lines 4-7 for unit(s) j of P row x: so (sf + si sc), a float or a vector of vl units. */
+/* max(0, 1 - |z| k) (rt_tissue.c's tri) */
 static LLVMValueRef
-tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVMValueRef shift,
-              LLVMValueRef j)
+tis_tri(kg *g, int vec, LLVMValueRef z, double k)
+{
+    LLVMValueRef a = intrinsic(g, "llvm.fabs", vec ? g->vf : g->f32, &z, 1);
+    return tis_max(g, tis_k(g, vec, 0.0),
+                   fsub(g, tis_k(g, vec, 1.0), fmul(g, a, tis_k(g, vec, k))));
+}
+
+/* Lines 4-7 for unit(s) j of P row x: so (sf + si sc), a float or a vector of vl units; the
+ * calibrated centre x + shift; or the sensitivity's terms (kind). */
+static LLVMValueRef
+tis_link_term(kg *g, int kind, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum,
+              LLVMValueRef shift, LLVMValueRef j)
 {
     LLVMTypeRef ty = vec ? g->vf : g->f32;
     LLVMValueRef v[4], dv[4], sf;
@@ -390,6 +400,13 @@ tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVM
         if (shift) /* calibrated: the centre of U h's range */
             v[q] = fadd(g, v[q], ldt(g, ty, gepf(g, gepc(g, shift, q * H), j)));
         dv[q] = ldt(g, ty, gepf(g, gepc(g, dsum, q * H), j));
+    }
+    if (kind == LSTMC_RT_REL_SENSITIVITY) { /* lstmc_rt_lstm_sensitivity */
+        LLVMValueRef s3 = fmul(g, tis_tri(g, vec, v[0], 0.25), dv[0]);
+        s3 = fadd(g, s3, fmul(g, tis_tri(g, vec, v[1], 0.25), dv[1]));
+        s3 = fadd(g, s3, fmul(g, tis_tri(g, vec, v[2], 0.25), dv[2]));
+        return fadd(g, fmul(g, tis_k(g, vec, 0.25), s3),
+                    fmul(g, tis_tri(g, vec, v[3], 0.5), dv[3]));
     }
     sf = tis_min(g, tis_k(g, vec, 4.0),
                  tis_max(g, fadd(g, fadd(g, v[2], dv[2]), tis_k(g, vec, 2.0)), tis_k(g, vec, 0.0)));
@@ -405,8 +422,8 @@ tis_link_term(kg *g, int vec, int64_t H, LLVMValueRef x, LLVMValueRef dsum, LLVM
  * be cut by one kernel and not by the other).
  */
 static void
-tis_relevance(kg *g, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum, LLVMValueRef shift,
-              LLVMValueRef rel)
+tis_relevance(kg *g, int kind, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum,
+              LLVMValueRef shift, LLVMValueRef rel)
 {
     const int64_t nv = H / g->vl;
     LLVMValueRef r, x, acc = entry_alloca(g, g->vf), S, j;
@@ -420,13 +437,13 @@ tis_relevance(kg *g, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum, L
         j = mul(g, loop_begin(g, &lj, ci(g, 0), ci(g, nv)), ci(g, g->vl));
         LLVMBuildStore(g->b,
                        fadd(g, LLVMBuildLoad2(g->b, g->vf, acc, ""),
-                            tis_link_term(g, 1, H, x, dsum, shift, j)),
+                            tis_link_term(g, kind, 1, H, x, dsum, shift, j)),
                        acc);
         loop_end(g, &lj);
     }
     S = drs_hsum(g, cf(g, 0.0), LLVMBuildLoad2(g->b, g->vf, acc, ""));
     for (k = nv * g->vl; k < H; k++) /* the units left */
-        S = fadd(g, S, tis_link_term(g, 0, H, x, dsum, shift, ci(g, k)));
+        S = fadd(g, S, tis_link_term(g, kind, 0, H, x, dsum, shift, ci(g, k)));
     stf(g, S, gepf(g, rel, r));
     loop_end(g, &lr);
 }
@@ -562,10 +579,10 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
         args[7] = st;
         args[8] = scratch;
         if (kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
-            const int sh = kc->p.tissue.p.shifted; /* [D, 2, 4H]: radii, then shifts */
+            const int sh = kc->p.tissue.p.relevance; /* [D, 2, 4H]: radii, then shifts */
             LLVMValueRef rd = gepc(g, rsum, d * G * (sh ? 2 : 1));
             join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
-            tis_relevance(g, H, L.cells, Pd, rd, sh ? gepc(g, rd, G) : NULL,
+            tis_relevance(g, sh, H, L.cells, Pd, rd, sh ? gepc(g, rd, G) : NULL,
                           gepc(g, scratch, L.rel));
             tis_endif(g, join);
         }

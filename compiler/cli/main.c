@@ -54,8 +54,9 @@ static const char options_text[] =
     "  --io=float|int       int: with --activations, the inputs and outputs are integers\n"
     "                       (NAME_INPUT_i_SCALE, _ZERO_POINT) and nothing runs in float\n"
     "  --calib=CALIB        h_pred / c_pred at breakpoints from lstmc calibrate\n"
-    "  --relevance=bound|calibrated   the breakpoints' link relevance: Algorithm 2's bound\n"
-    "                       sum|U| (default) or --calib's calibrated range of U h\n"
+    "  --relevance=bound|calibrated|sensitivity   the breakpoints' link relevance:\n"
+    "                       Algorithm 2 on the bound sum|U| (default) or on --calib's\n"
+    "                       calibrated range of U h, or the gates' sensitivity to it\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis: [K, <input\n"
     "                       shape>], or [K, ...] without the batch axis (batch 1)\n"
@@ -232,9 +233,8 @@ parse_args(int argc, char **argv, cli *c)
         } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
         } else if ((v = cli_opt(argc, argv, &i, "--relevance"))) {
-            if (strcmp(v, "bound") != 0 && strcmp(v, "calibrated") != 0)
-                return usage("--relevance takes bound or calibrated, got '%s'", v);
-            c->o.relevance_cal = strcmp(v, "calibrated") == 0;
+            if ((c->o.relevance = driver_relevance_parse(v)) < 0)
+                return usage("--relevance takes bound, calibrated or sensitivity, got '%s'", v);
         } else if ((v = cli_opt(argc, argv, &i, "--thresholds"))) {
             c->thresholds = v;
         } else if ((v = cli_opt(argc, argv, &i, "--data"))) {

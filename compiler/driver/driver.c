@@ -81,7 +81,7 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     cx->n_disable = o->n_disable;
     cx->alpha_inter = o->alpha_inter;
     cx->calib = o->calib;
-    cx->relevance_cal = o->relevance_cal;
+    cx->relevance = o->relevance;
     cx->alpha_intra = o->alpha_intra;
     cx->llvm_kernels = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
     cx->gpu = be->gpu;
@@ -130,9 +130,10 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
                    o->activations);
         return -1;
     }
-    if (o->relevance_cal && !o->calib) {
-        diag_error(d, "--relevance=calibrated needs --calib CALIB (lstmc calibrate writes the "
-                      "bound of U h it uses)");
+    if (o->relevance && !o->calib) {
+        diag_error(d, "--relevance=%s needs --calib CALIB (lstmc calibrate writes the bound of "
+                      "U h it uses)",
+                   driver_relevance_name(o->relevance));
         return -1;
     }
     if (cx->sparse.mode == PASS_SPARSE_ESELL && (o->has_alpha_inter || o->has_alpha_intra)) {

@@ -55,7 +55,8 @@ typedef struct driver_options {
     float alpha_inter;       /* --alpha-inter: breakpoint threshold (MICRO'18 §IV) */
     int has_alpha_inter;     /* given: the breakpoints pass runs */
     const char *calib;       /* --calib: CALIB file giving the breakpoints pass h_pred/c_pred */
-    int relevance_cal;       /* --relevance=calibrated: S from --calib's um / ur (0: bound) */
+    int relevance;           /* --relevance: lstmc_rt_relevance, 0 Algorithm 2's bound; the
+                                others read --calib's um / ur */
     float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
     int has_alpha_intra;     /* given: the drs pass runs */
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */
@@ -159,6 +160,11 @@ int driver_compile_graph(arena *a, const ir_graph *g0, const driver_options *o, 
 /* Check the value of a pass option ("--hsparse", "--prune", "--sparse") as the passes will
  * read it (options.c): 0, or -1 with the message in err[0..n) (a usage error). */
 int driver_check_option(const char *opt, const char *value, char *err, size_t n);
+
+/* --relevance's values: "bound", "calibrated", "sensitivity" as lstmc_rt_relevance (-1 for
+ * anything else), and back. */
+int driver_relevance_parse(const char *v);
+const char *driver_relevance_name(int relevance);
 
 /* A C identifier derived from a model path ("models/har-lstm.onnx" -> "har_lstm"). */
 const char *driver_default_name(arena *a, const char *model);

@@ -5,12 +5,12 @@
  */
 #include "options.h"
 
+#include "driver.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "driver.h"
 
 int
 options_parse_hsparse(const char *s, pass_hsparse_opt *out, char *err, size_t n)
@@ -112,6 +112,24 @@ options_parse_passes(const driver_options *o, pass_ctx *cx, char *err, size_t n)
         options_parse_sparse(o->sparse, &cx->sparse, err, n) < 0)
         return -1;
     return 0;
+}
+
+static const char *const relevance_names[] = {"bound", "calibrated", "sensitivity"};
+
+int
+driver_relevance_parse(const char *v)
+{
+    int k;
+    for (k = 0; k < 3; k++)
+        if (v && strcmp(v, relevance_names[k]) == 0)
+            return k; /* LSTMC_RT_REL_BOUND, _CALIBRATED, _SENSITIVITY */
+    return -1;
+}
+
+const char *
+driver_relevance_name(int relevance)
+{
+    return relevance >= 0 && relevance < 3 ? relevance_names[relevance] : "?";
 }
 
 int

@@ -93,12 +93,14 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
             }
             vary = strcmp(val, "inter") == 0 ? 1 : strcmp(val, "intra") == 0 ? 2 : 3;
         } else if (strcmp(key, "relevance") == 0) {
-            if (strcmp(val, "bound") && strcmp(val, "calibrated")) {
-                diag_error(d, "--thresholds %s:%d: relevance is bound or calibrated, not '%s'",
+            if (driver_relevance_parse(val) < 0) {
+                diag_error(d,
+                           "--thresholds %s:%d: relevance is bound, calibrated or sensitivity, "
+                           "not '%s'",
                            path, lineno, val);
                 goto bad;
             }
-            o->relevance_cal = strcmp(val, "calibrated") == 0;
+            o->relevance = driver_relevance_parse(val);
         } else if (strcmp(key, "calib") == 0) {
             if (!o->calib)
                 o->calib = beside(a, path, val);

@@ -155,7 +155,7 @@ lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
 
     rnn_params(n, &p->rnn);
     p->mts = (int32_t)ir_attr_int(n, "mts", 8);
-    p->shifted = (int32_t)ir_attr_int(n, "relevance", 0); /* 1: calibrated (breakpoints.c) */
+    p->relevance = (int32_t)ir_attr_int(n, "relevance", 0); /* lstmc_rt_relevance */
     c->p.tissue.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);

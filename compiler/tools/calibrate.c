@@ -45,7 +45,7 @@ typedef struct cal_layer {
     int64_t nres, cap;
     uint64_t rng;
     float *um, *ur; /* [D, 4H], at the end */
-    float *Sc;      /* calibrated S of the reservoir's links */
+    float *Sc, *Ss; /* calibrated and sensitivity S of the reservoir's links, sorted */
 } cal_layer;
 
 /* The quantile of |U_r h - mean| that bounds U h in --relevance=calibrated (calib.h). */
@@ -115,7 +115,8 @@ cal_bound(arena *a, cal_layer *L)
     L->um = arena_calloc(a, (size_t)(D * G), sizeof(float));
     L->ur = arena_calloc(a, (size_t)(D * G), sizeof(float));
     L->Sc = arena_alloc(a, (size_t)(L->nres ? L->nres : 1) * sizeof(float));
-    if (!dev || !L->um || !L->ur || !L->Sc)
+    L->Ss = arena_alloc(a, (size_t)(L->nres ? L->nres : 1) * sizeof(float));
+    if (!dev || !L->um || !L->ur || !L->Sc || !L->Ss)
         return -1;
     for (dd = 0; dd < D; dd++)
         for (q = 0; q < G; q++) {
@@ -131,10 +132,13 @@ cal_bound(arena *a, cal_layer *L)
             qsort(dev, (size_t)n, sizeof *dev, cmp_f);
             L->ur[dd * G + q] = dev[(int64_t)(CAL_QUANTILE * (double)(n - 1))];
         }
-    for (i = 0; i < L->nres; i++)
-        L->Sc[i] = lstmc_rt_lstm_relevance_shifted(L->H, L->rx + i * G, L->ur + L->rdir[i] * G,
-                                                   L->um + L->rdir[i] * G);
+    for (i = 0; i < L->nres; i++) {
+        const float *x = L->rx + i * G, *r = L->ur + L->rdir[i] * G, *m = L->um + L->rdir[i] * G;
+        L->Sc[i] = lstmc_rt_lstm_relevance_shifted(L->H, x, r, m);
+        L->Ss[i] = lstmc_rt_lstm_sensitivity(L->H, x, r, m);
+    }
     qsort(L->Sc, (size_t)L->nres, sizeof *L->Sc, cmp_f);
+    qsort(L->Ss, (size_t)L->nres, sizeof *L->Ss, cmp_f);
     return 0;
 }
 
@@ -487,51 +491,40 @@ calibrate_run_summary(arena *a, const driver_options *o, const char *data, const
             fprintf(stderr, "lstmc:   relevance S (calibrated) of %lld of its links, percentiles:",
                     (long long)l->nres);
             put_percentiles(l->Sc, l->nres);
+            fprintf(stderr, "lstmc:   relevance S (sensitivity) of %lld of its links, percentiles:",
+                    (long long)l->nres);
+            put_percentiles(l->Ss, l->nres);
         }
     }
     memset(sum, 0, sizeof *sum);
     sum->n_layers = nl;
     sum->seq_len = L[0].T;
     sum->hidden = L[0].H;
-    {
+    for (i = 0; i < nl; i++)
+        if (L[i].H < sum->hidden)
+            sum->hidden = L[i].H;
+    for (k = 0; k < 3; k++) { /* bound, calibrated, sensitivity */
         size_t tot = 0, at = 0;
         float *all;
         for (i = 0; i < nl; i++)
-            tot += (size_t)L[i].nS;
+            tot += (size_t)(k ? L[i].nres : L[i].nS);
         all = tot ? malloc(tot * sizeof *all) : NULL;
-        if (all) {
-            for (i = 0; i < nl; i++) {
-                memcpy(all + at, L[i].S, (size_t)L[i].nS * sizeof *all);
-                at += (size_t)L[i].nS;
-            }
-            qsort(all, tot, sizeof *all, cmp_f);
-            for (j = 0; j <= 100; j++)
-                sum->s_pct[j] = all[(size_t)((double)j / 100.0 * (double)(tot - 1))];
-            free(all);
+        if (!all)
+            continue;
+        for (i = 0; i < nl; i++) {
+            const int64_t m = k ? L[i].nres : L[i].nS;
+            memcpy(all + at, k == 0 ? L[i].S : k == 1 ? L[i].Sc : L[i].Ss, (size_t)m * sizeof *all);
+            at += (size_t)m;
         }
-        for (i = 0, tot = 0, at = 0; i < nl; i++)
-            tot += (size_t)L[i].nres;
-        all = tot ? malloc(tot * sizeof *all) : NULL;
-        if (all) { /* the same of the calibrated S */
-            for (i = 0; i < nl; i++) {
-                memcpy(all + at, L[i].Sc, (size_t)L[i].nres * sizeof *all);
-                at += (size_t)L[i].nres;
-            }
-            qsort(all, tot, sizeof *all, cmp_f);
-            for (j = 0; j <= 100; j++)
-                sum->s_pct_cal[j] = all[(size_t)((double)j / 100.0 * (double)(tot - 1))];
-            sum->s_max_cal = all[tot - 1];
-            sum->has_cal = 1;
-            free(all);
-        }
+        qsort(all, tot, sizeof *all, cmp_f);
+        for (j = 0; j <= 100; j++)
+            sum->s_pct_rel[k][j] = all[(size_t)((double)j / 100.0 * (double)(tot - 1))];
+        sum->s_max_rel[k] = all[tot - 1];
+        sum->has_cal |= k > 0;
+        free(all);
     }
-    for (i = 0; i < nl; i++) {
-        if (L[i].H < sum->hidden)
-            sum->hidden = L[i].H;
-        if (L[i].nS > 0 && L[i].S[L[i].nS - 1] > sum->s_max)
-            sum->s_max = L[i].S[L[i].nS - 1]; /* sorted above */
+    for (i = 0; i < nl; i++)
         free(L[i].S);
-    }
     if (ferror(f) | (fclose(f) != 0)) {
         diag_error(d, "writing %s failed", out);
         return -1;

@@ -42,11 +42,11 @@ typedef struct calib_summary {
     int n_layers;     /* LSTM layers calibrated */
     int64_t seq_len;  /* T of the first layer (N_origin of MICRO'18 Eq. 7) */
     int64_t hidden;   /* the smallest hidden size of the layers */
-    float s_max;      /* the largest relevance S of any link seen (Algorithm 2) */
-    float s_pct[101]; /* percentiles 0..100 of S over the links of every layer */
-    /* the same of the calibrated S (--relevance=calibrated), when has_cal */
+    /* per --relevance (lstmc_rt_relevance: bound, calibrated, sensitivity), the largest S of
+     * any link seen and the percentiles 0..100 of S over the links of every layer; the
+     * calibrated two only when has_cal */
+    float s_max_rel[3], s_pct_rel[3][101];
     int has_cal;
-    float s_max_cal, s_pct_cal[101];
 } calib_summary;
 
 /* calibrate_run, filling *s as well. */

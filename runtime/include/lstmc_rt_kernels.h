@@ -526,6 +526,27 @@ float lstmc_rt_lstm_relevance_shifted(int64_t hidden, const float *x, const floa
                                       const float *shift);
 
 /*
+ * lstmc_rt_lstm_sensitivity — the relevance of --relevance=sensitivity (docs/TUNING.md "The
+ * relevance"): how far the gates of the cell can move when h_{t-1} moves over its calibrated
+ * range, to first order. With z = x + shift (the centre of U h's range added to X + b) and r
+ * = radius, per unit j
+ *   S += 1/4 (T4(z_i) r_i + T4(z_o) r_o + T4(z_f) r_f) + T2(z_c) r_c
+ * where T4(z) = max(0, 1 - |z| / 4) and T2(z) = max(0, 1 - |z| / 2) are the triangles under
+ * sigmoid' / (1/4) and tanh' (rows i, o, f, c as the kernels store them): no exp, the same
+ * floats in every kernel. A link whose gates are saturated, or whose U h barely varies,
+ * scores low.
+ */
+float lstmc_rt_lstm_sensitivity(int64_t hidden, const float *x, const float *radius,
+                                const float *shift);
+
+/* The relevance of the links of a tissue layer (lstmc_rt_tissue_params.relevance). */
+typedef enum lstmc_rt_relevance {
+    LSTMC_RT_REL_BOUND = 0,       /* Algorithm 2: radius D = sum|U|, row_abs_sum [D, 4H] */
+    LSTMC_RT_REL_CALIBRATED = 1,  /* Algorithm 2 on the calibrated range: [D, 2, 4H] */
+    LSTMC_RT_REL_SENSITIVITY = 2  /* lstmc_rt_lstm_sensitivity on it: [D, 2, 4H] */
+} lstmc_rt_relevance;
+
+/*
  * lstmc_rt_lstm_tissue_pack — lay U out for lstmc_rt_lstm_tissue: from Ut, U packed transposed
  * [D, H, 4H] (fold_constants' form, lstmc_rt_rnn_rec's input), to column panels of 16 gate
  * columns, each [H, 16] row-major (the last panel narrower when 4H is not a multiple of 16),
@@ -539,10 +560,10 @@ lstmc_rt_status lstmc_rt_lstm_tissue_pack(int64_t n_dirs, int64_t hidden, const 
 typedef struct lstmc_rt_tissue_params {
     lstmc_rt_rnn_params rnn;
     int32_t mts; /* maximum tissue size (MICRO'18 §IV-C, from the target), >= 1 */
-    /* the relevance's bound, row_abs_sum: 0 Algorithm 2's, [D, 4H] radii D = sum|U|; 1
-     * calibrated (lstmc_rt_lstm_relevance_shifted), [D, 2, 4H]: per direction the radii,
-     * then the shifts */
-    int32_t shifted;
+    /* the links' relevance (lstmc_rt_relevance) and so what row_abs_sum holds: BOUND [D, 4H]
+     * radii D = sum|U|; CALIBRATED and SENSITIVITY [D, 2, 4H], per direction the radii of U
+     * h's calibrated range, then the shifts of its centre */
+    int32_t relevance;
 } lstmc_rt_tissue_params;
 
 /* Scratch lstmc_rt_lstm_tissue needs, in 4-byte words (floats and int32); -1 for bad p. */
@@ -567,8 +588,9 @@ int64_t lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p);
  * N <= mts), the same numbers as lstmc_rt_rnn_rec.
  *
  * Up is U from lstmc_rt_lstm_tissue_pack [D, H * 4H]. P, seq_lens, init_h, init_c, Peep, Y,
- * Y_h, Y_c are as lstmc_rt_rnn_rec's. row_abs_sum [D, 4H] ([D, 2, 4H] with p->shifted: then S
- * is lstmc_rt_lstm_relevance_shifted's) may be NULL only when alpha_inter <= 0.
+ * Y_h, Y_c are as lstmc_rt_rnn_rec's. row_abs_sum [D, 4H] ([D, 2, 4H] with a calibrated
+ * p->relevance: then S is lstmc_rt_lstm_relevance_shifted's or lstmc_rt_lstm_sensitivity's)
+ * may be NULL only when alpha_inter <= 0.
  * alpha_inter is an argument, not a params field, so that it can change per run. stats may
  * be NULL. scratch holds lstmc_rt_lstm_tissue_scratch(p) 4-byte words (any 4-aligned
  * address). Errors: LSTMC_RT_ERR_NULL, LSTMC_RT_ERR_BAD_PARAMS (not an LSTM, not packed,

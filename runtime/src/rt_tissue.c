@@ -98,6 +98,37 @@ lstmc_rt_lstm_relevance_shifted(int64_t hidden, const float *x, const float *rad
     return S;
 }
 
+/* max(0, 1 - |z| k): the triangle under sigmoid' (k = 1/4, times 1/4) and tanh' (k = 1/2) */
+static float
+tri(float z, float k)
+{
+    return maxf(0.0f, 1.0f - fabsf(z) * k);
+}
+
+float
+lstmc_rt_lstm_sensitivity(int64_t hidden, const float *x, const float *radius, const float *shift)
+{
+    const int64_t H = hidden;
+    float S = 0.0f;
+    int64_t j;
+
+    if (!x || !radius || H < 1)
+        return 0.0f;
+    for (j = 0; j < H; j++) { /* rows i, o, f, c */
+        float zi = x[j], zo = x[H + j], zf = x[2 * H + j], zc = x[3 * H + j], s3;
+        if (shift) {
+            zi += shift[j];
+            zo += shift[H + j];
+            zf += shift[2 * H + j];
+            zc += shift[3 * H + j];
+        }
+        s3 = tri(zi, 0.25f) * radius[j] + tri(zo, 0.25f) * radius[H + j] +
+             tri(zf, 0.25f) * radius[2 * H + j];
+        S += 0.25f * s3 + tri(zc, 0.5f) * radius[3 * H + j];
+    }
+    return S;
+}
+
 float
 lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum)
 {
@@ -471,7 +502,8 @@ params_ok(const lstmc_rt_tissue_params *tp)
 {
     const lstmc_rt_rnn_params *p = &tp->rnn;
 
-    if (tp->mts < 1 || (tp->shifted != 0 && tp->shifted != 1) || !lstmc_rt_packed_lstm_ok(p))
+    if (tp->mts < 1 || tp->relevance < LSTMC_RT_REL_BOUND ||
+        tp->relevance > LSTMC_RT_REL_SENSITIVITY || !lstmc_rt_packed_lstm_ok(p))
         return 0;
     return p->batch == 0 || p->seq_len <= MAX_CELLS / p->batch;
 }
@@ -536,10 +568,14 @@ seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
 
 /* S of the link into P's row r: the caller's (rel) or Algorithm 2's. */
 static float
-relevance(int64_t H, const float *Pd, const float *dsum, const float *shift, const float *rel,
-          int64_t r)
+relevance(int64_t H, int32_t kind, const float *Pd, const float *dsum, const float *shift,
+          const float *rel, int64_t r)
 {
-    return rel ? rel[r] : lstmc_rt_lstm_relevance_shifted(H, Pd + r * 4 * H, dsum, shift);
+    if (rel)
+        return rel[r];
+    if (kind == LSTMC_RT_REL_SENSITIVITY)
+        return lstmc_rt_lstm_sensitivity(H, Pd + r * 4 * H, dsum, shift);
+    return lstmc_rt_lstm_relevance_shifted(H, Pd + r * 4 * H, dsum, shift);
 }
 
 /* Contract in lstmc_rt_kernels.h. */
@@ -573,8 +609,8 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
                 return -1;
     rev = p->n_dirs == 2 ? d : p->reverse;
     Pd = P + d * l.cells * G;
-    dsum = row_abs_sum ? row_abs_sum + d * G * (tp->shifted ? 2 : 1) : NULL;
-    shift = dsum && tp->shifted ? dsum + G : NULL;
+    dsum = row_abs_sum ? row_abs_sum + d * G * (tp->relevance ? 2 : 1) : NULL;
+    shift = dsum && tp->relevance ? dsum + G : NULL; /* calibrated: radii, then shifts */
     w = scratch;
     tstart = w + l.tstart;
     cell_n = w + l.cell_n;
@@ -596,7 +632,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
 
         for (step = 0; step < sn; step++) {
             t = rev ? sn - 1 - step : step;
-            if (step == 0 || (cut_some && relevance(H, Pd, dsum, shift, rel,
+            if (step == 0 || (cut_some && relevance(H, tp->relevance, Pd, dsum, shift, rel,
                                                     lstmc_rt_row_at(p, t, n)) < alpha_inter)) {
                 sub_n[n_sub] = (int32_t)n;
                 sub_step0[n_sub] = (int32_t)step;

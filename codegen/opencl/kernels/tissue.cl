@@ -54,6 +54,13 @@ float KN(relevance)(__global const float *x, __global const float *ds)
         xf += ds[GH + 2 * H + j];
         xc += ds[GH + 3 * H + j];
 #endif
+#if DS_SH == 2 /* lstmc_rt_lstm_sensitivity */
+        const float s3 = fmax(0.0f, 1.0f - fabs(xi) * 0.25f) * ds[j] +
+                         fmax(0.0f, 1.0f - fabs(xo) * 0.25f) * ds[H + j] +
+                         fmax(0.0f, 1.0f - fabs(xf) * 0.25f) * ds[2 * H + j];
+        S += 0.25f * s3 + fmax(0.0f, 1.0f - fabs(xc) * 0.5f) * ds[3 * H + j];
+        continue;
+#endif
         const float sf = fmin(4.0f, fmax(xf + ds[2 * H + j] + 2.0f, 0.0f));
         const float si = KN(overlap)(xi, ds[j]);
         const float so = KN(overlap)(xo, ds[H + j]);
@@ -210,7 +217,7 @@ void KN(tissue)(__global float *mem, __global const float *wts, const float alph
 #if HAS_DS
         if (alpha > 0.0f && step > 0 && step < sn) {
             const int t = rev ? sn - 1 - step : step;
-            cut = KN(relevance)(Pd + ROW_AT(t, n) * GH, DS_B + DS_O + d * GH * (1 + DS_SH)) < alpha;
+            cut = KN(relevance)(Pd + ROW_AT(t, n) * GH, DS_B + DS_O + d * GH * (DS_SH ? 2 : 1)) < alpha;
         }
 #endif
         I[q] = cut;

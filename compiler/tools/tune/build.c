@@ -131,7 +131,7 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib, const 
         o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0;
         o.has_alpha_intra = strcmp(r->t->vary, "inter") != 0;
         o.calib = o.has_alpha_inter ? calib : NULL;
-        o.relevance_cal = o.has_alpha_inter && r->t->relevance_cal;
+        o.relevance = o.has_alpha_inter ? r->t->relevance : 0;
     }
     if (proc_mkdirs(o.outdir) != 0) {
         diag_error(r->d, "cannot create %s: %s", o.outdir, strerror(errno));

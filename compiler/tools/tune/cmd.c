@@ -38,7 +38,7 @@ on_signal(int sig)
 static const char tune_usage[] =
     "usage: lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
     "                  [--target=NAME] [--holdout=F] [--reps=N] [--metric=top1|error]\n"
-    "                  [--vary=both|inter|intra] [--relevance=calibrated|bound]\n"
+    "                  [--vary=both|inter|intra] [--relevance=R]\n"
     "                  [--weights=LIST] [--keep-build=DIR]\n"
     "  --data X.npy      samples of the model's one input stacked on axis 0: [K, <input\n"
     "                    shape>], or [K, ...] without the batch axis (batch 1: [K, T, C] for\n"
@@ -53,8 +53,9 @@ static const char tune_usage[] =
     "                    classes); error: 1 - ||y - y_exact|| / ||y_exact|| per sample\n"
     "  --vary V          the thresholds the 11 sets move: both (the paper's, default),\n"
     "                    inter (breakpoints + tissues only) or intra (row skip only)\n"
-    "  --relevance R     the links' relevance S: calibrated (U h's range measured on the\n"
-    "                    tuning samples, default) or bound (Algorithm 2's sum|U|)\n"
+    "  --relevance R     the links' relevance S: sensitivity (the gates' sensitivity to U h\n"
+    "                    over its range measured on the tuning samples, default),\n"
+    "                    calibrated (Algorithm 2 on that range) or bound (Algorithm 2)\n"
     "  --weights LIST    also try the exact schedule with its weights stored in these\n"
     "                    formats: a comma list of fp16, bf16, int8 (fp32 is always the\n"
     "                    baseline), act-int8, act-int16 (full-integer layers, calibrated\n"
@@ -127,7 +128,7 @@ parse(int argc, char **argv, topts *t)
     t->reps = 3;
     t->accuracy = -1;
     t->vary = "both";
-    t->relevance_cal = 1;
+    t->relevance = LSTMC_RT_REL_SENSITIVITY;
     for (i = 1; i < argc; i++) {
         const char *v;
         char *end;
@@ -149,9 +150,8 @@ parse(int argc, char **argv, topts *t)
                 return tusage("--vary takes both, inter or intra, got '%s'", v);
             t->vary = v;
         } else if ((v = cli_opt(argc, argv, &i, "--relevance"))) {
-            if (strcmp(v, "bound") && strcmp(v, "calibrated"))
-                return tusage("--relevance takes bound or calibrated, got '%s'", v);
-            t->relevance_cal = strcmp(v, "calibrated") == 0;
+            if ((t->relevance = driver_relevance_parse(v)) < 0)
+                return tusage("--relevance takes bound, calibrated or sensitivity, got '%s'", v);
         } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
             if (parse_formats(v, t) < 0)
                 return tusage("--weights takes a comma list of fp32, fp16, bf16, int8, "

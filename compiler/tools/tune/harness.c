@@ -1,6 +1,6 @@
 /*
- * tune_harness.c — the measuring program of `lstmc tune` (compiler/tools/tune/tune.c). lstmc embeds this
- * file, writes it next to a library it generated and builds it with the library:
+ * tune_harness.c — the measuring program of `lstmc tune` (compiler/tools/tune/tune.c). lstmc embeds
+ * this file, writes it next to a library it generated and builds it with the library:
  *
  *   cc -O2 -DMODEL_H='"NAME.h"' -DPFX=NAME -DUPFX=UPPER_NAME -DN_LAYERS=L [-DBASELINE]
  *      tune_harness.c runtime/src/rt_npy.c libNAME.a -lm
@@ -33,9 +33,9 @@
 #include "lstmc_rt_npy.h"
 
 #define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define API(s) CAT(PFX, s)
-#define MAC(s) CAT(UPFX, s)
+#define CAT(a, b)  CAT_(a, b)
+#define API(s)     CAT(PFX, s)
+#define MAC(s)     CAT(UPFX, s)
 
 static unsigned char arena_raw[MAC(_ARENA_SIZE) + LSTMC_RT_ALIGN];
 
@@ -82,15 +82,13 @@ main(int argc, char **argv)
         return fail("usage: harness X.npy FIRST COUNT REPS OUT.npy [ALPHA_INTER ALPHA_INTRA]...");
     if (MAC(_OUTPUT_0_DTYPE) != LSTMC_RT_F32)
         return fail("output 0 is not float32");
-    if (lstmc_npy_info_read(argv[1], &xi, err, sizeof err) != 0 || xi.rank < 1 ||
-        xi.dims[0] < 1)
+    if (lstmc_npy_info_read(argv[1], &xi, err, sizeof err) != 0 || xi.rank < 1 || xi.dims[0] < 1)
         return fail(err);
     first = atoll(argv[2]);
     count = atoll(argv[3]);
     reps = atoi(argv[4]);
     sample_bytes = xi.n_bytes / (size_t)xi.dims[0];
-    if (sample_bytes !=
-            (size_t)MAC(_INPUT_0_NUMEL) * lstmc_rt_dtype_size(MAC(_INPUT_0_DTYPE)) ||
+    if (sample_bytes != (size_t)MAC(_INPUT_0_NUMEL) * lstmc_rt_dtype_size(MAC(_INPUT_0_DTYPE)) ||
         first < 0 || count < 1 || first + count > xi.dims[0] || reps < 1)
         return fail("the data does not fit the model, or the sample range is wrong");
 #ifdef BASELINE

@@ -212,9 +212,9 @@ inter_limit(tune_run *r, double s_max, long long n_min, double *limit)
  * the calibration links they cut instead: set i cuts i/10 of the links below the limit.
  */
 static double
-inter_set(const calib_summary *cs, int cal, double limit, int i)
+inter_set(const calib_summary *cs, int rel, double limit, int i)
 {
-    const float *pct = cal ? cs->s_pct_cal : cs->s_pct; /* the S the library computes */
+    const float *pct = cs->s_pct_rel[rel]; /* the S the library computes */
     double below = 0, f, q;
     int j;
     if (i == 0)
@@ -385,13 +385,15 @@ tune_search(tune_run *r)
     }
 
     /* 4. the threshold range */
-    if (t->relevance_cal && !cs.has_cal) {
-        diag_error(r->d, "--relevance=calibrated: no LSTM layer with constant U to calibrate; "
-                         "use --relevance=bound");
+    if (t->relevance && !cs.has_cal) {
+        diag_error(r->d,
+                   "--relevance=%s: no LSTM layer with constant U to calibrate; use "
+                   "--relevance=bound",
+                   driver_relevance_name(t->relevance));
         return -1;
     }
     if (strcmp(t->vary, "intra") != 0 &&
-        inter_limit(r, t->relevance_cal ? cs.s_max_cal : cs.s_max, n_min, &inter_max) < 0)
+        inter_limit(r, cs.s_max_rel[t->relevance], n_min, &inter_max) < 0)
         return -1;
     if (strcmp(t->vary, "inter") != 0 && intra_limit(r, &intra_max) < 0)
         return -1;
@@ -401,7 +403,7 @@ tune_search(tune_run *r)
 
     /* 5. the 11 sets, interleaved in rounds by the harness */
     for (i = 0; i < TUNE_SETS; i++) {
-        pairs[2 * i] = inter_set(&cs, t->relevance_cal, inter_max, i);
+        pairs[2 * i] = inter_set(&cs, t->relevance, inter_max, i);
         pairs[2 * i + 1] = intra_max * i / (TUNE_SETS - 1);
     }
     fprintf(stderr, "lstmc: tune: measuring %d threshold sets: %lld samples x %d rounds\n",
@@ -574,7 +576,7 @@ tune_search(tune_run *r)
         if (bpa >= 0 && p[bpa].act)
             fprintf(fo, "bpa_activations int%d\n", p[bpa].act);
         fprintf(fo, "calib %s.calib\n", base ? base + 1 : t->out);
-        fprintf(fo, "relevance %s\n", t->relevance_cal ? "calibrated" : "bound");
+        fprintf(fo, "relevance %s\n", driver_relevance_name(t->relevance));
         if (fclose(fo) != 0 || rename(tmp, t->out) != 0) {
             diag_error(r->d, "cannot write %s: %s", t->out, strerror(errno));
             remove(tmp);

@@ -16,7 +16,7 @@
 typedef struct topts {
     const char *model, *target, *data, *labels, *out, *keep, *metric;
     const char *vary; /* both, inter, intra: which thresholds the sets move */
-    int relevance_cal; /* --relevance: 1 calibrated (default), 0 Algorithm 2's bound */
+    int relevance;    /* --relevance: lstmc_rt_relevance (default sensitivity) */
     double accuracy, holdout;
     int reps;
     int fmts[LSTMC_RT_WFMT_COUNT - 1], n_fmts; /* --weights: the reduced formats to try */
