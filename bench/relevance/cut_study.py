@@ -7,9 +7,11 @@ the last step or on every step), its eval set and a CALIB file that `lstmc calib
 from the first --cal samples, this script (numpy float64, independent of lstmc's kernels):
 
   1. runs the exact model on the scored samples (those after the first --cal) and computes,
-     for every link (cell t >= 1 of a layer), Algorithm 2's S with the paper's bound
-     D = sum|U| and with the calibrated bound (centre X + b + um, radius ur, from CALIB);
-  2. prints both S distributions per layer (percentiles and a 10-bin histogram);
+     for every link (cell t >= 1 of a layer), S of each --relevance: Algorithm 2 with the
+     paper's bound D = sum|U| (bound), Algorithm 2 with the calibrated bound (centre
+     X + b + um, radius ur, from CALIB: calibrated) and the gates' sensitivity to U h over that
+     range (sensitivity; runtime/src/rt_tissue.c);
+  2. prints the S distributions per layer (percentiles and a 10-bin histogram);
   3. for each fraction f, cuts in every layer the f of the links with the lowest S (the
      threshold is the layer's f-quantile of S on the uncut run; the rule S < alpha is then
      applied to the cut run's own P rows, as the kernels do), or f of them at random, starting
@@ -85,12 +87,28 @@ def relevance(x, rad, shift):
     return np.sum(ov(zo, ro) * (sf + ov(zi, ri) * ov(zc, rc)), axis=1)
 
 
+def sensitivity(x, rad, shift):
+    """lstmc_rt_lstm_sensitivity for P rows x [B, 4H]: the triangles under sigmoid' and tanh'."""
+    H = x.shape[1] // 4
+    z = x + shift
+
+    def tri(v, k):
+        return np.maximum(0.0, 1.0 - np.abs(v) * k)
+    s3 = (tri(z[:, :H], 0.25) * rad[:H] + tri(z[:, H:2 * H], 0.25) * rad[H:2 * H]
+          + tri(z[:, 2 * H:3 * H], 0.25) * rad[2 * H:3 * H])
+    return np.sum(0.25 * s3 + tri(z[:, 3 * H:], 0.5) * rad[3 * H:], axis=1)
+
+
+MODES = ("bound", "calibrated", "sensitivity")
+
+
 def run(x, emb, lstms, head, cal, mode=None, alphas=None, frac=0.0, rng=None, collect=False):
-    """The model on x [B, T, I] (or token ids [B, T]); cuts per mode. Returns logits and, with
-    collect, S per layer [2][B, T-1] (bound, calibrated)."""
+    """The model on x [B, T, I] (or token ids [B, T]); cuts per mode. Returns logits and the
+    links cut, and, with collect, S per layer [3][B, T-1] (MODES)."""
     seq = emb[x] if emb is not None else x
     Bn, T = seq.shape[0], seq.shape[1]
     Ss = []
+    ncut = 0
     for li, (W, R, b) in enumerate(lstms):
         H = R.shape[1]
         P = seq @ W.T + b  # [B, T, 4H]
@@ -100,18 +118,19 @@ def run(x, emb, lstms, head, cal, mode=None, alphas=None, frac=0.0, rng=None, co
         h = np.zeros((Bn, H))
         c = np.zeros((Bn, H))
         out = np.zeros((Bn, T, H))
-        sb = np.zeros((Bn, T - 1))
-        sc = np.zeros((Bn, T - 1))
+        S3 = np.zeros((3, Bn, T - 1))
         for t in range(T):
             if t > 0:
-                s_b = relevance(P[:, t], dsum, 0.0)
-                s_c = relevance(P[:, t], ur, um)
-                sb[:, t - 1], sc[:, t - 1] = s_b, s_c
+                s3 = (relevance(P[:, t], dsum, 0.0), relevance(P[:, t], ur, um),
+                      sensitivity(P[:, t], ur, um))
+                for k in range(3):
+                    S3[k, :, t - 1] = s3[k]
                 if mode is not None:
                     if mode == "random":
                         cut = rng.random(Bn) < frac
                     else:
-                        cut = (s_b if mode == "bound" else s_c) < alphas[li]
+                        cut = s3[MODES.index(mode)] < alphas[li]
+                    ncut += int(np.sum(cut))
                     h = np.where(cut[:, None], hp[None, :], h)
                     c = np.where(cut[:, None], cp[None, :], c)
             z = P[:, t] + h @ R.T
@@ -119,11 +138,11 @@ def run(x, emb, lstms, head, cal, mode=None, alphas=None, frac=0.0, rng=None, co
             c = f * c + i * g
             h = o * np.tanh(c)
             out[:, t] = h
-        Ss.append((sb, sc))
+        Ss.append(S3)
         seq = out
     kind, Wh, bh = head
     logits = (seq[:, -1] @ Wh + bh) if kind == "last" else (seq @ Wh + bh)
-    return (logits, Ss) if collect else logits
+    return (logits, ncut, Ss) if collect else (logits, ncut)
 
 
 def hist(v, lo, hi, bins=10):
@@ -147,32 +166,33 @@ def main():
     X = X[:, 0] if X.ndim >= 3 and X.shape[1] == 1 else X  # [K, 1, ...] -> [K, ...]
     Y = Y[:, 0] if Y.ndim == 3 else Y
     Xs, Ys = X[a.cal:], Y[a.cal:]
-    logits, Ss = run(Xs, emb, lstms, head, cal, collect=True)
+    logits, _, Ss = run(Xs, emb, lstms, head, cal, collect=True)
     acc0 = np.mean(np.argmax(logits, -1) == Ys)
-    print("# %s: %d scored samples (after the %d calibration ones); exact accuracy %.4f"
-          % (a.model, len(Xs), a.cal, acc0))
-    for li, (sb, sc) in enumerate(Ss):
+    links = sum(s[0].size for s in Ss)
+    print("# %s: %d scored samples (after the %d calibration ones), %d links; exact accuracy %.4f"
+          % (a.model, len(Xs), a.cal, links, acc0))
+    for li, S3 in enumerate(Ss):
         H = lstms[li][1].shape[1]
-        for name, s in (("bound", sb), ("calibrated", sc)):
+        for k, name in enumerate(MODES):
+            s = S3[k]
             q = np.percentile(s, [0, 1, 10, 50, 90, 99, 100])
-            h, _ = hist(s, 0, 16 * H)
-            print("layer %d S %-10s p0 %.1f p1 %.1f p10 %.1f p50 %.1f p90 %.1f p99 %.1f p100 %.1f"
-                  "  (p90-p10)/p50 %.3f; histogram of [0, 16H = %d] in 10 bins: %s"
-                  % (li, name, *q, (q[4] - q[2]) / max(q[3], 1e-12), 16 * H, h))
-    print("\n| links cut per layer | lowest S, bound | lowest S, calibrated | random (mean of %d) |" % a.seeds)
-    print("|---|---|---|---|")
+            top = 16 * H if k < 2 else max(q[6], 1e-12)
+            h, _ = hist(s, 0, top)
+            print("layer %d %-11s p0 %.4g p1 %.4g p10 %.4g p50 %.4g p90 %.4g p99 %.4g p100 %.4g"
+                  "  (p90-p10)/p50 %.3f; histogram of [0, %.4g] in 10 bins: %s"
+                  % (li, name, *q, (q[4] - q[2]) / max(q[3], 1e-12), top, h))
+    print("\naccuracy (links actually cut, %%), the lowest S of each layer cut or random ones:\n")
+    print("| cut per layer | %s | random (mean of %d) |" % (" | ".join(MODES), a.seeds))
+    print("|---|---|---|---|---|")
     for f in [float(v) for v in a.fractions.split(",")]:
         row = []
-        for mode in ("bound", "calibrated"):
-            k = 0 if mode == "bound" else 1
+        for k, mode in enumerate(MODES):
             alphas = [np.quantile(s[k], f) for s in Ss]
-            lg = run(Xs, emb, lstms, head, cal, mode, alphas)
-            row.append(np.mean(np.argmax(lg, -1) == Ys))
+            lg, nc = run(Xs, emb, lstms, head, cal, mode, alphas)
+            row.append("%.4f (%.1f %%)" % (np.mean(np.argmax(lg, -1) == Ys), 100.0 * nc / links))
         rs = [np.mean(np.argmax(run(Xs, emb, lstms, head, cal, "random", None, f,
-                                    np.random.default_rng(s)), -1) == Ys) for s in range(a.seeds)]
-        row.append(np.mean(rs))
-        print("| %.0f %% | %.4f | %.4f | %.4f |" % (100 * f, *row))
-
+                                    np.random.default_rng(s))[0], -1) == Ys) for s in range(a.seeds)]
+        print("| %.0f %% | %s | %.4f |" % (100 * f, " | ".join(row), np.mean(rs)))
 
 if __name__ == "__main__":
     main()

@@ -131,6 +131,50 @@ Test(calibrate, good_and_bad_files)
     cr_assert_eq(read_text("lstmc-calib 1\nlayer 1 1 1 a\nh 0 1\nc 0 1\nlayer 1 1 1 a\nh 0 1\nc 0 1\n"), -1);
 }
 
+/* format 2 (issue 24): um / ur lines of 4H values per direction, both or neither */
+Test(calibrate, bound_lines)
+{
+    static const char *const ok =
+        "lstmc-calib 2\nlayer 2 1 5 a\nh 0 1\nc 0 2\nh 1 3\nc 1 4\n"
+        "um 0 1 2 3 4\nur 0 0.5 0 1 2\num 1 -1 -2 -3 -4\nur 1 4 3 2 1\n";
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "test", stderr);
+    char path[64];
+    calib_table t;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/tmp/lstmc_cal2_%d", (int)getpid());
+    f = fopen(path, "w");
+    fputs(ok, f);
+    fclose(f);
+    cr_assert_eq(calib_read(a, path, &t, d), 0, "%s", diag_text(d));
+    unlink(path);
+    cr_assert_eq(t.n, 1);
+    cr_assert_not_null(t.layers[0].um);
+    cr_assert_float_eq(t.layers[0].um[3], 4.0f, 0);
+    cr_assert_float_eq(t.layers[0].um[4], -1.0f, 0); /* direction 1 at 4H */
+    cr_assert_float_eq(t.layers[0].ur[7], 1.0f, 0);
+    cr_assert_float_eq(t.layers[0].h[1], 3.0f, 0);
+    arena_free(a);
+    /* format 1 has none: um stays NULL */
+    cr_assert_eq(read_text("lstmc-calib 1\nlayer 1 1 1 a\nh 0 1\nc 0 1\n"), 0);
+    cr_assert_eq(read_text("lstmc-calib 3\nlayer 1 1 1 a\nh 0 1\nc 0 1\n"), -1);
+    /* 4H values, not H */
+    cr_assert_eq(read_text("lstmc-calib 2\nlayer 1 1 1 a\nh 0 1\nc 0 1\num 0 1\nur 0 1\n"), -1);
+    /* um without ur, one direction without them, a negative radius, a second um */
+    cr_assert_eq(read_text("lstmc-calib 2\nlayer 1 1 1 a\nh 0 1\nc 0 1\num 0 1 2 3 4\n"), -1);
+    cr_assert_eq(read_text("lstmc-calib 2\nlayer 2 1 1 a\nh 0 1\nc 0 1\nh 1 1\nc 1 1\n"
+                           "um 0 1 2 3 4\nur 0 1 2 3 4\n"),
+                 -1);
+    cr_assert_eq(read_text("lstmc-calib 2\nlayer 1 1 1 a\nh 0 1\nc 0 1\num 0 1 2 3 4\n"
+                           "ur 0 1 -2 3 4\n"),
+                 -1);
+    cr_assert_eq(read_text("lstmc-calib 2\nlayer 1 1 1 a\nh 0 1\nc 0 1\num 0 1 2 3 4\n"
+                           "um 0 1 2 3 4\nur 0 1 2 3 4\n"),
+                 -1);
+    cr_assert_eq(read_text("lstmc-calib 2\nlayer 1 1 1 a\nh 0 1\nc 0 1\nun 0 1 2 3 4\n"), -1);
+}
+
 /* --- the batch axis (driver_batch_axis, driver_sample_shape) ---------------------------- */
 
 static ir_graph *
