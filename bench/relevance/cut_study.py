@@ -181,7 +181,7 @@ def main():
             print("layer %d %-11s p0 %.4g p1 %.4g p10 %.4g p50 %.4g p90 %.4g p99 %.4g p100 %.4g"
                   "  (p90-p10)/p50 %.3f; histogram of [0, %.4g] in 10 bins: %s"
                   % (li, name, *q, (q[4] - q[2]) / max(q[3], 1e-12), top, h))
-    print("\naccuracy (links actually cut, %%), the lowest S of each layer cut or random ones:\n")
+    print("\naccuracy (links actually cut, %), the lowest S of each layer cut or random ones:\n")
     print("| cut per layer | %s | random (mean of %d) |" % (" | ".join(MODES), a.seeds))
     print("|---|---|---|---|---|")
     for f in [float(v) for v in a.fractions.split(",")]:
