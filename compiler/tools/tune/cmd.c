@@ -59,7 +59,8 @@ static const char tune_usage[] =
     "  --weights LIST    also try the exact schedule with its weights stored in these\n"
     "                    formats: a comma list of fp16, bf16, int8 (fp32 is always the\n"
     "                    baseline), act-int8, act-int16 (full-integer layers, calibrated\n"
-    "                    on the tuning samples), or all\n"
+    "                    on the tuning samples), or all (the default, each left out with a\n"
+    "                    note when the model does not compile so); fp32 alone: none\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";
 
 /* parse's answer to -h / --help: the usage is printed, nothing more to do */
@@ -129,6 +130,8 @@ parse(int argc, char **argv, topts *t)
     t->accuracy = -1;
     t->vary = "both";
     t->relevance = LSTMC_RT_REL_SENSITIVITY;
+    parse_formats("all", t); /* issue 24: every knob unless --weights says which */
+    t->fmts_default = 1;
     for (i = 1; i < argc; i++) {
         const char *v;
         char *end;
@@ -153,6 +156,7 @@ parse(int argc, char **argv, topts *t)
             if ((t->relevance = driver_relevance_parse(v)) < 0)
                 return tusage("--relevance takes bound, calibrated or sensitivity, got '%s'", v);
         } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
+            t->fmts_default = 0;
             if (parse_formats(v, t) < 0)
                 return tusage("--weights takes a comma list of fp32, fp16, bf16, int8, "
                               "act-int8, act-int16 or all, got '%s'",

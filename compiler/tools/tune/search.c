@@ -357,15 +357,35 @@ tune_search(tune_run *r)
     if (tune_compile(r, "exact", 0, NULL, &xi, LSTMC_RT_WFMT_FP32, 0) < 0 || tune_stopped(r) ||
         tune_compile(r, "approx", 1, calib, &xi, LSTMC_RT_WFMT_FP32, 0) < 0 || tune_stopped(r))
         return -1;
-    for (i = 0; i < t->n_fmts; i++)
-        if (tune_compile(r, tune_fmt_sub(r, t->fmts[i], 0), 0, NULL, &xi, t->fmts[i], 0) < 0 ||
-            tune_stopped(r))
+    /* the weights formats and integer modes: by default (every one, issue 24) one the model
+     * cannot take is left out with a note; one asked for by --weights is an error */
+    for (i = 0; i < t->n_fmts; i++) {
+        if (tune_compile(r, tune_fmt_sub(r, t->fmts[i], 0), 0, NULL, &xi, t->fmts[i], 0) < 0) {
+            if (!t->fmts_default)
+                return -1;
+            fprintf(stderr, "lstmc: tune: weights %s left out: the model does not compile so\n",
+                    lowp_name(t->fmts[i]));
+            memmove(&t->fmts[i], &t->fmts[i + 1], (size_t)(t->n_fmts - i - 1) * sizeof *t->fmts);
+            t->n_fmts--, i--;
+        }
+        if (tune_stopped(r))
             return -1;
-    for (i = 0; i < t->n_acts; i++) /* issue 22 */
+    }
+    for (i = 0; i < t->n_acts; i++) { /* issue 22 */
         if (tune_compile(r, tune_fmt_sub(r, LSTMC_RT_WFMT_INT8, t->acts[i]), 0, NULL, &xi,
-                         LSTMC_RT_WFMT_INT8, t->acts[i]) < 0 ||
-            tune_stopped(r))
+                         LSTMC_RT_WFMT_INT8, t->acts[i]) < 0) {
+            if (!t->fmts_default)
+                return -1;
+            fprintf(stderr,
+                    "lstmc: tune: activations int%d left out: the model does not compile so\n",
+                    t->acts[i]);
+            memmove(&t->acts[i], &t->acts[i + 1], (size_t)(t->n_acts - i - 1) * sizeof *t->acts);
+            t->n_acts--, i--;
+        }
+        if (tune_stopped(r))
             return -1;
+    }
+    n = TUNE_SETS + t->n_fmts + t->n_acts;
 
     /* 3. the exact outputs and time */
     if (tune_harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &r->exact_tune) < 0)
