@@ -278,8 +278,8 @@ void for_col_segments_dir(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx, LL
 
 /* --- proj.c --------------------------------------------------------------------------- */
 
-#define PROJ_NB 4 /* vectors of columns per tile */
-#define REC_NB  8 /* vectors of columns per tile of the recurrent product */
+#define PROJ_NB TK_DEFAULT_PROJ_TILE /* vectors of columns per tile (target.h) */
+#define REC_NB  TK_DEFAULT_REC_TILE  /* vectors of columns per tile of the recurrent product */
 
 typedef struct proj_ctx {
     int64_t rows, I, GH;
@@ -393,7 +393,7 @@ int tissue_handles(const kp_call *c);
 /* The default prefetch distance of the recurrent product's and the projection's panels, in
  * panel rows: far enough ahead to cover the L3 latency (~100 ns at the 8 cycles a 128-column
  * row of FMAs takes), near enough that the lines are still in L1 when the FMAs get to them. */
-#define KG_PF_ROWS 8
+#define KG_PF_ROWS TK_DEFAULT_PREFETCH
 
 /* --- kparams.c ------------------------------------------------------------------------ */
 

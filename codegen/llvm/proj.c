@@ -9,7 +9,7 @@
 
 #ifdef LSTMC_HAVE_LLVM
 
-#define PROJ_RB 4 /* rows of X per tile */
+#define PROJ_RB TK_DEFAULT_PROJ_ROWS /* rows of X per tile (target.h) */
 
 /* Rows of X and vectors of columns per projection tile. With reduced-precision W on
  * AVX-512 (32 registers) the tile is 8 x 3: each widened vector of W (two uops, vpmovsxbd +

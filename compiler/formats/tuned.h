@@ -15,6 +15,8 @@
  *   weights FMT                  the AO choice's weights format (fp32 when absent)
  *   bpa_weights FMT
  *   calib FILE                   the predicted context link, relative to TUNED's folder
+ *   relevance R                  --relevance of the approximate schedule: bound, calibrated
+ *                                or sensitivity (bound when absent)
  * '#' lines are comments.
  */
 #ifndef LSTMC_TUNED_H

@@ -33,6 +33,14 @@ struct target;
 enum { TK_L2, TK_LLC, TK_DRAM, TK_N_CLASSES };
 enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_N_PARAMS };
 
+/* The built-in values of the fp32 kernels (codegen/llvm/kparams.c; the LLVM backend's REC_NB,
+ * PROJ_NB, PROJ_RB and KG_PF_ROWS are these), which a profile's kernels object overrides and
+ * `lstmc profile --search` starts from (ksearch.c). */
+#define TK_DEFAULT_REC_TILE  8 /* vectors of columns per tile of h U */
+#define TK_DEFAULT_PROJ_TILE 4 /* of x W */
+#define TK_DEFAULT_PROJ_ROWS 4 /* rows of X per tile of x W */
+#define TK_DEFAULT_PREFETCH  8 /* panel rows ahead, both */
+
 typedef struct target_kernels {
     int vector_bits;                     /* 128, 256, 512 */
     int mt_min_hidden;                   /* the smallest H that gets threads by default */

@@ -58,7 +58,8 @@ on_signal(int sig)
     ks_interrupted = 1;
 }
 
-const ks_params ks_defaults = {{0, 8, 8, 1, 4, 4, 8}};
+const ks_params ks_defaults = {{0, TK_DEFAULT_REC_TILE, TK_DEFAULT_PREFETCH, 1,
+                                TK_DEFAULT_PROJ_TILE, TK_DEFAULT_PROJ_ROWS, TK_DEFAULT_PREFETCH}};
 
 const char *const ks_param_names[KS_N_PARAMS] = {"vector_bits",   "rec.tile",  "rec.prefetch",
                                                  "rec.alternate", "proj.tile", "proj.rows",
