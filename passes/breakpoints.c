@@ -101,10 +101,11 @@ pack_u(ir_graph *g, const ir_tensor *Ut, int64_t D, int64_t H)
     return lstmc_rt_lstm_tissue_pack(D, H, Ut->data, t->data) == LSTMC_RT_OK ? t : NULL;
 }
 
-/* --relevance=calibrated: the bound of U h from --calib, [D, 2, 4H]: per direction the radii
- * ur (Algorithm 2's D), then the shifts um of the centre (lstmc_rt_lstm_relevance_shifted). */
+/* --relevance=calibrated / sensitivity: the bound of U h from --calib, [D, 2, 4H]: per
+ * direction the radii ur (Algorithm 2's D; for the sensitivity scaled so that S lies in
+ * [0, 1], lstmc_rt_lstm_sensitivity_scale), then the shifts um of the centre. */
 static ir_tensor *
-cal_bound(ir_graph *g, const calib_layer *cl, int64_t D, int64_t H)
+cal_bound(ir_graph *g, const calib_layer *cl, int64_t D, int64_t H, int rel)
 {
     const int64_t G = 4 * H;
     ir_shape s = {0};
@@ -119,6 +120,8 @@ cal_bound(ir_graph *g, const calib_layer *cl, int64_t D, int64_t H)
     for (dir = 0; dir < D; dir++) {
         memcpy((float *)t->data + dir * 2 * G, cl->ur + dir * G, (size_t)G * sizeof(float));
         memcpy((float *)t->data + dir * 2 * G + G, cl->um + dir * G, (size_t)G * sizeof(float));
+        if (rel == LSTMC_RT_REL_SENSITIVITY)
+            lstmc_rt_lstm_sensitivity_scale(H, (float *)t->data + dir * 2 * G);
     }
     return t;
 }
@@ -145,7 +148,7 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
     n->inputs[0] = ir_in(rec, 0);            /* P */
     n->inputs[1] = Up;                       /* U in the kernel's column panels */
     if (cx && cx->relevance && cl && cl->um) /* the calibrated bound, [D, 2, 4H] */
-        n->inputs[2] = cal_bound(g, cl, D, H);
+        n->inputs[2] = cal_bound(g, cl, D, H, cx->relevance);
     else
         n->inputs[2] = ir_const_new(g, "row_abs_sum", IR_DT_F32, &sums->t->shape, sums->t->data);
     for (i = 3; i < 7; i++) /* sequence_lens, initial_h, initial_c, peepholes */

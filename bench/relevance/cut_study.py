@@ -88,8 +88,10 @@ def relevance(x, rad, shift):
 
 
 def sensitivity(x, rad, shift):
-    """lstmc_rt_lstm_sensitivity for P rows x [B, 4H]: the triangles under sigmoid' and tanh'."""
+    """lstmc_rt_lstm_sensitivity for P rows x [B, 4H]: the triangles under sigmoid' and tanh',
+    the radii scaled as lstmc_rt_lstm_sensitivity_scale does (S in [0, 1])."""
     H = x.shape[1] // 4
+    rad = rad / np.sum(0.25 * (rad[:H] + rad[H:2 * H] + rad[2 * H:3 * H]) + rad[3 * H:])
     z = x + shift
 
     def tri(v, k):

@@ -109,7 +109,7 @@ static int
 cal_bound(arena *a, cal_layer *L)
 {
     const int64_t G = 4 * L->H, D = L->D;
-    float *dev = arena_alloc(a, (size_t)(L->nres ? L->nres : 1) * sizeof(float));
+    float *dev = arena_alloc(a, (size_t)(L->nres > G ? L->nres : G) * sizeof(float));
     int64_t dd, q, i;
 
     L->um = arena_calloc(a, (size_t)(D * G), sizeof(float));
@@ -132,11 +132,16 @@ cal_bound(arena *a, cal_layer *L)
             qsort(dev, (size_t)n, sizeof *dev, cmp_f);
             L->ur[dd * G + q] = dev[(int64_t)(CAL_QUANTILE * (double)(n - 1))];
         }
-    for (i = 0; i < L->nres; i++) {
-        const float *x = L->rx + i * G, *r = L->ur + L->rdir[i] * G, *m = L->um + L->rdir[i] * G;
-        L->Sc[i] = lstmc_rt_lstm_relevance_shifted(L->H, x, r, m);
-        L->Ss[i] = lstmc_rt_lstm_sensitivity(L->H, x, r, m);
+    for (dd = 0; dd < D; dd++) { /* the sensitivity's radii, as breakpoints.c stores them */
+        memcpy(dev, L->ur + dd * G, (size_t)G * sizeof(float));
+        lstmc_rt_lstm_sensitivity_scale(L->H, dev);
+        for (i = 0; i < L->nres; i++)
+            if (L->rdir[i] == dd)
+                L->Ss[i] = lstmc_rt_lstm_sensitivity(L->H, L->rx + i * G, dev, L->um + dd * G);
     }
+    for (i = 0; i < L->nres; i++)
+        L->Sc[i] = lstmc_rt_lstm_relevance_shifted(L->H, L->rx + i * G, L->ur + L->rdir[i] * G,
+                                                   L->um + L->rdir[i] * G);
     qsort(L->Sc, (size_t)L->nres, sizeof *L->Sc, cmp_f);
     qsort(L->Ss, (size_t)L->nres, sizeof *L->Ss, cmp_f);
     return 0;

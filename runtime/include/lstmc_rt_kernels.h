@@ -539,6 +539,15 @@ float lstmc_rt_lstm_relevance_shifted(int64_t hidden, const float *x, const floa
 float lstmc_rt_lstm_sensitivity(int64_t hidden, const float *x, const float *radius,
                                 const float *shift);
 
+/*
+ * lstmc_rt_lstm_sensitivity_scale — radius scaled in place so that the sensitivity lies in
+ * [0, 1]: divided by sum_j 1/4 (r_i + r_o + r_f) + r_c, the S of a cell whose gates all sit
+ * at the peak of their slope (--relevance=sensitivity stores the radii so: one alpha_inter
+ * then means the same fraction of the largest possible sensitivity in every layer). Radii
+ * that sum to 0 are left as they are.
+ */
+void lstmc_rt_lstm_sensitivity_scale(int64_t hidden, float *radius);
+
 /* The relevance of the links of a tissue layer (lstmc_rt_tissue_params.relevance). */
 typedef enum lstmc_rt_relevance {
     LSTMC_RT_REL_BOUND = 0,       /* Algorithm 2: radius D = sum|U|, row_abs_sum [D, 4H] */

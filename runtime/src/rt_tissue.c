@@ -129,6 +129,22 @@ lstmc_rt_lstm_sensitivity(int64_t hidden, const float *x, const float *radius, c
     return S;
 }
 
+void
+lstmc_rt_lstm_sensitivity_scale(int64_t hidden, float *radius)
+{
+    const int64_t H = hidden;
+    double n = 0.0;
+    int64_t j;
+
+    if (!radius || H < 1)
+        return;
+    for (j = 0; j < H; j++)
+        n += 0.25 * ((double)radius[j] + radius[H + j] + radius[2 * H + j]) + radius[3 * H + j];
+    if (n > 0.0)
+        for (j = 0; j < 4 * H; j++)
+            radius[j] = (float)(radius[j] / n);
+}
+
 float
 lstmc_rt_lstm_relevance(int64_t hidden, const float *x, const float *dsum)
 {

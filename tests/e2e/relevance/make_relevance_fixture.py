@@ -20,7 +20,8 @@ S (runtime/src/rt_tissue.c), with x the P row (W x_t + Wb + Rb), z = x + um, r =
   calibrated:  Algorithm 2 on z and r: S += S_o (S_f + S_i S_c), S_f = min(4, max(z_f + r_f + 2,
                0)), S_g = max(0, min(2 + min(2, |z_g|), min(2, 2 + r_g - max(2, |z_g|))));
   sensitivity: S += 1/4 (T4(z_i) r_i + T4(z_o) r_o + T4(z_f) r_f) + T2(z_c) r_c, Tk(z) =
-               max(0, 1 - |z| / k).
+               max(0, 1 - |z| / k), with r = ur / sum_j (1/4 (ur_i + ur_o + ur_f) + ur_c)
+               per direction (S in [0, 1]).
 
     /usr/bin/python3 tests/e2e/relevance/make_relevance_fixture.py
 """
@@ -53,6 +54,8 @@ def rel_calibrated(x, r, m):
 
 
 def rel_sensitivity(x, r, m):
+    ri, ro, rf, rc = np.split(r, 4)
+    r = r / np.sum(0.25 * (ri + ro + rf) + rc)
     z = x + m
     zi, zo, zf, zc = np.split(z, 4)
     ri, ro, rf, rc = np.split(r, 4)
