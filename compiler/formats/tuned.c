@@ -92,6 +92,16 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
                 goto bad;
             }
             vary = strcmp(val, "inter") == 0 ? 1 : strcmp(val, "intra") == 0 ? 2 : 3;
+        } else if (strcmp(key, "threads") == 0) {
+            char *end;
+            long nt = strtol(val, &end, 10);
+            if (*end || end == val || nt < 1 || nt > 16) {
+                diag_error(d, "--thresholds %s:%d: threads is a count from 1 to 16, not '%s'", path,
+                           lineno, val);
+                goto bad;
+            }
+            if (!o->threads)
+                o->threads = (int)nt;
         } else if (strcmp(key, "relevance") == 0) {
             if (driver_relevance_parse(val) < 0) {
                 diag_error(d,

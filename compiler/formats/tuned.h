@@ -17,6 +17,7 @@
  *   calib FILE                   the predicted context link, relative to TUNED's folder
  *   relevance R                  --relevance of the approximate schedule: bound, calibrated
  *                                or sensitivity (bound when absent)
+ *   threads N                    tune's --threads (unless --threads is given)
  * '#' lines are comments.
  */
 #ifndef LSTMC_TUNED_H

@@ -39,7 +39,7 @@ static const char tune_usage[] =
     "usage: lstmc tune MODEL.onnx --data X.npy [--labels Y.npy] --accuracy A -o TUNED\n"
     "                  [--target=NAME] [--holdout=F] [--reps=N] [--metric=top1|error]\n"
     "                  [--vary=both|inter|intra] [--relevance=R]\n"
-    "                  [--weights=LIST] [--keep-build=DIR]\n"
+    "                  [--weights=LIST] [--threads=N] [--keep-build=DIR]\n"
     "  --data X.npy      samples of the model's one input stacked on axis 0: [K, <input\n"
     "                    shape>], or [K, ...] without the batch axis (batch 1: [K, T, C] for\n"
     "                    an input [batch, T, C] or [T, batch, C])\n"
@@ -61,6 +61,8 @@ static const char tune_usage[] =
     "                    baseline), act-int8, act-int16 (full-integer layers, calibrated\n"
     "                    on the tuning samples), or all (the default, each left out with a\n"
     "                    note when the model does not compile so); fp32 alone: none\n"
+    "  --threads N       compile every library (the exact baseline too) with --threads=N;\n"
+    "                    TUNED then says threads N (default: lstmc's for the target)\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";
 
 /* parse's answer to -h / --help: the usage is printed, nothing more to do */
@@ -155,6 +157,11 @@ parse(int argc, char **argv, topts *t)
         } else if ((v = cli_opt(argc, argv, &i, "--relevance"))) {
             if ((t->relevance = driver_relevance_parse(v)) < 0)
                 return tusage("--relevance takes bound, calibrated or sensitivity, got '%s'", v);
+        } else if ((v = cli_opt(argc, argv, &i, "--threads"))) {
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 16)
+                return tusage("--threads takes a count from 1 to 16, got '%s'", v);
+            t->threads = (int)n;
         } else if ((v = cli_opt(argc, argv, &i, "--weights"))) {
             t->fmts_default = 0;
             if (parse_formats(v, t) < 0)

@@ -597,6 +597,8 @@ tune_search(tune_run *r)
             fprintf(fo, "bpa_activations int%d\n", p[bpa].act);
         fprintf(fo, "calib %s.calib\n", base ? base + 1 : t->out);
         fprintf(fo, "relevance %s\n", driver_relevance_name(t->relevance));
+        if (t->threads)
+            fprintf(fo, "threads %d\n", t->threads);
         if (fclose(fo) != 0 || rename(tmp, t->out) != 0) {
             diag_error(r->d, "cannot write %s: %s", t->out, strerror(errno));
             remove(tmp);

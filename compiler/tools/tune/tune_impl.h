@@ -22,6 +22,7 @@ typedef struct topts {
     int fmts[LSTMC_RT_WFMT_COUNT - 1], n_fmts; /* --weights: the reduced formats to try */
     int acts[2], n_acts; /* --weights act-int8, act-int16: full-integer layers (issue 22) */
     int fmts_default;    /* no --weights: all of them, each left out if the model refuses it */
+    int threads;         /* --threads: every library's (0: lstmc's default for the target) */
 } topts;
 
 /* State of one tuning run. */
