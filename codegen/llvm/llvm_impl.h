@@ -395,6 +395,9 @@ int tissue_handles(const kp_call *c);
  * row of FMAs takes), near enough that the lines are still in L1 when the FMAs get to them. */
 #define KG_PF_ROWS TK_DEFAULT_PREFETCH
 
+/* llvm.prefetch(p) for reading, kept in every cache level (tile.c) */
+void emit_prefetch(kg *g, LLVMValueRef p);
+
 /* --- kparams.c ------------------------------------------------------------------------ */
 
 /* The parameters of call c's kernel (a REC or PROJ call; kind 0 for any other) on t with

@@ -34,7 +34,7 @@
 #define KG_LINE 16 /* floats per 64-byte cache line */
 
 /* llvm.prefetch(p, read, locality 3 = keep in all levels, data) */
-static void
+void
 emit_prefetch(kg *g, LLVMValueRef p)
 {
     LLVMValueRef args[4];
