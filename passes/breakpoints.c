@@ -161,6 +161,8 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
             *ir_attr_add(g, n, rec->attrs[i].name, rec->attrs[i].kind) = rec->attrs[i];
     ir_attr_set_float(g, n, "alpha_inter", alpha);
     ir_attr_set_int(g, n, "relevance", cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND);
+    if (cx && cx->max_sublayer > 0)
+        ir_attr_set_int(g, n, "max_run", cx->max_sublayer);
     ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
     for (i = 0; i < 3 && i < rec->n_outputs; i++)
         if (rec->outputs[i])

@@ -73,6 +73,7 @@ typedef struct pass_ctx {
     float alpha_inter;          /* default breakpoint threshold for the breakpoints pass */
     const char *calib;          /* --calib: the CALIB file's path, for messages */
     int relevance;              /* --relevance: lstmc_rt_relevance (breakpoints.c) */
+    int max_sublayer;           /* --max-sublayer: forced breakpoints (breakpoints.c), 0 none */
     const struct calib_table *calib_table; /* its contents (formats/calib.h), read once by
                                               the driver; NULL without --calib */
     float alpha_intra;          /* default dynamic row skip threshold for the drs pass */

@@ -586,7 +586,11 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
         if (kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
             const int sh = kc->p.tissue.p.relevance; /* [D, 2, 4H]: radii, then shifts */
             LLVMValueRef rd = gepc(g, rsum, d * G * (sh ? 2 : 1));
-            join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
+            /* S when something may be cut: alpha > 0, or always with forced cuts (max_run) */
+            if (tp->max_run > 0)
+                join = if_begin(g, LLVMConstInt(g->i1, 1, 0));
+            else
+                join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
             tis_relevance(g, sh, H, L.cells, Pd, rd, sh ? gepc(g, rd, G) : NULL,
                           gepc(g, scratch, L.rel));
             tis_endif(g, join);

@@ -57,6 +57,8 @@ static const char options_text[] =
     "  --relevance=bound|calibrated|sensitivity   the breakpoints' link relevance:\n"
     "                       Algorithm 2 on the bound sum|U| (default) or on --calib's\n"
     "                       calibrated range of U h, or the gates' sensitivity to it\n"
+    "  --max-sublayer=L     with --alpha-inter: also cut every sub-layer about to grow past\n"
+    "                       L cells, at its lowest-S link in the second half of the run\n"
     "  --thresholds=TUNED   the thresholds (and calibration) lstmc tune chose\n"
     "  --data=FILE.npy      (calibrate) K samples stacked on a leading axis: [K, <input\n"
     "                       shape>], or [K, ...] without the batch axis (batch 1)\n"
@@ -232,6 +234,12 @@ parse_args(int argc, char **argv, cli *c)
             c->o.calib_data = v;
         } else if ((v = cli_opt(argc, argv, &i, "--calib"))) {
             c->o.calib = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--max-sublayer"))) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 1000000)
+                return usage("--max-sublayer takes a cell count from 1 to 1000000, got '%s'", v);
+            c->o.max_sublayer = (int)n;
         } else if ((v = cli_opt(argc, argv, &i, "--relevance"))) {
             if ((c->o.relevance = driver_relevance_parse(v)) < 0)
                 return usage("--relevance takes bound, calibrated or sensitivity, got '%s'", v);
@@ -321,6 +329,14 @@ parse_args(int argc, char **argv, cli *c)
         return usage("calibrate needs --data FILE.npy and -o CALIB%s", "");
     if (strcmp(c->cmd, "run") == 0 && !c->output_dir)
         return usage("no output folder: give --output-dir DIR%s", "");
+    /* issue 24: forced breakpoints and the calibrated relevances need their inputs */
+    if (c->o.max_sublayer && !c->o.has_alpha_inter && !c->thresholds)
+        return usage("--max-sublayer needs --alpha-inter (0 for only its forced breakpoints)%s",
+                     "");
+    if (c->o.relevance && !c->o.calib && !c->thresholds && strcmp(c->cmd, "calibrate") != 0)
+        return usage("--relevance=calibrated and sensitivity need --calib CALIB (from lstmc "
+                     "calibrate)%s",
+                     "");
     /* issue 22: the integer modes' combinations */
     if (c->o.io_int && !c->o.activations)
         return usage("--io=int needs --activations=int8 or int16%s", "");

@@ -82,6 +82,7 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     cx->alpha_inter = o->alpha_inter;
     cx->calib = o->calib;
     cx->relevance = o->relevance;
+    cx->max_sublayer = o->max_sublayer;
     cx->alpha_intra = o->alpha_intra;
     cx->llvm_kernels = strcmp(cg_backend_cpu(be)->name, "llvm") == 0;
     cx->gpu = be->gpu;
@@ -130,9 +131,22 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
                    o->activations);
         return -1;
     }
+    if (o->max_sublayer && !o->has_alpha_inter) {
+        diag_error(d, "--max-sublayer cuts breakpoints: it needs --alpha-inter (0 for only its "
+                      "forced ones)");
+        return -1;
+    }
+    if (o->max_sublayer && be->gpu) {
+        diag_error(d,
+                   "--max-sublayer does not combine with an OpenCL target ('%s') yet: its tissue "
+                   "kernel plans the cuts on the device without it; compile for the CPU",
+                   o->target);
+        return -1;
+    }
     if (o->relevance && !o->calib) {
-        diag_error(d, "--relevance=%s needs --calib CALIB (lstmc calibrate writes the bound of "
-                      "U h it uses)",
+        diag_error(d,
+                   "--relevance=%s needs --calib CALIB (lstmc calibrate writes the bound of "
+                   "U h it uses)",
                    driver_relevance_name(o->relevance));
         return -1;
     }

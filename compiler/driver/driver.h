@@ -57,6 +57,7 @@ typedef struct driver_options {
     const char *calib;       /* --calib: CALIB file giving the breakpoints pass h_pred/c_pred */
     int relevance;           /* --relevance: lstmc_rt_relevance, 0 Algorithm 2's bound; the
                                 others read --calib's um / ur */
+    int max_sublayer;        /* --max-sublayer: the longest sub-layer, forced breakpoints */
     float alpha_intra;       /* --alpha-intra: dynamic row skip threshold (MICRO'18 §V) */
     int has_alpha_intra;     /* given: the drs pass runs */
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */

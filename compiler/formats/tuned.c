@@ -92,6 +92,16 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
                 goto bad;
             }
             vary = strcmp(val, "inter") == 0 ? 1 : strcmp(val, "intra") == 0 ? 2 : 3;
+        } else if (strcmp(key, "max_sublayer") == 0) {
+            char *end;
+            long w = strtol(val, &end, 10);
+            if (*end || end == val || w < 1 || w > 1000000) {
+                diag_error(d, "--thresholds %s:%d: max_sublayer is a cell count, not '%s'", path,
+                           lineno, val);
+                goto bad;
+            }
+            if (!o->max_sublayer)
+                o->max_sublayer = (int)w;
         } else if (strcmp(key, "threads") == 0) {
             char *end;
             long nt = strtol(val, &end, 10);

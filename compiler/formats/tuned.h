@@ -18,6 +18,7 @@
  *   relevance R                  --relevance of the approximate schedule: bound, calibrated
  *                                or sensitivity (bound when absent)
  *   threads N                    tune's --threads (unless --threads is given)
+ *   max_sublayer L               AO's --max-sublayer (forced breakpoints), when it has one
  * '#' lines are comments.
  */
 #ifndef LSTMC_TUNED_H

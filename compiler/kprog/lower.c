@@ -156,6 +156,7 @@ lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
     rnn_params(n, &p->rnn);
     p->mts = (int32_t)ir_attr_int(n, "mts", 8);
     p->relevance = (int32_t)ir_attr_int(n, "relevance", 0); /* lstmc_rt_relevance */
+    p->max_run = (int32_t)ir_attr_int(n, "max_run", 0);     /* --max-sublayer */
     c->p.tissue.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);

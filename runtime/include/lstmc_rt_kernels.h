@@ -573,6 +573,11 @@ typedef struct lstmc_rt_tissue_params {
      * radii D = sum|U|; CALIBRATED and SENSITIVITY [D, 2, 4H], per direction the radii of U
      * h's calibrated range, then the shifts of its centre */
     int32_t relevance;
+    /* the longest sub-layer (--max-sublayer; 0: no limit): a sub-layer about to grow past
+     * max_run cells is cut at its lowest-S link in the second half of that run (a forced
+     * breakpoint, whatever alpha_inter), so every layer runs in about seq_len / (max_run
+     * * 3/4) tissues or fewer */
+    int32_t max_run;
 } lstmc_rt_tissue_params;
 
 /* Scratch lstmc_rt_lstm_tissue needs, in 4-byte words (floats and int32); -1 for bad p. */

@@ -518,7 +518,7 @@ params_ok(const lstmc_rt_tissue_params *tp)
 {
     const lstmc_rt_rnn_params *p = &tp->rnn;
 
-    if (tp->mts < 1 || tp->relevance < LSTMC_RT_REL_BOUND ||
+    if (tp->mts < 1 || tp->max_run < 0 || tp->relevance < LSTMC_RT_REL_BOUND ||
         tp->relevance > LSTMC_RT_REL_SENSITIVITY || !lstmc_rt_packed_lstm_ok(p))
         return 0;
     return p->batch == 0 || p->seq_len <= MAX_CELLS / p->batch;
@@ -607,7 +607,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
     int32_t *sub_n, *sub_step0, *sub_len, *tissue, *order, *slot_of, *free_slots, *work;
     const float *Pd, *dsum, *shift;
     int64_t H, G, N, n, step, t, i, k;
-    int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free, rev;
+    int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free, rev, has_rel;
 
     if (!tp || lstmc_rt_tissue_layout_of(tp, &l) < 0 || !st || d < 0 || d >= tp->rnn.n_dirs)
         return -1;
@@ -619,6 +619,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
         return 0;
     if (!P || !scratch || (cut_some && !row_abs_sum && !rel))
         return -1;
+    has_rel = row_abs_sum || rel;
     if (seq_lens)
         for (n = 0; n < N; n++)
             if (seq_lens[n] < 0 || seq_lens[n] > p->seq_len)
@@ -653,6 +654,26 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
                 sub_n[n_sub] = (int32_t)n;
                 sub_step0[n_sub] = (int32_t)step;
                 sub_len[n_sub++] = 1;
+            } else if (tp->max_run > 0 && sub_len[n_sub - 1] == tp->max_run) {
+                /* the sub-layer would grow past max_run: cut it at its lowest-S link among
+                 * the steps (step0 + max_run / 2, step] (the first one without relevance),
+                 * which leaves at least max_run / 2 + 1 cells before the cut */
+                const int64_t s0 = sub_step0[n_sub - 1], lo = s0 + tp->max_run / 2 + 1;
+                int64_t cpos = lo, q;
+                float best = 0.0f;
+                for (q = lo; has_rel && q <= step; q++) {
+                    const int64_t tq = rev ? sn - 1 - q : q;
+                    const float sq = relevance(H, tp->relevance, Pd, dsum, shift, rel,
+                                               lstmc_rt_row_at(p, tq, n));
+                    if (q == lo || sq < best) {
+                        best = sq;
+                        cpos = q;
+                    }
+                }
+                sub_len[n_sub - 1] = (int32_t)(cpos - s0);
+                sub_n[n_sub] = (int32_t)n;
+                sub_step0[n_sub] = (int32_t)cpos;
+                sub_len[n_sub++] = (int32_t)(step - cpos + 1);
             } else {
                 sub_len[n_sub - 1]++;
             }

@@ -116,8 +116,8 @@ row_sums(const float *Ut, int64_t D, int64_t H, float *dsum)
  */
 Test(rt_tissue, relevance_algorithm2_by_hand)
 {
-    static const float U[8][2] = {{0.5f, -0.5f}, {1, 0},   {0.25f, 0.25f}, {-1, 1},
-                                  {0.5f, 0.5f},  {0, 0},   {1, -1},        {0.5f, 0}};
+    static const float U[8][2] = {{0.5f, -0.5f}, {1, 0}, {0.25f, 0.25f}, {-1, 1},
+                                  {0.5f, 0.5f},  {0, 0}, {1, -1},        {0.5f, 0}};
     static const float X[8] = {0.75f, 3.5f, 0.5f, -0.5f, -1.5f, 2.0f, -2.0f, 0.25f};
     static const float b[8] = {0.25f, 0.5f, 0, 0.5f, 0.5f, 1.0f, -1.0f, 0};
     static const float want_d[8] = {1, 1, 0.5f, 2, 1, 0, 2, 0.5f};
@@ -147,6 +147,70 @@ Test(rt_tissue, relevance_zero_cases)
     cr_assert_eq(lstmc_rt_lstm_relevance(2, x, dsum), 0.0f);
     /* o: a = 6 and 7 > 2 + D = 3: S_o = 0 for both elements */
     cr_assert_eq(lstmc_rt_lstm_relevance(2, far, d1), 0.0f);
+}
+
+/*
+ * The sensitivity (issue 24), by hand. H = 1, rows i o f c: x = [0, 2, 8, -1], shift =
+ * [0, 0, -4, 0] so z = [0, 2, 4, -1]; radius [4, 1, 2, 3].
+ *   T4(0) = 1, T4(2) = 0.5, T4(4) = 0, T2(-1) = 0.5
+ *   S = 1/4 (1 * 4 + 0.5 * 1 + 0 * 2) + 0.5 * 3 = 1.125 + 1.5 = 2.625
+ * Scaled radii: divided by 1/4 (4 + 1 + 2) + 3 = 4.75, so S = 2.625 / 4.75.
+ * The calibrated Algorithm 2 with a zero shift is Algorithm 2; a shift of +100 puts every gate
+ * in its insensitive area: S_o = 0, S = 0.
+ */
+Test(rt_tissue, sensitivity_and_shift_by_hand)
+{
+    static const float x[4] = {0, 2, 8, -1}, shift[4] = {0, 0, -4, 0},
+                       far[4] = {100, 100, 100, 100};
+    static const float zero[4] = {0, 0, 0, 0};
+    float r[4] = {4, 1, 2, 3};
+
+    cr_assert_float_eq(lstmc_rt_lstm_sensitivity(1, x, r, shift), 2.625f, 1e-6);
+    cr_assert_float_eq(lstmc_rt_lstm_relevance_shifted(1, x, r, zero),
+                       lstmc_rt_lstm_relevance(1, x, r), 0);
+    cr_assert_eq(lstmc_rt_lstm_relevance_shifted(1, x, r, far), 0.0f);
+    lstmc_rt_lstm_sensitivity_scale(1, r);
+    cr_assert_float_eq(r[3], 3.0f / 4.75f, 1e-7);
+    cr_assert_float_eq(lstmc_rt_lstm_sensitivity(1, x, r, shift), 2.625f / 4.75f, 1e-6);
+}
+
+/*
+ * Forced breakpoints (max_run, issue 24), by hand: T = 10, one chain, alpha 0, max_run 4, the
+ * relevance of the link into step t given (rel): 9 5 3 7 1 8 6 2 4 9.
+ *   steps 0..3 make a run of 4; step 4 would be the fifth: cut at the lowest S of steps
+ *   (0 + 2, 4] = {3: 7, 4: 1} -> 4. Steps 4..7 make 4; step 8: lowest of {7: 2, 8: 4} -> 7.
+ *   Sub-layers {0..3}, {4..6}, {7..9}: cuts before 4 and 7.
+ * Without max_run nothing is cut at alpha 0.
+ */
+Test(rt_tissue, forced_breakpoints_by_hand)
+{
+    static const float S[10] = {9, 5, 3, 7, 1, 8, 6, 2, 4, 9};
+    static float P[10 * 4];
+    static int32_t w[4096];
+    lstmc_rt_tissue_params tp = lstm_params(10, 1, 1, 1, 0, 0, 8);
+    lstmc_rt_tissue_layout l;
+    lstmc_rt_tissue_stats st;
+    int32_t K, c, cuts[10], nc = 0;
+
+    cr_assert_eq(lstmc_rt_tissue_layout_of(&tp, &l), 0);
+    cr_assert_leq(l.words, (int64_t)(sizeof w / sizeof w[0]));
+    memset(&st, 0, sizeof st);
+    K = lstmc_rt_tissue_plan(&tp, 0, 0.0f, P, NULL, S, NULL, &st, w);
+    cr_assert_eq(K, 10);
+    cr_assert_eq(st.sub_layers, 1);
+    tp.max_run = 4;
+    memset(&st, 0, sizeof st);
+    K = lstmc_rt_tissue_plan(&tp, 0, 0.0f, P, NULL, S, NULL, &st, w);
+    cr_assert_eq(st.sub_layers, 3);
+    cr_assert_eq(K, 4, "the longest sub-layer, 4 cells");
+    for (c = 0; c < 10; c++)
+        if (w[l.cell_flag + c] & LSTMC_RT_TISSUE_CUT_START)
+            cuts[nc++] = w[l.cell_t + c];
+    cr_assert_eq(nc, 2);
+    cr_assert(cuts[0] + cuts[1] == 11 && (cuts[0] == 4 || cuts[0] == 7), "cuts %d %d", cuts[0],
+              cuts[1]);
+    tp.max_run = -1;
+    cr_assert_eq(lstmc_rt_lstm_tissue_scratch(&tp), -1, "a negative max_run is refused");
 }
 
 /* --- Fig. 8 ---------------------------------------------------------------------------- */
@@ -239,8 +303,8 @@ Test(rt_tissue, alignment_random_constraints_and_optimum)
                 count[tissue[c]]++;
             }
         for (k = 0; k < K; k++)
-            cr_assert(count[k] >= 1 && count[k] <= mts, "trial %d: tissue %d has %d cells",
-                      trial, k, count[k]);
+            cr_assert(count[k] >= 1 && count[k] <= mts, "trial %d: tissue %d has %d cells", trial,
+                      k, count[k]);
         cr_assert_eq(K, hlf_tissues(n, len, mts), "trial %d: %d tissues, optimum %d", trial, K,
                      hlf_tissues(n, len, mts));
         (void)total;
@@ -408,9 +472,9 @@ Test(rt_tissue, alpha0_equals_rnn_rec)
                     memset(Yh, 0x7f, sizeof Yh);
                     memset(Yc, 0x7f, sizeof Yc);
                     run_tissue(&L, 0.0f, use_seq, Y, Yh, Yc, &st);
-                    cr_assert_eq(lstmc_rt_rnn_rec(&L.p.rnn, L.P, L.Ut, NULL,
-                                                  use_seq ? L.seq : NULL, L.init_h, L.init_c,
-                                                  L.Peep, Yr, Yhr, Ycr, ref_scratch),
+                    cr_assert_eq(lstmc_rt_rnn_rec(&L.p.rnn, L.P, L.Ut, NULL, use_seq ? L.seq : NULL,
+                                                  L.init_h, L.init_c, L.Peep, Yr, Yhr, Ycr,
+                                                  ref_scratch),
                                  LSTMC_RT_OK);
                     assert_close(Y, Yr, ny, 1e-6f, "Y");
                     assert_close(Yh, Yhr, ns, 1e-6f, "Y_h");
@@ -443,8 +507,8 @@ Test(rt_tissue, alpha0_equals_rnn_rec_attributes)
     L.p.rnn.act[3].beta = 0.5f;
     L.p.rnn.act[4].kind = LSTMC_RT_ACT_SOFTSIGN;
     run_tissue(&L, 0.0f, 1, Y, Yh, Yc, NULL);
-    cr_assert_eq(lstmc_rt_rnn_rec(&L.p.rnn, L.P, L.Ut, NULL, L.seq, L.init_h, L.init_c, L.Peep,
-                                  Yr, Yhr, Ycr, ref_scratch),
+    cr_assert_eq(lstmc_rt_rnn_rec(&L.p.rnn, L.P, L.Ut, NULL, L.seq, L.init_h, L.init_c, L.Peep, Yr,
+                                  Yhr, Ycr, ref_scratch),
                  LSTMC_RT_OK);
     assert_close(Y, Yr, 2 * T_ * N_ * H_, 1e-6f, "Y");
     assert_close(Yh, Yhr, 2 * N_ * H_, 1e-6f, "Y_h");
@@ -492,7 +556,8 @@ Test(rt_tissue, cuts_equal_sub_layers_run_alone)
 
                 make_layer(&L, N_, D, cfg[c][1], cfg[c][2], mts, 200u + (uint32_t)c);
                 for (r = 0; r < D * T_ * N_; r++) {
-                    float s = lstmc_rt_lstm_relevance(H_, L.P + r * G_, L.dsum + (r / (T_ * N_)) * G_);
+                    float s =
+                        lstmc_rt_lstm_relevance(H_, L.P + r * G_, L.dsum + (r / (T_ * N_)) * G_);
                     lo = s < lo ? s : lo;
                     hi = s > hi ? s : hi;
                 }
@@ -556,8 +621,8 @@ Test(rt_tissue, cell_after_breakpoint_by_hand)
     cr_assert_eq(st.sub_layers, 2);
     cr_assert_eq(st.tissues, 1, "two independent cells share one tissue");
     /* without calibration the cell starts from zero: gates = P row */
-    cr_assert_eq(lstmc_rt_lstm_tissue(&p, 1e30f, P, Ut, dsum, NULL, NULL, NULL, NULL, NULL, NULL,
-                                      Y, &Yh, &Yc, NULL, scratch_buf),
+    cr_assert_eq(lstmc_rt_lstm_tissue(&p, 1e30f, P, Ut, dsum, NULL, NULL, NULL, NULL, NULL, NULL, Y,
+                                      &Yh, &Yc, NULL, scratch_buf),
                  LSTMC_RT_OK);
     {
         float i = 1.0f / (1.0f + expf(-0.5f)), o = 1.0f / (1.0f + expf(-1.0f));
@@ -578,8 +643,8 @@ Test(rt_tissue, bad_params)
     q = L.p;
     q.mts = 0;
     cr_assert_eq(lstmc_rt_lstm_tissue_scratch(&q), -1);
-    cr_assert_eq(lstmc_rt_lstm_tissue(&q, 0.0f, L.P, L.Up, NULL, NULL, NULL, NULL, NULL, NULL,
-                                      NULL, Y, NULL, NULL, NULL, scratch_buf),
+    cr_assert_eq(lstmc_rt_lstm_tissue(&q, 0.0f, L.P, L.Up, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                      Y, NULL, NULL, NULL, scratch_buf),
                  LSTMC_RT_ERR_BAD_PARAMS);
     q = L.p;
     q.rnn.cell = LSTMC_RT_CELL_GRU;
@@ -591,8 +656,8 @@ Test(rt_tissue, bad_params)
     cr_assert_eq(lstmc_rt_lstm_tissue(NULL, 0.0f, L.P, L.Up, NULL, NULL, NULL, NULL, NULL, NULL,
                                       NULL, Y, NULL, NULL, NULL, scratch_buf),
                  LSTMC_RT_ERR_NULL);
-    cr_assert_eq(lstmc_rt_lstm_tissue(&L.p, 0.0f, L.P, L.Up, NULL, bad_seq, NULL, NULL, NULL,
-                                      NULL, NULL, Y, NULL, NULL, NULL, scratch_buf),
+    cr_assert_eq(lstmc_rt_lstm_tissue(&L.p, 0.0f, L.P, L.Up, NULL, bad_seq, NULL, NULL, NULL, NULL,
+                                      NULL, Y, NULL, NULL, NULL, scratch_buf),
                  LSTMC_RT_ERR_SEQ_LEN);
     cr_assert_eq(lstmc_rt_lstm_tissue(&L.p, 0.0f, NULL, L.Up, NULL, NULL, NULL, NULL, NULL, NULL,
                                       NULL, Y, NULL, NULL, NULL, scratch_buf),
@@ -650,9 +715,9 @@ Test(rt_tissue, alpha0_blocked_product_equals_rnn_rec)
             cr_assert_eq(lstmc_rt_lstm_tissue(&p, 0.0f, P, Up, NULL, seq, h0, c0, Peep, NULL, NULL,
                                               Y, Yh, Yc, NULL, scratch_buf),
                          LSTMC_RT_OK);
-            cr_assert_eq(lstmc_rt_rnn_rec(&p.rnn, P, Ut, NULL, seq, h0, c0, Peep, Yr, Yhr, Ycr,
-                                          ref_scratch),
-                         LSTMC_RT_OK);
+            cr_assert_eq(
+                lstmc_rt_rnn_rec(&p.rnn, P, Ut, NULL, seq, h0, c0, Peep, Yr, Yhr, Ycr, ref_scratch),
+                LSTMC_RT_OK);
             assert_close(Y, Yr, T * 2 * N * H, 1e-6f, "Y");
             assert_close(Yh, Yhr, 2 * N * H, 1e-6f, "Y_h");
             assert_close(Yc, Ycr, 2 * N * H, 1e-6f, "Y_c");

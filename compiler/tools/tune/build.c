@@ -129,8 +129,9 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib, const 
         o.weights = lowp_name(fmt);
     }
     if (approx) {
-        o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0;
-        o.has_alpha_intra = strcmp(r->t->vary, "inter") != 0;
+        o.has_alpha_inter = strcmp(r->t->vary, "intra") != 0 || approx > 1;
+        o.has_alpha_intra = strcmp(r->t->vary, "inter") != 0 && approx == 1;
+        o.max_sublayer = approx > 1 ? approx : 0;
         o.calib = o.has_alpha_inter ? calib : NULL;
         o.relevance = o.has_alpha_inter ? r->t->relevance : 0;
     }

@@ -28,6 +28,16 @@
 
 /* The work sub-folder of the exact schedule with its weights in fmt. */
 const char *
+tune_point_sub(tune_run *r, const tune_point *p)
+{
+    if (p->max_run)
+        return arena_printf(r->a, "approx_w%d", p->max_run);
+    if (p->act || p->wfmt != LSTMC_RT_WFMT_FP32)
+        return tune_fmt_sub(r, p->wfmt, p->act);
+    return "approx";
+}
+
+const char *
 tune_fmt_sub(tune_run *r, int fmt, int act)
 {
     return act ? arena_printf(r->a, "exact_act_int%d", act)
@@ -38,6 +48,8 @@ tune_fmt_sub(tune_run *r, int fmt, int act)
 const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
+    if (p[i].max_run)
+        return arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
     return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
            : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
@@ -48,7 +60,9 @@ tune_point_name(tune_run *r, const tune_point *p, int i)
 static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
-    if (p[i].act)
+    if (p[i].max_run)
+        snprintf(buf, n, "win %d", p[i].max_run);
+    else if (p[i].act)
         snprintf(buf, n, "act-int%d", p[i].act);
     else if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
         snprintf(buf, n, "%s", lowp_name(p[i].wfmt));

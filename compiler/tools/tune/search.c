@@ -287,7 +287,7 @@ tune_search(tune_run *r)
     hres h[TUNE_SETS];
     float *y = NULL;
     long long n_min;
-    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts;
+    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, wins[TUNE_WINDOWS];
 
     if (!tg)
         return -1;
@@ -385,7 +385,19 @@ tune_search(tune_run *r)
         if (tune_stopped(r))
             return -1;
     }
-    n = TUNE_SETS + t->n_fmts + t->n_acts;
+    /* issue 24: breakpoints forced at the lowest-S links so that no sub-layer exceeds T/2,
+     * T/4, T/6, T/8 cells (--max-sublayer), each a library of its own at alpha 0 */
+    for (i = 0; strcmp(t->vary, "intra") != 0 && r->T >= 4 && i < TUNE_WINDOWS; i++) {
+        const int w = (int)(r->T / (2 * (i + 1)));
+        if (w < 2 || (nw > 0 && wins[nw - 1] == w))
+            continue;
+        if (tune_compile(r, arena_printf(r->a, "approx_w%d", w), w, calib, &xi, LSTMC_RT_WFMT_FP32,
+                         0) < 0 ||
+            tune_stopped(r))
+            return -1;
+        wins[nw++] = w;
+    }
+    n = TUNE_SETS + t->n_fmts + t->n_acts + nw;
 
     /* 3. the exact outputs and time */
     if (tune_harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &r->exact_tune) < 0)
@@ -478,6 +490,26 @@ tune_search(tune_run *r)
         if (tune_stopped(r))
             return -1;
     }
+    /* 5c. the forced-breakpoint windows */
+    for (i = 0; i < nw; i++) {
+        static const double zero[2] = {0, 0};
+        tune_point *q = &p[TUNE_SETS + t->n_fmts + t->n_acts + i];
+        q->wfmt = LSTMC_RT_WFMT_FP32;
+        q->max_run = wins[i];
+        if (tune_harness(r, tune_point_sub(r, q), 0, r->n_tune, t->reps, zero, 1, h, &y) < 0)
+            return -1;
+        q->us = h[0].us;
+        q->tissues = h[0].tissues;
+        q->accuracy = score(r, y, r->exact_tune, 0, r->n_tune);
+        q->norm_acc = q->accuracy / r->exact_acc_tune;
+        free(y);
+        y = NULL;
+        fprintf(stderr,
+                "lstmc: tune: [sub-layers <= %d] tissues %6.2f accuracy %.4f time %.1f us\n",
+                q->max_run, q->tissues, q->accuracy, q->us);
+        if (tune_stopped(r))
+            return -1;
+    }
     /* the exact time again, after the sets: drift hits both */
     if (tune_harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
         return -1;
@@ -503,6 +535,7 @@ tune_search(tune_run *r)
         char *tmp = arena_printf(r->a, "%s.tmp", t->out);
         const char *base = strrchr(t->out, '/');
         double hold[2] = {0, 0};
+        static const double zero2[2] = {0, 0};
         int which[2] = {ao, bpa}, j;
         if (r->n_hold > 0) {
             if (tune_harness(r, "exact", r->n_tune, r->n_hold, 1, NULL, 0, h, &r->exact_hold) < 0)
@@ -514,10 +547,11 @@ tune_search(tune_run *r)
                     continue;
                 }
                 if (p[which[j]].wfmt != LSTMC_RT_WFMT_FP32
-                        ? tune_harness(r, tune_fmt_sub(r, p[which[j]].wfmt, p[which[j]].act),
-                                       r->n_tune, r->n_hold, 1, NULL, 0, h, &y) < 0
-                        : tune_harness(r, "approx", r->n_tune, r->n_hold, 1, pairs + 2 * which[j],
-                                       1, h, &y) < 0)
+                        ? tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1,
+                                       NULL, 0, h, &y) < 0
+                        : tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1,
+                                       p[which[j]].max_run ? zero2 : pairs + 2 * which[j], 1, h,
+                                       &y) < 0)
                     return -1;
                 hold[j] = score(r, y, r->exact_hold, r->n_tune, r->n_hold);
                 free(y);
@@ -578,13 +612,15 @@ tune_search(tune_run *r)
         }
         fprintf(fo, "%s\n# lstmc tune %s --target=%s --accuracy %g (see %s.txt)\n", TUNED_MAGIC,
                 t->model, tg->name, t->accuracy, base ? base + 1 : t->out);
-        fprintf(fo, "vary %s\n", t->vary);
+        fprintf(fo, "vary %s\n", ao >= 0 && p[ao].max_run ? "inter" : t->vary);
         /* a format candidate is the exact schedule: its alphas are 0 */
         fprintf(fo, "schedule %s\nalpha_inter %.9g\nalpha_intra %.9g\n",
                 ao < 0 || p[ao].wfmt != LSTMC_RT_WFMT_FP32 ? "exact" : "approx",
                 ao < 0 ? 0.0 : p[ao].alpha_inter, ao < 0 ? 0.0 : p[ao].alpha_intra);
         if (ao >= 0 && p[ao].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "weights %s\n", lowp_name(p[ao].wfmt));
+        if (ao >= 0 && p[ao].max_run)
+            fprintf(fo, "max_sublayer %d\n", p[ao].max_run);
         if (ao >= 0 && p[ao].act) /* issue 22: calibrated on the samples beside TUNED */
             fprintf(fo, "activations int%d\ncalib_data %s.x.npy\n", p[ao].act,
                     base ? base + 1 : t->out);

@@ -33,7 +33,9 @@ typedef struct diag diag;
 typedef struct driver_options driver_options;
 
 #define TUNE_SETS       11
-#define TUNE_MAX_POINTS (TUNE_SETS + 5) /* the sets, fp16, bf16, int8, act-int8, act-int16 */
+#define TUNE_WINDOWS    4 /* forced-breakpoint points: sub-layers of at most T/2, T/4, T/6, T/8 */
+/* the sets, fp16, bf16, int8, act-int8, act-int16, the windows */
+#define TUNE_MAX_POINTS (TUNE_SETS + 5 + TUNE_WINDOWS)
 
 /* One measured threshold set. */
 typedef struct tune_point {
@@ -48,6 +50,8 @@ typedef struct tune_point {
                         exact-schedule candidates of --weights */
     int act;         /* 8 or 16: the full-integer layers of --weights=act-int8|act-int16
                         (issue 22, int8 weights); 0: float activations */
+    int max_run;     /* > 0: the approximate schedule at alpha 0 with --max-sublayer=max_run
+                        (issue 24: forced breakpoints at the lowest-S links) */
 } tune_point;
 
 /*

@@ -62,7 +62,8 @@ int tune_search(tune_run *r);
 /* build.c */
 
 /* Compile the model into work/sub: the exact schedule (its weights in fmt), or the
- * approximate one (approx, with calib). 0, or -1. */
+ * approximate one (approx 1, with calib; approx > 1: breakpoints only, --max-sublayer=approx).
+ * 0, or -1. */
 int tune_compile(tune_run *r, const char *sub, int approx, const char *calib,
                  const lstmc_npy_info *xi, int fmt, int act);
 
@@ -74,6 +75,8 @@ int tune_harness(tune_run *r, const char *sub, int64_t first, int64_t count, int
 /* report.c */
 
 /* The work sub-folder of the exact schedule with its weights in fmt. */
+/* The work sub-folder of point p's library: approx, approx_wN, exact_<fmt>, exact_act_intN. */
+const char *tune_point_sub(tune_run *r, const tune_point *p);
 const char *tune_fmt_sub(tune_run *r, int fmt, int act);
 
 /* "set 3", or "the exact schedule with fp16 weights". */

@@ -12,7 +12,10 @@ batch 1, no sequence_lens: what lstmc calibrate takes), x_cal.npy (K calibration
                 |u - mean| (sorted, index floor(0.99 (n - 1)));
   MODE.txt      "alpha cells links sub_layers" for MODE calibrated and sensitivity: alpha cuts
                 between a fifth and a half of the run's links and no S lies within MARGIN
-                (relative) of it;
+                (relative) of it; for MODE window, the sensitivity at alpha 0 with
+                --max-sublayer=L (a fifth field): the forced cuts of rt_tissue.c's plan, a
+                sub-layer about to reach L + 1 cells cut at the lowest S of its steps
+                (start + L // 2, step];
   MODE_Y.npy, MODE_Y_h.npy, MODE_Y_c.npy   the layer with those links cut: at a cut link into
                 step t the cell starts from h_pred, c_pred (the means of h and c over every cell
                 of the calibration samples) instead of h_{t-1}, c_{t-1}.
@@ -65,6 +68,22 @@ def rel_sensitivity(x, r, m):
     return float(np.sum(0.25 * (tri(zi, 4) * ri + tri(zo, 4) * ro + tri(zf, 4) * rf) + tri(zc, 2) * rc))
 
 
+def forced_cuts(S, L):
+    """--max-sublayer=L at alpha 0 (rt_tissue.c): the steps of one chain (S[step] the relevance
+    of the link into step) where a sub-layer about to reach L + 1 cells is cut, at the lowest S
+    of the steps (start + L // 2, step], the first of equals."""
+    cuts, start = set(), 0
+    for step in range(1, len(S)):
+        if step - start == L:
+            lo = start + L // 2 + 1
+            w = np.sort(S[lo:step + 1])
+            assert len(w) < 2 or w[1] - w[0] > MARGIN * abs(w[0]), "a window's two lowest S tie"
+            cpos = lo + int(np.argmin(S[lo:step + 1]))
+            cuts.add(cpos)
+            start = cpos
+    return cuts
+
+
 def layer(x, W, R, B, cut=None, pred=None):
     """One bidirectional LSTM over x [T, I]: Y [T, 2, H], the states, the P rows and h_{t-1} of
     every step in each direction's order; cut(d, step, P row) says which links to cut."""
@@ -81,7 +100,7 @@ def layer(x, W, R, B, cut=None, pred=None):
             P = Wd @ x[t].astype(np.float64) + b
             if step > 0:
                 links[d].append((P, h.copy()))
-                if cut is not None and cut(d, P):
+                if cut is not None and cut(d, P, step):
                     h, c = pred[0][d].copy(), pred[1][d].copy()
                     ncut += 1
             z = P + Rd @ h
@@ -137,13 +156,24 @@ def main():
         else:
             sys.exit("%s: no alpha with a safe margin" % mode)
         Y, Yh, Yc, _, _, _, ncut = layer(
-            x[:, 0], W, R, B, lambda d, P: fn(P, ur[d], um[d]) < alpha, pred)
+            x[:, 0], W, R, B, lambda d, P, step: fn(P, ur[d], um[d]) < alpha, pred)
         assert nlinks // 5 <= ncut <= nlinks // 2, (mode, ncut, nlinks)
         with open(os.path.join(OUT, "expected", mode + ".txt"), "w") as f:
             f.write("%r %d %d %d\n" % (alpha, 2 * T, nlinks, 2 + ncut))
         for name, v in (("Y", Y[:, :, None, :]), ("Y_h", Yh[:, None, :]), ("Y_c", Yc[:, None, :])):
             np.save(os.path.join(OUT, "expected", "%s_%s.npy" % (mode, name)), v.astype(np.float32))
         print("%s: alpha %r cuts %d of %d links" % (mode, alpha, ncut, nlinks))
+
+    # window: sensitivity at alpha 0 with --max-sublayer=5, the forced cuts only
+    L = 5
+    Sw = [[0.0] + [rel_sensitivity(P, ur[d], um[d]) for P, _ in links[d]] for d in range(2)]
+    cuts = [forced_cuts(np.array(Sw[d]), L) for d in range(2)]
+    Y, Yh, Yc, _, _, _, ncut = layer(x[:, 0], W, R, B, lambda d, P, step: step in cuts[d], pred)
+    with open(os.path.join(OUT, "expected", "window.txt"), "w") as f:
+        f.write("0 %d %d %d %d\n" % (2 * T, nlinks, 2 + ncut, L))
+    for name, v in (("Y", Y[:, :, None, :]), ("Y_h", Yh[:, None, :]), ("Y_c", Yc[:, None, :])):
+        np.save(os.path.join(OUT, "expected", "window_%s.npy" % name), v.astype(np.float32))
+    print("window: --max-sublayer=%d cuts %d of %d links" % (L, ncut, nlinks))
 
     node = helper.make_node("LSTM", ["x", "W", "R", "B"], ["Y", "Y_h", "Y_c"], name="lstm_rel",
                             hidden_size=H, direction="bidirectional")
