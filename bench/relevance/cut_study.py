@@ -12,6 +12,7 @@ from the first --cal samples, this script (numpy float64, independent of lstmc's
      X + b + um, radius ur, from CALIB: calibrated) and the gates' sensitivity to U h over that
      range (sensitivity; runtime/src/rt_tissue.c);
   2. prints the S distributions per layer (percentiles and a 10-bin histogram);
+  4. cuts with --max-sublayer=L (T/2 .. T/8) at alpha 0 and scores accuracy;
   3. for each fraction f, cuts in every layer the f of the links with the lowest S (the
      threshold is the layer's f-quantile of S on the uncut run; the rule S < alpha is then
      applied to the cut run's own P rows, as the kernels do), or f of them at random, starting
@@ -119,6 +120,19 @@ def run(x, emb, lstms, head, cal, mode=None, alphas=None, frac=0.0, rng=None, co
         hp, cp, um, ur = c_l["h0"], c_l["c0"], c_l["um0"], c_l["ur0"]
         h = np.zeros((Bn, H))
         c = np.zeros((Bn, H))
+        forced = None
+        if mode is not None and mode.startswith("window"):  # --max-sublayer (rt_tissue.c)
+            L = int(mode[6:])
+            Sall = np.stack([sensitivity(P[:, t], ur, um) for t in range(T)], axis=1)
+            forced = np.zeros((Bn, T), bool)
+            for b_ in range(Bn):
+                start = 0
+                for step in range(1, T):
+                    if step - start == L:
+                        lo = start + L // 2 + 1
+                        cpos = lo + int(np.argmin(Sall[b_, lo:step + 1]))
+                        forced[b_, cpos] = True
+                        start = cpos
         out = np.zeros((Bn, T, H))
         S3 = np.zeros((3, Bn, T - 1))
         for t in range(T):
@@ -127,7 +141,12 @@ def run(x, emb, lstms, head, cal, mode=None, alphas=None, frac=0.0, rng=None, co
                       sensitivity(P[:, t], ur, um))
                 for k in range(3):
                     S3[k, :, t - 1] = s3[k]
-                if mode is not None:
+                if forced is not None:
+                    cut = forced[:, t]
+                    ncut += int(np.sum(cut))
+                    h = np.where(cut[:, None], hp[None, :], h)
+                    c = np.where(cut[:, None], cp[None, :], c)
+                elif mode is not None:
                     if mode == "random":
                         cut = rng.random(Bn) < frac
                     else:
@@ -195,6 +214,13 @@ def main():
         rs = [np.mean(np.argmax(run(Xs, emb, lstms, head, cal, "random", None, f,
                                     np.random.default_rng(s))[0], -1) == Ys) for s in range(a.seeds)]
         print("| %.0f %% | %s | %.4f |" % (100 * f, " | ".join(row), np.mean(rs)))
+    print("\nforced breakpoints (--max-sublayer=L, sensitivity, alpha 0):\n")
+    print("| L | accuracy | links cut |")
+    print("|---|---|---|")
+    T = Ss[0][0].shape[1] + 1
+    for L in sorted({max(2, T // k) for k in (2, 4, 6, 8)}, reverse=True):
+        lg, nc = run(Xs, emb, lstms, head, cal, "window%d" % L, None)
+        print("| %d | %.4f | %.1f %% |" % (L, np.mean(np.argmax(lg, -1) == Ys), 100.0 * nc / links))
 
 if __name__ == "__main__":
     main()
