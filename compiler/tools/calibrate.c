@@ -208,6 +208,7 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
     /* u = U h_{t-1} of every link (steps 1..T-1), for the calibrated bound */
     if (L->ru) {
         float *u = arena_alloc(a, (size_t)G * sizeof(float));
+        double *acc = arena_alloc(a, (size_t)G * sizeof(double));
         for (dd = 0; dd < D; dd++)
             for (n = 0; n < N; n++)
                 for (k = 1; k < T; k++) {
@@ -217,14 +218,20 @@ cal_sample(arena *a, cal_layer *L, void **outs, diag *d)
                         lay ? Y + ((n * T + t0) * D + dd) * H : Y + ((t0 * D + dd) * N + n) * H;
                     const int64_t row = lay ? n * T + t1 : t1 * N + n;
                     int64_t q;
+                    memset(acc, 0, (size_t)G * sizeof *acc);
+                    if (L->p.packed) /* Ut [D, H, 4H]: row j of it times h_j, contiguous */
+                        for (j = 0; j < H; j++) {
+                            const float *rj = r + (dd * H + j) * G;
+                            for (q = 0; q < G; q++)
+                                acc[q] += (double)rj[q] * (double)hp[j];
+                        }
+                    else /* U [D, 4H, H] */
+                        for (q = 0; q < G; q++)
+                            for (j = 0; j < H; j++)
+                                acc[q] += (double)r[(dd * G + q) * H + j] * (double)hp[j];
                     for (q = 0; q < G; q++) {
-                        double acc = 0.0;
-                        for (j = 0; j < H; j++) /* packed: Ut [D, H, 4H]; else U [D, 4H, H] */
-                            acc += (double)(L->p.packed ? r[(dd * H + j) * G + q]
-                                                        : r[(dd * G + q) * H + j]) *
-                                   (double)hp[j];
-                        u[q] = (float)acc;
-                        L->usum[dd * G + q] += acc;
+                        u[q] = (float)acc[q];
+                        L->usum[dd * G + q] += acc[q];
                     }
                     L->ulinks[dd]++;
                     res_add(L, (int)dd, u, P + (dd * T * N + row) * G);
