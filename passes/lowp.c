@@ -15,16 +15,16 @@
  */
 #include "lowp.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
 #include "lstmc_rt_kernels.h"
 #include "passes.h"
 #include "wfmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 /* The converted copy of weight tensor w [D, K, GH] in fmt; NULL after reporting. */
 static ir_tensor *
@@ -40,44 +40,71 @@ convert(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
 
     for (i = 0; i < D * K * GH; i++) {
         if (!isfinite(src[i])) {
-            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=%s cannot store",
-                      w->name, (double)src[i], lowp_name(fmt));
+            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=%s cannot store", w->name,
+                      (double)src[i], lowp_name(fmt));
             return NULL;
         }
         if (fmt == LSTMC_RT_WFMT_FP16 && (lowp_f32_to_f16(src[i]) & 0x7c00u) == 0x7c00u) {
-            diag_node(d, n, "weight tensor '%s' holds %g, outside fp16's range (65504); use "
-                            "--weights=bf16 or int8",
+            diag_node(d, n,
+                      "weight tensor '%s' holds %g, outside fp16's range (65504); use "
+                      "--weights=bf16 or int8",
                       w->name, (double)src[i]);
             return NULL;
         }
     }
     s.rank = 1;
     s.d[0] = words;
-    t = ir_const_new(g, arena_printf(g->a, "%s.%s", w->name, lowp_name(fmt)), IR_DT_I32, &s,
-                     NULL);
+    t = ir_const_new(g, arena_printf(g->a, "%s.%s", w->name, lowp_name(fmt)), IR_DT_I32, &s, NULL);
     buf = t->data; /* zeroed: the padding stays 0 */
     if (fmt == LSTMC_RT_WFMT_INT8) {
         signed char *q = (signed char *)buf + D * GH * 4;
         for (dd = 0; dd < D; dd++)
             for (g2 = 0; g2 < GH; g2++) {
-                float sc = lowp_quant_row(src + dd * K * GH + g2, K, GH, g->qscales,
-                                          g->n_qscales, q + dd * K * GH + g2, GH);
+                float sc = lowp_quant_row(src + dd * K * GH + g2, K, GH, g->qscales, g->n_qscales,
+                                          q + dd * K * GH + g2, GH);
                 memcpy(buf + 4 * (dd * GH + g2), &sc, 4);
             }
         return t;
     }
     for (i = 0; i < D * K * GH; i++) {
-        uint16_t h = fmt == LSTMC_RT_WFMT_FP16 ? lowp_f32_to_f16(src[i])
-                                               : lowp_f32_to_bf16(src[i]);
+        uint16_t h = fmt == LSTMC_RT_WFMT_FP16 ? lowp_f32_to_f16(src[i]) : lowp_f32_to_bf16(src[i]);
         buf[2 * i] = (unsigned char)(h & 0xffu); /* little-endian, as the runtime reads it */
         buf[2 * i + 1] = (unsigned char)(h >> 8);
     }
     return t;
 }
 
-/* Why node n cannot take reduced-precision weights, or NULL when it can (or has none). */
+/* The fp16 / bf16 copy of w (any shape), element by element, as 2-byte elements in int32 words
+ * (the last padded with 0); NULL after reporting. */
+static ir_tensor *
+convert_flat(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
+{
+    const int64_t ne = ir_shape_numel(&w->shape), words = (2 * ne + 3) / 4;
+    const float *src = w->data;
+    uint16_t *dst;
+    ir_shape s = {0};
+    ir_tensor *t;
+    int64_t i;
+
+    for (i = 0; i < ne; i++)
+        if (!isfinite(src[i]) ||
+            (fmt == LSTMC_RT_WFMT_FP16 && (lowp_f32_to_f16(src[i]) & 0x7c00u) == 0x7c00u)) {
+            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=%s cannot store", w->name,
+                      (double)src[i], lowp_name(fmt));
+            return NULL;
+        }
+    s.rank = 1;
+    s.d[0] = words;
+    t = ir_const_new(g, arena_printf(g->a, "%s.%s", w->name, lowp_name(fmt)), IR_DT_I32, &s, NULL);
+    dst = t->data;
+    for (i = 0; i < ne; i++)
+        dst[i] = fmt == LSTMC_RT_WFMT_FP16 ? lowp_f32_to_f16(src[i]) : lowp_f32_to_bf16(src[i]);
+    return t;
+}
+
+/* Why node n cannot take reduced-precision weights in fmt, or NULL when it can (or has none). */
 static const char *
-refusal(const ir_node *n)
+refusal(const ir_node *n, int fmt, int opencl)
 {
     const ir_tensor *w;
     switch (n->op) {
@@ -86,9 +113,20 @@ refusal(const ir_node *n)
     case IR_OP_RNN:
         return "schedule A (split_gates disabled) has no reduced-precision kernel; keep the "
                "split_gates pass";
-    case IR_OP_RNN_TISSUE:
-        return "breakpoints and tissues (--alpha-inter, MICRO'18 §IV) read fp32 U; they do not "
-               "combine with reduced-precision weights";
+    case IR_OP_RNN_TISSUE: /* issue 24: fp16 / bf16 U panels, widened as the tissue reads them */
+        if (fmt == LSTMC_RT_WFMT_INT8)
+            return "breakpoints and tissues (--alpha-inter, MICRO'18 §IV) read fp32, fp16 or bf16 "
+                   "U; they do not combine with int8 weights";
+        if (n->n_inputs > 9)
+            return "dynamic row skip inside tissues (--alpha-inter with --alpha-intra) reads fp32 "
+                   "U; it does not combine with reduced-precision weights";
+        if (opencl)
+            return "breakpoints and tissues (--alpha-inter) read fp32 U in the OpenCL tissue "
+                   "kernel; they do not combine with reduced-precision weights there";
+        w = ir_in(n, 1);
+        if (!w || !w->data || w->dtype != IR_DT_F32)
+            return "its U panels are not constants";
+        return NULL;
     case IR_OP_RNN_DRS:
         return "dynamic row skip (--alpha-intra, MICRO'18 §V) reads fp32 U; it does not "
                "combine with reduced-precision weights";
@@ -131,7 +169,7 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
      * schedules they do not cover are refused as on the CPU, the target named */
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];
-        const char *why = n->dead ? NULL : refusal(n);
+        const char *why = n->dead ? NULL : refusal(n, fmt, opencl);
         if (!why)
             continue;
         if (!weights) {
@@ -150,9 +188,17 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
         ir_node *n = g->nodes[i];
         ir_tensor *w, *t = NULL;
         int k;
-        if (n->dead || (n->op != IR_OP_RNN_PROJ && n->op != IR_OP_RNN_REC))
+        if (n->dead ||
+            (n->op != IR_OP_RNN_PROJ && n->op != IR_OP_RNN_REC && n->op != IR_OP_RNN_TISSUE))
             continue;
         w = ir_in(n, 1);
+        if (n->op == IR_OP_RNN_TISSUE) { /* the panels [D, H * 4H], element by element */
+            n->inputs[1] = convert_flat(g, n, w, fmt, d);
+            if (!n->inputs[1])
+                return -1;
+            ir_attr_set_int(g, n, "wfmt", fmt);
+            continue;
+        }
         for (k = 0; k < n_done; k++) /* a weight two nodes share is converted once */
             if (done_from[k] == w)
                 t = done_to[k];

@@ -165,8 +165,9 @@ cg_c_put_params(FILE *f, const kp_call *c)
     case KP_LSTM_TISSUE_DRS:
         fputs("static const lstmc_rt_tissue_params p = {.rnn = ", f);
         put_rnn_fields(f, &c->p.tissue.p.rnn);
-        fprintf(f, ",\n            .mts = %d, .relevance = %d, .max_run = %d};\n",
-                c->p.tissue.p.mts, c->p.tissue.p.relevance, c->p.tissue.p.max_run);
+        fprintf(f, ",\n            .mts = %d, .relevance = %d, .max_run = %d, .wfmt = %d};\n",
+                c->p.tissue.p.mts, c->p.tissue.p.relevance, c->p.tissue.p.max_run,
+                c->p.tissue.p.wfmt);
         break;
     case KP_RNN_Q: { /* issue 22 */
         const lstmc_rt_rnnq_params *p = &c->p.rnnq;

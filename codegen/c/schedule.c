@@ -318,8 +318,10 @@ cg_c_put_llvm_protos(FILE *f, const char *name, const kprog *kp, const unsigned 
 void
 cg_c_put_kernel_decl(FILE *f, const kp_call *c, const char *name, const char *tag, int idx)
 {
-    /* weights in a reduced-precision format (passes/lowp.c) are words, not floats */
-    fprintf(f, "%s%s_fn %s_%s%d;\n", kp_kinds[c->kind].fn, c->wfmt ? "_lowp" : "", name, tag, idx);
+    /* weights in a reduced-precision format (passes/lowp.c) are words, not floats; the tissue
+     * kernel takes U as const void * in every format (its params say which) */
+    fprintf(f, "%s%s_fn %s_%s%d;\n", kp_kinds[c->kind].fn,
+            c->wfmt && c->kind != KP_LSTM_TISSUE ? "_lowp" : "", name, tag, idx);
 }
 
 /* Threads of the LLVM kernels (cg_llvm_kernels: handled[i] > 1 for a multi-core kernel). */

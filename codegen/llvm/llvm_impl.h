@@ -270,6 +270,8 @@ void lowp_dir(kg *g, LLVMValueRef w, int64_t D, int64_t K, int64_t GH, int64_t d
 int64_t wfmt_bytes(int f);
 LLVMValueRef gepw(kg *g, LLVMValueRef base, LLVMValueRef i);
 LLVMValueRef gepwc(kg *g, LLVMValueRef base, int64_t i);
+/* w weights of g->wfmt (fp32, fp16, bf16; int8 without its scales) at p, as floats */
+LLVMValueRef emit_ldw(kg *g, LLVMValueRef p, int w);
 void emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
                LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
                int64_t pf, LLVMValueRef scale);

@@ -148,6 +148,12 @@ ldw(kg *g, LLVMValueRef p, int w)
     return g->wfmt ? emit_load_cvt(g, p, w) : ldt(g, w == 1 ? g->f32 : g->vf, p);
 }
 
+LLVMValueRef
+emit_ldw(kg *g, LLVMValueRef p, int w)
+{
+    return ldw(g, p, w);
+}
+
 void
 emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64_t K,
           LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,

@@ -89,14 +89,14 @@ tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_
                            acc[c * nq + q]);
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, H));
-    urow = gepf(g, U, mul(g, k, ci(g, ldu)));
+    urow = gepw(g, U, mul(g, k, ci(g, ldu))); /* U in g->wfmt: fp32, or fp16 / bf16 widened */
     /* each panel's line KG_PF_ROWS rows ahead, as the exact kernel's (tile.c): np streams through
      * U, 16 floats wide (charlm512, 1 thread: 10.8 -> 9.6 ms at alpha 0) */
     if (g->prefetch && ldu * 4 >= 64)
         for (q = 0; q < np; q++)
-            emit_prefetch(g, gepc(g, urow, (int64_t)KG_PF_ROWS * ldu + q * ps));
+            emit_prefetch(g, gepwc(g, urow, (int64_t)KG_PF_ROWS * ldu + q * ps));
     for (q = 0; q < nq; q++)
-        u[q] = ldt(g, ty, gepc(g, urow, (q / vpp) * ps + (q % vpp) * w));
+        u[q] = emit_ldw(g, gepwc(g, urow, (q / vpp) * ps + (q % vpp) * w), w);
     for (c = 0; c < r; c++) {
         LLVMValueRef hk = tis_splat(g, ldf(g, gepf(g, gepc(g, h, c * H), k)), w);
 
@@ -134,16 +134,16 @@ tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRe
     } else if (groups > 1) {
         kloop l;
         LLVMValueRef g0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, groups)), ci(g, gstep));
-        tis_tile(g, H, hb, r, gepf(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H, TIS_PANEL,
+        tis_tile(g, H, hb, r, gepw(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H, TIS_PANEL,
                  vpp, w, gepf(g, gt, g0), G);
         loop_end(g, &l);
     }
     if (rem > 0)
-        tis_tile(g, H, hb, r, gepc(g, Ud, groups * gstep * H), (int)rem, TIS_PANEL * H, TIS_PANEL,
+        tis_tile(g, H, hb, r, gepwc(g, Ud, groups * gstep * H), (int)rem, TIS_PANEL * H, TIS_PANEL,
                  vpp, w, gepc(g, gt, groups * gstep), G);
     for (c = 0; gw > 0 && c < r; c++) /* the last, narrow panel [H, gw]: scalar, per cell */
-        tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Ud, nfull * TIS_PANEL * H), 1, 0, gw, (int)gw,
-                 1, gepc(g, gt, c * G + nfull * TIS_PANEL), G);
+        tis_tile(g, H, gepc(g, hb, c * H), 1, gepwc(g, Ud, nfull * TIS_PANEL * H), 1, 0, gw,
+                 (int)gw, 1, gepc(g, gt, c * G + nfull * TIS_PANEL), G);
 }
 
 /* The tissue's product: its m cells (an i64 value <= cap) in blocks of mb. */
@@ -570,7 +570,7 @@ emit_tissue(kg *g, const kp_call *kc, int drs)
         const lstmc_rt_act *act = &p->act[d * 3];
         LLVMValueRef args[9], K, tau, c0, m, e, n, t, slot, fl, hs, cs, s, y;
         LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
-        LLVMValueRef Ud = gepc(g, Up, d * H * G), Pd = gepc(g, P, d * L.cells * G);
+        LLVMValueRef Ud = gepwc(g, Up, d * H * G), Pd = gepc(g, P, d * L.cells * G);
         LLVMBasicBlockRef j2, jelse;
         kloop lt, li;
 
@@ -728,6 +728,8 @@ tissue_handles(const kp_call *c)
                c->scratch_bytes >= 4 * lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p) &&
                p->hsparse_th == 0.0f && tissue_act_ok(p);
     if (c->kind != KP_LSTM_TISSUE || !c->in[1] || p->hsparse_th != 0.0f ||
+        (c->wfmt != LSTMC_RT_WFMT_FP32 && c->wfmt != LSTMC_RT_WFMT_FP16 &&
+         c->wfmt != LSTMC_RT_WFMT_BF16) ||
         lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) < 0 || c->scratch_bytes < 4 * L.words)
         return 0;
     return tissue_act_ok(p);

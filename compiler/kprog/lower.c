@@ -157,6 +157,8 @@ lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
     p->mts = (int32_t)ir_attr_int(n, "mts", 8);
     p->relevance = (int32_t)ir_attr_int(n, "relevance", 0); /* lstmc_rt_relevance */
     p->max_run = (int32_t)ir_attr_int(n, "max_run", 0);     /* --max-sublayer */
+    p->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0);           /* passes/lowp.c: fp16, bf16 U */
+    c->wfmt = p->wfmt;
     c->p.tissue.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);

@@ -578,6 +578,10 @@ typedef struct lstmc_rt_tissue_params {
      * breakpoint, whatever alpha_inter), so every layer runs in about seq_len / (max_run
      * * 3/4) tissues or fewer */
     int32_t max_run;
+    /* U's storage format (issue 24): LSTMC_RT_WFMT_FP32, or _FP16 / _BF16, Up then holding
+     * the same panels as 2-byte elements (lstmc_rt_lowp_pack's conversion, widened to float as
+     * they are read); not with DRS inside tissues (lstmc_rt_lstm_tissue_drs) */
+    int32_t wfmt;
 } lstmc_rt_tissue_params;
 
 /* Scratch lstmc_rt_lstm_tissue needs, in 4-byte words (floats and int32); -1 for bad p. */
@@ -613,7 +617,7 @@ int64_t lstmc_rt_lstm_tissue_scratch(const lstmc_rt_tissue_params *p);
  */
 typedef lstmc_rt_status lstmc_rt_lstm_tissue_fn(const lstmc_rt_tissue_params *p,
                                                 float alpha_inter, const float *P,
-                                                const float *Up, const float *row_abs_sum,
+                                                const void *Up, const float *row_abs_sum,
                                                 const int32_t *seq_lens, const float *init_h,
                                                 const float *init_c, const float *Peep,
                                                 const float *h_pred, const float *c_pred,

@@ -351,6 +351,38 @@ tissue_gemm(int64_t m, int64_t H, const float *restrict hbuf, const float *restr
     }
 }
 
+/* U element e of the panels in format fmt (fp32, fp16 or bf16; tissue_params.wfmt) */
+static float
+u_at(const void *Up, int32_t fmt, int64_t e)
+{
+    if (fmt == LSTMC_RT_WFMT_FP16)
+        return lstmc_rt_f16_to_f32(((const uint16_t *)Up)[e]);
+    if (fmt == LSTMC_RT_WFMT_BF16)
+        return lstmc_rt_bf16_to_f32(((const uint16_t *)Up)[e]);
+    return ((const float *)Up)[e];
+}
+
+/* tissue_gemm with U's panels stored in fmt (fp16 / bf16), widened as they are read: the same
+ * sums in the same order, one cell at a time (the reference; the LLVM kernel is the fast
+ * one). */
+static void
+tissue_gemm_lowp(int64_t m, int64_t H, const float *restrict hbuf, const void *Up, int32_t fmt,
+                 float *restrict gates)
+{
+    const int64_t G = 4 * H;
+    int64_t g0, c, k, g;
+
+    for (g0 = 0; g0 < G; g0 += NR) {
+        const int64_t gn = G - g0 < NR ? G - g0 : NR;
+        for (c = 0; c < m; c++)
+            for (k = 0; k < H; k++) {
+                const float hk = hbuf[c * H + k];
+                for (g = 0; g < gn; g++)
+                    gates[c * G + g0 + g] += hk * u_at(Up, fmt, g0 * H + k * gn + g);
+            }
+    }
+}
+
 /* --- DRS inside tissues (MICRO'18 §V in a tissue; contract in lstmc_rt_kernels.h) ---- */
 
 /* This direction's DRS weights and threshold; NULL drs = the plain tissue kernel. */
@@ -519,6 +551,8 @@ params_ok(const lstmc_rt_tissue_params *tp)
     const lstmc_rt_rnn_params *p = &tp->rnn;
 
     if (tp->mts < 1 || tp->max_run < 0 || tp->relevance < LSTMC_RT_REL_BOUND ||
+        (tp->wfmt != LSTMC_RT_WFMT_FP32 && tp->wfmt != LSTMC_RT_WFMT_FP16 &&
+         tp->wfmt != LSTMC_RT_WFMT_BF16) ||
         tp->relevance > LSTMC_RT_REL_SENSITIVITY || !lstmc_rt_packed_lstm_ok(p))
         return 0;
     return p->batch == 0 || p->seq_len <= MAX_CELLS / p->batch;
@@ -749,7 +783,8 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
 /* --- execution ----------------------------------------------------------------------- */
 
 typedef struct io {
-    const float *P, *Up; /* this direction's */
+    const float *P; /* this direction's */
+    const void *Up; /* this direction's, in tp->wfmt */
     const int32_t *seq_lens;
     const float *init_h, *init_c, *h_pred, *c_pred;
     float *Y, *Y_h, *Y_c;
@@ -808,6 +843,8 @@ run_direction(const dir_ctx *a, const lstmc_rt_tissue_params *tp, const lstmc_rt
          * U_f,i,c some cell of the tissue keeps) */
         if (dr)
             drs_tissue_product(a, dr, m, hbuf, gates);
+        else if (tp->wfmt != LSTMC_RT_WFMT_FP32)
+            tissue_gemm_lowp(m, H, hbuf, o->Up, tp->wfmt, gates);
         else
             tissue_gemm(m, H, hbuf, o->Up, gates);
         /* lstm_ew per cell, outputs */
@@ -857,7 +894,7 @@ typedef struct drs_args {
 } drs_args;
 
 static lstmc_rt_status
-tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, const float *Up,
+tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, const void *Up,
            const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,
            const float *init_c, const float *Peep, const float *h_pred, const float *c_pred,
            float *Y, float *Y_h, float *Y_c, lstmc_rt_tissue_stats *stats, void *scratch,
@@ -881,6 +918,8 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         return LSTMC_RT_OK;
     if (!P || (!Up && !da) || !scratch || (alpha_inter > 0.0f && !row_abs_sum))
         return LSTMC_RT_ERR_NULL;
+    if (da && tp->wfmt != LSTMC_RT_WFMT_FP32)
+        return LSTMC_RT_ERR_BAD_PARAMS; /* DRS inside tissues reads fp32 U_o, U_f,i,c */
     if (da && (!da->Uo || !da->Ufic))
         return LSTMC_RT_ERR_NULL;
     if (da && Peep) /* o_t must not depend on c_t */
@@ -917,7 +956,9 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         a.act = &p->act[d * 3];
         a.Peep = Peep ? Peep + d * 3 * H : NULL;
         o.P = P + d * l.cells * G;
-        o.Up = Up ? Up + d * H * G : NULL;
+        o.Up = !Up                              ? NULL
+               : tp->wfmt != LSTMC_RT_WFMT_FP32 ? (const void *)((const uint16_t *)Up + d * H * G)
+                                                : (const void *)((const float *)Up + d * H * G);
         o.seq_lens = seq_lens;
         o.init_h = init_h;
         o.init_c = init_c;
@@ -936,7 +977,7 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
 /* Contract in lstmc_rt_kernels.h. */
 lstmc_rt_status
 lstmc_rt_lstm_tissue(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P,
-                     const float *Up, const float *row_abs_sum, const int32_t *seq_lens,
+                     const void *Up, const float *row_abs_sum, const int32_t *seq_lens,
                      const float *init_h, const float *init_c, const float *Peep,
                      const float *h_pred, const float *c_pred, float *Y, float *Y_h, float *Y_c,
                      lstmc_rt_tissue_stats *stats, void *scratch)

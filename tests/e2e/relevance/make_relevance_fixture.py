@@ -68,6 +68,18 @@ def rel_sensitivity(x, r, m):
     return float(np.sum(0.25 * (tri(zi, 4) * ri + tri(zo, 4) * ro + tri(zf, 4) * rf) + tri(zc, 2) * rc))
 
 
+def rnd16(a):
+    """a rounded to fp16 (round to nearest even), as float32"""
+    return a.astype(np.float16).astype(np.float32)
+
+
+def rndbf(a):
+    """a rounded to bf16 (round to nearest even on the float32 bits), as float32"""
+    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32)
+
+
 def forced_cuts(S, L):
     """--max-sublayer=L at alpha 0 (rt_tissue.c): the steps of one chain (S[step] the relevance
     of the link into step) where a sub-layer about to reach L + 1 cells is cut, at the lowest S
@@ -164,16 +176,21 @@ def main():
             np.save(os.path.join(OUT, "expected", "%s_%s.npy" % (mode, name)), v.astype(np.float32))
         print("%s: alpha %r cuts %d of %d links" % (mode, alpha, ncut, nlinks))
 
-    # window: sensitivity at alpha 0 with --max-sublayer=5, the forced cuts only
+    # window: sensitivity at alpha 0 with --max-sublayer=5, the forced cuts only; with fp16 or
+    # bf16 weights (W and R rounded, the calibration the fp32 model's) as well
     L = 5
-    Sw = [[0.0] + [rel_sensitivity(P, ur[d], um[d]) for P, _ in links[d]] for d in range(2)]
-    cuts = [forced_cuts(np.array(Sw[d]), L) for d in range(2)]
-    Y, Yh, Yc, _, _, _, ncut = layer(x[:, 0], W, R, B, lambda d, P, step: step in cuts[d], pred)
-    with open(os.path.join(OUT, "expected", "window.txt"), "w") as f:
-        f.write("0 %d %d %d %d\n" % (2 * T, nlinks, 2 + ncut, L))
-    for name, v in (("Y", Y[:, :, None, :]), ("Y_h", Yh[:, None, :]), ("Y_c", Yc[:, None, :])):
-        np.save(os.path.join(OUT, "expected", "window_%s.npy" % name), v.astype(np.float32))
-    print("window: --max-sublayer=%d cuts %d of %d links" % (L, ncut, nlinks))
+    for fmt, Wf, Rf in (("", W, R), ("_fp16", rnd16(W), rnd16(R)), ("_bf16", rndbf(W), rndbf(R))):
+        _, _, _, _, _, lk, _ = layer(x[:, 0], Wf, Rf, B)
+        Sw = [[0.0] + [rel_sensitivity(P, ur[d], um[d]) for P, _ in lk[d]] for d in range(2)]
+        cuts = [forced_cuts(np.array(Sw[d]), L) for d in range(2)]
+        Y, Yh, Yc, _, _, _, ncut = layer(x[:, 0], Wf, Rf, B,
+                                         lambda d, P, step: step in cuts[d], pred)
+        with open(os.path.join(OUT, "expected", "window%s.txt" % fmt), "w") as f:
+            f.write("0 %d %d %d %d\n" % (2 * T, nlinks, 2 + ncut, L))
+        for name, v in (("Y", Y[:, :, None, :]), ("Y_h", Yh[:, None, :]), ("Y_c", Yc[:, None, :])):
+            np.save(os.path.join(OUT, "expected", "window%s_%s.npy" % (fmt, name)),
+                    v.astype(np.float32))
+        print("window%s: --max-sublayer=%d cuts %d of %d links" % (fmt, L, ncut, nlinks))
 
     node = helper.make_node("LSTM", ["x", "W", "R", "B"], ["Y", "Y_h", "Y_c"], name="lstm_rel",
                             hidden_size=H, direction="bidirectional")
