@@ -31,7 +31,8 @@ const char *
 tune_point_sub(tune_run *r, const tune_point *p)
 {
     if (p->max_run)
-        return arena_printf(r->a, "approx_w%d", p->max_run);
+        return arena_printf(r->a, "approx_w%d%s", p->max_run,
+                            p->wfmt == LSTMC_RT_WFMT_FP16 ? "_fp16" : "");
     if (p->act || p->wfmt != LSTMC_RT_WFMT_FP32)
         return tune_fmt_sub(r, p->wfmt, p->act);
     return "approx";
@@ -49,7 +50,8 @@ const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
     if (p[i].max_run)
-        return arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
+        return arena_printf(r->a, "breakpoints forced every <= %d cells%s", p[i].max_run,
+                            p[i].wfmt ? " with fp16 weights" : "");
     return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
            : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
@@ -61,7 +63,7 @@ static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
     if (p[i].max_run)
-        snprintf(buf, n, "win %d", p[i].max_run);
+        snprintf(buf, n, "win %d%s", p[i].max_run, p[i].wfmt ? " fp16" : "");
     else if (p[i].act)
         snprintf(buf, n, "act-int%d", p[i].act);
     else if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
@@ -82,7 +84,7 @@ tune_table(FILE *f, const tune_run *r, const tune_point *p, int n, int ao, int b
     fprintf(f, "| exact | - | - | %lld | - | %.4f | 1.0000 | %.1f | 1.00x |\n", (long long)r->T,
             r->exact_acc_tune, r->exact_us);
     for (i = 0; i < n; i++) {
-        char tis[32], label[16];
+        char tis[32], label[24];
         if (p[i].tissues > 0) /* 0: no layer in tissues (--vary=intra, a format candidate) */
             snprintf(tis, sizeof tis, "%.2f", p[i].tissues);
         else
@@ -102,7 +104,7 @@ tune_svg(const char *path, const tune_run *r, const tune_point *p, int n, int ao
     FILE *f = fopen(path, "w");
     const double W = 640, H = 360, x0 = 60, y0 = 40, pw = 520, ph = 260;
     double smax = 1, bw = pw / n;
-    char label[16];
+    char label[24];
     int i;
     if (!f)
         return -1;

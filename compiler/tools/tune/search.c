@@ -287,7 +287,8 @@ tune_search(tune_run *r)
     hres h[TUNE_SETS];
     float *y = NULL;
     long long n_min;
-    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, wins[TUNE_WINDOWS];
+    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, nwf = 0;
+    int wins[TUNE_WINDOWS];
 
     if (!tg)
         return -1;
@@ -386,7 +387,8 @@ tune_search(tune_run *r)
             return -1;
     }
     /* issue 24: breakpoints forced at the lowest-S links so that no sub-layer exceeds T/2,
-     * T/4, T/6, T/8 cells (--max-sublayer), each a library of its own at alpha 0 */
+     * T/4, T/6, T/8 cells (--max-sublayer), each a library of its own at alpha 0; and, when
+     * fp16 is among the formats, the same windows with fp16 weights (tissues read them too) */
     for (i = 0; strcmp(t->vary, "intra") != 0 && r->T >= 4 && i < TUNE_WINDOWS; i++) {
         const int w = (int)(r->T / (2 * (i + 1)));
         if (w < 2 || (nw > 0 && wins[nw - 1] == w))
@@ -397,7 +399,22 @@ tune_search(tune_run *r)
             return -1;
         wins[nw++] = w;
     }
-    n = TUNE_SETS + t->n_fmts + t->n_acts + nw;
+    for (i = 0; i < t->n_fmts && t->fmts[i] != LSTMC_RT_WFMT_FP16; i++)
+        ;
+    if (i < t->n_fmts) /* fp16 tried: the windows with it */
+        for (i = 0, nwf = 0; i < nw; i++) {
+            if (tune_compile(r, arena_printf(r->a, "approx_w%d_fp16", wins[i]), wins[i], calib, &xi,
+                             LSTMC_RT_WFMT_FP16, 0) < 0) {
+                fprintf(stderr, "lstmc: tune: windows with fp16 weights left out: the model "
+                                "does not compile so\n");
+                nwf = 0;
+                break;
+            }
+            nwf++;
+            if (tune_stopped(r))
+                return -1;
+        }
+    n = TUNE_SETS + t->n_fmts + t->n_acts + nw + nwf;
 
     /* 3. the exact outputs and time */
     if (tune_harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &r->exact_tune) < 0)
@@ -491,11 +508,11 @@ tune_search(tune_run *r)
             return -1;
     }
     /* 5c. the forced-breakpoint windows */
-    for (i = 0; i < nw; i++) {
+    for (i = 0; i < nw + nwf; i++) {
         static const double zero[2] = {0, 0};
         tune_point *q = &p[TUNE_SETS + t->n_fmts + t->n_acts + i];
-        q->wfmt = LSTMC_RT_WFMT_FP32;
-        q->max_run = wins[i];
+        q->wfmt = i < nw ? LSTMC_RT_WFMT_FP32 : LSTMC_RT_WFMT_FP16;
+        q->max_run = wins[i < nw ? i : i - nw];
         if (tune_harness(r, tune_point_sub(r, q), 0, r->n_tune, t->reps, zero, 1, h, &y) < 0)
             return -1;
         q->us = h[0].us;
@@ -546,7 +563,7 @@ tune_search(tune_run *r)
                     hold[j] = r->exact_acc_hold;
                     continue;
                 }
-                if (p[which[j]].wfmt != LSTMC_RT_WFMT_FP32
+                if (p[which[j]].wfmt != LSTMC_RT_WFMT_FP32 && !p[which[j]].max_run
                         ? tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1,
                                        NULL, 0, h, &y) < 0
                         : tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1,
@@ -615,7 +632,7 @@ tune_search(tune_run *r)
         fprintf(fo, "vary %s\n", ao >= 0 && p[ao].max_run ? "inter" : t->vary);
         /* a format candidate is the exact schedule: its alphas are 0 */
         fprintf(fo, "schedule %s\nalpha_inter %.9g\nalpha_intra %.9g\n",
-                ao < 0 || p[ao].wfmt != LSTMC_RT_WFMT_FP32 ? "exact" : "approx",
+                ao < 0 || (p[ao].wfmt != LSTMC_RT_WFMT_FP32 && !p[ao].max_run) ? "exact" : "approx",
                 ao < 0 ? 0.0 : p[ao].alpha_inter, ao < 0 ? 0.0 : p[ao].alpha_intra);
         if (ao >= 0 && p[ao].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "weights %s\n", lowp_name(p[ao].wfmt));

@@ -34,8 +34,8 @@ typedef struct driver_options driver_options;
 
 #define TUNE_SETS       11
 #define TUNE_WINDOWS    4 /* forced-breakpoint points: sub-layers of at most T/2, T/4, T/6, T/8 */
-/* the sets, fp16, bf16, int8, act-int8, act-int16, the windows */
-#define TUNE_MAX_POINTS (TUNE_SETS + 5 + TUNE_WINDOWS)
+/* the sets, fp16, bf16, int8, act-int8, act-int16, the windows in fp32 and fp16 */
+#define TUNE_MAX_POINTS (TUNE_SETS + 5 + 2 * TUNE_WINDOWS)
 
 /* One measured threshold set. */
 typedef struct tune_point {
