@@ -92,26 +92,18 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
                 goto bad;
             }
             vary = strcmp(val, "inter") == 0 ? 1 : strcmp(val, "intra") == 0 ? 2 : 3;
-        } else if (strcmp(key, "max_sublayer") == 0) {
+        } else if (strcmp(key, "max_sublayer") == 0 || strcmp(key, "threads") == 0) {
+            const int thr = key[0] == 't', hi = thr ? 16 : 1000000;
+            int *dst = thr ? &o->threads : &o->max_sublayer; /* a command line's value wins */
             char *end;
-            long w = strtol(val, &end, 10);
-            if (*end || end == val || w < 1 || w > 1000000) {
-                diag_error(d, "--thresholds %s:%d: max_sublayer is a cell count, not '%s'", path,
-                           lineno, val);
+            long cnt = strtol(val, &end, 10);
+            if (*end || end == val || cnt < 1 || cnt > hi) {
+                diag_error(d, "--thresholds %s:%d: %s is a count from 1 to %d, not '%s'", path,
+                           lineno, key, hi, val);
                 goto bad;
             }
-            if (!o->max_sublayer)
-                o->max_sublayer = (int)w;
-        } else if (strcmp(key, "threads") == 0) {
-            char *end;
-            long nt = strtol(val, &end, 10);
-            if (*end || end == val || nt < 1 || nt > 16) {
-                diag_error(d, "--thresholds %s:%d: threads is a count from 1 to 16, not '%s'", path,
-                           lineno, val);
-                goto bad;
-            }
-            if (!o->threads)
-                o->threads = (int)nt;
+            if (!*dst)
+                *dst = (int)cnt;
         } else if (strcmp(key, "relevance") == 0) {
             if (driver_relevance_parse(val) < 0) {
                 diag_error(d,

@@ -2,7 +2,7 @@
 # check_drs.sh LSTMC NPYCMP WORK [LSTMC OPTION]... — issue 6's alpha_intra > 0 test: compile
 # tests/e2e/drs/case/model.onnx with --alpha-intra=0 (plus the options, e.g. --emit=c or
 # --alpha-inter=0 for DRS inside tissues), run it at alpha 0 and at the fixture's alpha set
-# per run (drs_check.c), and compare the skipped-row counts and the outputs with the numpy
+# per run (alpha_check.c), and compare the skipped-row counts and the outputs with the numpy
 # reference of Algorithm 3 (make_drs_fixture.py; npycmp rtol 1e-4, atol 1e-5).
 set -eu
 lstmc=$1 npycmp=$2 work=$3
@@ -14,10 +14,10 @@ mkdir -p "$work/out"
 "$lstmc" "$case/model.onnx" --name=m --alpha-intra=0 "$@" -o "$work/lib" >/dev/null
 make -s -C "$work/lib" CFLAGS="${LSTMC_CFLAGS:--O2}" libm.a
 ${CC:-cc} -std=c99 ${LSTMC_CFLAGS:--O2} -I"$work/lib" -I"$work/lib/runtime/include" \
-    "$here/drs_check.c" "$work/lib/runtime/src/rt_npy.c" "$work/lib/libm.a" -lm \
-    -o "$work/drs_check"
+    "$here/../alpha_check.c" "$work/lib/runtime/src/rt_npy.c" "$work/lib/libm.a" -lm \
+    -o "$work/alpha_check"
 read -r alpha cells total skipped < "$case/expected/counts.txt"
-"$work/drs_check" "$case/x.npy" "$work/out" "$alpha" > "$work/counts.txt"
+"$work/alpha_check" "$case/x.npy" "$work/out" "$alpha" intra > "$work/counts.txt"
 cat "$work/counts.txt"
 status=0
 # alpha 0: nothing skipped; alpha: the reference's cells, rows and skipped rows

@@ -6,7 +6,7 @@
 #      lines; rtol 1e-4, atol 1e-5);
 #   2. the model compiled with --alpha-inter=0 --calib (that file) --relevance=MODE (plus the
 #      options, e.g. --emit=c), run at alpha 0 (nothing cut: 2 sub-layers) and at the fixture's
-#      alpha (rel_check.c): the reference's sub-layer count, and its outputs with those links
+#      alpha (alpha_check.c): the reference's sub-layer count, and its outputs with those links
 #      cut (npycmp rtol 1e-4, atol 1e-5).
 set -eu
 lstmc=$1 npycmp=$2 work=$3 mode=$4
@@ -58,9 +58,9 @@ esac
     -o "$work/lib" >/dev/null
 make -s -C "$work/lib" CFLAGS="${LSTMC_CFLAGS:--O2}" libm.a
 ${CC:-cc} -std=c99 ${LSTMC_CFLAGS:--O2} -I"$work/lib" -I"$work/lib/runtime/include" \
-    "$here/rel_check.c" "$work/lib/runtime/src/rt_npy.c" "$work/lib/libm.a" -lm \
-    -o "$work/rel_check"
-"$work/rel_check" "$case/x.npy" "$work/out" "$alpha" > "$work/counts.txt"
+    "$here/../alpha_check.c" "$work/lib/runtime/src/rt_npy.c" "$work/lib/libm.a" -lm \
+    -o "$work/alpha_check"
+"$work/alpha_check" "$case/x.npy" "$work/out" "$alpha" inter > "$work/counts.txt"
 cat "$work/counts.txt"
 status=0
 s0=2
