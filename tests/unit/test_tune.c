@@ -3,17 +3,17 @@
  * MICRO'18 Eq. 7, the AO / BPA picks of §VI-C, reading TUNED files (and refusing bad ones),
  * and the user-oriented controller of the runtime (runtime/src/rt_uo.c).
  */
-#include <criterion/criterion.h>
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "arena.h"
 #include "diag.h"
 #include "driver.h"
 #include "lstmc_rt_uo.h"
 #include "tune.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 Test(tune, n_min_eq7)
 {
@@ -142,12 +142,41 @@ Test(tune, load_exact_schedule_sets_nothing_approximate)
     arena_free(a);
 }
 
+/* issue 24: the relevance, the forced breakpoints and tune's threads; a command line's own
+ * --threads / --max-sublayer win */
+Test(tune, load_relevance_window_threads)
+{
+    arena *a = arena_new(0);
+    diag *d = diag_new(a, "m.onnx", stderr);
+    driver_options o;
+    const char *p = write_tmp("win", "lstmc-thresholds 1\nvary inter\nschedule approx\n"
+                                     "alpha_inter 0\nalpha_intra 0\nweights fp16\n"
+                                     "max_sublayer 25\nrelevance sensitivity\nthreads 1\n"
+                                     "calib c\n");
+    memset(&o, 0, sizeof o);
+    cr_assert_eq(tune_load(a, p, &o, d), 0);
+    cr_assert_eq(o.has_alpha_inter, 1);
+    cr_assert_eq(o.relevance, driver_relevance_parse("sensitivity"));
+    cr_assert_eq(o.relevance, 2);
+    cr_assert_eq(o.max_sublayer, 25);
+    cr_assert_eq(o.threads, 1);
+    cr_assert_str_eq(o.weights, "fp16");
+    memset(&o, 0, sizeof o);
+    o.threads = 2;
+    o.max_sublayer = 10;
+    cr_assert_eq(tune_load(a, p, &o, d), 0);
+    cr_assert_eq(o.threads, 2);
+    cr_assert_eq(o.max_sublayer, 10);
+    unlink(p);
+    arena_free(a);
+}
+
 Test(tune, load_refuses_bad_files)
 {
     static const char *bad[] = {
-        "",                                                          /* empty */
-        "lstmc-calib 1\n",                                           /* another format */
-        "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\n",      /* no alpha_intra */
+        "",                                                     /* empty */
+        "lstmc-calib 1\n",                                      /* another format */
+        "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\n", /* no alpha_intra */
         "lstmc-thresholds 1\nschedule maybe\nalpha_inter 1\nalpha_intra 0\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter -1\nalpha_intra 0\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter nan\nalpha_intra 0\n",
@@ -155,6 +184,10 @@ Test(tune, load_refuses_bad_files)
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nspeed 9\n",
         "lstmc-thresholds 1\nschedule\n",
         "lstmc-thresholds 1\nvary sideways\nschedule approx\nalpha_inter 1\nalpha_intra 0\n",
+        "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nrelevance best\n",
+        "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nmax_sublayer 0\n",
+        "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nthreads 17\n",
+        "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nthreads 2x\n",
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
