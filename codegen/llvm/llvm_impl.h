@@ -454,9 +454,11 @@ int rnnq_lays_out(const kg *g, const kp_call *c);
  * (u = 0) or U (u = 1): those of emit_rnnq_body; returns how many (at most 4 * MT_MAX). */
 int rnnq_ranges(const lstmc_rt_rnnq_params *p, int nt, int u, int64_t *r0, int64_t *n);
 
-/* The layout key of a KP_RNN_Q call's W (u = 0) or U (u = 1) in lanes = rows blocks
- * (kp_call.wlayout, .ulayout) on nt threads. */
-#define RNNQ_KEY(nt, u) (1 + (u) + 2 * (nt))
+/* The blocks of 16 rows per register tile of call p's W (u = 0) or U (u = 1) laid out. */
+int rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u);
+/* The layout key of a KP_RNN_Q call's W (u = 0) or U (u = 1) in lanes = rows blocks, in tiles
+ * of nb blocks (kp_call.wlayout, .ulayout), on nt threads (< 64). */
+#define RNNQ_KEY(nt, u, nb) (1 + (u) + 2 * ((nt) + 64 * (nb)))
 /* Bring in[1 + u] of KP_RNN_Q call i (W or U) to the layout of key (RNNQ_KEY) or to the
  * ONNX order (0), as rec_relayout does for panels. */
 int rnnq_relayout(ir_graph *g, kprog *kp, int i, int u, int key, diag *d);

@@ -235,36 +235,44 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
 /*
  * The W and U of a full-integer layer (KP_RNN_Q, rnnq.c) on x86 VNNI, in lanes = rows
  * blocks: each row range [r0, r0 + n) the kernel runs as one (rnnq_ranges) is cut into
- * blocks of 16 rows from r0, the last one wb = n mod 16 rows wide. The block of wb rows
- * starting at row r takes the wb * K bytes from r * K of the direction's block, the same
- * bytes as in the ONNX order: first the K / 4 whole groups of 4 terms, wb * 4 bytes each
- * (row l's terms 4p .. 4p + 3 at l * 4), then the K % 4 terms left, wb * (K % 4) bytes (row
- * l's at l * (K % 4)). A 64-byte load is a group of 16 rows, which vpdpbusd multiplies by
- * the same 4 activations in every lane: the 16 row sums end in the lanes. A permutation of
- * the bytes: the tensor keeps its shape and size.
+ * blocks of 16 rows from r0, the last one wb = n mod 16 rows wide, and the whole blocks into
+ * tiles of nb (the kernel's register tile, rnnq_tile_blocks; the last tile of those left).
+ * A tile of bt blocks of wb rows starting at row r takes the bt * wb * K bytes from r * K of
+ * the direction's block, the same bytes as in the ONNX order: first the K / 4 whole groups
+ * of 4 terms, bt * wb * 4 bytes each, block i's wb * 4 at i * wb * 4 (row l's terms 4p ..
+ * 4p + 3 at l * 4 in it), then the K % 4 terms left, block i's wb * (K % 4) bytes at
+ * i * wb * (K % 4) (row l's at l * (K % 4)); the narrow block is a tile of its own. A 64-byte
+ * load is a group of 16 rows, which vpdpbusd multiplies by the same 4 activations in every
+ * lane: the 16 row sums end in the lanes, and a tile streams from one contiguous run. A
+ * permutation of the bytes: the tensor keeps its shape and size.
  */
 static void
 rnnq_relayout_block(unsigned char *dst, const unsigned char *src, const lstmc_rt_rnnq_params *p,
                     int64_t K, int key, int to)
 {
-    const int nt = (key - 1) / 2, u = (key - 1) % 2;
+    const int u = (key - 1) % 2, nt = (key - 1) / 2 % 64, nb = (key - 1) / 128;
     const int64_t ng = K / 4, tl = K % 4;
-    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], b, l, k;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], b, i, l, k;
     int nr = rnnq_ranges(p, nt, u, r0, n), r;
 
     for (r = 0; r < nr; r++)
-        for (b = 0; b < n[r]; b += 16) {
-            const int64_t wb = n[r] - b < 16 ? n[r] - b : 16, row = r0[r] + b;
-            for (l = 0; l < wb; l++)
-                for (k = 0; k < K; k++) {
-                    const int64_t pi = row * K + (k < ng * 4 ? k / 4 * wb * 4 + l * 4 + k % 4
-                                                             : ng * wb * 4 + l * tl + k - ng * 4);
-                    const int64_t ri = (row + l) * K + k;
-                    if (to)
-                        dst[pi] = src[ri];
-                    else
-                        dst[ri] = src[pi];
-                }
+        for (b = 0; b < n[r];) { /* a tile of bt blocks of wb rows from row r0 + b */
+            const int64_t nf = (n[r] - b) / 16, wb = nf ? 16 : n[r] - b;
+            const int64_t bt = nf ? (nf < nb ? nf : nb) : 1, row = r0[r] + b;
+            for (i = 0; i < bt; i++)
+                for (l = 0; l < wb; l++)
+                    for (k = 0; k < K; k++) {
+                        const int64_t pi =
+                            row * K + (k < ng * 4
+                                           ? k / 4 * bt * wb * 4 + i * wb * 4 + l * 4 + k % 4
+                                           : ng * bt * wb * 4 + i * wb * tl + l * tl + k - ng * 4);
+                        const int64_t ri = (row + i * 16 + l) * K + k;
+                        if (to)
+                            dst[pi] = src[ri];
+                        else
+                            dst[ri] = src[pi];
+                    }
+            b += bt * wb;
         }
 }
 
@@ -342,7 +350,8 @@ rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
             if (k != 1 + u || x->kind != KP_RNN_Q || !cg_llvm_handles(x) || q->cell != p->cell ||
                 q->hidden != p->hidden || q->input_size != p->input_size ||
                 q->n_dirs != p->n_dirs || q->bits != p->bits ||
-                q->linear_before_reset != p->linear_before_reset)
+                q->linear_before_reset != p->linear_before_reset ||
+                rnnq_tile_blocks(q, u) != rnnq_tile_blocks(p, u))
                 return 0;
         }
     }

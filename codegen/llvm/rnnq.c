@@ -9,7 +9,8 @@
  * GEMM of 4 weight rows x 4 input rows in registers, so W streams once per chunk rather than
  * once per step. U h is a GEMV per step over 4 rows at a time. Both read the weights in the
  * ONNX row layout [D, G*H, K] (row-contiguous dot products), the tails of a row by a masked
- * load on AVX-512 and a scalar loop elsewhere. The dot product of the target:
+ * load on AVX-512 and a scalar loop elsewhere; but VNNI reads them laid out at compile time
+ * (emit_lanes, below). The dot product of the target:
  *
  *   QD_VNNI   x86 AVX-512 VNNI, int8 mode: vpdpbusd, unsigned x signed bytes. The activations
  *             are stored biased, a + 128 as a byte, and -128 * sum_k w[k] (computed once per
@@ -34,6 +35,11 @@
  * activations, the cell) is int64 code written as rt_rnnq.c is, line by line.
  *
  * The x86 modes (VNNI, WD512, WD256) add, each path as exact as the above:
+ *   - VNNI, int8 mode: W and U laid out at compile time (panels.c rnnq_relayout) in blocks of
+ *     16 rows of each range the kernel runs as one (rnnq_ranges), a group of 4 terms of the
+ *     16 rows per 64-byte vector and the K % 4 tail terms after the groups, so that every
+ *     vpdpbusd against 4 activation bytes broadcast leaves 16 row sums in the lanes, for every
+ *     K (emit_lanes, lanes_tile), when every reader of the weights agrees (rnnq_pack_ok);
  *   - tiles (dot_tile): the accumulators of L rows x 1 activation row (U h) or 4 x 4 (W x)
  *     are summed together by a tree of shuffles and adds (hsum_tree) into vectors of row
  *     sums, rather than one horizontal reduction per dot product;
@@ -73,7 +79,7 @@ typedef struct qdir {
     LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
     LLVMValueRef qs[LSTMC_RT_RNNQ_BR + 1]; /* x86: this direction's rows of each field; NULL */
     LLVMValueRef Pw, Pu;                   /* x86: W, U packed (emit_pack); NULL */
-    int wl, ul; /* VNNI: W, U laid out at compile time (rnnq_relayout; emit_lanes) */
+    int wl, ul; /* VNNI: W, U laid out at compile time in tiles of wl, ul blocks (emit_lanes) */
     int zw;     /* x86: accw holds requant(accW + zc, mW, nW) + bW */
     const int32_t *act;
     LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
@@ -1044,13 +1050,14 @@ tail_load(kg *g, const qctx *q, LLVMValueRef p, int wb, int tl)
 }
 
 /*
- * out[j * ldo + r] = w_r . a_j (i64, corrected when corr) for the rows r of the nb blocks
- * b + i (i < nb) of wb rows each of the range from row r0 (row r0 + 16 (b + i) + l, l < wb)
- * of w laid out by rnnq_relayout (K terms), and the activation rows a_j = a + j * lda (bytes),
- * j < nq: nb * nq accumulators in registers, a group of 4 terms of 16 rows one 64-byte load
- * (masked for a block narrower than 16), the same 4 activation bytes broadcast to every lane
- * (abcast); the K % 4 last terms one more step (tail_load), against the activation bytes
- * after them too, which multiply zeros. No reduction: the lanes are the row sums.
+ * out[j * ldo + r] = w_r . a_j (i64, corrected when corr) for the rows r of the tile of nb
+ * blocks b + i (i < nb) of wb rows each of the range from row r0 (row r0 + 16 (b + i) + l,
+ * l < wb) of w laid out by rnnq_relayout (K terms), and the activation rows a_j = a + j * lda
+ * (bytes), j < nq: nb * nq accumulators in registers, a group of 4 terms of 16 rows one 64-byte
+ * load (masked for a block narrower than 16; the tile's blocks' groups p one after the other),
+ * the same 4 activation bytes broadcast to every lane (abcast); the K % 4 last terms one more
+ * step (tail_load), against the activation bytes after them too, which multiply zeros. No
+ * reduction: the lanes are the row sums.
  */
 static void
 lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValueRef b, int nb,
@@ -1059,12 +1066,14 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
 {
     const int64_t ng = K / 4, tl = K % 4;
     LLVMTypeRef v8 = LLVMVectorType(q->i8, 64), v64 = LLVMVectorType(g->i64, 16);
-    LLVMValueRef acc[TMAX], wv[TMAX], av[4], base[TMAX], row[TMAX];
+    LLVMValueRef acc[TMAX], wv[TMAX], av[4], base[TMAX], tail[TMAX], row[TMAX];
     int i, j;
 
-    for (i = 0; i < nb; i++) {
+    for (i = 0; i < nb; i++) { /* block i's group 0 and its tail (rnnq_relayout) */
         row[i] = add(g, ci(g, r0), mul(g, add(g, b, ci(g, i)), ci(g, 16)));
-        base[i] = gepb(g, w, mul(g, row[i], ci(g, K)));
+        base[i] = gepb(g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, (int64_t)i * wb * 4)));
+        tail[i] = gepb(
+            g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, ng * nb * wb * 4 + (int64_t)i * wb * tl)));
     }
     for (i = 0; i < nb * nq; i++) {
         acc[i] = entry_alloca(g, q->acc);
@@ -1078,11 +1087,12 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
             continue;
         if (j == 0)
             p = loop_begin(g, &l, ci(g, 0), ci(g, ng));
-        for (i = 0; i < nb; i++)
-            wv[i] = j ? tail_load(g, q, gepb(g, base[i], ci(g, ng * wb * 4)), wb, (int)tl)
-                    : wb == 16
-                        ? vload(g, v8, gepb(g, base[i], mul(g, p, ci(g, 64))))
-                        : vload_masked(g, v8, gepb(g, base[i], mul(g, p, ci(g, wb * 4))), wb * 4);
+        for (i = 0; i < nb; i++) {
+            LLVMValueRef at = j ? NULL : gepb(g, base[i], mul(g, p, ci(g, (int64_t)nb * wb * 4)));
+            wv[i] = j          ? tail_load(g, q, tail[i], wb, (int)tl)
+                    : wb == 16 ? vload(g, v8, at)
+                               : vload_masked(g, v8, at, wb * 4);
+        }
         for (jj = 0; jj < nq; jj++)
             av[jj] =
                 abcast(g, q, a, add(g, ci(g, jj * lda), j ? ci(g, ng * 4) : mul(g, p, ci(g, 4))));
@@ -1189,15 +1199,15 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
     }
 }
 
-/* The rows [r0, r1) of a range of w laid out at compile time (rnnq_relayout), as emit_rows
- * does for the ONNX order: the whole blocks of 16 rows 8 / nq at a time (in the order q->flip
- * says), those left, then the narrow block (lanes_tile). */
+/* The rows [r0, r1) of a range of w laid out at compile time in tiles of NB blocks
+ * (rnnq_relayout, rnnq_tile_blocks), as emit_rows does for the ONNX order: the whole tiles (in
+ * the order q->flip says), the tile of the whole blocks left, then the narrow block
+ * (lanes_tile). */
 static void
-emit_lanes(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t r1, LLVMValueRef a,
-           int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+emit_lanes(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int NB, int64_t r0, int64_t r1,
+           LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
 {
     const int64_t nf = (r1 - r0) / 16, wb = (r1 - r0) % 16;
-    const int NB = 8 / nq > 0 ? 8 / nq : 1;
     const int64_t ng = nf / NB, rest = nf % NB;
 
     if (ng > 0) {
@@ -1212,14 +1222,14 @@ emit_lanes(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, int64_t 
         lanes_tile(g, q, w, K, r0, ci(g, nf), 1, (int)wb, a, lda, nq, corr, out, ldo);
 }
 
-/* emit_lanes when laid (w laid out at compile time), else emit_rows */
+/* emit_lanes when laid (w laid out at compile time in tiles of laid blocks), else emit_rows */
 static void
 emit_dot(kg *g, const qctx *q, int laid, LLVMValueRef w, LLVMValueRef P, int64_t K, int64_t r0,
          int64_t r1, LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out,
          int64_t ldo)
 {
     if (laid)
-        emit_lanes(g, q, w, K, r0, r1, a, lda, nq, corr, out, ldo);
+        emit_lanes(g, q, w, K, laid, r0, r1, a, lda, nq, corr, out, ldo);
     else
         emit_rows(g, q, w, P, K, r0, r1, a, lda, nq, corr, out, ldo);
 }
@@ -1240,7 +1250,8 @@ emit_corr_laid(kg *g, const qctx *q, LLVMValueRef w, int u, int64_t rows, int64_
     raw.post = NULL;
     raw.flip = NULL;
     for (k = 0; k < nr; k++)
-        emit_lanes(g, &raw, w, K, r0[k], r0[k] + n[k], ones, 0, 1, NULL, tmp, 0);
+        emit_lanes(g, &raw, w, K, rnnq_tile_blocks(q->p, u), r0[k], r0[k] + n[k], ones, 0, 1, NULL,
+                   tmp, 0);
     r = loop_begin(g, &l, ci(g, 0), ci(g, rows));
     sti(g, g->i32, mul(g, ldi(g, g->i64, tmp, r), ci(g, -128)), corr, r);
     loop_end(g, &l);
@@ -1537,6 +1548,16 @@ rnnq_lays_out(const kg *g, const kp_call *c)
     return c->kind == KP_RNN_Q && rnnq_dot_mode(g, c->p.rnnq.bits) == QD_VNNI;
 }
 
+int
+rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u)
+{
+    kp_rnnq_scratch L;
+    kp_rnnq_scratch_of(p, &L);
+    /* U.h: 8 blocks x 1 activation row; W.x: 4 x its 4 rows of a chunk (16 accumulators, a
+     * load of weights or activations per two vpdpbusd), 8 x 1 for chunks of other sizes */
+    return u || L.tc % 4 != 0 ? 8 : 4;
+}
+
 /* The ranges of emit_rnnq_body's emit_dot calls, slice by slice: W.x the gate rows of the
  * slice's units, all gates in one range when the slice has every unit; U.h the same, but for
  * a GRU with linear_before_reset = 0 the z and r gates apart from the h gate. */
@@ -1682,8 +1703,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             e.zw = 1;
         }
         if (q.mode == QD_VNNI) { /* laid out at compile time (rnnq_relayout) */
-            e.wl = g->rnnq_laid & 1;
-            e.ul = (g->rnnq_laid >> 1) & 1;
+            e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(p, 0) : 0;
+            e.ul = g->rnnq_laid & 2 ? rnnq_tile_blocks(p, 1) : 0;
         }
         if (q.vw && !e.wl && pack_pays(&q, I)) /* packed by emit_rnnq */
             e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));

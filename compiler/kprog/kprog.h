@@ -264,7 +264,8 @@ typedef struct kp_rnnq_scratch {
     /* after bytes, what only the x86 kernels use (kp_schedule grows an x86 target's call to
      * x86_bytes; the kernel does without them in less) */
     int64_t qs;        /* int32 [7, D, G*H]: Q's fields mW .. bR by field, copied per call */
-    int64_t pw, pu;    /* W, U packed per call when I, H <= KP_RNNQ_PACK_K: [D, G*H, up4(K)] */
+    int64_t pw, pu;    /* W, U packed per call when I, H <= KP_RNNQ_PACK_K: [D, G*H, up4(K)]
+                          (unused when laid out at compile time, VNNI: rnnq_relayout) */
     int64_t x86_bytes; /* the total with them */
 } kp_rnnq_scratch;
 
