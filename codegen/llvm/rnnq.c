@@ -36,8 +36,9 @@
  *
  * The x86 modes (VNNI, WD512, WD256) add, each path as exact as the above:
  *   - VNNI, int8 mode: W and U laid out at compile time (panels.c rnnq_relayout) in blocks of
- *     16 rows of each range the kernel runs as one (rnnq_ranges), a group of 4 terms of the
- *     16 rows per 64-byte vector and the K % 4 tail terms after the groups, so that every
+ *     16 rows of each range the kernel runs as one (rnnq_ranges), grouped in register tiles
+ *     (rnnq_tile_blocks), a group of 4 terms of the 16 rows per 64-byte vector, the tile's
+ *     blocks' groups one after the other and the K % 4 tail terms after them, so that every
  *     vpdpbusd against 4 activation bytes broadcast leaves 16 row sums in the lanes, for every
  *     K (emit_lanes, lanes_tile), when every reader of the weights agrees (rnnq_pack_ok);
  *   - tiles (dot_tile): the accumulators of L rows x 1 activation row (U h) or 4 x 4 (W x)
