@@ -12,6 +12,9 @@ like the fp32 one) and ONNX Runtime runs N intra-op threads. The integer builds 
 
 Columns: median ms, min–max ms, vs ORT fp32 (ORT's median / this median), vs lstmc fp32, vs
 lstmc w-int8 (the same ratio against lstmc's fp32 and int8-weights builds).
+
+--base LSTMC adds "a-int8 base" and "a-int16 base": the same builds by another lstmc (the
+branch point of a change), measured in the same interleaved rounds (an A/B on one run).
 """
 import argparse
 import os
@@ -33,7 +36,7 @@ def outdir(d, a, key):
     return os.path.join(d, "lstmc_" + key + ("" if a.threads == 1 else "_t%d" % a.threads))
 
 
-def prepare(cfg, a, key, flags):
+def prepare(cfg, a, key, flags, lstmc):
     name, I, H, L, T, _ = cfg
     d = os.path.join(a.work, "models", name)
     os.makedirs(d, exist_ok=True)
@@ -49,7 +52,7 @@ def prepare(cfg, a, key, flags):
             rng = np.random.default_rng(22)
             np.save(calib, rng.standard_normal((2, T, 1, I)).astype(np.float32))
         flags = flags + ["--calib-data=" + calib]
-    compare.sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m",
+    compare.sh(["nice", lstmc, os.path.join(d, "model.onnx"), "--name=m",
                 "--weights-placement=pointer", "--threads=%d" % a.threads, "-o", out, "--force"] + flags)
     compare.sh(["nice", "make", "-s", "-C", out, "libm.a", "CFLAGS=-O2 -march=native"])
     compare.sh(["cc", "-O2", "-march=native", "-I", out, "-I",
@@ -68,7 +71,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--no-ort", action="store_true", help="lstmc only")
     ap.add_argument("--threads", type=int, default=1, help="lstmc --threads and ORT's threads")
+    ap.add_argument("--base", help="another lstmc: its a-int8 and a-int16 builds too (A/B)")
     a = ap.parse_args()
+    variants = [(k, f, a.lstmc) for k, f in VARIANTS]
+    if a.base:
+        variants += [(k + " base", f, os.path.abspath(a.base)) for k, f in VARIANTS
+                     if k.startswith("a-")]
     names = a.configs.split(",") if a.configs else DEFAULT
     cfgs = [c for c in compare.CONFIGS if c[0] in names]
     if len(cfgs) != len(names):
@@ -78,8 +86,8 @@ def main():
     compare.log("# bench/qact: %s, %d thread(s), load average %.2f %.2f %.2f"
                 % ((time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), a.threads) + load0))
     for c in cfgs:
-        for key, flags in VARIANTS:
-            prepare(c, a, key, flags)
+        for key, flags, lstmc in variants:
+            prepare(c, a, key.replace(" ", "_"), flags, lstmc)
     lines = ["| config | system | median ms | min–max ms | vs ORT fp32 | vs lstmc fp32 | "
              "vs lstmc w-int8 |", "|---|---|---|---|---|---|---|"]
     for cfg in cfgs:
@@ -92,8 +100,8 @@ def main():
                                      ["node", os.path.join(HERE, "..", "compare", "ort_worker.js"),
                                       os.path.join(d, "model.onnx"), os.path.join(d, "x.bin"),
                                       str(T), str(I), str(a.threads)], {}, logdir))
-        for key, _ in VARIANTS:
-            out = outdir(d, a, key)
+        for key, _, _ in variants:
+            out = outdir(d, a, key.replace(" ", "_"))
             ws.append(compare.Worker(key, "lstmc " + key, a.threads,
                                      [os.path.join(out, "worker"), os.path.join(d, "x.bin"),
                                       os.path.join(out, "m_weights.bin")], {}, logdir))

@@ -85,6 +85,7 @@ typedef struct kg {
     int arm_dsp;     /* 32-bit Arm / Thumb-2 DSP extension: SMLAD, SMLALD, SXTB16 */
     int arm_mve;     /* Armv8.1-M Helium (MVE) */
     int word32;      /* a 32-bit core (32-bit Arm): int64 arithmetic takes register pairs */
+    int rnnq_laid;   /* KP_RNN_Q: bit 0 W, bit 1 U laid out at compile time (rnnq_relayout) */
 } kg;
 
 static inline LLVMValueRef
@@ -452,6 +453,22 @@ void emit_rnnq(kg *g, const kp_call *c, const char *fname);
 int rnnq_handles(const kp_call *c);
 /* The dot product rnnq.c uses on g's target for activations of bits bits (its QD_*). */
 int rnnq_dot_mode(const kg *g, int bits);
+/* 1 when call c's kernel on g's target reads weights laid out at compile time (VNNI). */
+int rnnq_lays_out(const kg *g, const kp_call *c);
+/* The row ranges [r0, r0 + n) that call c's kernel on nt threads runs as one each, for W
+ * (u = 0) or U (u = 1): those of emit_rnnq_body; returns how many (at most 4 * MT_MAX). */
+int rnnq_ranges(const lstmc_rt_rnnq_params *p, int nt, int u, int64_t *r0, int64_t *n);
+
+/* The blocks of 16 rows per register tile of call p's W (u = 0) or U (u = 1) laid out. */
+int rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u);
+/* The layout key of a KP_RNN_Q call's W (u = 0) or U (u = 1) in lanes = rows blocks, in tiles
+ * of nb blocks (kp_call.wlayout, .ulayout), on nt threads (< 64). */
+#define RNNQ_KEY(nt, u, nb) (1 + (u) + 2 * ((nt) + 64 * (nb)))
+/* Bring in[1 + u] of KP_RNN_Q call i (W or U) to the layout of key (RNNQ_KEY) or to the
+ * ONNX order (0), as rec_relayout does for panels. */
+int rnnq_relayout(ir_graph *g, kprog *kp, int i, int u, int key, diag *d);
+/* 1 when KP_RNN_Q call i (LLVM-handled) may read in[1 + u] laid out (rnnq_relayout). */
+int rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o);
 
 #endif /* LSTMC_HAVE_LLVM */
 

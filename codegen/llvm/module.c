@@ -466,6 +466,9 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         if (handled[i]) {
             int hint = rec_hint_threads(kp, i, o); /* the step program: the whole's layout */
             g.panels = rec_pack_ok(kp, i, o);
+            g.rnnq_laid = rnnq_lays_out(&g, &kp->calls[i])
+                              ? rnnq_pack_ok(kp, i, 0, o) | rnnq_pack_ok(kp, i, 1, o) << 1
+                              : 0;
             g.threads = hint > 1 ? hint
                         : kp->calls[i].kind == KP_CONV || kp->calls[i].kind == KP_POOL
                             ? conv_threads(&kp->calls[i], o->threads, t->cores, g.vl)
@@ -528,6 +531,18 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
                              : 0,
                          d) < 0)
             goto out_module;
+    for (i = 0; i < kp->n_calls; i++) { /* a full-integer layer's W and U (VNNI) */
+        const kp_call *c = &kp->calls[i];
+        int u;
+        for (u = 0; c->kind == KP_RNN_Q && u < 2; u++) {
+            const int laid = handled[i] && rnnq_lays_out(&g, c) && rnnq_pack_ok(kp, i, u, o);
+            if (c->in[1 + u] && c->in[1 + u]->data && (*kp_wlayout(kp, c->in[1 + u]) || laid) &&
+                rnnq_relayout(gr, kp, i, u,
+                              laid ? RNNQ_KEY(handled[i], u, rnnq_tile_blocks(&c->p.rnnq, u)) : 0,
+                              d) < 0)
+                goto out_module;
+        }
+    }
     rc = n;
 out_module:
     LLVMDisposeBuilder(g.b);

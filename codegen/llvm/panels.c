@@ -232,6 +232,132 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
     return 1;
 }
 
+/*
+ * The W and U of a full-integer layer (KP_RNN_Q, rnnq.c) on x86 VNNI, in lanes = rows
+ * blocks: each row range [r0, r0 + n) the kernel runs as one (rnnq_ranges) is cut into
+ * blocks of 16 rows from r0, the last one wb = n mod 16 rows wide, and the whole blocks into
+ * tiles of nb (the kernel's register tile, rnnq_tile_blocks; the last tile of those left).
+ * A tile of bt blocks of wb rows starting at row r takes the bt * wb * K bytes from r * K of
+ * the direction's block, the same bytes as in the ONNX order: first the K / 4 whole groups
+ * of 4 terms, bt * wb * 4 bytes each, block i's wb * 4 at i * wb * 4 (row l's terms 4p ..
+ * 4p + 3 at l * 4 in it), then the K % 4 terms left, block i's wb * (K % 4) bytes at
+ * i * wb * (K % 4) (row l's at l * (K % 4)); the narrow block is a tile of its own. A 64-byte
+ * load is a group of 16 rows, which vpdpbusd multiplies by the same 4 activations in every
+ * lane: the 16 row sums end in the lanes, and a tile streams from one contiguous run. A
+ * permutation of the bytes: the tensor keeps its shape and size.
+ */
+static void
+rnnq_relayout_block(unsigned char *dst, const unsigned char *src, const lstmc_rt_rnnq_params *p,
+                    int64_t K, int key, int to)
+{
+    const int u = (key - 1) % 2, nt = (key - 1) / 2 % 64, nb = (key - 1) / 128;
+    const int64_t ng = K / 4, tl = K % 4;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX], b, i, l, k;
+    int nr = rnnq_ranges(p, nt, u, r0, n), r;
+
+    for (r = 0; r < nr; r++)
+        for (b = 0; b < n[r];) { /* a tile of bt blocks of wb rows from row r0 + b */
+            const int64_t nf = (n[r] - b) / 16, wb = nf ? 16 : n[r] - b;
+            const int64_t bt = nf ? (nf < nb ? nf : nb) : 1, row = r0[r] + b;
+            for (i = 0; i < bt; i++)
+                for (l = 0; l < wb; l++)
+                    for (k = 0; k < K; k++) {
+                        const int64_t pi =
+                            row * K + (k < ng * 4
+                                           ? k / 4 * bt * wb * 4 + i * wb * 4 + l * 4 + k % 4
+                                           : ng * bt * wb * 4 + i * wb * tl + l * tl + k - ng * 4);
+                        const int64_t ri = (row + i * 16 + l) * K + k;
+                        if (to)
+                            dst[pi] = src[ri];
+                        else
+                            dst[ri] = src[pi];
+                    }
+            b += bt * wb;
+        }
+}
+
+int
+rnnq_relayout(ir_graph *g, kprog *kp, int i, int u, int key, diag *d)
+{
+    const kp_call *c = &kp->calls[i];
+    const lstmc_rt_rnnq_params *p = &c->p.rnnq;
+    ir_tensor *t = c->in[1 + u];
+    int *layout = kp_wlayout(kp, t); /* the tensor's state: on its first reader */
+    const int64_t D = p->n_dirs, GH = cell_gates(p->cell) * p->hidden;
+    const int64_t K = u ? p->hidden : p->input_size;
+    const size_t blk = (size_t)(GH * K); /* bytes of one direction */
+    const int64_t kv[] = {*layout, key, u, D, p->hidden, p->cell, p->linear_before_reset, K};
+    const uint64_t dkey = ir_data_key("panels.rnnq_relayout", kv, 8);
+    unsigned char *tmp, *data = t->data, *src = t->data, *made;
+    int64_t dir;
+
+    if (*layout == key)
+        return 0;
+    if ((made = ir_data_derived(g, src, dkey))) {
+        t->data = made;
+        *layout = key;
+        return 0;
+    }
+    tmp = malloc(blk);
+    if (!tmp) {
+        diag_error(d, "out of memory");
+        return -1;
+    }
+    made = NULL;
+    if (ir_data_is_blob(g, src) && ir_data_mut(g, t) != src) /* shared: a copy to lay out */
+        data = made = t->data;
+    for (dir = 0; dir < D; dir++) {
+        unsigned char *b = data + dir * blk;
+        memcpy(tmp, b, blk);
+        if (*layout) { /* laid out for another key: back to the ONNX order first */
+            rnnq_relayout_block(b, tmp, p, K, *layout, 0);
+            memcpy(tmp, b, blk);
+        }
+        if (key)
+            rnnq_relayout_block(b, tmp, p, K, key, 1);
+    }
+    free(tmp);
+    if (made)
+        ir_data_derive(g, src, dkey, made);
+    *layout = key;
+    return 0;
+}
+
+/* 1 when KP_RNN_Q call i of kp (LLVM-handled) may read in[1 + u] laid out (rnnq_relayout):
+ * constant int8 bytes of the ONNX shape that no other call reads except as the same operand
+ * of a KP_RNN_Q call of the same shape that the LLVM kernels run too (so on as many threads
+ * and in the same layout), and no OpenCL side. */
+int
+rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
+{
+    const kp_call *c = &kp->calls[i];
+    const lstmc_rt_rnnq_params *p = &c->p.rnnq;
+    const ir_tensor *t = c->in[1 + u];
+    const int64_t GH = cell_gates(p->cell) * p->hidden, K = u ? p->hidden : p->input_size;
+    int j, k;
+
+    if (o->opencl || c->kind != KP_RNN_Q || !t || !t->data || t->dtype != IR_DT_I8 ||
+        ir_shape_numel(&t->shape) != p->n_dirs * GH * K)
+        return 0;
+    for (j = 0; j < kp->n_calls; j++) {
+        const kp_call *x = &kp->calls[j];
+        const lstmc_rt_rnnq_params *q = &x->p.rnnq;
+        for (k = 0; k < KP_MAX_ARGS; k++) {
+            if (x->out[k] == t)
+                return 0;
+            if (x->in[k] != t)
+                continue;
+            if (k != 1 + u || x->kind != KP_RNN_Q || !cg_llvm_handles(x) || q->cell != p->cell ||
+                q->hidden != p->hidden || q->input_size != p->input_size ||
+                q->n_dirs != p->n_dirs || q->bits != p->bits ||
+                q->linear_before_reset != p->linear_before_reset ||
+                rnnq_tile_blocks(q, u) != rnnq_tile_blocks(p, u))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* Smallest hidden size that gets threads by default (without --threads): below it the
  * per-step barrier costs more than the slices save. A profile may set another
  * (kernels.mt_min_hidden). */

@@ -9,7 +9,8 @@
  * GEMM of 4 weight rows x 4 input rows in registers, so W streams once per chunk rather than
  * once per step. U h is a GEMV per step over 4 rows at a time. Both read the weights in the
  * ONNX row layout [D, G*H, K] (row-contiguous dot products), the tails of a row by a masked
- * load on AVX-512 and a scalar loop elsewhere. The dot product of the target:
+ * load on AVX-512 and a scalar loop elsewhere; but VNNI reads them laid out at compile time
+ * (emit_lanes, below). The dot product of the target:
  *
  *   QD_VNNI   x86 AVX-512 VNNI, int8 mode: vpdpbusd, unsigned x signed bytes. The activations
  *             are stored biased, a + 128 as a byte, and -128 * sum_k w[k] (computed once per
@@ -34,6 +35,12 @@
  * activations, the cell) is int64 code written as rt_rnnq.c is, line by line.
  *
  * The x86 modes (VNNI, WD512, WD256) add, each path as exact as the above:
+ *   - VNNI, int8 mode: W and U laid out at compile time (panels.c rnnq_relayout) in blocks of
+ *     16 rows of each range the kernel runs as one (rnnq_ranges), grouped in register tiles
+ *     (rnnq_tile_blocks), a group of 4 terms of the 16 rows per 64-byte vector, the tile's
+ *     blocks' groups one after the other and the K % 4 tail terms after them, so that every
+ *     vpdpbusd against 4 activation bytes broadcast leaves 16 row sums in the lanes, for every
+ *     K (emit_lanes, lanes_tile), when every reader of the weights agrees (rnnq_pack_ok);
  *   - tiles (dot_tile): the accumulators of L rows x 1 activation row (U h) or 4 x 4 (W x)
  *     are summed together by a tree of shuffles and adds (hsum_tree) into vectors of row
  *     sums, rather than one horizontal reduction per dot product;
@@ -73,7 +80,8 @@ typedef struct qdir {
     LLVMValueRef Wd, Ud, Qd, Pd, corrW, corrU;
     LLVMValueRef qs[LSTMC_RT_RNNQ_BR + 1]; /* x86: this direction's rows of each field; NULL */
     LLVMValueRef Pw, Pu;                   /* x86: W, U packed (emit_pack); NULL */
-    int zw;                                /* x86: accw holds requant(accW + zc, mW, nW) + bW */
+    int wl, ul; /* VNNI: W, U laid out at compile time in tiles of wl, ul blocks (emit_lanes) */
+    int zw;     /* x86: accw holds requant(accW + zc, mW, nW) + bW */
     const int32_t *act;
     LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
     LLVMValueRef ha, ha_next; /* h as the dot reads it: this step's, the next step's */
@@ -1024,6 +1032,98 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
         }
 }
 
+/* --- VNNI: W and U laid out at compile time, the lanes are rows -------------------------- */
+
+/* the K % 4 = tl last terms of the wb rows of a block at p (wb * tl bytes, row l's at l * tl)
+ * spread to the first tl bytes of lane l, zeros elsewhere: a masked load and a constant
+ * shuffle (an expand: vpexpandb with AVX512-VBMI2) */
+static LLVMValueRef
+tail_load(kg *g, const qctx *q, LLVMValueRef p, int wb, int tl)
+{
+    LLVMTypeRef ty = LLVMVectorType(q->i8, 64);
+    LLVMValueRef m[64], v = vload_masked(g, ty, p, wb * tl);
+    int l, c;
+
+    for (l = 0; l < 16; l++)
+        for (c = 0; c < 4; c++)
+            m[l * 4 + c] = LLVMConstInt(g->i32, l < wb && c < tl ? (unsigned)(l * tl + c) : 64, 0);
+    return LLVMBuildShuffleVector(g->b, v, LLVMConstNull(ty), LLVMConstVector(m, 64), "");
+}
+
+/*
+ * out[j * ldo + r] = w_r . a_j (i64, corrected when corr) for the rows r of the tile of nb
+ * blocks b + i (i < nb) of wb rows each of the range from row r0 (row r0 + 16 (b + i) + l,
+ * l < wb) of w laid out by rnnq_relayout (K terms), and the activation rows a_j = a + j * lda
+ * (bytes), j < nq: nb * nq accumulators in registers, a group of 4 terms of 16 rows one 64-byte
+ * load (masked for a block narrower than 16; the tile's blocks' groups p one after the other),
+ * the same 4 activation bytes broadcast to every lane (abcast); the K % 4 last terms one more
+ * step (tail_load), against the activation bytes after them too, which multiply zeros. No
+ * reduction: the lanes are the row sums.
+ */
+static void
+lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValueRef b, int nb,
+           int wb, LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out,
+           int64_t ldo)
+{
+    const int64_t ng = K / 4, tl = K % 4;
+    LLVMTypeRef v8 = LLVMVectorType(q->i8, 64), v64 = LLVMVectorType(g->i64, 16);
+    LLVMValueRef acc[TMAX], wv[TMAX], av[4], base[TMAX], tail[TMAX], row[TMAX];
+    int i, j;
+
+    for (i = 0; i < nb; i++) { /* block i's group 0 and its tail (rnnq_relayout) */
+        row[i] = add(g, ci(g, r0), mul(g, add(g, b, ci(g, i)), ci(g, 16)));
+        base[i] = gepb(g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, (int64_t)i * wb * 4)));
+        tail[i] = gepb(
+            g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, ng * nb * wb * 4 + (int64_t)i * wb * tl)));
+    }
+    for (i = 0; i < nb * nq; i++) {
+        acc[i] = entry_alloca(g, q->acc);
+        LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[i]);
+    }
+    for (j = 0; j <= (tl ? 1 : 0); j++) { /* the whole groups, then the tail */
+        LLVMValueRef p = NULL;
+        kloop l;
+        int jj;
+        if (j == 0 && ng == 0)
+            continue;
+        if (j == 0)
+            p = loop_begin(g, &l, ci(g, 0), ci(g, ng));
+        for (i = 0; i < nb; i++) {
+            LLVMValueRef at = j ? NULL : gepb(g, base[i], mul(g, p, ci(g, (int64_t)nb * wb * 4)));
+            wv[i] = j          ? tail_load(g, q, tail[i], wb, (int)tl)
+                    : wb == 16 ? vload(g, v8, at)
+                               : vload_masked(g, v8, at, wb * 4);
+        }
+        for (jj = 0; jj < nq; jj++)
+            av[jj] =
+                abcast(g, q, a, add(g, ci(g, jj * lda), j ? ci(g, ng * 4) : mul(g, p, ci(g, 4))));
+        for (jj = 0; jj < nq; jj++)
+            for (i = 0; i < nb; i++)
+                LLVMBuildStore(g->b,
+                               dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[jj * nb + i], ""),
+                                        wv[i], av[jj]),
+                               acc[jj * nb + i]);
+        if (j == 0)
+            loop_end(g, &l);
+    }
+    for (j = 0; j < nq; j++)
+        for (i = 0; i < nb; i++) {
+            LLVMValueRef v = lanes(
+                g, LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, ""),
+                0, wb);
+            LLVMValueRef s;
+            if (corr)
+                v = add(g, v,
+                        LLVMBuildSExt(g->b,
+                                      vload(g, LLVMVectorType(g->i32, (unsigned)wb),
+                                            gept(g, g->i32, corr, row[i])),
+                                      LLVMVectorType(g->i64, (unsigned)wb), ""));
+            s = LLVMBuildStore(g->b, post_w(g, q, row[i], v),
+                               gept(g, g->i64, out, add(g, row[i], ci(g, j * ldo))));
+            LLVMSetAlignment(s, 8);
+        }
+}
+
 /* Block b of n, or n - 1 - b on the steps q->flip says: a GEMV whose matrix is about the size
  * of the cache misses on every line when it streams it in the same order each step (the
  * cache keeps the lines it needs last); backwards every other step, it starts on the lines
@@ -1098,6 +1198,64 @@ emit_rows(kg *g, const qctx *q, LLVMValueRef w, LLVMValueRef P, int64_t K, int64
                            post_w(g, q, ci(g, rr), corrected(g, q, res[0][j], corr, ci(g, rr))),
                            gept(g, g->i64, out, ci(g, rr + j * ldo)));
     }
+}
+
+/* The rows [r0, r1) of a range of w laid out at compile time in tiles of NB blocks
+ * (rnnq_relayout, rnnq_tile_blocks), as emit_rows does for the ONNX order: the whole tiles (in
+ * the order q->flip says), the tile of the whole blocks left, then the narrow block
+ * (lanes_tile). */
+static void
+emit_lanes(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int NB, int64_t r0, int64_t r1,
+           LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out, int64_t ldo)
+{
+    const int64_t nf = (r1 - r0) / 16, wb = (r1 - r0) % 16;
+    const int64_t ng = nf / NB, rest = nf % NB;
+
+    if (ng > 0) {
+        kloop l;
+        LLVMValueRef b = flipped(g, q, loop_begin(g, &l, ci(g, 0), ci(g, ng)), ng);
+        lanes_tile(g, q, w, K, r0, mul(g, b, ci(g, NB)), NB, 16, a, lda, nq, corr, out, ldo);
+        loop_end(g, &l);
+    }
+    if (rest)
+        lanes_tile(g, q, w, K, r0, ci(g, ng * NB), (int)rest, 16, a, lda, nq, corr, out, ldo);
+    if (wb)
+        lanes_tile(g, q, w, K, r0, ci(g, nf), 1, (int)wb, a, lda, nq, corr, out, ldo);
+}
+
+/* emit_lanes when laid (w laid out at compile time in tiles of laid blocks), else emit_rows */
+static void
+emit_dot(kg *g, const qctx *q, int laid, LLVMValueRef w, LLVMValueRef P, int64_t K, int64_t r0,
+         int64_t r1, LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out,
+         int64_t ldo)
+{
+    if (laid)
+        emit_lanes(g, q, w, K, laid, r0, r1, a, lda, nq, corr, out, ldo);
+    else
+        emit_rows(g, q, w, P, K, r0, r1, a, lda, nq, corr, out, ldo);
+}
+
+/* corr[r] = -128 * sum_k w[r][k] for the rows of w laid out at compile time for the ranges
+ * of u (rnnq_ranges on g->threads): the sums by emit_lanes against a row of ones into tmp
+ * (i64 [rows]) */
+static void
+emit_corr_laid(kg *g, const qctx *q, LLVMValueRef w, int u, int64_t rows, int64_t K,
+               LLVMValueRef tmp, LLVMValueRef corr)
+{
+    LLVMValueRef ones = gepb(g, q->scratch, ci(g, q->L.ones)), r;
+    int64_t r0[4 * MT_MAX], n[4 * MT_MAX];
+    int nr = rnnq_ranges(q->p, g->threads > 1 ? g->threads : 1, u, r0, n), k;
+    qctx raw = *q;
+    kloop l;
+
+    raw.post = NULL;
+    raw.flip = NULL;
+    for (k = 0; k < nr; k++)
+        emit_lanes(g, &raw, w, K, rnnq_tile_blocks(q->p, u), r0[k], r0[k] + n[k], ones, 0, 1, NULL,
+                   tmp, 0);
+    r = loop_begin(g, &l, ci(g, 0), ci(g, rows));
+    sti(g, g->i32, mul(g, ldi(g, g->i64, tmp, r), ci(g, -128)), corr, r);
+    loop_end(g, &l);
 }
 
 /* corr[r] = -128 * sum_k w[r][k] for rows [0, rows) of w [rows, K] (VNNI only) */
@@ -1385,6 +1543,50 @@ rnnq_dot_mode(const kg *g, int bits)
     return QD_GEN;
 }
 
+int
+rnnq_lays_out(const kg *g, const kp_call *c)
+{
+    return c->kind == KP_RNN_Q && rnnq_dot_mode(g, c->p.rnnq.bits) == QD_VNNI;
+}
+
+int
+rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u)
+{
+    kp_rnnq_scratch L;
+    kp_rnnq_scratch_of(p, &L);
+    /* U.h: 8 blocks x 1 activation row; W.x: 4 x its 4 rows of a chunk (16 accumulators, a
+     * load of weights or activations per two vpdpbusd), 8 x 1 for chunks of other sizes */
+    return u || L.tc % 4 != 0 ? 8 : 4;
+}
+
+/* The ranges of emit_rnnq_body's emit_dot calls, slice by slice: W.x the gate rows of the
+ * slice's units, all gates in one range when the slice has every unit; U.h the same, but for
+ * a GRU with linear_before_reset = 0 the z and r gates apart from the h gate. */
+int
+rnnq_ranges(const lstmc_rt_rnnq_params *p, int nt, int u, int64_t *r0, int64_t *n)
+{
+    const int64_t H = p->hidden, G = cell_gates(p->cell);
+    const int split = u && p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset;
+    int nr = 0, t;
+
+    for (t = 0; t < nt; t++) {
+        int64_t j0, j1, gb, nblk;
+        mt_slice(H, nt, 16, t, &j0, &j1);
+        if (j1 == j0)
+            continue;
+        nblk = j0 == 0 && j1 == H ? G : 1;
+        for (gb = 0; gb < (split ? 2 : G); gb += nblk, nr++) {
+            r0[nr] = gb * H + j0;
+            n[nr] = (gb + (nblk > 1 && split ? 2 : nblk) - 1) * H + j1 - r0[nr];
+        }
+        if (split) {
+            r0[nr] = 2 * H + j0;
+            n[nr++] = j1 - j0;
+        }
+    }
+    return nr;
+}
+
 static void
 qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
 {
@@ -1500,11 +1702,15 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 e.qs[k] =
                     gept(g, g->i32, gepb(g, q.scratch, ci(g, q.L.qs)), ci(g, k * D * GH + d * GH));
             e.zw = 1;
-            if (pack_pays(&q, I)) /* packed by emit_rnnq */
-                e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));
-            if (pack_pays(&q, H))
-                e.Pu = gepb(g, q.scratch, ci(g, q.L.pu + d * GH * ((H + 3) / 4 * 4)));
         }
+        if (q.mode == QD_VNNI) { /* laid out at compile time (rnnq_relayout) */
+            e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(p, 0) : 0;
+            e.ul = g->rnnq_laid & 2 ? rnnq_tile_blocks(p, 1) : 0;
+        }
+        if (q.vw && !e.wl && pack_pays(&q, I)) /* packed by emit_rnnq */
+            e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));
+        if (q.vw && !e.ul && pack_pays(&q, H))
+            e.Pu = gepb(g, q.scratch, ci(g, q.L.pu + d * GH * ((H + 3) / 4 * 4)));
         e.h = gepb(g, q.scratch, ci(g, q.L.h));
         e.c = gepb(g, q.scratch, ci(g, q.L.c));
         e.rg = gepb(g, q.scratch, ci(g, q.L.rg));
@@ -1574,9 +1780,9 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             nblk = j0 == 0 && j1 == H ? G : 1; /* all units: the gates' rows in one run */
             for (j00 = 0; j00 < tc; j00 += qb) /* the rows of the chunk, qb at a time */
                 for (gb = 0; gb < G; gb += nblk)
-                    emit_rows(g, &qw, e.Wd, e.Pw, I, gb * H + j0, (gb + nblk - 1) * H + j1,
-                              gepb(g, xa, ci(g, j00 * q.L.kx * q.ab)), q.L.kx * q.ab, (int)qb,
-                              e.corrW, gept(g, g->i64, e.accw, ci(g, j00 * GH)), GH);
+                    emit_dot(g, &qw, e.wl, e.Wd, e.Pw, I, gb * H + j0, (gb + nblk - 1) * H + j1,
+                             gepb(g, xa, ci(g, j00 * q.L.kx * q.ab)), q.L.kx * q.ab, (int)qb,
+                             e.corrW, gept(g, g->i64, e.accw, ci(g, j00 * GH)), GH);
             slice_end(g, join);
         }
         qi = loop_begin(g, &ls, ci(g, 0), tcn);
@@ -1597,9 +1803,9 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 continue;
             nblk = j0 == 0 && j1 == H ? G : 1;
             for (gb = 0; gb < (split ? 2 : G); gb += nblk)
-                emit_rows(g, &qu, e.Ud, e.Pu, H, gb * H + j0,
-                          (gb + (nblk > 1 && split ? 2 : nblk) - 1) * H + j1, e.ha, 0, 1, e.corrU,
-                          e.accu, 0);
+                emit_dot(g, &qu, e.ul, e.Ud, e.Pu, H, gb * H + j0,
+                         (gb + (nblk > 1 && split ? 2 : nblk) - 1) * H + j1, e.ha, 0, 1, e.corrU,
+                         e.accu, 0);
             if (p->cell == LSTMC_RT_CELL_GRU)
                 emit_gru_r(g, &q, &e, qi, j0, j1);
             slice_end(g, join);
@@ -1611,8 +1817,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 int64_t j0, j1;
                 if (!(join = slice_open(g, &q, nt, t, first, end, &j0, &j1)))
                     continue;
-                emit_rows(g, &qu, e.Ud, e.Pu, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU,
-                          e.accu, 0);
+                emit_dot(g, &qu, e.ul, e.Ud, e.Pu, H, 2 * H + j0, 2 * H + j1, e.rha, 0, 1, e.corrU,
+                         e.accu, 0);
                 slice_end(g, join);
             }
         }
@@ -1687,17 +1893,29 @@ emit_rnnq(kg *g, const kp_call *kc, const char *fname)
     if (q.mode == QD_VNNI) {
         LLVMValueRef corr = gepb(g, q.scratch, ci(g, q.L.corr));
         emit_fill(g, gepb(g, q.scratch, ci(g, q.L.ones)), q.L.kx > q.L.kh ? q.L.kx : q.L.kh, 1);
-        emit_corr(g, &q, a[2], D * GH, p->input_size, corr);
-        emit_corr(g, &q, a[3], D * GH, p->hidden, gept(g, g->i32, corr, ci(g, D * GH)));
+        LLVMValueRef tmp = gepb(g, q.scratch, ci(g, q.L.accu)); /* free before the steps */
+        int32_t d;
+        if (g->rnnq_laid & 1)
+            for (d = 0; d < D; d++)
+                emit_corr_laid(g, &q, gepb(g, a[2], ci(g, d * GH * p->input_size)), 0, GH,
+                               p->input_size, tmp, gept(g, g->i32, corr, ci(g, d * GH)));
+        else
+            emit_corr(g, &q, a[2], D * GH, p->input_size, corr);
+        if (g->rnnq_laid & 2)
+            for (d = 0; d < D; d++)
+                emit_corr_laid(g, &q, gepb(g, a[3], ci(g, d * GH * p->hidden)), 1, GH, p->hidden,
+                               tmp, gept(g, g->i32, corr, ci(g, D * GH + d * GH)));
+        else
+            emit_corr(g, &q, a[3], D * GH, p->hidden, gept(g, g->i32, corr, ci(g, D * GH)));
     }
     if (q.vw) { /* x86: short rows packed, every direction's, once per call (emit_pack) */
         const int64_t I = p->input_size, H = p->hidden;
         int32_t d;
         for (d = 0; d < D; d++) {
-            if (pack_pays(&q, I))
+            if (!(g->rnnq_laid & 1 && q.mode == QD_VNNI) && pack_pays(&q, I))
                 emit_pack(g, &q, gepb(g, a[2], ci(g, d * GH * I)), GH, I,
                           gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4))));
-            if (pack_pays(&q, H))
+            if (!(g->rnnq_laid & 2 && q.mode == QD_VNNI) && pack_pays(&q, H))
                 emit_pack(g, &q, gepb(g, a[3], ci(g, d * GH * H)), GH, H,
                           gepb(g, q.scratch, ci(g, q.L.pu + d * GH * ((H + 3) / 4 * 4))));
         }

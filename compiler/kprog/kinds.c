@@ -96,6 +96,8 @@ kp_wlayout(kprog *kp, const ir_tensor *t)
     for (i = 0; t && i < kp->n_calls; i++)
         if (kp->calls[i].in[1] == t)
             return &kp->calls[i].wlayout;
+        else if (kp->calls[i].kind == KP_RNN_Q && kp->calls[i].in[2] == t)
+            return &kp->calls[i].ulayout;
     return NULL;
 }
 

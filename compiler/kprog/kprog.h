@@ -130,6 +130,7 @@ typedef struct kp_call {
     int wlayout;    /* how in[1]'s data is laid out now: 0 C order, else a backend's key (the
                        LLVM kernels' column panels); kept on the first call that reads the
                        tensor as its weights (kp_wlayout) */
+    int ulayout;    /* KP_RNN_Q: the same for in[2] (U), codegen/llvm/panels.c rnnq_relayout */
     unsigned dyn;   /* issue 21: KP_DYN_* bits, the params fields that depend on a ranged dim
                        (--dim=SYM=MIN..MAX); 0 = every field fixed. p holds the values at each
                        dim's MAX; the generated code passes the run's values, so a kernel
@@ -176,8 +177,9 @@ typedef struct kprog {
     kp_wave *waves;
 } kprog;
 
-/* The layout field of the tensor t that calls of kp read as their weights (in[1]): the first
- * such call's wlayout, so every call sharing t sees one state. NULL when no call does. */
+/* The layout field of the tensor t that calls of kp read as their weights (in[1], and a
+ * KP_RNN_Q's U, in[2]): the first such call's wlayout (ulayout), so every call sharing t sees
+ * one state. NULL when no call does. */
 int *kp_wlayout(kprog *kp, const ir_tensor *t);
 
 /* Free the blobs (ir_data_sweep) that no graph of g's store and no call of kps[n] reads;
@@ -262,7 +264,8 @@ typedef struct kp_rnnq_scratch {
     /* after bytes, what only the x86 kernels use (kp_schedule grows an x86 target's call to
      * x86_bytes; the kernel does without them in less) */
     int64_t qs;        /* int32 [7, D, G*H]: Q's fields mW .. bR by field, copied per call */
-    int64_t pw, pu;    /* W, U packed per call when I, H <= KP_RNNQ_PACK_K: [D, G*H, up4(K)] */
+    int64_t pw, pu;    /* W, U packed per call when I, H <= KP_RNNQ_PACK_K: [D, G*H, up4(K)]
+                          (unused when laid out at compile time, VNNI: rnnq_relayout) */
     int64_t x86_bytes; /* the total with them */
 } kp_rnnq_scratch;
 

@@ -10,6 +10,20 @@ if(EXISTS ${FIX}/qdq.txt)
     lstmc_e2e(e2e_qdq_${c} ${c} Q_${c} ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_tol}")
     lstmc_e2e(e2e_qdq_int8_${c} ${c} QA_${c} --activations=int8 ${LSTMC_E2E_EXTRA}
               ENV "RUN_CASE_TOL=${_qtol}")
+    # the integer kernel sliced on two threads (on x86 VNNI, W and U laid out for the
+    # slices' row ranges, codegen/llvm/panels.c rnnq_relayout) and the C reference kernel
+    # (--emit=c: the ONNX order)
+    lstmc_e2e(e2e_qdq_int8_threads2_${c} ${c} QT_${c} --activations=int8 --threads=2
+              ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_qtol}")
+    lstmc_e2e(e2e_qdq_int8_emitc_${c} ${c} QC_${c} --activations=int8 --emit=c
+              ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_qtol}")
+    # the LLVM kernel bit for bit the C reference's integers, on one and two threads
+    if(LSTMC_HAVE_LLVM)
+      lstmc_e2e(e2e_qdq_int8_llvm_vs_c_${c} ${c} QL_${c} --activations=int8
+                SCRIPT llvm_vs_c_case.sh)
+      lstmc_e2e(e2e_qdq_int8_llvm_vs_c_threads2_${c} ${c} QL2_${c} --activations=int8
+                --threads=2 SCRIPT llvm_vs_c_case.sh)
+    endif()
     # streamed one step and mixed chunks at a time: bit for bit the whole sequence's
     # integers (the state is dequantised and quantised again exactly between steps)
     if(NOT c MATCHES "bidir") # a bidirectional layer does not stream

@@ -27,6 +27,7 @@
 
 static ir_tensor present[KP_MAX_ARGS];
 static int small_scratch; /* 1: the scratch without the x86 kernels' regions */
+static int laid;          /* 1: W and U constant, as the kernels lay them out (rnnq_relayout) */
 
 typedef struct qcase {
     const char *name;
@@ -119,6 +120,11 @@ static const qcase cases[] = {
     {"gru_lbr1_16_packed", GRU, 16, 2, 0, 0, 1, 0, 1, 0, 1, 1, 24, 2, 5, 20, SIG, TANH, 0, 12},
     {"gru_lbr0_16_packed", GRU, 16, 1, 1, 0, 0, 0, 0, 0, 0, 1, 20, 2, 12, 40, SIG, TANH, 0, 12},
     {"rnn_relu_packed_k64", RNN, 8, 1, 0, 0, 1, 0, 0, 0, 0, 1, 33, 1, 64, 24, RELU, 0, 0, 12},
+    /* VNNI, W and U laid out at compile time: K % 4 = 2, G*H below 16, narrow blocks */
+    {"gru_lbr0_i6_h5_bidir", GRU, 8, 2, 0, 0, 0, 0, 0, 0, 0, 1, 9, 2, 6, 5, SIG, TANH, 0, 12},
+    {"rnn_i2_h3", RNN, 8, 1, 0, 0, 0, 0, 0, 0, 0, 1, 12, 1, 2, 3, TANH, 0, 0, 12},
+    {"lstm_i10_h21_rev_sl", LSTM, 8, 1, 1, 0, 0, 0, 0, 0, 1, 1, 11, 3, 10, 21, SIG, TANH, TANH, 12},
+    {"gru_lbr1_i42_h50_bidir", GRU, 8, 2, 0, 0, 0, 0, 1, 0, 0, 1, 7, 2, 42, 50, SIG, TANH, 0, 12},
 };
 
 static uint32_t rng = 12345;
@@ -196,6 +202,7 @@ run_case(const qcase *qc, const target *t, const char *tname, int nt)
     int32_t *s0, *s1, zp = qc->bits == 8 ? rnd(-20, 20) : 0;
     char tag[200];
     void *so;
+    const int8_t *KW, *KU; /* W and U as the kernel reads them */
     rnnq_fn k;
     int64_t i, r, d;
 
@@ -300,20 +307,44 @@ run_case(const qcase *qc, const target *t, const char *tname, int nt)
     memset(&kp, 0, sizeof kp);
     kp.calls = &call;
     kp.n_calls = 1;
+    for (i = 1; i <= 2; i++) { /* laid: constant W and U, laid out by cg_llvm_kernels */
+        int8_t *c = laid ? malloc((size_t)(D * GH * (i == 1 ? I : H))) : NULL;
+        if (c)
+            memcpy(c, i == 1 ? W : U, (size_t)(D * GH * (i == 1 ? I : H)));
+        memset(&present[i], 0, sizeof present[i]);
+        present[i].data = c;
+        present[i].dtype = IR_DT_I8;
+        present[i].shape.rank = 3;
+        present[i].shape.d[0] = D;
+        present[i].shape.d[1] = GH;
+        present[i].shape.d[2] = i == 1 ? I : H;
+    }
 
     snprintf(tag, sizeof tag, "%s_%s%s", qc->name, tname, nt == 2 ? "_mt2" : nt == 3 ? "_mt3" : "");
+    if (laid)
+        snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "_laid");
     so = build(&kp, tag, t, nt);
     k = (rnnq_fn)dlsym(so, "t_k0");
     cr_assert(k, "%s: t_k0", tag);
+    KW = laid ? present[1].data : W;
+    KU = laid ? present[2].data : U;
+    if (laid) { /* laid out on VNNI in int8 mode (a permutation), else left as they are */
+        const int vnni = !t && qc->bits == 8 && __builtin_cpu_supports("avx512vnni");
+        const size_t nw = (size_t)(D * GH * I), nu = (size_t)(D * GH * H);
+        cr_assert(vnni ? memcmp(KW, W, nw) != 0 || I <= 4 : memcmp(KW, W, nw) == 0,
+                  "%s: W laid out %d", tag, vnni);
+        cr_assert(vnni ? memcmp(KU, U, nu) != 0 || H <= 4 : memcmp(KU, U, nu) == 0,
+                  "%s: U laid out %d", tag, vnni);
+    }
 
-#define ARGS(Y, Yh, Yc, s)                                                                         \
-    p, X, W, U, Q, qc->seqlens ? sl : NULL, qc->init ? h0 : NULL,                                  \
+#define ARGS(Wp, Up, Y, Yh, Yc, s)                                                                 \
+    p, X, Wp, Up, Q, qc->seqlens ? sl : NULL, qc->init ? h0 : NULL,                                \
         qc->init && qc->cell == LSTM ? c0 : NULL, qc->peep ? Pe : NULL, Y, Yh,                     \
         qc->cell == LSTM ? Yc : NULL, s
-    cr_assert_eq(lstmc_rt_rnn_q(ARGS(Y0, Yh0, Yc0, s0)), LSTMC_RT_OK, "%s: reference", tag);
+    cr_assert_eq(lstmc_rt_rnn_q(ARGS(W, U, Y0, Yh0, Yc0, s0)), LSTMC_RT_OK, "%s: reference", tag);
     memset(Y1, 0x7f, ny * (size_t)eb); /* the kernel must write every element */
     memset(Yh1, 0x7f, ns * (size_t)eb);
-    cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_OK, "%s: kernel", tag);
+    cr_assert_eq(k(ARGS(KW, KU, Y1, Yh1, Yc1, s1)), LSTMC_RT_OK, "%s: kernel", tag);
     cr_assert(memcmp(Y0, Y1, ny * (size_t)eb) == 0, "%s: Y", tag);
     cr_assert(memcmp(Yh0, Yh1, ns * (size_t)eb) == 0, "%s: Y_h", tag);
     if (qc->cell == LSTM)
@@ -327,15 +358,18 @@ run_case(const qcase *qc, const target *t, const char *tname, int nt)
     }
     if (qc->seqlens && N > 0) {
         sl[0] = (int32_t)T + 1;
-        cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_SEQ_LEN, "%s: bad seq_lens", tag);
+        cr_assert_eq(k(ARGS(KW, KU, Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_SEQ_LEN, "%s: bad seq_lens",
+                     tag);
     }
     Q[LSTMC_RT_RNNQ_NU] = 63; /* a row the reference refuses */
-    cr_assert_eq(k(ARGS(Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_BAD_PARAMS, "%s: bad Q", tag);
+    cr_assert_eq(k(ARGS(KW, KU, Y1, Yh1, Yc1, s1)), LSTMC_RT_ERR_BAD_PARAMS, "%s: bad Q", tag);
 #undef ARGS
     if (nt == 1)
         dlclose(so);
     free(W), free(U), free(Q), free(sl), free(X), free(h0), free(c0), free(Pe);
     free(Y0), free(Y1), free(Yh0), free(Yh1), free(Yc0), free(Yc1), free(s0), free(s1);
+    free(present[1].data), free(present[2].data);
+    present[1].data = present[2].data = NULL;
 }
 
 static void
@@ -393,4 +427,37 @@ Test(llvm_rnnq, generic_matches_reference, .timeout = 300)
 {
     skip_without_llvm();
     run_all(&baseline, "generic");
+}
+
+/* W and U constant (as a model's are): on VNNI the kernels read them laid out at compile time
+ * in lanes = rows blocks (rnnq_relayout), on 1, 2 and 3 threads (the ranges of the slices);
+ * elsewhere, and in int16 mode, they stay in the ONNX order. */
+Test(llvm_rnnq, laid_matches_reference, .timeout = 600)
+{
+    size_t i;
+    skip_without_llvm();
+    laid = 1;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(&cases[i], NULL, "host", 1);
+        run_case(&cases[i], NULL, "host", 2);
+        if (i % 3 == 0)
+            run_case(&cases[i], NULL, "host", 3);
+    }
+}
+
+Test(llvm_rnnq, laid_small_scratch_matches_reference, .timeout = 300)
+{
+    skip_without_llvm();
+    laid = 1;
+    small_scratch = 1;
+    run_all(NULL, "host_small");
+}
+
+Test(llvm_rnnq, laid_avx2_keeps_onnx_order, .timeout = 300)
+{
+    skip_without_llvm();
+    if (!__builtin_cpu_supports("avx2"))
+        cr_skip_test("no AVX2 here");
+    laid = 1;
+    run_all(&haswell, "avx2");
 }
