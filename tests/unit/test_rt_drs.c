@@ -273,6 +273,7 @@ tissue_params(int dirs, int mts)
 {
     lstmc_rt_tissue_params tp;
 
+    memset(&tp, 0, sizeof tp); /* every field not set below is 0: fp32, Algorithm 2, no limit */
     tp.rnn = lstm_params(T_, N_, H_, dirs);
     tp.mts = mts;
     return tp;
