@@ -303,7 +303,7 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
     else if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)
-        emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS);
+        emit_tissue(g, c, c->kind == KP_LSTM_TISSUE_DRS, fname);
     else if (c->kind == KP_LAYERNORM)
         emit_layernorm(g, c);
     else if (c->kind == KP_RNN_Q)

@@ -363,17 +363,17 @@ rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
  * (kernels.mt_min_hidden). */
 #define MT_MIN_HIDDEN 128
 
-/* Threads for call i of kp: > 1 for an LLVM LSTM RnnRec whose U can be cut into panels or an
- * LLVM RnnProj, when --threads asks for them or by default (the target's cores) for a big
- * enough LSTM layer. */
 /* 1 when call i can run on thread slices (emit_rec_mt, emit_proj_mt_body): an LLVM LSTM
  * RnnRec whose U can be cut into panels, or an LLVM RnnProj, with fp32 weights (the
- * reduced-precision tiles are 1-thread) and no OpenCL side. */
+ * reduced-precision tiles are 1-thread), an integer layer (rnnq.c) or a plain tissue kernel
+ * (tissue.c, any of its U formats), and no OpenCL side. */
 static int
 rec_mt_ok(const kprog *kp, int i, const cg_options *o)
 {
     const kp_call *c = &kp->calls[i];
     if (c->kind == KP_RNN_Q) /* rnnq.c: sliced by units, any cell (issue 22) */
+        return !o->opencl && cg_llvm_handles(c);
+    if (c->kind == KP_LSTM_TISSUE) /* tissue.c: sliced by units, every U format it reads */
         return !o->opencl && cg_llvm_handles(c);
     if (c->wfmt || o->opencl || !cg_llvm_handles(c))
         return 0;
@@ -383,6 +383,8 @@ rec_mt_ok(const kprog *kp, int i, const cg_options *o)
            c->scratch_bytes >= 28 * c->p.rnn.hidden && rec_pack_ok(kp, i, o);
 }
 
+/* Threads for call i of kp: > 1 for a call rec_mt_ok takes, when --threads asks for them or
+ * by default (the target's cores) for a big enough layer. */
 int
 rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
 {
@@ -394,9 +396,10 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
     if (nt <= 1 || !rec_mt_ok(kp, i, o))
         return 1;
     if (o->threads == 0 &&
-        (c->kind == KP_RNN_PROJ ? c->p.proj.hidden
-         : c->kind == KP_RNN_Q  ? c->p.rnnq.hidden
-                                : c->p.rnn.hidden) <
+        (c->kind == KP_RNN_PROJ      ? c->p.proj.hidden
+         : c->kind == KP_RNN_Q       ? c->p.rnnq.hidden
+         : c->kind == KP_LSTM_TISSUE ? c->p.tissue.p.rnn.hidden
+                                     : c->p.rnn.hidden) <
             (t->kernels.mt_min_hidden ? t->kernels.mt_min_hidden : MT_MIN_HIDDEN))
         return 1;
     if (o->threads == 0 && c->kind == KP_RNN_PROJ && c->p.proj.cell != LSTMC_RT_CELL_LSTM)

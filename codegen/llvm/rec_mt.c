@@ -217,21 +217,27 @@ emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt)
     LLVMBuildCall2(g->b, rfty, run, cargs, 3, "");
 }
 
-/* The rest of <name>_k<i> (g->fn, nargs pointer arguments): lstmc_rt_pool_run of its slices
- * <name>_k<i>_w, whose body emits, then return LSTMC_RT_OK. */
+/* The rest of <name>_k<i> (g->fn, its first nargs arguments, then the n_extra values extra
+ * of g->fn, pointers or floats): lstmc_rt_pool_run of its slices <name>_k<i>_w, whose body
+ * emits with a[] = those values in that order, then return the i32 at status (an alloca of
+ * g->fn the slices may set), or LSTMC_RT_OK when status is NULL. */
 void
-emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+emit_mt_ex(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs,
+           const LLVMValueRef *extra, unsigned n_extra, LLVMValueRef status, mt_body_fn emit)
 {
-    LLVMValueRef main_fn = g->fn, w, args, a[14];
+    LLVMValueRef main_fn = g->fn, w, args, a[MT_MAX_ARGS];
+    LLVMTypeRef ty[MT_MAX_ARGS];
     LLVMBasicBlockRef main_alloca = g->alloca_bb, body;
     LLVMBuilderRef saved_b = g->b;
+    const unsigned n = nargs + n_extra;
     unsigned k;
 
-    args = entry_alloca(g, LLVMArrayType(g->ptr, nargs));
-    for (k = 0; k < nargs; k++) {
-        LLVMValueRef idx = ci(g, k);
-        LLVMBuildStore(g->b, LLVMGetParam(g->fn, (unsigned)k),
-                       LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
+    args = entry_alloca(g, LLVMArrayType(g->ptr, n)); /* one 8-byte slot per value */
+    for (k = 0; k < n; k++) {
+        LLVMValueRef idx = ci(g, k),
+                     v = k < nargs ? LLVMGetParam(g->fn, (unsigned)k) : extra[k - nargs];
+        ty[k] = LLVMTypeOf(v);
+        LLVMBuildStore(g->b, v, LLVMBuildInBoundsGEP2(g->b, g->ptr, args, &idx, 1, ""));
     }
     w = mt_worker_decl(g, fname);
     if (g->serial) { /* every slice here, one after the other: w(args, 0, nt) */
@@ -247,7 +253,8 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
     } else {
         emit_pool_run(g, w, args, nt);
     }
-    LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+    LLVMBuildRet(g->b, status ? LLVMBuildLoad2(g->b, g->i32, status, "")
+                              : LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 
     /* the slices' function, with its own entry block and builder */
     g->fn = w;
@@ -256,10 +263,9 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
     g->b = LLVMCreateBuilderInContext(g->cx);
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
     LLVMPositionBuilderAtEnd(g->b, body);
-    for (k = 0; k < nargs; k++) {
+    for (k = 0; k < n; k++) {
         LLVMValueRef idx = ci(g, k), pa = LLVMGetParam(w, 0);
-        a[k] =
-            LLVMBuildLoad2(g->b, g->ptr, LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""), "");
+        a[k] = LLVMBuildLoad2(g->b, ty[k], LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""), "");
     }
     emit(g, kc, nt, a, LLVMGetParam(w, 1), LLVMGetParam(w, 2));
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);
@@ -268,6 +274,13 @@ emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_
     g->b = saved_b;
     g->fn = main_fn;
     g->alloca_bb = main_alloca;
+}
+
+/* emit_mt_ex with the first nargs arguments of g->fn and nothing else */
+void
+emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit)
+{
+    emit_mt_ex(g, kc, fname, nt, nargs, NULL, 0, NULL, emit);
 }
 
 /* <name>_k<i> (g->fn, the rnn_rec signature) and its slices <name>_k<i>_w. */

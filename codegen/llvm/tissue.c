@@ -112,12 +112,43 @@ tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_
                 gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w));
 }
 
-/* gates[i0 + c][0..4H) += hbuf[i0 + c] x U for r cells (r a constant): as many panels per
- * tile as the r accumulators and the U values of a row leave registers for. */
-static void
-tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt)
+/* The whole 16-column panels [*p0, *p1) inside the columns [c0, c1) of U's panels; returns
+ * the columns around them, in at most two pieces [e0[k], e1[k]) that cut a panel or are the
+ * last, narrow one. */
+static int
+tis_split(int64_t H, int64_t c0, int64_t c1, int64_t *p0, int64_t *p1, int64_t e0[2],
+          int64_t e1[2])
 {
-    const int64_t G = 4 * H, nfull = G / TIS_PANEL, gw = G % TIS_PANEL;
+    const int64_t nfull = 4 * H / TIS_PANEL;
+    int n = 0;
+
+    *p0 = (c0 + TIS_PANEL - 1) / TIS_PANEL;
+    *p1 = c1 / TIS_PANEL < nfull ? c1 / TIS_PANEL : nfull;
+    if (*p1 <= *p0) { /* no whole panel: one piece (it may span two panels) */
+        *p1 = *p0;
+        e0[0] = c0;
+        e1[0] = c1;
+        return c1 > c0;
+    }
+    if (c0 < *p0 * TIS_PANEL) {
+        e0[n] = c0;
+        e1[n++] = *p0 * TIS_PANEL;
+    }
+    if (c1 > *p1 * TIS_PANEL) {
+        e0[n] = *p1 * TIS_PANEL;
+        e1[n++] = c1;
+    }
+    return n;
+}
+
+/* gates[i0 + c][16 p0 .. 16 p1) += hbuf[i0 + c] x U[:, 16 p0 .. 16 p1) for r cells (r a
+ * constant), over the whole panels [p0, p1): as many panels per tile as the r accumulators
+ * and the U values of a row leave registers for. */
+static void
+tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt, int64_t p0,
+          int64_t p1)
+{
+    const int64_t G = 4 * H;
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl,
               w = g->vl >= TIS_PANEL ? TIS_PANEL : g->vl;
     /* at most 8 panels (8 concurrent streams through U, as the exact kernel's 8 vectors) */
@@ -125,65 +156,126 @@ tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRe
                              ? (tis_acc_budget(g) + 4) / ((r + 1) * vpp)
                              : 1;
     const int64_t np_r = np_b < 8 ? np_b : 8;
-    const int64_t np = np_r < nfull ? np_r : (nfull > 0 ? nfull : 1);
-    const int64_t groups = nfull / np, rem = nfull % np, gstep = np * TIS_PANEL;
-    int c;
+    const int64_t np = np_r < p1 - p0 ? np_r : p1 - p0;
+    const int64_t groups = (p1 - p0) / np, rem = (p1 - p0) % np, gstep = np * TIS_PANEL;
 
     if (groups == 1) {
-        tis_tile(g, H, hb, r, Ud, (int)np, TIS_PANEL * H, TIS_PANEL, vpp, w, gt, G);
+        tis_tile(g, H, hb, r, gepwc(g, Ud, p0 * TIS_PANEL * H), (int)np, TIS_PANEL * H, TIS_PANEL,
+                 vpp, w, gepc(g, gt, p0 * TIS_PANEL), G);
     } else if (groups > 1) {
         kloop l;
-        LLVMValueRef g0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, groups)), ci(g, gstep));
-        tis_tile(g, H, hb, r, gepw(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H, TIS_PANEL,
-                 vpp, w, gepf(g, gt, g0), G);
+        LLVMValueRef g0 = add(g, mul(g, loop_begin(g, &l, ci(g, 0), ci(g, groups)), ci(g, gstep)),
+                              ci(g, p0 * TIS_PANEL));
+        tis_tile(g, H, hb, r, gepw(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H,
+                 TIS_PANEL, vpp, w, gepf(g, gt, g0), G);
         loop_end(g, &l);
     }
     if (rem > 0)
-        tis_tile(g, H, hb, r, gepwc(g, Ud, groups * gstep * H), (int)rem, TIS_PANEL * H, TIS_PANEL,
-                 vpp, w, gepc(g, gt, groups * gstep), G);
-    for (c = 0; gw > 0 && c < r; c++) /* the last, narrow panel [H, gw]: scalar, per cell */
-        tis_tile(g, H, gepc(g, hb, c * H), 1, gepwc(g, Ud, nfull * TIS_PANEL * H), 1, 0, gw,
-                 (int)gw, 1, gepc(g, gt, c * G + nfull * TIS_PANEL), G);
+        tis_tile(g, H, hb, r, gepwc(g, Ud, (p0 * TIS_PANEL + groups * gstep) * H), (int)rem,
+                 TIS_PANEL * H, TIS_PANEL, vpp, w, gepc(g, gt, p0 * TIS_PANEL + groups * gstep),
+                 G);
 }
 
-/* The tissue's product: its m cells (an i64 value <= cap) in blocks of mb. */
+/* gates[c][e0..e1) += hbuf[c] x U[:, e0..e1) for one cell, in scalars: a piece of tis_split
+ * (within one panel, or across the boundary of two). */
+static void
+tis_piece(kg *g, int64_t H, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt, int64_t e0,
+          int64_t e1)
+{
+    const int64_t G = 4 * H, nfull = G / TIS_PANEL;
+
+    while (e0 < e1) {
+        const int64_t P = e0 / TIS_PANEL, wp = P < nfull ? TIS_PANEL : G % TIS_PANEL;
+        const int64_t pe = P * TIS_PANEL + wp, e = e1 < pe ? e1 : pe;
+        tis_tile(g, H, hb, 1, gepwc(g, Ud, P * TIS_PANEL * H + e0 - P * TIS_PANEL), 1, 0, wp,
+                 (int)(e - e0), 1, gepc(g, gt, e0), G);
+        e0 = e;
+    }
+}
+
+/* The column ranges of U a slice computes: [0, 4H) on one thread; gate q's columns of the
+ * units [j0, j1) on several */
+typedef struct tis_cols {
+    int n;
+    int64_t c0[4], c1[4];
+} tis_cols;
+
+static void
+tis_cols_of(int64_t H, int64_t j0, int64_t j1, tis_cols *r)
+{
+    int q;
+
+    if (j0 == 0 && j1 == H) {
+        r->n = 1;
+        r->c0[0] = 0;
+        r->c1[0] = 4 * H;
+        return;
+    }
+    r->n = 4;
+    for (q = 0; q < 4; q++) {
+        r->c0[q] = q * H + j0;
+        r->c1[q] = q * H + j1;
+    }
+}
+
+/* The tissue's product over the columns cols: its m cells (an i64 value <= cap) in blocks of
+ * mb over the whole panels, then cell by cell over the columns around them. */
 static void
 tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Ud,
-            LLVMValueRef gates)
+            LLVMValueRef gates, const tis_cols *cols)
 {
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl;
-    int mb = tis_acc_budget(g) / vpp, r;
+    int mb = tis_acc_budget(g) / vpp, r, k, ne[4], q, any = 0;
+    int64_t p0[4], p1[4], e0[4][2], e1[4][2];
     LLVMBasicBlockRef join, dflt, *cases;
-    LLVMValueRef i0, mi, sw;
+    LLVMValueRef i0, mi, sw, i;
     kloop l;
 
+    for (k = 0; k < cols->n; k++) {
+        ne[k] = tis_split(H, cols->c0[k], cols->c1[k], &p0[k], &p1[k], e0[k], e1[k]);
+        any |= p1[k] > p0[k];
+    }
     if (mb < 1)
         mb = 1;
     if (mb > cap)
         mb = (int)cap;
-    /* for (i0 = 0; i0 < m; i0 += mb): a tile of min(mb, m - i0) cells, one case each */
-    i0 = mul(
-        g,
-        loop_begin(g, &l, ci(g, 0), LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
-        ci(g, mb));
-    mi = LLVMBuildSub(g->b, m, i0, "");
-    mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
-    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_join");
-    dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_none");
-    sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
-    cases = calloc((size_t)mb + 1, sizeof *cases);
-    for (r = 1; r <= mb; r++) {
-        cases[r] = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_cells");
-        LLVMAddCase(sw, ci(g, r), cases[r]);
-        LLVMPositionBuilderAtEnd(g->b, cases[r]);
-        tis_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Ud,
-                  gepf(g, gates, mul(g, i0, ci(g, 4 * H))));
+    if (any) { /* for (i0 = 0; i0 < m; i0 += mb): a tile of min(mb, m - i0) cells, one case each */
+        i0 = mul(g,
+                 loop_begin(g, &l, ci(g, 0),
+                            LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
+                 ci(g, mb));
+        mi = LLVMBuildSub(g->b, m, i0, "");
+        mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
+        join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_join");
+        dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_none");
+        sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
+        cases = calloc((size_t)mb + 1, sizeof *cases);
+        for (r = 1; r <= mb; r++) {
+            cases[r] = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_cells");
+            LLVMAddCase(sw, ci(g, r), cases[r]);
+            LLVMPositionBuilderAtEnd(g->b, cases[r]);
+            for (k = 0; k < cols->n; k++)
+                if (p1[k] > p0[k])
+                    tis_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Ud,
+                              gepf(g, gates, mul(g, i0, ci(g, 4 * H))), p0[k], p1[k]);
+            LLVMBuildBr(g->b, join);
+        }
+        free(cases);
+        LLVMPositionBuilderAtEnd(g->b, dflt);
         LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, join);
+        loop_end(g, &l);
     }
-    free(cases);
-    LLVMPositionBuilderAtEnd(g->b, dflt);
-    LLVMBuildBr(g->b, join);
-    LLVMPositionBuilderAtEnd(g->b, join);
+    any = 0;
+    for (k = 0; k < cols->n; k++)
+        any |= ne[k] > 0;
+    if (!any)
+        return;
+    i = loop_begin(g, &l, ci(g, 0), m); /* the cut and narrow panels, per cell */
+    for (k = 0; k < cols->n; k++)
+        for (q = 0; q < ne[k]; q++)
+            tis_piece(g, H, gepf(g, hbuf, mul(g, i, ci(g, H))), Ud,
+                      gepf(g, gates, mul(g, i, ci(g, 4 * H))), e0[k][q], e1[k][q]);
     loop_end(g, &l);
 }
 
@@ -318,17 +410,18 @@ tdrs_store_stats(kg *g, int64_t H, LLVMValueRef stats, LLVMValueRef cells, LLVMV
     tis_endif(g, join);
 }
 
-/* The element-wise step of one cell: gates row gr (i o f c, P and the product summed),
- * state h, c updated in place; y the cell's Y row or NULL. */
+/* The element-wise step of one cell for the units [j0, j1): gates row gr (i o f c, P and the
+ * product summed), state h, c updated in place; y the cell's Y row or NULL. */
 static void
 tis_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
-           LLVMValueRef gr, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
+           LLVMValueRef gr, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y, int64_t j0,
+           int64_t j1)
 {
     const int64_t H = p->hidden;
     LLVMValueRef j, po, cn, ot, hj;
     kloop l;
 
-    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
     po = ldf(g, gepf(g, gepc(g, gr, H), j));
     cn = emit_cell_state(g, p, act, peep, gr, ldf(g, gepf(g, cs, j)), j);
     if (peep) /* the output gate's peephole sees the new cell state */
@@ -421,21 +514,21 @@ tis_link_term(kg *g, int kind, int vec, int64_t H, LLVMValueRef x, LLVMValueRef 
 }
 
 /*
- * rel[r] = S of the link into each of the C rows r of Pd (Algorithm 2, as
+ * rel[r] = S of the link into each row r in [r0, r1) of Pd (Algorithm 2, as
  * lstmc_rt_lstm_relevance), summed in vector lanes: the C kernel sums unit by unit, so S may
  * differ from its value in the last bits (a link whose S is within rounding of alpha_inter can
  * be cut by one kernel and not by the other).
  */
 static void
-tis_relevance(kg *g, int kind, int64_t H, int64_t C, LLVMValueRef Pd, LLVMValueRef dsum,
-              LLVMValueRef shift, LLVMValueRef rel)
+tis_relevance(kg *g, int kind, int64_t H, int64_t r0, int64_t r1, LLVMValueRef Pd,
+              LLVMValueRef dsum, LLVMValueRef shift, LLVMValueRef rel)
 {
     const int64_t nv = H / g->vl;
     LLVMValueRef r, x, acc = entry_alloca(g, g->vf), S, j;
     kloop lr, lj;
     int64_t k;
 
-    r = loop_begin(g, &lr, ci(g, 0), ci(g, C));
+    r = loop_begin(g, &lr, ci(g, r0), ci(g, r1));
     x = gepf(g, Pd, mul(g, r, ci(g, 4 * H)));
     LLVMBuildStore(g->b, LLVMConstNull(g->vf), acc);
     if (nv > 0) {
@@ -487,220 +580,427 @@ tis_state_at(kg *g, const lstmc_rt_rnn_params *p, int32_t d, LLVMValueRef n)
                ci(g, p->hidden));
 }
 
-/* lstmc_rt_lstm_tissue, or lstmc_rt_lstm_tissue_drs when drs (alpha_intra after
- * alpha_inter; Uo, Ufic after c_pred; drs_stats after stats). */
-void
-emit_tissue(kg *g, const kp_call *kc, int drs)
-{
-    const lstmc_rt_tissue_params *tp = &kc->p.tissue.p;
-    const lstmc_rt_rnn_params *p = &tp->rnn;
-    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H, D = p->n_dirs;
-    const unsigned o = drs ? 1 : 0;
-    LLVMValueRef pp = LLVMGetParam(g->fn, 0), alpha = LLVMGetParam(g->fn, 1);
-    LLVMValueRef alpha_intra = drs ? LLVMGetParam(g->fn, 2) : NULL;
-    LLVMValueRef P = LLVMGetParam(g->fn, 2 + o), Up = LLVMGetParam(g->fn, 3 + o);
-    LLVMValueRef rsum = LLVMGetParam(g->fn, 4 + o), sl = LLVMGetParam(g->fn, 5 + o);
-    LLVMValueRef init_h = kc->in[4] ? LLVMGetParam(g->fn, 6 + o) : NULL;
-    LLVMValueRef init_c = kc->in[5] ? LLVMGetParam(g->fn, 7 + o) : NULL;
-    LLVMValueRef Peep = kc->in[6] ? LLVMGetParam(g->fn, 8 + o) : NULL;
-    LLVMValueRef h_pred = kc->in[7] ? LLVMGetParam(g->fn, 9 + o) : NULL;
-    LLVMValueRef c_pred = kc->in[8] ? LLVMGetParam(g->fn, 10 + o) : NULL;
-    LLVMValueRef Uo = drs ? LLVMGetParam(g->fn, 12) : NULL;
-    LLVMValueRef Ufic = drs ? LLVMGetParam(g->fn, 13) : NULL;
-    LLVMValueRef Y = kc->out[0] ? LLVMGetParam(g->fn, 11 + 3 * o) : NULL;
-    LLVMValueRef Y_h = kc->out[1] ? LLVMGetParam(g->fn, 12 + 3 * o) : NULL;
-    LLVMValueRef Y_c = kc->out[2] ? LLVMGetParam(g->fn, 13 + 3 * o) : NULL;
-    LLVMValueRef stats = LLVMGetParam(g->fn, 14 + 3 * o);
-    LLVMValueRef dstats = drs ? LLVMGetParam(g->fn, 18) : NULL;
-    LLVMValueRef scratch = LLVMGetParam(g->fn, 15 + 4 * o);
-    LLVMValueRef dcells = entry_alloca(g, g->i64), dkept = entry_alloca(g, g->i64);
-    LLVMValueRef duni = entry_alloca(g, g->i64);
-    LLVMTypeRef st_ty = LLVMArrayType(g->i64, 4), plan_ty;
-    LLVMValueRef st = entry_alloca(g, st_ty), plan = tis_plan_fn(g, &plan_ty);
-    LLVMValueRef gates, hbuf, state, tstart, cn_, ct_, cs_, cfl_;
-    const int has_sl = kc->in[3] != NULL;
+/* The arguments of lstmc_rt_lstm_tissue (or _drs) and what the kernel's parts share. */
+typedef struct tis_args {
+    const kp_call *kc;
+    const lstmc_rt_tissue_params *tp;
+    const lstmc_rt_rnn_params *p;
     lstmc_rt_tissue_layout L;
-    LLVMBasicBlockRef join;
-    int32_t d;
-    kloop l;
+    int drs;
+    LLVMValueRef pp, alpha, alpha_intra, P, Up, rsum, sl, init_h, init_c, Peep, h_pred, c_pred;
+    LLVMValueRef Uo, Ufic, Y, Y_h, Y_c, stats, dstats, scratch;
+    LLVMValueRef st;                  /* i64[4]: the plans' lstmc_rt_tissue_stats */
+    LLVMValueRef kbox, status;        /* on threads: the plan's tissue count, its failure */
+    LLVMValueRef dcells, dkept, duni; /* DRS: the counts of drs_stats */
+} tis_args;
 
-    lstmc_rt_tissue_layout_of(tp, &L); /* cg_llvm_handles checked it */
-    gates = gepc(g, scratch, L.gates);
-    hbuf = gepc(g, scratch, L.hbuf);
-    state = gepc(g, scratch, L.state);
-    tstart = gepc(g, scratch, L.tstart);
-    cn_ = gepc(g, scratch, L.cell_n);
-    ct_ = gepc(g, scratch, L.cell_t);
-    cs_ = gepc(g, scratch, L.cell_slot);
-    cfl_ = gepc(g, scratch, L.cell_flag);
-    LLVMBuildStore(g->b, LLVMConstNull(st_ty), st);
-    join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, "")); /* zero *stats first, as C */
-    LLVMBuildStore(g->b, LLVMConstNull(st_ty), stats);
+/* x from the kernel's arguments a[] (lstmc_rt_lstm_tissue's order; _drs: alpha_intra after
+ * alpha_inter, Uo and Ufic after c_pred, drs_stats after stats). */
+static void
+tis_args_of(const kp_call *kc, int drs, const LLVMValueRef *a, tis_args *x)
+{
+    const unsigned o = drs ? 1 : 0;
+
+    memset(x, 0, sizeof *x);
+    x->kc = kc;
+    x->tp = &kc->p.tissue.p;
+    x->p = &x->tp->rnn;
+    x->drs = drs;
+    lstmc_rt_tissue_layout_of(x->tp, &x->L); /* cg_llvm_handles checked it */
+    x->pp = a[0];
+    x->alpha = a[1];
+    x->alpha_intra = drs ? a[2] : NULL;
+    x->P = a[2 + o];
+    x->Up = a[3 + o];
+    x->rsum = a[4 + o];
+    x->sl = kc->in[3] ? a[5 + o] : NULL;
+    x->init_h = kc->in[4] ? a[6 + o] : NULL;
+    x->init_c = kc->in[5] ? a[7 + o] : NULL;
+    x->Peep = kc->in[6] ? a[8 + o] : NULL;
+    x->h_pred = kc->in[7] ? a[9 + o] : NULL;
+    x->c_pred = kc->in[8] ? a[10 + o] : NULL;
+    x->Uo = drs ? a[12] : NULL;
+    x->Ufic = drs ? a[13] : NULL;
+    x->Y = kc->out[0] ? a[11 + 3 * o] : NULL;
+    x->Y_h = kc->out[1] ? a[12 + 3 * o] : NULL;
+    x->Y_c = kc->out[2] ? a[13 + 3 * o] : NULL;
+    x->stats = a[14 + 3 * o];
+    x->dstats = drs ? a[18] : NULL;
+    x->scratch = a[15 + 4 * o];
+}
+
+/* The checks before anything is written, in g->fn (which returns the status): *stats (and
+ * *drs_stats) zeroed, x->st made; returns 1 when the kernel is complete (no batch). */
+static int
+tis_entry(kg *g, tis_args *x)
+{
+    const lstmc_rt_rnn_params *p = x->p;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden;
+    LLVMTypeRef st_ty = LLVMArrayType(g->i64, 4);
+    LLVMBasicBlockRef join;
+    kloop l;
+    int32_t d;
+
+    x->st = entry_alloca(g, st_ty);
+    LLVMBuildStore(g->b, LLVMConstNull(st_ty), x->st);
+    join = if_begin(g, LLVMBuildIsNotNull(g->b, x->stats, "")); /* zero *stats first, as C */
+    LLVMBuildStore(g->b, LLVMConstNull(st_ty), x->stats);
     tis_endif(g, join);
-    LLVMBuildStore(g->b, ci(g, 0), dcells);
-    LLVMBuildStore(g->b, ci(g, 0), dkept);
-    LLVMBuildStore(g->b, ci(g, 0), duni);
-    if (drs)
-        tdrs_store_stats(g, H, dstats, ci(g, 0), ci(g, 0), ci(g, 0));
+    if (x->drs) {
+        x->dcells = entry_alloca(g, g->i64);
+        x->dkept = entry_alloca(g, g->i64);
+        x->duni = entry_alloca(g, g->i64);
+        LLVMBuildStore(g->b, ci(g, 0), x->dcells);
+        LLVMBuildStore(g->b, ci(g, 0), x->dkept);
+        LLVMBuildStore(g->b, ci(g, 0), x->duni);
+        tdrs_store_stats(g, H, x->dstats, ci(g, 0), ci(g, 0), ci(g, 0));
+    }
     if (N == 0) {
         LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
-        return;
+        return 1;
     }
-    if (!kc->in[2]) /* no row sums: only alpha <= 0 (nothing cut) is possible */
-        drs_ret_if(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""), LSTMC_RT_ERR_NULL);
-    if (has_sl) { /* every entry in [0, T] before anything is written */
-        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s = tis_ld32(g, sl, n);
+    if (!x->kc->in[2]) /* no row sums: only alpha <= 0 (nothing cut) is possible */
+        drs_ret_if(g, LLVMBuildFCmp(g->b, LLVMRealOGT, x->alpha, cf(g, 0.0), ""),
+                   LSTMC_RT_ERR_NULL);
+    if (x->sl) { /* every entry in [0, T] before anything is written */
+        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s = tis_ld32(g, x->sl, n);
         drs_ret_if(g,
                    LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, ci(g, 0), ""),
                                LLVMBuildICmp(g->b, LLVMIntSGT, s, ci(g, T), ""), ""),
                    LSTMC_RT_ERR_SEQ_LEN);
         loop_end(g, &l);
     }
-    if (drs && Peep) /* o_t must not depend on c_t: P_o == 0 */
-        for (d = 0; d < D; d++) {
+    if (x->drs && x->Peep) /* o_t must not depend on c_t: P_o == 0 */
+        for (d = 0; d < p->n_dirs; d++) {
             LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
             drs_ret_if(g,
                        LLVMBuildFCmp(g->b, LLVMRealUNE,
-                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)), cf(g, 0.0),
-                                     ""),
+                                     ldf(g, gepf(g, gepc(g, x->Peep, d * 3 * H + H), j)),
+                                     cf(g, 0.0), ""),
                        LSTMC_RT_ERR_BAD_PARAMS);
             loop_end(g, &l);
         }
-    for (d = 0; d < D; d++) {
-        const lstmc_rt_act *act = &p->act[d * 3];
-        LLVMValueRef args[9], K, tau, c0, m, e, n, t, slot, fl, hs, cs, s, y;
-        LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
-        LLVMValueRef Ud = gepwc(g, Up, d * H * G), Pd = gepc(g, P, d * L.cells * G);
-        LLVMBasicBlockRef j2, jelse;
-        kloop lt, li;
+    return 0;
+}
 
-        args[0] = pp;
-        args[1] = LLVMConstInt(g->i32, (unsigned long long)d, 0);
-        args[2] = alpha;
-        args[3] = P;
-        args[4] = kc->in[2] ? rsum : LLVMConstNull(g->ptr);
-        args[5] = kc->in[2] ? gepc(g, scratch, L.rel) : LLVMConstNull(g->ptr);
-        args[6] = has_sl ? sl : LLVMConstNull(g->ptr);
-        args[7] = st;
-        args[8] = scratch;
-        if (kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
-            const int sh = kc->p.tissue.p.relevance; /* [D, 2, 4H]: radii, then shifts */
-            LLVMValueRef rd = gepc(g, rsum, d * G * (sh ? 2 : 1));
-            /* S when something may be cut: alpha > 0, or always with forced cuts (max_run) */
-            if (tp->max_run > 0)
-                join = if_begin(g, LLVMConstInt(g->i1, 1, 0));
-            else
-                join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, alpha, cf(g, 0.0), ""));
-            tis_relevance(g, sh, H, L.cells, Pd, rd, sh ? gepc(g, rd, G) : NULL,
-                          gepc(g, scratch, L.rel));
-            tis_endif(g, join);
+/* What follows runs on slice t of nt only (nothing to guard on one thread): *j0, *j1 its
+ * units, cut at panel boundaries where H allows; tis_slice_end closes it. */
+static LLVMBasicBlockRef
+tis_slice(kg *g, int64_t H, int nt, int t, LLVMValueRef first, LLVMValueRef end, int64_t *j0,
+          int64_t *j1)
+{
+    if (nt == 1) {
+        *j0 = 0;
+        *j1 = H;
+        return NULL;
+    }
+    mt_slice(H, nt, TIS_PANEL, t, j0, j1);
+    return slice_begin(g, first, end, t);
+}
+
+static void
+tis_slice_end(kg *g, LLVMBasicBlockRef join)
+{
+    if (join)
+        slice_end(g, join);
+}
+
+static void
+tis_barrier(kg *g, int nt)
+{
+    if (nt > 1)
+        emit_barrier(g);
+}
+
+/* Cell e's gather for the units [j0, j1): its state slot starts from init_h/init_c (its
+ * sequence's start) or the predicted context link (after a cut, Eq. 6); its P row into
+ * gates row i, its h_{t-1} into hbuf row i. */
+static void
+tis_gather(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, int64_t j0,
+           int64_t j1)
+{
+    const lstmc_rt_rnn_params *p = x->p;
+    const int64_t H = p->hidden, G = 4 * H, n_u = j1 - j0;
+    const lstmc_rt_tissue_layout *L = &x->L;
+    LLVMValueRef n = tis_ld32(g, gepc(g, x->scratch, L->cell_n), e);
+    LLVMValueRef t = tis_ld32(g, gepc(g, x->scratch, L->cell_t), e);
+    LLVMValueRef slot = tis_ld32(g, gepc(g, x->scratch, L->cell_slot), e);
+    LLVMValueRef fl = tis_ld32(g, gepc(g, x->scratch, L->cell_flag), e);
+    LLVMValueRef hs = gepf(g, gepc(g, x->scratch, L->state), mul(g, slot, ci(g, 2 * H)));
+    LLVMValueRef cs = gepc(g, hs, H), s, gr, pr;
+    LLVMBasicBlockRef j2, jelse, seq0, join;
+    int q;
+
+    jelse = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_else");
+    j2 = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_started");
+    seq0 = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_seq0");
+    LLVMBuildCondBr(g->b,
+                    LLVMBuildICmp(g->b, LLVMIntNE,
+                                  LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_START), ""),
+                                  ci(g, 0), ""),
+                    seq0, jelse);
+    LLVMPositionBuilderAtEnd(g->b, seq0);
+    s = add(g, tis_state_at(g, p, d, n), ci(g, j0));
+    emit_copy(g, gepc(g, hs, j0), x->init_h ? gepf(g, x->init_h, s) : NULL, n_u, NULL);
+    emit_copy(g, gepc(g, cs, j0), x->init_c ? gepf(g, x->init_c, s) : NULL, n_u, NULL);
+    LLVMBuildBr(g->b, j2);
+    LLVMPositionBuilderAtEnd(g->b, jelse); /* after a cut: Eq. 6 */
+    join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntNE,
+                                     LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_CUT_START), ""),
+                                     ci(g, 0), ""));
+    emit_copy(g, gepc(g, hs, j0), x->h_pred ? gepc(g, x->h_pred, d * H + j0) : NULL, n_u, NULL);
+    emit_copy(g, gepc(g, cs, j0), x->c_pred ? gepc(g, x->c_pred, d * H + j0) : NULL, n_u, NULL);
+    tis_endif(g, join);
+    LLVMBuildBr(g->b, j2);
+    LLVMPositionBuilderAtEnd(g->b, j2);
+    gr = gepf(g, gepc(g, x->scratch, x->L.gates), mul(g, i, ci(g, G)));
+    pr = gepf(g, gepc(g, x->P, d * L->cells * G), mul(g, tis_row(g, p, t, n), ci(g, G)));
+    if (n_u == H)
+        emit_copy(g, gr, pr, G, NULL);
+    else
+        for (q = 0; q < 4; q++)
+            emit_copy(g, gepc(g, gr, q * H + j0), gepc(g, pr, q * H + j0), n_u, NULL);
+    emit_copy(g, gepc(g, gepf(g, gepc(g, x->scratch, L->hbuf), mul(g, i, ci(g, H))), j0),
+              gepc(g, hs, j0), n_u, NULL);
+}
+
+/* Cell e's update (row i of gates) for the units [j0, j1), then its outputs. */
+static void
+tis_finish(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, int64_t j0,
+           int64_t j1)
+{
+    const lstmc_rt_rnn_params *p = x->p;
+    const int64_t H = p->hidden, G = 4 * H;
+    const lstmc_rt_tissue_layout *L = &x->L;
+    const lstmc_rt_act *act = &p->act[d * 3];
+    LLVMValueRef pe = x->Peep ? gepc(g, x->Peep, d * 3 * H) : NULL;
+    LLVMValueRef n = tis_ld32(g, gepc(g, x->scratch, L->cell_n), e);
+    LLVMValueRef t = tis_ld32(g, gepc(g, x->scratch, L->cell_t), e);
+    LLVMValueRef slot = tis_ld32(g, gepc(g, x->scratch, L->cell_slot), e);
+    LLVMValueRef fl = tis_ld32(g, gepc(g, x->scratch, L->cell_flag), e);
+    LLVMValueRef hs = gepf(g, gepc(g, x->scratch, L->state), mul(g, slot, ci(g, 2 * H)));
+    LLVMValueRef cs = gepc(g, hs, H), s;
+    LLVMValueRef gr = gepf(g, gepc(g, x->scratch, L->gates), mul(g, i, ci(g, G)));
+    LLVMValueRef y = x->Y ? gepf(g, x->Y, drs_y_at(g, p, t, d, n)) : NULL;
+    LLVMBasicBlockRef join;
+
+    if (x->drs)
+        drs_update(g, p, act, pe, gr, x->alpha_intra, hs, cs, y);
+    else
+        tis_update(g, p, act, pe, gr, hs, cs, y, j0, j1);
+    if (x->Y_h || x->Y_c) {
+        join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntNE,
+                                         LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_END), ""),
+                                         ci(g, 0), ""));
+        s = add(g, tis_state_at(g, p, d, n), ci(g, j0));
+        if (x->Y_h)
+            emit_copy(g, gepf(g, x->Y_h, s), gepc(g, hs, j0), j1 - j0, NULL);
+        if (x->Y_c)
+            emit_copy(g, gepf(g, x->Y_c, s), gepc(g, cs, j0), j1 - j0, NULL);
+        tis_endif(g, join);
+    }
+}
+
+/*
+ * Direction d of the layer on slices [first, end) of nt (nt = 1: the whole layer, here).
+ * On threads, slice t owns the units [j0, j1) (tis_slice): the gate columns q H + j (the
+ * same panels of U at every tissue, which stay in its core's cache when they fit), the state
+ * and outputs of its units, and a share of the links' relevances; slice 0 makes the plan.
+ * Barriers: after the relevances, after the plan, and twice per tissue (hbuf whole before the
+ * product reads it, and read by everyone before the next gather rewrites it).
+ */
+static void
+tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMValueRef end)
+{
+    const lstmc_rt_rnn_params *p = x->p;
+    const lstmc_rt_tissue_layout *L = &x->L;
+    const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H;
+    LLVMValueRef args[9], K, tau, c0, m, i, n, s, tt;
+    LLVMValueRef Ud = gepwc(g, x->Up, d * H * G), Pd = gepc(g, x->P, d * L->cells * G);
+    LLVMValueRef gates = gepc(g, x->scratch, L->gates), hbuf = gepc(g, x->scratch, L->hbuf);
+    LLVMTypeRef plan_ty;
+    LLVMValueRef plan = tis_plan_fn(g, &plan_ty);
+    LLVMBasicBlockRef join, sj;
+    kloop lt, li;
+    int64_t j0, j1;
+    int t;
+
+    if (x->kc->in[2]) { /* breakpoint search, S of every link: only when something may be cut */
+        const int sh = x->tp->relevance; /* [D, 2, 4H]: radii, then shifts */
+        LLVMValueRef rd = gepc(g, x->rsum, d * G * (sh ? 2 : 1));
+        /* S when something may be cut: alpha > 0, or always with forced cuts (max_run) */
+        if (x->tp->max_run > 0)
+            join = if_begin(g, LLVMConstInt(g->i1, 1, 0));
+        else
+            join = if_begin(g, LLVMBuildFCmp(g->b, LLVMRealOGT, x->alpha, cf(g, 0.0), ""));
+        for (t = 0; t < nt; t++) { /* slice t: the links into cells [r0, r1) */
+            int64_t r0, r1;
+            sj = nt > 1 ? slice_begin(g, first, end, t) : NULL;
+            mt_slice(L->cells, nt, 1, t, &r0, &r1);
+            tis_relevance(g, sh, H, r0, r1, Pd, rd, sh ? gepc(g, rd, G) : NULL,
+                          gepc(g, x->scratch, L->rel));
+            tis_slice_end(g, sj);
         }
+        tis_endif(g, join);
+        tis_barrier(g, nt);
+    }
+    args[0] = x->pp;
+    args[1] = LLVMConstInt(g->i32, (unsigned long long)d, 0);
+    args[2] = x->alpha;
+    args[3] = x->P;
+    args[4] = x->kc->in[2] ? x->rsum : LLVMConstNull(g->ptr);
+    args[5] = x->kc->in[2] ? gepc(g, x->scratch, L->rel) : LLVMConstNull(g->ptr);
+    args[6] = x->sl ? x->sl : LLVMConstNull(g->ptr);
+    args[7] = x->st;
+    args[8] = x->scratch;
+    if (nt == 1) {
         K = LLVMBuildCall2(g->b, plan_ty, plan, args, 9, "");
         drs_ret_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""),
                    LSTMC_RT_ERR_BAD_PARAMS);
-        tau = loop_begin(g, &lt, ci(g, 0), LLVMBuildSExt(g->b, K, g->i64, ""));
-        c0 = tis_ld32(g, tstart, tau);
-        m = LLVMBuildSub(g->b, tis_ld32(g, tstart, add(g, tau, ci(g, 1))), c0, "");
-        /* gather */
-        e = add(g, c0, loop_begin(g, &li, ci(g, 0), m));
-        n = tis_ld32(g, cn_, e);
-        t = tis_ld32(g, ct_, e);
-        slot = tis_ld32(g, cs_, e);
-        fl = tis_ld32(g, cfl_, e);
-        hs = gepf(g, state, mul(g, slot, ci(g, 2 * H)));
-        cs = gepc(g, hs, H);
-        jelse = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_else");
-        j2 = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_started");
-        {
-            LLVMBasicBlockRef seq0 = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_seq0");
-            LLVMValueRef f1 = LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_START), "");
-            LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f1, ci(g, 0), ""), seq0, jelse);
-            LLVMPositionBuilderAtEnd(g->b, seq0);
-            s = tis_state_at(g, p, d, n);
-            emit_copy(g, hs, init_h ? gepf(g, init_h, s) : NULL, H, NULL);
-            emit_copy(g, cs, init_c ? gepf(g, init_c, s) : NULL, H, NULL);
-            LLVMBuildBr(g->b, j2);
-            LLVMPositionBuilderAtEnd(g->b, jelse); /* after a cut: Eq. 6 */
-            join = if_begin(
-                g, LLVMBuildICmp(g->b, LLVMIntNE,
-                                 LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_CUT_START), ""),
-                                 ci(g, 0), ""));
-            emit_copy(g, hs, h_pred ? gepc(g, h_pred, d * H) : NULL, H, NULL);
-            emit_copy(g, cs, c_pred ? gepc(g, c_pred, d * H) : NULL, H, NULL);
-            tis_endif(g, join);
-            LLVMBuildBr(g->b, j2);
-            LLVMPositionBuilderAtEnd(g->b, j2);
-        }
-        emit_copy(g, gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))),
-                  gepf(g, Pd, mul(g, tis_row(g, p, t, n), ci(g, G))), G, NULL);
-        emit_copy(g, gepf(g, hbuf, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, H))), hs, H, NULL);
-        loop_end(g, &li);
-        /* Sgemm(U, H_t); DRS: U_o, o_t, then the rows of U_f,i,c the cells keep */
-        if (drs) {
-            LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, dcells, ""), m), dcells);
-            tdrs_o_product(g, H, L.cap, m, hbuf, gepc(g, Uo, d * H * H), gates);
-            tdrs_rows(g, p, act, m, hbuf, gepc(g, Ufic, d * 3 * H * H), gates, alpha_intra, dkept,
-                      duni);
-        } else {
-            tis_product(g, H, L.cap, m, hbuf, Ud, gates);
-        }
-        /* update and outputs */
-        e = add(g, c0, loop_begin(g, &li, ci(g, 0), m));
-        n = tis_ld32(g, cn_, e);
-        t = tis_ld32(g, ct_, e);
-        slot = tis_ld32(g, cs_, e);
-        fl = tis_ld32(g, cfl_, e);
-        hs = gepf(g, state, mul(g, slot, ci(g, 2 * H)));
-        cs = gepc(g, hs, H);
-        y = Y ? gepf(g, Y, drs_y_at(g, p, t, d, n)) : NULL;
-        if (drs)
-            drs_update(g, p, act, pe,
-                       gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), alpha_intra,
-                       hs, cs, y);
-        else
-            tis_update(g, p, act, pe,
-                       gepf(g, gates, mul(g, LLVMBuildSub(g->b, e, c0, ""), ci(g, G))), hs, cs, y);
-        if (Y_h || Y_c) {
-            join = if_begin(
-                g, LLVMBuildICmp(g->b, LLVMIntNE,
-                                 LLVMBuildAnd(g->b, fl, ci(g, LSTMC_RT_TISSUE_SEQ_END), ""),
-                                 ci(g, 0), ""));
-            s = tis_state_at(g, p, d, n);
-            if (Y_h)
-                emit_copy(g, gepf(g, Y_h, s), hs, H, NULL);
-            if (Y_c)
-                emit_copy(g, gepf(g, Y_c, s), cs, H, NULL);
-            tis_endif(g, join);
-        }
-        loop_end(g, &li);
-        loop_end(g, &lt);
-        /* rows past each sequence's end are zero; an empty sequence has zero Y_h / Y_c */
-        if (has_sl && (Y || Y_h || Y_c)) {
-            n = loop_begin(g, &li, ci(g, 0), ci(g, N));
-            s = tis_ld32(g, sl, n);
-            if (Y) {
-                t = loop_begin(g, &lt, s, ci(g, T));
-                emit_copy(g, gepf(g, Y, drs_y_at(g, p, t, d, n)), NULL, H, NULL);
-                loop_end(g, &lt);
-            }
-            if (Y_h || Y_c) {
-                join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), ""));
-                if (Y_h)
-                    emit_copy(g, gepf(g, Y_h, tis_state_at(g, p, d, n)), NULL, H, NULL);
-                if (Y_c)
-                    emit_copy(g, gepf(g, Y_c, tis_state_at(g, p, d, n)), NULL, H, NULL);
-                tis_endif(g, join);
-            }
+    } else { /* slice 0 plans; a failed plan (checked before: cannot happen) runs no tissue */
+        sj = slice_begin(g, first, end, 0);
+        K = LLVMBuildCall2(g->b, plan_ty, plan, args, 9, "");
+        join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""));
+        LLVMBuildStore(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_BAD_PARAMS, 0), x->status);
+        tis_endif(g, join);
+        LLVMBuildStore(g->b,
+                       sel(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""),
+                           LLVMConstInt(g->i32, 0, 0), K),
+                       x->kbox);
+        slice_end(g, sj);
+        emit_barrier(g);
+        K = LLVMBuildLoad2(g->b, g->i32, x->kbox, "");
+    }
+    tau = loop_begin(g, &lt, ci(g, 0), LLVMBuildSExt(g->b, K, g->i64, ""));
+    c0 = tis_ld32(g, gepc(g, x->scratch, L->tstart), tau);
+    m = LLVMBuildSub(g->b, tis_ld32(g, gepc(g, x->scratch, L->tstart), add(g, tau, ci(g, 1))), c0,
+                     "");
+    for (t = 0; t < nt; t++) { /* gather */
+        sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
+        if (j1 > j0) {
+            i = loop_begin(g, &li, ci(g, 0), m);
+            tis_gather(g, x, d, add(g, c0, i), i, j0, j1);
             loop_end(g, &li);
         }
+        tis_slice_end(g, sj);
     }
-    join = if_begin(g, LLVMBuildIsNotNull(g->b, stats, ""));
-    LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, st_ty, st, ""), stats);
+    tis_barrier(g, nt);
+    for (t = 0; t < nt; t++) { /* Sgemm(U, H_t) on the slice's columns, update, outputs */
+        tis_cols cols;
+        sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
+        if (j1 > j0) {
+            if (x->drs) { /* U_o, o_t, then the rows of U_f,i,c the cells keep (one thread) */
+                LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""), m),
+                               x->dcells);
+                tdrs_o_product(g, H, L->cap, m, hbuf, gepc(g, x->Uo, d * H * H), gates);
+                tdrs_rows(g, p, &p->act[d * 3], m, hbuf, gepc(g, x->Ufic, d * 3 * H * H), gates,
+                          x->alpha_intra, x->dkept, x->duni);
+            } else {
+                tis_cols_of(H, j0, j1, &cols);
+                tis_product(g, H, L->cap, m, hbuf, Ud, gates, &cols);
+            }
+            i = loop_begin(g, &li, ci(g, 0), m);
+            tis_finish(g, x, d, add(g, c0, i), i, j0, j1);
+            loop_end(g, &li);
+        }
+        tis_slice_end(g, sj);
+    }
+    tis_barrier(g, nt);
+    loop_end(g, &lt);
+    /* rows past each sequence's end are zero; an empty sequence has zero Y_h / Y_c */
+    if (x->sl && (x->Y || x->Y_h || x->Y_c))
+        for (t = 0; t < nt; t++) {
+            sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
+            if (j1 > j0) {
+                n = loop_begin(g, &li, ci(g, 0), ci(g, N));
+                s = tis_ld32(g, x->sl, n);
+                if (x->Y) {
+                    tt = loop_begin(g, &lt, s, ci(g, T));
+                    emit_copy(g, gepc(g, gepf(g, x->Y, drs_y_at(g, p, tt, d, n)), j0), NULL,
+                              j1 - j0, NULL);
+                    loop_end(g, &lt);
+                }
+                if (x->Y_h || x->Y_c) {
+                    join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), ""));
+                    if (x->Y_h)
+                        emit_copy(g, gepc(g, gepf(g, x->Y_h, tis_state_at(g, p, d, n)), j0), NULL,
+                                  j1 - j0, NULL);
+                    if (x->Y_c)
+                        emit_copy(g, gepc(g, gepf(g, x->Y_c, tis_state_at(g, p, d, n)), j0), NULL,
+                                  j1 - j0, NULL);
+                    tis_endif(g, join);
+                }
+                loop_end(g, &li);
+            }
+            tis_slice_end(g, sj);
+        }
+}
+
+/* *stats = the plans' counts when stats is not NULL (and *drs_stats with DRS) */
+static void
+tis_store_stats(kg *g, const tis_args *x)
+{
+    LLVMTypeRef st_ty = LLVMArrayType(g->i64, 4);
+    LLVMBasicBlockRef join = if_begin(g, LLVMBuildIsNotNull(g->b, x->stats, ""));
+
+    LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, st_ty, x->st, ""), x->stats);
     tis_endif(g, join);
-    if (drs)
-        tdrs_store_stats(g, H, dstats, LLVMBuildLoad2(g->b, g->i64, dcells, ""),
-                         LLVMBuildLoad2(g->b, g->i64, dkept, ""),
-                         LLVMBuildLoad2(g->b, g->i64, duni, ""));
+    if (x->drs)
+        tdrs_store_stats(g, x->p->hidden, x->dstats, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""),
+                         LLVMBuildLoad2(g->b, g->i64, x->dkept, ""),
+                         LLVMBuildLoad2(g->b, g->i64, x->duni, ""));
+}
+
+/* The slices of the plain tissue kernel on nt threads (emit_mt_ex): a[] its 16 arguments,
+ * then the main function's st, kbox and status. */
+static void
+emit_tissue_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                    LLVMValueRef end)
+{
+    LLVMBasicBlockRef sj;
+    tis_args x;
+    int32_t d;
+
+    tis_args_of(kc, 0, a, &x);
+    x.st = a[16];
+    x.kbox = a[17];
+    x.status = a[18];
+    for (d = 0; d < x.p->n_dirs; d++)
+        tis_direction(g, &x, d, nt, first, end);
+    sj = slice_begin(g, first, end, 0);
+    tis_store_stats(g, &x);
+    slice_end(g, sj);
+    LLVMBuildRetVoid(g->b);
+}
+
+/* lstmc_rt_lstm_tissue, or lstmc_rt_lstm_tissue_drs when drs; the plain kernel on g->threads
+ * slices (<fname>_w) when g->threads > 1 (tissue_threads). */
+void
+emit_tissue(kg *g, const kp_call *kc, int drs, const char *fname)
+{
+    LLVMValueRef a[20], extra[3];
+    unsigned k, n = drs ? 20 : 16;
+    tis_args x;
+    int32_t d;
+
+    for (k = 0; k < n; k++)
+        a[k] = LLVMGetParam(g->fn, k);
+    tis_args_of(kc, drs, a, &x);
+    if (tis_entry(g, &x))
+        return;
+    if (!drs && g->threads > 1) {
+        x.kbox = entry_alloca(g, g->i32);
+        x.status = entry_alloca(g, g->i32);
+        LLVMBuildStore(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0), x.status);
+        extra[0] = x.st;
+        extra[1] = x.kbox;
+        extra[2] = x.status;
+        emit_mt_ex(g, kc, fname, g->threads, 16, extra, 3, x.status, emit_tissue_mt_body);
+        return;
+    }
+    for (d = 0; d < x.p->n_dirs; d++)
+        tis_direction(g, &x, d, 1, NULL, NULL);
+    tis_store_stats(g, &x);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 

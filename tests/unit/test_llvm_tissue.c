@@ -38,13 +38,15 @@ typedef lstmc_rt_status (*tissue_fn)(const lstmc_rt_tissue_params *, float, cons
 static ir_tensor present[KP_MAX_ARGS];
 static int runtime_built;
 
-/* The kernel of kp's single call, built for the host into WORK/<tag> and linked with the
- * runtime sources it calls (lstmc_rt_tissue_plan), loaded with dlopen. */
+/* The kernel of kp's single call, built for the host on nt threads into WORK/<tag> and linked
+ * with the runtime sources it calls (lstmc_rt_tissue_plan), loaded with dlopen (nt > 1: with
+ * its own pool of nt threads, which stays open). */
 static void *
-build_so(kprog *kp, const char *tag)
+build_so(kprog *kp, const char *tag, int nt)
 {
     char cmd[2048], extra[1024];
     unsigned char handled[1];
+    void *h;
 
     mkdir(WORK, 0777);
     if (!runtime_built) { /* the runtime sources the kernel calls, compiled once */
@@ -60,7 +62,9 @@ build_so(kprog *kp, const char *tag)
     snprintf(extra, sizeof extra,
              "%s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o %s/rt_hsparse.o %s/rt_lowp.o %s/rt_spmv.o -lm",
              WORK, WORK, WORK, WORK, WORK, WORK);
-    return helpers_llvm_so(kp, WORK, tag, NULL, 1, extra, handled);
+    h = helpers_llvm_so(kp, WORK, tag, NULL, nt, extra, handled);
+    cr_assert_eq(handled[0], nt, "%s: the kernel on %d threads", tag, handled[0]);
+    return h;
 }
 
 typedef struct tcase {
@@ -155,8 +159,11 @@ mid_alpha(const lstmc_rt_tissue_params *tp, const float *P, const float *rsum)
     return a;
 }
 
+/* Case tc with the LLVM kernel on nt threads (slices of hidden units, tissue.c): the C
+ * kernel's sub-layers and tissues and outputs to rounding; on nt > 1 also the one-thread LLVM
+ * kernel's outputs bit for bit (every gate sums the same terms in the same order). */
 static void
-run_case(const tcase *tc)
+run_case(const tcase *tc, int nt)
 {
     const int64_t T = tc->T, N = tc->N, H = tc->H, D = tc->n_dirs, G = 4 * H, C = T * N;
     unsigned seed = 4242;
@@ -180,8 +187,9 @@ run_case(const tcase *tc)
     float *Yc0 = calloc(ns, 4), *Yc1 = calloc(ns, 4), *Yr = calloc(ny, 4);
     float alphas[3];
     int64_t words, n, k, g, chains = 0;
-    void *s0, *s1, *so;
-    tissue_fn kt;
+    void *s0, *s1, *so, *so1 = NULL;
+    tissue_fn kt, kt1 = NULL;
+    char tag[96];
     int a, j;
 
     init_params(tc, &tp);
@@ -200,9 +208,16 @@ run_case(const tcase *tc)
     s1 = calloc((size_t)words, 4);
 
     one_call(&kp, &call, KP_LSTM_TISSUE, tc, &tp, words);
-    so = build_so(&kp, tc->name);
+    snprintf(tag, sizeof tag, "%s_t%d", tc->name, nt);
+    so = build_so(&kp, tag, nt);
     kt = (tissue_fn)dlsym(so, "t_k0");
-    cr_assert(kt, "%s: symbol t_k0", tc->name);
+    cr_assert(kt, "%s: symbol t_k0", tag);
+    if (nt > 1) {
+        snprintf(tag, sizeof tag, "%s_t1", tc->name);
+        so1 = build_so(&kp, tag, 1);
+        kt1 = (tissue_fn)dlsym(so1, "t_k0");
+        cr_assert(kt1, "%s: symbol t_k0", tag);
+    }
 
     alphas[0] = 0.0f;
     alphas[1] = mid_alpha(&tp, P, rsum);
@@ -235,6 +250,17 @@ run_case(const tcase *tc)
                   alphas[a]);
         cr_assert(helpers_allclose(Yc1, Yc0, ns, 1e-4f, 2e-5f), "%s alpha %g: Y_c", tc->name,
                   alphas[a]);
+        if (kt1) { /* threads: the one-thread kernel's floats */
+            memset(Y0, 0x7f, ny * 4);
+            cr_assert_eq(
+                kt1(&tp, alphas[a], P, Up, rsum, slp, ih, ic, pp, hp, cp, Y0, Yh0, Yc0, &st0, s0),
+                LSTMC_RT_OK);
+            cr_assert(memcmp(Y0, Y1, ny * 4) == 0 && memcmp(Yh0, Yh1, ns * 4) == 0 &&
+                          memcmp(Yc0, Yc1, ns * 4) == 0,
+                      "%s alpha %g: %d threads vs 1, bit for bit", tc->name, alphas[a], nt);
+            cr_assert(st1.sub_layers == st0.sub_layers && st1.tissues == st0.tissues,
+                      "%s alpha %g: %d threads, the same plan", tc->name, alphas[a], nt);
+        }
         if (a == 0) { /* nothing cut: one sub-layer per non-empty sequence, the exact layer */
             float *sr = calloc((size_t)(7 * H), 4);
             lstmc_rt_rnn_params rp = *p;
@@ -256,7 +282,10 @@ run_case(const tcase *tc)
             kt(&tp, 0.0f, P, Up, rsum, sl, NULL, NULL, NULL, hp, cp, Y1, Yh1, Yc1, NULL, s1),
             LSTMC_RT_ERR_SEQ_LEN);
     }
-    dlclose(so);
+    if (nt == 1) /* a pool's threads stay with their library */
+        dlclose(so);
+    if (so1)
+        dlclose(so1);
     free(P), free(Ut), free(Up), free(rsum), free(h0), free(c0), free(pe), free(hp), free(cp);
     free(sl), free(Y0), free(Y1), free(Yh0), free(Yh1), free(Yc0), free(Yc1), free(Yr);
     free(s0), free(s1);
@@ -314,7 +343,7 @@ run_drs_case(const tcase *tc)
 
     one_call(&kp, &call, KP_LSTM_TISSUE_DRS, tc, &tp, words);
     snprintf(tag, sizeof tag, "drs_%s", tc->name);
-    so = build_so(&kp, tag);
+    so = build_so(&kp, tag, 1);
     kt = (tissue_drs_fn)dlsym(so, "t_k0");
     cr_assert(kt, "%s: symbol t_k0", tc->name);
 
@@ -379,7 +408,22 @@ Test(llvm_tissue, matches_c_tissue_kernel)
     if (!cg_llvm_available())
         cr_skip_test("lstmc built without LLVM");
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        run_case(&cases[i]);
+        run_case(&cases[i], 1);
+}
+
+/* The kernel sliced by hidden units on the runtime pool (--threads): 2 threads on every case
+ * (H = 37 and 5: slices that cut panels; H = 64: whole panels each), 3 (more threads than
+ * this machine's cores, uneven slices) on H = 37 and 64. */
+Test(llvm_tissue, threads_match_one_thread, .timeout = 600)
+{
+    size_t i;
+
+    if (!cg_llvm_available())
+        cr_skip_test("lstmc built without LLVM");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i], 2);
+    run_case(&cases[1], 3);
+    run_case(&cases[3], 3);
 }
 
 Test(llvm_tissue, drs_matches_c_tissue_drs_kernel)
