@@ -164,6 +164,72 @@ odometer_next(int32_t n, const int64_t *dims, int64_t *j, const int64_t *sa, int
 
 /* --- dense linear algebra ------------------------------------------------------------ */
 
+#define MM_MR 4  /* rows of Y per block */
+#define MM_NR 16 /* columns of Y per block: fixed trip counts, which -O2 vectorises */
+
+/*
+ * y[M, N] = a[M, K] x b[K, N] (row strides lda, ldb, ldy): each element summed from 0 over k
+ * ascending, as the plain i-k-j loop, in blocks of MM_MR rows x MM_NR columns held in
+ * registers while the rows of b stream past (each b value loaded once per block of rows);
+ * the columns past the last whole block, one row at a time.
+ */
+static void
+mm_nn(int64_t M, int64_t N, int64_t K, const float *restrict a, int64_t lda,
+      const float *restrict b, int64_t ldb, float *restrict y, int64_t ldy)
+{
+    const int64_t nb = N / MM_NR * MM_NR;
+    int64_t i0, c0, k, r, g;
+
+    for (i0 = 0; i0 < M; i0 += MM_MR) {
+        const int64_t mi = M - i0 < MM_MR ? M - i0 : MM_MR;
+
+        for (c0 = 0; c0 < nb; c0 += MM_NR) {
+            float acc[MM_MR][MM_NR];
+
+            for (r = 0; r < MM_MR; r++)
+                for (g = 0; g < MM_NR; g++)
+                    acc[r][g] = 0.0f;
+            if (mi == MM_MR) {
+                for (k = 0; k < K; k++) {
+                    const float *restrict br = b + k * ldb + c0;
+
+                    for (r = 0; r < MM_MR; r++) {
+                        const float av = a[(i0 + r) * lda + k];
+
+                        for (g = 0; g < MM_NR; g++)
+                            acc[r][g] += av * br[g];
+                    }
+                }
+            } else {
+                for (r = 0; r < mi; r++)
+                    for (k = 0; k < K; k++) {
+                        const float av = a[(i0 + r) * lda + k];
+                        const float *restrict br = b + k * ldb + c0;
+
+                        for (g = 0; g < MM_NR; g++)
+                            acc[r][g] += av * br[g];
+                    }
+            }
+            for (r = 0; r < mi; r++)
+                for (g = 0; g < MM_NR; g++)
+                    y[(i0 + r) * ldy + c0 + g] = acc[r][g];
+        }
+        for (r = 0; r < mi && nb < N; r++) { /* the last columns */
+            float *restrict yr = y + (i0 + r) * ldy;
+
+            for (c0 = nb; c0 < N; c0++)
+                yr[c0] = 0.0f;
+            for (k = 0; k < K; k++) {
+                const float av = a[(i0 + r) * lda + k];
+                const float *restrict br = b + k * ldb;
+
+                for (c0 = nb; c0 < N; c0++)
+                    yr[c0] += av * br[c0];
+            }
+        }
+    }
+}
+
 lstmc_rt_status
 lstmc_rt_gemm(const lstmc_rt_gemm_params *p, const float *A, const float *B, const float *C,
               float *Y)
@@ -182,10 +248,14 @@ lstmc_rt_gemm(const lstmc_rt_gemm_params *p, const float *A, const float *B, con
     if (!Y || (K > 0 && (!A || !B)))
         return LSTMC_RT_ERR_NULL;
 
+    if (!p->trans_a && !p->trans_b)
+        mm_nn(M, N, K, A, K, B, N, Y, N);
     for (i = 0; i < M; i++) {
         float *restrict y = Y + i * N;
 
-        if (p->trans_b) {
+        if (!p->trans_a && !p->trans_b) {
+            /* done above, in register blocks */
+        } else if (p->trans_b) {
             /* B stored [N,K]: each y[j] is a dot product over a contiguous row of B. */
             for (j = 0; j < N; j++) {
                 float acc = 0.0f;
@@ -248,21 +318,8 @@ lstmc_rt_matmul(const lstmc_rt_matmul_params *p, const float *A, const float *B,
         const float *restrict a = A + a_off;
         const float *restrict b = B + b_off;
         float *restrict y = Y + mat * MN;
-        int64_t i, k, c;
 
-        for (i = 0; i < M; i++) {
-            float *restrict yr = y + i * N;
-
-            for (c = 0; c < N; c++)
-                yr[c] = 0.0f;
-            for (k = 0; k < K; k++) {
-                const float av = a[i * K + k];
-                const float *restrict br = b + k * N;
-
-                for (c = 0; c < N; c++)
-                    yr[c] += av * br[c];
-            }
-        }
+        mm_nn(M, N, K, a, K, b, N, y, N);
         odometer_next(p->n_batch, p->batch, j, p->a_stride, &a_off, p->b_stride, &b_off);
     }
     return LSTMC_RT_OK;

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N_OF(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
@@ -218,6 +219,55 @@ Test(rt_kernels, matmul_two_batch_dims_matches_gemm)
             cr_assert_eq(lstmc_rt_gemm(&g, A + b0 * 20, B + b1 * 10, NULL, ref), LSTMC_RT_OK);
             assert_close(Y + (b0 * 3 + b1) * 8, ref, 8, 0.0f);
         }
+}
+
+/* MatMul and Gemm in register blocks (mm_nn: 4 rows x 16 columns, the last rows and columns
+ * apart): shapes with a partial block of rows and of columns, and whole blocks only, against
+ * a double-precision sum of the same products (and Gemm's alpha, beta C). */
+Test(rt_kernels, matmul_and_gemm_blocks_match_double_sums)
+{
+    static const int64_t shapes[][3] = {{7, 37, 19}, {8, 32, 3}, {1, 86, 64}, {5, 15, 1}};
+    size_t sh;
+
+    for (sh = 0; sh < N_OF(shapes); sh++) {
+        const int64_t M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+        float *A = malloc((size_t)(M * K) * 4), *B = malloc((size_t)(K * N) * 4);
+        float *C = malloc((size_t)N * 4), *Y = malloc((size_t)(M * N) * 4);
+        float *Yg = malloc((size_t)(M * N) * 4);
+        lstmc_rt_matmul_params p;
+        lstmc_rt_gemm_params g = {M, N, K, 0, 0, 0.5f, 2.0f, 0, 1}; /* C broadcast over rows */
+        int64_t i, j, k;
+
+        for (i = 0; i < M * K; i++)
+            A[i] = (float)((i * 7) % 23) * 0.125f - 1.25f;
+        for (i = 0; i < K * N; i++)
+            B[i] = (float)((i * 5) % 17) * 0.25f - 2.0f;
+        for (j = 0; j < N; j++)
+            C[j] = (float)j * 0.5f - 3.0f;
+        memset(&p, 0, sizeof p);
+        p.n_batch = 1;
+        p.batch[0] = 1;
+        p.m = M;
+        p.n = N;
+        p.k = K;
+        cr_assert_eq(lstmc_rt_matmul(&p, A, B, Y), LSTMC_RT_OK);
+        cr_assert_eq(lstmc_rt_gemm(&g, A, B, C, Yg), LSTMC_RT_OK);
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                double ref = 0.0;
+                for (k = 0; k < K; k++)
+                    ref += (double)A[i * K + k] * B[k * N + j];
+                cr_assert_float_eq(Y[i * N + j], ref, 1e-4 * (1.0 + fabs(ref)),
+                                   "%lldx%lldx%lld: Y[%lld][%lld] %g, expected %g", (long long)M,
+                                   (long long)N, (long long)K, (long long)i, (long long)j,
+                                   Y[i * N + j], ref);
+                ref = 0.5 * ref + 2.0 * C[j];
+                cr_assert_float_eq(Yg[i * N + j], ref, 1e-4 * (1.0 + fabs(ref)),
+                                   "gemm %lldx%lldx%lld [%lld][%lld]", (long long)M, (long long)N,
+                                   (long long)K, (long long)i, (long long)j);
+            }
+        free(A), free(B), free(C), free(Y), free(Yg);
+    }
 }
 
 /* --- element-wise -------------------------------------------------------------------------- */
