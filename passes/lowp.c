@@ -102,9 +102,47 @@ convert_flat(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
     return t;
 }
 
-/* Why node n cannot take reduced-precision weights in fmt, or NULL when it can (or has none). */
+/* The int8 copy of a tissue's U panels w [D, H * 4H] (lstmc_rt_lstm_tissue_pack's 16-column
+ * panels): D x 4H float column scales, each lowp_quant_row of its column's H values in the
+ * panel, then the q panels in the same order (lstmc_rt_tissue_params.wfmt); NULL after
+ * reporting. */
+static ir_tensor *
+convert_tissue_int8(ir_graph *g, const ir_node *n, ir_tensor *w, diag *d)
+{
+    const int64_t D = w->shape.d[0], H = ir_attr_int(n, "hidden_size", 0), G = 4 * H;
+    const int64_t ne = ir_shape_numel(&w->shape), words = D * G + (ne + 3) / 4;
+    const float *src = w->data;
+    ir_shape s = {0};
+    ir_tensor *t;
+    signed char *q;
+    int64_t i, dd, c;
+
+    if (H < 1 || ne != D * H * G)
+        return NULL;
+    for (i = 0; i < ne; i++)
+        if (!isfinite(src[i])) {
+            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=int8 cannot store",
+                      w->name, (double)src[i]);
+            return NULL;
+        }
+    s.rank = 1;
+    s.d[0] = words;
+    t = ir_const_new(g, arena_printf(g->a, "%s.int8", w->name), IR_DT_I32, &s, NULL);
+    q = (signed char *)((float *)t->data + D * G); /* zeroed: the padding stays 0 */
+    for (dd = 0; dd < D; dd++)
+        for (c = 0; c < G; c++) { /* column c: panel c / 16, width 16 (the last: G % 16) */
+            const int64_t p0 = c / 16 * 16, wp = G - p0 < 16 ? G - p0 : 16;
+            const int64_t at = dd * H * G + p0 * H + (c - p0);
+            float sc = lowp_quant_row(src + at, H, wp, g->qscales, g->n_qscales, q + at, wp);
+            memcpy((float *)t->data + dd * G + c, &sc, 4);
+        }
+    return t;
+}
+
+/* Why node n cannot take reduced-precision weights, or NULL when it can (or has none): every
+ * format has the same kernels. */
 static const char *
-refusal(const ir_node *n, int fmt, int opencl)
+refusal(const ir_node *n, int opencl)
 {
     const ir_tensor *w;
     switch (n->op) {
@@ -113,10 +151,8 @@ refusal(const ir_node *n, int fmt, int opencl)
     case IR_OP_RNN:
         return "schedule A (split_gates disabled) has no reduced-precision kernel; keep the "
                "split_gates pass";
-    case IR_OP_RNN_TISSUE: /* issue 24: fp16 / bf16 U panels, widened as the tissue reads them */
-        if (fmt == LSTMC_RT_WFMT_INT8)
-            return "breakpoints and tissues (--alpha-inter, MICRO'18 §IV) read fp32, fp16 or bf16 "
-                   "U; they do not combine with int8 weights";
+    case IR_OP_RNN_TISSUE: /* issue 24: fp16 / bf16 / int8 U panels, widened as the tissue
+                              reads them */
         if (n->n_inputs > 9)
             return "dynamic row skip inside tissues (--alpha-inter with --alpha-intra) reads fp32 "
                    "U; it does not combine with reduced-precision weights";
@@ -169,7 +205,7 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
      * schedules they do not cover are refused as on the CPU, the target named */
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];
-        const char *why = n->dead ? NULL : refusal(n, fmt, opencl);
+        const char *why = n->dead ? NULL : refusal(n, opencl);
         if (!why)
             continue;
         if (!weights) {
@@ -193,7 +229,8 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
             continue;
         w = ir_in(n, 1);
         if (n->op == IR_OP_RNN_TISSUE) { /* the panels [D, H * 4H], element by element */
-            n->inputs[1] = convert_flat(g, n, w, fmt, d);
+            n->inputs[1] = fmt == LSTMC_RT_WFMT_INT8 ? convert_tissue_int8(g, n, w, d)
+                                                     : convert_flat(g, n, w, fmt, d);
             if (!n->inputs[1])
                 return -1;
             ir_attr_set_int(g, n, "wfmt", fmt);

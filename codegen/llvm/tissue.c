@@ -70,11 +70,13 @@ tis_splat(kg *g, LLVMValueRef s, int w)
 /*
  * out[c*ldo + p*ldu + v*w ..] += sum_{k<H} h[c*H + k] * U[p*ps + k*ldu + v*w ..] for the
  * r cells c, np panels p of ldu columns and vpp values of width w per panel row: the np*vpp
- * U values of row k are loaded once and used by every cell.
+ * U values of row k are loaded once and used by every cell. int8 U (scale, the column scales
+ * at the same offsets as out's columns, non-NULL exactly for int8): the sums start from 0 and
+ * out += scale * sum at the end (the exact int8 recurrence's order, rt_lowp.c).
  */
 static void
 tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_t ps, int64_t ldu,
-         int vpp, int w, LLVMValueRef out, int64_t ldo)
+         int vpp, int w, LLVMValueRef out, int64_t ldo, LLVMValueRef scale)
 {
     LLVMTypeRef ty = w == 1 ? g->f32 : g->vf;
     LLVMValueRef acc[KG_MAX_ACC], u[KG_MAX_ACC], k, urow;
@@ -85,7 +87,9 @@ tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_
         for (q = 0; q < nq; q++) {
             acc[c * nq + q] = entry_alloca(g, ty);
             LLVMBuildStore(g->b,
-                           ldt(g, ty, gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w)),
+                           scale ? LLVMConstNull(ty)
+                                 : ldt(g, ty,
+                                       gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w)),
                            acc[c * nq + q]);
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, H));
@@ -107,9 +111,14 @@ tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_
     }
     loop_end(g, &lk);
     for (c = 0; c < r; c++)
-        for (q = 0; q < nq; q++)
-            stt(g, LLVMBuildLoad2(g->b, ty, acc[c * nq + q], ""),
-                gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w));
+        for (q = 0; q < nq; q++) {
+            const int64_t o = (q / vpp) * ldu + (q % vpp) * w;
+            LLVMValueRef v = LLVMBuildLoad2(g->b, ty, acc[c * nq + q], "");
+            if (scale)
+                v = fadd(g, ldt(g, ty, gepc(g, out, c * ldo + o)),
+                         fmul(g, ldt(g, ty, gepc(g, scale, o)), v));
+            stt(g, v, gepc(g, out, c * ldo + o));
+        }
 }
 
 /* The whole 16-column panels [*p0, *p1) inside the columns [c0, c1) of U's panels; returns
@@ -146,7 +155,7 @@ tis_split(int64_t H, int64_t c0, int64_t c1, int64_t *p0, int64_t *p1, int64_t e
  * and the U values of a row leave registers for. */
 static void
 tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt, int64_t p0,
-          int64_t p1)
+          int64_t p1, LLVMValueRef Us)
 {
     const int64_t G = 4 * H;
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl,
@@ -161,26 +170,28 @@ tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRe
 
     if (groups == 1) {
         tis_tile(g, H, hb, r, gepwc(g, Ud, p0 * TIS_PANEL * H), (int)np, TIS_PANEL * H, TIS_PANEL,
-                 vpp, w, gepc(g, gt, p0 * TIS_PANEL), G);
+                 vpp, w, gepc(g, gt, p0 * TIS_PANEL), G,
+                 Us ? gepc(g, Us, p0 * TIS_PANEL) : NULL);
     } else if (groups > 1) {
         kloop l;
         LLVMValueRef g0 = add(g, mul(g, loop_begin(g, &l, ci(g, 0), ci(g, groups)), ci(g, gstep)),
                               ci(g, p0 * TIS_PANEL));
         tis_tile(g, H, hb, r, gepw(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H,
-                 TIS_PANEL, vpp, w, gepf(g, gt, g0), G);
+                 TIS_PANEL, vpp, w, gepf(g, gt, g0), G, Us ? gepf(g, Us, g0) : NULL);
         loop_end(g, &l);
     }
-    if (rem > 0)
-        tis_tile(g, H, hb, r, gepwc(g, Ud, (p0 * TIS_PANEL + groups * gstep) * H), (int)rem,
-                 TIS_PANEL * H, TIS_PANEL, vpp, w, gepc(g, gt, p0 * TIS_PANEL + groups * gstep),
-                 G);
+    if (rem > 0) {
+        const int64_t c0 = p0 * TIS_PANEL + groups * gstep;
+        tis_tile(g, H, hb, r, gepwc(g, Ud, c0 * H), (int)rem, TIS_PANEL * H, TIS_PANEL, vpp, w,
+                 gepc(g, gt, c0), G, Us ? gepc(g, Us, c0) : NULL);
+    }
 }
 
 /* gates[c][e0..e1) += hbuf[c] x U[:, e0..e1) for one cell, in scalars: a piece of tis_split
  * (within one panel, or across the boundary of two). */
 static void
 tis_piece(kg *g, int64_t H, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt, int64_t e0,
-          int64_t e1)
+          int64_t e1, LLVMValueRef Us)
 {
     const int64_t G = 4 * H, nfull = G / TIS_PANEL;
 
@@ -188,7 +199,7 @@ tis_piece(kg *g, int64_t H, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRef gt, i
         const int64_t P = e0 / TIS_PANEL, wp = P < nfull ? TIS_PANEL : G % TIS_PANEL;
         const int64_t pe = P * TIS_PANEL + wp, e = e1 < pe ? e1 : pe;
         tis_tile(g, H, hb, 1, gepwc(g, Ud, P * TIS_PANEL * H + e0 - P * TIS_PANEL), 1, 0, wp,
-                 (int)(e - e0), 1, gepc(g, gt, e0), G);
+                 (int)(e - e0), 1, gepc(g, gt, e0), G, Us ? gepc(g, Us, e0) : NULL);
         e0 = e;
     }
 }
@@ -222,7 +233,7 @@ tis_cols_of(int64_t H, int64_t j0, int64_t j1, tis_cols *r)
  * mb over the whole panels, then cell by cell over the columns around them. */
 static void
 tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Ud,
-            LLVMValueRef gates, const tis_cols *cols)
+            LLVMValueRef Us, LLVMValueRef gates, const tis_cols *cols)
 {
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl;
     int mb = tis_acc_budget(g) / vpp, r, k, ne[4], q, any = 0;
@@ -257,7 +268,7 @@ tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LL
             for (k = 0; k < cols->n; k++)
                 if (p1[k] > p0[k])
                     tis_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Ud,
-                              gepf(g, gates, mul(g, i0, ci(g, 4 * H))), p0[k], p1[k]);
+                              gepf(g, gates, mul(g, i0, ci(g, 4 * H))), p0[k], p1[k], Us);
             LLVMBuildBr(g->b, join);
         }
         free(cases);
@@ -275,7 +286,7 @@ tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LL
     for (k = 0; k < cols->n; k++)
         for (q = 0; q < ne[k]; q++)
             tis_piece(g, H, gepf(g, hbuf, mul(g, i, ci(g, H))), Ud,
-                      gepf(g, gates, mul(g, i, ci(g, 4 * H))), e0[k][q], e1[k][q]);
+                      gepf(g, gates, mul(g, i, ci(g, 4 * H))), e0[k][q], e1[k][q], Us);
     loop_end(g, &l);
 }
 
@@ -294,19 +305,19 @@ tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValu
     if (nfull > 0) {
         kloop l;
         LLVMValueRef c0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, tw));
-        tis_tile(g, H, hb, r, gepf(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H);
+        tis_tile(g, H, hb, r, gepf(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H, NULL);
         loop_end(g, &l);
     }
     nv = (int)((H - col) / w);
     if (nv > 0 && w > 1) {
-        tis_tile(g, H, hb, r, gepc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H);
+        tis_tile(g, H, hb, r, gepc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H, NULL);
         col += (int64_t)nv * w;
     }
     for (ns = (int)(H - col); ns > 0;) { /* scalar columns, per cell */
         int k = ns > 8 ? 8 : ns, c;
         for (c = 0; c < r; c++)
             tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Uo, col), 1, 0, H, k, 1,
-                     gepc(g, go, c * 4 * H + col), 4 * H);
+                     gepc(g, go, c * 4 * H + col), 4 * H, NULL);
         col += k;
         ns -= k;
     }
@@ -816,7 +827,10 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
     const lstmc_rt_tissue_layout *L = &x->L;
     const int64_t T = p->seq_len, N = p->batch, H = p->hidden, G = 4 * H;
     LLVMValueRef args[9], K, tau, c0, m, i, n, s, tt;
-    LLVMValueRef Ud = gepwc(g, x->Up, d * H * G), Pd = gepc(g, x->P, d * L->cells * G);
+    /* int8: D x 4H float column scales, then the q panels (lstmc_rt_tissue_params.wfmt) */
+    const int q8 = g->wfmt == LSTMC_RT_WFMT_INT8;
+    LLVMValueRef Ud = gepwc(g, q8 ? gepc(g, x->Up, p->n_dirs * G) : x->Up, d * H * G);
+    LLVMValueRef Us = q8 ? gepc(g, x->Up, d * G) : NULL, Pd = gepc(g, x->P, d * L->cells * G);
     LLVMValueRef gates = gepc(g, x->scratch, L->gates), hbuf = gepc(g, x->scratch, L->hbuf);
     LLVMTypeRef plan_ty;
     LLVMValueRef plan = tis_plan_fn(g, &plan_ty);
@@ -897,7 +911,7 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
                           x->alpha_intra, x->dkept, x->duni);
             } else {
                 tis_cols_of(H, j0, j1, &cols);
-                tis_product(g, H, L->cap, m, hbuf, Ud, gates, &cols);
+                tis_product(g, H, L->cap, m, hbuf, Ud, Us, gates, &cols);
             }
             i = loop_begin(g, &li, ci(g, 0), m);
             tis_finish(g, x, d, add(g, c0, i), i, j0, j1);
@@ -1028,8 +1042,7 @@ tissue_handles(const kp_call *c)
                c->scratch_bytes >= 4 * lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p) &&
                p->hsparse_th == 0.0f && tissue_act_ok(p);
     if (c->kind != KP_LSTM_TISSUE || !c->in[1] || p->hsparse_th != 0.0f ||
-        (c->wfmt != LSTMC_RT_WFMT_FP32 && c->wfmt != LSTMC_RT_WFMT_FP16 &&
-         c->wfmt != LSTMC_RT_WFMT_BF16) ||
+        c->wfmt < LSTMC_RT_WFMT_FP32 || c->wfmt > LSTMC_RT_WFMT_INT8 ||
         lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) < 0 || c->scratch_bytes < 4 * L.words)
         return 0;
     return tissue_act_ok(p);

@@ -580,7 +580,9 @@ typedef struct lstmc_rt_tissue_params {
     int32_t max_run;
     /* U's storage format (issue 24): LSTMC_RT_WFMT_FP32, or _FP16 / _BF16, Up then holding
      * the same panels as 2-byte elements (lstmc_rt_lowp_pack's conversion, widened to float as
-     * they are read); not with DRS inside tissues (lstmc_rt_lstm_tissue_drs) */
+     * they are read), or _INT8, Up then holding D x 4H float column scales s[d][g] and then
+     * the panels as int8 q (U[d][k][g] = s[d][g] q; each gate adds s[g] sum_k h_k q[k][g], as
+     * the exact int8 recurrence); not with DRS inside tissues (lstmc_rt_lstm_tissue_drs) */
     int32_t wfmt;
 } lstmc_rt_tissue_params;
 

@@ -351,7 +351,7 @@ tissue_gemm(int64_t m, int64_t H, const float *restrict hbuf, const float *restr
     }
 }
 
-/* U element e of the panels in format fmt (fp32, fp16 or bf16; tissue_params.wfmt) */
+/* U element e of the panels in format fmt (fp32, fp16, bf16 or int8's q; tissue_params.wfmt) */
 static float
 u_at(const void *Up, int32_t fmt, int64_t e)
 {
@@ -359,27 +359,38 @@ u_at(const void *Up, int32_t fmt, int64_t e)
         return lstmc_rt_f16_to_f32(((const uint16_t *)Up)[e]);
     if (fmt == LSTMC_RT_WFMT_BF16)
         return lstmc_rt_bf16_to_f32(((const uint16_t *)Up)[e]);
+    if (fmt == LSTMC_RT_WFMT_INT8)
+        return (float)((const signed char *)Up)[e];
     return ((const float *)Up)[e];
 }
 
 /* tissue_gemm with U's panels stored in fmt (fp16 / bf16), widened as they are read: the same
  * sums in the same order, one cell at a time (the reference; the LLVM kernel is the fast
- * one). */
+ * one). int8 (scale: the direction's column scales s[4H]): gates += s[g] * sum_k h_k q[k][g],
+ * as the exact int8 recurrence (rt_lowp.c). */
 static void
 tissue_gemm_lowp(int64_t m, int64_t H, const float *restrict hbuf, const void *Up, int32_t fmt,
-                 float *restrict gates)
+                 const float *scale, float *restrict gates)
 {
     const int64_t G = 4 * H;
     int64_t g0, c, k, g;
 
     for (g0 = 0; g0 < G; g0 += NR) {
         const int64_t gn = G - g0 < NR ? G - g0 : NR;
-        for (c = 0; c < m; c++)
+        for (c = 0; c < m; c++) {
+            float acc[NR];
+
+            for (g = 0; g < gn; g++)
+                acc[g] = scale ? 0.0f : gates[c * G + g0 + g];
             for (k = 0; k < H; k++) {
                 const float hk = hbuf[c * H + k];
                 for (g = 0; g < gn; g++)
-                    gates[c * G + g0 + g] += hk * u_at(Up, fmt, g0 * H + k * gn + g);
+                    acc[g] += hk * u_at(Up, fmt, g0 * H + k * gn + g);
             }
+            for (g = 0; g < gn; g++)
+                gates[c * G + g0 + g] = scale ? gates[c * G + g0 + g] + scale[g0 + g] * acc[g]
+                                              : acc[g];
+        }
     }
 }
 
@@ -551,8 +562,7 @@ params_ok(const lstmc_rt_tissue_params *tp)
     const lstmc_rt_rnn_params *p = &tp->rnn;
 
     if (tp->mts < 1 || tp->max_run < 0 || tp->relevance < LSTMC_RT_REL_BOUND ||
-        (tp->wfmt != LSTMC_RT_WFMT_FP32 && tp->wfmt != LSTMC_RT_WFMT_FP16 &&
-         tp->wfmt != LSTMC_RT_WFMT_BF16) ||
+        tp->wfmt < LSTMC_RT_WFMT_FP32 || tp->wfmt > LSTMC_RT_WFMT_INT8 ||
         tp->relevance > LSTMC_RT_REL_SENSITIVITY || !lstmc_rt_packed_lstm_ok(p))
         return 0;
     return p->batch == 0 || p->seq_len <= MAX_CELLS / p->batch;
@@ -784,7 +794,8 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
 
 typedef struct io {
     const float *P; /* this direction's */
-    const void *Up; /* this direction's, in tp->wfmt */
+    const void *Up;  /* this direction's, in tp->wfmt */
+    const float *Us; /* int8: this direction's column scales [4H]; else NULL */
     const int32_t *seq_lens;
     const float *init_h, *init_c, *h_pred, *c_pred;
     float *Y, *Y_h, *Y_c;
@@ -844,7 +855,7 @@ run_direction(const dir_ctx *a, const lstmc_rt_tissue_params *tp, const lstmc_rt
         if (dr)
             drs_tissue_product(a, dr, m, hbuf, gates);
         else if (tp->wfmt != LSTMC_RT_WFMT_FP32)
-            tissue_gemm_lowp(m, H, hbuf, o->Up, tp->wfmt, gates);
+            tissue_gemm_lowp(m, H, hbuf, o->Up, tp->wfmt, o->Us, gates);
         else
             tissue_gemm(m, H, hbuf, o->Up, gates);
         /* lstm_ew per cell, outputs */
@@ -956,7 +967,12 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         a.act = &p->act[d * 3];
         a.Peep = Peep ? Peep + d * 3 * H : NULL;
         o.P = P + d * l.cells * G;
-        o.Up = !Up                              ? NULL
+        /* int8: D x 4H float scales, then the q panels (lstmc_rt_kernels.h) */
+        o.Us = Up && tp->wfmt == LSTMC_RT_WFMT_INT8 ? (const float *)Up + d * G : NULL;
+        o.Up = !Up ? NULL
+               : tp->wfmt == LSTMC_RT_WFMT_INT8
+                   ? (const void *)((const signed char *)((const float *)Up + p->n_dirs * G) +
+                                    d * H * G)
                : tp->wfmt != LSTMC_RT_WFMT_FP32 ? (const void *)((const uint16_t *)Up + d * H * G)
                                                 : (const void *)((const float *)Up + d * H * G);
         o.seq_lens = seq_lens;

@@ -80,6 +80,16 @@ def rndbf(a):
     return u.astype(np.uint32).view(np.float32)
 
 
+def rnd8(a):
+    """a [D, G, K] as --weights=int8 stores it (passes/lowp.c, lowp_quant_row): per output row
+    g a float32 scale s = max|row| / 127 and q = roundf(w / s) (half away from zero), as s * q"""
+    a = a.astype(np.float32)
+    s = (np.max(np.abs(a), axis=2, keepdims=True) / np.float32(127)).astype(np.float32)
+    r = np.where(s > 0, a / np.where(s > 0, s, 1), 0).astype(np.float32)
+    q = np.clip(np.sign(r) * np.floor(np.abs(r) + np.float32(0.5)), -127, 127)
+    return (s * q).astype(np.float32)
+
+
 def forced_cuts(S, L):
     """--max-sublayer=L at alpha 0 (rt_tissue.c): the steps of one chain (S[step] the relevance
     of the link into step) where a sub-layer about to reach L + 1 cells is cut, at the lowest S
@@ -176,10 +186,11 @@ def main():
             np.save(os.path.join(OUT, "expected", "%s_%s.npy" % (mode, name)), v.astype(np.float32))
         print("%s: alpha %r cuts %d of %d links" % (mode, alpha, ncut, nlinks))
 
-    # window: sensitivity at alpha 0 with --max-sublayer=5, the forced cuts only; with fp16 or
-    # bf16 weights (W and R rounded, the calibration the fp32 model's) as well
+    # window: sensitivity at alpha 0 with --max-sublayer=5, the forced cuts only; with fp16,
+    # bf16 or int8 weights (W and R rounded, the calibration the fp32 model's) as well
     L = 5
-    for fmt, Wf, Rf in (("", W, R), ("_fp16", rnd16(W), rnd16(R)), ("_bf16", rndbf(W), rndbf(R))):
+    for fmt, Wf, Rf in (("", W, R), ("_fp16", rnd16(W), rnd16(R)), ("_bf16", rndbf(W), rndbf(R)),
+                        ("_int8", rnd8(W), rnd8(R))):
         _, _, _, _, _, lk, _ = layer(x[:, 0], Wf, Rf, B)
         Sw = [[0.0] + [rel_sensitivity(P, ur[d], um[d]) for P, _ in lk[d]] for d in range(2)]
         cuts = [forced_cuts(np.array(Sw[d]), L) for d in range(2)]
