@@ -155,10 +155,10 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
         o->alpha_inter = 0;
     if (!o->has_alpha_intra)
         o->alpha_intra = 0;
-    if (weights && approx && (o->has_alpha_intra || strcmp(weights, "int8") == 0)) {
+    if (weights && approx && o->has_alpha_intra && strcmp(weights, "fp32") != 0) {
         diag_error(d,
-                   "--thresholds %s: weights %s with the approximate schedule (tissues run on "
-                   "fp32, fp16 or bf16 weights, row skip on fp32 only)",
+                   "--thresholds %s: weights %s with row skip (alpha_intra): row skip reads fp32 "
+                   "weights only",
                    path, weights);
         return -1;
     }

@@ -38,6 +38,12 @@ for f in fp16:0.9946 bf16:0.9946 int8:0.9892; do
         fail "$fmt: normalised accuracy $norm is below $lo"
     grep -q "\[weights $fmt\] exact schedule" "$work/stderr" || fail "no progress line for $fmt"
 done
+# issue 24: the forced-breakpoint windows T/2..T/8 in fp32, and with fp16 and int8 weights
+for fmt in "" " fp16" " int8"; do
+    for w in 64 32 21 16; do
+        grep -q "^| win $w$fmt |" "$work/stdout" || fail "no 'win $w$fmt' row in the table"
+    done
+done
 # TUNED names a format exactly when AO is a format row
 if grep -q '^| \(fp16\|bf16\|int8\) AO' "$work/stdout"; then
     ao=$(sed -n 's/^| \([a-z0-9]*\) AO.*/\1/p' "$work/stdout")
@@ -75,10 +81,16 @@ grep -q '"weights_format": "int8"' "$work/w8/m_size.json" ||
     -o "$work/w16" >/dev/null || fail "compiling with TUNED and --weights=fp16 failed"
 grep -q '"weights_format": "fp16"' "$work/w16/m_size.json" ||
     fail "an explicit --weights=fp16 did not win over TUNED's int8"
-sed 's/^schedule exact/schedule approx/' "$work/int8.tuned" >"$work/bad8.tuned"
+# tissues read int8 U (issue 24); row skip reads fp32 only
+sed 's/^schedule exact/schedule approx/' "$work/int8.tuned" >"$work/ok8.tuned"
+"$lstmc" "$har/model.onnx" --thresholds="$work/ok8.tuned" --name=m -o "$work/a8" >/dev/null ||
+    fail "weights int8 with the approximate schedule (tissues) was refused"
+grep -q '"weights_format": "int8"' "$work/a8/m_size.json" ||
+    fail "TUNED's weights int8 with tissues was not honoured"
+sed -e 's/^schedule exact/schedule approx/' -e 's/^alpha_intra_max 0/alpha_intra_max 0.5/'     "$work/int8.tuned" >"$work/bad8.tuned"
 "$lstmc" "$har/model.onnx" --thresholds="$work/bad8.tuned" -o "$work/y" 2>"$work/err" &&
-    fail "weights int8 with the approximate schedule was accepted"
-grep -q 'approximate schedule' "$work/err" || fail "no message for weights with approx"
+    fail "weights int8 with row skip was accepted"
+grep -q 'row skip reads fp32' "$work/err" || fail "no message for int8 weights with row skip"
 sed 's/^weights int8/weights int4/' "$work/int8.tuned" >"$work/bad4.tuned"
 "$lstmc" "$har/model.onnx" --thresholds="$work/bad4.tuned" -o "$work/y" 2>"$work/err" &&
     fail "weights int4 was accepted"

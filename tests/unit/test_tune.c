@@ -168,6 +168,14 @@ Test(tune, load_relevance_window_threads)
     cr_assert_eq(o.threads, 2);
     cr_assert_eq(o.max_sublayer, 10);
     unlink(p);
+    /* tissues read int8 U too: a window with int8 weights loads */
+    p = write_tmp("win8", "lstmc-thresholds 1\nvary inter\nschedule approx\nalpha_inter 0\n"
+                          "alpha_intra 0\nweights int8\nmax_sublayer 12\ncalib c\n");
+    memset(&o, 0, sizeof o);
+    cr_assert_eq(tune_load(a, p, &o, d), 0);
+    cr_assert_str_eq(o.weights, "int8");
+    cr_assert_eq(o.max_sublayer, 12);
+    unlink(p);
     arena_free(a);
 }
 
@@ -188,6 +196,9 @@ Test(tune, load_refuses_bad_files)
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nmax_sublayer 0\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nthreads 17\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nthreads 2x\n",
+        /* row skip reads fp32 U only */
+        "lstmc-thresholds 1\nvary both\nschedule approx\nalpha_inter 1\nalpha_intra 0.5\n"
+        "weights int8\n",
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {

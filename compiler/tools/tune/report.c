@@ -31,8 +31,8 @@ const char *
 tune_point_sub(tune_run *r, const tune_point *p)
 {
     if (p->max_run)
-        return arena_printf(r->a, "approx_w%d%s", p->max_run,
-                            p->wfmt == LSTMC_RT_WFMT_FP16 ? "_fp16" : "");
+        return p->wfmt ? arena_printf(r->a, "approx_w%d_%s", p->max_run, lowp_name(p->wfmt))
+                       : arena_printf(r->a, "approx_w%d", p->max_run);
     if (p->act || p->wfmt != LSTMC_RT_WFMT_FP32)
         return tune_fmt_sub(r, p->wfmt, p->act);
     return "approx";
@@ -50,8 +50,9 @@ const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
     if (p[i].max_run)
-        return arena_printf(r->a, "breakpoints forced every <= %d cells%s", p[i].max_run,
-                            p[i].wfmt ? " with fp16 weights" : "");
+        return p[i].wfmt ? arena_printf(r->a, "breakpoints forced every <= %d cells with %s weights",
+                                        p[i].max_run, lowp_name(p[i].wfmt))
+                         : arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
     return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
            : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
@@ -63,7 +64,8 @@ static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
     if (p[i].max_run)
-        snprintf(buf, n, "win %d%s", p[i].max_run, p[i].wfmt ? " fp16" : "");
+        snprintf(buf, n, "win %d%s%s", p[i].max_run, p[i].wfmt ? " " : "",
+                 p[i].wfmt ? lowp_name(p[i].wfmt) : "");
     else if (p[i].act)
         snprintf(buf, n, "act-int%d", p[i].act);
     else if (p[i].wfmt != LSTMC_RT_WFMT_FP32)

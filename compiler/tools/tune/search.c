@@ -287,8 +287,8 @@ tune_search(tune_run *r)
     hres h[TUNE_SETS];
     float *y = NULL;
     long long n_min;
-    int mts, i, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, nwf = 0;
-    int wins[TUNE_WINDOWS];
+    int mts, i, j, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, nwf = 0;
+    int wins[TUNE_WINDOWS], wfmt[TUNE_WIN_FMTS * TUNE_WINDOWS];
 
     if (!tg)
         return -1;
@@ -388,7 +388,8 @@ tune_search(tune_run *r)
     }
     /* issue 24: breakpoints forced at the lowest-S links so that no sub-layer exceeds T/2,
      * T/4, T/6, T/8 cells (--max-sublayer), each a library of its own at alpha 0; and, when
-     * fp16 is among the formats, the same windows with fp16 weights (tissues read them too) */
+     * fp16 or int8 is among the formats, the same windows with those weights (tissues read
+     * them too) */
     for (i = 0; strcmp(t->vary, "intra") != 0 && r->T >= 4 && i < TUNE_WINDOWS; i++) {
         const int w = (int)(r->T / (2 * (i + 1)));
         if (w < 2 || (nw > 0 && wins[nw - 1] == w))
@@ -399,21 +400,28 @@ tune_search(tune_run *r)
             return -1;
         wins[nw++] = w;
     }
-    for (i = 0; i < t->n_fmts && t->fmts[i] != LSTMC_RT_WFMT_FP16; i++)
-        ;
-    if (i < t->n_fmts) /* fp16 tried: the windows with it */
-        for (i = 0, nwf = 0; i < nw; i++) {
-            if (tune_compile(r, arena_printf(r->a, "approx_w%d_fp16", wins[i]), wins[i], calib, &xi,
-                             LSTMC_RT_WFMT_FP16, 0) < 0) {
-                fprintf(stderr, "lstmc: tune: windows with fp16 weights left out: the model "
-                                "does not compile so\n");
-                nwf = 0;
+    for (j = 0; j < t->n_fmts; j++) { /* fp16 or int8 tried: the windows with it */
+        const int f = t->fmts[j], nwf0 = nwf;
+        if (f != LSTMC_RT_WFMT_FP16 && f != LSTMC_RT_WFMT_INT8)
+            continue;
+        for (i = 0; i < nw; i++) {
+            tune_point q;
+            memset(&q, 0, sizeof q);
+            q.wfmt = f;
+            q.max_run = wins[i];
+            if (tune_compile(r, tune_point_sub(r, &q), wins[i], calib, &xi, f, 0) < 0) {
+                fprintf(stderr,
+                        "lstmc: tune: windows with %s weights left out: the model does not "
+                        "compile so\n",
+                        lowp_name(f));
+                nwf = nwf0;
                 break;
             }
-            nwf++;
+            wfmt[nwf++] = f;
             if (tune_stopped(r))
                 return -1;
         }
+    }
     n = TUNE_SETS + t->n_fmts + t->n_acts + nw + nwf;
 
     /* 3. the exact outputs and time */
@@ -511,8 +519,8 @@ tune_search(tune_run *r)
     for (i = 0; i < nw + nwf; i++) {
         static const double zero[2] = {0, 0};
         tune_point *q = &p[TUNE_SETS + t->n_fmts + t->n_acts + i];
-        q->wfmt = i < nw ? LSTMC_RT_WFMT_FP32 : LSTMC_RT_WFMT_FP16;
-        q->max_run = wins[i < nw ? i : i - nw];
+        q->wfmt = i < nw ? LSTMC_RT_WFMT_FP32 : wfmt[i - nw];
+        q->max_run = wins[i < nw ? i : (i - nw) % nw];
         if (tune_harness(r, tune_point_sub(r, q), 0, r->n_tune, t->reps, zero, 1, h, &y) < 0)
             return -1;
         q->us = h[0].us;
@@ -553,7 +561,7 @@ tune_search(tune_run *r)
         const char *base = strrchr(t->out, '/');
         double hold[2] = {0, 0};
         static const double zero2[2] = {0, 0};
-        int which[2] = {ao, bpa}, j;
+        int which[2] = {ao, bpa};
         if (r->n_hold > 0) {
             if (tune_harness(r, "exact", r->n_tune, r->n_hold, 1, NULL, 0, h, &r->exact_hold) < 0)
                 return -1;
