@@ -38,6 +38,17 @@ for f in fp16:0.9946 bf16:0.9946 int8:0.9892; do
         fail "$fmt: normalised accuracy $norm is below $lo"
     grep -q "\[weights $fmt\] exact schedule" "$work/stderr" || fail "no progress line for $fmt"
 done
+# issue 24: threads searched for AO's library (1 and 2 beside the default on a 2-core machine)
+if [ "$(nproc)" -gt 1 ]; then
+    grep -q "^Threads (AO's library, .*default [0-9.]* us, 1: [0-9.]* us, 2: [0-9.]* us" \
+        "$work/stdout" || fail "no threads line for AO's library"
+    if grep -q "TUNED says threads" "$work/stdout"; then
+        n=$(sed -n 's/.*TUNED says threads \([0-9]*\)\./\1/p' "$work/stdout")
+        grep -qx "threads $n" "$work/har.tuned" || fail "TUNED does not say threads $n"
+    else
+        grep -q '^threads ' "$work/har.tuned" && fail "TUNED names threads the search did not pick"
+    fi
+fi
 # issue 24: the forced-breakpoint windows T/2..T/8 in fp32, and with fp16 and int8 weights
 for fmt in "" " fp16" " int8"; do
     for w in 64 32 21 16; do

@@ -116,7 +116,7 @@ tune_compile(tune_run *r, const char *sub, int approx, const char *calib, const 
     o.target = r->t->target;
     o.name = "m";
     o.no_budget = 1; /* a harness built on this machine; the real compile checks the budget */
-    o.threads = r->t->threads;
+    o.threads = r->threads_now > 0 ? r->threads_now : r->t->threads;
     o.outdir = arena_printf(r->a, "%s/%s", r->work, sub);
     if (!r->measured) { /* another machine: the portable C kernels, on this CPU */
         o.emit = "c";

@@ -273,6 +273,102 @@ load_labels(tune_run *r)
     return 0;
 }
 
+/* The threshold pairs point i's harness takes (exact, formats, integer modes: none). */
+static const double *
+point_pairs(const tune_point *p, int i, const double *pairs, int *n)
+{
+    static const double zero[2] = {0, 0};
+    *n = i >= 0 && (p[i].max_run || p[i].wfmt == LSTMC_RT_WFMT_FP32) ? 1 : 0;
+    if (i < 0 || !*n)
+        return NULL;
+    return p[i].max_run ? zero : pairs + 2 * i;
+}
+
+/*
+ * Threads (issue 24), searched for AO's library (i; -1: the exact schedule) when --threads
+ * did not fix them: a speed knob only, since every multi-core kernel sums the same terms in
+ * the same order however the units are sliced (the outputs are compared here, bit for bit).
+ * The library is built again on 1 .. cores threads beside lstmc's default for the target,
+ * all measured in interleaved rounds; *best = the fastest count, 0 when the default is.
+ * us[0] the default's median, us[k] k threads' (0: not built or not equal).
+ */
+static int
+search_threads(tune_run *r, const tune_point *p, int i, const double *pairs, const char *calib,
+               const lstmc_npy_info *xi, int cores, double *us, int *best)
+{
+    const char *sub = i < 0 ? "exact" : tune_point_sub(r, &p[i]), *subs[TUNE_MAX_THREADS + 1];
+    const int rounds = r->t->reps < 3 ? 3 : r->t->reps > 15 ? 15 : r->t->reps;
+    double t[TUNE_MAX_THREADS + 1][16];
+    const double *pp;
+    float *y0 = NULL, *y = NULL;
+    int k, rd, n_pp, ok[TUNE_MAX_THREADS + 1];
+    hres h[1];
+
+    if (cores > TUNE_MAX_THREADS)
+        cores = TUNE_MAX_THREADS;
+    pp = point_pairs(p, i, pairs, &n_pp);
+    *best = 0;
+    subs[0] = sub;
+    ok[0] = 1;
+    for (k = 1; k <= cores; k++) {
+        subs[k] = arena_printf(r->a, "%s_t%d", sub, k);
+        r->threads_now = k;
+        /* tune_compile's approx: a set 1, a window its max_run, the exact schedule 0 */
+        const int approx = i < 0 ? 0 : p[i].max_run ? p[i].max_run : !n_pp ? 0 : 1;
+        ok[k] = tune_compile(r, subs[k], approx, calib, xi,
+                             i < 0 ? LSTMC_RT_WFMT_FP32 : p[i].wfmt, i < 0 ? 0 : p[i].act) == 0;
+        r->threads_now = 0;
+        if (tune_stopped(r))
+            return -1;
+    }
+    for (rd = 0; rd < rounds; rd++)
+        for (k = 0; k <= cores; k++) {
+            if (!ok[k])
+                continue;
+            if (!k) { /* the default's outputs of this round */
+                free(y0);
+                y0 = NULL;
+            }
+            if (tune_harness(r, subs[k], 0, r->n_tune, 1, pp, n_pp, h, k ? &y : &y0) < 0) {
+                free(y0);
+                return -1;
+            }
+            t[k][rd] = h[0].us;
+            if (k && memcmp(y, y0, (size_t)(r->n_tune * r->numel) * sizeof *y) != 0) {
+                fprintf(stderr,
+                        "lstmc: tune: %d threads: the outputs differ from the default's; left "
+                        "out\n",
+                        k);
+                ok[k] = 0;
+            }
+            if (k) {
+                free(y);
+                y = NULL;
+            }
+            if (tune_stopped(r)) {
+                free(y0);
+                return -1;
+            }
+        }
+    free(y0);
+    for (k = 0; k <= cores; k++) {
+        int a, b;
+        us[k] = 0;
+        if (!ok[k])
+            continue;
+        for (a = 1; a < rounds; a++) /* median: insertion sort of a few values */
+            for (b = a; b > 0 && t[k][b] < t[k][b - 1]; b--) {
+                double x = t[k][b];
+                t[k][b] = t[k][b - 1];
+                t[k][b - 1] = x;
+            }
+        us[k] = t[k][rounds / 2];
+        if (k && us[k] < us[*best])
+            *best = k;
+    }
+    return 0;
+}
+
 int
 tune_search(tune_run *r)
 {
@@ -288,7 +384,8 @@ tune_search(tune_run *r)
     float *y = NULL;
     long long n_min;
     int mts, i, j, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, nwf = 0;
-    int wins[TUNE_WINDOWS], wfmt[TUNE_WIN_FMTS * TUNE_WINDOWS];
+    int wins[TUNE_WINDOWS], wfmt[TUNE_WIN_FMTS * TUNE_WINDOWS], thr_best, n_cores;
+    double thr_us[TUNE_MAX_THREADS + 1];
 
     if (!tg)
         return -1;
@@ -552,6 +649,16 @@ tune_search(tune_run *r)
                            : (double)r->T / ((p[i].tissues > 0 ? p[i].tissues : r->T) *
                                              (0.25 + 0.75 * (1 - p[i].skipped)));
     tune_pick(p, n, t->accuracy, &ao, &bpa);
+    /* 5d. threads for AO's library (a speed knob only: the outputs are the same floats) */
+    thr_best = 0;
+    n_cores = tg->cores;
+    if (t->threads == 0 && r->measured && n_cores > 1) {
+        fprintf(stderr, "lstmc: tune: threads: %s on 1..%d threads beside the default\n",
+                ao < 0 ? "the exact schedule" : tune_point_name(r, p, ao),
+                n_cores > TUNE_MAX_THREADS ? TUNE_MAX_THREADS : n_cores);
+        if (search_threads(r, p, ao, pairs, calib, &xi, n_cores, thr_us, &thr_best) < 0)
+            return -1;
+    }
 
     /* 6. held out: the exact model, AO and BPA on samples the tuning did not see */
     {
@@ -617,6 +724,19 @@ tune_search(tune_run *r)
                     "%.4f (normalised %.4f).\n",
                     (long long)r->n_hold, r->exact_acc_hold, hold[0], hold[0] / r->exact_acc_hold,
                     hold[1], hold[1] / r->exact_acc_hold);
+        if (t->threads == 0 && r->measured && n_cores > 1) {
+            int k;
+            fprintf(fo, "Threads (AO's library, medians of interleaved runs; the same outputs): "
+                        "default %.1f us",
+                    thr_us[0]);
+            for (k = 1; k <= n_cores && k <= TUNE_MAX_THREADS; k++)
+                if (thr_us[k] > 0)
+                    fprintf(fo, ", %d: %.1f us", k, thr_us[k]);
+            if (thr_best)
+                fprintf(fo, "; TUNED says threads %d.\n", thr_best);
+            else
+                fprintf(fo, "; the default is fastest.\n");
+        }
         if (fclose(fo) != 0) {
             diag_error(r->d, "writing %s failed", txt);
             return -1;
@@ -658,8 +778,8 @@ tune_search(tune_run *r)
             fprintf(fo, "bpa_activations int%d\n", p[bpa].act);
         fprintf(fo, "calib %s.calib\n", base ? base + 1 : t->out);
         fprintf(fo, "relevance %s\n", driver_relevance_name(t->relevance));
-        if (t->threads)
-            fprintf(fo, "threads %d\n", t->threads);
+        if (t->threads || thr_best)
+            fprintf(fo, "threads %d\n", t->threads ? t->threads : thr_best);
         if (fclose(fo) != 0 || rename(tmp, t->out) != 0) {
             diag_error(r->d, "cannot write %s: %s", t->out, strerror(errno));
             remove(tmp);

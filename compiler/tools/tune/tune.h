@@ -36,6 +36,7 @@ typedef struct driver_options driver_options;
 #define TUNE_WINDOWS    4 /* forced-breakpoint points: sub-layers of at most T/2, T/4, T/6, T/8 */
 /* the sets, fp16, bf16, int8, act-int8, act-int16, the windows in fp32 and fp16 */
 #define TUNE_WIN_FMTS   2 /* the windows' reduced weight formats: fp16, int8 */
+#define TUNE_MAX_THREADS 16 /* thread counts the search tries at most (1..cores) */
 #define TUNE_MAX_POINTS (TUNE_SETS + 5 + (1 + TUNE_WIN_FMTS) * TUNE_WINDOWS)
 
 /* One measured threshold set. */

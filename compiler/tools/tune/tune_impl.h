@@ -41,6 +41,7 @@ typedef struct tune_run {
     double exact_acc_tune, exact_acc_hold;
     double exact_us;
     const char *slice; /* the tuning samples (.npy): calibration of the integer modes */
+    int threads_now;   /* > 0: tune_compile's --threads instead of t->threads (the search) */
 } tune_run;
 
 /* One harness result line. */
