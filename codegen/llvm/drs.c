@@ -157,17 +157,18 @@ drs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha)
     return LLVMBuildNot(g->b, flt(g, intrinsic(g, "llvm.fabs", g->f32, &o, 1), alpha), "");
 }
 
-/* Line 8 for one cell (o_t already in gates): the cell update for the kept units, c = 0 and
- * h = o h(0) for the others; h, c in place, y its Y row or NULL. */
+/* Line 8 for one cell (o_t already in gates), units [j0, j1): the cell update for the kept
+ * units, c = 0 and h = o h(0) for the others; h, c in place, y its Y row or NULL. */
 void
 drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
-           LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y)
+           LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs, LLVMValueRef y,
+           int64_t j0, int64_t j1)
 {
-    const int64_t H = p->hidden;
     LLVMValueRef j, o, keep, cn, hj;
+    const int64_t H = p->hidden;
     kloop l;
 
-    j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
     o = ldf(g, gepf(g, gepc(g, gr, H), j));
     keep = drs_keep(g, o, alpha);
     cn = sel(g, keep, emit_cell_state(g, p, act, peep, gr, ldf(g, gepf(g, cs, j)), j), cf(g, 0.0));
@@ -285,7 +286,7 @@ emit_drs(kg *g, const kp_call *kc)
         drs_unit_rows(g, H, gepc(g, Ufic, d * 3 * H * H), j, h, x, gates);
         loop_end(g, &lr);
         /* line 8 */
-        drs_update(g, p, act, pe, gates, alpha, h, c, NULL);
+        drs_update(g, p, act, pe, gates, alpha, h, c, NULL, 0, H);
         if (Y)
             emit_copy(g, gepf(g, Y, rec_y_at(g, p, &dm, t, d, n)), h, H, NULL);
         loop_end(g, &ls);

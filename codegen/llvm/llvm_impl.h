@@ -389,7 +389,7 @@ LLVMValueRef emit_cell_state(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt
 LLVMValueRef drs_keep(kg *g, LLVMValueRef o, LLVMValueRef alpha);
 void drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef peep,
                 LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs,
-                LLVMValueRef y);
+                LLVMValueRef y, int64_t j0, int64_t j1);
 void emit_drs(kg *g, const kp_call *kc);
 
 /* --- tissue.c ------------------------------------------------------------------------- */

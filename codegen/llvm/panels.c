@@ -373,7 +373,8 @@ rec_mt_ok(const kprog *kp, int i, const cg_options *o)
     const kp_call *c = &kp->calls[i];
     if (c->kind == KP_RNN_Q) /* rnnq.c: sliced by units, any cell (issue 22) */
         return !o->opencl && cg_llvm_handles(c);
-    if (c->kind == KP_LSTM_TISSUE) /* tissue.c: sliced by units, every U format it reads */
+    if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) /* tissue.c: sliced by
+                                                                       units */
         return !o->opencl && cg_llvm_handles(c);
     if (c->wfmt || o->opencl || !cg_llvm_handles(c))
         return 0;
@@ -396,10 +397,10 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
     if (nt <= 1 || !rec_mt_ok(kp, i, o))
         return 1;
     if (o->threads == 0 &&
-        (c->kind == KP_RNN_PROJ      ? c->p.proj.hidden
-         : c->kind == KP_RNN_Q       ? c->p.rnnq.hidden
-         : c->kind == KP_LSTM_TISSUE ? c->p.tissue.p.rnn.hidden
-                                     : c->p.rnn.hidden) <
+        (c->kind == KP_RNN_PROJ                                       ? c->p.proj.hidden
+         : c->kind == KP_RNN_Q                                        ? c->p.rnnq.hidden
+         : c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS ? c->p.tissue.p.rnn.hidden
+                                                                      : c->p.rnn.hidden) <
             (t->kernels.mt_min_hidden ? t->kernels.mt_min_hidden : MT_MIN_HIDDEN))
         return 1;
     if (o->threads == 0 && c->kind == KP_RNN_PROJ && c->p.proj.cell != LSTMC_RT_CELL_LSTM)

@@ -265,7 +265,8 @@ emit_mt_ex(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs,
     LLVMPositionBuilderAtEnd(g->b, body);
     for (k = 0; k < n; k++) {
         LLVMValueRef idx = ci(g, k), pa = LLVMGetParam(w, 0);
-        a[k] = LLVMBuildLoad2(g->b, ty[k], LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""), "");
+        a[k] =
+            LLVMBuildLoad2(g->b, ty[k], LLVMBuildInBoundsGEP2(g->b, g->ptr, pa, &idx, 1, ""), "");
     }
     emit(g, kc, nt, a, LLVMGetParam(w, 1), LLVMGetParam(w, 2));
     LLVMPositionBuilderAtEnd(g->ab, g->alloca_bb);

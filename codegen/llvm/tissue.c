@@ -86,11 +86,11 @@ tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_
     for (c = 0; c < r; c++)
         for (q = 0; q < nq; q++) {
             acc[c * nq + q] = entry_alloca(g, ty);
-            LLVMBuildStore(g->b,
-                           scale ? LLVMConstNull(ty)
-                                 : ldt(g, ty,
-                                       gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w)),
-                           acc[c * nq + q]);
+            LLVMBuildStore(
+                g->b,
+                scale ? LLVMConstNull(ty)
+                      : ldt(g, ty, gepc(g, out, c * ldo + (q / vpp) * ldu + (q % vpp) * w)),
+                acc[c * nq + q]);
         }
     k = loop_begin(g, &lk, ci(g, 0), ci(g, H));
     urow = gepw(g, U, mul(g, k, ci(g, ldu))); /* U in g->wfmt: fp32, or fp16 / bf16 widened */
@@ -125,8 +125,7 @@ tis_tile(kg *g, int64_t H, LLVMValueRef h, int r, LLVMValueRef U, int np, int64_
  * the columns around them, in at most two pieces [e0[k], e1[k]) that cut a panel or are the
  * last, narrow one. */
 static int
-tis_split(int64_t H, int64_t c0, int64_t c1, int64_t *p0, int64_t *p1, int64_t e0[2],
-          int64_t e1[2])
+tis_split(int64_t H, int64_t c0, int64_t c1, int64_t *p0, int64_t *p1, int64_t e0[2], int64_t e1[2])
 {
     const int64_t nfull = 4 * H / TIS_PANEL;
     int n = 0;
@@ -170,14 +169,13 @@ tis_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Ud, LLVMValueRe
 
     if (groups == 1) {
         tis_tile(g, H, hb, r, gepwc(g, Ud, p0 * TIS_PANEL * H), (int)np, TIS_PANEL * H, TIS_PANEL,
-                 vpp, w, gepc(g, gt, p0 * TIS_PANEL), G,
-                 Us ? gepc(g, Us, p0 * TIS_PANEL) : NULL);
+                 vpp, w, gepc(g, gt, p0 * TIS_PANEL), G, Us ? gepc(g, Us, p0 * TIS_PANEL) : NULL);
     } else if (groups > 1) {
         kloop l;
         LLVMValueRef g0 = add(g, mul(g, loop_begin(g, &l, ci(g, 0), ci(g, groups)), ci(g, gstep)),
                               ci(g, p0 * TIS_PANEL));
-        tis_tile(g, H, hb, r, gepw(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H,
-                 TIS_PANEL, vpp, w, gepf(g, gt, g0), G, Us ? gepf(g, Us, g0) : NULL);
+        tis_tile(g, H, hb, r, gepw(g, Ud, mul(g, g0, ci(g, H))), (int)np, TIS_PANEL * H, TIS_PANEL,
+                 vpp, w, gepf(g, gt, g0), G, Us ? gepf(g, Us, g0) : NULL);
         loop_end(g, &l);
     }
     if (rem > 0) {
@@ -292,28 +290,31 @@ tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LL
 
 /* --- KP_LSTM_TISSUE_DRS: DRS inside tissues (§IV tissues + §V, rt_tissue.c) ------------ */
 
-/* go[c][0..H) += hbuf[c] x Uo for r cells: Uo [H, H] k-major, column blocks of vectors. */
+/* go[c][j0..j1) += hbuf[c] x Uo[:, j0..j1) for r cells: Uo [H, H] k-major, column blocks of
+ * vectors. */
 static void
-tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValueRef go)
+tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValueRef go, int64_t j0,
+             int64_t j1)
 {
     const int w = g->vl, nb0 = tis_acc_budget(g) / r > 0 ? tis_acc_budget(g) / r : 1;
     const int nb = nb0 > 8 ? 8 : nb0;
-    const int64_t tw = (int64_t)nb * w, nfull = H / tw;
-    int64_t col = nfull * tw;
+    const int64_t tw = (int64_t)nb * w, nfull = (j1 - j0) / tw;
+    int64_t col = j0 + nfull * tw;
     int nv, ns;
 
     if (nfull > 0) {
         kloop l;
-        LLVMValueRef c0 = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, tw));
+        LLVMValueRef c0 =
+            add(g, mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, tw)), ci(g, j0));
         tis_tile(g, H, hb, r, gepf(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H, NULL);
         loop_end(g, &l);
     }
-    nv = (int)((H - col) / w);
+    nv = (int)((j1 - col) / w);
     if (nv > 0 && w > 1) {
         tis_tile(g, H, hb, r, gepc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H, NULL);
         col += (int64_t)nv * w;
     }
-    for (ns = (int)(H - col); ns > 0;) { /* scalar columns, per cell */
+    for (ns = (int)(j1 - col); ns > 0;) { /* scalar columns, per cell */
         int k = ns > 8 ? 8 : ns, c;
         for (c = 0; c < r; c++)
             tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Uo, col), 1, 0, H, k, 1,
@@ -323,10 +324,11 @@ tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValu
     }
 }
 
-/* Line 4 for the tissue: the U_o part of its Sgemm, cells in blocks as tis_product. */
+/* Line 4 for the tissue, units [j0, j1): the U_o part of its Sgemm, cells in blocks as
+ * tis_product. */
 static void
 tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Uo,
-               LLVMValueRef gates)
+               LLVMValueRef gates, int64_t j0, int64_t j1)
 {
     int mb = tis_acc_budget(g) / 2, r;
     LLVMBasicBlockRef join, dflt;
@@ -351,7 +353,7 @@ tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf,
         LLVMAddCase(sw, ci(g, r), bb);
         LLVMPositionBuilderAtEnd(g->b, bb);
         tdrs_o_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Uo,
-                     gepf(g, gates, add(g, mul(g, i0, ci(g, 4 * H)), ci(g, H))));
+                     gepf(g, gates, add(g, mul(g, i0, ci(g, 4 * H)), ci(g, H))), j0, j1);
         LLVMBuildBr(g->b, join);
     }
     LLVMPositionBuilderAtEnd(g->b, dflt);
@@ -361,14 +363,14 @@ tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf,
 }
 
 /*
- * Lines 5-7 for the m cells of a tissue: o_t in place, then per unit j the rows of
- * U_f,i,c (3H contiguous floats) for every cell keeping j; the rows come from memory once
- * per tissue (then from cache). Adds the kept units to *kept and the union to *uni.
+ * Lines 5-7 for the m cells of a tissue, units [j0, j1): o_t in place, then per unit j the
+ * rows of U_f,i,c (3H contiguous floats) for every cell keeping j; the rows come from memory
+ * once per tissue (then from cache). Adds the kept units to *kept and the union to *uni.
  */
 static void
 tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef m,
           LLVMValueRef hbuf, LLVMValueRef Ufic, LLVMValueRef gates, LLVMValueRef alpha,
-          LLVMValueRef kept, LLVMValueRef uni)
+          LLVMValueRef kept, LLVMValueRef uni, int64_t j0, int64_t j1)
 {
     const int64_t H = p->hidden, G = 4 * H;
     LLVMValueRef i, j, go, o, any = entry_alloca(g, g->i64), gi, keep, cur;
@@ -377,11 +379,11 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
 
     i = loop_begin(g, &li, ci(g, 0), m); /* line 5 */
     go = gepf(g, gates, add(g, mul(g, i, ci(g, G)), ci(g, H)));
-    j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
+    j = loop_begin(g, &lj, ci(g, j0), ci(g, j1));
     stf(g, emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, go, j)))), gepf(g, go, j));
     loop_end(g, &lj);
     loop_end(g, &li);
-    j = loop_begin(g, &lj, ci(g, 0), ci(g, H)); /* lines 6-7 */
+    j = loop_begin(g, &lj, ci(g, j0), ci(g, j1)); /* lines 6-7 */
     LLVMBuildStore(g->b, ci(g, 0), any);
     i = loop_begin(g, &li, ci(g, 0), m);
     gi = gepf(g, gates, mul(g, i, ci(g, G)));
@@ -591,6 +593,14 @@ tis_state_at(kg *g, const lstmc_rt_rnn_params *p, int32_t d, LLVMValueRef n)
                ci(g, p->hidden));
 }
 
+/* Slice t's counter in an [MT_MAX] x i64 array. */
+static LLVMValueRef
+tis_cnt(kg *g, LLVMValueRef arr, int t)
+{
+    LLVMValueRef idx = ci(g, t);
+    return LLVMBuildInBoundsGEP2(g->b, g->i64, arr, &idx, 1, "");
+}
+
 /* The arguments of lstmc_rt_lstm_tissue (or _drs) and what the kernel's parts share. */
 typedef struct tis_args {
     const kp_call *kc;
@@ -602,7 +612,8 @@ typedef struct tis_args {
     LLVMValueRef Uo, Ufic, Y, Y_h, Y_c, stats, dstats, scratch;
     LLVMValueRef st;                  /* i64[4]: the plans' lstmc_rt_tissue_stats */
     LLVMValueRef kbox, status;        /* on threads: the plan's tissue count, its failure */
-    LLVMValueRef dcells, dkept, duni; /* DRS: the counts of drs_stats */
+    LLVMValueRef dcells, dkept, duni; /* DRS: the counts of drs_stats; kept and union [MT_MAX],
+                                         one per slice */
 } tis_args;
 
 /* x from the kernel's arguments a[] (lstmc_rt_lstm_tissue's order; _drs: alpha_intra after
@@ -658,12 +669,13 @@ tis_entry(kg *g, tis_args *x)
     LLVMBuildStore(g->b, LLVMConstNull(st_ty), x->stats);
     tis_endif(g, join);
     if (x->drs) {
+        LLVMTypeRef cnt_ty = LLVMArrayType(g->i64, MT_MAX);
         x->dcells = entry_alloca(g, g->i64);
-        x->dkept = entry_alloca(g, g->i64);
-        x->duni = entry_alloca(g, g->i64);
+        x->dkept = entry_alloca(g, cnt_ty);
+        x->duni = entry_alloca(g, cnt_ty);
         LLVMBuildStore(g->b, ci(g, 0), x->dcells);
-        LLVMBuildStore(g->b, ci(g, 0), x->dkept);
-        LLVMBuildStore(g->b, ci(g, 0), x->duni);
+        LLVMBuildStore(g->b, LLVMConstNull(cnt_ty), x->dkept);
+        LLVMBuildStore(g->b, LLVMConstNull(cnt_ty), x->duni);
         tdrs_store_stats(g, H, x->dstats, ci(g, 0), ci(g, 0), ci(g, 0));
     }
     if (N == 0) {
@@ -796,7 +808,7 @@ tis_finish(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, 
     LLVMBasicBlockRef join;
 
     if (x->drs)
-        drs_update(g, p, act, pe, gr, x->alpha_intra, hs, cs, y);
+        drs_update(g, p, act, pe, gr, x->alpha_intra, hs, cs, y, j0, j1);
     else
         tis_update(g, p, act, pe, gr, hs, cs, y, j0, j1);
     if (x->Y_h || x->Y_c) {
@@ -903,12 +915,13 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
         tis_cols cols;
         sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
         if (j1 > j0) {
-            if (x->drs) { /* U_o, o_t, then the rows of U_f,i,c the cells keep (one thread) */
-                LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""), m),
-                               x->dcells);
-                tdrs_o_product(g, H, L->cap, m, hbuf, gepc(g, x->Uo, d * H * H), gates);
+            if (x->drs) { /* U_o, o_t, then the rows of U_f,i,c the cells keep */
+                if (t == 0)
+                    LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""), m),
+                                   x->dcells);
+                tdrs_o_product(g, H, L->cap, m, hbuf, gepc(g, x->Uo, d * H * H), gates, j0, j1);
                 tdrs_rows(g, p, &p->act[d * 3], m, hbuf, gepc(g, x->Ufic, d * 3 * H * H), gates,
-                          x->alpha_intra, x->dkept, x->duni);
+                          x->alpha_intra, tis_cnt(g, x->dkept, t), tis_cnt(g, x->duni, t), j0, j1);
             } else {
                 tis_cols_of(H, j0, j1, &cols);
                 tis_product(g, H, L->cap, m, hbuf, Ud, Us, gates, &cols);
@@ -950,49 +963,65 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
         }
 }
 
-/* *stats = the plans' counts when stats is not NULL (and *drs_stats with DRS) */
+/* *stats = the plans' counts when stats is not NULL (and *drs_stats with DRS: the nt
+ * slices' counts summed) */
 static void
-tis_store_stats(kg *g, const tis_args *x)
+tis_store_stats(kg *g, const tis_args *x, int nt)
 {
     LLVMTypeRef st_ty = LLVMArrayType(g->i64, 4);
     LLVMBasicBlockRef join = if_begin(g, LLVMBuildIsNotNull(g->b, x->stats, ""));
+    LLVMValueRef kept = ci(g, 0), uni = ci(g, 0);
+    int t;
 
     LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, st_ty, x->st, ""), x->stats);
     tis_endif(g, join);
-    if (x->drs)
-        tdrs_store_stats(g, x->p->hidden, x->dstats, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""),
-                         LLVMBuildLoad2(g->b, g->i64, x->dkept, ""),
-                         LLVMBuildLoad2(g->b, g->i64, x->duni, ""));
+    if (!x->drs)
+        return;
+    for (t = 0; t < nt; t++) {
+        kept = add(g, kept, LLVMBuildLoad2(g->b, g->i64, tis_cnt(g, x->dkept, t), ""));
+        uni = add(g, uni, LLVMBuildLoad2(g->b, g->i64, tis_cnt(g, x->duni, t), ""));
+    }
+    tdrs_store_stats(g, x->p->hidden, x->dstats, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""), kept,
+                     uni);
 }
 
-/* The slices of the plain tissue kernel on nt threads (emit_mt_ex): a[] its 16 arguments,
- * then the main function's st, kbox and status. */
+/* The slices of the tissue kernel on nt threads (emit_mt_ex): a[] its 16 (DRS: 20)
+ * arguments, then the main function's st, kbox and status (DRS: and its counters). */
 static void
 emit_tissue_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
                     LLVMValueRef end)
 {
+    const int drs = kc->kind == KP_LSTM_TISSUE_DRS;
+    const unsigned n = drs ? 20 : 16;
     LLVMBasicBlockRef sj;
     tis_args x;
     int32_t d;
 
-    tis_args_of(kc, 0, a, &x);
-    x.st = a[16];
-    x.kbox = a[17];
-    x.status = a[18];
+    tis_args_of(kc, drs, a, &x);
+    x.st = a[n];
+    x.kbox = a[n + 1];
+    x.status = a[n + 2];
+    if (drs) {
+        x.dcells = a[n + 3];
+        x.dkept = a[n + 4];
+        x.duni = a[n + 5];
+    }
     for (d = 0; d < x.p->n_dirs; d++)
         tis_direction(g, &x, d, nt, first, end);
+    if (drs) /* every slice's counts in */
+        emit_barrier(g);
     sj = slice_begin(g, first, end, 0);
-    tis_store_stats(g, &x);
+    tis_store_stats(g, &x, nt);
     slice_end(g, sj);
     LLVMBuildRetVoid(g->b);
 }
 
-/* lstmc_rt_lstm_tissue, or lstmc_rt_lstm_tissue_drs when drs; the plain kernel on g->threads
- * slices (<fname>_w) when g->threads > 1 (tissue_threads). */
+/* lstmc_rt_lstm_tissue, or lstmc_rt_lstm_tissue_drs when drs; on g->threads slices of hidden
+ * units (<fname>_w) when g->threads > 1 (rec_threads). */
 void
 emit_tissue(kg *g, const kp_call *kc, int drs, const char *fname)
 {
-    LLVMValueRef a[20], extra[3];
+    LLVMValueRef a[20], extra[6];
     unsigned k, n = drs ? 20 : 16;
     tis_args x;
     int32_t d;
@@ -1002,19 +1031,22 @@ emit_tissue(kg *g, const kp_call *kc, int drs, const char *fname)
     tis_args_of(kc, drs, a, &x);
     if (tis_entry(g, &x))
         return;
-    if (!drs && g->threads > 1) {
+    if (g->threads > 1) {
         x.kbox = entry_alloca(g, g->i32);
         x.status = entry_alloca(g, g->i32);
         LLVMBuildStore(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0), x.status);
         extra[0] = x.st;
         extra[1] = x.kbox;
         extra[2] = x.status;
-        emit_mt_ex(g, kc, fname, g->threads, 16, extra, 3, x.status, emit_tissue_mt_body);
+        extra[3] = x.dcells;
+        extra[4] = x.dkept;
+        extra[5] = x.duni;
+        emit_mt_ex(g, kc, fname, g->threads, n, extra, drs ? 6 : 3, x.status, emit_tissue_mt_body);
         return;
     }
     for (d = 0; d < x.p->n_dirs; d++)
         tis_direction(g, &x, d, 1, NULL, NULL);
-    tis_store_stats(g, &x);
+    tis_store_stats(g, &x, 1);
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
 }
 

@@ -388,8 +388,8 @@ tissue_gemm_lowp(int64_t m, int64_t H, const float *restrict hbuf, const void *U
                     acc[g] += hk * u_at(Up, fmt, g0 * H + k * gn + g);
             }
             for (g = 0; g < gn; g++)
-                gates[c * G + g0 + g] = scale ? gates[c * G + g0 + g] + scale[g0 + g] * acc[g]
-                                              : acc[g];
+                gates[c * G + g0 + g] =
+                    scale ? gates[c * G + g0 + g] + scale[g0 + g] * acc[g] : acc[g];
         }
     }
 }
@@ -793,7 +793,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
 /* --- execution ----------------------------------------------------------------------- */
 
 typedef struct io {
-    const float *P; /* this direction's */
+    const float *P;  /* this direction's */
     const void *Up;  /* this direction's, in tp->wfmt */
     const float *Us; /* int8: this direction's column scales [4H]; else NULL */
     const int32_t *seq_lens;

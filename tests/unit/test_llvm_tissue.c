@@ -298,7 +298,7 @@ run_case(const tcase *tc, int nt)
  * tissue), outputs to rounding.
  */
 static void
-run_drs_case(const tcase *tc)
+run_drs_case(const tcase *tc, int nt)
 {
     const int64_t T = tc->T, N = tc->N, H = tc->H, D = tc->n_dirs, G = 4 * H, C = T * N;
     unsigned seed = 777;
@@ -321,8 +321,8 @@ run_drs_case(const tcase *tc)
     float *Yc0 = calloc(ns, 4), *Yc1 = calloc(ns, 4);
     float ainter[3], aintra[3] = {0.0f, 0.5f, 0.5f};
     int64_t words, n, k, g;
-    void *s0, *s1, *so;
-    tissue_drs_fn kt;
+    void *s0, *s1, *so, *so1 = NULL;
+    tissue_drs_fn kt, kt1 = NULL;
     char tag[96];
     int a, j;
 
@@ -342,10 +342,16 @@ run_drs_case(const tcase *tc)
     s1 = calloc((size_t)words, 4);
 
     one_call(&kp, &call, KP_LSTM_TISSUE_DRS, tc, &tp, words);
-    snprintf(tag, sizeof tag, "drs_%s", tc->name);
-    so = build_so(&kp, tag, 1);
+    snprintf(tag, sizeof tag, "drs_%s_t%d", tc->name, nt);
+    so = build_so(&kp, tag, nt);
     kt = (tissue_drs_fn)dlsym(so, "t_k0");
-    cr_assert(kt, "%s: symbol t_k0", tc->name);
+    cr_assert(kt, "%s: symbol t_k0", tag);
+    if (nt > 1) {
+        snprintf(tag, sizeof tag, "drs_%s_t1", tc->name);
+        so1 = build_so(&kp, tag, 1);
+        kt1 = (tissue_drs_fn)dlsym(so1, "t_k0");
+        cr_assert(kt1, "%s: symbol t_k0", tag);
+    }
 
     ainter[0] = 0.0f;
     ainter[1] = mid_alpha(&tp, P, rsum);
@@ -382,8 +388,23 @@ run_drs_case(const tcase *tc)
                   ainter[a]);
         cr_assert(helpers_allclose(Yh1, Yh0, ns, 1e-4f, 2e-5f), "%s DRS: Y_h", tc->name);
         cr_assert(helpers_allclose(Yc1, Yc0, ns, 1e-4f, 2e-5f), "%s DRS: Y_c", tc->name);
+        if (kt1) { /* threads: the one-thread kernel's floats and counts */
+            memset(Y0, 0x7f, ny * 4);
+            cr_assert_eq(kt1(&tp, ainter[a], aintra[a], P, NULL, rsum, slp, ih, ic, pp, hp, cp, Uo,
+                             Ufic, Y0, Yh0, Yc0, &st0, &d0, s0),
+                         LSTMC_RT_OK);
+            cr_assert(memcmp(Y0, Y1, ny * 4) == 0 && memcmp(Yh0, Yh1, ns * 4) == 0 &&
+                          memcmp(Yc0, Yc1, ns * 4) == 0,
+                      "%s DRS alpha %g: %d threads vs 1, bit for bit", tc->name, ainter[a], nt);
+            cr_assert(d1.cells == d0.cells && d1.rows_skipped == d0.rows_skipped &&
+                          d1.rows_loaded == d0.rows_loaded && st1.tissues == st0.tissues,
+                      "%s DRS alpha %g: %d threads, the counts", tc->name, ainter[a], nt);
+        }
     }
-    dlclose(so);
+    if (nt == 1)
+        dlclose(so);
+    if (so1)
+        dlclose(so1);
     free(P), free(Ut), free(Uo), free(Ufic), free(rsum), free(h0), free(c0), free(pe);
     free(hp), free(cp), free(sl), free(Y0), free(Y1), free(Yh0), free(Yh1), free(Yc0);
     free(Yc1), free(s0), free(s1);
@@ -430,7 +451,18 @@ Test(llvm_tissue, drs_matches_c_tissue_drs_kernel)
 {
     if (!cg_llvm_available())
         cr_skip_test("lstmc built without LLVM");
-    run_drs_case(&cases[1]); /* bidirectional, layout 1, clip, peepholes, seqlens, H = 37 */
-    run_drs_case(&cases[2]); /* reverse, input_forget, MTS 1, H = 5 */
-    run_drs_case(&cases[3]); /* H = 64, MTS 8 */
+    run_drs_case(&cases[1], 1); /* bidirectional, layout 1, clip, peepholes, seqlens, H = 37 */
+    run_drs_case(&cases[2], 1); /* reverse, input_forget, MTS 1, H = 5 */
+    run_drs_case(&cases[3], 1); /* H = 64, MTS 8 */
+}
+
+/* DRS inside tissues sliced by hidden units: 2 threads (H = 37, 64), 3 (H = 5: a slice of one
+ * unit) against the one-thread kernel bit for bit, and the C kernel's counts */
+Test(llvm_tissue, drs_threads_match_one_thread, .timeout = 600)
+{
+    if (!cg_llvm_available())
+        cr_skip_test("lstmc built without LLVM");
+    run_drs_case(&cases[1], 2);
+    run_drs_case(&cases[3], 2);
+    run_drs_case(&cases[2], 3);
 }

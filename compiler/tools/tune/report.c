@@ -50,9 +50,10 @@ const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
     if (p[i].max_run)
-        return p[i].wfmt ? arena_printf(r->a, "breakpoints forced every <= %d cells with %s weights",
-                                        p[i].max_run, lowp_name(p[i].wfmt))
-                         : arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
+        return p[i].wfmt
+                   ? arena_printf(r->a, "breakpoints forced every <= %d cells with %s weights",
+                                  p[i].max_run, lowp_name(p[i].wfmt))
+                   : arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
     return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
            : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))

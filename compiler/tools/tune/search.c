@@ -316,8 +316,8 @@ search_threads(tune_run *r, const tune_point *p, int i, const double *pairs, con
         r->threads_now = k;
         /* tune_compile's approx: a set 1, a window its max_run, the exact schedule 0 */
         const int approx = i < 0 ? 0 : p[i].max_run ? p[i].max_run : !n_pp ? 0 : 1;
-        ok[k] = tune_compile(r, subs[k], approx, calib, xi,
-                             i < 0 ? LSTMC_RT_WFMT_FP32 : p[i].wfmt, i < 0 ? 0 : p[i].act) == 0;
+        ok[k] = tune_compile(r, subs[k], approx, calib, xi, i < 0 ? LSTMC_RT_WFMT_FP32 : p[i].wfmt,
+                             i < 0 ? 0 : p[i].act) == 0;
         r->threads_now = 0;
         if (tune_stopped(r))
             return -1;
@@ -728,8 +728,9 @@ tune_search(tune_run *r)
                     hold[1], hold[1] / r->exact_acc_hold);
         if (t->threads == 0 && r->measured && n_cores > 1) {
             int k;
-            fprintf(fo, "Threads (AO's library, medians of interleaved runs; the same outputs): "
-                        "default %.1f us",
+            fprintf(fo,
+                    "Threads (AO's library, medians of interleaved runs; the same outputs): "
+                    "default %.1f us",
                     thr_us[0]);
             for (k = 1; k <= n_cores && k <= TUNE_MAX_THREADS; k++)
                 if (thr_us[k] > 0)
