@@ -364,9 +364,9 @@ rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
 #define MT_MIN_HIDDEN 128
 
 /* 1 when call i can run on thread slices (emit_rec_mt, emit_proj_mt_body): an LLVM LSTM
- * RnnRec whose U can be cut into panels, or an LLVM RnnProj, with fp32 weights (the
- * reduced-precision tiles are 1-thread), an integer layer (rnnq.c) or a plain tissue kernel
- * (tissue.c, any of its U formats), and no OpenCL side. */
+ * RnnRec whose U can be cut into panels, or an LLVM RnnProj, in any weights format (the
+ * reduced-precision panels are cut by the slices as fp32's), an integer layer (rnnq.c) or a
+ * tissue kernel (tissue.c), and no OpenCL side. */
 static int
 rec_mt_ok(const kprog *kp, int i, const cg_options *o)
 {
@@ -376,7 +376,7 @@ rec_mt_ok(const kprog *kp, int i, const cg_options *o)
     if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS) /* tissue.c: sliced by
                                                                        units */
         return !o->opencl && cg_llvm_handles(c);
-    if (c->wfmt || o->opencl || !cg_llvm_handles(c))
+    if (o->opencl || !cg_llvm_handles(c))
         return 0;
     if (c->kind == KP_RNN_PROJ)
         return 1;

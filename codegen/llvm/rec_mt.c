@@ -107,6 +107,8 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         c.H = H;
         c.GH = GH;
         c.Rt = gepc(g, r, d * H * GH);
+        if (g->wfmt) /* U in a reduced-precision format (issue 12), the same panels */
+            lowp_dir(g, r, D, H, GH, d, &c.Rt, &c.scale);
         c.peep = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
         c.c = gepc(g, scratch, H);
         c.gates = gepc(g, scratch, 2 * H);
@@ -322,11 +324,15 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
             pc.GH = GH;
             pc.X = a[1];
             pc.panels = g->panels; /* the range's panels start at I*c0 (rec_relayout) */
-            pc.wd = gepc(g, a[2], d * I * GH + (g->panels ? I * c0 : c0));
+            pc.wd = gepc(g, a[2], d * I * GH);
+            pc.scale = NULL;
+            if (g->wfmt) /* reduced precision: the direction's values (and int8's scales) */
+                lowp_dir(g, a[2], p->n_dirs, I, GH, d, &pc.wd, &pc.scale);
+            pc.wd = gepwc(g, pc.wd, g->panels ? I * c0 : c0);
+            pc.scale = pc.scale ? gepc(g, pc.scale, c0) : NULL;
             pc.bd = kc->in[2] ? gepc(g, a[3], d * GH + c0) : NULL;
             pc.Pd = rowsv && d > 0 ? gepf(g, gepc(g, a[4], c0), mul(g, rowsv, ci(g, d * GH)))
                                    : gepc(g, a[4], d * p->rows * GH + c0);
-            pc.scale = NULL;
             pc.tune = &kc->tune;
             for_col_segments(g, c1 - c0, kc->tune.v[TK_TILE], proj_seg, &pc);
         }

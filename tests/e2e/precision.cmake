@@ -35,6 +35,20 @@ foreach(fmt fp16 bf16 int8)
   endif()
 endforeach()
 
+# the reduced-precision panels cut by thread slices (--threads: the LLVM RnnRec and RnnProj
+# kernels sliced by units and columns on the runtime pool), odd hidden sizes and 3 threads
+# (uneven slices) too
+if(NOT LSTMC_SANITIZE)
+  foreach(fmt fp16 int8)
+    foreach(c lstm_tiles_h37 lstm_everything_layout1 pt_embed_lstm2_cls)
+      lstmc_e2e(e2e_weights_${fmt}_t2_${c} ${c} WT2${fmt}_${c} --weights=${fmt} --threads=2
+                ENV "RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}")
+    endforeach()
+    lstmc_e2e(e2e_weights_${fmt}_t3_lstm_tiles_h37 lstm_tiles_h37 WT3${fmt} --weights=${fmt}
+              --threads=3 ENV "RUN_CASE_TOL=${LSTMC_PREC_TOL_${fmt}}")
+  endforeach()
+endif()
+
 # the option is not silently ignored: every format misses fp32's tolerance on some element
 foreach(fmt fp16 bf16 int8)
   if(LSTMC_SANITIZE)
