@@ -737,10 +737,10 @@ tis_barrier(kg *g, int nt)
 
 /* Cell e's gather for the units [j0, j1): its state slot starts from init_h/init_c (its
  * sequence's start) or the predicted context link (after a cut, Eq. 6); its P row into
- * gates row i, its h_{t-1} into hbuf row i. */
+ * gates row i, its h_{t-1} into row i of hbuf (the tissue's h buffer). */
 static void
-tis_gather(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, int64_t j0,
-           int64_t j1)
+tis_gather(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, LLVMValueRef hbuf,
+           int64_t j0, int64_t j1)
 {
     const lstmc_rt_rnn_params *p = x->p;
     const int64_t H = p->hidden, G = 4 * H, n_u = j1 - j0;
@@ -783,8 +783,7 @@ tis_gather(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, 
     else
         for (q = 0; q < 4; q++)
             emit_copy(g, gepc(g, gr, q * H + j0), gepc(g, pr, q * H + j0), n_u, NULL);
-    emit_copy(g, gepc(g, gepf(g, gepc(g, x->scratch, L->hbuf), mul(g, i, ci(g, H))), j0),
-              gepc(g, hs, j0), n_u, NULL);
+    emit_copy(g, gepc(g, gepf(g, hbuf, mul(g, i, ci(g, H))), j0), gepc(g, hs, j0), n_u, NULL);
 }
 
 /* Cell e's update (row i of gates) for the units [j0, j1), then its outputs. */
@@ -829,8 +828,10 @@ tis_finish(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, 
  * On threads, slice t owns the units [j0, j1) (tis_slice): the gate columns q H + j (the
  * same panels of U at every tissue, which stay in its core's cache when they fit), the state
  * and outputs of its units, and a share of the links' relevances; slice 0 makes the plan.
- * Barriers: after the relevances, after the plan, and twice per tissue (hbuf whole before the
- * product reads it, and read by everyone before the next gather rewrites it).
+ * Barriers: after the relevances, after the plan, one per tissue (its h buffer whole before
+ * the product reads it; tissues alternate hbuf and hbuf2, so a slice that finishes first may
+ * gather the next tissue while the others still read the last one's), and one after the last
+ * tissue (before the next direction's plan rewrites the schedule).
  */
 static void
 tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMValueRef end)
@@ -843,7 +844,7 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
     const int q8 = g->wfmt == LSTMC_RT_WFMT_INT8;
     LLVMValueRef Ud = gepwc(g, q8 ? gepc(g, x->Up, p->n_dirs * G) : x->Up, d * H * G);
     LLVMValueRef Us = q8 ? gepc(g, x->Up, d * G) : NULL, Pd = gepc(g, x->P, d * L->cells * G);
-    LLVMValueRef gates = gepc(g, x->scratch, L->gates), hbuf = gepc(g, x->scratch, L->hbuf);
+    LLVMValueRef gates = gepc(g, x->scratch, L->gates), hbuf;
     LLVMTypeRef plan_ty;
     LLVMValueRef plan = tis_plan_fn(g, &plan_ty);
     LLVMBasicBlockRef join, sj;
@@ -898,6 +899,9 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
         K = LLVMBuildLoad2(g->b, g->i32, x->kbox, "");
     }
     tau = loop_begin(g, &lt, ci(g, 0), LLVMBuildSExt(g->b, K, g->i64, ""));
+    hbuf = nt == 1 ? gepc(g, x->scratch, L->hbuf)
+                   : sel(g, LLVMBuildTrunc(g->b, tau, g->i1, ""), gepc(g, x->scratch, L->hbuf2),
+                         gepc(g, x->scratch, L->hbuf));
     c0 = tis_ld32(g, gepc(g, x->scratch, L->tstart), tau);
     m = LLVMBuildSub(g->b, tis_ld32(g, gepc(g, x->scratch, L->tstart), add(g, tau, ci(g, 1))), c0,
                      "");
@@ -905,7 +909,7 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
         sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
         if (j1 > j0) {
             i = loop_begin(g, &li, ci(g, 0), m);
-            tis_gather(g, x, d, add(g, c0, i), i, j0, j1);
+            tis_gather(g, x, d, add(g, c0, i), i, hbuf, j0, j1);
             loop_end(g, &li);
         }
         tis_slice_end(g, sj);
@@ -932,8 +936,8 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
         }
         tis_slice_end(g, sj);
     }
-    tis_barrier(g, nt);
     loop_end(g, &lt);
+    tis_barrier(g, nt);
     /* rows past each sequence's end are zero; an empty sequence has zero Y_h / Y_c */
     if (x->sl && (x->Y || x->Y_h || x->Y_c))
         for (t = 0; t < nt; t++) {

@@ -730,6 +730,9 @@ typedef struct lstmc_rt_tissue_layout {
     int64_t slots;     /* state slots: min(2 mts, C), >= 1 */
     int64_t gates;     /* float [cap, 4H]: the tissue's gate rows */
     int64_t hbuf;      /* float [cap, H]: its cells' h_{t-1} */
+    int64_t hbuf2;     /* float [cap, H]: a second hbuf, for kernels on threads (the LLVM one
+                          alternates them, so a tissue's gather need not wait for the others
+                          to finish reading the last one's) */
     int64_t state;     /* float [slots, 2H]: h then c of each live sub-layer */
     int64_t tstart;    /* int32 [C + 1]: tissue k holds cells [tstart[k], tstart[k+1]) */
     int64_t cell_n;    /* int32 [C], in execution order: the cell's batch entry */

@@ -574,7 +574,7 @@ params_ok(const lstmc_rt_tissue_params *tp)
  * MTS critical ones (each places a cell in every tissue) and, since the free places always
  * go to the first unfinished non-critical sub-layers, at most MTS started non-critical ones.
  *
- * floats: gates [cap, 4H] | hbuf [cap, H] | state [slots, 2H];
+ * floats: gates [cap, 4H] | hbuf, hbuf2 [cap, H] | state [slots, 2H];
  *  int32:  tstart [C+1] | cell_n, cell_t, cell_slot, cell_flag [C] each (the schedule) |
  *  float:  rel [C] (the LLVM kernels' relevance values) |
  *         sub_n, sub_step0, sub_len, tissue, order, slot_of [C] each | free [slots] |
@@ -598,7 +598,8 @@ lstmc_rt_tissue_layout_of(const lstmc_rt_tissue_params *p, lstmc_rt_tissue_layou
         l->slots = 1;
     l->gates = 0;
     l->hbuf = l->gates + l->cap * 4 * H;
-    l->state = l->hbuf + l->cap * H;
+    l->hbuf2 = l->hbuf + l->cap * H;
+    l->state = l->hbuf2 + l->cap * H;
     l->tstart = l->state + l->slots * 2 * H;
     l->cell_n = l->tstart + C + 1;
     l->cell_t = l->cell_n + C;
