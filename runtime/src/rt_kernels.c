@@ -164,68 +164,83 @@ odometer_next(int32_t n, const int64_t *dims, int64_t *j, const int64_t *sa, int
 
 /* --- dense linear algebra ------------------------------------------------------------ */
 
-#define MM_MR 4  /* rows of Y per block */
 #define MM_NR 16 /* columns of Y per block: fixed trip counts, which -O2 vectorises */
+
+/* y[r][c0 .. c0+MM_NR) = a[r] x b[:, c0 .. c0+MM_NR) for rows r0 (and r1, r2, r3 when
+ * nr > 1..3; else they repeat r0 and are not stored): four accumulator rows the compiler
+ * keeps in registers while the rows of b stream past */
+static void
+mm_block(int64_t K, const float *restrict a0, const float *restrict a1, const float *restrict a2,
+         const float *restrict a3, const float *restrict b, int64_t ldb, float *restrict y0,
+         float *restrict y1, float *restrict y2, float *restrict y3, int nr)
+{
+    float s0[MM_NR], s1[MM_NR], s2[MM_NR], s3[MM_NR];
+    int64_t k;
+    int g;
+
+    for (g = 0; g < MM_NR; g++)
+        s0[g] = s1[g] = s2[g] = s3[g] = 0.0f;
+    for (k = 0; k < K; k++) {
+        const float *restrict br = b + k * ldb;
+        const float v0 = a0[k], v1 = a1[k], v2 = a2[k], v3 = a3[k];
+
+        for (g = 0; g < MM_NR; g++) {
+            s0[g] += v0 * br[g];
+            s1[g] += v1 * br[g];
+            s2[g] += v2 * br[g];
+            s3[g] += v3 * br[g];
+        }
+    }
+    for (g = 0; g < MM_NR; g++) {
+        y0[g] = s0[g];
+        if (nr > 1)
+            y1[g] = s1[g];
+        if (nr > 2)
+            y2[g] = s2[g];
+        if (nr > 3)
+            y3[g] = s3[g];
+    }
+}
 
 /*
  * y[M, N] = a[M, K] x b[K, N] (row strides lda, ldb, ldy): each element summed from 0 over k
- * ascending, as the plain i-k-j loop, in blocks of MM_MR rows x MM_NR columns held in
- * registers while the rows of b stream past (each b value loaded once per block of rows);
- * the columns past the last whole block, one row at a time.
+ * ascending, as the plain i-k-j loop, in blocks of 4 rows x MM_NR columns (mm_block); the
+ * columns past the last whole block four rows at a time, the four sums of a column
+ * independent chains.
  */
 static void
 mm_nn(int64_t M, int64_t N, int64_t K, const float *restrict a, int64_t lda,
       const float *restrict b, int64_t ldb, float *restrict y, int64_t ldy)
 {
     const int64_t nb = N / MM_NR * MM_NR;
-    int64_t i0, c0, k, r, g;
+    int64_t i0, c0, k;
 
-    for (i0 = 0; i0 < M; i0 += MM_MR) {
-        const int64_t mi = M - i0 < MM_MR ? M - i0 : MM_MR;
+    for (i0 = 0; i0 < M; i0 += 4) {
+        const int nr = M - i0 < 4 ? (int)(M - i0) : 4;
+        const float *a0 = a + i0 * lda, *a1 = nr > 1 ? a0 + lda : a0;
+        const float *a2 = nr > 2 ? a0 + 2 * lda : a0, *a3 = nr > 3 ? a0 + 3 * lda : a0;
+        float *y0 = y + i0 * ldy, *y1 = nr > 1 ? y0 + ldy : y0;
+        float *y2 = nr > 2 ? y0 + 2 * ldy : y0, *y3 = nr > 3 ? y0 + 3 * ldy : y0;
 
-        for (c0 = 0; c0 < nb; c0 += MM_NR) {
-            float acc[MM_MR][MM_NR];
+        for (c0 = 0; c0 < nb; c0 += MM_NR)
+            mm_block(K, a0, a1, a2, a3, b + c0, ldb, y0 + c0, y1 + c0, y2 + c0, y3 + c0, nr);
+        for (c0 = nb; c0 < N; c0++) { /* the last columns */
+            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
 
-            for (r = 0; r < MM_MR; r++)
-                for (g = 0; g < MM_NR; g++)
-                    acc[r][g] = 0.0f;
-            if (mi == MM_MR) {
-                for (k = 0; k < K; k++) {
-                    const float *restrict br = b + k * ldb + c0;
-
-                    for (r = 0; r < MM_MR; r++) {
-                        const float av = a[(i0 + r) * lda + k];
-
-                        for (g = 0; g < MM_NR; g++)
-                            acc[r][g] += av * br[g];
-                    }
-                }
-            } else {
-                for (r = 0; r < mi; r++)
-                    for (k = 0; k < K; k++) {
-                        const float av = a[(i0 + r) * lda + k];
-                        const float *restrict br = b + k * ldb + c0;
-
-                        for (g = 0; g < MM_NR; g++)
-                            acc[r][g] += av * br[g];
-                    }
-            }
-            for (r = 0; r < mi; r++)
-                for (g = 0; g < MM_NR; g++)
-                    y[(i0 + r) * ldy + c0 + g] = acc[r][g];
-        }
-        for (r = 0; r < mi && nb < N; r++) { /* the last columns */
-            float *restrict yr = y + (i0 + r) * ldy;
-
-            for (c0 = nb; c0 < N; c0++)
-                yr[c0] = 0.0f;
             for (k = 0; k < K; k++) {
-                const float av = a[(i0 + r) * lda + k];
-                const float *restrict br = b + k * ldb;
-
-                for (c0 = nb; c0 < N; c0++)
-                    yr[c0] += av * br[c0];
+                const float bk = b[k * ldb + c0];
+                s0 += a0[k] * bk;
+                s1 += a1[k] * bk;
+                s2 += a2[k] * bk;
+                s3 += a3[k] * bk;
             }
+            y0[c0] = s0;
+            if (nr > 1)
+                y1[c0] = s1;
+            if (nr > 2)
+                y2[c0] = s2;
+            if (nr > 3)
+                y3[c0] = s3;
         }
     }
 }
