@@ -227,6 +227,65 @@ tis_cols_of(int64_t H, int64_t j0, int64_t j1, tis_cols *r)
     }
 }
 
+/* emit(g, r, i0, ctx) for the m cells (an i64 value) in blocks of min(mb, cap) (mb clamped
+ * to >= 1): for (i0 = 0; i0 < m; i0 += mb) a tile of min(mb, m - i0) cells, r a constant in
+ * each case of a switch on it. */
+typedef void (*tis_block_fn)(kg *g, int r, LLVMValueRef i0, void *ctx);
+
+static void
+tis_cell_blocks(kg *g, int mb, int64_t cap, LLVMValueRef m, tis_block_fn emit, void *ctx)
+{
+    LLVMBasicBlockRef join, dflt, bb;
+    LLVMValueRef i0, mi, sw;
+    kloop l;
+    int r;
+
+    if (mb > cap)
+        mb = (int)cap;
+    if (mb < 1)
+        mb = 1;
+    i0 = mul(
+        g,
+        loop_begin(g, &l, ci(g, 0), LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
+        ci(g, mb));
+    mi = LLVMBuildSub(g->b, m, i0, "");
+    mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
+    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_join");
+    dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_none");
+    sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
+    for (r = 1; r <= mb; r++) {
+        bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_cells");
+        LLVMAddCase(sw, ci(g, r), bb);
+        LLVMPositionBuilderAtEnd(g->b, bb);
+        emit(g, r, i0, ctx);
+        LLVMBuildBr(g->b, join);
+    }
+    LLVMPositionBuilderAtEnd(g->b, dflt);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    loop_end(g, &l);
+}
+
+/* What a block of tis_product's cells needs. */
+typedef struct tis_prod {
+    int64_t H;
+    LLVMValueRef hbuf, Ud, Us, gates;
+    const tis_cols *cols;
+    const int64_t *p0, *p1;
+} tis_prod;
+
+static void
+tis_product_block(kg *g, int r, LLVMValueRef i0, void *ctx)
+{
+    const tis_prod *x = ctx;
+    int k;
+
+    for (k = 0; k < x->cols->n; k++)
+        if (x->p1[k] > x->p0[k])
+            tis_cells(g, x->H, r, gepf(g, x->hbuf, mul(g, i0, ci(g, x->H))), x->Ud,
+                      gepf(g, x->gates, mul(g, i0, ci(g, 4 * x->H))), x->p0[k], x->p1[k], x->Us);
+}
+
 /* The tissue's product over the columns cols: its m cells (an i64 value <= cap) in blocks of
  * mb over the whole panels, then cell by cell over the columns around them. */
 static void
@@ -234,46 +293,26 @@ tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LL
             LLVMValueRef Us, LLVMValueRef gates, const tis_cols *cols)
 {
     const int vpp = g->vl >= TIS_PANEL ? 1 : TIS_PANEL / g->vl;
-    int mb = tis_acc_budget(g) / vpp, r, k, ne[4], q, any = 0;
+    int k, ne[4], q, any = 0;
     int64_t p0[4], p1[4], e0[4][2], e1[4][2];
-    LLVMBasicBlockRef join, dflt, *cases;
-    LLVMValueRef i0, mi, sw, i;
+    LLVMValueRef i;
+    tis_prod x;
     kloop l;
 
     for (k = 0; k < cols->n; k++) {
         ne[k] = tis_split(H, cols->c0[k], cols->c1[k], &p0[k], &p1[k], e0[k], e1[k]);
         any |= p1[k] > p0[k];
     }
-    if (mb < 1)
-        mb = 1;
-    if (mb > cap)
-        mb = (int)cap;
-    if (any) { /* for (i0 = 0; i0 < m; i0 += mb): a tile of min(mb, m - i0) cells, one case each */
-        i0 = mul(g,
-                 loop_begin(g, &l, ci(g, 0),
-                            LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
-                 ci(g, mb));
-        mi = LLVMBuildSub(g->b, m, i0, "");
-        mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
-        join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_join");
-        dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_none");
-        sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
-        cases = calloc((size_t)mb + 1, sizeof *cases);
-        for (r = 1; r <= mb; r++) {
-            cases[r] = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tis_cells");
-            LLVMAddCase(sw, ci(g, r), cases[r]);
-            LLVMPositionBuilderAtEnd(g->b, cases[r]);
-            for (k = 0; k < cols->n; k++)
-                if (p1[k] > p0[k])
-                    tis_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Ud,
-                              gepf(g, gates, mul(g, i0, ci(g, 4 * H))), p0[k], p1[k], Us);
-            LLVMBuildBr(g->b, join);
-        }
-        free(cases);
-        LLVMPositionBuilderAtEnd(g->b, dflt);
-        LLVMBuildBr(g->b, join);
-        LLVMPositionBuilderAtEnd(g->b, join);
-        loop_end(g, &l);
+    if (any) { /* the whole panels, register tiles of up to mb cells */
+        x.H = H;
+        x.hbuf = hbuf;
+        x.Ud = Ud;
+        x.Us = Us;
+        x.gates = gates;
+        x.cols = cols;
+        x.p0 = p0;
+        x.p1 = p1;
+        tis_cell_blocks(g, tis_acc_budget(g) / vpp, cap, m, tis_product_block, &x);
     }
     any = 0;
     for (k = 0; k < cols->n; k++)
@@ -326,40 +365,33 @@ tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValu
 
 /* Line 4 for the tissue, units [j0, j1): the U_o part of its Sgemm, cells in blocks as
  * tis_product. */
+/* What a block of tdrs_o_product's cells needs. */
+typedef struct tdrs_prod {
+    int64_t H, j0, j1;
+    LLVMValueRef hbuf, Uo, gates;
+} tdrs_prod;
+
+static void
+tdrs_o_block(kg *g, int r, LLVMValueRef i0, void *ctx)
+{
+    const tdrs_prod *x = ctx;
+    tdrs_o_cells(g, x->H, r, gepf(g, x->hbuf, mul(g, i0, ci(g, x->H))), x->Uo,
+                 gepf(g, x->gates, add(g, mul(g, i0, ci(g, 4 * x->H)), ci(g, x->H))), x->j0, x->j1);
+}
+
 static void
 tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Uo,
                LLVMValueRef gates, int64_t j0, int64_t j1)
 {
-    int mb = tis_acc_budget(g) / 2, r;
-    LLVMBasicBlockRef join, dflt;
-    LLVMValueRef i0, mi, sw;
-    kloop l;
+    tdrs_prod x;
 
-    if (mb > cap)
-        mb = (int)cap;
-    if (mb < 1)
-        mb = 1;
-    i0 = mul(
-        g,
-        loop_begin(g, &l, ci(g, 0), LLVMBuildSDiv(g->b, add(g, m, ci(g, mb - 1)), ci(g, mb), "")),
-        ci(g, mb));
-    mi = LLVMBuildSub(g->b, m, i0, "");
-    mi = sel(g, LLVMBuildICmp(g->b, LLVMIntSGT, mi, ci(g, mb), ""), ci(g, mb), mi);
-    join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_join");
-    dflt = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_none");
-    sw = LLVMBuildSwitch(g->b, mi, dflt, (unsigned)mb);
-    for (r = 1; r <= mb; r++) {
-        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "tdrs_cells");
-        LLVMAddCase(sw, ci(g, r), bb);
-        LLVMPositionBuilderAtEnd(g->b, bb);
-        tdrs_o_cells(g, H, r, gepf(g, hbuf, mul(g, i0, ci(g, H))), Uo,
-                     gepf(g, gates, add(g, mul(g, i0, ci(g, 4 * H)), ci(g, H))), j0, j1);
-        LLVMBuildBr(g->b, join);
-    }
-    LLVMPositionBuilderAtEnd(g->b, dflt);
-    LLVMBuildBr(g->b, join);
-    LLVMPositionBuilderAtEnd(g->b, join);
-    loop_end(g, &l);
+    x.H = H;
+    x.j0 = j0;
+    x.j1 = j1;
+    x.hbuf = hbuf;
+    x.Uo = Uo;
+    x.gates = gates;
+    tis_cell_blocks(g, tis_acc_budget(g) / 2, cap, m, tdrs_o_block, &x);
 }
 
 /*

@@ -67,6 +67,29 @@ build_so(kprog *kp, const char *tag, int nt)
     return h;
 }
 
+/* The kernel t_k0 of kp built on nt threads (tag prefix pre, case name) into *so, and on one
+ * thread into *so1 when nt > 1 (else *so1 = NULL); returns the nt-thread symbol, *k1 the
+ * one-thread one (or NULL). */
+static void *
+build_pair(kprog *kp, const char *pre, const char *name, int nt, void **so, void **so1, void **k1)
+{
+    char tag[128];
+    void *k;
+
+    snprintf(tag, sizeof tag, "%s%s_t%d", pre, name, nt);
+    *so = build_so(kp, tag, nt);
+    k = dlsym(*so, "t_k0");
+    cr_assert(k, "%s: symbol t_k0", tag);
+    *so1 = *k1 = NULL;
+    if (nt > 1) {
+        snprintf(tag, sizeof tag, "%s%s_t1", pre, name);
+        *so1 = build_so(kp, tag, 1);
+        *k1 = dlsym(*so1, "t_k0");
+        cr_assert(*k1, "%s: symbol t_k0", tag);
+    }
+    return k;
+}
+
 typedef struct tcase {
     const char *name;
     int32_t n_dirs, reverse, layout, has_clip, input_forget, peep, seqlens, init;
@@ -187,9 +210,8 @@ run_case(const tcase *tc, int nt)
     float *Yc0 = calloc(ns, 4), *Yc1 = calloc(ns, 4), *Yr = calloc(ny, 4);
     float alphas[3];
     int64_t words, n, k, g, chains = 0;
-    void *s0, *s1, *so, *so1 = NULL;
-    tissue_fn kt, kt1 = NULL;
-    char tag[96];
+    void *s0, *s1, *so, *so1, *k1;
+    tissue_fn kt, kt1;
     int a, j;
 
     init_params(tc, &tp);
@@ -208,16 +230,8 @@ run_case(const tcase *tc, int nt)
     s1 = calloc((size_t)words, 4);
 
     one_call(&kp, &call, KP_LSTM_TISSUE, tc, &tp, words);
-    snprintf(tag, sizeof tag, "%s_t%d", tc->name, nt);
-    so = build_so(&kp, tag, nt);
-    kt = (tissue_fn)dlsym(so, "t_k0");
-    cr_assert(kt, "%s: symbol t_k0", tag);
-    if (nt > 1) {
-        snprintf(tag, sizeof tag, "%s_t1", tc->name);
-        so1 = build_so(&kp, tag, 1);
-        kt1 = (tissue_fn)dlsym(so1, "t_k0");
-        cr_assert(kt1, "%s: symbol t_k0", tag);
-    }
+    kt = (tissue_fn)build_pair(&kp, "", tc->name, nt, &so, &so1, &k1);
+    kt1 = (tissue_fn)k1;
 
     alphas[0] = 0.0f;
     alphas[1] = mid_alpha(&tp, P, rsum);
@@ -321,9 +335,8 @@ run_drs_case(const tcase *tc, int nt)
     float *Yc0 = calloc(ns, 4), *Yc1 = calloc(ns, 4);
     float ainter[3], aintra[3] = {0.0f, 0.5f, 0.5f};
     int64_t words, n, k, g;
-    void *s0, *s1, *so, *so1 = NULL;
-    tissue_drs_fn kt, kt1 = NULL;
-    char tag[96];
+    void *s0, *s1, *so, *so1, *k1;
+    tissue_drs_fn kt, kt1;
     int a, j;
 
     init_params(tc, &tp);
@@ -342,16 +355,8 @@ run_drs_case(const tcase *tc, int nt)
     s1 = calloc((size_t)words, 4);
 
     one_call(&kp, &call, KP_LSTM_TISSUE_DRS, tc, &tp, words);
-    snprintf(tag, sizeof tag, "drs_%s_t%d", tc->name, nt);
-    so = build_so(&kp, tag, nt);
-    kt = (tissue_drs_fn)dlsym(so, "t_k0");
-    cr_assert(kt, "%s: symbol t_k0", tag);
-    if (nt > 1) {
-        snprintf(tag, sizeof tag, "drs_%s_t1", tc->name);
-        so1 = build_so(&kp, tag, 1);
-        kt1 = (tissue_drs_fn)dlsym(so1, "t_k0");
-        cr_assert(kt1, "%s: symbol t_k0", tag);
-    }
+    kt = (tissue_drs_fn)build_pair(&kp, "drs_", tc->name, nt, &so, &so1, &k1);
+    kt1 = (tissue_drs_fn)k1;
 
     ainter[0] = 0.0f;
     ainter[1] = mid_alpha(&tp, P, rsum);
