@@ -367,7 +367,7 @@ void slice_end(kg *g, LLVMBasicBlockRef join);
 void emit_barrier(kg *g); /* lstmc_rt_pool_barrier() */
 LLVMValueRef mt_worker_decl(kg *g, const char *fname);
 void emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt);
-#define MT_MAX_ARGS 24 /* values a multi-core kernel's slices receive (emit_mt_ex) */
+#define MT_MAX_ARGS 32 /* values a multi-core kernel's slices receive (emit_mt_ex) */
 void emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit);
 void emit_mt_ex(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs,
                 const LLVMValueRef *extra, unsigned n_extra, LLVMValueRef status,

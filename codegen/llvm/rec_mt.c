@@ -6,6 +6,7 @@
  */
 #include "llvm_impl.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -234,6 +235,7 @@ emit_mt_ex(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs,
     const unsigned n = nargs + n_extra;
     unsigned k;
 
+    assert(n <= MT_MAX_ARGS); /* the DRS tissue kernel's 20 + 6 the most */
     args = entry_alloca(g, LLVMArrayType(g->ptr, n)); /* one 8-byte slot per value */
     for (k = 0; k < n; k++) {
         LLVMValueRef idx = ci(g, k),
