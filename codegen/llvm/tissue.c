@@ -363,8 +363,6 @@ tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValu
     }
 }
 
-/* Line 4 for the tissue, units [j0, j1): the U_o part of its Sgemm, cells in blocks as
- * tis_product. */
 /* What a block of tdrs_o_product's cells needs. */
 typedef struct tdrs_prod {
     int64_t H, j0, j1;
@@ -379,6 +377,8 @@ tdrs_o_block(kg *g, int r, LLVMValueRef i0, void *ctx)
                  gepf(g, x->gates, add(g, mul(g, i0, ci(g, 4 * x->H)), ci(g, x->H))), x->j0, x->j1);
 }
 
+/* Line 4 for the tissue, units [j0, j1): the U_o part of its Sgemm, cells in blocks as
+ * tis_product. */
 static void
 tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Uo,
                LLVMValueRef gates, int64_t j0, int64_t j1)
@@ -917,15 +917,14 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
         drs_ret_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""),
                    LSTMC_RT_ERR_BAD_PARAMS);
     } else { /* slice 0 plans; a failed plan (checked before: cannot happen) runs no tissue */
+        LLVMValueRef bad;
         sj = slice_begin(g, first, end, 0);
         K = LLVMBuildCall2(g->b, plan_ty, plan, args, 9, "");
-        join = if_begin(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""));
+        bad = LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), "");
+        join = if_begin(g, bad);
         LLVMBuildStore(g->b, LLVMConstInt(g->i32, LSTMC_RT_ERR_BAD_PARAMS, 0), x->status);
         tis_endif(g, join);
-        LLVMBuildStore(g->b,
-                       sel(g, LLVMBuildICmp(g->b, LLVMIntSLT, K, LLVMConstInt(g->i32, 0, 0), ""),
-                           LLVMConstInt(g->i32, 0, 0), K),
-                       x->kbox);
+        LLVMBuildStore(g->b, sel(g, bad, LLVMConstInt(g->i32, 0, 0), K), x->kbox);
         slice_end(g, sj);
         emit_barrier(g);
         K = LLVMBuildLoad2(g->b, g->i32, x->kbox, "");

@@ -268,9 +268,7 @@ lstmc_rt_gemm(const lstmc_rt_gemm_params *p, const float *A, const float *B, con
     for (i = 0; i < M; i++) {
         float *restrict y = Y + i * N;
 
-        if (!p->trans_a && !p->trans_b) {
-            /* done above, in register blocks */
-        } else if (p->trans_b) {
+        if (p->trans_b) {
             /* B stored [N,K]: each y[j] is a dot product over a contiguous row of B. */
             for (j = 0; j < N; j++) {
                 float acc = 0.0f;
@@ -281,12 +279,12 @@ lstmc_rt_gemm(const lstmc_rt_gemm_params *p, const float *A, const float *B, con
                 }
                 y[j] = acc;
             }
-        } else {
+        } else if (p->trans_a) { /* (neither transposed: mm_nn above) */
             /* i-k-j: stream rows of B into the row of Y. */
             for (j = 0; j < N; j++)
                 y[j] = 0.0f;
             for (k = 0; k < K; k++) {
-                const float a = p->trans_a ? A[k * M + i] : A[i * K + k];
+                const float a = A[k * M + i];
                 const float *restrict b = B + k * N;
 
                 for (j = 0; j < N; j++)
