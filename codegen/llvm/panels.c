@@ -82,14 +82,14 @@ proj_ranges(int64_t GH, int tw, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
     return nr;
 }
 
-/* One direction's [K, GH] block of es-byte elements of the weights of call c (the U of a
- * REC call, the W of a PROJ call): dst = src in the panels of layout key (to 1) or back
+/* One direction's [K, GH] block of the weights of call c (the U of a REC call, the W of a PROJ
+ * call; elements of its format's bytes): dst = src in the panels of layout key (to 1) or back
  * (to 0). Each column range (rec_ranges, proj_ranges) is cut as for_col_segments cuts it;
  * element (k, r0+c0+j) of the segment [c0, c0+ws) goes to K*(r0+c0) + k*ws + j. */
 static void
-rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, const kp_call *c,
-                   int key, int to)
+rec_relayout_block(unsigned char *dst, const unsigned char *src, const kp_call *c, int key, int to)
 {
+    const int64_t es = wfmt_bytes(c->wfmt);
     const int vl = key / 64 % 64, nb = key / 4096, proj = c->kind == KP_RNN_PROJ;
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     const int64_t H = proj ? c->p.proj.hidden : p->hidden;
@@ -121,28 +121,22 @@ rec_relayout_block(unsigned char *dst, const unsigned char *src, int64_t es, con
         }
 }
 
-/* Bring the U of REC call c (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
- * or to C order (0). Weights another program shares (a sealed blob: the step program packs
- * the same U) are not rewritten: the new layout is made once for every program of the
- * import (ir_data_derived) and the tensor points at it. */
-int
-rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d)
+/* One direction's block of a layout: dst = src laid out for key (to 1) or back (to 0). */
+typedef void (*relayout_fn)(unsigned char *dst, const unsigned char *src, const kp_call *c, int key,
+                            int to);
+
+/* Bring weights tensor t of call c from its layout (kp_wlayout, 0: the C / ONNX order) to
+ * layout key, one direction of blk bytes after head bytes at a time, with block. Weights
+ * another program shares (a sealed blob: the step program reads the same tensor) are not
+ * rewritten: the new layout is made once for every program of the import (ir_data_derived
+ * under dkey) and the tensor points at it. */
+static int
+relayout_tensor(ir_graph *g, kprog *kp, const kp_call *c, ir_tensor *t, int key, size_t head,
+                size_t blk, int64_t D, uint64_t dkey, relayout_fn block, diag *d)
 {
-    const kp_call *c = &kp->calls[i];
-    int *layout = kp_wlayout(kp, c->in[1]); /* the tensor's state: on its first reader */
-    const int proj = c->kind == KP_RNN_PROJ;
-    const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
-    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
-    const int64_t cell = proj ? c->p.proj.cell : c->p.rnn.cell;
-    const int64_t GH = cell_gates((int)cell) * H;
-    const int64_t K = proj ? c->p.proj.input_size : H, es = wfmt_bytes(c->wfmt);
-    ir_tensor *t = c->in[1];
-    const size_t blk = (size_t)(GH * K * es); /* bytes of one direction */
-    const size_t head = c->wfmt == LSTMC_RT_WFMT_INT8 ? (size_t)(4 * D * GH) : 0;
-    const int64_t kv[] = {*layout, key, proj, D, H, cell, K, c->wfmt, es};
-    const uint64_t dkey = ir_data_key("panels.rec_relayout", kv, 9);
+    int *layout = kp_wlayout(kp, t); /* the tensor's state: on its first reader */
     unsigned char *tmp, *data = t->data, *src = t->data, *made;
-    int32_t dir;
+    int64_t dir;
 
     if (*layout == key)
         return 0;
@@ -157,25 +151,45 @@ rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d)
         return -1;
     }
     made = NULL;
-    if (ir_data_is_blob(g, src) && ir_data_mut(g, t) != src) { /* shared: a copy to lay out */
+    if (ir_data_is_blob(g, src) && ir_data_mut(g, t) != src) /* shared: a copy to lay out */
         data = made = t->data;
-    }
-    data += head; /* int8: the values follow the D*GH scales (lstmc_rt.h) */
+    data += head;
     for (dir = 0; dir < D; dir++) {
         unsigned char *b = data + dir * blk;
         memcpy(tmp, b, blk);
-        if (*layout) { /* packed for another layout: back to C order first */
-            rec_relayout_block(b, tmp, es, c, *layout, 0);
+        if (*layout) { /* laid out for another key: back to the C order first */
+            block(b, tmp, c, *layout, 0);
             memcpy(tmp, b, blk);
         }
         if (key)
-            rec_relayout_block(b, tmp, es, c, key, 1);
+            block(b, tmp, c, key, 1);
     }
     free(tmp);
     if (made)
         ir_data_derive(g, src, dkey, made);
     *layout = key;
     return 0;
+}
+
+/* Bring the U of REC call i (the W of a PROJ call) to the panels of layout key (PANELS_KEY)
+ * or to C order (0): relayout_tensor with rec_relayout_block. */
+int
+rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d)
+{
+    const kp_call *c = &kp->calls[i];
+    const int proj = c->kind == KP_RNN_PROJ;
+    const int32_t D = proj ? c->p.proj.n_dirs : c->p.rnn.n_dirs;
+    const int64_t H = proj ? c->p.proj.hidden : c->p.rnn.hidden;
+    const int64_t cell = proj ? c->p.proj.cell : c->p.rnn.cell;
+    const int64_t GH = cell_gates((int)cell) * H;
+    const int64_t K = proj ? c->p.proj.input_size : H, es = wfmt_bytes(c->wfmt);
+    const size_t blk = (size_t)(GH * K * es); /* bytes of one direction */
+    /* int8: the values follow the D*GH scales (lstmc_rt.h) */
+    const size_t head = c->wfmt == LSTMC_RT_WFMT_INT8 ? (size_t)(4 * D * GH) : 0;
+    const int64_t kv[] = {*kp_wlayout(kp, c->in[1]), key, proj, D, H, cell, K, c->wfmt, es};
+
+    return relayout_tensor(g, kp, c, c->in[1], key, head, blk, D,
+                           ir_data_key("panels.rec_relayout", kv, 9), rec_relayout_block, d);
 }
 
 /* 1 when calls u and c read weights of the same shape and format (packed alike). */
@@ -247,10 +261,11 @@ rec_pack_ok(const kprog *kp, int i, const cg_options *o)
  * permutation of the bytes: the tensor keeps its shape and size.
  */
 static void
-rnnq_relayout_block(unsigned char *dst, const unsigned char *src, const lstmc_rt_rnnq_params *p,
-                    int64_t K, int key, int to)
+rnnq_relayout_block(unsigned char *dst, const unsigned char *src, const kp_call *c, int key, int to)
 {
+    const lstmc_rt_rnnq_params *p = &c->p.rnnq;
     const int u = (key - 1) % 2, nt = (key - 1) / 2 % 64, nb = (key - 1) / 128;
+    const int64_t K = u ? p->hidden : p->input_size;
     const int64_t ng = K / 4, tl = K % 4;
     int64_t r0[4 * MT_MAX], n[4 * MT_MAX], b, i, l, k;
     int nr = rnnq_ranges(p, nt, u, r0, n), r;
@@ -282,45 +297,13 @@ rnnq_relayout(ir_graph *g, kprog *kp, int i, int u, int key, diag *d)
     const kp_call *c = &kp->calls[i];
     const lstmc_rt_rnnq_params *p = &c->p.rnnq;
     ir_tensor *t = c->in[1 + u];
-    int *layout = kp_wlayout(kp, t); /* the tensor's state: on its first reader */
     const int64_t D = p->n_dirs, GH = cell_gates(p->cell) * p->hidden;
     const int64_t K = u ? p->hidden : p->input_size;
-    const size_t blk = (size_t)(GH * K); /* bytes of one direction */
-    const int64_t kv[] = {*layout, key, u, D, p->hidden, p->cell, p->linear_before_reset, K};
-    const uint64_t dkey = ir_data_key("panels.rnnq_relayout", kv, 8);
-    unsigned char *tmp, *data = t->data, *src = t->data, *made;
-    int64_t dir;
+    const int64_t kv[] = {*kp_wlayout(kp, t),     key, u, D, p->hidden, p->cell,
+                          p->linear_before_reset, K};
 
-    if (*layout == key)
-        return 0;
-    if ((made = ir_data_derived(g, src, dkey))) {
-        t->data = made;
-        *layout = key;
-        return 0;
-    }
-    tmp = malloc(blk);
-    if (!tmp) {
-        diag_error(d, "out of memory");
-        return -1;
-    }
-    made = NULL;
-    if (ir_data_is_blob(g, src) && ir_data_mut(g, t) != src) /* shared: a copy to lay out */
-        data = made = t->data;
-    for (dir = 0; dir < D; dir++) {
-        unsigned char *b = data + dir * blk;
-        memcpy(tmp, b, blk);
-        if (*layout) { /* laid out for another key: back to the ONNX order first */
-            rnnq_relayout_block(b, tmp, p, K, *layout, 0);
-            memcpy(tmp, b, blk);
-        }
-        if (key)
-            rnnq_relayout_block(b, tmp, p, K, key, 1);
-    }
-    free(tmp);
-    if (made)
-        ir_data_derive(g, src, dkey, made);
-    *layout = key;
-    return 0;
+    return relayout_tensor(g, kp, c, t, key, 0, (size_t)(GH * K), D,
+                           ir_data_key("panels.rnnq_relayout", kv, 8), rnnq_relayout_block, d);
 }
 
 /* 1 when KP_RNN_Q call i of kp (LLVM-handled) may read in[1 + u] laid out (rnnq_relayout):
