@@ -58,10 +58,12 @@ convert(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
     buf = t->data; /* zeroed: the padding stays 0 */
     if (fmt == LSTMC_RT_WFMT_INT8) {
         signed char *q = (signed char *)buf + D * GH * 4;
+        int nq;
+        const float *qs = ir_qscales(g, &nq);
         for (dd = 0; dd < D; dd++)
             for (g2 = 0; g2 < GH; g2++) {
-                float sc = lowp_quant_row(src + dd * K * GH + g2, K, GH, g->qscales, g->n_qscales,
-                                          q + dd * K * GH + g2, GH);
+                float sc =
+                    lowp_quant_row(src + dd * K * GH + g2, K, GH, qs, nq, q + dd * K * GH + g2, GH);
                 memcpy(buf + 4 * (dd * GH + g2), &sc, 4);
             }
         return t;
@@ -116,6 +118,8 @@ convert_tissue_int8(ir_graph *g, const ir_node *n, ir_tensor *w, diag *d)
     ir_tensor *t;
     signed char *q;
     int64_t i, dd, c;
+    int nq;
+    const float *qs = ir_qscales(g, &nq);
 
     if (H < 1 || ne != D * H * G)
         return NULL;
@@ -133,7 +137,7 @@ convert_tissue_int8(ir_graph *g, const ir_node *n, ir_tensor *w, diag *d)
         for (c = 0; c < G; c++) { /* column c: panel c / 16, width 16 (the last: G % 16) */
             const int64_t p0 = c / 16 * 16, wp = G - p0 < 16 ? G - p0 : 16;
             const int64_t at = dd * H * G + p0 * H + (c - p0);
-            float sc = lowp_quant_row(src + at, H, wp, g->qscales, g->n_qscales, q + at, wp);
+            float sc = lowp_quant_row(src + at, H, wp, qs, nq, q + at, wp);
             memcpy((float *)t->data + dd * G + c, &sc, 4);
         }
     return t;

@@ -125,6 +125,18 @@ int_source(ir_graph *g, ir_tensor *X, int bits, float *scale, int *zp)
     return src;
 }
 
+/* The bits of the Dequantize X comes from, through moves; 0 when it comes from none. */
+static int
+dq_bits(const ir_tensor *X)
+{
+    int nc = 0;
+    while (X->producer && is_move(X->producer->op) && nc++ < 8)
+        X = ir_in(X->producer, 0);
+    return X->producer && X->producer->op == IR_OP_DEQUANTIZE
+               ? (int)ir_attr_int(X->producer, "bits", 0)
+               : 0;
+}
+
 /* A Quantize or Dequantize node from `in` to `out`. */
 static ir_node *
 quant_node(ir_graph *g, ir_op op, const char *name, ir_tensor *in, ir_tensor *out, float scale,
@@ -203,12 +215,13 @@ quantize_reader(const ir_graph *g, const ir_tensor *t)
     return NULL;
 }
 
-/* The largest |value| an int8 Quantize node represents. */
+/* The largest |value| an int8 or int16 Quantize node represents. */
 static double
 quant_absmax(const ir_node *q)
 {
     const double s = ir_attr_float(q, "scale", 1.0f), zp = (double)ir_attr_int(q, "zero_point", 0);
-    return fmax(fabs((-128.0 - zp) * s), fabs((127.0 - zp) * s));
+    const double lo = ir_attr_int(q, "bits", 8) == 16 ? -32768.0 : -128.0;
+    return fmax(fabs((lo - zp) * s), fabs((-lo - 1.0 - zp) * s));
 }
 
 /*
@@ -298,6 +311,8 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
     const pass_qrange *r = range_of(cx, n);
     const int64_t H = ir_attr_int(n, "hidden_size", 0), dir = ir_attr_int(n, "direction", 0);
     const int64_t D = dir == 2 ? 2 : 1, I = X->shape.d[2], GH = G * H;
+    int nq;
+    const float *qs = ir_qscales(g, &nq);
     int64_t dd, row, k;
     float sx = 1.0f, sh, sp = 0.0f;
     int zx = 0, ce = 15, act[6] = {0}, i, mbW, mbU;
@@ -344,6 +359,13 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
     Xq = int_source(g, X, bits, &sx, &zx);
     if (!r && Xq) /* a QDQ model: its own scales */
         r = qdq_range(g, n, cell == LSTMC_RT_CELL_RNN && act[0] == LSTMC_RT_ACT_RELU);
+    if (!r && dq_bits(X) && dq_bits(X) != bits) {
+        diag_node(d, n,
+                  "the model quantises its input to %d bits (QuantizeLinear / "
+                  "DequantizeLinear); compile it with --activations=int%d, not int%d",
+                  dq_bits(X), dq_bits(X), bits);
+        return -1;
+    }
     if (!r) {
         diag_node(d, n,
                   "--activations=int%d needs the layer's activation ranges: give "
@@ -398,10 +420,8 @@ convert(ir_graph *g, ir_node *n, const pass_ctx *cx, diag *d)
             int64_t wsum = 0;
             double b;
 
-            sw[rw] =
-                lowp_quant_row(wr, I, 1, g->qscales, g->n_qscales, (signed char *)Wq + rw * I, 1);
-            su[rw] =
-                lowp_quant_row(ur, H, 1, g->qscales, g->n_qscales, (signed char *)Rq + rw * H, 1);
+            sw[rw] = lowp_quant_row(wr, I, 1, qs, nq, (signed char *)Wq + rw * I, 1);
+            su[rw] = lowp_quant_row(ur, H, 1, qs, nq, (signed char *)Rq + rw * H, 1);
             for (k = 0; k < I; k++)
                 wsum += Wq[rw * I + k];
             if (qmult((double)sw[rw] * sx * 4096.0, mbW, &qr[LSTMC_RT_RNNQ_MW],

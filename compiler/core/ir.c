@@ -4,10 +4,11 @@
  */
 #include "ir.h"
 
-#include <string.h>
-
 #include "arena.h"
 #include "diag.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const op_names[] = {
 #define X(e, s, ...) s,
@@ -92,13 +93,20 @@ const char *
 ir_dtype_name(ir_dtype t)
 {
     switch (t) {
-    case IR_DT_F32: return "f32";
-    case IR_DT_I64: return "i64";
-    case IR_DT_I32: return "i32";
-    case IR_DT_BOOL: return "bool";
-    case IR_DT_I8: return "i8";
-    case IR_DT_I16: return "i16";
-    default: return "undef";
+    case IR_DT_F32:
+        return "f32";
+    case IR_DT_I64:
+        return "i64";
+    case IR_DT_I32:
+        return "i32";
+    case IR_DT_BOOL:
+        return "bool";
+    case IR_DT_I8:
+        return "i8";
+    case IR_DT_I16:
+        return "i16";
+    default:
+        return "undef";
     }
 }
 
@@ -106,13 +114,20 @@ size_t
 ir_dtype_size(ir_dtype t)
 {
     switch (t) {
-    case IR_DT_F32: return 4;
-    case IR_DT_I64: return 8;
-    case IR_DT_I32: return 4;
-    case IR_DT_BOOL: return 1;
-    case IR_DT_I8: return 1;
-    case IR_DT_I16: return 2;
-    default: return 0;
+    case IR_DT_F32:
+        return 4;
+    case IR_DT_I64:
+        return 8;
+    case IR_DT_I32:
+        return 4;
+    case IR_DT_BOOL:
+        return 1;
+    case IR_DT_I8:
+        return 1;
+    case IR_DT_I16:
+        return 2;
+    default:
+        return 0;
     }
 }
 
@@ -158,6 +173,38 @@ ir_graph_new(arena *a, const char *name, const char *file)
     g->file = arena_strdup(a, file ? file : "model");
     ir_data_join(g, arena_alloc(a, ir_data_store_size()));
     return g;
+}
+
+void
+ir_qscale_add(ir_graph *g, float s)
+{
+    g->qscales = arena_grow(g->a, g->qscales, sizeof *g->qscales, (size_t)g->n_qscales,
+                            &g->cap_qscales, (size_t)g->n_qscales + 1);
+    g->qscales[g->n_qscales++] = s;
+    g->qscales_sorted = 0;
+}
+
+static int
+cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+const float *
+ir_qscales(ir_graph *g, int *n)
+{
+    int i, m = 0;
+    if (!g->qscales_sorted && g->n_qscales > 0) {
+        qsort(g->qscales, (size_t)g->n_qscales, sizeof *g->qscales, cmp_float);
+        for (i = 0; i < g->n_qscales; i++)
+            if (m == 0 || g->qscales[i] != g->qscales[m - 1])
+                g->qscales[m++] = g->qscales[i];
+        g->n_qscales = m;
+    }
+    g->qscales_sorted = 1;
+    *n = g->n_qscales;
+    return g->qscales;
 }
 
 static size_t
@@ -485,8 +532,9 @@ ir_toposort(ir_graph *g, diag *d)
     for (k = 0; k < g->n_outputs; k++) {
         ir_tensor *t = g->outputs[k];
         if (!t->producer && !tensor_available(t)) {
-            diag_error(d, "graph output '%s' is not produced by any node, initializer or "
-                          "graph input",
+            diag_error(d,
+                       "graph output '%s' is not produced by any node, initializer or "
+                       "graph input",
                        t->name);
             errors++;
         }
@@ -529,8 +577,9 @@ ir_toposort(ir_graph *g, diag *d)
     if (tail != k) {
         for (i = 0; i < n; i++) {
             if (!g->nodes[i]->dead && pending[i] > 0) {
-                diag_node(d, g->nodes[i], "is part of a cycle (or depends on one): the graph "
-                                          "is not acyclic");
+                diag_node(d, g->nodes[i],
+                          "is part of a cycle (or depends on one): the graph "
+                          "is not acyclic");
             }
         }
         return -1;

@@ -108,14 +108,15 @@ typedef struct ir_tensor {
     const char *name; /* ONNX value name; unique in the graph */
     ir_dtype dtype;
     ir_shape shape;
-    void *data;          /* constant data, numel * dtype size bytes, C order; NULL if not */
-    ir_node *producer;   /* NULL for graph inputs and constants */
-    int is_input;        /* a graph input (not an initializer) */
-    int is_output;       /* a graph output */
-    int qsrc;            /* ONNX INT8/UINT8 code of a constant imported from 8-bit data (held
-                            widened to i32); only DequantizeLinear may read it. 0 otherwise */
-    float io_scale;      /* > 0: an integer graph input or output of --io=int (issue 22): its
-                            real value is (q - io_zero_point) * io_scale */
+    void *data;        /* constant data, numel * dtype size bytes, C order; NULL if not */
+    ir_node *producer; /* NULL for graph inputs and constants */
+    int is_input;      /* a graph input (not an initializer) */
+    int is_output;     /* a graph output */
+    int qsrc;          /* ONNX INT8/UINT8/INT16/UINT16 code of a constant imported from 8- or
+                          16-bit data (held widened to i32); only DequantizeLinear (and a
+                          Q/DQ's zero point) may read it. 0 otherwise */
+    float io_scale;    /* > 0: an integer graph input or output of --io=int (issue 22): its
+                          real value is (q - io_zero_point) * io_scale */
     int32_t io_zero_point;
 } ir_tensor;
 
@@ -166,18 +167,16 @@ struct ir_node {
 
 /* --- graph ------------------------------------------------------------------------- */
 
-#define IR_MAX_QSCALES 16
-
 typedef struct ir_store ir_store; /* the constant bytes a graph and its clones share */
 
 typedef struct ir_graph {
     arena *a;
-    ir_store *store;  /* ir_data.c; shared with every clone */
-    int retired;      /* ir_graph_retire: its constants may be freed by the next sweep */
-    const char *name; /* ONNX graph name */
-    const char *file; /* model path, for messages */
+    ir_store *store;    /* ir_data.c; shared with every clone */
+    int retired;        /* ir_graph_retire: its constants may be freed by the next sweep */
+    const char *name;   /* ONNX graph name */
+    const char *file;   /* model path, for messages */
     int64_t file_bytes; /* the model file's size (the folding budget); 0 when not imported */
-    int opset;        /* default-domain opset */
+    int opset;          /* default-domain opset */
     int n_nodes, cap_nodes;
     ir_node **nodes;
     int n_tensors, cap_tensors;
@@ -188,17 +187,22 @@ typedef struct ir_graph {
     ir_tensor **outputs; /* graph outputs in ONNX order */
     size_t hcap;         /* name -> tensor hash (open addressing), private to ir.c */
     ir_tensor **htab;
-    int tmp_counter;     /* for generated names */
-    int weights_hint;    /* wfmt the model's weights were stored in (float16 initializers,
-                            int8 DequantizeLinear); LSTMC_RT_WFMT_FP32 for plain float models */
-    int n_qscales;       /* distinct DequantizeLinear scales of int8 weights, so --weights=int8
-                            can keep the model's own grid (at most IR_MAX_QSCALES) */
-    float qscales[IR_MAX_QSCALES];
+    int tmp_counter;  /* for generated names */
+    int weights_hint; /* wfmt the model's weights were stored in (float16 initializers,
+                         int8 DequantizeLinear); LSTMC_RT_WFMT_FP32 for plain float models */
+    /* the DequantizeLinear scales of 8-bit weights, so --weights=int8 can keep the model's
+     * own grid (ir_qscale_add, ir_qscales: ascending and distinct once read) */
+    int n_qscales, qscales_sorted;
+    size_t cap_qscales;
+    float *qscales;
 } ir_graph;
-
 
 /* A new empty graph in arena a. */
 ir_graph *ir_graph_new(arena *a, const char *name, const char *file);
+/* Note s, a DequantizeLinear scale of 8-bit weights (one per channel of a per-axis one). */
+void ir_qscale_add(ir_graph *g, float s);
+/* The scales noted, ascending and distinct; their count in *n. */
+const float *ir_qscales(ir_graph *g, int *n);
 
 /* A new tensor named `name` (copied). Returns NULL when the name is taken. */
 ir_tensor *ir_tensor_new(ir_graph *g, const char *name, ir_dtype dt, const ir_shape *shape);

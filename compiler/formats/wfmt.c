@@ -52,8 +52,7 @@ lowp_f32_to_f16(float x)
     sign = (u >> 16) & 0x8000u;
     u &= 0x7fffffffu;
     if (u >= 0x7f800000u) /* inf stays inf, NaN a quiet NaN keeping its payload's top bits */
-        return (uint16_t)(sign | 0x7c00u |
-                          (u > 0x7f800000u ? 0x200u | (u & 0x7fffffu) >> 13 : 0u));
+        return (uint16_t)(sign | 0x7c00u | (u > 0x7f800000u ? 0x200u | (u & 0x7fffffu) >> 13 : 0u));
     if (u >= 0x477ff000u) /* >= 65520 rounds past the largest half, 65504 */
         return (uint16_t)(sign | 0x7c00u);
     if (u < 0x38800000u) { /* below 2^-14: a subnormal half, x * 2^24 rounded to even */
@@ -101,7 +100,7 @@ lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, in
 {
     float mx = 0.0f, s;
     int64_t k;
-    int i;
+    int i, lo, hi;
 
     for (k = 0; k < n; k++)
         if (fabsf(w[k * stride]) > mx)
@@ -111,7 +110,17 @@ lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, in
             q[k * qstride] = 0;
         return 0.0f;
     }
-    for (i = 0; i < n_cands; i++)
+    /* a grid of |q| <= 128 holds max|w| only with a scale in [max|w| / 128, max|w|]: the
+     * first candidate >= max|w| / 128 by bisection, then up to max|w| */
+    lo = 0, hi = n_cands;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (cands[mid] * 128.0f < mx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (i = lo; i < n_cands && cands[i] <= mx; i++)
         if (fits_grid(w, n, stride, cands[i], q, qstride))
             return cands[i];
     s = mx / 127.0f;

@@ -11,9 +11,9 @@
 #ifndef LSTMC_WFMT_H
 #define LSTMC_WFMT_H
 
-#include <stdint.h>
-
 #include "lstmc_rt_kernels.h" /* the formats' table LSTMC_RT_WFMT_TABLE, the decoders */
+
+#include <stdint.h>
 
 /* The wfmt named s ("fp32", "fp16", "bf16", "int8"), or -1. */
 int lowp_parse(const char *s);
@@ -35,10 +35,10 @@ uint16_t lowp_f32_to_bf16(float x);
 /*
  * The int8 quantiser of one output row of n weights w[0], w[stride], ...: returns its scale
  * and writes q[0], q[qstride], ... If a candidate scale in cands[0..n_cands) (the model's own
- * DequantizeLinear scales) or s = max|w| / 127 represents every weight exactly as q * scale
- * with |q| <= 127 (float multiply), the first such candidate is used (a QDQ model keeps its
- * grid, so it matches ONNX Runtime exactly); otherwise s with q = round(w / s). An all-zero
- * row gets scale 0 and q = 0. w must be finite.
+ * DequantizeLinear scales, ascending: ir_qscales) or s = max|w| / 127 represents every weight
+ * exactly as q * scale with q in -128..127 (float multiply), the smallest such candidate is
+ * used (a QDQ model keeps its grid, so it matches ONNX Runtime exactly); otherwise s with
+ * q = round(w / s). An all-zero row gets scale 0 and q = 0. w must be finite.
  */
 float lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, int n_cands,
                      signed char *q, int64_t qstride);

@@ -207,8 +207,14 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     int is_double = code == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
     int half = code == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
                code == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
-    int byte = code == ONNX__TENSOR_PROTO__DATA_TYPE__INT8 ||
-               code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+    /* the quantised integer types: 1 or 2 bytes per value */
+    int byte =
+        code == ONNX__TENSOR_PROTO__DATA_TYPE__INT8 || code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
+            ? 1
+        : code == ONNX__TENSOR_PROTO__DATA_TYPE__INT16 ||
+                code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT16
+            ? 2
+            : 0;
     const unsigned char *raw = NULL;
     const char *typed_name = NULL;
     unsigned char *data;
@@ -219,8 +225,8 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     ir_tensor *t;
 
     /* Doubles and 16-bit floats become floats (the 16-bit ones exactly; the graph remembers
-     * the precision so --weights can keep it); 8-bit integers are widened to i32 and may only
-     * feed DequantizeLinear. */
+     * the precision so --weights can keep it); 8- and 16-bit integers are widened to i32 and
+     * may only feed DequantizeLinear and QuantizeLinear (zero points). */
     if (is_double || half)
         dt = IR_DT_F32;
     if (byte)
@@ -228,11 +234,12 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
     if (dt == IR_DT_UNDEF) {
         terr(cx, name,
              "has element type %s; supported: FLOAT, INT64, INT32, BOOL (and DOUBLE, "
-             "FLOAT16, BFLOAT16, converted to FLOAT; INT8 and UINT8 through DequantizeLinear)",
+             "FLOAT16, BFLOAT16, converted to FLOAT; INT8, UINT8, INT16 and UINT16 through "
+             "DequantizeLinear)",
              onnx_dtype_name(code));
         return NULL;
     }
-    src_size = is_double ? 8 : half ? 2 : byte ? 1 : ir_dtype_size(dt);
+    src_size = is_double ? 8 : half ? 2 : byte ? (size_t)byte : ir_dtype_size(dt);
 
     memset(&s, 0, sizeof s);
     if (tp->n_dims > IR_MAX_RANK) {
@@ -290,7 +297,8 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
         case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
             n_typed = tp->n_double_data, typed_name = "double_data";
             break;
-        default: /* INT32, BOOL, and FLOAT16/BFLOAT16/INT8/UINT8 (one value per int32) */
+        default: /* INT32, BOOL, and FLOAT16/BFLOAT16/INT8/UINT8/INT16/UINT16 (one value
+                  * per int32) */
             n_typed = tp->n_int32_data, typed_name = "int32_data";
             break;
         }
@@ -336,11 +344,17 @@ onnx_tensor_read(onnx_ctx *cx, const Onnx__TensorProto *tp, const char *name, in
             if (h > cx->g->weights_hint)
                 cx->g->weights_hint = h;
         }
-    } else if (byte) {
+    } else if (byte == 1) {
         int is_signed = code == ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
         for (i = 0; i < (size_t)numel; i++) {
             int32_t v = raw ? (int32_t)raw[i] : tp->int32_data[i];
             ((int32_t *)data)[i] = is_signed ? (int32_t)(int8_t)(uint8_t)v : (int32_t)(uint8_t)v;
+        }
+    } else if (byte == 2) { /* little-endian in raw_data */
+        int is_signed = code == ONNX__TENSOR_PROTO__DATA_TYPE__INT16;
+        for (i = 0; i < (size_t)numel; i++) {
+            int32_t v = raw ? (int32_t)(raw[2 * i] | raw[2 * i + 1] << 8) : tp->int32_data[i];
+            ((int32_t *)data)[i] = is_signed ? (int32_t)(int16_t)(uint16_t)v : (int32_t)(uint16_t)v;
         }
     } else if (raw && dt == IR_DT_BOOL) {
         for (i = 0; i < (size_t)numel; i++)
@@ -448,9 +462,9 @@ import_input(onnx_ctx *cx, const Onnx__ValueInfoProto *vi)
 /* --- the model -------------------------------------------------------------------- */
 
 typedef struct decode_budget {
-    arena *a;     /* scratch: the decoded message, freed after the import */
-    arena *dst;   /* the graph's arena: big blocks (tensor bytes) are blobs there */
-    void **big;   /* those blobs, freed after the import unless a tensor adopted one */
+    arena *a;   /* scratch: the decoded message, freed after the import */
+    arena *dst; /* the graph's arena: big blocks (tensor bytes) are blobs there */
+    void **big; /* those blobs, freed after the import unless a tensor adopted one */
     size_t n_big, cap_big;
     size_t used, cap;
     int over;

@@ -142,28 +142,30 @@ dq_const(onnx_ctx *cx, const Onnx__NodeProto *np, size_t i, const char *what)
     return t;
 }
 
-/* Remember a per-tensor or per-channel scale so --weights=int8 can keep the model's grid. */
-static void
-dq_note_scale(ir_graph *g, float s)
-{
-    int k;
-    for (k = 0; k < g->n_qscales; k++)
-        if (g->qscales[k] == s)
-            return;
-    if (g->n_qscales < IR_MAX_QSCALES)
-        g->qscales[g->n_qscales++] = s;
-}
-
 /* --- QuantizeLinear / DequantizeLinear of activations (issue 22) ------------------- */
+
+/* 1 for an unsigned ONNX integer type (UINT8, UINT16), 0 for INT8, INT16; bits in *bits. */
+static int
+qtype(int32_t code, int *bits)
+{
+    *bits = code == ONNX__TENSOR_PROTO__DATA_TYPE__INT16 ||
+                    code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT16
+                ? 16
+                : 8;
+    return code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 ||
+           code == ONNX__TENSOR_PROTO__DATA_TYPE__UINT16;
+}
 
 /*
  * The scalar scale and the zero point of a Q/DQ node (inputs 1 and 2) as lstmc.Quantize's
- * attributes: int8 integers, a UINT8 zero point moved down by 128 (q - 128 holds the same
- * value), so that every activation is int8 inside lstmc. *u8 says the model's type was UINT8.
+ * attributes: signed integers of `bits` (8 or 16), an unsigned zero point moved down by 128
+ * (UINT8) or 32768 (UINT16), q - 2^(bits-1) holding the same value, so that every activation
+ * is int8 or int16 inside lstmc. The type is the zero point's, else dtype (the ONNX code
+ * QuantizeLinear's output_dtype or the QuantizeLinear before a DequantizeLinear names).
  */
 static int
-qdq_params(onnx_ctx *cx, const Onnx__NodeProto *np, int zp_default_u8, float *scale, int *zp,
-           int *u8)
+qdq_params(onnx_ctx *cx, const Onnx__NodeProto *np, int32_t dtype, float *scale, int *zp,
+           int32_t *code, int *bits)
 {
     const ir_tensor *sc =
         np->n_input > 1 && np->input[1][0] ? ir_tensor_find(cx->g, np->input[1]) : NULL;
@@ -179,26 +181,26 @@ qdq_params(onnx_ctx *cx, const Onnx__NodeProto *np, int zp_default_u8, float *sc
         onnx_err(cx, "scale %g: it must be finite and > 0", (double)*scale);
         return -1;
     }
-    *u8 = zp_default_u8;
+    *code = dtype;
     *zp = 0;
     if (z) {
         if (!z->data || !z->qsrc || ir_shape_numel(&z->shape) != 1) {
-            onnx_err(cx, "the zero point must be one INT8 or UINT8 constant (INT16 and other "
-                         "activation types are not supported)");
+            onnx_err(cx, "the zero point must be one INT8, UINT8, INT16 or UINT16 constant "
+                         "(other activation types are not supported)");
             return -1;
         }
-        *u8 = z->qsrc == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+        *code = z->qsrc;
         *zp = *(const int32_t *)z->data;
     }
-    if (*u8)
-        *zp -= 128;
+    if (qtype(*code, bits))
+        *zp -= 1 << (*bits - 1);
     return 0;
 }
 
-/* The lstmc.Quantize / .Dequantize node (op) from x to the output called out, with the int8
- * scale and zero point; NULL after reporting when out is produced already. */
+/* The lstmc.Quantize / .Dequantize node (op) from x to the output called out, with the scale
+ * and zero point of `bits` integers; NULL after reporting when out is produced already. */
 static ir_node *
-qdq_node(onnx_ctx *cx, ir_op op, ir_tensor *x, const char *out, float scale, int zp)
+qdq_node(onnx_ctx *cx, ir_op op, ir_tensor *x, const char *out, float scale, int zp, int bits)
 {
     ir_tensor *y = onnx_tensor_ref(cx, out);
     ir_node *n;
@@ -212,18 +214,20 @@ qdq_node(onnx_ctx *cx, ir_op op, ir_tensor *x, const char *out, float scale, int
     ir_node_set_output(n, 0, y);
     ir_attr_set_float(cx->g, n, "scale", scale);
     ir_attr_set_int(cx->g, n, "zero_point", zp);
-    ir_attr_set_int(cx->g, n, "bits", 8);
+    ir_attr_set_int(cx->g, n, "bits", bits);
     return n;
 }
 
-/* QuantizeLinear of an activation: lstmc.Quantize to int8 (UINT8 models shifted by 128). */
+/* QuantizeLinear of an activation: lstmc.Quantize to int8 or int16 (UINT8 and UINT16 models
+ * shifted by 128 and 32768). The node keeps the model's type in "onnx_type". */
 int
 onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
     const char *out = np->n_output == 1 ? np->output[0] : NULL;
     int64_t axis, odt, sat;
     float scale;
-    int zp, u8;
+    int zp, bits;
+    int32_t code;
     ir_node *n;
 
     if (np->n_input < 2 || np->n_input > 3 || !out || !out[0]) {
@@ -238,16 +242,27 @@ onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         onnx_attr_int(cx, np, "saturate", 1, &sat) < 0)
         return -1;
     if (odt != 0 && odt != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 &&
-        odt != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8) {
-        onnx_err(cx, "output_dtype %s: lstmc quantises activations to INT8 and UINT8",
+        odt != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 &&
+        odt != ONNX__TENSOR_PROTO__DATA_TYPE__INT16 &&
+        odt != ONNX__TENSOR_PROTO__DATA_TYPE__UINT16) {
+        onnx_err(cx,
+                 "output_dtype %s: lstmc quantises activations to INT8, UINT8, INT16 and "
+                 "UINT16",
                  onnx_dtype_name((int32_t)odt));
         return -1;
     }
-    if (qdq_params(cx, np, odt != ONNX__TENSOR_PROTO__DATA_TYPE__INT8, &scale, &zp, &u8) < 0)
+    if (qdq_params(cx, np, odt ? (int32_t)odt : ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, &scale, &zp,
+                   &code, &bits) < 0)
         return -1;
-    if (!(n = qdq_node(cx, IR_OP_QUANTIZE, onnx_tensor_ref(cx, np->input[0]), out, scale, zp)))
+    if (odt != 0 && odt != code) {
+        onnx_err(cx, "output_dtype %s but a zero point of %s", onnx_dtype_name((int32_t)odt),
+                 onnx_dtype_name(code));
         return -1;
-    ir_attr_set_int(cx->g, n, "u8", u8);
+    }
+    if (!(n = qdq_node(cx, IR_OP_QUANTIZE, onnx_tensor_ref(cx, np->input[0]), out, scale, zp,
+                       bits)))
+        return -1;
+    ir_attr_set_int(cx->g, n, "onnx_type", code);
     return 0;
 }
 
@@ -258,7 +273,8 @@ import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
     ir_tensor *x = onnx_tensor_ref(cx, np->input[0]);
     const ir_node *q = x->producer;
     float scale;
-    int zp, u8;
+    int zp, bits;
+    int32_t code;
 
     if (!q || q->op != IR_OP_QUANTIZE) {
         onnx_err(cx,
@@ -267,20 +283,20 @@ import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
                  np->input[0]);
         return -1;
     }
-    if (qdq_params(cx, np, (int)ir_attr_int(q, "u8", 0), &scale, &zp, &u8) < 0)
+    if (qdq_params(cx, np, (int32_t)ir_attr_int(q, "onnx_type", 0), &scale, &zp, &code, &bits) < 0)
         return -1;
-    if (u8 != ir_attr_int(q, "u8", 0)) {
+    if (code != ir_attr_int(q, "onnx_type", 0)) {
         onnx_err(cx, "its zero point's type is not that of the QuantizeLinear before it");
         return -1;
     }
-    return qdq_node(cx, IR_OP_DEQUANTIZE, x, out, scale, zp) ? 0 : -1;
+    return qdq_node(cx, IR_OP_DEQUANTIZE, x, out, scale, zp, bits) ? 0 : -1;
 }
 
 /*
- * DequantizeLinear of 8-bit constants (quantised weights): y = (x - zero_point) * scale, per
- * tensor or per channel along `axis`, folded into a float constant here. The graph notes
- * that its weights were int8 (ir_graph.weights_hint) and the scales, so the compiler stores
- * them as int8 again on the same grid.
+ * DequantizeLinear of 8- and 16-bit constants (quantised weights): y = (x - zero_point) *
+ * scale, per tensor or per channel along `axis`, folded into a float constant here. For 8-bit
+ * ones the graph notes that its weights were int8 (ir_graph.weights_hint) and the scales, so
+ * the compiler stores them as int8 again on the same grid.
  */
 int
 onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
@@ -290,6 +306,7 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     const int32_t *xv, *zv;
     const float *sv;
     int64_t axis, block, numel, n_ch, inner, i;
+    int bits;
     float *y;
     ir_tensor *t;
 
@@ -318,8 +335,8 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     if (np->n_input == 3 && np->input[2][0] && !(zp = dq_const(cx, np, 2, "x_zero_point")))
         return -1;
     if (!x->qsrc) {
-        onnx_err(cx, "input '%s' is %s; lstmc dequantises INT8 and UINT8 only", np->input[0],
-                 ir_dtype_name(x->dtype));
+        onnx_err(cx, "input '%s' is %s; lstmc dequantises INT8, UINT8, INT16 and UINT16 only",
+                 np->input[0], ir_dtype_name(x->dtype));
         return -1;
     }
     if (sc->dtype != IR_DT_F32 || sc->shape.rank > 1) {
@@ -359,12 +376,16 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         int64_t ch = sc->shape.rank == 1 ? (i / inner) % n_ch : 0;
         y[i] = (float)(xv[i] - (zv ? zv[ch] : 0)) * sv[ch];
     }
-    /* Every scale is a candidate grid, whatever the zero point: the int8 quantiser keeps a
-     * row on it only when the row's values are exactly q * scale with q in -128..127. */
-    for (i = 0; i < n_ch; i++)
-        dq_note_scale(cx->g, sv[i]);
-    if (cx->g->weights_hint < LSTMC_RT_WFMT_INT8)
-        cx->g->weights_hint = LSTMC_RT_WFMT_INT8;
+    /* Every scale of 8-bit weights is a candidate grid, whatever the zero point: the int8
+     * quantiser keeps a row on it only when the row's values are exactly q * scale with q in
+     * -128..127. 16-bit weights are finer than any lstmc stores but fp32: floats, no hint. */
+    (void)qtype(x->qsrc, &bits);
+    if (bits == 8) {
+        for (i = 0; i < n_ch; i++)
+            ir_qscale_add(cx->g, sv[i]);
+        if (cx->g->weights_hint < LSTMC_RT_WFMT_INT8)
+            cx->g->weights_hint = LSTMC_RT_WFMT_INT8;
+    }
 
     t = onnx_tensor_ref(cx, out);
     if (t->producer || t->data || t->is_input) {

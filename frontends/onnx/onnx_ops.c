@@ -230,7 +230,7 @@ onnx_node_new(onnx_ctx *cx, const Onnx__NodeProto *np, ir_op op, onnx_arity ar)
         n->inputs[i] = onnx_tensor_ref(cx, np->input[i]);
         if (n->inputs[i]->qsrc) {
             onnx_err(cx,
-                     "input '%s' is %s; lstmc reads 8-bit tensors only through "
+                     "input '%s' is %s; lstmc reads 8- and 16-bit tensors only through "
                      "DequantizeLinear (quantised weights)",
                      np->input[i], onnx_dtype_name(n->inputs[i]->qsrc));
             errors++;

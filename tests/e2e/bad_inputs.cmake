@@ -196,6 +196,11 @@ lstmc_bad(activations_calib_dtype 1 "--calib-data"
 lstmc_bad(activations_opencl 1 "does not combine with an OpenCL target ('pocl')"
           ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/qdq_lstm_u8/model.onnx
           --activations=int8 --target=pocl -o ${BOUT}/qa8)
+# a QDQ model whose activations are 16-bit (opset 21 INT16) compiled with --activations=int8
+lstmc_bad(activations_qdq_width 1
+          "compile it with --activations=int16, not int8"
+          ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/qdq_lstm_i16/model.onnx
+          --activations=int8 -o ${BOUT}/qa10)
 lstmc_bad(io_int_softmax 1 "--io=int: computes in float"
           ${LSTMC} ${CMAKE_SOURCE_DIR}/tests/fixtures/cases/pt_har_lstm/model.onnx
           --activations=int8 --io=int --calib-data=${CMAKE_SOURCE_DIR}/tests/train/har/eval_x.npy

@@ -2,29 +2,36 @@
 # recurrent layers, int8 weights), against ONNX Runtime: in float (the model's own
 # quantisation run as written; tol.txt: one step of the output grid) and with
 # --activations=int8, the layers in integers on the model's scales (qdq.txt: three steps).
+# The 16-bit cases (names with i16 / u16: INT16 / UINT16 activations) run --activations=int16
+# (qdq.txt: the int16 recipe's error); their tests are named _int16_.
 if(EXISTS ${FIX}/qdq.txt)
   file(STRINGS ${FIX}/qdq.txt LSTMC_QDQ_CASES)
   foreach(c ${LSTMC_QDQ_CASES})
     file(STRINGS ${FIX}/${c}/tol.txt _tol)
     file(STRINGS ${FIX}/${c}/qdq.txt _qtol)
+    if(c MATCHES "_[iu]16")
+      set(_a int16)
+    else()
+      set(_a int8)
+    endif()
     lstmc_e2e(e2e_qdq_${c} ${c} Q_${c} ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_tol}")
-    lstmc_e2e(e2e_qdq_int8_${c} ${c} QA_${c} --activations=int8 ${LSTMC_E2E_EXTRA}
+    lstmc_e2e(e2e_qdq_${_a}_${c} ${c} QA_${c} --activations=${_a} ${LSTMC_E2E_EXTRA}
               ENV "RUN_CASE_TOL=${_qtol}")
     # the integer kernel sliced on two threads (on x86 VNNI, W and U laid out for the
     # slices' row ranges, codegen/llvm/panels.c rnnq_relayout) and the C reference kernel
     # (--emit=c: the ONNX order); not repeated under the sanitizers (CI time: the plain
     # int8 case above covers the instrumented code)
     if(NOT LSTMC_SANITIZE)
-      lstmc_e2e(e2e_qdq_int8_threads2_${c} ${c} QT_${c} --activations=int8 --threads=2
+      lstmc_e2e(e2e_qdq_${_a}_threads2_${c} ${c} QT_${c} --activations=${_a} --threads=2
                 ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_qtol}")
-      lstmc_e2e(e2e_qdq_int8_emitc_${c} ${c} QC_${c} --activations=int8 --emit=c
+      lstmc_e2e(e2e_qdq_${_a}_emitc_${c} ${c} QC_${c} --activations=${_a} --emit=c
                 ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_qtol}")
     endif()
     # the LLVM kernel bit for bit the C reference's integers, on one and two threads
     if(LSTMC_HAVE_LLVM AND NOT LSTMC_SANITIZE)
-      lstmc_e2e(e2e_qdq_int8_llvm_vs_c_${c} ${c} QL_${c} --activations=int8
+      lstmc_e2e(e2e_qdq_${_a}_llvm_vs_c_${c} ${c} QL_${c} --activations=${_a}
                 SCRIPT llvm_vs_c_case.sh)
-      lstmc_e2e(e2e_qdq_int8_llvm_vs_c_threads2_${c} ${c} QL2_${c} --activations=int8
+      lstmc_e2e(e2e_qdq_${_a}_llvm_vs_c_threads2_${c} ${c} QL2_${c} --activations=${_a}
                 --threads=2 SCRIPT llvm_vs_c_case.sh)
     endif()
     # streamed one step and mixed chunks at a time: bit for bit the whole sequence's
@@ -32,7 +39,7 @@ if(EXISTS ${FIX}/qdq.txt)
     # (a bidirectional layer does not stream; under the sanitizers an LSTM and a GRU case
     # cover the instrumented code, CI time)
     if(NOT c MATCHES "bidir" AND (NOT LSTMC_SANITIZE OR c MATCHES "^qdq_(lstm_i8_k9|gru_i8)"))
-      lstmc_e2e(e2e_qdq_int8_stream_${c} ${c} QS_${c} --activations=int8 ${LSTMC_E2E_EXTRA}
+      lstmc_e2e(e2e_qdq_${_a}_stream_${c} ${c} QS_${c} --activations=${_a} ${LSTMC_E2E_EXTRA}
                 SCRIPT stream_case.sh ENV "RUN_CASE_TOL=${_qtol}")
     endif()
   endforeach()

@@ -3,13 +3,13 @@
  * quantiser (passes/lowp.c) and the runtime's decoders and kernels (rt_lowp.c), against
  * hand-worked values (IEEE 754 binary16 / bfloat16 bit patterns, small products by hand).
  */
+#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
+#include "lowp.h"
+#include "wfmt.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
-
-#include "lowp.h"
-#include "internal/testing.h" /* runtime/src/internal: the runtime's test hooks */
-#include "wfmt.h"
 
 Test(lowp, parse_and_names)
 {
@@ -27,11 +27,11 @@ Test(lowp, f16_encode_round_to_nearest_even)
 {
     cr_assert_eq(lowp_f32_to_f16(1.0f), 0x3c00);
     cr_assert_eq(lowp_f32_to_f16(-2.0f), 0xc000);
-    cr_assert_eq(lowp_f32_to_f16(65504.0f), 0x7bff);         /* largest half */
-    cr_assert_eq(lowp_f32_to_f16(70000.0f), 0x7c00);         /* overflow: inf */
-    cr_assert_eq(lowp_f32_to_f16(1.0f / 3.0f), 0x3555);      /* 0.333251953125 */
-    cr_assert_eq(lowp_f32_to_f16(ldexpf(1.0f, -24)), 0x0001); /* smallest subnormal */
-    cr_assert_eq(lowp_f32_to_f16(ldexpf(1.0f, -25)), 0x0000); /* tie to even: 0 */
+    cr_assert_eq(lowp_f32_to_f16(65504.0f), 0x7bff);                     /* largest half */
+    cr_assert_eq(lowp_f32_to_f16(70000.0f), 0x7c00);                     /* overflow: inf */
+    cr_assert_eq(lowp_f32_to_f16(1.0f / 3.0f), 0x3555);                  /* 0.333251953125 */
+    cr_assert_eq(lowp_f32_to_f16(ldexpf(1.0f, -24)), 0x0001);            /* smallest subnormal */
+    cr_assert_eq(lowp_f32_to_f16(ldexpf(1.0f, -25)), 0x0000);            /* tie to even: 0 */
     cr_assert_eq(lowp_f32_to_f16(1.0f + ldexpf(1.0f, -11)), 0x3c00);     /* tie: down */
     cr_assert_eq(lowp_f32_to_f16(1.0f + 3 * ldexpf(1.0f, -11)), 0x3c02); /* tie: up */
 }
@@ -138,8 +138,12 @@ Test(lowp, rt_accumulate_fp16_direction_and_columns)
  * P[r] = b + X[r] . [1.5, -0.5]: X = [[2, 2], [1, -4]], b = 0.25 -> [2.25, 3.75] */
 Test(lowp, rt_proj_bf16_by_hand)
 {
-    const lstmc_rt_rnn_proj_params p = {.cell = LSTMC_RT_CELL_RNN, .n_dirs = 1, .rows = 2,
-                                        .input_size = 2, .hidden = 1, .packed = 1};
+    const lstmc_rt_rnn_proj_params p = {.cell = LSTMC_RT_CELL_RNN,
+                                        .n_dirs = 1,
+                                        .rows = 2,
+                                        .input_size = 2,
+                                        .hidden = 1,
+                                        .packed = 1};
     const unsigned char w[4] = {0xc0, 0x3f, 0x00, 0xbf}; /* 0x3fc0 = 1.5, 0xbf00 = -0.5 */
     const float X[4] = {2.0f, 2.0f, 1.0f, -4.0f}, b = 0.25f;
     float P[2];
@@ -184,9 +188,8 @@ Test(lowp, apply_defaults_to_the_models_int8_grid)
     const unsigned char *w;
     float s0, s1;
     g->weights_hint = LSTMC_RT_WFMT_INT8;
-    g->n_qscales = 2;
-    g->qscales[0] = 0.5f;
-    g->qscales[1] = 0.013f;
+    ir_qscale_add(g, 0.5f);
+    ir_qscale_add(g, 0.013f);
     cr_assert_eq(lowp_apply(g, NULL, 0, d), 0);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), LSTMC_RT_WFMT_INT8);
     cr_assert_eq(n->inputs[1]->dtype, IR_DT_I32);
@@ -239,7 +242,7 @@ Test(lowp, apply_on_opencl_and_unpacked)
     cr_assert_eq(lowp_apply(g, NULL, 1, d), 0);
     cr_assert_eq(ir_attr_int(n, "wfmt", 0), LSTMC_RT_WFMT_FP16);
     cr_assert_eq(n->inputs[1]->dtype, IR_DT_I32);
-    cr_assert_eq(n->inputs[1]->shape.d[0], 2); /* 4 halves in 2 words */
+    cr_assert_eq(n->inputs[1]->shape.d[0], 2);                       /* 4 halves in 2 words */
     cr_assert_eq(((const unsigned char *)n->inputs[1]->data)[4], 0); /* the weight 0.0 */
     cr_assert_eq(((const unsigned char *)n->inputs[1]->data)[5], 0);
     arena_free(a);

@@ -962,8 +962,8 @@ Test(onnx, dequantize_linear_folds_per_channel_int8)
     Onnx__TensorProto *tp = tensor("Q", ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 2, d);
     Onnx__NodeProto *np;
     ir_graph *g;
-    const float *y;
-    int i;
+    const float *y, *qs;
+    int i, nq;
     tp->has_raw_data = 1;
     tp->raw_data.len = 6;
     tp->raw_data.data = (uint8_t *)q;
@@ -987,9 +987,72 @@ Test(onnx, dequantize_linear_folds_per_channel_int8)
     for (i = 0; i < 6; i++)
         cr_assert_eq(y[i], want[i], "W[%d] = %g, want %g", i, y[i], want[i]);
     cr_assert_eq(g->weights_hint, LSTMC_RT_WFMT_INT8);
-    cr_assert_eq(g->n_qscales, 2);
-    cr_assert_eq(g->qscales[0], 0.5f);
-    cr_assert_eq(g->qscales[1], 0.25f);
+    qs = ir_qscales(g, &nq); /* ascending */
+    cr_assert_eq(nq, 2);
+    cr_assert_eq(qs[0], 0.25f);
+    cr_assert_eq(qs[1], 0.5f);
+}
+
+/* 16-bit integers (issue 22): INT16 weights behind DequantizeLinear fold to float with no
+ * int8 hint nor candidate grid; a UINT16 QuantizeLinear / DequantizeLinear pair of an
+ * activation becomes 16-bit lstmc.Quantize / .Dequantize, the zero point moved down by 32768 */
+Test(onnx, sixteen_bit_weights_and_activations)
+{
+    static int64_t d[1] = {3}, xd[2] = {2, 3};
+    static const uint8_t q[6] = {0x01, 0x80, 0xff, 0x7f, 0x02, 0x00}; /* -32767, 32767, 2 */
+    static const float s = 0.5f, sa = 0.125f;
+    static const float want[3] = {-16383.5f, 16383.5f, 1.0f};
+    static int32_t za[1] = {40000};
+    mb *b = model_new(21);
+    Onnx__TensorProto *tp = tensor("Q", ONNX__TENSOR_PROTO__DATA_TYPE__INT16, 1, d);
+    const ir_node *qn = NULL, *dqn = NULL;
+    const float *y;
+    ir_graph *g;
+    int i, nq;
+    tp->has_raw_data = 1; /* little-endian */
+    tp->raw_data.len = 6;
+    tp->raw_data.data = (uint8_t *)q;
+    b->inits[b->g.n_initializer++] = tp;
+    tp = tensor("S", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 0, NULL);
+    tp->n_float_data = 1;
+    tp->float_data = (float *)&s;
+    b->inits[b->g.n_initializer++] = tp;
+    tp = tensor("SA", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 0, NULL);
+    tp->n_float_data = 1;
+    tp->float_data = (float *)&sa;
+    b->inits[b->g.n_initializer++] = tp;
+    tp = tensor("ZA", ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, 0, NULL); /* int32_data */
+    tp->n_int32_data = 1;
+    tp->int32_data = za;
+    b->inits[b->g.n_initializer++] = tp;
+    input(b, "X", 2, xd, NULL);
+    node(b, "DequantizeLinear", "dq_w", "Q,S", "W");
+    node(b, "QuantizeLinear", "q_x", "X,SA,ZA", "XQ");
+    node(b, "DequantizeLinear", "dq_x", "XQ,SA,ZA", "XD");
+    node(b, "Identity", "id", "W", "Y");
+    node(b, "Identity", "id2", "XD", "Y2");
+    output(b, "Y");
+    output(b, "Y2");
+    g = import(b);
+    cr_assert_not_null(g, "%s", diag_text(D));
+    y = ir_tensor_find(g, "W")->data;
+    for (i = 0; i < 3; i++)
+        cr_assert_eq(y[i], want[i], "W[%d] = %g, want %g", i, y[i], want[i]);
+    cr_assert_eq(g->weights_hint, LSTMC_RT_WFMT_FP32, "16-bit weights are no int8 hint");
+    (void)ir_qscales(g, &nq);
+    cr_assert_eq(nq, 0, "16-bit weights give no int8 grid");
+    for (i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i]->op == IR_OP_QUANTIZE)
+            qn = g->nodes[i];
+        if (g->nodes[i]->op == IR_OP_DEQUANTIZE)
+            dqn = g->nodes[i];
+    }
+    cr_assert(qn && dqn, "no lstmc.Quantize / .Dequantize");
+    cr_assert_eq(ir_attr_int(qn, "bits", 0), 16);
+    cr_assert_eq(ir_attr_int(dqn, "bits", 0), 16);
+    cr_assert_eq(ir_attr_int(qn, "zero_point", 0), 40000 - 32768);
+    cr_assert_eq(ir_attr_int(dqn, "zero_point", 0), 40000 - 32768);
+    cr_assert_eq(ir_attr_float(qn, "scale", 0.0f), 0.125f);
 }
 
 Test(onnx, dequantize_and_int8_errors)
@@ -1005,10 +1068,10 @@ Test(onnx, dequantize_and_int8_errors)
     b->inits[b->g.n_initializer++] = tp;
     init_f32(b, "S", 0, NULL, 1);
     input(b, "X", 1, d, NULL);
-    node(b, "DequantizeLinear", "dq_act", "X,S", "A");  /* an activation */
+    node(b, "DequantizeLinear", "dq_act", "X,S", "A");      /* an activation */
     np = node(b, "DequantizeLinear", "dq_blk", "Q,S", "B"); /* blocked */
     attr_int(np, "block_size", 2);
-    node(b, "Relu", "raw_int8", "Q", "C");             /* int8 read directly */
+    node(b, "Relu", "raw_int8", "Q", "C"); /* int8 read directly */
     output(b, "A");
     output(b, "B");
     output(b, "C");
@@ -1017,8 +1080,9 @@ Test(onnx, dequantize_and_int8_errors)
                  "QuantizeLinear's output: lstmc dequantises weights and the activations the "
                  "model quantises itself");
     expect_error("node 'dq_blk' (DequantizeLinear): attribute 'block_size' is 2");
-    expect_error("node 'raw_int8' (Relu): input 'Q' is INT8; lstmc reads 8-bit tensors only "
-                 "through DequantizeLinear");
+    expect_error(
+        "node 'raw_int8' (Relu): input 'Q' is INT8; lstmc reads 8- and 16-bit tensors only "
+        "through DequantizeLinear");
 }
 
 /* --- issue 20, red: Reduce*, LayerNormalization, Pad, Split, TopK, ScatterElements ------- */
