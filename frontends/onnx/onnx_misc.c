@@ -218,13 +218,90 @@ qdq_node(onnx_ctx *cx, ir_op op, ir_tensor *x, const char *out, float scale, int
     return n;
 }
 
+/*
+ * QuantizeLinear of a float constant (the fake quantisation a quantisation-aware export writes
+ * on its weights: QuantizeLinear then DequantizeLinear of the float initializer), folded here
+ * into a quantised constant as an INT8 / UINT8 / INT16 / UINT16 initializer would be (qsrc),
+ * per tensor or per `axis`, rounding half to even and saturating as ONNX does; the
+ * DequantizeLinear after it then folds it as weights, keeping the grid.
+ */
+static int
+fold_quantize_const(onnx_ctx *cx, const Onnx__NodeProto *np, const ir_tensor *x, const char *out,
+                    int64_t axis, int64_t odt)
+{
+    const ir_tensor *sc = dq_const(cx, np, 1, "y_scale"), *zp = NULL;
+    const int64_t numel = ir_shape_numel(&x->shape);
+    int64_t n_ch, inner = 1, i;
+    int32_t code, lo, hi, *q;
+    int bits, uns;
+    ir_tensor *t;
+
+    if (!sc)
+        return -1;
+    if (np->n_input == 3 && np->input[2][0] && !(zp = dq_const(cx, np, 2, "y_zero_point")))
+        return -1;
+    if (x->dtype != IR_DT_F32 || sc->dtype != IR_DT_F32 || sc->shape.rank > 1) {
+        onnx_err(cx, "a constant x must be float and y_scale a float scalar or 1-D tensor");
+        return -1;
+    }
+    n_ch = ir_shape_numel(&sc->shape);
+    code = zp ? zp->qsrc : odt ? (int32_t)odt : ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+    if (zp && (!zp->qsrc || ir_shape_numel(&zp->shape) != n_ch || (odt && odt != zp->qsrc))) {
+        onnx_err(cx, "y_zero_point '%s' must be an 8- or 16-bit integer of y_scale's shape",
+                 np->input[2]);
+        return -1;
+    }
+    if (sc->shape.rank == 1) {
+        if (axis < 0)
+            axis += x->shape.rank;
+        if (axis < 0 || axis >= x->shape.rank || x->shape.d[axis] != n_ch) {
+            onnx_err(cx,
+                     "y_scale has %lld values; per-axis scales need axis (%lld) to name a "
+                     "dimension of x of that size",
+                     (long long)n_ch, (long long)axis);
+            return -1;
+        }
+        for (i = axis + 1; i < x->shape.rank; i++)
+            inner *= x->shape.d[i];
+    } else if (n_ch != 1) {
+        onnx_err(cx, "y_scale must hold one value");
+        return -1;
+    }
+    uns = qtype(code, &bits);
+    lo = uns ? 0 : -(1 << (bits - 1));
+    hi = uns ? (1 << bits) - 1 : (1 << (bits - 1)) - 1;
+    q = arena_alloc(cx->a, (size_t)(numel > 0 ? numel : 1) * sizeof *q);
+    for (i = 0; i < numel; i++) {
+        const int64_t ch = sc->shape.rank == 1 ? (i / inner) % n_ch : 0;
+        const float s = ((const float *)sc->data)[ch];
+        float v;
+        if (!(s > 0.0f) || !isfinite(s)) {
+            onnx_err(cx, "y_scale %g: it must be finite and > 0", (double)s);
+            return -1;
+        }
+        v = nearbyintf(((const float *)x->data)[i] / s) +
+            (float)(zp ? ((const int32_t *)zp->data)[ch] : 0);
+        q[i] = v != v ? 0 : v <= (float)lo ? lo : v >= (float)hi ? hi : (int32_t)v;
+    }
+    t = onnx_tensor_ref(cx, out);
+    if (t->producer || t->data || t->is_input) {
+        onnx_err(cx, "output '%s' is produced twice", out);
+        return -1;
+    }
+    t->dtype = IR_DT_I32;
+    t->shape = x->shape;
+    t->data = q;
+    t->qsrc = code;
+    return 0;
+}
+
 /* QuantizeLinear of an activation: lstmc.Quantize to int8 or int16 (UINT8 and UINT16 models
  * shifted by 128 and 32768). The node keeps the model's type in "onnx_type". */
 int
 onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
 {
     const char *out = np->n_output == 1 ? np->output[0] : NULL;
-    int64_t axis, odt, sat;
+    int64_t axis, odt, sat, block;
     float scale;
     int zp, bits;
     int32_t code;
@@ -250,6 +327,18 @@ onnx_import_quantize(onnx_ctx *cx, const Onnx__NodeProto *np)
                  "UINT16",
                  onnx_dtype_name((int32_t)odt));
         return -1;
+    }
+    if (onnx_attr_int(cx, np, "block_size", 0, &block) < 0)
+        return -1;
+    if (block != 0) {
+        onnx_err(cx, "attribute 'block_size' is %lld; blocked quantisation is not supported",
+                 (long long)block);
+        return -1;
+    }
+    {
+        const ir_tensor *x0 = ir_tensor_find(cx->g, np->input[0]);
+        if (x0 && x0->data) /* a constant: weights, fake-quantised */
+            return fold_quantize_const(cx, np, x0, out, axis, odt);
     }
     if (qdq_params(cx, np, odt ? (int32_t)odt : ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, &scale, &zp,
                    &code, &bits) < 0)
