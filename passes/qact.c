@@ -751,6 +751,43 @@ bias_q(ir_graph *g, ir_node *dq, ir_node *m, diag *d)
     return 1;
 }
 
+/* Dequantize dq moved after its only reader, a move or a Gather, when that reads it as its
+ * data: the move then runs on the integers (exact: dequantising commutes with moving). 1:
+ * moved, 0: stays. */
+static int
+sink_move(ir_graph *g, ir_node *dq)
+{
+    ir_tensor *y = ir_out(dq, 0);
+    ir_node *m = only_reader(g, y);
+    ir_tensor *o;
+    char name[512];
+
+    if (!m || !(is_move(m->op) || m->op == IR_OP_GATHER) || ir_in(m, 0) != y)
+        return 0;
+    o = move_on_ints(g, m, ir_in(dq, 0));
+    snprintf(name, sizeof name, "%s/dq", m->name);
+    quant_node(g, IR_OP_DEQUANTIZE, name, o, ir_out(m, 0), ir_attr_float(dq, "scale", 1.0f),
+               (int)ir_attr_int(dq, "zero_point", 0), (int)ir_attr_int(dq, "bits", 8), m);
+    m->dead = 1;
+    dq->dead = 1;
+    return 1;
+}
+
+/* Every Dequantize sunk through the moves and Gathers after it (sink_move), so that the float
+ * boundary converts what the model reads on (a classifier reading the last step of Y
+ * dequantises H values, not T * H). */
+static void
+sink_moves(ir_graph *g)
+{
+    int i, moved;
+    do {
+        moved = 0;
+        for (i = 0; i < g->n_nodes; i++)
+            if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_DEQUANTIZE)
+                moved |= sink_move(g, g->nodes[i]);
+    } while (moved);
+}
+
 /* One Dequantize moved one node towards the outputs. 1: moved, 0: stays, -1: refused. */
 static int
 sink(ir_graph *g, ir_node *dq, diag *d)
@@ -774,19 +811,11 @@ sink(ir_graph *g, ir_node *dq, diag *d)
         ir_node_set_output(pq, i, y);
         return 1;
     }
+    if (sink_move(g, dq))
+        return 1;
     m = only_reader(g, y);
     if (!m)
         return 0;
-    if ((is_move(m->op) || m->op == IR_OP_GATHER) && ir_in(m, 0) == y) {
-        ir_tensor *o = move_on_ints(g, m, q);
-        char name[512];
-        snprintf(name, sizeof name, "%s/dq", m->name);
-        quant_node(g, IR_OP_DEQUANTIZE, name, o, ir_out(m, 0), ir_attr_float(dq, "scale", 1.0f),
-                   (int)ir_attr_int(dq, "zero_point", 0), (int)ir_attr_int(dq, "bits", 8), m);
-        m->dead = 1;
-        dq->dead = 1;
-        return 1;
-    }
     if (m->op == IR_OP_GEMM || m->op == IR_OP_MATMUL)
         return gemm_q(g, dq, m, d);
     if (m->op == IR_OP_ADD)
@@ -860,6 +889,10 @@ pass_qact(ir_graph *g, const pass_ctx *cx, diag *d)
         if (convert(g, layers[i], cx, d) < 0)
             bad = 1;
     if (bad || ir_toposort(g, d) < 0)
+        return -1;
+    ir_dce(g); /* the float paths the layers no longer read */
+    sink_moves(g);
+    if (ir_toposort(g, d) < 0)
         return -1;
     if (cx->qact.int_io && (int_io(g, d) < 0 || ir_toposort(g, d) < 0))
         return -1;
