@@ -5,9 +5,12 @@ recurrent layers") against lstmc fp32, lstmc --weights=int8 and ONNX Runtime fp3
     sh bench/qact/run.sh [--configs IMDB,MT,...] [--budget S] [--rounds N] [--threads N]
 
 Measurement as bench/precision.py (bench/compare's workers, interleaved rounds, medians,
-precision_worker.c with --weights-placement=pointer). Every lstmc build is --threads=N
-(default 1; the integer kernel, codegen/llvm/rnnq.c, slices its units on the runtime pool
-like the fp32 one) and ONNX Runtime runs N intra-op threads. The integer builds are calibrated on the benchmark's own random input
+precision_worker.c with --weights-placement=pointer). With --threads 1 (the default) every
+lstmc build is --threads=1; with N > 1 equal to this machine's cores, lstmc's default for the
+host (N threads where a layer pays for them: H >= 128 sliced by units, stacked fp32 layers
+on the wavefront; a small layer stays on one), as a user compiling for this machine gets;
+another N is passed as --threads=N, which slices every layer. ONNX Runtime runs N intra-op
+threads. The integer builds are calibrated on the benchmark's own random input
 (--calib-data: 2 samples [T, 1, I] of standard normal values): speed does not depend on the ranges.
 
 Columns: median ms, min–max ms, vs ORT fp32 (ORT's median / this median), vs lstmc fp32, vs
@@ -32,8 +35,13 @@ VARIANTS = [("fp32", ["--weights=fp32"]), ("w-int8", ["--weights=int8"]),
 DEFAULT = ["IMDB", "MT", "PTB", "E-PTB", "Arm-H1024", "HAR", "Arm-H64"]
 
 
+def default_threads(a):
+    """lstmc's own default (the host's cores) stands for N threads on an N-core machine."""
+    return a.threads > 1 and a.threads == os.cpu_count()
+
+
 def outdir(d, a, key):
-    return os.path.join(d, "lstmc_" + key + ("" if a.threads == 1 else "_t%d" % a.threads))
+    return os.path.join(d, "lstmc_" + key + ("" if a.threads == 1 else "_t%d%s" % (a.threads, "d" if default_threads(a) else "")))
 
 
 def prepare(cfg, a, key, flags, lstmc):
@@ -52,8 +60,9 @@ def prepare(cfg, a, key, flags, lstmc):
             rng = np.random.default_rng(22)
             np.save(calib, rng.standard_normal((2, T, 1, I)).astype(np.float32))
         flags = flags + ["--calib-data=" + calib]
+    tf = [] if default_threads(a) else ["--threads=%d" % a.threads]
     compare.sh(["nice", lstmc, os.path.join(d, "model.onnx"), "--name=m",
-                "--weights-placement=pointer", "--threads=%d" % a.threads, "-o", out, "--force"] + flags)
+                "--weights-placement=pointer", "-o", out, "--force"] + tf + flags)
     compare.sh(["nice", "make", "-s", "-C", out, "libm.a", "CFLAGS=-O2 -march=native"])
     compare.sh(["cc", "-O2", "-march=native", "-I", out, "-I",
                 os.path.join(out, "runtime", "include"), "-I", os.path.join(HERE, "..", "compare"),
@@ -123,8 +132,10 @@ def main():
             lines.append(row)
             compare.log(row)
     load1 = os.getloadavg()
-    text = ("%d thread(s); load average (1 min) %.2f at start, %.2f at end; %d rounds, %.1f s "
-            "per system\n\n" % (a.threads, load0[0], load1[0], a.rounds, a.budget)) + "\n".join(lines) + "\n"
+    text = ("%d thread(s)%s; load average (1 min) %.2f at start, %.2f at end; %d rounds, %.1f s "
+            "per system\n\n" % (a.threads, " (lstmc: its default for this machine's cores)"
+                                 if default_threads(a) else "", load0[0], load1[0], a.rounds,
+                                 a.budget)) + "\n".join(lines) + "\n"
     open(os.path.join(a.work, "qact.md"), "w").write(text)
     compare.log("\n" + text)
     compare.log("wrote %s/qact.md" % a.work)

@@ -382,7 +382,7 @@ import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
 }
 
 /*
- * DequantizeLinear of 8- and 16-bit constants (quantised weights): y = (x - zero_point) *
+ * DequantizeLinear of 8-, 16- and 32-bit constants (quantised weights and biases): y = (x - zero_point) *
  * scale, per tensor or per channel along `axis`, folded into a float constant here. For 8-bit
  * ones the graph notes that its weights were int8 (ir_graph.weights_hint) and the scales, so
  * the compiler stores them as int8 again on the same grid.
@@ -423,8 +423,11 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         return -1;
     if (np->n_input == 3 && np->input[2][0] && !(zp = dq_const(cx, np, 2, "x_zero_point")))
         return -1;
-    if (!x->qsrc) {
-        onnx_err(cx, "input '%s' is %s; lstmc dequantises INT8, UINT8, INT16 and UINT16 only",
+    /* INT32: the biases a static quantiser writes (scale = input scale * weight scale) */
+    if (!x->qsrc && x->dtype != IR_DT_I32) {
+        onnx_err(cx,
+                 "input '%s' is %s; lstmc dequantises INT8, UINT8, INT16, UINT16 and INT32 "
+                 "only",
                  np->input[0], ir_dtype_name(x->dtype));
         return -1;
     }
@@ -432,7 +435,7 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
         onnx_err(cx, "x_scale '%s' must be a float scalar or 1-D tensor", np->input[1]);
         return -1;
     }
-    if (zp && (zp->qsrc != x->qsrc || zp->shape.rank != sc->shape.rank ||
+    if (zp && (zp->qsrc != x->qsrc || zp->dtype != x->dtype || zp->shape.rank != sc->shape.rank ||
                ir_shape_numel(&zp->shape) != ir_shape_numel(&sc->shape))) {
         onnx_err(cx, "x_zero_point '%s' must have x's type and x_scale's shape", np->input[2]);
         return -1;
@@ -463,13 +466,13 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     y = arena_alloc(cx->a, (size_t)numel * sizeof *y);
     for (i = 0; i < numel; i++) {
         int64_t ch = sc->shape.rank == 1 ? (i / inner) % n_ch : 0;
-        y[i] = (float)(xv[i] - (zv ? zv[ch] : 0)) * sv[ch];
+        y[i] = (float)((int64_t)xv[i] - (zv ? zv[ch] : 0)) * sv[ch];
     }
     /* Every scale of 8-bit weights is a candidate grid, whatever the zero point: the int8
      * quantiser keeps a row on it only when the row's values are exactly q * scale with q in
-     * -128..127. 16-bit weights are finer than any lstmc stores but fp32: floats, no hint. */
+     * -128..127. 16- and 32-bit ones are finer than any lstmc stores but fp32: floats, no hint. */
     (void)qtype(x->qsrc, &bits);
-    if (bits == 8) {
+    if (x->qsrc && bits == 8) {
         for (i = 0; i < n_ch; i++)
             ir_qscale_add(cx->g, sv[i]);
         if (cx->g->weights_hint < LSTMC_RT_WFMT_INT8)
