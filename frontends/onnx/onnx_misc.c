@@ -382,10 +382,11 @@ import_dequantize_act(onnx_ctx *cx, const Onnx__NodeProto *np, const char *out)
 }
 
 /*
- * DequantizeLinear of 8-, 16- and 32-bit constants (quantised weights and biases): y = (x - zero_point) *
- * scale, per tensor or per channel along `axis`, folded into a float constant here. For 8-bit
- * ones the graph notes that its weights were int8 (ir_graph.weights_hint) and the scales, so
- * the compiler stores them as int8 again on the same grid.
+ * DequantizeLinear of 8-, 16- and 32-bit constants (quantised weights and biases):
+ * y = (x - zero_point) * scale, per tensor or per channel along `axis`, folded into a float
+ * constant here. For 8-bit ones the graph notes that its weights were int8
+ * (ir_graph.weights_hint) and the scales, so the compiler stores them as int8 again on the
+ * same grid.
  */
 int
 onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
