@@ -12,6 +12,11 @@
 
 #include <string.h>
 
+/* what to do instead of a model quantised dynamically by ONNX Runtime */
+#define ORT_DYNAMIC                                                                                \
+    "give lstmc the float model: --weights=int8 stores its weights in int8, "                      \
+    "--activations=int8 --calib-data=X.npy runs its recurrent layers in integers"
+
 static const struct {
     const char *op_type;
     const char *construct;
@@ -65,13 +70,31 @@ static const struct {
     {"Trilu", "torch.triu / torch.tril, e.g. a causal attention mask"},
     {"OneHot", "F.one_hot"},
     {"LpNormalization", "F.normalize"},
-    {"MatMulInteger", "torch.quantization.quantize_dynamic (dynamic int8 Linear)"},
-    {"DynamicQuantizeLinear", "torch.quantization.quantize_dynamic (dynamic int8 Linear)"},
-    {"DynamicQuantizeLSTM", "torch.quantization.quantize_dynamic on nn.LSTM"},
+    {"MatMulInteger", "torch.quantization.quantize_dynamic (dynamic int8 Linear), or ONNX "
+                      "Runtime's quantize_dynamic: " ORT_DYNAMIC},
+    {"DynamicQuantizeLinear", "torch.quantization.quantize_dynamic (dynamic int8 Linear), or ONNX "
+                              "Runtime's quantize_dynamic: " ORT_DYNAMIC},
     {"NonMaxSuppression", "torchvision.ops.nms"},
     {"Attention", "nn.MultiheadAttention fused by an optimiser (export without fusion)"},
     {"MultiHeadAttention", "nn.MultiheadAttention fused by an optimiser (export without fusion)"},
 };
+
+/* ONNX Runtime's own operators (domain com.microsoft) that its quantisers write */
+static const char *const ort_quant_ops[] = {
+    "DynamicQuantizeLSTM", "DynamicQuantizeMatMul", "MatMulIntegerToFloat", "QLinearAdd",
+    "QLinearMul",          "QLinearSigmoid",        "QLinearConcat",        "QGemm",
+    "QAttention",          "QLinearConv",           "QLinearMatMul",        "QLinearSoftmax"};
+
+const char *
+onnx_ort_domain_hint(const char *op_type)
+{
+    size_t i;
+    for (i = 0; op_type && i < sizeof ort_quant_ops / sizeof ort_quant_ops[0]; i++)
+        if (strcmp(ort_quant_ops[i], op_type) == 0)
+            return "ONNX Runtime's quantize_dynamic / quantize_static (QOperator "
+                   "format): " ORT_DYNAMIC ", or quantise in the QDQ format, which lstmc imports";
+    return NULL;
+}
 
 const char *
 onnx_pytorch_hint(const char *op_type)

@@ -154,6 +154,9 @@ int onnx_import_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np);
 /* onnx_hints.c (issue 20, elt): the PyTorch construct that usually produced op_type
  * ("tensor.repeat" for Tile), or NULL when the table has none. */
 const char *onnx_pytorch_hint(const char *op_type);
+/* For an ONNX Runtime operator (domain com.microsoft) its quantisers write: where it came from
+ * and what to give lstmc instead; NULL for any other op. */
+const char *onnx_ort_domain_hint(const char *op_type);
 
 /* onnx_elt.c (issue 20, elt) */
 int onnx_import_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *np);

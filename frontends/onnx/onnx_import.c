@@ -583,7 +583,12 @@ import_node(onnx_ctx *cx, const Onnx__NodeProto *np, size_t k)
     if (!np->op_type || !np->op_type[0]) {
         onnx_err(cx, "has no op_type");
     } else if (!is_default_domain(np->domain)) {
-        onnx_err(cx, "unsupported operator '%s' (domain '%s')", op, np->domain);
+        const char *hint = onnx_ort_domain_hint(op);
+        if (hint)
+            onnx_err(cx, "unsupported operator '%s' (domain '%s'; written by %s)", op, np->domain,
+                     hint);
+        else
+            onnx_err(cx, "unsupported operator '%s' (domain '%s')", op, np->domain);
         cx->n_unsupported++;
     } else if (!(fn = onnx_op_find(op))) {
         const char *hint = onnx_pytorch_hint(op);

@@ -745,6 +745,24 @@ Test(onnx, constant_nodes_become_constants)
 
 /* --- errors ------------------------------------------------------------------------- */
 
+/* ONNX Runtime's quantisers' own operators (QOperator format): where they came from, and the
+ * float model (or the QDQ format) instead */
+Test(onnx, ort_quantised_ops_say_what_to_give_instead)
+{
+    static int64_t xd[3] = {5, 1, 3};
+    mb *b = model_new(13);
+    Onnx__NodeProto *np;
+    input(b, "X", 3, xd, NULL);
+    np = node(b, "DynamicQuantizeLSTM", "dq_lstm", "X", "Y");
+    np->domain = (char *)"com.microsoft";
+    output(b, "Y");
+    cr_assert_null(import(b));
+    expect_error("node 'dq_lstm' (DynamicQuantizeLSTM): unsupported operator "
+                 "'DynamicQuantizeLSTM' (domain 'com.microsoft'; written by ONNX Runtime's "
+                 "quantize_dynamic / quantize_static (QOperator format): give lstmc the float "
+                 "model: --weights=int8");
+}
+
 Test(onnx, every_unsupported_node_listed)
 {
     static int64_t xd[2] = {2, 3};
