@@ -218,6 +218,34 @@ qdq_node(onnx_ctx *cx, ir_op op, ir_tensor *x, const char *out, float scale, int
     return n;
 }
 
+/* The elements after one step of `axis` in x (the channel of element i is (i / inner) mod
+ * numel(sc)) for a 1-D scale sc of x.shape[axis] values; 1 for a scalar; -1 after reporting
+ * (the scale, what, does not match x). */
+static int64_t
+per_axis_inner(onnx_ctx *cx, const ir_tensor *x, const ir_tensor *sc, int64_t axis,
+               const char *what)
+{
+    const int64_t n_ch = ir_shape_numel(&sc->shape);
+    int64_t inner = 1, i;
+    if (sc->shape.rank == 1) {
+        if (axis < 0)
+            axis += x->shape.rank;
+        if (axis < 0 || axis >= x->shape.rank || x->shape.d[axis] != n_ch) {
+            onnx_err(cx,
+                     "%s has %lld values; per-axis scales need axis (%lld) to name a "
+                     "dimension of x of that size",
+                     what, (long long)n_ch, (long long)axis);
+            return -1;
+        }
+        for (i = axis + 1; i < x->shape.rank; i++)
+            inner *= x->shape.d[i];
+    } else if (n_ch != 1) {
+        onnx_err(cx, "%s must hold one value", what);
+        return -1;
+    }
+    return inner;
+}
+
 /*
  * QuantizeLinear of a float constant (the fake quantisation a quantisation-aware export writes
  * on its weights: QuantizeLinear then DequantizeLinear of the float initializer), folded here
@@ -231,7 +259,7 @@ fold_quantize_const(onnx_ctx *cx, const Onnx__NodeProto *np, const ir_tensor *x,
 {
     const ir_tensor *sc = dq_const(cx, np, 1, "y_scale"), *zp = NULL;
     const int64_t numel = ir_shape_numel(&x->shape);
-    int64_t n_ch, inner = 1, i;
+    int64_t n_ch, inner, i;
     int32_t code, lo, hi, *q;
     int bits, uns;
     ir_tensor *t;
@@ -251,22 +279,8 @@ fold_quantize_const(onnx_ctx *cx, const Onnx__NodeProto *np, const ir_tensor *x,
                  np->input[2]);
         return -1;
     }
-    if (sc->shape.rank == 1) {
-        if (axis < 0)
-            axis += x->shape.rank;
-        if (axis < 0 || axis >= x->shape.rank || x->shape.d[axis] != n_ch) {
-            onnx_err(cx,
-                     "y_scale has %lld values; per-axis scales need axis (%lld) to name a "
-                     "dimension of x of that size",
-                     (long long)n_ch, (long long)axis);
-            return -1;
-        }
-        for (i = axis + 1; i < x->shape.rank; i++)
-            inner *= x->shape.d[i];
-    } else if (n_ch != 1) {
-        onnx_err(cx, "y_scale must hold one value");
+    if ((inner = per_axis_inner(cx, x, sc, axis, "y_scale")) < 0)
         return -1;
-    }
     uns = qtype(code, &bits);
     lo = uns ? 0 : -(1 << (bits - 1));
     hi = uns ? (1 << bits) - 1 : (1 << (bits - 1)) - 1;
@@ -443,23 +457,8 @@ onnx_import_dequantize(onnx_ctx *cx, const Onnx__NodeProto *np)
     }
     numel = ir_shape_numel(&x->shape);
     n_ch = ir_shape_numel(&sc->shape);
-    inner = 1;
-    if (sc->shape.rank == 1) {
-        if (axis < 0)
-            axis += x->shape.rank;
-        if (axis < 0 || axis >= x->shape.rank || x->shape.d[axis] != n_ch) {
-            onnx_err(cx,
-                     "x_scale has %lld values; per-axis scales need axis (%lld) to name a "
-                     "dimension of x of that size",
-                     (long long)n_ch, (long long)axis);
-            return -1;
-        }
-        for (i = axis + 1; i < x->shape.rank; i++)
-            inner *= x->shape.d[i];
-    } else if (n_ch != 1) {
-        onnx_err(cx, "x_scale must hold one value");
+    if ((inner = per_axis_inner(cx, x, sc, axis, "x_scale")) < 0)
         return -1;
-    }
 
     xv = x->data;
     sv = sc->data;
