@@ -94,13 +94,28 @@ fits_grid(const float *w, int64_t n, int64_t stride, float c, signed char *q, in
     return 1;
 }
 
+/* The first of the ascending c[0..n) that is >= v; n when none is. */
+static int
+lower_bound(const float *c, int n, float v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (c[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 float
 lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, int n_cands,
                signed char *q, int64_t qstride)
 {
     float mx = 0.0f, s;
     int64_t k;
-    int i, lo, hi;
+    int i, j;
 
     for (k = 0; k < n; k++)
         if (fabsf(w[k * stride]) > mx)
@@ -110,19 +125,17 @@ lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, in
             q[k * qstride] = 0;
         return 0.0f;
     }
-    /* a grid of |q| <= 128 holds max|w| only with a scale in [max|w| / 128, max|w|]: the
-     * first candidate >= max|w| / 128 by bisection, then up to max|w| */
-    lo = 0, hi = n_cands;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (cands[mid] * 128.0f < mx)
-            lo = mid + 1;
-        else
-            hi = mid;
+    /* A model's grid c holds the row's largest |w| as j * c (DequantizeLinear computed it so,
+     * in float) for an integer j <= 128 (fits_grid's range): for each j, only the candidates
+     * within a few ulps of max|w| / j, found by bisection (a model with a scale per channel
+     * has thousands: trying each on each row would cost rows x scales). */
+    for (j = 128; n_cands > 0 && j >= 1; j--) {
+        const float t = mx / (float)j;
+        for (i = lower_bound(cands, n_cands, t * (1.0f - 0x1p-20f));
+             i < n_cands && cands[i] <= t * (1.0f + 0x1p-20f); i++)
+            if (cands[i] * (float)j == mx && fits_grid(w, n, stride, cands[i], q, qstride))
+                return cands[i];
     }
-    for (i = lo; i < n_cands && cands[i] <= mx; i++)
-        if (fits_grid(w, n, stride, cands[i], q, qstride))
-            return cands[i];
     s = mx / 127.0f;
     if (fits_grid(w, n, stride, s, q, qstride))
         return s;

@@ -36,9 +36,10 @@ uint16_t lowp_f32_to_bf16(float x);
  * The int8 quantiser of one output row of n weights w[0], w[stride], ...: returns its scale
  * and writes q[0], q[qstride], ... If a candidate scale in cands[0..n_cands) (the model's own
  * DequantizeLinear scales, ascending: ir_qscales) or s = max|w| / 127 represents every weight
- * exactly as q * scale with q in -128..127 (float multiply), the smallest such candidate is
- * used (a QDQ model keeps its grid, so it matches ONNX Runtime exactly); otherwise s with
- * q = round(w / s). An all-zero row gets scale 0 and q = 0. w must be finite.
+ * exactly as q * scale with q in -128..127 (float multiply), a candidate is used first (the
+ * one with the largest max|w| / scale; a QDQ model keeps its grid, so it matches ONNX Runtime
+ * exactly); otherwise s with q = round(w / s). An all-zero row gets scale 0 and q = 0. w must
+ * be finite.
  */
 float lowp_quant_row(const float *w, int64_t n, int64_t stride, const float *cands, int n_cands,
                      signed char *q, int64_t qstride);

@@ -72,11 +72,11 @@ Test(lowp, quant_row_max_over_127)
     cr_assert_eq(q[3], 0); /* 0.4 rounds to 0 */
 }
 
-/* a row that lies exactly on the model's own DequantizeLinear grid keeps it, even when it is
- * not the first candidate and max|w| / 127 is another scale */
+/* a row that lies exactly on the model's own DequantizeLinear grid keeps it, among other
+ * candidates (ascending, as ir_qscales gives them) and when max|w| / 127 is another scale */
 Test(lowp, quant_row_keeps_a_qdq_grid)
 {
-    const float cands[2] = {0.013f, 0.0071f};
+    const float cands[3] = {0.0005f, 0.0071f, 0.013f};
     const signed char want[5] = {-100, 3, 50, 0, 99};
     float w[10];
     signed char q[5];
@@ -86,7 +86,7 @@ Test(lowp, quant_row_keeps_a_qdq_grid)
         w[2 * k] = (float)want[k] * 0.0071f;
         w[2 * k + 1] = 1e6f;
     }
-    s = lowp_quant_row(w, 5, 2, cands, 2, q, 1);
+    s = lowp_quant_row(w, 5, 2, cands, 3, q, 1);
     cr_assert_eq(s, 0.0071f);
     for (k = 0; k < 5; k++)
         cr_assert_eq(q[k], want[k], "q[%d] = %d, want %d", k, q[k], want[k]);
