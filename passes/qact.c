@@ -97,6 +97,19 @@ move_on_ints(ir_graph *g, const ir_node *m, ir_tensor *src)
     return o;
 }
 
+/* The Dequantize X comes from through up to 8 moves (chain[0..*nc): X's producer first), or
+ * NULL. */
+static ir_node *
+dq_behind(const ir_tensor *X, ir_node **chain, int *nc)
+{
+    *nc = 0;
+    while (X->producer && is_move(X->producer->op) && *nc < 8) {
+        chain[(*nc)++] = X->producer;
+        X = ir_in(X->producer, 0);
+    }
+    return X->producer && X->producer->op == IR_OP_DEQUANTIZE ? X->producer : NULL;
+}
+
 /*
  * When X is a Dequantize (this pass's, or the model's DequantizeLinear) of `bits` integers,
  * or reaches one through moves, the integer tensor with X's shape (the moves copied to run
@@ -106,16 +119,11 @@ static ir_tensor *
 int_source(ir_graph *g, ir_tensor *X, int bits, float *scale, int *zp)
 {
     ir_node *chain[8];
-    int nc = 0, i;
-    ir_tensor *t = X, *src;
-    ir_node *dq;
+    int nc, i;
+    ir_tensor *src;
+    ir_node *dq = dq_behind(X, chain, &nc);
 
-    while (t->producer && is_move(t->producer->op) && nc < 8) {
-        chain[nc++] = t->producer;
-        t = ir_in(t->producer, 0);
-    }
-    dq = t->producer;
-    if (!dq || dq->op != IR_OP_DEQUANTIZE || ir_attr_int(dq, "bits", 0) != bits)
+    if (!dq || ir_attr_int(dq, "bits", 0) != bits)
         return NULL;
     *scale = ir_attr_float(dq, "scale", 1.0f);
     *zp = (int)ir_attr_int(dq, "zero_point", 0);
@@ -129,12 +137,10 @@ int_source(ir_graph *g, ir_tensor *X, int bits, float *scale, int *zp)
 static int
 dq_bits(const ir_tensor *X)
 {
-    int nc = 0;
-    while (X->producer && is_move(X->producer->op) && nc++ < 8)
-        X = ir_in(X->producer, 0);
-    return X->producer && X->producer->op == IR_OP_DEQUANTIZE
-               ? (int)ir_attr_int(X->producer, "bits", 0)
-               : 0;
+    ir_node *chain[8];
+    int nc;
+    const ir_node *dq = dq_behind(X, chain, &nc);
+    return dq ? (int)ir_attr_int(dq, "bits", 0) : 0;
 }
 
 /* A Quantize or Dequantize node from `in` to `out`. */

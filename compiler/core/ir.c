@@ -4,11 +4,11 @@
  */
 #include "ir.h"
 
-#include "arena.h"
-#include "diag.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "arena.h"
+#include "diag.h"
 
 static const char *const op_names[] = {
 #define X(e, s, ...) s,
@@ -93,20 +93,13 @@ const char *
 ir_dtype_name(ir_dtype t)
 {
     switch (t) {
-    case IR_DT_F32:
-        return "f32";
-    case IR_DT_I64:
-        return "i64";
-    case IR_DT_I32:
-        return "i32";
-    case IR_DT_BOOL:
-        return "bool";
-    case IR_DT_I8:
-        return "i8";
-    case IR_DT_I16:
-        return "i16";
-    default:
-        return "undef";
+    case IR_DT_F32: return "f32";
+    case IR_DT_I64: return "i64";
+    case IR_DT_I32: return "i32";
+    case IR_DT_BOOL: return "bool";
+    case IR_DT_I8: return "i8";
+    case IR_DT_I16: return "i16";
+    default: return "undef";
     }
 }
 
@@ -114,20 +107,13 @@ size_t
 ir_dtype_size(ir_dtype t)
 {
     switch (t) {
-    case IR_DT_F32:
-        return 4;
-    case IR_DT_I64:
-        return 8;
-    case IR_DT_I32:
-        return 4;
-    case IR_DT_BOOL:
-        return 1;
-    case IR_DT_I8:
-        return 1;
-    case IR_DT_I16:
-        return 2;
-    default:
-        return 0;
+    case IR_DT_F32: return 4;
+    case IR_DT_I64: return 8;
+    case IR_DT_I32: return 4;
+    case IR_DT_BOOL: return 1;
+    case IR_DT_I8: return 1;
+    case IR_DT_I16: return 2;
+    default: return 0;
     }
 }
 
@@ -532,9 +518,8 @@ ir_toposort(ir_graph *g, diag *d)
     for (k = 0; k < g->n_outputs; k++) {
         ir_tensor *t = g->outputs[k];
         if (!t->producer && !tensor_available(t)) {
-            diag_error(d,
-                       "graph output '%s' is not produced by any node, initializer or "
-                       "graph input",
+            diag_error(d, "graph output '%s' is not produced by any node, initializer or "
+                          "graph input",
                        t->name);
             errors++;
         }
@@ -577,9 +562,8 @@ ir_toposort(ir_graph *g, diag *d)
     if (tail != k) {
         for (i = 0; i < n; i++) {
             if (!g->nodes[i]->dead && pending[i] > 0) {
-                diag_node(d, g->nodes[i],
-                          "is part of a cycle (or depends on one): the graph "
-                          "is not acyclic");
+                diag_node(d, g->nodes[i], "is part of a cycle (or depends on one): the graph "
+                                          "is not acyclic");
             }
         }
         return -1;

@@ -11,10 +11,10 @@
  * big constants (blobs, ir_data.c) when the copy is in g0's arena: sealed read-only, so that
  * a stage that rewrites one calls ir_data_mut and gets its own copy.
  */
+#include <string.h>
+
 #include "arena.h"
 #include "ir.h"
-
-#include <string.h>
 
 static void *
 dup_bytes(arena *a, const void *p, size_t n)
@@ -120,8 +120,8 @@ ir_clone(arena *a, const ir_graph *g0)
             at->ints = dup_bytes(a, as->ints, sizeof *as->ints * (size_t)(as->ints ? as->n : 0));
             at->floats =
                 dup_bytes(a, as->floats, sizeof *as->floats * (size_t)(as->floats ? as->n : 0));
-            at->strings =
-                dup_bytes(a, as->strings, sizeof *as->strings * (size_t)(as->strings ? as->n : 0));
+            at->strings = dup_bytes(a, as->strings,
+                                    sizeof *as->strings * (size_t)(as->strings ? as->n : 0));
             at->t = attr_tensor(a, g0, as->t);
         }
     }

@@ -52,7 +52,8 @@ lowp_f32_to_f16(float x)
     sign = (u >> 16) & 0x8000u;
     u &= 0x7fffffffu;
     if (u >= 0x7f800000u) /* inf stays inf, NaN a quiet NaN keeping its payload's top bits */
-        return (uint16_t)(sign | 0x7c00u | (u > 0x7f800000u ? 0x200u | (u & 0x7fffffu) >> 13 : 0u));
+        return (uint16_t)(sign | 0x7c00u |
+                          (u > 0x7f800000u ? 0x200u | (u & 0x7fffffu) >> 13 : 0u));
     if (u >= 0x477ff000u) /* >= 65520 rounds past the largest half, 65504 */
         return (uint16_t)(sign | 0x7c00u);
     if (u < 0x38800000u) { /* below 2^-14: a subnormal half, x * 2^24 rounded to even */

@@ -14,6 +14,7 @@
  * Every attribute the IR op has is stored, defaults included.
  */
 #include "arena.h"
+#include "lstmc_rt_kernels.h"
 #include "onnx_impl.h"
 #include "wfmt.h"
 
@@ -250,7 +251,8 @@ per_axis_inner(onnx_ctx *cx, const ir_tensor *x, const ir_tensor *sc, int64_t ax
  * QuantizeLinear of a float constant (the fake quantisation a quantisation-aware export writes
  * on its weights: QuantizeLinear then DequantizeLinear of the float initializer), folded here
  * into a quantised constant as an INT8 / UINT8 / INT16 / UINT16 initializer would be (qsrc),
- * per tensor or per `axis`, rounding half to even and saturating as ONNX does; the
+ * per tensor or per `axis`, by the run-time Quantize kernel (lstmc_rt_quantize: ONNX's
+ * rounding and saturation; unsigned types shifted into its signed range and back); the
  * DequantizeLinear after it then folds it as weights, keeping the grid.
  */
 static int
@@ -259,9 +261,10 @@ fold_quantize_const(onnx_ctx *cx, const Onnx__NodeProto *np, const ir_tensor *x,
 {
     const ir_tensor *sc = dq_const(cx, np, 1, "y_scale"), *zp = NULL;
     const int64_t numel = ir_shape_numel(&x->shape);
-    int64_t n_ch, inner, i;
-    int32_t code, lo, hi, *q;
-    int bits, uns;
+    int64_t n_ch, inner, i, k;
+    int32_t code, shift, *q;
+    int16_t *q16;
+    int bits;
     ir_tensor *t;
 
     if (!sc)
@@ -281,21 +284,23 @@ fold_quantize_const(onnx_ctx *cx, const Onnx__NodeProto *np, const ir_tensor *x,
     }
     if ((inner = per_axis_inner(cx, x, sc, axis, "y_scale")) < 0)
         return -1;
-    uns = qtype(code, &bits);
-    lo = uns ? 0 : -(1 << (bits - 1));
-    hi = uns ? (1 << bits) - 1 : (1 << (bits - 1)) - 1;
+    shift = qtype(code, &bits) ? 1 << (bits - 1) : 0;
     q = arena_alloc(cx->a, (size_t)(numel > 0 ? numel : 1) * sizeof *q);
-    for (i = 0; i < numel; i++) {
+    q16 = arena_alloc(cx->a, (size_t)(inner > 0 ? inner : 1) * sizeof *q16);
+    for (i = 0; i < numel; i += inner) { /* runs of inner elements of one channel */
         const int64_t ch = sc->shape.rank == 1 ? (i / inner) % n_ch : 0;
-        const float s = ((const float *)sc->data)[ch];
-        float v;
-        if (!(s > 0.0f) || !isfinite(s)) {
-            onnx_err(cx, "y_scale %g: it must be finite and > 0", (double)s);
+        lstmc_rt_quant_params p;
+        p.n = inner < numel - i ? inner : numel - i;
+        p.bits = bits;
+        p.scale = ((const float *)sc->data)[ch];
+        p.zero_point = (zp ? ((const int32_t *)zp->data)[ch] : 0) - shift;
+        if (!(p.scale > 0.0f) || !isfinite(p.scale)) {
+            onnx_err(cx, "y_scale %g: it must be finite and > 0", (double)p.scale);
             return -1;
         }
-        v = nearbyintf(((const float *)x->data)[i] / s) +
-            (float)(zp ? ((const int32_t *)zp->data)[ch] : 0);
-        q[i] = v != v ? 0 : v <= (float)lo ? lo : v >= (float)hi ? hi : (int32_t)v;
+        (void)lstmc_rt_quantize(&p, (const float *)x->data + i, q16); /* p is valid */
+        for (k = 0; k < p.n; k++)
+            q[i + k] = (bits == 8 ? ((const int8_t *)q16)[k] : q16[k]) + shift;
     }
     t = onnx_tensor_ref(cx, out);
     if (t->producer || t->data || t->is_input) {
