@@ -32,7 +32,9 @@
  * Exactness: in int8 mode every partial sum fits int32 (I, H <= 65536, cg_llvm_handles);
  * in int16 mode the int32 lanes of at most 256 vector steps (2 * 32768 * 127 * 256 < 2^31)
  * are widened to int64 and summed there. The element-wise part (requant, the table
- * activations, the cell) is int64 code written as rt_rnnq.c is, line by line.
+ * activations, the cell) is rt_rnnq.c's code line by line, in int64 up to the gate inputs'
+ * saturation to int16 and in int32 after it, where every product of two int16 values fits
+ * (the bounds at each step in the code); the x86 table activations in int16 lanes.
  *
  * The x86 modes (VNNI, WD512, WD256) add, each path as exact as the above:
  *   - VNNI, int8 mode: W and U laid out at compile time (panels.c rnnq_relayout) in blocks of
@@ -82,6 +84,7 @@ typedef struct qdir {
     LLVMValueRef Pw, Pu;                   /* x86: W, U packed (emit_pack); NULL */
     int wl, ul; /* VNNI: W, U laid out at compile time in tiles of wl, ul blocks (emit_lanes) */
     int zw;     /* x86: accw holds requant(accW + zc, mW, nW) + bW */
+    int zb;     /* and bR too (zw, but for GRU's n gate under linear_before_reset) */
     const int32_t *act;
     LLVMValueRef h, c, rg, rha, accw, accu; /* scratch */
     LLVMValueRef ha, ha_next; /* h as the dot reads it: this step's, the next step's */
@@ -134,6 +137,20 @@ static LLVMValueRef
 sx(kg *g, LLVMValueRef v)
 {
     return LLVMBuildSExt(g->b, v, like(v, g->i64), "");
+}
+
+/* v sign-extended to the type of t (same lanes) */
+static LLVMValueRef
+sxt(kg *g, LLVMValueRef v, LLVMValueRef t)
+{
+    return LLVMBuildSExt(g->b, v, LLVMTypeOf(t), "");
+}
+
+/* v (an i64 or a vector of them) as i32 lanes: for values the recipe bounds to int16 */
+static LLVMValueRef
+n32(kg *g, LLVMValueRef v)
+{
+    return LLVMBuildTrunc(g->b, v, like(v, g->i32), "");
 }
 
 static LLVMValueRef
@@ -315,33 +332,24 @@ gather32(kg *g, LLVMValueRef ptrs)
 static LLVMValueRef xcall(kg *g, const char *name, LLVMValueRef *args, unsigned n);
 
 /*
- * AVX-512BW: T[i] (s = 0) or T[i + 1] (s = 1) of the table of kind for a vector i of int64
- * lanes in [0, 511], with no gather: the 513 entries are 8 windows of 64 words, each a
- * two-register vpermi2w on the low 6 bits of i (32 word lanes at a time), and bits 6, 7 and 8
- * of i pick the window by a tree of selects. Constants from the table itself (T[512] is in
- * the last window of s = 1). Returns int64 lanes.
+ * AVX-512BW: T[i] (s = 0) or T[i + 1] (s = 1) of the table of kind for i, 32 int16 lanes in
+ * [0, 511], with no gather: the 513 entries are 8 windows of 64 words, each a two-register
+ * vpermi2w on the low 6 bits of i, and bits 6, 7 and 8 of i pick the window by a tree of
+ * selects. Constants from the table itself (T[512] is in the last window of s = 1).
  */
 static LLVMValueRef
 table_perm(kg *g, const qctx *q, int32_t kind, LLVMValueRef i, int s)
 {
     const int16_t *T = lstmc_rt_q_table(kind);
-    const unsigned n = LLVMGetVectorSize(LLVMTypeOf(i));
-    LLVMTypeRef v16 = LLVMVectorType(q->i16, 32);
-    LLVMValueRef x = LLVMBuildTrunc(g->b, i, LLVMVectorType(q->i16, n), ""), m[32], e[32], w[8];
+    LLVMValueRef e[32], w[8];
     int c, k, bit, nw;
 
-    if (n < 32) { /* the rest of the 32 lanes unused */
-        for (k = 0; k < 32; k++)
-            m[k] = k < (int)n ? LLVMConstInt(g->i32, (unsigned)k, 0) : LLVMGetUndef(g->i32);
-        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(LLVMTypeOf(x)), LLVMConstVector(m, 32),
-                                   "");
-    }
     for (c = 0; c < 8; c++) {
         LLVMValueRef args[3];
         for (k = 0; k < 32; k++)
             e[k] = LLVMConstInt(q->i16, (unsigned long long)(int64_t)T[64 * c + s + k], 1);
         args[0] = LLVMConstVector(e, 32);
-        args[1] = x;
+        args[1] = i;
         for (k = 0; k < 32; k++)
             e[k] = LLVMConstInt(q->i16, (unsigned long long)(int64_t)T[64 * c + 32 + s + k], 1);
         args[2] = LLVMConstVector(e, 32);
@@ -349,52 +357,101 @@ table_perm(kg *g, const qctx *q, int32_t kind, LLVMValueRef i, int s)
     }
     for (bit = 6, nw = 8; nw > 1; bit++, nw /= 2) {
         LLVMValueRef hi =
-            LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, x, kof(g, x, (int64_t)1 << bit), ""),
-                          LLVMConstNull(v16), "");
+            LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, i, kof(g, i, (int64_t)1 << bit), ""),
+                          LLVMConstNull(LLVMTypeOf(i)), "");
         for (k = 0; k < nw / 2; k++)
             w[k] = sel(g, hi, w[2 * k + 1], w[2 * k]);
     }
-    x = w[0];
-    if (n < 32) {
-        for (k = 0; k < (int)n; k++)
-            m[k] = LLVMConstInt(g->i32, (unsigned)k, 0);
-        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(v16), LLVMConstVector(m, n), "");
-    }
-    return sx(g, x);
+    return w[0];
 }
 
-/* act(v) of the recipe for v in [-32768, 32767]: the table and its interpolation */
+/* whether every step T[i + 1] - T[i] of the table of kind is an int16 */
+static int
+table_steps16(int32_t kind)
+{
+    const int16_t *T = lstmc_rt_q_table(kind);
+    int k;
+
+    for (k = 0; k < 512; k++)
+        if (T[k + 1] - T[k] < -32768 || T[k + 1] - T[k] > 32767)
+            return 0;
+    return 1;
+}
+
+/*
+ * AVX-512BW: act(v) for a vector v of int32 lanes in [-32768, 32767] in 32 int16 lanes: u =
+ * v + 32768 as a uint16 (v ^ 0x8000), and rshr((T[i + 1] - T[i]) * f, 7) as vpmulhrsw of the
+ * step and f << 8 (f <= 127: f << 8 <= 32512), which computes floor((d * (f << 8) + 2^14) /
+ * 2^15) = floor((d * f + 64) / 128), the recipe's rounding, exactly. The result lies between
+ * T[i] and T[i + 1]: an int16. Returns v's type.
+ */
+static LLVMValueRef
+table_act16(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
+{
+    const unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+    LLVMTypeRef v16 = LLVMVectorType(q->i16, 32);
+    LLVMValueRef x = LLVMBuildTrunc(g->b, v, LLVMVectorType(q->i16, n), ""), m[32], u, i, f, t0,
+                 args[2];
+    unsigned k;
+
+    if (n < 32) {
+        for (k = 0; k < 32; k++)
+            m[k] = k < n ? LLVMConstInt(g->i32, k, 0) : LLVMGetUndef(g->i32);
+        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(LLVMTypeOf(x)), LLVMConstVector(m, 32),
+                                   "");
+    }
+    u = LLVMBuildXor(g->b, x, kof(g, x, 0x8000), "");
+    i = LLVMBuildLShr(g->b, u, kof(g, u, 7), "");
+    f = LLVMBuildAnd(g->b, u, kof(g, u, 127), "");
+    t0 = table_perm(g, q, kind, i, 0);
+    args[0] = sub(g, table_perm(g, q, kind, i, 1), t0);
+    args[1] = LLVMBuildShl(g->b, f, kof(g, f, 8), "");
+    x = add(g, t0, xcall(g, "llvm.x86.avx512.pmul.hr.sw.512", args, 2));
+    if (n < 32) {
+        for (k = 0; k < n; k++)
+            m[k] = LLVMConstInt(g->i32, k, 0);
+        x = LLVMBuildShuffleVector(g->b, x, LLVMGetUndef(v16), LLVMConstVector(m, n), "");
+    }
+    return sxt(g, x, v);
+}
+
+/*
+ * act(v) of the recipe for v in [-32768, 32767] (int32 lanes, or an i32): the table and its
+ * interpolation, in v's type. Every value fits int32: u <= 65535, |T[i + 1] - T[i]| * f <
+ * 2^16 * 128.
+ */
 static LLVMValueRef
 table_act(kg *g, const qctx *q, int32_t kind, LLVMValueRef v)
 {
     LLVMValueRef T = q->tab[kind == LSTMC_RT_ACT_TANH];
-    LLVMValueRef u = add(g, v, kof(g, v, 32768));
-    LLVMValueRef i = ashr(g, u, kof(g, v, 7)), f = LLVMBuildAnd(g->b, u, kof(g, v, 127), "");
-    LLVMValueRef t0, t1;
-    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind &&
-        (q->mode == QD_VNNI || q->mode == QD_WD512)) {
-        t0 = table_perm(g, q, kind, i, 0);
-        t1 = table_perm(g, q, kind, i, 1);
-    } else if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) {
-        /* AVX2: one 32-bit gather at T + 2i: T[i] below, T[i + 1] above (i <= 511) */
+    const int vec = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind;
+    LLVMValueRef u, i, f, t0, t1;
+
+    if (vec && (q->mode == QD_VNNI || q->mode == QD_WD512) && table_steps16(kind))
+        return table_act16(g, q, kind, v);
+    u = add(g, v, kof(g, v, 32768));
+    i = ashr(g, u, kof(g, v, 7));
+    f = LLVMBuildAnd(g->b, u, kof(g, v, 127), "");
+    if (vec) {
+        /* AVX2 (or a table with a step past int16): one 32-bit gather at T + 2i: T[i] below,
+         * T[i + 1] above (i <= 511) */
         LLVMValueRef tt = gather32(g, gept(g, q->i16, T, i));
-        t0 = sx(g, LLVMBuildTrunc(g->b, tt, like(v, q->i16), ""));
-        t1 = sx(g, LLVMBuildAShr(g->b, tt, LLVMBuildTrunc(g->b, kof(g, v, 16), like(v, g->i32), ""),
-                                 ""));
+        t0 = sxt(g, LLVMBuildTrunc(g->b, tt, like(v, q->i16), ""), v);
+        t1 = sxt(g, LLVMBuildAShr(g->b, tt, kof(g, tt, 16), ""), v);
     } else {
-        t0 = sx(g, ldi(g, q->i16, T, i));
-        t1 = sx(g, ldi(g, q->i16, T, add(g, i, ci(g, 1))));
+        t0 = sxt(g, ldi(g, q->i16, T, i), v);
+        t1 = sxt(g, ldi(g, q->i16, T, add(g, i, kof(g, i, 1))), v);
     }
     return add(g, t0, rshrc(g, mul(g, sub(g, t1, t0), f), 7));
 }
 
-/* pre(z): the clip, then int16 */
+/* pre(z): the clip, then int16 (as int32 lanes: the table's input) */
 static LLVMValueRef
 pre(kg *g, const qctx *q, LLVMValueRef z)
 {
     if (q->p->has_clip)
         z = satc(g, z, -(int64_t)q->p->clip_q, q->p->clip_q);
-    return satc(g, z, -32768, 32767);
+    return n32(g, satc(g, z, -32768, 32767));
 }
 
 static LLVMValueRef
@@ -440,24 +497,32 @@ gate_w(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW)
                fld(g, q, e, r, LSTMC_RT_RNNQ_BW));
 }
 
+/* requant(accU, mU, nU) */
 static LLVMValueRef
-gate_u(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accU)
+gate_uq(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accU)
 {
-    return add(g,
-               rshr_prod(g, q, mul(g, acc32(g, q, e, accU), fld(g, q, e, r, LSTMC_RT_RNNQ_MU)),
-                         fld(g, q, e, r, LSTMC_RT_RNNQ_NU)),
-               fld(g, q, e, r, LSTMC_RT_RNNQ_BR));
+    return rshr_prod(g, q, mul(g, acc32(g, q, e, accU), fld(g, q, e, r, LSTMC_RT_RNNQ_MU)),
+                     fld(g, q, e, r, LSTMC_RT_RNNQ_NU));
 }
 
 static LLVMValueRef
+gate_u(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accU)
+{
+    return add(g, gate_uq(g, q, e, r, accU), fld(g, q, e, r, LSTMC_RT_RNNQ_BR));
+}
+
+/* z = gate_w + gate_u, exact in int64 in any order: with e->zb, accw holds bR too */
+static LLVMValueRef
 gate_z(kg *g, const qctx *q, const qdir *e, LLVMValueRef r, LLVMValueRef accW, LLVMValueRef accU)
 {
+    if (e->zb)
+        return add(g, accW, gate_uq(g, q, e, r, accU));
     return add(g, gate_w(g, q, e, r, accW), gate_u(g, q, e, r, accU));
 }
 
 /* The sums v of rows r .. (an i64, or a vector of i64 for consecutive rows) as they are
  * stored: with q->post, the W half of z (so that a step adds only the U half), else as
- * they are. */
+ * they are (and bR with it, q->post->zb). */
 static LLVMValueRef
 post_w(kg *g, const qctx *q, LLVMValueRef r, LLVMValueRef v)
 {
@@ -470,7 +535,8 @@ post_w(kg *g, const qctx *q, LLVMValueRef r, LLVMValueRef v)
     raw = *q->post;
     raw.zw = 0;
     s.vw = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? (int)LLVMGetVectorSize(t) : 0;
-    return gate_w(g, &s, &raw, r, v);
+    v = gate_w(g, &s, &raw, r, v);
+    return q->post->zb ? add(g, v, fld(g, &s, &raw, r, LSTMC_RT_RNNQ_BR)) : v;
 }
 
 /* --- the dot products ------------------------------------------------------------------ */
@@ -1359,46 +1425,52 @@ cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, 
         zo = gate_z(g, q, e, ro, ACCW(ro), ACCU(ro));
         zf = gate_z(g, q, e, rf, ACCW(rf), ACCU(rf));
         zc = gate_z(g, q, e, rc, ACCW(rc), ACCU(rc));
-        cj = sx(g, ldw(g, q, g->i32, e->c, j));
+        cj = ldw(g, q, g->i32, e->c, j); /* from here on int32 lanes where the recipe allows */
         if (e->Pd) {
             zi = add(g, zi,
                      rshrc(g,
-                           mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, j)), cj),
+                           mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, j)), sx(g, cj)),
                                kv(g, q, p->peep_mult)),
                            p->peep_shift));
-            zf = add(
-                g, zf,
-                rshrc(g,
-                      mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, 2 * H)))), cj),
-                          kv(g, q, p->peep_mult)),
-                      p->peep_shift));
+            zf = add(g, zf,
+                     rshrc(g,
+                           mul(g,
+                               mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, 2 * H)))),
+                                   sx(g, cj)),
+                               kv(g, q, p->peep_mult)),
+                           p->peep_shift));
         }
         i = actz(g, q, e->act[0], zi);
-        f = p->input_forget ? sub(g, kv(g, q, 32768), i) : actz(g, q, e->act[0], zf);
+        f = p->input_forget ? sub(g, kof(g, i, 32768), i) : actz(g, q, e->act[0], zf);
         gg = actz(g, q, e->act[1], zc);
+        /* in int32: |f| <= 65536 (32768 - tanh), |c| <= 32768 with c <= 32767, |i g| <= 2^30 */
         cn = satc(g, add(g, rshrc(g, mul(g, f, cj), 15), rshrc(g, mul(g, i, gg), 30 - p->cell_exp)),
                   -32768, 32767);
         if (e->Pd)
-            zo = add(g, zo,
-                     rshrc(g,
-                           mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, H)))), cn),
-                               kv(g, q, p->peep_mult)),
-                           p->peep_shift));
+            zo = add(
+                g, zo,
+                rshrc(g,
+                      mul(g,
+                          mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, H)))), sx(g, cn)),
+                          kv(g, q, p->peep_mult)),
+                      p->peep_shift));
         o = actz(g, q, e->act[0], zo);
         tc = satc(g,
                   p->cell_exp >= 12 ? rshrc(g, cn, p->cell_exp - 12)
-                                    : mul(g, cn, kv(g, q, (int64_t)1 << (12 - p->cell_exp))),
+                                    : mul(g, cn, kof(g, cn, (int64_t)1 << (12 - p->cell_exp))),
                   -32768, 32767);
         sti(g, g->i32, cn, e->c, j);
-        hj = satc(g,
-                  rshrc(g, mul(g, mul(g, o, table_act(g, q, e->act[2], tc)), kv(g, q, p->h_mult)),
-                        p->h_shift),
-                  -e->hmax, e->hmax);
+        hj = n32(g, satc(g,
+                         rshrc(g,
+                               mul(g, sx(g, mul(g, o, table_act(g, q, e->act[2], tc))),
+                                   kv(g, q, p->h_mult)),
+                               p->h_shift),
+                         -e->hmax, e->hmax));
     } else if (p->cell == LSTMC_RT_CELL_GRU) {
         LLVMValueRef rz, rn, zg, zn, ng, N15, H15, hv;
         rz = j;
         rn = add(g, j, ci(g, 2 * H));
-        zg = actz(g, q, e->act[0], gate_z(g, q, e, rz, ACCW(rz), ACCU(rz)));
+        zg = sx(g, actz(g, q, e->act[0], gate_z(g, q, e, rz, ACCW(rz), ACCU(rz))));
         hv = sx(g, ldw(g, q, g->i32, e->h, j));
         if (p->linear_before_reset) {
             LLVMValueRef un = gate_u(g, q, e, rn, ACCU(rn));
@@ -1407,7 +1479,7 @@ cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, 
         } else {
             zn = gate_z(g, q, e, rn, ACCW(rn), ACCU(rn));
         }
-        ng = actz(g, q, e->act[1], zn);
+        ng = sx(g, actz(g, q, e->act[1], zn));
         N15 = rshrc(g, mul(g, ng, kv(g, q, p->h_mult)), p->h_shift);
         H15 = mul(g, hv, kv(g, q, 32768));
         hj = satc(g, rshrc(g, add(g, N15, rshrc(g, mul(g, zg, sub(g, H15, N15)), 15)), 15),
@@ -1420,7 +1492,7 @@ cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, 
                 z = satc(g, z, -(int64_t)p->clip_q, p->clip_q);
             yv = smax(g, z, kv(g, q, 0));
         } else {
-            yv = actz(g, q, e->act[0], z);
+            yv = sx(g, actz(g, q, e->act[0], z));
         }
         hj = satc(g, rshrc(g, mul(g, yv, kv(g, q, p->h_mult)), p->h_shift), -e->hmax, e->hmax);
     }
@@ -1450,7 +1522,7 @@ gru_r_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi,
     (void)y;
     sti(g, g->i32, rg, e->rg, j);
     if (!p->linear_before_reset)
-        st_act(g, q, rshrc(g, mul(g, rg, sx(g, ldw(g, q, g->i32, e->h, j))), 15), e->rha, j, H);
+        st_act(g, q, rshrc(g, mul(g, rg, ldw(g, q, g->i32, e->h, j)), 15), e->rha, j, H);
 }
 
 static void
@@ -1702,6 +1774,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
                 e.qs[k] =
                     gept(g, g->i32, gepb(g, q.scratch, ci(g, q.L.qs)), ci(g, k * D * GH + d * GH));
             e.zw = 1;
+            e.zb = !(p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset);
         }
         if (q.mode == QD_VNNI) { /* laid out at compile time (rnnq_relayout) */
             e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(p, 0) : 0;
