@@ -1065,9 +1065,13 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
     kloop l;
     int i, j;
 
-    for (i = 0; i < nb * nq; i++) {
+    for (i = 0; i < nb * nq; i++) { /* VNNI: from the corrections, as lanes_tile */
+        LLVMValueRef c0 = LLVMConstNull(q->acc);
+        if (q->mode == QD_VNNI)
+            c0 = vload(g, q->acc,
+                       gept(g, g->i32, corr, mul(g, add(g, b, ci(g, i % nb)), ci(g, L))));
         acc[i] = entry_alloca(g, q->acc);
-        LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[i]);
+        LLVMBuildStore(g->b, c0, acc[i]);
     }
     p = loop_begin(g, &l, ci(g, 0), ci(g, np));
     for (i = 0; i < nb; i++)
@@ -1090,8 +1094,6 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
             LLVMValueRef row = mul(g, add(g, b, ci(g, i)), ci(g, L)), s;
             LLVMValueRef v =
                 LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, "");
-            if (q->mode == QD_VNNI)
-                v = add(g, v, sx(g, vload(g, q->acc, gept(g, g->i32, corr, row))));
             s = LLVMBuildStore(g->b, post_w(g, q, row, v),
                                gept(g, g->i64, out, add(g, row, ci(g, j * ldo))));
             LLVMSetAlignment(s, 8);
@@ -1142,9 +1144,17 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
         tail[i] = gepb(
             g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, ng * nb * wb * 4 + (int64_t)i * wb * tl)));
     }
+    /* the accumulators start at the rows' corrections -128 sum w (VNNI's biased activations):
+     * vpdpbusd wraps, and the true sum fits int32 (int8 mode), so the wrapped int32 sum is
+     * exact whatever the partial sums */
     for (i = 0; i < nb * nq; i++) {
+        LLVMValueRef c0 = LLVMConstNull(q->acc);
+        if (corr) {
+            LLVMValueRef cp = gept(g, g->i32, corr, row[i % nb]);
+            c0 = wb == 16 ? vload(g, q->acc, cp) : vload_masked(g, q->acc, cp, wb);
+        }
         acc[i] = entry_alloca(g, q->acc);
-        LLVMBuildStore(g->b, LLVMConstNull(q->acc), acc[i]);
+        LLVMBuildStore(g->b, c0, acc[i]);
     }
     for (j = 0; j <= (tl ? 1 : 0); j++) { /* the whole groups, then the tail */
         LLVMValueRef p = NULL;
@@ -1177,14 +1187,7 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
             LLVMValueRef v = lanes(
                 g, LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, ""),
                 0, wb);
-            LLVMValueRef s;
-            if (corr)
-                v = add(g, v,
-                        LLVMBuildSExt(g->b,
-                                      vload(g, LLVMVectorType(g->i32, (unsigned)wb),
-                                            gept(g, g->i32, corr, row[i])),
-                                      LLVMVectorType(g->i64, (unsigned)wb), ""));
-            s = LLVMBuildStore(g->b, post_w(g, q, row[i], v),
+            LLVMValueRef s = LLVMBuildStore(g->b, post_w(g, q, row[i], v),
                                gept(g, g->i64, out, add(g, row[i], ci(g, j * ldo))));
             LLVMSetAlignment(s, 8);
         }

@@ -62,8 +62,13 @@ for w in 64 32 21 16; do
         grep -q "^| win $w $fmt |" "$work/stdout" || fail "no 'win $w $fmt' row in the table"
     done
 done
-# TUNED names a format exactly when AO is a format row
-if grep -q '^| \(fp16\|bf16\|int8\) AO' "$work/stdout"; then
+# TUNED names a format exactly when AO is a format row; int8 or int16 activations when AO is
+# an act- row (with the int8 weights they imply)
+if grep -q '^| act-int[0-9]* AO' "$work/stdout"; then
+    a=$(sed -n 's/^| act-int\([0-9]*\) AO.*/\1/p' "$work/stdout")
+    grep -qx "activations int$a" "$work/har.tuned" || fail "AO is act-int$a but TUNED does not say so"
+    grep -qx "weights int8" "$work/har.tuned" || fail "AO is act-int$a but TUNED has no int8 weights"
+elif grep -q '^| \(fp16\|bf16\|int8\) AO' "$work/stdout"; then
     ao=$(sed -n 's/^| \([a-z0-9]*\) AO.*/\1/p' "$work/stdout")
     grep -qx "weights $ao" "$work/har.tuned" || fail "AO is $ao but TUNED does not say so"
 else
