@@ -2,9 +2,9 @@
 # The whole-model corpus (tests/fixtures/cases/models.txt, make_fixtures.py model_cases:
 # PyTorch 1.13 exports with ONNX Runtime references cross-checked against PyTorch). Each model
 # is compiled and run against its reference at rtol 1e-4 / atol 1e-5 (integers exact):
-#   e2e_<m>            `lstmc run` on the host: the default LLVM kernels (--emit=c under the
-#                      sanitizers, whose instrumentable kernels they are)
-#   e2e_emitc_<m>      the same with the portable C kernels (--emit=c)
+#   e2e_<m>            `lstmc run` on the host: the default LLVM kernels; under the
+#                      sanitizers the portable C kernels (--emit=c), whose instrumentable
+#                      kernels they are
 #   cross_aarch64_<m>  cross-built for aarch64, run under qemu-aarch64 (run_case.sh)
 #   cm4_<m>            on the Cortex-M4 example board under qemu-system-arm
 #                      (cortex_m_model.sh), unless on LSTMC_MODELS_NOT_CORTEX_M
@@ -69,7 +69,6 @@ if(EXISTS ${FIX}/models.txt)
     endif()
     lstmc_e2e(e2e_${m} ${m} M_${m} ${_flags} ${LSTMC_E2E_EXTRA} LABELS models)
     if(NOT LSTMC_SANITIZE)
-      lstmc_e2e(e2e_emitc_${m} ${m} MC_${m} ${_flags} --emit=c LABELS models)
       lstmc_e2e(cross_aarch64_${m} ${m} MA_${m} ${_flags} NO_ENV ENV ${_aarch64_env}
                 SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS models)
       if(m IN_LIST LSTMC_STREAM_MODELS)
