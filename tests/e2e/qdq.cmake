@@ -14,7 +14,11 @@ if(EXISTS ${FIX}/qdq.txt)
     else()
       set(_a int8)
     endif()
-    lstmc_e2e(e2e_qdq_${c} ${c} Q_${c} ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_tol}")
+    # the model's quantisation run in float (under the sanitizers on four kinds of case, CI
+    # time: the integer run below imports every case through the same instrumented code)
+    if(NOT LSTMC_SANITIZE OR c MATCHES "^qdq_(lstm_i8_k9_h37|gru_i16_perchannel|lstm_fq_i8_perchannel|ort_static_lstm_gemm)$")
+      lstmc_e2e(e2e_qdq_${c} ${c} Q_${c} ${LSTMC_E2E_EXTRA} ENV "RUN_CASE_TOL=${_tol}")
+    endif()
     lstmc_e2e(e2e_qdq_${_a}_${c} ${c} QA_${c} --activations=${_a} ${LSTMC_E2E_EXTRA}
               ENV "RUN_CASE_TOL=${_qtol}")
     # the LLVM kernel bit for bit the C reference's integers (--emit=c, the ONNX order), on
