@@ -1050,6 +1050,23 @@ abcast(kg *g, const qctx *q, LLVMValueRef a, LLVMValueRef off)
 }
 
 /*
+ * The start of a lanes = rows accumulator for the n rows from row: VNNI's corrections
+ * corr[row ..] (-128 sum w, for the biased activations), zeros after n or without corr.
+ * vpdpbusd wraps and the true sum fits int32 (int8 mode), so the wrapped sum is exact
+ * whatever the partial sums.
+ */
+static LLVMValueRef
+acc_start(kg *g, const qctx *q, LLVMValueRef corr, LLVMValueRef row, int n)
+{
+    LLVMValueRef p;
+    if (!corr)
+        return LLVMConstNull(q->acc);
+    p = gept(g, g->i32, corr, row);
+    return n == (int)LLVMGetVectorSize(q->acc) ? vload(g, q->acc, p)
+                                               : vload_masked(g, q->acc, p, n);
+}
+
+/*
  * out[j * ldo + (b + i) * L + l] = row (b + i) * L + l . a_j (i64, corrected) for the nb packed
  * blocks b + i (i < nb) of P (K terms) and the activation rows a_j = a + j * lda (bytes), j < nq:
  * nb * nq independent accumulators, each group's weights and broadcast loaded once.
@@ -1065,13 +1082,12 @@ lanes_blocks(kg *g, const qctx *q, LLVMValueRef P, int64_t K, LLVMValueRef b, in
     kloop l;
     int i, j;
 
-    for (i = 0; i < nb * nq; i++) { /* VNNI: from the corrections, as lanes_tile */
-        LLVMValueRef c0 = LLVMConstNull(q->acc);
-        if (q->mode == QD_VNNI)
-            c0 = vload(g, q->acc,
-                       gept(g, g->i32, corr, mul(g, add(g, b, ci(g, i % nb)), ci(g, L))));
+    for (i = 0; i < nb * nq; i++) {
         acc[i] = entry_alloca(g, q->acc);
-        LLVMBuildStore(g->b, c0, acc[i]);
+        LLVMBuildStore(g->b,
+                       acc_start(g, q, q->mode == QD_VNNI ? corr : NULL,
+                                 mul(g, add(g, b, ci(g, i % nb)), ci(g, L)), L),
+                       acc[i]);
     }
     p = loop_begin(g, &l, ci(g, 0), ci(g, np));
     for (i = 0; i < nb; i++)
@@ -1144,17 +1160,9 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
         tail[i] = gepb(
             g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, ng * nb * wb * 4 + (int64_t)i * wb * tl)));
     }
-    /* the accumulators start at the rows' corrections -128 sum w (VNNI's biased activations):
-     * vpdpbusd wraps, and the true sum fits int32 (int8 mode), so the wrapped int32 sum is
-     * exact whatever the partial sums */
     for (i = 0; i < nb * nq; i++) {
-        LLVMValueRef c0 = LLVMConstNull(q->acc);
-        if (corr) {
-            LLVMValueRef cp = gept(g, g->i32, corr, row[i % nb]);
-            c0 = wb == 16 ? vload(g, q->acc, cp) : vload_masked(g, q->acc, cp, wb);
-        }
         acc[i] = entry_alloca(g, q->acc);
-        LLVMBuildStore(g->b, c0, acc[i]);
+        LLVMBuildStore(g->b, acc_start(g, q, corr, row[i % nb], wb), acc[i]);
     }
     for (j = 0; j <= (tl ? 1 : 0); j++) { /* the whole groups, then the tail */
         LLVMValueRef p = NULL;
@@ -1188,7 +1196,7 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
                 g, LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, ""),
                 0, wb);
             LLVMValueRef s = LLVMBuildStore(g->b, post_w(g, q, row[i], v),
-                               gept(g, g->i64, out, add(g, row[i], ci(g, j * ldo))));
+                                            gept(g, g->i64, out, add(g, row[i], ci(g, j * ldo))));
             LLVMSetAlignment(s, 8);
         }
 }
@@ -1406,6 +1414,15 @@ emit_units(kg *g, const qctx *q, const qdir *e, int64_t j0, int64_t j1, unit_fn 
     }
 }
 
+/* requant(Peep[k] * x, peep_mult, peep_shift) in int64, x the cell (int32 lanes) */
+static LLVMValueRef
+peep(kg *g, const qctx *q, const qdir *e, LLVMValueRef k, LLVMValueRef x)
+{
+    return rshrc(
+        g, mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, k)), sx(g, x)), kv(g, q, q->p->peep_mult)),
+        q->p->peep_shift);
+}
+
 /* The element-wise part of one step for unit j at chunk row qi: h (and c) in place, h as the
  * next step's dot reads it, Y's row at y. */
 static void
@@ -1430,18 +1447,8 @@ cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, 
         zc = gate_z(g, q, e, rc, ACCW(rc), ACCU(rc));
         cj = ldw(g, q, g->i32, e->c, j); /* from here on int32 lanes where the recipe allows */
         if (e->Pd) {
-            zi = add(g, zi,
-                     rshrc(g,
-                           mul(g, mul(g, sx(g, ldw(g, q, q->i16, e->Pd, j)), sx(g, cj)),
-                               kv(g, q, p->peep_mult)),
-                           p->peep_shift));
-            zf = add(g, zf,
-                     rshrc(g,
-                           mul(g,
-                               mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, 2 * H)))),
-                                   sx(g, cj)),
-                               kv(g, q, p->peep_mult)),
-                           p->peep_shift));
+            zi = add(g, zi, peep(g, q, e, j, cj));
+            zf = add(g, zf, peep(g, q, e, add(g, j, ci(g, 2 * H)), cj));
         }
         i = actz(g, q, e->act[0], zi);
         f = p->input_forget ? sub(g, kof(g, i, 32768), i) : actz(g, q, e->act[0], zf);
@@ -1450,13 +1457,7 @@ cell_unit(kg *g, const qctx *q, const qdir *e, LLVMValueRef j, LLVMValueRef qi, 
         cn = satc(g, add(g, rshrc(g, mul(g, f, cj), 15), rshrc(g, mul(g, i, gg), 30 - p->cell_exp)),
                   -32768, 32767);
         if (e->Pd)
-            zo = add(
-                g, zo,
-                rshrc(g,
-                      mul(g,
-                          mul(g, sx(g, ldw(g, q, q->i16, e->Pd, add(g, j, ci(g, H)))), sx(g, cn)),
-                          kv(g, q, p->peep_mult)),
-                      p->peep_shift));
+            zo = add(g, zo, peep(g, q, e, add(g, j, ci(g, H)), cn));
         o = actz(g, q, e->act[0], zo);
         tc = satc(g,
                   p->cell_exp >= 12 ? rshrc(g, cn, p->cell_exp - 12)
