@@ -3,6 +3,8 @@
 # Runs apt-get as root (directly, or through sudo when not root).
 set -eu
 pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev libcjson-dev llvm-19-dev clang-19 libclang-rt-19-dev valgrind ocl-icd-opencl-dev opencl-headers pocl-opencl-icd"
+# the tests' builds of the generated libraries, each file once per run (scripts/test.sh)
+pkgs="$pkgs ccache"
 # Arm cross builds run under user-mode emulation (tests/cross, examples/aarch64_linux)
 pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
 # bare-metal Cortex-M firmware under system emulation (examples/cortex_m)
