@@ -1134,6 +1134,104 @@ tail_load(kg *g, const qctx *q, LLVMValueRef p, int wb, int tl)
     return LLVMBuildShuffleVector(g->b, v, LLVMConstNull(ty), LLVMConstVector(m, 64), "");
 }
 
+/* A tile of lanes_tile in the making: lt_open, lt_group for each group of 4 terms (the
+ * whole ones, then the tail), lt_close; two tiles' groups may interleave (pipe_pair). */
+typedef struct ltile {
+    const qctx *q;
+    LLVMValueRef a, out;
+    int64_t ng, tl, lda, ldo;
+    int nb, wb, nq;
+    LLVMValueRef acc[TMAX], base[TMAX], tail[TMAX], row[TMAX];
+} ltile;
+
+static void
+lt_open(kg *g, ltile *t, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValueRef b,
+        int nb, int wb, LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out,
+        int64_t ldo)
+{
+    int i;
+
+    t->q = q;
+    t->a = a;
+    t->out = out;
+    t->ng = K / 4;
+    t->tl = K % 4;
+    t->lda = lda;
+    t->ldo = ldo;
+    t->nb = nb;
+    t->wb = wb;
+    t->nq = nq;
+    for (i = 0; i < nb; i++) { /* block i's group 0 and its tail (rnnq_relayout) */
+        t->row[i] = add(g, ci(g, r0), mul(g, add(g, b, ci(g, i)), ci(g, 16)));
+        t->base[i] = gepb(g, w, add(g, mul(g, t->row[0], ci(g, K)), ci(g, (int64_t)i * wb * 4)));
+        t->tail[i] = gepb(g, w,
+                          add(g, mul(g, t->row[0], ci(g, K)),
+                              ci(g, t->ng * nb * wb * 4 + (int64_t)i * wb * t->tl)));
+    }
+    for (i = 0; i < nb * nq; i++) {
+        t->acc[i] = entry_alloca(g, q->acc);
+        LLVMBuildStore(g->b, acc_start(g, q, corr, t->row[i % nb], wb), t->acc[i]);
+    }
+}
+
+/* group p of 4 terms (an i64), or the K % 4 last terms when p is NULL */
+static void
+lt_group(kg *g, ltile *t, LLVMValueRef p)
+{
+    const qctx *q = t->q;
+    const int nb = t->nb, wb = t->wb;
+    LLVMTypeRef v8 = LLVMVectorType(q->i8, 64);
+    LLVMValueRef wv[TMAX], av[16];
+    int i, j;
+
+    for (i = 0; i < nb; i++) {
+        LLVMValueRef at = p ? gepb(g, t->base[i], mul(g, p, ci(g, (int64_t)nb * wb * 4))) : NULL;
+        wv[i] = !p         ? tail_load(g, q, t->tail[i], wb, (int)t->tl)
+                : wb == 16 ? vload(g, v8, at)
+                           : vload_masked(g, v8, at, wb * 4);
+    }
+    for (j = 0; j < t->nq; j++)
+        av[j] = abcast(g, q, t->a,
+                       add(g, ci(g, j * t->lda), p ? mul(g, p, ci(g, 4)) : ci(g, t->ng * 4)));
+    for (j = 0; j < t->nq; j++)
+        for (i = 0; i < nb; i++)
+            LLVMBuildStore(
+                g->b,
+                dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, t->acc[j * nb + i], ""), wv[i], av[j]),
+                t->acc[j * nb + i]);
+}
+
+static void
+lt_close(kg *g, ltile *t)
+{
+    LLVMTypeRef v64 = LLVMVectorType(g->i64, 16);
+    int i, j;
+
+    for (j = 0; j < t->nq; j++)
+        for (i = 0; i < t->nb; i++) {
+            LLVMValueRef v = lanes(
+                g,
+                LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, t->q->acc, t->acc[j * t->nb + i], ""), v64,
+                              ""),
+                0, t->wb);
+            LLVMValueRef s =
+                LLVMBuildStore(g->b, post_w(g, t->q, t->row[i], v),
+                               gept(g, g->i64, t->out, add(g, t->row[i], ci(g, j * t->ldo))));
+            LLVMSetAlignment(s, 8);
+        }
+}
+
+/* groups [p0, p1) of t */
+static void
+lt_groups(kg *g, ltile *t, int64_t p0, int64_t p1)
+{
+    kloop l;
+    if (p1 > p0) {
+        lt_group(g, t, loop_begin(g, &l, ci(g, p0), ci(g, p1)));
+        loop_end(g, &l);
+    }
+}
+
 /*
  * out[j * ldo + r] = w_r . a_j (i64, corrected when corr) for the rows r of the tile of nb
  * blocks b + i (i < nb) of wb rows each of the range from row r0 (row r0 + 16 (b + i) + l,
@@ -1149,56 +1247,13 @@ lanes_tile(kg *g, const qctx *q, LLVMValueRef w, int64_t K, int64_t r0, LLVMValu
            int wb, LLVMValueRef a, int64_t lda, int nq, LLVMValueRef corr, LLVMValueRef out,
            int64_t ldo)
 {
-    const int64_t ng = K / 4, tl = K % 4;
-    LLVMTypeRef v8 = LLVMVectorType(q->i8, 64), v64 = LLVMVectorType(g->i64, 16);
-    LLVMValueRef acc[TMAX], wv[TMAX], av[4], base[TMAX], tail[TMAX], row[TMAX];
-    int i, j;
+    ltile t;
 
-    for (i = 0; i < nb; i++) { /* block i's group 0 and its tail (rnnq_relayout) */
-        row[i] = add(g, ci(g, r0), mul(g, add(g, b, ci(g, i)), ci(g, 16)));
-        base[i] = gepb(g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, (int64_t)i * wb * 4)));
-        tail[i] = gepb(
-            g, w, add(g, mul(g, row[0], ci(g, K)), ci(g, ng * nb * wb * 4 + (int64_t)i * wb * tl)));
-    }
-    for (i = 0; i < nb * nq; i++) {
-        acc[i] = entry_alloca(g, q->acc);
-        LLVMBuildStore(g->b, acc_start(g, q, corr, row[i % nb], wb), acc[i]);
-    }
-    for (j = 0; j <= (tl ? 1 : 0); j++) { /* the whole groups, then the tail */
-        LLVMValueRef p = NULL;
-        kloop l;
-        int jj;
-        if (j == 0 && ng == 0)
-            continue;
-        if (j == 0)
-            p = loop_begin(g, &l, ci(g, 0), ci(g, ng));
-        for (i = 0; i < nb; i++) {
-            LLVMValueRef at = j ? NULL : gepb(g, base[i], mul(g, p, ci(g, (int64_t)nb * wb * 4)));
-            wv[i] = j          ? tail_load(g, q, tail[i], wb, (int)tl)
-                    : wb == 16 ? vload(g, v8, at)
-                               : vload_masked(g, v8, at, wb * 4);
-        }
-        for (jj = 0; jj < nq; jj++)
-            av[jj] =
-                abcast(g, q, a, add(g, ci(g, jj * lda), j ? ci(g, ng * 4) : mul(g, p, ci(g, 4))));
-        for (jj = 0; jj < nq; jj++)
-            for (i = 0; i < nb; i++)
-                LLVMBuildStore(g->b,
-                               dot_step(g, q, LLVMBuildLoad2(g->b, q->acc, acc[jj * nb + i], ""),
-                                        wv[i], av[jj]),
-                               acc[jj * nb + i]);
-        if (j == 0)
-            loop_end(g, &l);
-    }
-    for (j = 0; j < nq; j++)
-        for (i = 0; i < nb; i++) {
-            LLVMValueRef v = lanes(
-                g, LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, q->acc, acc[j * nb + i], ""), v64, ""),
-                0, wb);
-            LLVMValueRef s = LLVMBuildStore(g->b, post_w(g, q, row[i], v),
-                                            gept(g, g->i64, out, add(g, row[i], ci(g, j * ldo))));
-            LLVMSetAlignment(s, 8);
-        }
+    lt_open(g, &t, q, w, K, r0, b, nb, wb, a, lda, nq, corr, out, ldo);
+    lt_groups(g, &t, 0, t.ng);
+    if (t.tl)
+        lt_group(g, &t, NULL);
+    lt_close(g, &t);
 }
 
 /* Block b of n, or n - 1 - b on the steps q->flip says: a GEMV whose matrix is about the size
@@ -1630,9 +1685,10 @@ rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u)
 {
     kp_rnnq_scratch L;
     kp_rnnq_scratch_of(p, &L);
-    /* U.h: 8 blocks x 1 activation row; W.x: 4 x its 4 rows of a chunk (16 accumulators, a
-     * load of weights or activations per two vpdpbusd), 8 x 1 for chunks of other sizes */
-    return u || L.tc % 4 != 0 ? 8 : 4;
+    /* U.h: 8 blocks x 1 activation row. W.x: 1 block x the 16 rows of a chunk (W read once
+     * a chunk; the pipelined steps take 8 rows at a time, pipe_pair), 4 x 4 rows for chunks
+     * of 4 or 12, 8 x 1 for chunks of other sizes */
+    return u || L.tc % 4 != 0 ? 8 : L.tc % 16 == 0 ? 1 : 4;
 }
 
 /* The ranges of emit_rnnq_body's emit_dot calls, slice by slice: W.x the gate rows of the
@@ -1712,6 +1768,177 @@ phase_end(kg *g, int nt)
         emit_barrier(g);
 }
 
+/* --- the pipelined steps (one thread, VNNI, W and U laid out) -------------------------- */
+
+/*
+ * On the layers whose U streams from beyond L2, U.h waits on memory with the VNNI unit half
+ * idle, and W.x is compute-bound. The pipelined steps compute the W.x of the next group of 8
+ * steps during the steps of this one, an eighth a step, each W tile (1 block x 8 rows) in the
+ * same loop as a U tile (8 blocks x h), so that out-of-order execution runs the W.x terms
+ * while the U lines come. xa and accw are rings of 16 rows (the group the cells read, the
+ * group W.x writes), the row of step k at slot k & 15. Bit for bit the chunked steps: the
+ * same sums in the same lanes, at another time.
+ */
+#define PIPE_ROWS 8
+
+static int
+pipe_wanted(const qctx *q, const qdir *e, int nt)
+{
+    const lstmc_rt_rnnq_params *p = q->p;
+    return nt == 1 && q->mode == QD_VNNI && e->wl == 1 && e->ul && e->zw &&
+           q->L.tc == 2 * PIPE_ROWS && !(p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset);
+}
+
+/* Steps [r, min(r + PIPE_ROWS, s)) of sequence n's input rows into xa's slots (step & 15). */
+static void
+pipe_quant(kg *g, const qctx *q, const lstmc_rt_rnn_params *lp, const rec_dims *dm, LLVMValueRef X,
+           LLVMValueRef n, LLVMValueRef s, int rev, LLVMValueRef r)
+{
+    const int64_t I = q->p->input_size, kxb = q->L.kx * q->ab;
+    LLVMValueRef st, tt, x, xa, k;
+    kloop lq, lb;
+
+    st = loop_begin(g, &lq, r, smin(g, add(g, r, ci(g, PIPE_ROWS)), s));
+    tt = rev ? sub(g, sub(g, s, ci(g, 1)), st) : st;
+    x = gepb(g, X, mul(g, rec_row_at(g, lp, dm, tt, n), ci(g, I * (q->p->bits / 8))));
+    xa = gepb(g, q->scratch,
+              add(g, ci(g, q->L.xa),
+                  mul(g, LLVMBuildAnd(g->b, st, ci(g, 2 * PIPE_ROWS - 1), ""), ci(g, kxb))));
+    k = loop_begin(g, &lb, ci(g, 0), ci(g, I));
+    st_act(g, q, ldx(g, q, x, k), xa, k, I);
+    loop_end(g, &lb);
+    loop_end(g, &lq);
+}
+
+/* U tile i of the step (in its order) and W tile (block) wb of the next group, their groups
+ * of terms in one loop as far as both go */
+static void
+pipe_pair(kg *g, const qctx *qu, const qctx *qw, const qdir *e, LLVMValueRef i, int64_t nu,
+          LLVMValueRef wb, LLVMValueRef xa, LLVMValueRef aw)
+{
+    const lstmc_rt_rnnq_params *p = qu->p;
+    const int64_t H = p->hidden, I = p->input_size, GH = cell_gates(p->cell) * H;
+    ltile tu, tw;
+    int64_t n;
+    kloop l;
+
+    lt_open(g, &tu, qu, e->Ud, H, 0, mul(g, flipped(g, qu, i, nu), ci(g, e->ul)), e->ul, 16, e->ha,
+            0, 1, e->corrU, e->accu, 0);
+    lt_open(g, &tw, qw, e->Wd, I, 0, wb, 1, 16, xa, qw->L.kx * qw->ab, PIPE_ROWS, e->corrW, aw, GH);
+    n = tu.ng < tw.ng ? tu.ng : tw.ng;
+    if (n > 0) {
+        LLVMValueRef k = loop_begin(g, &l, ci(g, 0), ci(g, n));
+        lt_group(g, &tu, k);
+        lt_group(g, &tw, k);
+        loop_end(g, &l);
+    }
+    lt_groups(g, &tu, n, tu.ng);
+    lt_groups(g, &tw, n, tw.ng);
+    if (tu.tl)
+        lt_group(g, &tu, NULL);
+    if (tw.tl)
+        lt_group(g, &tw, NULL);
+    lt_close(g, &tu);
+    lt_close(g, &tw);
+}
+
+/*
+ * A step's U.h (qu: its flip) and, when has, the share k (step & 7) of the next group's W.x
+ * (qw, into the slots at xa and aw): W blocks [k nbk / 8, (k + 1) nbk / 8), each with a U
+ * tile (pipe_pair), then the U tiles and W blocks left; the narrow W block on the group's
+ * last step.
+ */
+static void
+pipe_dots(kg *g, const qctx *qu, const qctx *qw, const qdir *e, LLVMValueRef k, LLVMValueRef has,
+          LLVMValueRef xa, LLVMValueRef aw)
+{
+    const lstmc_rt_rnnq_params *p = qu->p;
+    const int64_t H = p->hidden, I = p->input_size, GH = cell_gates(p->cell) * H;
+    const int64_t nbk = GH / 16, wbk = GH % 16, UB = e->ul, nu = nbk / UB, ru = nbk % UB;
+    const int64_t kxb = qu->L.kx * qu->ab;
+    LLVMValueRef wlo = LLVMBuildSDiv(g->b, mul(g, k, ci(g, nbk)), ci(g, PIPE_ROWS), "");
+    LLVMValueRef whi =
+        LLVMBuildSDiv(g->b, mul(g, add(g, k, ci(g, 1)), ci(g, nbk)), ci(g, PIPE_ROWS), "");
+    LLVMValueRef wn = sel(g, has, sub(g, whi, wlo), ci(g, 0)), i;
+    LLVMBasicBlockRef then, other, join;
+    kloop l;
+
+    if (nu > 0) {
+        i = loop_begin(g, &l, ci(g, 0), ci(g, nu));
+        then = LLVMAppendBasicBlockInContext(g->cx, g->fn, "pair");
+        other = LLVMAppendBasicBlockInContext(g->cx, g->fn, "alone");
+        join = LLVMAppendBasicBlockInContext(g->cx, g->fn, "join");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, wn, ""), then, other);
+        LLVMPositionBuilderAtEnd(g->b, then);
+        pipe_pair(g, qu, qw, e, i, nu, add(g, wlo, i), xa, aw);
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, other);
+        lanes_tile(g, qu, e->Ud, H, 0, mul(g, flipped(g, qu, i, nu), ci(g, UB)), (int)UB, 16, e->ha,
+                   0, 1, e->corrU, e->accu, 0);
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, join);
+        loop_end(g, &l);
+    }
+    i = loop_begin(g, &l, ci(g, nu), wn);
+    lanes_tile(g, qw, e->Wd, I, 0, add(g, wlo, i), 1, 16, xa, kxb, PIPE_ROWS, e->corrW, aw, GH);
+    loop_end(g, &l);
+    if (ru)
+        lanes_tile(g, qu, e->Ud, H, 0, ci(g, nu * UB), (int)ru, 16, e->ha, 0, 1, e->corrU, e->accu,
+                   0);
+    if (wbk) {
+        lanes_tile(g, qu, e->Ud, H, 0, ci(g, nbk), 1, (int)wbk, e->ha, 0, 1, e->corrU, e->accu, 0);
+        join = if_begin(g, LLVMBuildAnd(g->b, has,
+                                        LLVMBuildICmp(g->b, LLVMIntEQ, k, ci(g, PIPE_ROWS - 1), ""),
+                                        ""));
+        lanes_tile(g, qw, e->Wd, I, 0, ci(g, nbk), 1, (int)wbk, xa, kxb, PIPE_ROWS, e->corrW, aw,
+                   GH);
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, join);
+    }
+}
+
+/* Sequence n's s steps, pipelined: group 0's input rows and W.x, then the steps. */
+static void
+pipe_steps(kg *g, const qctx *q, qdir *e, const lstmc_rt_rnn_params *lp, const rec_dims *dm,
+           LLVMValueRef X, LLVMValueRef Y, LLVMValueRef n, LLVMValueRef s, int rev, int d,
+           LLVMValueRef ha0, LLVMValueRef ha1)
+{
+    const lstmc_rt_rnnq_params *p = q->p;
+    const int64_t I = p->input_size, H = p->hidden, GH = cell_gates(p->cell) * H;
+    const int64_t kxb = q->L.kx * q->ab;
+    LLVMValueRef xa0 = gepb(g, q->scratch, ci(g, q->L.xa)), step, k, rn, has, sn, tt, y, odd, slot;
+    LLVMBasicBlockRef join;
+    qctx qw = *q, qu = *q;
+    kloop ls;
+
+    qw.post = e;
+    pipe_quant(g, q, lp, dm, X, n, s, rev, ci(g, 0));
+    emit_dot(g, &qw, e->wl, e->Wd, NULL, I, 0, GH, xa0, kxb, PIPE_ROWS, e->corrW, e->accw, GH);
+    step = loop_begin(g, &ls, ci(g, 0), s);
+    k = LLVMBuildAnd(g->b, step, ci(g, PIPE_ROWS - 1), "");
+    rn = add(g, LLVMBuildAnd(g->b, step, ci(g, -PIPE_ROWS), ""), ci(g, PIPE_ROWS));
+    has = LLVMBuildICmp(g->b, LLVMIntSLT, rn, s, "");
+    join =
+        if_begin(g, LLVMBuildAnd(g->b, has, LLVMBuildICmp(g->b, LLVMIntEQ, k, ci(g, 0), ""), ""));
+    pipe_quant(g, q, lp, dm, X, n, s, rev, rn);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
+    y = Y ? gepb(g, Y, mul(g, rec_y_at(g, lp, dm, tt, d, n), ci(g, p->bits / 8))) : NULL;
+    odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, step, ci(g, 1), ""), ci(g, 0), "");
+    e->ha = sel(g, odd, ha1, ha0);
+    e->ha_next = sel(g, odd, ha0, ha1);
+    qu.flip = LLVMBuildTrunc(g->b, step, g->i1, "");
+    sn = LLVMBuildAnd(g->b, rn, ci(g, 2 * PIPE_ROWS - 1), "");
+    pipe_dots(g, &qu, &qw, e, k, has, gepb(g, xa0, mul(g, sn, ci(g, kxb))),
+              gept(g, g->i64, e->accw, mul(g, sn, ci(g, GH))));
+    slot = LLVMBuildAnd(g->b, step, ci(g, 2 * PIPE_ROWS - 1), "");
+    if (p->cell == LSTMC_RT_CELL_GRU)
+        emit_gru_r(g, q, e, slot, 0, H);
+    emit_cells(g, q, e, slot, y, 0, H);
+    loop_end(g, &ls);
+}
+
 /*
  * The layer's work, sliced by hidden units over nt threads (emit_mt) or on one (nt = 1,
  * first 0, end 1). a: the 13 arguments of lstmc_rt_rnn_q. Slice t owns the units [j0, j1): the
@@ -1757,7 +1984,9 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
 
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
-        const int64_t tc = q.L.tc, qb = tc % 4 == 0 ? 4 : 1;
+        const int64_t tc = q.L.tc, qb = tc % 4 != 0        ? 1
+                                        : g->rnnq_laid & 1 ? 16 / rnnq_tile_blocks(p, 0)
+                                                           : 4;
         LLVMValueRef n, s, st, j, nch, t0, tcn, qi, step, tt, x, y, corr, ha0, ha1, odd;
         kloop ln, lj, lc, lq, ls, lz, lb;
         qdir e;
@@ -1819,6 +2048,10 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         }
         phase_end(g, nt);
 
+        if (pipe_wanted(&q, &e, nt)) {
+            pipe_steps(g, &q, &e, &lp, &dm, X, Y, n, s, rev, d, ha0, ha1);
+            goto outputs;
+        }
         /* chunks of tc steps: W.x of the chunk, then its steps */
         nch = LLVMBuildSDiv(g->b, add(g, s, ci(g, tc - 1)), ci(g, tc), "");
         t0 = mul(g, loop_begin(g, &lc, ci(g, 0), nch), ci(g, tc));
@@ -1910,6 +2143,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         phase_end(g, nt); /* this step's h before the next step reads it */
         loop_end(g, &ls);
         loop_end(g, &lc);
+    outputs:
 
         for (t = 0; t < nt; t++) { /* the slice's units of Y's rows t >= s, Y_h, Y_c */
             LLVMBasicBlockRef join;
