@@ -125,6 +125,11 @@ static const qcase cases[] = {
     {"rnn_i2_h3", RNN, 8, 1, 0, 0, 0, 0, 0, 0, 0, 1, 12, 1, 2, 3, TANH, 0, 0, 12},
     {"lstm_i10_h21_rev_sl", LSTM, 8, 1, 1, 0, 0, 0, 0, 0, 1, 1, 11, 3, 10, 21, SIG, TANH, TANH, 12},
     {"gru_lbr1_i42_h50_bidir", GRU, 8, 2, 0, 0, 0, 0, 1, 0, 0, 1, 7, 2, 42, 50, SIG, TANH, 0, 12},
+    /* the pipelined steps (VNNI, laid out, one thread, chunks of 16): I > H, so the W tile's
+     * terms outlast the U tile's in a pair; 9 blocks, so a step's W share is one block or
+     * two (one alone after the pairs); a last group of 5 steps; sequences of other lengths */
+    {"lstm_pipe_i150_h36_bidir_sl", LSTM, 8, 2, 0, 0, 0, 0, 0, 0, 1, 1, 37, 5, 150, 36, SIG,
+     TANH, TANH, 12},
 };
 
 static uint32_t rng = 12345;
