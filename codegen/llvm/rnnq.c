@@ -43,6 +43,8 @@
  *     blocks' groups one after the other and the K % 4 tail terms after them, so that every
  *     vpdpbusd against 4 activation bytes broadcast leaves 16 row sums in the lanes, for every
  *     K (emit_lanes, lanes_tile), when every reader of the weights agrees (rnnq_pack_ok);
+ *     on one thread with chunks of 16, the next steps' W.x runs in the loops of this step's
+ *     U.h (pipe_steps);
  *   - tiles (dot_tile): the accumulators of L rows x 1 activation row (U h) or 4 x 4 (W x)
  *     are summed together by a tree of shuffles and adds (hsum_tree) into vectors of row
  *     sums, rather than one horizontal reduction per dot product;
