@@ -370,8 +370,7 @@ void emit_pool_run(kg *g, LLVMValueRef w, LLVMValueRef ctx, int nt);
 #define MT_MAX_ARGS 32 /* values a multi-core kernel's slices receive (emit_mt_ex) */
 void emit_mt(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs, mt_body_fn emit);
 void emit_mt_ex(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs,
-                const LLVMValueRef *extra, unsigned n_extra, LLVMValueRef status,
-                mt_body_fn emit);
+                const LLVMValueRef *extra, unsigned n_extra, LLVMValueRef status, mt_body_fn emit);
 void emit_rec_mt(kg *g, const kp_call *kc, const char *fname, int nt);
 void emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
                        LLVMValueRef end);
@@ -463,8 +462,9 @@ int rnnq_lays_out(const kg *g, const kp_call *c);
  * (u = 0) or U (u = 1): those of emit_rnnq_body; returns how many (at most 4 * MT_MAX). */
 int rnnq_ranges(const lstmc_rt_rnnq_params *p, int nt, int u, int64_t *r0, int64_t *n);
 
-/* The blocks of 16 rows per register tile of call p's W (u = 0) or U (u = 1) laid out. */
-int rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u);
+/* The blocks of 16 rows per register tile of call p's W (u = 0) or U (u = 1) laid out, on nt
+ * threads. */
+int rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u, int nt);
 /* The layout key of a KP_RNN_Q call's W (u = 0) or U (u = 1) in lanes = rows blocks, in tiles
  * of nb blocks (kp_call.wlayout, .ulayout), on nt threads (< 64). */
 #define RNNQ_KEY(nt, u, nb) (1 + (u) + 2 * ((nt) + 64 * (nb)))

@@ -537,9 +537,10 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         for (u = 0; c->kind == KP_RNN_Q && u < 2; u++) {
             const int laid = handled[i] && rnnq_lays_out(&g, c) && rnnq_pack_ok(kp, i, u, o);
             if (c->in[1 + u] && c->in[1 + u]->data && (*kp_wlayout(kp, c->in[1 + u]) || laid) &&
-                rnnq_relayout(gr, kp, i, u,
-                              laid ? RNNQ_KEY(handled[i], u, rnnq_tile_blocks(&c->p.rnnq, u)) : 0,
-                              d) < 0)
+                rnnq_relayout(
+                    gr, kp, i, u,
+                    laid ? RNNQ_KEY(handled[i], u, rnnq_tile_blocks(&c->p.rnnq, u, handled[i])) : 0,
+                    d) < 0)
                 goto out_module;
         }
     }

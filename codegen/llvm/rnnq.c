@@ -1385,8 +1385,8 @@ emit_corr_laid(kg *g, const qctx *q, LLVMValueRef w, int u, int64_t rows, int64_
     raw.post = NULL;
     raw.flip = NULL;
     for (k = 0; k < nr; k++)
-        emit_lanes(g, &raw, w, K, rnnq_tile_blocks(q->p, u), r0[k], r0[k] + n[k], ones, 0, 1, NULL,
-                   tmp, 0);
+        emit_lanes(g, &raw, w, K, rnnq_tile_blocks(q->p, u, g->threads > 1 ? g->threads : 1), r0[k],
+                   r0[k] + n[k], ones, 0, 1, NULL, tmp, 0);
     r = loop_begin(g, &l, ci(g, 0), ci(g, rows));
     sti(g, g->i32, mul(g, ldi(g, g->i64, tmp, r), ci(g, -128)), corr, r);
     loop_end(g, &l);
@@ -1683,14 +1683,15 @@ rnnq_lays_out(const kg *g, const kp_call *c)
 }
 
 int
-rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u)
+rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u, int nt)
 {
     kp_rnnq_scratch L;
     kp_rnnq_scratch_of(p, &L);
-    /* U.h: 8 blocks x 1 activation row. W.x: 1 block x the 16 rows of a chunk (W read once
-     * a chunk; the pipelined steps take 8 rows at a time, pipe_pair), 4 x 4 rows for chunks
-     * of 4 or 12, 8 x 1 for chunks of other sizes */
-    return u || L.tc % 4 != 0 ? 8 : L.tc % 16 == 0 ? 1 : 4;
+    /* U.h: 8 blocks x 1 activation row. W.x: on one thread with chunks of 16 (the pipelined
+     * steps, pipe_pair: 8 rows at a time) 1 block; else 4 blocks x the 4 rows of a chunk (16
+     * accumulators, a load of weights or activations per two vpdpbusd: faster than 1 x 16
+     * on threads, where U.h is L2-resident), 8 x 1 for chunks of other sizes */
+    return u || L.tc % 4 != 0 ? 8 : L.tc % 16 == 0 && nt == 1 ? 1 : 4;
 }
 
 /* The ranges of emit_rnnq_body's emit_dot calls, slice by slice: W.x the gate rows of the
@@ -1987,7 +1988,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         const int64_t tc = q.L.tc, qb = tc % 4 != 0        ? 1
-                                        : g->rnnq_laid & 1 ? 16 / rnnq_tile_blocks(p, 0)
+                                        : g->rnnq_laid & 1 ? 16 / rnnq_tile_blocks(p, 0, nt)
                                                            : 4;
         LLVMValueRef n, s, st, j, nch, t0, tcn, qi, step, tt, x, y, corr, ha0, ha1, odd;
         kloop ln, lj, lc, lq, ls, lz, lb;
@@ -2012,8 +2013,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             e.zb = !(p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset);
         }
         if (q.mode == QD_VNNI) { /* laid out at compile time (rnnq_relayout) */
-            e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(p, 0) : 0;
-            e.ul = g->rnnq_laid & 2 ? rnnq_tile_blocks(p, 1) : 0;
+            e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(p, 0, nt) : 0;
+            e.ul = g->rnnq_laid & 2 ? rnnq_tile_blocks(p, 1, nt) : 0;
         }
         if (q.vw && !e.wl && pack_pays(&q, I)) /* packed by emit_rnnq */
             e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));
