@@ -37,7 +37,7 @@ typedef struct mkmodel_config {
 /* xorshift64*: uniform in [-1, 1). */
 
 /* Every allocation of the protobuf tree is tracked and released by mk_free_all(), so the
- * tool is clean under LeakSanitizer. */
+ * tool is clean under LeakSanitizer; one that fails ends the tool with a message. */
 static void **mk_ptrs;
 static size_t mk_n, mk_cap;
 
@@ -49,26 +49,30 @@ mk_track(void *p)
         void **np = realloc(mk_ptrs, ncap * sizeof *np);
         if (!np) {
             free(p);
-            return NULL;
+            p = NULL;
+        } else {
+            mk_ptrs = np;
+            mk_cap = ncap;
         }
-        mk_ptrs = np;
-        mk_cap = ncap;
     }
-    if (p)
-        mk_ptrs[mk_n++] = p;
+    if (!p) {
+        fprintf(stderr, "mkmodel: out of memory\n");
+        exit(1);
+    }
+    mk_ptrs[mk_n++] = p;
     return p;
 }
 
 static void *
 mk_calloc(size_t n, size_t size)
 {
-    return mk_track(calloc(n, size));
+    return mk_track(calloc(n ? n : 1, size ? size : 1)); /* never NULL for 0 */
 }
 
 static void *
 mk_malloc(size_t n)
 {
-    return mk_track(malloc(n));
+    return mk_track(malloc(n ? n : 1));
 }
 
 static void
