@@ -1792,25 +1792,46 @@ pipe_wanted(const qctx *q, const qdir *e, int nt)
            q->L.tc == 2 * PIPE_ROWS && !(p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset);
 }
 
-/* Steps [r, min(r + PIPE_ROWS, s)) of sequence n's input rows into xa's slots (step & 15). */
+/* The input rows of sequence n for the steps [r0, r1), columns [k0, k1), as the dot product
+ * reads them: step k's at xa's row k & 15, which is the chunk's row k - t0 too (chunks of 16
+ * steps, or one chunk of fewer), and the pipelined steps' slot. */
 static void
-pipe_quant(kg *g, const qctx *q, const lstmc_rt_rnn_params *lp, const rec_dims *dm, LLVMValueRef X,
-           LLVMValueRef n, LLVMValueRef s, int rev, LLVMValueRef r)
+quant_rows(kg *g, const qctx *q, const lstmc_rt_rnn_params *lp, const rec_dims *dm, LLVMValueRef X,
+           LLVMValueRef n, LLVMValueRef s, int rev, LLVMValueRef r0, LLVMValueRef r1, int64_t k0,
+           int64_t k1)
 {
     const int64_t I = q->p->input_size, kxb = q->L.kx * q->ab;
     LLVMValueRef st, tt, x, xa, k;
     kloop lq, lb;
 
-    st = loop_begin(g, &lq, r, smin(g, add(g, r, ci(g, PIPE_ROWS)), s));
+    st = loop_begin(g, &lq, r0, r1);
     tt = rev ? sub(g, sub(g, s, ci(g, 1)), st) : st;
     x = gepb(g, X, mul(g, rec_row_at(g, lp, dm, tt, n), ci(g, I * (q->p->bits / 8))));
     xa = gepb(g, q->scratch,
-              add(g, ci(g, q->L.xa),
-                  mul(g, LLVMBuildAnd(g->b, st, ci(g, 2 * PIPE_ROWS - 1), ""), ci(g, kxb))));
-    k = loop_begin(g, &lb, ci(g, 0), ci(g, I));
+              add(g, ci(g, q->L.xa), mul(g, LLVMBuildAnd(g->b, st, ci(g, 15), ""), ci(g, kxb))));
+    k = loop_begin(g, &lb, ci(g, k0), ci(g, k1));
     st_act(g, q, ldx(g, q, x, k), xa, k, I);
     loop_end(g, &lb);
     loop_end(g, &lq);
+}
+
+/* The start of step `step` of sequence n: its row of Y (NULL without Y), h as it reads it and
+ * as the next step does (e->ha, e->ha_next: double-buffered), and qu, q with U's rows
+ * backwards on odd steps (x86, flipped). */
+static LLVMValueRef
+step_begin(kg *g, const qctx *q, qdir *e, const lstmc_rt_rnn_params *lp, const rec_dims *dm,
+           LLVMValueRef Y, LLVMValueRef n, LLVMValueRef s, int rev, int d, LLVMValueRef step,
+           LLVMValueRef ha0, LLVMValueRef ha1, qctx *qu)
+{
+    LLVMValueRef tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
+    LLVMValueRef odd =
+        LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, step, ci(g, 1), ""), ci(g, 0), "");
+    e->ha = sel(g, odd, ha1, ha0);
+    e->ha_next = sel(g, odd, ha0, ha1);
+    *qu = *q;
+    if (q->vw)
+        qu->flip = LLVMBuildTrunc(g->b, step, g->i1, "");
+    return Y ? gepb(g, Y, mul(g, rec_y_at(g, lp, dm, tt, d, n), ci(g, q->p->bits / 8))) : NULL;
 }
 
 /* U tile i of the step (in its order) and W tile (block) wb of the next group, their groups
@@ -1909,13 +1930,13 @@ pipe_steps(kg *g, const qctx *q, qdir *e, const lstmc_rt_rnn_params *lp, const r
     const lstmc_rt_rnnq_params *p = q->p;
     const int64_t I = p->input_size, H = p->hidden, GH = cell_gates(p->cell) * H;
     const int64_t kxb = q->L.kx * q->ab;
-    LLVMValueRef xa0 = gepb(g, q->scratch, ci(g, q->L.xa)), step, k, rn, has, sn, tt, y, odd, slot;
+    LLVMValueRef xa0 = gepb(g, q->scratch, ci(g, q->L.xa)), step, k, rn, has, sn, y, slot;
     LLVMBasicBlockRef join;
-    qctx qw = *q, qu = *q;
+    qctx qw = *q, qu;
     kloop ls;
 
     qw.post = e;
-    pipe_quant(g, q, lp, dm, X, n, s, rev, ci(g, 0));
+    quant_rows(g, q, lp, dm, X, n, s, rev, ci(g, 0), smin(g, ci(g, PIPE_ROWS), s), 0, I);
     emit_dot(g, &qw, e->wl, e->Wd, NULL, I, 0, GH, xa0, kxb, PIPE_ROWS, e->corrW, e->accw, GH);
     step = loop_begin(g, &ls, ci(g, 0), s);
     k = LLVMBuildAnd(g->b, step, ci(g, PIPE_ROWS - 1), "");
@@ -1923,15 +1944,10 @@ pipe_steps(kg *g, const qctx *q, qdir *e, const lstmc_rt_rnn_params *lp, const r
     has = LLVMBuildICmp(g->b, LLVMIntSLT, rn, s, "");
     join =
         if_begin(g, LLVMBuildAnd(g->b, has, LLVMBuildICmp(g->b, LLVMIntEQ, k, ci(g, 0), ""), ""));
-    pipe_quant(g, q, lp, dm, X, n, s, rev, rn);
+    quant_rows(g, q, lp, dm, X, n, s, rev, rn, smin(g, add(g, rn, ci(g, PIPE_ROWS)), s), 0, I);
     LLVMBuildBr(g->b, join);
     LLVMPositionBuilderAtEnd(g->b, join);
-    tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
-    y = Y ? gepb(g, Y, mul(g, rec_y_at(g, lp, dm, tt, d, n), ci(g, p->bits / 8))) : NULL;
-    odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, step, ci(g, 1), ""), ci(g, 0), "");
-    e->ha = sel(g, odd, ha1, ha0);
-    e->ha_next = sel(g, odd, ha0, ha1);
-    qu.flip = LLVMBuildTrunc(g->b, step, g->i1, "");
+    y = step_begin(g, q, e, lp, dm, Y, n, s, rev, d, step, ha0, ha1, &qu);
     sn = LLVMBuildAnd(g->b, rn, ci(g, 2 * PIPE_ROWS - 1), "");
     pipe_dots(g, &qu, &qw, e, k, has, gepb(g, xa0, mul(g, sn, ci(g, kxb))),
               gept(g, g->i64, e->accw, mul(g, sn, ci(g, GH))));
@@ -1990,8 +2006,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
         const int64_t tc = q.L.tc, qb = tc % 4 != 0        ? 1
                                         : g->rnnq_laid & 1 ? 16 / rnnq_tile_blocks(p, 0, nt)
                                                            : 4;
-        LLVMValueRef n, s, st, j, nch, t0, tcn, qi, step, tt, x, y, corr, ha0, ha1, odd;
-        kloop ln, lj, lc, lq, ls, lz, lb;
+        LLVMValueRef n, s, st, j, nch, t0, tcn, qi, tt, y, corr, ha0, ha1;
+        kloop ln, lj, lc, ls, lz;
         qdir e;
 
         memset(&e, 0, sizeof e);
@@ -2066,18 +2082,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             if (k1 == k0)
                 continue;
             join = slice_begin(g, first, end, t);
-            qi = loop_begin(g, &lq, ci(g, 0), tcn);
-            step = add(g, t0, qi);
-            tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
-            x = gepb(g, X, mul(g, rec_row_at(g, &lp, &dm, tt, n), ci(g, I * (p->bits / 8))));
-            {
-                LLVMValueRef xa =
-                    gepb(g, q.scratch, add(g, ci(g, q.L.xa), mul(g, qi, ci(g, q.L.kx * q.ab))));
-                LLVMValueRef k = loop_begin(g, &lb, ci(g, k0), ci(g, k1));
-                st_act(g, &q, ldx(g, &q, x, k), xa, k, I);
-                loop_end(g, &lb);
-            }
-            loop_end(g, &lq);
+            quant_rows(g, &q, &lp, &dm, X, n, s, rev, t0, add(g, t0, tcn), k0, k1);
             slice_end(g, join);
         }
         phase_end(g, nt);
@@ -2099,15 +2104,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             slice_end(g, join);
         }
         qi = loop_begin(g, &ls, ci(g, 0), tcn);
-        step = add(g, t0, qi);
-        tt = rev ? sub(g, sub(g, s, ci(g, 1)), step) : step;
-        y = Y ? gepb(g, Y, mul(g, rec_y_at(g, &lp, &dm, tt, d, n), ci(g, p->bits / 8))) : NULL;
-        odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, step, ci(g, 1), ""), ci(g, 0), "");
-        e.ha = sel(g, odd, ha1, ha0);
-        e.ha_next = sel(g, odd, ha0, ha1);
-        qu = q;
-        if (q.vw) /* x86: U's rows backwards on odd steps (flipped) */
-            qu.flip = LLVMBuildTrunc(g->b, step, g->i1, "");
+        y = step_begin(g, &q, &e, &lp, &dm, Y, n, s, rev, d, add(g, t0, qi), ha0, ha1, &qu);
         for (t = 0; t < nt; t++) { /* U.h of the slice's gate rows (GRU lbr 0: z, r; r) */
             LLVMBasicBlockRef join;
             int64_t j0, j1, gb, nblk;
