@@ -32,6 +32,8 @@ sys.path.insert(0, os.path.join(HERE, "compare"))
 import compare  # noqa: E402
 
 FORMATS = ["fp32", "fp16", "bf16", "int8"]
+# --formats may also name bf16.dot1 .. bf16.dot3: bf16 weights with kernels.rec.all.dot N (the
+# AVX-512 BF16 dot product against h in N bf16 pieces, docs/PRECISION.md; issue 23)
 ESIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 # every seed configuration by default (--configs IMDB,MT,PTB,E-PTB: the bandwidth-bound ones
 # that build in seconds)
@@ -41,6 +43,7 @@ DEFAULT = [c[0] for c in compare.CONFIGS]
 def weight_bytes(cfg, fmt):
     """(U bytes of all layers per step, W bytes of all layers per sequence) in fmt."""
     _, I, H, L, T, _ = cfg
+    fmt = fmt.split(".")[0]
     e = ESIZE[fmt]
     scale = 4 * 4 * H if fmt == "int8" else 0
     u = L * (4 * H * H * e + scale)
@@ -76,10 +79,20 @@ def prepare(cfg, a, fmt):
                     "--npy", os.path.join(d, "x.npy")])
         np.load(os.path.join(d, "x.npy")).astype(np.float32).tofile(os.path.join(d, "x.bin"))
     out = os.path.join(d, "lstmc_" + fmt)
+    extra = []
+    if ".dot" in fmt:  # the host's caches, the bf16 dot product with that many pieces of h
+        caches = compare.cache_sizes()
+        prof = os.path.join(a.work, fmt + ".json")
+        open(prof, "w").write(
+            '{"name": "%s", "cpu": {"l2_bytes": %d, "llc_bytes": %d}, '
+            '"kernels": {"rec": {"all": {"dot": %s}}}}\n'
+            % (fmt, caches.get(2, 0), caches.get(3, 0), fmt.split(".dot")[1]))
+        extra = ["--target=" + prof]
     # 1 thread in every format (the reduced-precision kernels are 1-thread; fp32 would take
     # the target's cores by default), as ONNX Runtime here
-    compare.sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m", "--weights=" + fmt,
-                "--weights-placement=pointer", "--threads=1", "-o", out, "--force"])
+    compare.sh(["nice", a.lstmc, os.path.join(d, "model.onnx"), "--name=m",
+                "--weights=" + fmt.split(".")[0], "--weights-placement=pointer", "--threads=1",
+                "-o", out, "--force"] + extra)
     compare.sh(["nice", "make", "-s", "-C", out, "libm.a", "CFLAGS=-O2 -march=native"])
     compare.sh(["cc", "-O2", "-march=native", "-I", out, "-I",
                 os.path.join(out, "runtime", "include"), "-I", os.path.join(HERE, "compare"),
@@ -97,7 +110,10 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--budget", type=float, default=2.0, help="seconds per system and config")
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--formats", help="comma-separated (default %s; also bf16.dot1..3)"
+                    % ",".join(FORMATS))
     a = ap.parse_args()
+    fmts = a.formats.split(",") if a.formats else FORMATS
     names = a.configs.split(",") if a.configs else DEFAULT
     cfgs = [c for c in compare.CONFIGS if c[0] in names]
     if len(cfgs) != len(names):
@@ -107,7 +123,7 @@ def main():
     compare.log("# bench/precision: %s, load average %.2f %.2f %.2f"
                 % ((time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),) + load0))
     for c in cfgs:
-        for f in FORMATS:
+        for f in fmts:
             prepare(c, a, f)
     caches = compare.cache_sizes()
     roof = compare.measure_roofline(a.roofline, caches, False)
@@ -124,7 +140,7 @@ def main():
                              ["node", os.path.join(HERE, "compare", "ort_worker.js"),
                               os.path.join(d, "model.onnx"), os.path.join(d, "x.bin"), str(T),
                               str(I), "1"], {}, logdir)]
-        for f in FORMATS:
+        for f in fmts:
             out = os.path.join(d, "lstmc_" + f)
             ws.append(compare.Worker("lstmc_" + f, "lstmc " + f, 1,
                                      [os.path.join(out, "worker"), os.path.join(d, "x.bin"),
@@ -139,7 +155,7 @@ def main():
                 w.close()
         med = {w.key: float(np.median(w.samples)) * 1e-9 for w in ws}
         for w in ws:
-            f = w.key.split("_")[1] if w.key != "ort" else "fp32"
+            f = w.key.split("_", 1)[1] if w.key != "ort" else "fp32"
             u, wb = weight_bytes(cfg, f)
             b, lu = bound(cfg, f, caches, roof)
             s = np.array(w.samples) * 1e-9

@@ -293,7 +293,7 @@ cg_const_bytes(const ir_graph *g, const memplan *mp)
 static void
 put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
 {
-    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate"};
+    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate", "dot"};
     int j, k, first = 1, firstp;
     for (j = i; j < kp->n_calls; j++) {
         const kp_tuning *t = &kp->calls[j].tune;
@@ -303,7 +303,9 @@ put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
                 first ? ", \"kernels\": [" : ", ", t->kind == 1 ? "rec" : "proj",
                 target_class_names[t->cls], t->vector_bits);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if (t->kind == 2 ? k != TK_ALTERNATE : k != TK_ROWS)
+            if (t->kind == 2
+                    ? k != TK_ALTERNATE && k != TK_DOT
+                    : k != TK_ROWS && (k != TK_DOT || kp->calls[j].wfmt == LSTMC_RT_WFMT_BF16))
                 fprintf(f, ", \"%s\": %d", names[k], t->v[k]);
         fputs(", \"from_profile\": [", f);
         firstp = 1;
@@ -452,7 +454,7 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
     for (i = j = 0; i < kp->n_calls; i++) /* issue 23 */
         j += kp->calls[i].tune.vector_set || kp->calls[i].tune.set[TK_TILE] ||
              kp->calls[i].tune.set[TK_ROWS] || kp->calls[i].tune.set[TK_PREFETCH] ||
-             kp->calls[i].tune.set[TK_ALTERNATE];
+             kp->calls[i].tune.set[TK_ALTERNATE] || kp->calls[i].tune.set[TK_DOT];
     if (j)
         printf("lstmc: %s: %d kernel(s) compiled with parameters from target profile '%s' "
                "(per layer: \"kernels\" in %s_size.json)\n",

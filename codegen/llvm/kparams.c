@@ -13,7 +13,7 @@
 #ifdef LSTMC_HAVE_LLVM
 
 void
-kparams_of(const target *t, const kp_call *c, int vl, kp_tuning *k)
+kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, kp_tuning *k)
 {
     const int proj = c->kind == KP_RNN_PROJ;
     int64_t H, K;
@@ -32,11 +32,16 @@ kparams_of(const target *t, const kp_call *c, int vl, kp_tuning *k)
     d[TK_ROWS] = proj ? proj_rb(c->wfmt, vl) : 0;
     d[TK_PREFETCH] = KG_PF_ROWS;
     d[TK_ALTERNATE] = !proj; /* rec: backwards every other step (rec.c emit_gemv) */
+    /* rec, bf16 U: h in two bf16 pieces against U's pairs where the CPU has vdpbf16ps (as
+     * accurate as widening U to fp32, 1.15-1.5x faster: bench/RESULTS.md), else widened */
+    d[TK_DOT] = bf16dot ? 2 : 0;
     p = proj ? t->kernels.proj : t->kernels.rec;
     for (j = 0; j < TK_N_PARAMS; j++) {
         k->set[j] = p[k->cls][j] != 0;
         k->v[j] = !k->set[j] ? d[j] : j >= TK_PREFETCH ? p[k->cls][j] - 1 : p[k->cls][j];
     }
+    if (proj || c->wfmt != LSTMC_RT_WFMT_BF16) /* dot: a bf16 U's only */
+        k->v[TK_DOT] = k->set[TK_DOT] = 0;
     k->vector_bits = 32 * vl;
     k->vector_set = t->kernels.vector_bits != 0;
 }

@@ -81,6 +81,7 @@ typedef struct kg {
     int f16_native; /* fpext half -> float is an instruction (x86 F16C, AArch64) */
     /* the integer dot products of the target (rnnq.c, issue 22) */
     int x86_vnni, x86_avx512bw, x86_avx2;
+    int x86_bf16;    /* AVX-512 BF16 (vdpbf16ps) at the kernels' vector width */
     int arm_dotprod; /* AArch64 SDOT (Armv8.2-A DotProd) */
     int arm_dsp;     /* 32-bit Arm / Thumb-2 DSP extension: SMLAD, SMLALD, SXTB16 */
     int arm_mve;     /* Armv8.1-M Helium (MVE) */
@@ -277,6 +278,12 @@ void emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, 
                LLVMValueRef init, int64_t ldi, LLVMValueRef out, int64_t ldo, int rb, int nv, int w,
                int64_t pf, LLVMValueRef scale);
 void for_col_segments(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx);
+/* Issue 23, a bf16 U with vdpbf16ps (rec_dot): hs[q*ldq + k] = bf16 piece q of a[k], k < K;
+ * and the 1 x nv tile over a panel in pairs against those pieces. */
+void emit_bf16_split(kg *g, LLVMValueRef a, int64_t K, int pieces, LLVMValueRef hs, int64_t ldq);
+void emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, LLVMValueRef b,
+                   int64_t ldb, int64_t K, LLVMValueRef init, LLVMValueRef out, int nv, int w,
+                   int64_t pf);
 void for_col_segments_dir(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx, LLVMValueRef flip);
 
 /* --- proj.c --------------------------------------------------------------------------- */
@@ -327,6 +334,8 @@ typedef struct rec_ctx {
     int panels;            /* 1: Rt is in column panels (rec_relayout), 0: row-major [H, GH] */
     const kp_tuning *tune; /* the call's tile and prefetch (kparams.c); NULL: the defaults */
     LLVMValueRef flip;     /* an i1: this step walks U's tiles backwards (kparams order); NULL */
+    LLVMValueRef hs;       /* a bf16 U with vdpbf16ps (rec_dot): the bf16 pieces of the gemv's
+                              a, [3][H] int16 on the stack (made by the first emit_gemv) */
 } rec_ctx;
 
 void emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
@@ -407,8 +416,9 @@ void emit_prefetch(kg *g, LLVMValueRef p);
 /* --- kparams.c ------------------------------------------------------------------------ */
 
 /* The parameters of call c's kernel (a REC or PROJ call; kind 0 for any other) on t with
- * vectors of vl floats: the profile's for the call's shape class, else the defaults. */
-void kparams_of(const target *t, const kp_call *c, int vl, kp_tuning *k);
+ * vectors of vl floats: the profile's for the call's shape class, else the defaults (bf16dot:
+ * the CPU has vdpbf16ps at that width, where a bf16 U's default is dot 2). */
+void kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, kp_tuning *k);
 /* The vector width in floats the kernels use: vl (the CPU's widest), or the narrower one
  * t->kernels.vector_bits asks for; -1 after reporting through d when it asks for wider. */
 int kparams_vl(const target *t, int vl, diag *d);
@@ -416,8 +426,14 @@ int kparams_vl(const target *t, int vl, diag *d);
 /* --- panels.c ------------------------------------------------------------------------- */
 
 /* The layout key of the weights in column panels (kp_call.wlayout): vector width, threads
- * and the tile's vectors of columns (kparams.c), each < 64. */
-#define PANELS_KEY(vl, nt, nb) (((nb)*64 + (vl)) * 64 + (nt))
+ * and the tile's vectors of columns (kparams.c), each < 64, and pairs: 1 when the vector
+ * tiles of a bf16 U hold rows 2p and 2p + 1 interleaved for vdpbf16ps (rec_dot). */
+#define PANELS_KEY(vl, nt, nb, pairs) ((((pairs)*64 + (nb)) * 64 + (vl)) * 64 + (nt))
+
+/* The bf16 pieces of h the h U product of a call with this tuning and weights format feeds
+ * to vdpbf16ps (kernels.rec.<class>.dot, emit_tile_dot), 0 when U is widened to fp32: only a
+ * bf16 U in panels (panels: the call's), on an x86 CPU with AVX-512 BF16. */
+int rec_dot(const kg *g, const kp_tuning *t, int wfmt, int panels);
 
 int rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d);
 int rec_pack_ok(const kprog *kp, int i, const cg_options *o);

@@ -431,9 +431,29 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     g.vl = kparams_vl(t, vector_floats(triple, features), d);
     if (g.vl < 0)
         goto out_module;
+    if (strncmp(triple, "x86_64", 6) == 0) {
+        g.x86_avx512bw = feature_state(features, "avx512bw") == 1;
+        g.x86_vnni = g.x86_avx512bw && feature_state(features, "avx512vnni") == 1;
+        g.x86_avx2 = feature_state(features, "avx2") == 1;
+        g.x86_bf16 = feature_state(features, "avx512bf16") == 1 &&
+                     (g.vl == 16 || (g.vl >= 4 && feature_state(features, "avx512vl") == 1));
+    }
+    for (i = 0; i < TK_N_CLASSES; i++) /* issue 23: the bf16 dot product, where there is one */
+        if (t->kernels.rec[i][TK_DOT] > 1 && !g.x86_bf16) {
+            const int *r = &t->kernels.rec[0][TK_DOT], s = TK_N_PARAMS; /* "all": alike */
+            diag_error(d,
+                       "target profile '%s': field 'kernels.rec.%s.dot' asks for the AVX-512 "
+                       "BF16 dot product (vdpbf16ps); its CPU (%s) has none%s",
+                       t->name, r[0] == r[s] && r[s] == r[2 * s] ? "all" : target_class_names[i],
+                       lt.cpu, g.vl > 1 && g.vl < 16 ? " at this vector width" : "");
+            diag_note(d, NULL,
+                      "dot 0 (or no dot field: the default on such a CPU) widens bf16 "
+                      "weights to fp32");
+            goto out_module;
+        }
     for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
         if (handled[i])
-            kparams_of(t, &kp->calls[i], g.vl, &kp->calls[i].tune);
+            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, &kp->calls[i].tune);
         else
             memset(&kp->calls[i].tune, 0, sizeof kp->calls[i].tune);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
@@ -441,11 +461,6 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     g.f16_native = (strncmp(triple, "x86_64", 6) == 0 && feature_state(features, "f16c") == 1) ||
                    strncmp(triple, "aarch64", 7) == 0;
 
-    if (strncmp(triple, "x86_64", 6) == 0) {
-        g.x86_avx512bw = feature_state(features, "avx512bw") == 1;
-        g.x86_vnni = g.x86_avx512bw && feature_state(features, "avx512vnni") == 1;
-        g.x86_avx2 = feature_state(features, "avx2") == 1;
-    }
     arm_int_features(&g, triple, lt.cpu, features);
     g.word32 = strncmp(triple, "arm", 3) == 0 || strncmp(triple, "thumb", 5) == 0;
     g.prefetch = g.vl > 1; /* no vector unit: a microcontroller, no data cache to fill */
@@ -527,7 +542,8 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
             rec_relayout(gr, kp, i,
                          handled[i] && rec_pack_ok(kp, i, o)
                              ? PANELS_KEY(g.vl, kp_wave_of(kp, i) ? 1 : handled[i],
-                                          kp->calls[i].tune.v[TK_TILE])
+                                          kp->calls[i].tune.v[TK_TILE],
+                                          rec_dot(&g, &kp->calls[i].tune, kp->calls[i].wfmt, 1) > 0)
                              : 0,
                          d) < 0)
             goto out_module;

@@ -85,33 +85,45 @@ proj_ranges(int64_t GH, int tw, int nt, int64_t r0[MT_MAX], int64_t n[MT_MAX])
 /* One direction's [K, GH] block of the weights of call c (the U of a REC call, the W of a PROJ
  * call; elements of its format's bytes): dst = src in the panels of layout key (to 1) or back
  * (to 0). Each column range (rec_ranges, proj_ranges) is cut as for_col_segments cuts it;
- * element (k, r0+c0+j) of the segment [c0, c0+ws) goes to K*(r0+c0) + k*ws + j. */
+ * element (k, r0+c0+j) of the segment [c0, c0+ws) goes to K*(r0+c0) + k*ws + j, or, in a
+ * vector segment of a key with pairs, for k < K rounded down to even, to
+ * K*(r0+c0) + (k/2)*2*ws + 2*j + k%2: the two bf16 of a vdpbf16ps lane side by side. */
 static void
 rec_relayout_block(unsigned char *dst, const unsigned char *src, const kp_call *c, int key, int to)
 {
     const int64_t es = wfmt_bytes(c->wfmt);
-    const int vl = key / 64 % 64, nb = key / 4096, proj = c->kind == KP_RNN_PROJ;
+    const int vl = key / 64 % 64, nb = key / 4096 % 64, pairs = key / 262144;
+    const int proj = c->kind == KP_RNN_PROJ;
     const lstmc_rt_rnn_params *p = &c->p.rnn;
     const int64_t H = proj ? c->p.proj.hidden : p->hidden;
     const int64_t GH = cell_gates(proj ? c->p.proj.cell : p->cell) * H;
     const int64_t K = proj ? c->p.proj.input_size : H;
-    const int64_t tw = (int64_t)nb * vl; /* the call's tile (kparams.c) */
+    const int64_t tw = (int64_t)nb * vl;      /* the call's tile (kparams.c) */
+    const int64_t K2 = pairs ? K / 2 * 2 : 0; /* rows in interleaved pairs */
     int64_t r0[4 * MT_MAX], n[4 * MT_MAX], c0, k, j;
     int nr = proj ? proj_ranges(GH, (int)tw, key % 64, r0, n) : rec_ranges(p, vl, key % 64, r0, n);
     int r;
 
     for (r = 0; r < nr; r++)
         for (c0 = 0; c0 < n[r];) {
-            int64_t ws;
+            int64_t ws, kp;
+            int vec = 1;
             if (c0 < n[r] / tw * tw)
                 ws = tw;
             else if ((n[r] - c0) / vl > 0)
                 ws = (n[r] - c0) / vl * vl;
-            else
+            else {
                 ws = n[r] - c0 > 8 ? 8 : n[r] - c0;
+                vec = 0;
+            }
+            kp = vec ? K2 : 0;
             for (k = 0; k < K; k++)
                 for (j = 0; j < ws; j++) {
-                    int64_t pi = K * (r0[r] + c0) + k * ws + j, ri = k * GH + r0[r] + c0 + j;
+                    /* a vector tile of a bf16 U for vdpbf16ps (rec_dot): (2p, j) and
+                     * (2p + 1, j) side by side, the last row of an odd K alone */
+                    int64_t pi = K * (r0[r] + c0) +
+                                 (k < kp ? k / 2 * 2 * ws + 2 * j + k % 2 : k * ws + j),
+                            ri = k * GH + r0[r] + c0 + j;
                     if (to)
                         memcpy(dst + pi * es, src + ri * es, (size_t)es);
                     else

@@ -17,7 +17,12 @@ gemv_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
     const rec_ctx *c = vctx;
     LLVMValueRef scol = c->sscale ? gepf(g, c->sscale, col) : NULL;
     const int64_t pfr = c->tune ? c->tune->v[TK_PREFETCH] : KG_PF_ROWS; /* rows ahead */
-    if (c->panels) /* this segment's H x nv*w panel starts at H*col */
+    const int dot = w > 1 ? rec_dot(g, c->tune, g->wfmt, c->panels) : 0;
+    if (dot) /* a bf16 U in pairs against emit_gemv's pieces of a (tile.c) */
+        emit_tile_dot(g, c->sa, c->hs, c->H, dot, gepw(g, c->sb, mul(g, col, ci(g, c->H))),
+                      (int64_t)nv * w, c->H, c->sinit ? gepf(g, c->sinit, col) : NULL,
+                      gepf(g, c->sout, col), nv, w, g->prefetch ? pfr * nv * w : 0);
+    else if (c->panels) /* this segment's H x nv*w panel starts at H*col */
         emit_tile(g, c->sa, 0, gepw(g, c->sb, mul(g, col, ci(g, c->H))), (int64_t)nv * w, c->H,
                   c->sinit ? gepf(g, c->sinit, col) : NULL, 0, gepf(g, c->sout, col), 0, 1, nv, w,
                   g->prefetch ? pfr * nv * w : 0, scol);
@@ -32,6 +37,13 @@ void
 emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,
           LLVMValueRef out)
 {
+    const int dot = rec_dot(g, c->tune, g->wfmt, c->panels);
+    if (dot) { /* the bf16 pieces of a, for every tile of this product */
+        if (!c->hs)
+            c->hs = entry_alloca(
+                g, LLVMArrayType2(LLVMInt16TypeInContext(g->cx), (uint64_t)(3 * c->H + 2)));
+        emit_bf16_split(g, a, c->H, dot, c->hs, c->H);
+    }
     c->sa = a;
     c->sb = gepwc(g, c->Rt, c->panels ? c->H * col0 : col0);
     c->sscale = c->scale ? gepc(g, c->scale, col0) : NULL;

@@ -209,6 +209,169 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
         }
 }
 
+/*
+ * Issue 23: a bf16 U times h with the AVX-512 BF16 dot product. vdpbf16ps adds to each fp32
+ * lane the products of two bf16 pairs (exact in fp32: 8 x 8 significant bits), rounding each
+ * sum to nearest even; bf16 subnormals in and fp32 subnormals out are flushed to zero. h is
+ * cut into `pieces` bf16 arrays (emit_bf16_split): h = hi + mid + lo, every piece but the last
+ * the top 8 significant bits of what is left (truncated, so the rest is exact in fp32), the
+ * last rounded to nearest even. One piece: h to bf16 (relative error 2^-9, the products
+ * those of bf16 activations); two: |error| <= 2^-16 |h|; three: h exactly (24 bits), unless a
+ * piece falls below 2^-126 and is flushed. docs/PRECISION.md has the bounds.
+ */
+int
+rec_dot(const kg *g, const kp_tuning *t, int wfmt, int panels)
+{
+    return t && t->kind == 1 && wfmt == LSTMC_RT_WFMT_BF16 && g->x86_bf16 && panels && g->vl >= 4
+               ? t->v[TK_DOT]
+               : 0;
+}
+
+/* The bf16 pieces of x (w lanes: a <w x float>, or a float) into pc[0 .. pieces). */
+static void
+bf16_pieces(kg *g, LLVMValueRef x, int w, int pieces, LLVMValueRef *pc)
+{
+    LLVMTypeRef i32t = w > 1 ? LLVMVectorType(g->i32, (unsigned)w) : g->i32;
+    LLVMTypeRef i16t = w > 1 ? LLVMVectorType(LLVMInt16TypeInContext(g->cx), (unsigned)w)
+                             : LLVMInt16TypeInContext(g->cx);
+    LLVMTypeRef fty = w > 1 ? LLVMVectorType(g->f32, (unsigned)w) : g->f32;
+    LLVMValueRef s16 = splat(i32t, LLVMConstInt(g->i32, 16, 0), w);
+    int q;
+
+    for (q = 0; q < pieces; q++) {
+        LLVMValueRef bits = LLVMBuildBitCast(g->b, x, i32t, ""), top;
+        if (q + 1 < pieces) { /* truncated: x - top is exact */
+            top =
+                LLVMBuildAnd(g->b, bits, splat(i32t, LLVMConstInt(g->i32, 0xffff0000u, 0), w), "");
+            x = fsub(g, x, LLVMBuildBitCast(g->b, top, fty, ""));
+        } else { /* to nearest even: + 0x7fff + bit 16 */
+            LLVMValueRef odd = LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, bits, s16, ""),
+                                            splat(i32t, LLVMConstInt(g->i32, 1, 0), w), "");
+            top = add(g, add(g, bits, splat(i32t, LLVMConstInt(g->i32, 0x7fff, 0), w)), odd);
+        }
+        pc[q] = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, top, s16, ""), i16t, "");
+    }
+}
+
+/* hs[q*ldq + k] = piece q of a[k] (bf16 bits) for k < K: w lanes at a time, then one. */
+void
+emit_bf16_split(kg *g, LLVMValueRef a, int64_t K, int pieces, LLVMValueRef hs, int64_t ldq)
+{
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(g->cx);
+    const int w = g->vl;
+    const int64_t kv = K / w * w;
+    LLVMValueRef pc[3], k;
+    kloop l;
+    int q;
+
+    if (kv > 0) {
+        k = loop_begin(g, &l, ci(g, 0), ci(g, kv / w));
+        k = mul(g, k, ci(g, w));
+        bf16_pieces(g, ldt(g, g->vf, gepf(g, a, k)), w, pieces, pc);
+        for (q = 0; q < pieces; q++) {
+            LLVMValueRef s = LLVMBuildStore(
+                g->b, pc[q],
+                LLVMBuildInBoundsGEP2(g->b, i16, hs, (LLVMValueRef[]){add(g, k, ci(g, q * ldq))}, 1,
+                                      ""));
+            LLVMSetAlignment(s, 2);
+        }
+        loop_end(g, &l);
+    }
+    if (kv < K) {
+        k = loop_begin(g, &l, ci(g, kv), ci(g, K));
+        bf16_pieces(g, ldf(g, gepf(g, a, k)), 1, pieces, pc);
+        for (q = 0; q < pieces; q++)
+            LLVMBuildStore(g->b, pc[q],
+                           LLVMBuildInBoundsGEP2(
+                               g->b, i16, hs, (LLVMValueRef[]){add(g, k, ci(g, q * ldq))}, 1, ""));
+        loop_end(g, &l);
+    }
+}
+
+/*
+ * emit_tile's one row (rb 1) of nv vectors of w (4, 8 or 16) columns over a bf16 panel laid
+ * out in pairs (rec_relayout_block): for k < K rounded down to even, pair p's 2 nv w values at
+ * b + 2p ldb, column j's two side by side; an odd K's last row as emit_tile reads it, widened
+ * against a[K-1]. hs: emit_bf16_split's pieces of a, piece q at hs + q ldq. pf as emit_tile's
+ * (elements of one row of the panel ahead).
+ */
+void
+emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, LLVMValueRef b,
+              int64_t ldb, int64_t K, LLVMValueRef init, LLVMValueRef out, int nv, int w,
+              int64_t pf)
+{
+    static const char *const dp[3] = {"llvm.x86.avx512bf16.dpbf16ps.128",
+                                      "llvm.x86.avx512bf16.dpbf16ps.256",
+                                      "llvm.x86.avx512bf16.dpbf16ps.512"};
+    const char *name = dp[w == 16 ? 2 : w == 8 ? 1 : 0];
+    const unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(g->cx, id, NULL, 0);
+    LLVMTypeRef bfv = LLVMVectorType(LLVMBFloatTypeInContext(g->cx), (unsigned)(2 * w));
+    LLVMTypeRef i32v = LLVMVectorType(g->i32, (unsigned)w), i16 = LLVMInt16TypeInContext(g->cx);
+    const int64_t line = 32; /* bf16 per cache line */
+    LLVMValueRef acc[KG_MAX_ACC], hv[3], k, brow;
+    kloop lk;
+    int v, q;
+
+    for (v = 0; v < nv; v++) {
+        acc[v] = entry_alloca(g, g->vf);
+        LLVMBuildStore(g->b, init ? ldt(g, g->vf, gepc(g, init, v * w)) : LLVMConstNull(g->vf),
+                       acc[v]);
+    }
+    if (K >= 2) {
+        k = loop_begin(g, &lk, ci(g, 0), ci(g, K / 2));
+        brow = gepw(g, b, mul(g, k, ci(g, 2 * ldb)));
+        if (pf > 0) {
+            int64_t off;
+            for (off = 0; off < 2 * (int64_t)nv * w; off += line)
+                emit_prefetch(g, gepwc(g, brow, pf + off));
+        }
+        for (q = 0; q < pieces; q++) { /* the pair (a[2p], a[2p+1]) of piece q in every lane */
+            LLVMValueRef pp = LLVMBuildInBoundsGEP2(
+                g->b, i16, hs, (LLVMValueRef[]){add(g, mul(g, k, ci(g, 2)), ci(g, q * ldq))}, 1,
+                "");
+            LLVMValueRef s = LLVMBuildLoad2(g->b, g->i32, pp, "");
+            LLVMSetAlignment(s, 2);
+            s = LLVMBuildShuffleVector(g->b,
+                                       LLVMBuildInsertElement(g->b, LLVMGetPoison(i32v), s,
+                                                              LLVMConstInt(g->i32, 0, 0), ""),
+                                       LLVMGetPoison(i32v),
+                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+            hv[q] = LLVMBuildBitCast(g->b, s, bfv, "");
+        }
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef wv = LLVMBuildLoad2(g->b, bfv, gepwc(g, brow, 2 * (int64_t)v * w), "");
+            LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[v], "");
+            LLVMSetAlignment(wv, 2);
+            for (q = pieces - 1; q >= 0; q--) { /* the smallest piece first */
+                LLVMValueRef args[3];
+                args[0] = cur;
+                args[1] = wv;
+                args[2] = hv[q];
+                cur = LLVMBuildCall2(g->b, fty, fn, args, 3, "");
+            }
+            LLVMBuildStore(g->b, cur, acc[v]);
+        }
+        loop_end(g, &lk);
+    }
+    if (K % 2) { /* the last row alone, widened */
+        LLVMValueRef s = ldf(g, gepf(g, a, ci(g, K - 1)));
+        s = LLVMBuildShuffleVector(
+            g->b,
+            LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s, LLVMConstInt(g->i32, 0, 0), ""),
+            LLVMGetPoison(g->vf), LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+        brow = gepwc(g, b, (K - 1) * ldb);
+        for (v = 0; v < nv; v++) {
+            LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[v], "");
+            LLVMBuildStore(g->b, fma_(g, g->vf, s, ldw(g, gepwc(g, brow, (int64_t)v * w), w), cur),
+                           acc[v]);
+        }
+    }
+    for (v = 0; v < nv; v++)
+        stt(g, LLVMBuildLoad2(g->b, g->vf, acc[v], ""), gepc(g, out, v * w));
+}
+
 /* Cover columns [0, ncols) with tiles of nb vectors: a loop over the full tiles, then one
  * tile of the vectors left, then one of the scalar columns left. */
 void

@@ -63,9 +63,11 @@ extern const kp_kind_info kp_kinds[KP_KIND_COUNT];
 typedef struct kp_tuning {
     int kind;             /* 0 none, 1 rec (h U), 2 proj (x W) */
     int cls;              /* TK_L2, TK_LLC, TK_DRAM: where the weight matrix lives */
-    int v[4];             /* TK_TILE, TK_ROWS (proj only), TK_PREFETCH (0: none), TK_ALTERNATE
-                             (rec only; 1: U's tiles backwards on every other step) */
-    unsigned char set[4]; /* 1: v[k] came from the target profile, 0: the built-in default */
+    int v[5];             /* TK_TILE, TK_ROWS (proj only), TK_PREFETCH (0: none), TK_ALTERNATE
+                             (rec only; 1: U's tiles backwards on every other step), TK_DOT
+                             (rec with bf16 weights only: bf16 pieces of h for vdpbf16ps, 0:
+                             U widened to fp32) */
+    unsigned char set[5]; /* 1: v[k] came from the target profile, 0: the built-in default */
     int vector_bits;      /* of the whole kernels object */
     unsigned char vector_set;
 } kp_tuning;

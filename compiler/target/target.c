@@ -468,9 +468,9 @@ target_kernel_class(const target *t, int64_t bytes)
 static void
 load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[TK_N_PARAMS])
 {
-    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate"};
+    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate", "dot"};
     const int proj = strcmp(kind, "proj") == 0;
-    const int64_t hi[TK_N_PARAMS] = {proj ? 8 : 16, 8, 64, 1};
+    const int64_t hi[TK_N_PARAMS] = {proj ? 8 : 16, 8, 64, 1, 3};
     const cJSON *v;
     char f[96];
     int k;
@@ -484,12 +484,13 @@ load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[
         int64_t x = 0;
         snprintf(f, sizeof f, "kernels.%s.%s.%.40s", kind, cls, v->string);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if (strcmp(v->string, names[k]) == 0 && (proj ? k != TK_ALTERNATE : k != TK_ROWS))
+            if (strcmp(v->string, names[k]) == 0 &&
+                (proj ? k != TK_ALTERNATE && k != TK_DOT : k != TK_ROWS))
                 break;
         if (k == TK_N_PARAMS) {
             bad(L, f,
                 proj ? "is not a proj parameter (tile, rows, prefetch)%s"
-                     : "is not a rec parameter (tile, prefetch, alternate)%s",
+                     : "is not a rec parameter (tile, prefetch, alternate, dot)%s",
                 "");
             continue;
         }

@@ -26,12 +26,14 @@ typedef struct diag diag;
  * The LLVM kernels' parameters a profile may set (issue 23; docs/TARGETS.md "Kernel
  * parameters"), by kernel kind and by shape class: where the layer's weight matrix (per
  * direction) lives, in the target's L2, in its last-level cache, or beyond. 0 = unset: the
- * built-in default (codegen/llvm/kparams.c); prefetch and alternate are stored + 1 so that 0
- * stays unset.
+ * built-in default (codegen/llvm/kparams.c); prefetch, alternate and dot are stored + 1 so
+ * that 0 stays unset. dot (rec only): how a bf16 U meets h, 0 widened to fp32 for FMAs, 1..3
+ * the AVX-512 BF16 dot product vdpbf16ps against h cut into that many bf16 pieces
+ * (codegen/llvm/tile.c emit_tile_dot; docs/PRECISION.md).
  */
 struct target;
 enum { TK_L2, TK_LLC, TK_DRAM, TK_N_CLASSES };
-enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_N_PARAMS };
+enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_DOT, TK_N_PARAMS };
 
 /* The built-in values of the fp32 kernels (codegen/llvm/kparams.c; the LLVM backend's REC_NB,
  * PROJ_NB, PROJ_RB and KG_PF_ROWS are these), which a profile's kernels object overrides and
@@ -44,7 +46,7 @@ enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_N_PARAMS };
 typedef struct target_kernels {
     int vector_bits;                     /* 128, 256, 512 */
     int mt_min_hidden;                   /* the smallest H that gets threads by default */
-    int rec[TK_N_CLASSES][TK_N_PARAMS];  /* h U: tile, -, prefetch, alternate */
+    int rec[TK_N_CLASSES][TK_N_PARAMS];  /* h U: tile, -, prefetch, alternate, dot */
     int proj[TK_N_CLASSES][TK_N_PARAMS]; /* x W: tile, rows, prefetch, - */
 } target_kernels;
 

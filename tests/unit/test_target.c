@@ -177,7 +177,8 @@ Test(target, kernels_fields)
         write_tmp("k.json", "{\"cpu\": {\"l2_bytes\": 1048576, \"llc_bytes\": 33554432},"
                             " \"kernels\": {\"vector_bits\": 256, \"mt_min_hidden\": 300,"
                             " \"rec\": {\"llc\": {\"tile\": 6, \"alternate\": 0}, \"all\": "
-                            "{\"tile\": 4, \"prefetch\": 0}},"
+                            "{\"tile\": 4, \"prefetch\": 0}, \"dram\": {\"dot\": 0}, "
+                            "\"l2\": {\"dot\": 3}},"
                             " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16}}}}");
     const target *t = target_find(p);
     cr_assert_not_null(t);
@@ -189,6 +190,9 @@ Test(target, kernels_fields)
     cr_assert_eq(t->kernels.rec[TK_LLC][TK_PREFETCH], 1, "prefetch 0, stored + 1");
     cr_assert_eq(t->kernels.rec[TK_LLC][TK_ALTERNATE], 1, "alternate 0, stored + 1");
     cr_assert_eq(t->kernels.rec[TK_L2][TK_ALTERNATE], 0, "unset");
+    cr_assert_eq(t->kernels.rec[TK_L2][TK_DOT], 4, "dot 3, stored + 1");
+    cr_assert_eq(t->kernels.rec[TK_DRAM][TK_DOT], 1, "dot 0, stored + 1");
+    cr_assert_eq(t->kernels.rec[TK_LLC][TK_DOT], 0, "unset");
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_ROWS], 2);
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_PREFETCH], 17);
     cr_assert_eq(t->kernels.proj[TK_L2][TK_ROWS], 0, "unset");
@@ -213,7 +217,8 @@ Test(target, kernels_fields_bad)
     expect_error("k2.json", "{\"kernels\": {\"rec\": {\"l3\": {\"tile\": 4}}}}",
                  "field 'kernels.rec.l3' is not a shape class (all, l2, llc, dram)");
     expect_error("k3.json", "{\"kernels\": {\"rec\": {\"all\": {\"rows\": 4}}}}",
-                 "field 'kernels.rec.all.rows' is not a rec parameter (tile, prefetch, alternate)");
+                 "field 'kernels.rec.all.rows' is not a rec parameter (tile, prefetch, alternate, "
+                 "dot)");
     expect_error("k9.json", "{\"kernels\": {\"proj\": {\"all\": {\"alternate\": 1}}}}",
                  "field 'kernels.proj.all.alternate' is not a proj parameter");
     expect_error("k10.json", "{\"kernels\": {\"rec\": {\"all\": {\"alternate\": 2}}}}",
