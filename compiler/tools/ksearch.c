@@ -59,17 +59,19 @@ on_signal(int sig)
 }
 
 const ks_params ks_defaults = {{0, TK_DEFAULT_REC_TILE, TK_DEFAULT_PREFETCH, 1,
-                                TK_DEFAULT_PROJ_TILE, TK_DEFAULT_PROJ_ROWS, TK_DEFAULT_PREFETCH}};
+                                TK_DEFAULT_PROJ_TILE, TK_DEFAULT_PROJ_ROWS, TK_DEFAULT_PREFETCH,
+                                0}};
 
 const char *const ks_param_names[KS_N_PARAMS] = {"vector_bits",   "rec.tile",  "rec.prefetch",
                                                  "rec.alternate", "proj.tile", "proj.rows",
-                                                 "proj.prefetch"};
+                                                 "proj.prefetch", "rec.dot"};
 
-/* The values tried per parameter (rows: the parser takes powers of two only). */
+/* The values tried per parameter (rows: the parser takes powers of two only); rec.dot has
+ * its own comparison (search_dot), after the fp32 coordinate search. */
 static const int ks_values[KS_N_PARAMS][4] = {
-    {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16},
+    {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16}, {0},
 };
-static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3};
+static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3, 0};
 
 /* --- pure parts --------------------------------------------------------------------- */
 
@@ -122,7 +124,7 @@ params_ok(const ks_params *p)
            v[KS_PROJ_TILE] <= 8 &&
            (v[KS_PROJ_ROWS] == 1 || v[KS_PROJ_ROWS] == 2 || v[KS_PROJ_ROWS] == 4 ||
             v[KS_PROJ_ROWS] == 8) &&
-           v[KS_PROJ_PF] >= 0 && v[KS_PROJ_PF] <= 64;
+           v[KS_PROJ_PF] >= 0 && v[KS_PROJ_PF] <= 64 && v[KS_REC_DOT] >= 0 && v[KS_REC_DOT] <= 4;
 }
 
 int
@@ -142,8 +144,8 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             return -1;
         }
         if (ln == 1) {
-            if (strcmp(line, "lstmc-kernel-search 2") != 0) {
-                snprintf(why, n_why, "line 1 is not 'lstmc-kernel-search 2'");
+            if (strcmp(line, "lstmc-kernel-search 3") != 0) {
+                snprintf(why, n_why, "line 1 is not 'lstmc-kernel-search 3'");
                 return -1;
             }
             continue;
@@ -160,13 +162,13 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             }
             continue;
         }
-        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls, &r.step, &r.p.v[0],
-                   &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5], &r.p.v[6], &r.med, &r.lo,
-                   &r.hi, extra) != 12 ||
+        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls, &r.step, &r.p.v[0],
+                   &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5], &r.p.v[6], &r.p.v[7],
+                   &r.med, &r.lo, &r.hi, extra) != 13 ||
             (r.cls = class_of(cls)) < 0 || r.step < 0 || r.step > 100000 || !params_ok(&r.p) ||
             !(r.lo > 0) || !(r.lo <= r.med) || !(r.med <= r.hi) || !(r.hi < 1e12)) {
-            snprintf(why, n_why, "line %d is not 'CLASS STEP VB RT RP RA PT PR PP MEDIAN MIN MAX'",
-                     ln);
+            snprintf(why, n_why,
+                     "line %d is not 'CLASS STEP VB RT RP RA PT PR PP RD MEDIAN MIN MAX'", ln);
             return -1;
         }
         if (st->n >= KS_MAX_RECS) {
@@ -185,9 +187,9 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
 void
 ks_state_write_rec(FILE *f, const ks_rec *r)
 {
-    fprintf(f, "%s %d %d %d %d %d %d %d %d %.3f %.3f %.3f\n", target_class_names[r->cls], r->step,
-            r->p.v[0], r->p.v[1], r->p.v[2], r->p.v[3], r->p.v[4], r->p.v[5], r->p.v[6], r->med,
-            r->lo, r->hi);
+    fprintf(f, "%s %d %d %d %d %d %d %d %d %d %.3f %.3f %.3f\n", target_class_names[r->cls],
+            r->step, r->p.v[0], r->p.v[1], r->p.v[2], r->p.v[3], r->p.v[4], r->p.v[5], r->p.v[6],
+            r->p.v[7], r->med, r->lo, r->hi);
 }
 
 /* --- the machine -------------------------------------------------------------------- */
@@ -236,6 +238,18 @@ widest_vector(void)
     return 128;
 }
 
+/* Whether this CPU has the AVX-512 BF16 dot product (vdpbf16ps). */
+static int
+bf16_dot(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16");
+#else
+    return 0;
+#endif
+}
+
 /* --- one candidate ------------------------------------------------------------------ */
 
 typedef struct ks_class {
@@ -274,6 +288,8 @@ params_str(const ks_params *p)
     snprintf(s, sizeof s, "vb=%d rec %d/%d/%d proj %d/%d/%d", p->v[KS_VB], p->v[KS_REC_TILE],
              p->v[KS_REC_PF], p->v[KS_REC_ALT], p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS],
              p->v[KS_PROJ_PF]);
+    if (p->v[KS_REC_DOT]) /* the bf16 model */
+        snprintf(s + strlen(s), sizeof s - strlen(s), " bf16 dot %d", p->v[KS_REC_DOT] - 1);
     return s;
 }
 
@@ -291,11 +307,12 @@ write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *
             S->res->cores, S->res->l1d, S->res->l2, S->res->llc);
     if (p->v[KS_VB])
         fprintf(f, "\"vector_bits\": %d, ", p->v[KS_VB]);
-    fprintf(f,
-            "\"rec\": {\"%s\": {\"tile\": %d, \"prefetch\": %d, \"alternate\": %d}}, \"proj\": "
-            "{\"%s\": {\"tile\": %d, \"rows\": %d, \"prefetch\": %d}}}}\n",
-            c, p->v[KS_REC_TILE], p->v[KS_REC_PF], p->v[KS_REC_ALT], c, p->v[KS_PROJ_TILE],
-            p->v[KS_PROJ_ROWS], p->v[KS_PROJ_PF]);
+    fprintf(f, "\"rec\": {\"%s\": {\"tile\": %d, \"prefetch\": %d, \"alternate\": %d", c,
+            p->v[KS_REC_TILE], p->v[KS_REC_PF], p->v[KS_REC_ALT]);
+    if (p->v[KS_REC_DOT])
+        fprintf(f, ", \"dot\": %d", p->v[KS_REC_DOT] - 1);
+    fprintf(f, "}}, \"proj\": {\"%s\": {\"tile\": %d, \"rows\": %d, \"prefetch\": %d}}}}\n", c,
+            p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS], p->v[KS_PROJ_PF]);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -351,7 +368,9 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     o.name = "m";
     o.outdir = b->dir;
     o.no_budget = 1;
-    o.threads = 1;  /* the kernels' parameters, not the threads' share, are measured */
+    o.threads = 1; /* the kernels' parameters, not the threads' share, are measured */
+    if (p->v[KS_REC_DOT])
+        o.weights = "bf16";
     fflush(stdout); /* the compile's summary is not the search's */
     saved = dup(1);
     i = open("/dev/null", O_WRONLY);
@@ -576,6 +595,36 @@ final_check(ks_run_state *S, const ks_class *k, int step)
     return 0;
 }
 
+/* rec.dot, on a CPU with vdpbf16ps: class k's model in bf16 weights with the chosen fp32
+ * parameters and each dot the search may choose (0: U widened; 2, 3: h in that many bf16
+ * pieces, as accurate as widening; never 1, which rounds h to bf16: a profile sets that by
+ * hand), the built-in default (2) first. 0 (the budget may have ended it first), or -1. */
+static int
+search_dot(ks_run_state *S, const ks_class *k, int step)
+{
+    static const int dots[3] = {2, 0, 3};
+    ks_params c[3];
+    ks_rec m[3];
+    int i, w = 0, rc;
+    for (i = 0; i < 3; i++) {
+        c[i] = S->res->chosen[k->cls];
+        c[i].v[KS_REC_DOT] = 1 + dots[i];
+    }
+    rc = compare(S, k, step, c, 3, m, 0);
+    if (rc <= 0)
+        return rc;
+    for (i = 1; i < 3; i++) {
+        progress(S, k, &m[i], m[0].med);
+        if (beats(&m[i], &m[0]) && (w == 0 || m[i].med < m[w].med))
+            w = i;
+    }
+    progress(S, k, &m[0], m[w].med);
+    S->res->chosen[k->cls].v[KS_REC_DOT] = 1 + dots[w];
+    S->res->dot_def_us[k->cls] = m[0].med;
+    S->res->dot_best_us[k->cls] = m[w].med;
+    return 0;
+}
+
 /* The representative model of class c and its input X [1, T, 1, H]. */
 static int
 make_class(ks_run_state *S, int c, ks_class *k)
@@ -676,7 +725,7 @@ print_table(const ks_result *res)
                    target_class_names[c]);
             continue;
         }
-        for (q = 0; q < KS_N_PARAMS; q++) {
+        for (q = 0; q < KS_REC_DOT; q++) {
             int dv = ks_defaults.v[q], cv = res->chosen[c].v[q];
             if (q == KS_VB)
                 printf("| %s | %ld | %s | widest | %s%.0d |", target_class_names[c], res->hidden[c],
@@ -684,14 +733,22 @@ print_table(const ks_result *res)
             else
                 printf("| %s | %ld | %s | %d | %d |", target_class_names[c], res->hidden[c],
                        ks_param_names[q], dv, cv);
-            if (q == KS_N_PARAMS - 1 && res->def_us[c] == 1 && res->best_us[c] == 1)
+            if (q == KS_PROJ_PF && res->def_us[c] == 1 && res->best_us[c] == 1)
                 printf(" 1 (the defaults) |\n");
-            else if (q == KS_N_PARAMS - 1)
+            else if (q == KS_PROJ_PF)
                 printf(" %.3fx (%.1f -> %.1f us) |\n", res->def_us[c] / res->best_us[c],
                        res->def_us[c], res->best_us[c]);
             else
                 printf(" |\n");
         }
+        if (res->dot_default >= 0 && res->chosen[c].v[KS_REC_DOT]) /* its own comparison */
+            printf("| %s | %ld | rec.dot (bf16 weights) | %d | %d | %.3fx (%.1f -> %.1f us) |\n",
+                   target_class_names[c], res->hidden[c], res->dot_default,
+                   res->chosen[c].v[KS_REC_DOT] - 1, res->dot_def_us[c] / res->dot_best_us[c],
+                   res->dot_def_us[c], res->dot_best_us[c]);
+        else if (res->dot_default >= 0)
+            printf("| %s | %ld | rec.dot (bf16 weights) | %d | (not measured: no budget) | |\n",
+                   target_class_names[c], res->hidden[c], res->dot_default);
     }
 }
 
@@ -717,6 +774,7 @@ ks_run(const ks_options *o, ks_result *res)
     S.cc = cc && *cc ? cc : "cc";
     S.t_end = S.t_all = now_s() + o->budget_s;
     S.widest = widest_vector();
+    res->dot_default = bf16_dot() ? 2 : -1; /* codegen/llvm/kparams.c */
     res->cores = host->cores;
     res->l1d = (int)host->l1d_bytes;
     res->l2 = host->l2_bytes;
@@ -746,7 +804,7 @@ ks_run(const ks_options *o, ks_result *res)
         fprintf(stderr, "lstmc profile: cannot write %s: %s\n", state_path, strerror(errno));
         return -1;
     }
-    fprintf(S.state, "lstmc-kernel-search 2\nmachine %s\n", S.fingerprint);
+    fprintf(S.state, "lstmc-kernel-search 3\nmachine %s\n", S.fingerprint);
     snprintf(S.work, sizeof S.work, "%s/lstmc-ksearch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(S.work)) {
         fprintf(stderr, "lstmc profile: cannot create a work folder: %s\n", strerror(errno));
@@ -789,8 +847,11 @@ ks_run(const ks_options *o, ks_result *res)
     }
     for (c = 0; c < nk && rc >= 0; c++) /* what the search found, against the defaults */
         if (res->measured[k[c].cls] || (res->chosen[k[c].cls].v[KS_VB] && nk))
-            if ((rc = final_check(&S, &k[c], step[k[c].cls])) == 0)
+            if ((rc = final_check(&S, &k[c], step[k[c].cls])) == 0) {
                 res->searched[k[c].cls] = 1;
+                if (res->dot_default >= 0) /* the bf16 kernel's dot, with what was chosen */
+                    rc = search_dot(&S, &k[c], step[k[c].cls] + 1);
+            }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     fclose(S.state);
@@ -816,26 +877,38 @@ ks_run(const ks_options *o, ks_result *res)
     return 0;
 }
 
+/* Whether class c's chosen q is not what the kernels take without a profile (rec.dot: 1 + d
+ * once measured, against the CPU's default d). */
+static int
+differs(const ks_result *res, int c, int q)
+{
+    const int v = res->chosen[c].v[q];
+    if (q == KS_REC_DOT)
+        return v != 0 && v - 1 != res->dot_default;
+    return v != ks_defaults.v[q];
+}
+
 void
 ks_write_kernels(FILE *f, const ks_result *res)
 {
     static const char *const kinds[2] = {"rec", "proj"};
-    int vb = res->chosen[0].v[KS_VB], kind, c, q, any = vb != 0, first_kind = 1;
+    static const int params[2][5] = {{KS_REC_TILE, KS_REC_PF, KS_REC_ALT, KS_REC_DOT, -1},
+                                     {KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF, -1}};
+    int vb = res->chosen[0].v[KS_VB], kind, c, q, j, any = vb != 0, first_kind = 1;
     for (c = 0; c < 3; c++)
         for (q = KS_REC_TILE; q < KS_N_PARAMS; q++)
-            any |= res->chosen[c].v[q] != ks_defaults.v[q];
+            any |= differs(res, c, q);
     if (!any)
         return;
     fprintf(f, "  \"kernels\": {");
     if (vb)
         fprintf(f, "\"vector_bits\": %d", vb), first_kind = 0;
     for (kind = 0; kind < 2; kind++) {
-        int lo = kind ? KS_PROJ_TILE : KS_REC_TILE, hi = kind ? KS_N_PARAMS : KS_PROJ_TILE;
         int first_cls = 1;
         for (c = 0; c < 3; c++) {
             int first = 1;
-            for (q = lo; q < hi; q++)
-                if (res->chosen[c].v[q] != ks_defaults.v[q]) {
+            for (j = 0; (q = params[kind][j]) >= 0; j++)
+                if (differs(res, c, q)) {
                     if (first_cls)
                         fprintf(f, "%s\"%s\": {", first_kind ? "" : ", ", kinds[kind]),
                             first_kind = 0;
@@ -843,7 +916,8 @@ ks_write_kernels(FILE *f, const ks_result *res)
                         fprintf(f, "%s\"%s\": {", first_cls ? "" : ", ", target_class_names[c]),
                             first_cls = 0;
                     fprintf(f, "%s\"%s\": %d", first ? "" : ", ",
-                            strchr(ks_param_names[q], '.') + 1, res->chosen[c].v[q]);
+                            strchr(ks_param_names[q], '.') + 1,
+                            res->chosen[c].v[q] - (q == KS_REC_DOT));
                     first = 0;
                 }
             if (!first)

@@ -11,17 +11,28 @@
 
 #include <stdio.h>
 
-/* vector_bits, rec.tile, rec.prefetch, rec.alternate, proj.tile, proj.rows, proj.prefetch */
-#define KS_N_PARAMS 7
+/* vector_bits, rec.tile, rec.prefetch, rec.alternate, proj.tile, proj.rows, proj.prefetch,
+ * rec.dot */
+#define KS_N_PARAMS 8
 #define KS_MAX_RECS 4096
 
 /* One candidate: vb 0 = the CPU's widest (the default), else 128, 256, 512; the rest as in
- * the profile (prefetch 0 = none). */
+ * the profile (prefetch 0 = none), but rec.dot: 0 = the class's fp32 model (no dot field),
+ * 1 + d = the same model in bf16 weights (--weights=bf16) with "dot": d. */
 typedef struct ks_params {
     int v[KS_N_PARAMS];
 } ks_params;
 
-enum { KS_VB, KS_REC_TILE, KS_REC_PF, KS_REC_ALT, KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF };
+enum {
+    KS_VB,
+    KS_REC_TILE,
+    KS_REC_PF,
+    KS_REC_ALT,
+    KS_PROJ_TILE,
+    KS_PROJ_ROWS,
+    KS_PROJ_PF,
+    KS_REC_DOT
+};
 
 /* The built-in values (codegen/llvm, docs/TARGETS.md), vb 0. */
 extern const ks_params ks_defaults;
@@ -54,9 +65,9 @@ typedef struct ks_state {
 
 /*
  * Read a state file (board.json.search) from f into st (appending):
- *   lstmc-kernel-search 1
+ *   lstmc-kernel-search 3
  *   machine FINGERPRINT
- *   CLASS STEP VB RT RP PT PR PP MEDIAN_US MIN_US MAX_US      (one line per measurement)
+ *   CLASS STEP VB RT RP RA PT PR PP RD MEDIAN_US MIN_US MAX_US      (one line per measurement)
  * Returns 1 when read, 0 when the file belongs to another machine or lstmc build (the
  * fingerprint differs: st is left empty), -1 on a malformed line; why says which (line N).
  */
@@ -81,6 +92,11 @@ typedef struct ks_result {
     ks_params chosen[3]; /* per class; chosen[c].v[KS_VB] is the global vector_bits */
     double def_us[3], best_us[3]; /* the defaults and the chosen, measured side by side; 1 and 1
                                      when the chosen are the defaults */
+    /* rec.dot (a bf16 U, on a CPU with AVX-512 BF16): chosen[c].v[KS_REC_DOT] is 1 + the
+     * chosen dot once class c's bf16 model was measured (0: not), against the built-in
+     * default dot_default, its time and the chosen's in dot_def_us, dot_best_us */
+    int dot_default; /* 2 where the CPU has vdpbf16ps, -1: no bf16 search */
+    double dot_def_us[3], dot_best_us[3];
     int l1d, cores;
     long long l2, llc;
     char cpu_name[96];
