@@ -32,8 +32,9 @@ sys.path.insert(0, os.path.join(HERE, "compare"))
 import compare  # noqa: E402
 
 FORMATS = ["fp32", "fp16", "bf16", "int8"]
-# --formats may also name bf16.dot1 .. bf16.dot3: bf16 weights with kernels.rec.all.dot N (the
-# AVX-512 BF16 dot product against h in N bf16 pieces, docs/PRECISION.md; issue 23)
+# --formats may also name bf16.dotN (N 0..3): bf16 weights with kernels.rec.all.dot and
+# kernels.proj.all.dot N (the AVX-512 BF16 dot product against h and X in N bf16 pieces, 0
+# widening, docs/PRECISION.md; issue 23), or bf16.dotRpP: rec R, proj P
 ESIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 # every seed configuration by default (--configs IMDB,MT,PTB,E-PTB: the bandwidth-bound ones
 # that build in seconds)
@@ -83,10 +84,11 @@ def prepare(cfg, a, fmt):
     if ".dot" in fmt:  # the host's caches, the bf16 dot product with that many pieces of h
         caches = compare.cache_sizes()
         prof = os.path.join(a.work, fmt + ".json")
+        rd, _, pd = fmt.split(".dot")[1].partition("p")
         open(prof, "w").write(
             '{"name": "%s", "cpu": {"l2_bytes": %d, "llc_bytes": %d}, '
-            '"kernels": {"rec": {"all": {"dot": %s}}}}\n'
-            % (fmt, caches.get(2, 0), caches.get(3, 0), fmt.split(".dot")[1]))
+            '"kernels": {"rec": {"all": {"dot": %s}}, "proj": {"all": {"dot": %s}}}}\n'
+            % (fmt, caches.get(2, 0), caches.get(3, 0), rd, pd or rd))
         extra = ["--target=" + prof]
     # 1 thread in every format (the reduced-precision kernels are 1-thread; fp32 would take
     # the target's cores by default), as ONNX Runtime here

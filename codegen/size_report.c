@@ -303,9 +303,8 @@ put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
                 first ? ", \"kernels\": [" : ", ", t->kind == 1 ? "rec" : "proj",
                 target_class_names[t->cls], t->vector_bits);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if (t->kind == 2
-                    ? k != TK_ALTERNATE && k != TK_DOT
-                    : k != TK_ROWS && (k != TK_DOT || kp->calls[j].wfmt == LSTMC_RT_WFMT_BF16))
+            if ((t->kind == 2 ? k != TK_ALTERNATE : k != TK_ROWS) &&
+                (k != TK_DOT || kp->calls[j].wfmt == LSTMC_RT_WFMT_BF16))
                 fprintf(f, ", \"%s\": %d", names[k], t->v[k]);
         fputs(", \"from_profile\": [", f);
         firstp = 1;

@@ -61,7 +61,7 @@ kernels_in_range(const target_kernels *k)
             (k->proj[c][TK_ROWS] & (k->proj[c][TK_ROWS] - 1)) || k->proj[c][TK_PREFETCH] < 0 ||
             k->proj[c][TK_PREFETCH] > 65 || k->rec[c][TK_ALTERNATE] < 0 ||
             k->rec[c][TK_ALTERNATE] > 2 || k->proj[c][TK_ALTERNATE] != 0 || k->rec[c][TK_DOT] < 0 ||
-            k->rec[c][TK_DOT] > 4 || k->proj[c][TK_DOT] != 0)
+            k->rec[c][TK_DOT] > 4 || k->proj[c][TK_DOT] < 0 || k->proj[c][TK_DOT] > 4)
             abort();
 }
 

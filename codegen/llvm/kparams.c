@@ -32,15 +32,17 @@ kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, kp_tuning *k)
     d[TK_ROWS] = proj ? proj_rb(c->wfmt, vl) : 0;
     d[TK_PREFETCH] = KG_PF_ROWS;
     d[TK_ALTERNATE] = !proj; /* rec: backwards every other step (rec.c emit_gemv) */
-    /* rec, bf16 U: h in two bf16 pieces against U's pairs where the CPU has vdpbf16ps (as
-     * accurate as widening U to fp32, 1.15-1.5x faster: bench/RESULTS.md), else widened */
-    d[TK_DOT] = bf16dot ? 2 : 0;
+    /* a bf16 U: h in two bf16 pieces against U's pairs where the CPU has vdpbf16ps (as
+     * accurate as widening U to fp32, 1.15-1.5x faster: bench/RESULTS.md), else widened; a
+     * bf16 W widened (its 8 rows of X amortise the widening: X in 2 or 3 pieces is slower,
+     * in 1 (X rounded to bf16) 1.2x faster, a profile's choice) */
+    d[TK_DOT] = bf16dot && !proj ? 2 : 0;
     p = proj ? t->kernels.proj : t->kernels.rec;
     for (j = 0; j < TK_N_PARAMS; j++) {
         k->set[j] = p[k->cls][j] != 0;
         k->v[j] = !k->set[j] ? d[j] : j >= TK_PREFETCH ? p[k->cls][j] - 1 : p[k->cls][j];
     }
-    if (proj || c->wfmt != LSTMC_RT_WFMT_BF16) /* dot: a bf16 U's only */
+    if (c->wfmt != LSTMC_RT_WFMT_BF16) /* dot: bf16 weights' only */
         k->v[TK_DOT] = k->set[TK_DOT] = 0;
     k->vector_bits = 32 * vl;
     k->vector_set = t->kernels.vector_bits != 0;

@@ -284,6 +284,12 @@ void emit_bf16_split(kg *g, LLVMValueRef a, int64_t K, int pieces, LLVMValueRef 
 void emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, LLVMValueRef b,
                    int64_t ldb, int64_t K, LLVMValueRef init, LLVMValueRef out, int nv, int w,
                    int64_t pf);
+/* The rb x nv tile of the projection over a bf16 W panel in pairs: rows a[r*lda ..] of X cut
+ * into bf16 pieces KG_DOT_KB terms at a time into hs ([pieces][rb][KG_DOT_KB] int16). */
+#define KG_DOT_KB 256
+void emit_tile_dot_rows(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, int pieces,
+                        LLVMValueRef b, int64_t ldb, int64_t K, LLVMValueRef init, int64_t ldi,
+                        LLVMValueRef out, int64_t ldo, int nv, int w);
 void for_col_segments_dir(kg *g, int64_t ncols, int nb, seg_fn fn, void *ctx, LLVMValueRef flip);
 
 /* --- proj.c --------------------------------------------------------------------------- */
@@ -301,6 +307,8 @@ typedef struct proj_ctx {
                               (the multi-thread projection, 1-thread for reduced precision, leaves
                               it unset) */
     const kp_tuning *tune; /* the call's tile, rows and prefetch (kparams.c) */
+    LLVMValueRef hs;       /* a bf16 W with vdpbf16ps (rec_dot): the bf16 pieces of a block
+                              of rows of X, on the stack (made by the first proj_seg); NULL */
 } proj_ctx;
 
 /* Gates of a cell: 4 (LSTM), 3 (GRU), 1 (RNN). */
@@ -430,9 +438,10 @@ int kparams_vl(const target *t, int vl, diag *d);
  * tiles of a bf16 U hold rows 2p and 2p + 1 interleaved for vdpbf16ps (rec_dot). */
 #define PANELS_KEY(vl, nt, nb, pairs) ((((pairs)*64 + (nb)) * 64 + (vl)) * 64 + (nt))
 
-/* The bf16 pieces of h the h U product of a call with this tuning and weights format feeds
- * to vdpbf16ps (kernels.rec.<class>.dot, emit_tile_dot), 0 when U is widened to fp32: only a
- * bf16 U in panels (panels: the call's), on an x86 CPU with AVX-512 BF16. */
+/* The bf16 pieces of h (of X) the h U product (the x W projection) of a call with this tuning
+ * and weights format feeds to vdpbf16ps (kernels.<kind>.<class>.dot, emit_tile_dot,
+ * emit_tile_dot_rows), 0 when the weights are widened to fp32: only bf16 weights in panels
+ * (panels: the call's), on an x86 CPU with AVX-512 BF16. */
 int rec_dot(const kg *g, const kp_tuning *t, int wfmt, int panels);
 
 int rec_relayout(ir_graph *g, kprog *kp, int i, int key, diag *d);

@@ -438,19 +438,23 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         g.x86_bf16 = feature_state(features, "avx512bf16") == 1 &&
                      (g.vl == 16 || (g.vl >= 4 && feature_state(features, "avx512vl") == 1));
     }
-    for (i = 0; i < TK_N_CLASSES; i++) /* issue 23: the bf16 dot product, where there is one */
-        if (t->kernels.rec[i][TK_DOT] > 1 && !g.x86_bf16) {
-            const int *r = &t->kernels.rec[0][TK_DOT], s = TK_N_PARAMS; /* "all": alike */
+    for (i = 0; i < 2 * TK_N_CLASSES; i++) { /* issue 23: the bf16 dot product, if there is one */
+        const int(*kc)[TK_N_PARAMS] = i < TK_N_CLASSES ? t->kernels.rec : t->kernels.proj;
+        const int cls = i % TK_N_CLASSES;
+        if (kc[cls][TK_DOT] > 1 && !g.x86_bf16) {
+            const int all = kc[0][TK_DOT] == kc[1][TK_DOT] && kc[1][TK_DOT] == kc[2][TK_DOT];
             diag_error(d,
-                       "target profile '%s': field 'kernels.rec.%s.dot' asks for the AVX-512 "
+                       "target profile '%s': field 'kernels.%s.%s.dot' asks for the AVX-512 "
                        "BF16 dot product (vdpbf16ps); its CPU (%s) has none%s",
-                       t->name, r[0] == r[s] && r[s] == r[2 * s] ? "all" : target_class_names[i],
-                       lt.cpu, g.vl > 1 && g.vl < 16 ? " at this vector width" : "");
+                       t->name, i < TK_N_CLASSES ? "rec" : "proj",
+                       all ? "all" : target_class_names[cls], lt.cpu,
+                       g.vl > 1 && g.vl < 16 ? " at this vector width" : "");
             diag_note(d, NULL,
                       "dot 0 (or no dot field: the default on such a CPU) widens bf16 "
                       "weights to fp32");
             goto out_module;
         }
+    }
     for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
         if (handled[i])
             kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, &kp->calls[i].tune);

@@ -26,10 +26,30 @@ proj_nb(int wfmt, int vl)
 {
     return wfmt && vl >= 16 ? 3 : PROJ_NB;
 }
+/* One tile of rb rows at row r (an i64 value): emit_tile, or with a bf16 W and vdpbf16ps
+ * (rec_dot) emit_tile_dot_rows against c->hs. */
+static void
+proj_tile(kg *g, proj_ctx *c, LLVMValueRef r, int rb, LLVMValueRef wcol, int64_t ldw,
+          LLVMValueRef bcol, LLVMValueRef pcol, int nv, int w, int64_t pf, LLVMValueRef scol)
+{
+    const int dot = w > 1 ? rec_dot(g, c->tune, g->wfmt, c->panels) : 0;
+    LLVMValueRef x = gepf(g, c->X, mul(g, r, ci(g, c->I))),
+                 p = gepf(g, pcol, mul(g, r, ci(g, c->GH)));
+    if (!dot) {
+        emit_tile(g, x, c->I, wcol, ldw, c->I, bcol, 0, p, c->GH, rb, nv, w, pf, scol);
+        return;
+    }
+    if (!c->hs) /* the largest tile's rows, KG_DOT_KB terms of each, 3 pieces at most */
+        c->hs =
+            entry_alloca(g, LLVMArrayType2(LLVMInt16TypeInContext(g->cx),
+                                           (uint64_t)(3 * c->tune->v[TK_ROWS] * KG_DOT_KB + 2)));
+    emit_tile_dot_rows(g, x, c->I, rb, c->hs, dot, wcol, ldw, c->I, bcol, 0, p, c->GH, nv, w);
+}
+
 void
 proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
 {
-    const proj_ctx *c = vctx;
+    proj_ctx *c = vctx;
     const int rb = c->tune->v[TK_ROWS];
     const int64_t nblk = c->rows / rb, rem = c->rows % rb;
     /* in panels this segment's I x nv*w block starts at I*col, read as one stream */
@@ -46,8 +66,7 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
     if (c->rowsv || nblk > 0) {
         kloop l;
         LLVMValueRef r = mul(g, loop_begin(g, &l, ci(g, 0), nblkv), ci(g, rb));
-        emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
-                  gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, rb, nv, w, pf, scol);
+        proj_tile(g, c, r, rb, wcol, ldw, bcol, pcol, nv, w, pf, scol);
         loop_end(g, &l);
     }
     if (c->rowsv) { /* the rows left (fewer than rb): one tile of that height, as the
@@ -61,15 +80,12 @@ proj_seg(kg *g, LLVMValueRef col, int nv, int w, void *vctx)
             LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->cx, g->fn, "proj_rows");
             LLVMAddCase(sw, ci(g, h), bb);
             LLVMPositionBuilderAtEnd(g->b, bb);
-            emit_tile(g, gepf(g, c->X, mul(g, r, ci(g, c->I))), c->I, wcol, ldw, c->I, bcol, 0,
-                      gepf(g, pcol, mul(g, r, ci(g, c->GH))), c->GH, h, nv, w, pf, scol);
+            proj_tile(g, c, r, h, wcol, ldw, bcol, pcol, nv, w, pf, scol);
             LLVMBuildBr(g->b, join);
         }
         LLVMPositionBuilderAtEnd(g->b, join);
     } else if (rem > 0) {
-        int64_t r = c->rows - rem;
-        emit_tile(g, gepc(g, c->X, r * c->I), c->I, wcol, ldw, c->I, bcol, 0,
-                  gepc(g, pcol, r * c->GH), c->GH, (int)rem, nv, w, pf, scol);
+        proj_tile(g, c, ci(g, c->rows - rem), (int)rem, wcol, ldw, bcol, pcol, nv, w, pf, scol);
     }
 }
 
@@ -116,6 +132,7 @@ emit_proj(kg *g, const kp_call *c)
         pc.Pd = !rowsv || d == 0 ? gepc(g, P, d * p->rows * GH)
                                  : gepf(g, P, mul(g, rowsv, ci(g, d * GH)));
         pc.tune = &c->tune;
+        pc.hs = NULL;
         for_col_segments(g, GH, c->tune.v[TK_TILE], proj_seg, &pc);
     }
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));

@@ -235,7 +235,7 @@ emit_mt_ex(kg *g, const kp_call *kc, const char *fname, int nt, unsigned nargs,
     const unsigned n = nargs + n_extra;
     unsigned k;
 
-    assert(n <= MT_MAX_ARGS); /* the DRS tissue kernel's 20 + 6 the most */
+    assert(n <= MT_MAX_ARGS);                         /* the DRS tissue kernel's 20 + 6 the most */
     args = entry_alloca(g, LLVMArrayType(g->ptr, n)); /* one 8-byte slot per value */
     for (k = 0; k < n; k++) {
         LLVMValueRef idx = ci(g, k),
@@ -336,6 +336,7 @@ emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMV
             pc.Pd = rowsv && d > 0 ? gepf(g, gepc(g, a[4], c0), mul(g, rowsv, ci(g, d * GH)))
                                    : gepc(g, a[4], d * p->rows * GH + c0);
             pc.tune = &kc->tune;
+            pc.hs = NULL;
             for_col_segments(g, c1 - c0, kc->tune.v[TK_TILE], proj_seg, &pc);
         }
         slice_end(g, join);

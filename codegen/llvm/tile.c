@@ -222,7 +222,7 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
 int
 rec_dot(const kg *g, const kp_tuning *t, int wfmt, int panels)
 {
-    return t && t->kind == 1 && wfmt == LSTMC_RT_WFMT_BF16 && g->x86_bf16 && panels && g->vl >= 4
+    return t && t->kind && wfmt == LSTMC_RT_WFMT_BF16 && g->x86_bf16 && panels && g->vl >= 4
                ? t->v[TK_DOT]
                : 0;
 }
@@ -370,6 +370,115 @@ emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, L
     }
     for (v = 0; v < nv; v++)
         stt(g, LLVMBuildLoad2(g->b, g->vf, acc[v], ""), gepc(g, out, v * w));
+}
+
+/* One block of kn (even) terms from term kb (an i64 value) of emit_tile_dot_rows. */
+static void
+dot_rows_block(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, int pieces,
+               LLVMValueRef b, int64_t ldb, LLVMValueRef kb, int64_t kn, LLVMValueRef *acc, int nv,
+               int w, LLVMValueRef fn, LLVMTypeRef fty)
+{
+    LLVMTypeRef bfv = LLVMVectorType(LLVMBFloatTypeInContext(g->cx), (unsigned)(2 * w));
+    LLVMTypeRef i32v = LLVMVectorType(g->i32, (unsigned)w), i16 = LLVMInt16TypeInContext(g->cx);
+    LLVMValueRef hv[8][3], p, brow;
+    kloop lp;
+    int r, v, q;
+
+    for (r = 0; r < rb; r++) /* the block's terms of each row, in pieces */
+        emit_bf16_split(g, gepf(g, gepc(g, a, r * lda), kb), kn, pieces,
+                        LLVMBuildInBoundsGEP2(
+                            g->b, i16, hs, (LLVMValueRef[]){ci(g, (int64_t)r * KG_DOT_KB)}, 1, ""),
+                        (int64_t)rb * KG_DOT_KB);
+    p = loop_begin(g, &lp, ci(g, 0), ci(g, kn / 2));
+    brow = gepw(g, b, mul(g, add(g, kb, mul(g, p, ci(g, 2))), ci(g, ldb)));
+    for (r = 0; r < rb; r++)
+        for (q = 0; q < pieces; q++) {
+            LLVMValueRef s =
+                LLVMBuildLoad2(g->b, g->i32,
+                               LLVMBuildInBoundsGEP2(
+                                   g->b, i16, hs,
+                                   (LLVMValueRef[]){add(g, mul(g, p, ci(g, 2)),
+                                                        ci(g, ((int64_t)q * rb + r) * KG_DOT_KB))},
+                                   1, ""),
+                               "");
+            LLVMSetAlignment(s, 2);
+            s = LLVMBuildShuffleVector(g->b,
+                                       LLVMBuildInsertElement(g->b, LLVMGetPoison(i32v), s,
+                                                              LLVMConstInt(g->i32, 0, 0), ""),
+                                       LLVMGetPoison(i32v), LLVMConstNull(i32v), "");
+            hv[r][q] = LLVMBuildBitCast(g->b, s, bfv, "");
+        }
+    for (v = 0; v < nv; v++) {
+        LLVMValueRef wv = LLVMBuildLoad2(g->b, bfv, gepwc(g, brow, 2 * (int64_t)v * w), "");
+        LLVMSetAlignment(wv, 2);
+        for (r = 0; r < rb; r++) {
+            LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[r * nv + v], "");
+            for (q = pieces - 1; q >= 0; q--) {
+                LLVMValueRef args[3];
+                args[0] = cur;
+                args[1] = wv;
+                args[2] = hv[r][q];
+                cur = LLVMBuildCall2(g->b, fty, fn, args, 3, "");
+            }
+            LLVMBuildStore(g->b, cur, acc[r * nv + v]);
+        }
+    }
+    loop_end(g, &lp);
+}
+
+void
+emit_tile_dot_rows(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, int pieces,
+                   LLVMValueRef b, int64_t ldb, int64_t K, LLVMValueRef init, int64_t ldi,
+                   LLVMValueRef out, int64_t ldo, int nv, int w)
+{
+    static const char *const dp[3] = {"llvm.x86.avx512bf16.dpbf16ps.128",
+                                      "llvm.x86.avx512bf16.dpbf16ps.256",
+                                      "llvm.x86.avx512bf16.dpbf16ps.512"};
+    const char *name = dp[w == 16 ? 2 : w == 8 ? 1 : 0];
+    const unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(g->cx, id, NULL, 0);
+    const int64_t K2 = K / 2 * 2, nkb = K2 / KG_DOT_KB, kt = K2 % KG_DOT_KB;
+    LLVMValueRef acc[KG_MAX_ACC];
+    int r, v;
+
+    for (r = 0; r < rb; r++)
+        for (v = 0; v < nv; v++) {
+            acc[r * nv + v] = entry_alloca(g, g->vf);
+            LLVMBuildStore(
+                g->b, init ? ldt(g, g->vf, gepc(g, init, r * ldi + v * w)) : LLVMConstNull(g->vf),
+                acc[r * nv + v]);
+        }
+    if (nkb > 0) {
+        kloop lb;
+        LLVMValueRef kb = mul(g, loop_begin(g, &lb, ci(g, 0), ci(g, nkb)), ci(g, KG_DOT_KB));
+        dot_rows_block(g, a, lda, rb, hs, pieces, b, ldb, kb, KG_DOT_KB, acc, nv, w, fn, fty);
+        loop_end(g, &lb);
+    }
+    if (kt > 0)
+        dot_rows_block(g, a, lda, rb, hs, pieces, b, ldb, ci(g, nkb * KG_DOT_KB), kt, acc, nv, w,
+                       fn, fty);
+    if (K % 2) { /* the last term alone, widened */
+        LLVMValueRef brow = gepwc(g, b, (K - 1) * ldb), bv[KG_MAX_ACC];
+        for (v = 0; v < nv; v++)
+            bv[v] = ldw(g, gepwc(g, brow, (int64_t)v * w), w);
+        for (r = 0; r < rb; r++) {
+            LLVMValueRef s = ldf(g, gepc(g, a, r * lda + K - 1));
+            s = LLVMBuildShuffleVector(g->b,
+                                       LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
+                                                              LLVMConstInt(g->i32, 0, 0), ""),
+                                       LLVMGetPoison(g->vf),
+                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+            for (v = 0; v < nv; v++)
+                LLVMBuildStore(
+                    g->b,
+                    fma_(g, g->vf, s, bv[v], LLVMBuildLoad2(g->b, g->vf, acc[r * nv + v], "")),
+                    acc[r * nv + v]);
+        }
+    }
+    for (r = 0; r < rb; r++)
+        for (v = 0; v < nv; v++)
+            stt(g, LLVMBuildLoad2(g->b, g->vf, acc[r * nv + v], ""), gepc(g, out, r * ldo + v * w));
 }
 
 /* Cover columns [0, ncols) with tiles of nb vectors: a loop over the full tiles, then one

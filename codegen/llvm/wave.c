@@ -132,6 +132,7 @@ wave_layer_chunk(kg *g, wave_layer *L, int l, LLVMValueRef t0, int64_t len, LLVM
         pc.wd = L->Wt;
         pc.panels = L->wpanels;
         pc.tune = L->ptune;
+        pc.hs = NULL;
         pc.bd = L->bias;
         pc.Pd = gepf(g, L->P, mul(g, r0, ci(g, GH)));
         for_col_segments(g, GH, L->ptune->v[TK_TILE], proj_seg, &pc);

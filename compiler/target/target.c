@@ -484,12 +484,11 @@ load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[
         int64_t x = 0;
         snprintf(f, sizeof f, "kernels.%s.%s.%.40s", kind, cls, v->string);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if (strcmp(v->string, names[k]) == 0 &&
-                (proj ? k != TK_ALTERNATE && k != TK_DOT : k != TK_ROWS))
+            if (strcmp(v->string, names[k]) == 0 && (proj ? k != TK_ALTERNATE : k != TK_ROWS))
                 break;
         if (k == TK_N_PARAMS) {
             bad(L, f,
-                proj ? "is not a proj parameter (tile, rows, prefetch)%s"
+                proj ? "is not a proj parameter (tile, rows, prefetch, dot)%s"
                      : "is not a rec parameter (tile, prefetch, alternate, dot)%s",
                 "");
             continue;

@@ -311,8 +311,9 @@ write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *
             p->v[KS_REC_TILE], p->v[KS_REC_PF], p->v[KS_REC_ALT]);
     if (p->v[KS_REC_DOT])
         fprintf(f, ", \"dot\": %d", p->v[KS_REC_DOT] - 1);
-    fprintf(f, "}}, \"proj\": {\"%s\": {\"tile\": %d, \"rows\": %d, \"prefetch\": %d}}}}\n", c,
+    fprintf(f, "}}, \"proj\": {\"%s\": {\"tile\": %d, \"rows\": %d, \"prefetch\": %d", c,
             p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS], p->v[KS_PROJ_PF]);
+    fprintf(f, "}}}}\n");
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -598,7 +599,9 @@ final_check(ks_run_state *S, const ks_class *k, int step)
 /* rec.dot, on a CPU with vdpbf16ps: class k's model in bf16 weights with the chosen fp32
  * parameters and each dot the search may choose (0: U widened; 2, 3: h in that many bf16
  * pieces, as accurate as widening; never 1, which rounds h to bf16: a profile sets that by
- * hand), the built-in default (2) first. 0 (the budget may have ended it first), or -1. */
+ * hand), the built-in default (2) first. proj.dot is not searched: W widened beats W against
+ * 2 or 3 pieces of X everywhere measured (bench/RESULTS.md). 0 (the budget may have ended it
+ * first), or -1. */
 static int
 search_dot(ks_run_state *S, const ks_class *k, int step)
 {

@@ -180,6 +180,7 @@ Test(ksearch, kernels_object_parses)
     cr_expect_eq(t->kernels.rec[TK_L2][TK_DOT], 0);  /* the default: unset */
     cr_expect_eq(t->kernels.rec[TK_LLC][TK_DOT], 1); /* dot 0, stored + 1 */
     cr_expect_eq(t->kernels.rec[TK_DRAM][TK_DOT], 0);
+    cr_expect_eq(t->kernels.proj[TK_LLC][TK_DOT], 0); /* not searched */
     target_forget_files();
     /* every class at the defaults: no kernels object at all */
     res.chosen[0] = res.chosen[1] = res.chosen[2] = ks_defaults;

@@ -179,7 +179,7 @@ Test(target, kernels_fields)
                             " \"rec\": {\"llc\": {\"tile\": 6, \"alternate\": 0}, \"all\": "
                             "{\"tile\": 4, \"prefetch\": 0}, \"dram\": {\"dot\": 0}, "
                             "\"l2\": {\"dot\": 3}},"
-                            " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16}}}}");
+                            " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16, \"dot\": 1}}}}");
     const target *t = target_find(p);
     cr_assert_not_null(t);
     cr_assert_eq(t->kernels.vector_bits, 256);
@@ -196,6 +196,7 @@ Test(target, kernels_fields)
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_ROWS], 2);
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_PREFETCH], 17);
     cr_assert_eq(t->kernels.proj[TK_L2][TK_ROWS], 0, "unset");
+    cr_assert_eq(t->kernels.proj[TK_DRAM][TK_DOT], 2, "proj dot 1, stored + 1");
     /* the classes by the matrix's bytes against these caches */
     cr_assert_eq(target_kernel_class(t, 1048576), TK_L2);
     cr_assert_eq(target_kernel_class(t, 1048577), TK_LLC);
