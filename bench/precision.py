@@ -34,7 +34,8 @@ import compare  # noqa: E402
 FORMATS = ["fp32", "fp16", "bf16", "int8"]
 # --formats may also name bf16.dotN (N 0..3): bf16 weights with kernels.rec.all.dot and
 # kernels.proj.all.dot N (the AVX-512 BF16 dot product against h and X in N bf16 pieces, 0
-# widening, docs/PRECISION.md; issue 23), or bf16.dotRpP: rec R, proj P
+# widening, docs/PRECISION.md; issue 23), or bf16.dotRpP: rec R, proj P; and FMT.tuned: FMT
+# compiled with --target=PROFILE (--profile, e.g. what lstmc profile --search wrote)
 ESIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 # every seed configuration by default (--configs IMDB,MT,PTB,E-PTB: the bandwidth-bound ones
 # that build in seconds)
@@ -81,7 +82,9 @@ def prepare(cfg, a, fmt):
         np.load(os.path.join(d, "x.npy")).astype(np.float32).tofile(os.path.join(d, "x.bin"))
     out = os.path.join(d, "lstmc_" + fmt)
     extra = []
-    if ".dot" in fmt:  # the host's caches, the bf16 dot product with that many pieces of h
+    if fmt.endswith(".tuned"):
+        extra = ["--target=" + os.path.abspath(a.profile)]
+    elif ".dot" in fmt:  # the host's caches, the bf16 dot product with that many pieces of h
         caches = compare.cache_sizes()
         prof = os.path.join(a.work, fmt + ".json")
         rd, _, pd = fmt.split(".dot")[1].partition("p")
@@ -112,6 +115,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--budget", type=float, default=2.0, help="seconds per system and config")
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--profile", help="the target profile of the FMT.tuned formats")
     ap.add_argument("--formats", help="comma-separated (default %s; also bf16.dot1..3)"
                     % ",".join(FORMATS))
     a = ap.parse_args()

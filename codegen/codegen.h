@@ -53,8 +53,8 @@ typedef struct cg_layout_hint {
  */
 #define CG_DIMS_MAX 4
 typedef struct cg_dims {
-    int n;                              /* ranged dims, in --dim order */
-    const char *name[CG_DIMS_MAX];      /* the ONNX dim_param */
+    int n;                         /* ranged dims, in --dim order */
+    const char *name[CG_DIMS_MAX]; /* the ONNX dim_param */
     int64_t min[CG_DIMS_MAX], max[CG_DIMS_MAX];
     /* Where the generated .npy driver reads dim k: axis in_axis[k] of graph input in_of[k]
      * (an axis whose size is exactly the dim). */
@@ -79,23 +79,23 @@ typedef struct cg_dims {
 #define CG_DIMS_MAX_STRIDE 16
 
 typedef struct cg_options {
-    const cg_backend *be; /* the kernel backend, resolved once (cg_backend_resolve) */
+    const cg_backend *be;   /* the kernel backend, resolved once (cg_backend_resolve) */
     const struct target *t; /* the target profile (NULL: resolve o->target, tests only) */
-    const char *name;   /* C identifier prefix of everything generated */
-    const char *outdir; /* created if missing */
-    const char *target; /* target profile name (header comment; LLVM triple and cpu) */
-    int llvm;           /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
-    int opencl;         /* 1: recurrent layers as OpenCL kernels (target with a GPU), issue 7 */
-    float alpha_inter;  /* default thresholds compiled into <name>_init */
+    const char *name;       /* C identifier prefix of everything generated */
+    const char *outdir;     /* created if missing */
+    const char *target;     /* target profile name (header comment; LLVM triple and cpu) */
+    int llvm;               /* 1: CPU kernels as LLVM object code <name>_kernels.o (--emit=llvm) */
+    int opencl;             /* 1: recurrent layers as OpenCL kernels (target with a GPU), issue 7 */
+    float alpha_inter;      /* default thresholds compiled into <name>_init */
     float alpha_intra;
     float alpha_inter_max; /* the range lstmc tune found (0: not tuned) */
     float alpha_intra_max;
-    int placement;      /* CG_WEIGHTS_* */
-    double sph;         /* E-LSTM: the hidden-state sparsity N_fuse plans for (Eq. 6) */
+    int placement;       /* CG_WEIGHTS_* */
+    double sph;          /* E-LSTM: the hidden-state sparsity N_fuse plans for (Eq. 6) */
     stream_info *stream; /* the streaming analysis and step program (compiler/stream/stream.h);
                             NULL: the model does not stream */
-    int threads; /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
-                    for layers big enough to gain (llvm/panels.c rec_threads) */
+    int threads;         /* --threads: LLVM LSTM layers on this many threads; 0: the target's cores
+                            for layers big enough to gain (llvm/panels.c rec_threads) */
     /* The step program only: the thread slices the whole-sequence program laid out the
      * weights of each multi-core layer for (codegen.c), so that both programs lay a shared
      * U or W out alike and the library stores it once; the step kernels run those slices
@@ -163,8 +163,8 @@ struct cg_backend {
      * bounded size), after emit (the weights in its layout): what cc would make of
      * <name>_weights.c, for the cost of copying the bytes (issue 19). Returns the number of
      * objects, or -1. NULL: the C writer's portable <name>_weights.c (cg_weights_object). */
-    int (*weights)(const ir_graph *g, const memplan *mp, const ir_graph *sg,
-                   const memplan *smp, const cg_options *o, diag *d);
+    int (*weights)(const ir_graph *g, const memplan *mp, const ir_graph *sg, const memplan *smp,
+                   const cg_options *o, diag *d);
 };
 
 /* 1 when o's constant tensors go into <name>_weights.o, written by the CPU backend's
@@ -236,9 +236,9 @@ int cg_c_library(const ir_graph *g, const kprog *kp, const memplan *mp, const cg
 
 /*
  * Write OUTDIR/<name>_size.json (docs/SIZE_REPORT.md) and one summary line on stdout, after
- * the other files (it reads <name>_kernels.o). arena_bytes is <NAME>_ARENA_SIZE, stream_arena <NAME>_STREAM_ARENA_SIZE, state_bytes
- * sizeof(<name>_state), stream_weights the bytes of constants only the streaming step has.
- * Returns 0, or -1 after reporting through d.
+ * the other files (it reads <name>_kernels.o). arena_bytes is <NAME>_ARENA_SIZE, stream_arena
+ * <NAME>_STREAM_ARENA_SIZE, state_bytes sizeof(<name>_state), stream_weights the bytes of constants
+ * only the streaming step has. Returns 0, or -1 after reporting through d.
  */
 int cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_options *o,
                    int64_t arena_bytes, int64_t stream_arena, int64_t state_bytes,
@@ -249,13 +249,19 @@ int64_t cg_const_bytes(const ir_graph *g, const memplan *mp);
 
 /* weights_per_format of the report: what the constants of mp (weights bytes) would take with
  * G1/G2 stored in each lowp format (per[LSTMC_RT_WFMT_*]); *fmt: the format they have. */
-void cg_weights_per_format(const ir_graph *g, const kprog *kp, const memplan *mp,
-                           int64_t weights, int64_t per[4], int *fmt);
+void cg_weights_per_format(const ir_graph *g, const kprog *kp, const memplan *mp, int64_t weights,
+                           int64_t per[4], int *fmt);
 
 /* --- codegen/llvm/: CPU kernels through the LLVM C API -------------------------------- */
 
 /* 1 when this lstmc was built with LLVM (otherwise only --emit=c works). */
 int cg_llvm_available(void);
+
+/* 1 when the LLVM CPU cpu ("" or NULL: the host's) is one whose hardware prefetchers stream a
+ * weight matrix from beyond L2 faster without the kernels' software prefetch: AMD Zen
+ * ("znver*"; measured on Zen 4, bench/RESULTS.md issue 23), where the built-in default of
+ * rec.prefetch and proj.prefetch in the llc and dram classes is 0 (codegen/llvm/kparams.c). */
+int cg_cpu_streams_without_prefetch(const char *cpu);
 
 /* 1 when call c gets an LLVM kernel (KP_RNN_PROJ / KP_RNN_REC with packed weights and
  * activations other than softplus); every other call keeps its C runtime kernel. */
@@ -274,10 +280,10 @@ int cg_llvm_kernels(ir_graph *g, kprog *kp, const cg_options *o, unsigned char *
  * Write OUTDIR/<name>_weights.o for o->target's triple (as cg_llvm_kernels): one constant
  * global per constant tensor of g that mp places (MEMPLAN_CONST), and per constant of the
  * streaming step program sg (smp; NULL: none) that g does not hold (cg_same_const, named
- * under <name>_stream), named as the C writer names it (cg_const_ident), aligned to 64 bytes, holding the tensor's bytes exactly (a
- * tensor of no elements: one zero element), so that <name>.c links against it as against
- * the arrays of a <name>_weights.c. Refuses a big-endian target (the bytes are the
- * host's, little-endian). Returns 0, or -1 after reporting through d.
+ * under <name>_stream), named as the C writer names it (cg_const_ident), aligned to 64 bytes,
+ * holding the tensor's bytes exactly (a tensor of no elements: one zero element), so that <name>.c
+ * links against it as against the arrays of a <name>_weights.c. Refuses a big-endian target (the
+ * bytes are the host's, little-endian). Returns 0, or -1 after reporting through d.
  */
 int cg_llvm_weights(const ir_graph *g, const memplan *mp, const ir_graph *sg, const memplan *smp,
                     const cg_options *o, diag *d);

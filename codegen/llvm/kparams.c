@@ -13,7 +13,7 @@
 #ifdef LSTMC_HAVE_LLVM
 
 void
-kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, kp_tuning *k)
+kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, kp_tuning *k)
 {
     const int proj = c->kind == KP_RNN_PROJ;
     int64_t H, K;
@@ -30,7 +30,9 @@ kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, kp_tuning *k)
                                         wfmt_bytes(c->wfmt));
     d[TK_TILE] = proj ? proj_nb(c->wfmt, vl) : REC_NB;
     d[TK_ROWS] = proj ? proj_rb(c->wfmt, vl) : 0;
-    d[TK_PREFETCH] = KG_PF_ROWS;
+    /* AMD Zen: no software prefetch of weights that stream from L3 or DRAM (its hardware
+     * prefetchers alone were 1.06-1.19x faster on Zen 4: bench/RESULTS.md, issue 23) */
+    d[TK_PREFETCH] = hwpf && k->cls != TK_L2 ? 0 : KG_PF_ROWS;
     d[TK_ALTERNATE] = !proj; /* rec: backwards every other step (rec.c emit_gemv) */
     /* a bf16 U: h in two bf16 pieces against U's pairs where the CPU has vdpbf16ps (as
      * accurate as widening U to fp32, 1.15-1.5x faster: bench/RESULTS.md), else widened; a

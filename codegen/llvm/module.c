@@ -457,7 +457,8 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     }
     for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
         if (handled[i])
-            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, &kp->calls[i].tune);
+            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, cg_cpu_streams_without_prefetch(lt.cpu),
+                       &kp->calls[i].tune);
         else
             memset(&kp->calls[i].tune, 0, sizeof kp->calls[i].tune);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
@@ -580,6 +581,19 @@ cg_llvm_available(void)
     return 1;
 }
 
+int
+cg_cpu_streams_without_prefetch(const char *cpu)
+{
+    char *host = NULL;
+    int zen;
+    if (!cpu || !*cpu)
+        cpu = host = LLVMGetHostCPUName();
+    zen = strncmp(cpu, "znver", 5) == 0;
+    if (host)
+        LLVMDisposeMessage(host);
+    return zen;
+}
+
 #else /* !LSTMC_HAVE_LLVM */
 
 int
@@ -604,6 +618,13 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
 int
 cg_llvm_available(void)
 {
+    return 0;
+}
+
+int
+cg_cpu_streams_without_prefetch(const char *cpu)
+{
+    (void)cpu;
     return 0;
 }
 

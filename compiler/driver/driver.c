@@ -607,3 +607,9 @@ compile_graph(arena *a, const ir_graph *g0, ir_graph *consume, const driver_opti
     fflush(stdout);
     return 0;
 }
+
+int
+driver_host_streams_without_prefetch(void)
+{
+    return cg_cpu_streams_without_prefetch(NULL);
+}

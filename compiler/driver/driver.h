@@ -13,11 +13,11 @@
 #ifndef LSTMC_DRIVER_H
 #define LSTMC_DRIVER_H
 
+#include "ir.h"
+#include "lstmc_rt_npy.h"
+
 #include <stddef.h>
 #include <stdint.h>
-
-#include "lstmc_rt_npy.h"
-#include "ir.h"
 
 typedef struct arena arena;
 typedef struct diag diag;
@@ -27,7 +27,7 @@ typedef struct diag diag;
 /* Default limits (--max-weights, --max-arena): a model whose weights or working memory
  * would exceed them is refused with a message rather than compiled. */
 #define DRIVER_MAX_WEIGHTS ((int64_t)1 << 30)
-#define DRIVER_MAX_ARENA ((int64_t)1 << 30)
+#define DRIVER_MAX_ARENA   ((int64_t)1 << 30)
 
 /* A value for a symbolic dim (--dim NAME=N), or a whole input shape (from a .npy). */
 typedef struct driver_binding {
@@ -62,32 +62,32 @@ typedef struct driver_options {
     int has_alpha_intra;     /* given: the drs pass runs */
     float alpha_inter_max;   /* --thresholds: the tuned range (lstmc tune), 0 = none */
     float alpha_intra_max;
-    const char *hsparse;     /* --hsparse: E-LSTM hidden-state sparsity thresholds, or NULL */
-    const char *prune;       /* --prune: "W:F,U:F" magnitude pruning (passes/sparse.c), or NULL */
-    const char *sparse;      /* --sparse: auto (NULL), auto:F, esell, off (passes/sparse.c) */
-    int64_t max_weights;     /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
-    int64_t max_arena;       /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
-    int no_budget;           /* --no-budget: compile even when the model does not fit the
-                                target's ram_bytes / flash_bytes (limits.c) */
+    const char *hsparse; /* --hsparse: E-LSTM hidden-state sparsity thresholds, or NULL */
+    const char *prune;   /* --prune: "W:F,U:F" magnitude pruning (passes/sparse.c), or NULL */
+    const char *sparse;  /* --sparse: auto (NULL), auto:F, esell, off (passes/sparse.c) */
+    int64_t max_weights; /* refuse more constant bytes than this; 0: DRIVER_MAX_WEIGHTS */
+    int64_t max_arena;   /* refuse a bigger arena than this; 0: DRIVER_MAX_ARENA */
+    int no_budget;       /* --no-budget: compile even when the model does not fit the
+                            target's ram_bytes / flash_bytes (limits.c) */
     const char *weights_placement; /* --weights-placement: "const" (NULL), "blob", "pointer" */
-    const char *emit;        /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
-                                this lstmc has LLVM, else c */
-    const char *weights;     /* --weights: fp32|fp16|bf16|int8 (passes/lowp.h); NULL: the
-                                format the model's own weights were stored in */
-    int activations;         /* --activations: 0 (float), 8 or 16: integer recurrent layers
-                                (issue 22, passes/qact.c) */
-    const char *calib_data;  /* --calib-data: the samples their activation ranges come from */
-    int io_int;              /* --io=int: integer graph inputs and outputs (no float at all) */
+    const char *emit;              /* CPU kernels: "c" (portable runtime) or "llvm"; NULL: llvm when
+                                      this lstmc has LLVM, else c */
+    const char *weights;           /* --weights: fp32|fp16|bf16|int8 (passes/lowp.h); NULL: the
+                                      format the model's own weights were stored in */
+    int activations;               /* --activations: 0 (float), 8 or 16: integer recurrent layers
+                                      (issue 22, passes/qact.c) */
+    const char *calib_data;        /* --calib-data: the samples their activation ranges come from */
+    int io_int; /* --io=int: integer graph inputs and outputs (no float at all) */
     const struct pass_qrange *qranges; /* the ranges measured from calib_data (qrange.c) */
     int n_qranges;
-    int threads;             /* --threads: threads of the LLVM LSTM layers; 0: the target's */
-    double sph;              /* --sph: the hidden-state sparsity the elstm target plans for */
-    int cpu_only;            /* no OpenCL side even for a target with a GPU (lstmc tune for
-                                another machine: accuracy is the same on the host's C) */
-    const char *parallel;    /* --parallel: auto (NULL), split or wave (compiler/kprog/schedule.c) */
-    int n_nofold;           /* issue 21: tensors whose producer prepare must not fold (their
-                               values depend on a ranged dim, e.g. a Range up to the sequence
-                               length): the node runs at run time with the run's sizes */
+    int threads;          /* --threads: threads of the LLVM LSTM layers; 0: the target's */
+    double sph;           /* --sph: the hidden-state sparsity the elstm target plans for */
+    int cpu_only;         /* no OpenCL side even for a target with a GPU (lstmc tune for
+                             another machine: accuracy is the same on the host's C) */
+    const char *parallel; /* --parallel: auto (NULL), split or wave (compiler/kprog/schedule.c) */
+    int n_nofold;         /* issue 21: tensors whose producer prepare must not fold (their
+                             values depend on a ranged dim, e.g. a Range up to the sequence
+                             length): the node runs at run time with the run's sizes */
     const char *const *nofold;
     int n_dims;
     driver_binding dims[DRIVER_MAX_BINDINGS];
@@ -128,8 +128,8 @@ int driver_sample_shape(const ir_graph *g, const ir_tensor *in, const int64_t *d
 /* --activations (issue 22): the float ranges of every recurrent layer of the import g0 over
  * o->calib_data's samples (none without it). Returns 0 or -1 after reporting through d. */
 struct pass_qrange;
-int driver_qranges(arena *a, const ir_graph *g0, const driver_options *o,
-                   struct pass_qrange **out, int *n_out, diag *d);
+int driver_qranges(arena *a, const ir_graph *g0, const driver_options *o, struct pass_qrange **out,
+                   int *n_out, diag *d);
 
 /* Bind g's one input to the shape of one sample of the stacked samples in path (info: its
  * header; [K, <input shape>] or [K, ...] without the batch axis): a binding appended to o.
@@ -147,8 +147,7 @@ int driver_prune(ir_graph *g, const driver_options *o, diag *d);
  * after reporting through d. */
 typedef struct kprog kprog;
 typedef struct memplan memplan;
-int driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp,
-                 diag *d);
+int driver_lower(arena *a, const driver_options *o, ir_graph **gp, kprog *kp, memplan *mp, diag *d);
 
 /* The whole pipeline: import o->model once, then driver_compile_graph. Returns 0, or -1
  * after reporting through d. */
@@ -166,6 +165,11 @@ int driver_check_option(const char *opt, const char *value, char *err, size_t n)
  * anything else), and back. */
 int driver_relevance_parse(const char *v);
 const char *driver_relevance_name(int relevance);
+
+/* 1 when the host CPU's built-in kernel defaults leave out the software prefetch of weights
+ * beyond L2 (cg_cpu_streams_without_prefetch: AMD Zen), for `lstmc profile --search`'s
+ * defaults. */
+int driver_host_streams_without_prefetch(void);
 
 /* A C identifier derived from a model path ("models/har-lstm.onnx" -> "har_lstm"). */
 const char *driver_default_name(arena *a, const char *model);

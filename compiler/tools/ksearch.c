@@ -580,7 +580,7 @@ final_check(ks_run_state *S, const ks_class *k, int step)
     ks_params c[2];
     ks_rec m[2];
     int rc;
-    c[0] = ks_defaults;
+    c[0] = S->res->def[k->cls];
     c[1] = S->res->chosen[k->cls];
     if (!memcmp(&c[0], &c[1], sizeof c[0])) {
         S->res->def_us[k->cls] = S->res->best_us[k->cls] = 1;
@@ -685,7 +685,7 @@ search_vb(ks_run_state *S, ks_class *k, int nk)
         ks_params c[2];
         ks_rec m[2];
         int rc;
-        c[0] = c[1] = ks_defaults;
+        c[0] = c[1] = S->res->def[k[i].cls];
         c[1].v[KS_VB] = 256;
         rc = compare(S, &k[i], 0, c, 2, m, 0);
         if (rc <= 0)
@@ -729,7 +729,7 @@ print_table(const ks_result *res)
             continue;
         }
         for (q = 0; q < KS_REC_DOT; q++) {
-            int dv = ks_defaults.v[q], cv = res->chosen[c].v[q];
+            int dv = res->def[c].v[q], cv = res->chosen[c].v[q];
             if (q == KS_VB)
                 printf("| %s | %ld | %s | widest | %s%.0d |", target_class_names[c], res->hidden[c],
                        ks_param_names[q], cv ? "" : "widest", cv);
@@ -783,8 +783,12 @@ ks_run(const ks_options *o, ks_result *res)
     res->l2 = host->l2_bytes;
     res->llc = host->llc_bytes;
     cpu_name(res->cpu_name, sizeof res->cpu_name);
-    for (c = 0; c < 3; c++)
-        res->chosen[c] = ks_defaults;
+    for (c = 0; c < 3; c++) {
+        res->def[c] = ks_defaults;
+        if (c != TK_L2 && driver_host_streams_without_prefetch())
+            res->def[c].v[KS_REC_PF] = res->def[c].v[KS_PROJ_PF] = 0;
+        res->chosen[c] = res->def[c];
+    }
     fingerprint(&S);
 
     snprintf(state_path, sizeof state_path, "%s.search", o->out);
@@ -873,7 +877,7 @@ ks_run(const ks_options *o, ks_result *res)
     for (c = 0; c < 3; c++) /* a class not measured keeps the defaults */
         if (!res->searched[c]) {
             int vb = res->chosen[c].v[KS_VB];
-            res->chosen[c] = ks_defaults;
+            res->chosen[c] = res->def[c];
             res->chosen[c].v[KS_VB] = vb;
         }
     print_table(res);
@@ -888,7 +892,7 @@ differs(const ks_result *res, int c, int q)
     const int v = res->chosen[c].v[q];
     if (q == KS_REC_DOT)
         return v != 0 && v - 1 != res->dot_default;
-    return v != ks_defaults.v[q];
+    return v != res->def[c].v[q];
 }
 
 void

@@ -90,6 +90,8 @@ typedef struct ks_result {
     int measured[3];     /* class c's coordinate search finished at least one comparison */
     long hidden[3];      /* its representative H */
     ks_params chosen[3]; /* per class; chosen[c].v[KS_VB] is the global vector_bits */
+    ks_params def[3];    /* the built-in values per class on this machine: ks_defaults, with
+                            no prefetch beyond L2 on AMD Zen (codegen/llvm/kparams.c) */
     double def_us[3], best_us[3]; /* the defaults and the chosen, measured side by side; 1 and 1
                                      when the chosen are the defaults */
     /* rec.dot (a bf16 U, on a CPU with AVX-512 BF16): chosen[c].v[KS_REC_DOT] is 1 + the

@@ -153,7 +153,7 @@ Test(ksearch, kernels_object_parses)
     int c;
     memset(&res, 0, sizeof res);
     for (c = 0; c < 3; c++)
-        res.chosen[c] = ks_defaults;
+        res.chosen[c] = res.def[c] = ks_defaults;
     res.chosen[0].v[KS_VB] = res.chosen[1].v[KS_VB] = res.chosen[2].v[KS_VB] = 256;
     res.chosen[0].v[KS_REC_TILE] = 12;
     res.chosen[0].v[KS_PROJ_PF] = 0;
