@@ -107,7 +107,9 @@ def cache_sizes():
 
 
 def lscpu_summary():
-    keep = ("Model name", "CPU(s)", "Thread(s) per core", "L1d", "L2", "L3", "Flags")
+    keep = ("Model name", "CPU family", "Model", "CPU(s)", "Thread(s) per core", "L1d", "L2", "L3",
+            "L1d cache", "L2 cache",
+            "L3 cache", "Flags")
     out = []
     for line in sh(["lscpu"]).splitlines():
         k = line.split(":")[0].strip()
@@ -420,7 +422,8 @@ def main():
                 isa_default = dnnl_isa(a, d, dims, {})
                 isa_avx2 = dnnl_isa(a, d, dims, {"ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"})
                 log("  oneDNN ISA: default: %s; with ONEDNN_MAX_CPU_ISA=AVX2: %s" % (isa_default, isa_avx2))
-                head = ["Machine ceilings (roofline.c): peak FMA %.0f GFLOP/s (1T), %.0f (2T); read GB/s "
+                head = ["Machine: " + "; ".join(lscpu_summary()) + ".", "",
+                        "Machine ceilings (roofline.c): peak FMA %.0f GFLOP/s (1T), %.0f (2T); read GB/s "
                         "1T: L1 %.0f, L2 %.0f, L3 %.0f, DRAM %.1f; 2T: L1 %.0f, L2 %.0f, L3 %.0f, DRAM %.1f."
                         % tuple(roof[k] for k in ("fma512_t1", "fma512_t2", "L1_t1", "L2_t1", "L3_t1",
                                                   "DRAM_t1", "L1_t2", "L2_t2", "L3_t2", "DRAM_t2")), "",
