@@ -379,6 +379,11 @@ typedef void (*mt_body_fn)(kg *g, const kp_call *kc, int nt, const LLVMValueRef 
                            LLVMValueRef first, LLVMValueRef end);
 
 void mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1);
+/* The units [j0, j1) of slice t of a recurrent layer on nt threads (emit_rec_mt, rec_ranges):
+ * as mt_slice, but on 16 lanes cut at the multiple of half a vector nearest H t / nt, so that
+ * an H that is no multiple of 32 leaves the slices within half a vector of work per gate
+ * (H 300 on 2 threads: 152 and 148 units, not 144 and 156). */
+void rec_unit_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1);
 LLVMBasicBlockRef slice_begin(kg *g, LLVMValueRef first, LLVMValueRef end, int t);
 void slice_end(kg *g, LLVMBasicBlockRef join);
 void emit_barrier(kg *g); /* lstmc_rt_pool_barrier() */

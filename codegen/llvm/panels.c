@@ -39,7 +39,7 @@ rec_ranges(const lstmc_rt_rnn_params *p, int vl, int nt, int64_t r0[4 * MT_MAX],
     if (nt > 1) {
         for (t = 0; t < nt; t++) {
             int64_t j0, j1;
-            mt_slice(p->hidden, nt, vl, t, &j0, &j1);
+            rec_unit_slice(p->hidden, nt, vl, t, &j0, &j1);
             for (q = 0; q < 4 && j1 > j0; q++, nr++) {
                 r0[nr] = q * p->hidden + j0;
                 n[nr] = j1 - j0;

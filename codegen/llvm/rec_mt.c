@@ -36,6 +36,18 @@ mt_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1)
     *j1 = t + 1 == nt ? H : H * (t + 1) / nt / al * al;
 }
 
+void
+rec_unit_slice(int64_t H, int nt, int vl, int t, int64_t *j0, int64_t *j1)
+{
+    const int64_t al = vl / 2;
+    if (vl < 16 || H < 2LL * nt * vl) {
+        mt_slice(H, nt, vl, t, j0, j1);
+        return;
+    }
+    *j0 = (H * t / nt + al / 2) / al * al;
+    *j1 = t + 1 == nt ? H : (H * (t + 1) / nt + al / 2) / al * al;
+}
+
 /* if (first <= t && t < end) { ...: returns the block after it */
 LLVMBasicBlockRef
 slice_begin(kg *g, LLVMValueRef first, LLVMValueRef end, int t)
@@ -126,7 +138,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         st = rec_state_at(g, p, &dm, d, n);
         for (t = 0; t < nt; t++) {
             int64_t j0, j1;
-            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            rec_unit_slice(H, nt, g->vl, t, &j0, &j1);
             join = slice_begin(g, first, end, t);
             emit_copy_units(g, hA, init_h ? gepf(g, init_h, st) : NULL, j0, j1, NULL);
             emit_copy_units(g, c.c, init_c ? gepf(g, init_c, st) : NULL, j0, j1, NULL);
@@ -145,7 +157,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         hn = sel(g, odd, hA, hB);
         for (t = 0; t < nt; t++) {
             int64_t j0, j1, q;
-            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            rec_unit_slice(H, nt, g->vl, t, &j0, &j1);
             if (j1 == j0)
                 continue;
             join = slice_begin(g, first, end, t);
@@ -163,7 +175,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         s0 = sl || dm.dyn_T ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
         for (t = 0; t < nt; t++) {
             int64_t j0, j1;
-            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            rec_unit_slice(H, nt, g->vl, t, &j0, &j1);
             if (j1 == j0)
                 continue;
             join = slice_begin(g, first, end, t);

@@ -34,6 +34,12 @@ for c in $cases; do
     "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/$c" "$work/run_${c}_t2" --target="$work/odd.json" --threads=2
 done
 "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/ranged_lstm" "$work/run_ranged" --target="$work/odd.json"
+# H 150 on 2 and 3 threads: the units cut at multiples of 8 on 16 lanes (rec_unit_slice: 72 and
+# 78; 48, 56 and 46), U's panels cut alike (fp32 weights, whose values are bf16's: exact)
+for t in 2 3; do
+    "$e2e/run_case.sh" "$lstmc" "$npycmp" "$fix/lstm_w_bf16_h150" "$work/run_h150_t$t" --weights=fp32 \
+        --threads=$t --target="$work/odd.json"
+done
 
 # the size report: the values and where they came from
 m="$fix/lstm_tiles_h37/model.onnx"
