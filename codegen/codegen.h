@@ -263,6 +263,10 @@ int cg_llvm_available(void);
  * rec.prefetch and proj.prefetch in the llc and dram classes is 0 (codegen/llvm/kparams.c). */
 int cg_cpu_streams_without_prefetch(const char *cpu);
 
+/* 1 when the host CPU's kernels at its widest vectors have vdpbf16ps (AVX-512 BF16), where a
+ * bf16 U's built-in kernels.rec.dot is 2 (codegen/llvm/kparams.c). */
+int cg_host_bf16_dot(void);
+
 /* 1 when call c gets an LLVM kernel (KP_RNN_PROJ / KP_RNN_REC with packed weights and
  * activations other than softplus); every other call keeps its C runtime kernel. */
 int cg_llvm_handles(const kp_call *c);

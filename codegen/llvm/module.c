@@ -138,6 +138,14 @@ feature_state(const char *features, const char *name)
     return state;
 }
 
+/* vdpbf16ps at vl floats per vector (x86 features): AVX-512 BF16, with AVX-512 VL below 16. */
+static int
+bf16_dot(const char *features, int vl)
+{
+    return feature_state(features, "avx512bf16") == 1 &&
+           (vl == 16 || (vl >= 4 && feature_state(features, "avx512vl") == 1));
+}
+
 /* Floats per vector register for the target's features. 32-bit Arm has float vectors only
  * with NEON, which a profile must name (+neon): Cortex-M (thumbv7em, FPU only) gets 1, so
  * the tiles are scalar accumulators in the FPU's registers rather than <4 x float> values
@@ -403,7 +411,7 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     LLVMPassBuilderOptionsRef pbo;
     LLVMErrorRef perr;
     kg g;
-    int i, n = 0, rc = -1;
+    int i, n = 0, rc = -1, hwpf;
 
     for (i = 0; i < kp->n_calls; i++) {
         handled[i] = (unsigned char)cg_llvm_handles(&kp->calls[i]);
@@ -435,8 +443,7 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         g.x86_avx512bw = feature_state(features, "avx512bw") == 1;
         g.x86_vnni = g.x86_avx512bw && feature_state(features, "avx512vnni") == 1;
         g.x86_avx2 = feature_state(features, "avx2") == 1;
-        g.x86_bf16 = feature_state(features, "avx512bf16") == 1 &&
-                     (g.vl == 16 || (g.vl >= 4 && feature_state(features, "avx512vl") == 1));
+        g.x86_bf16 = bf16_dot(features, g.vl);
     }
     for (i = 0; i < 2 * TK_N_CLASSES; i++) { /* issue 23: the bf16 dot product, if there is one */
         const int(*kc)[TK_N_PARAMS] = i < TK_N_CLASSES ? t->kernels.rec : t->kernels.proj;
@@ -455,10 +462,10 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
             goto out_module;
         }
     }
+    hwpf = cg_cpu_streams_without_prefetch(lt.cpu);
     for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
         if (handled[i])
-            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, cg_cpu_streams_without_prefetch(lt.cpu),
-                       &kp->calls[i].tune);
+            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, hwpf, &kp->calls[i].tune);
         else
             memset(&kp->calls[i].tune, 0, sizeof kp->calls[i].tune);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
@@ -582,6 +589,22 @@ cg_llvm_available(void)
 }
 
 int
+cg_host_bf16_dot(void)
+{
+    char *f;
+    int r;
+#if defined(__x86_64__)
+    f = LLVMGetHostCPUFeatures();
+    r = bf16_dot(f, vector_floats("x86_64", f));
+    LLVMDisposeMessage(f);
+#else
+    (void)f;
+    r = 0;
+#endif
+    return r;
+}
+
+int
 cg_cpu_streams_without_prefetch(const char *cpu)
 {
     char *host = NULL;
@@ -625,6 +648,12 @@ int
 cg_cpu_streams_without_prefetch(const char *cpu)
 {
     (void)cpu;
+    return 0;
+}
+
+int
+cg_host_bf16_dot(void)
+{
     return 0;
 }
 

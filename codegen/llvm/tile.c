@@ -65,6 +65,17 @@ splat(LLVMTypeRef ty, LLVMValueRef v, int w)
     return LLVMConstVector(lanes, (unsigned)w);
 }
 
+/* The float s in every lane of a <w x float> (s itself for w == 1). */
+static LLVMValueRef
+bcast(kg *g, LLVMValueRef s, int w)
+{
+    if (w == 1)
+        return s;
+    return LLVMBuildShuffleVector(
+        g->b, LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s, LLVMConstInt(g->i32, 0, 0), ""),
+        LLVMGetPoison(g->vf), LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+}
+
 /* w weights at byte address p, converted to float (a <w x float> vector, or a float). */
 static LLVMValueRef
 emit_load_cvt(kg *g, LLVMValueRef p, int w)
@@ -183,13 +194,7 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
                                 (fp32 loads in the row loop, which LLVM merges, as before) */
         bv[v] = g->wfmt ? ldw(g, gepwc(g, brow, (int64_t)v * w), w) : NULL;
     for (r = 0; r < rb; r++) {
-        LLVMValueRef s = ldf(g, gepf(g, gepc(g, a, r * lda), k));
-        if (w > 1) {
-            LLVMValueRef vec = LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
-                                                      LLVMConstInt(g->i32, 0, 0), "");
-            s = LLVMBuildShuffleVector(g->b, vec, LLVMGetPoison(g->vf),
-                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
-        }
+        LLVMValueRef s = bcast(g, ldf(g, gepf(g, gepc(g, a, r * lda), k)), w);
         for (v = 0; v < nv; v++) {
             LLVMValueRef bk = bv[v] ? bv[v] : ldw(g, gepwc(g, brow, (int64_t)v * w), w);
             LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, acc[r * nv + v], "");
@@ -222,9 +227,7 @@ emit_tile(kg *g, LLVMValueRef a, int64_t lda, LLVMValueRef b, int64_t ldb, int64
 int
 rec_dot(const kg *g, const kp_tuning *t, int wfmt, int panels)
 {
-    return t && t->kind && wfmt == LSTMC_RT_WFMT_BF16 && g->x86_bf16 && panels && g->vl >= 4
-               ? t->v[TK_DOT]
-               : 0;
+    return t && t->kind && wfmt == LSTMC_RT_WFMT_BF16 && g->x86_bf16 && panels ? t->v[TK_DOT] : 0;
 }
 
 /* The bf16 pieces of x (w lanes: a <w x float>, or a float) into pc[0 .. pieces). */
@@ -288,6 +291,58 @@ emit_bf16_split(kg *g, LLVMValueRef a, int64_t K, int pieces, LLVMValueRef hs, i
     }
 }
 
+/* vdpbf16ps on w fp32 lanes (4, 8, 16): the intrinsic and its type. */
+typedef struct dpbf {
+    LLVMValueRef fn;
+    LLVMTypeRef fty, bfv; /* bfv: <2w x bfloat>, one operand */
+} dpbf;
+
+static dpbf
+dpbf_of(kg *g, int w)
+{
+    static const char *const names[3] = {"llvm.x86.avx512bf16.dpbf16ps.128",
+                                         "llvm.x86.avx512bf16.dpbf16ps.256",
+                                         "llvm.x86.avx512bf16.dpbf16ps.512"};
+    const char *name = names[w == 16 ? 2 : w == 8 ? 1 : 0];
+    const unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    dpbf d;
+    d.fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
+    d.fty = LLVMIntrinsicGetType(g->cx, id, NULL, 0);
+    d.bfv = LLVMVectorType(LLVMBFloatTypeInContext(g->cx), (unsigned)(2 * w));
+    return d;
+}
+
+/* The two bf16 at int16 index i of hs (a pair of one piece) in every 32-bit lane. */
+static LLVMValueRef
+dot_pair(kg *g, const dpbf *d, LLVMValueRef hs, LLVMValueRef i, int w)
+{
+    LLVMTypeRef i32v = LLVMVectorType(g->i32, (unsigned)w);
+    LLVMValueRef s = LLVMBuildLoad2(
+        g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, LLVMInt16TypeInContext(g->cx), hs, &i, 1, ""),
+        "");
+    LLVMSetAlignment(s, 2);
+    s = LLVMBuildShuffleVector(
+        g->b, LLVMBuildInsertElement(g->b, LLVMGetPoison(i32v), s, LLVMConstInt(g->i32, 0, 0), ""),
+        LLVMGetPoison(i32v), LLVMConstNull(i32v), "");
+    return LLVMBuildBitCast(g->b, s, d->bfv, "");
+}
+
+/* *acc += wv . (hv[0] + ... + hv[pieces-1]), pair by pair, the smallest piece first. */
+static void
+dot_acc(kg *g, const dpbf *d, LLVMValueRef acc, LLVMValueRef wv, const LLVMValueRef *hv, int pieces)
+{
+    LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc, "");
+    int q;
+    for (q = pieces - 1; q >= 0; q--) {
+        LLVMValueRef args[3];
+        args[0] = cur;
+        args[1] = wv;
+        args[2] = hv[q];
+        cur = LLVMBuildCall2(g->b, d->fty, d->fn, args, 3, "");
+    }
+    LLVMBuildStore(g->b, cur, acc);
+}
+
 /*
  * emit_tile's one row (rb 1) of nv vectors of w (4, 8 or 16) columns over a bf16 panel laid
  * out in pairs (rec_relayout_block): for k < K rounded down to even, pair p's 2 nv w values at
@@ -300,15 +355,7 @@ emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, L
               int64_t ldb, int64_t K, LLVMValueRef init, LLVMValueRef out, int nv, int w,
               int64_t pf)
 {
-    static const char *const dp[3] = {"llvm.x86.avx512bf16.dpbf16ps.128",
-                                      "llvm.x86.avx512bf16.dpbf16ps.256",
-                                      "llvm.x86.avx512bf16.dpbf16ps.512"};
-    const char *name = dp[w == 16 ? 2 : w == 8 ? 1 : 0];
-    const unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(g->cx, id, NULL, 0);
-    LLVMTypeRef bfv = LLVMVectorType(LLVMBFloatTypeInContext(g->cx), (unsigned)(2 * w));
-    LLVMTypeRef i32v = LLVMVectorType(g->i32, (unsigned)w), i16 = LLVMInt16TypeInContext(g->cx);
+    const dpbf d = dpbf_of(g, w);
     const int64_t line = 32; /* bf16 per cache line */
     LLVMValueRef acc[KG_MAX_ACC], hv[3], k, brow;
     kloop lk;
@@ -327,40 +374,17 @@ emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, L
             for (off = 0; off < 2 * (int64_t)nv * w; off += line)
                 emit_prefetch(g, gepwc(g, brow, pf + off));
         }
-        for (q = 0; q < pieces; q++) { /* the pair (a[2p], a[2p+1]) of piece q in every lane */
-            LLVMValueRef pp = LLVMBuildInBoundsGEP2(
-                g->b, i16, hs, (LLVMValueRef[]){add(g, mul(g, k, ci(g, 2)), ci(g, q * ldq))}, 1,
-                "");
-            LLVMValueRef s = LLVMBuildLoad2(g->b, g->i32, pp, "");
-            LLVMSetAlignment(s, 2);
-            s = LLVMBuildShuffleVector(g->b,
-                                       LLVMBuildInsertElement(g->b, LLVMGetPoison(i32v), s,
-                                                              LLVMConstInt(g->i32, 0, 0), ""),
-                                       LLVMGetPoison(i32v),
-                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
-            hv[q] = LLVMBuildBitCast(g->b, s, bfv, "");
-        }
+        for (q = 0; q < pieces; q++) /* the pair (a[2p], a[2p+1]) of piece q in every lane */
+            hv[q] = dot_pair(g, &d, hs, add(g, mul(g, k, ci(g, 2)), ci(g, q * ldq)), w);
         for (v = 0; v < nv; v++) {
-            LLVMValueRef wv = LLVMBuildLoad2(g->b, bfv, gepwc(g, brow, 2 * (int64_t)v * w), "");
-            LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[v], "");
+            LLVMValueRef wv = LLVMBuildLoad2(g->b, d.bfv, gepwc(g, brow, 2 * (int64_t)v * w), "");
             LLVMSetAlignment(wv, 2);
-            for (q = pieces - 1; q >= 0; q--) { /* the smallest piece first */
-                LLVMValueRef args[3];
-                args[0] = cur;
-                args[1] = wv;
-                args[2] = hv[q];
-                cur = LLVMBuildCall2(g->b, fty, fn, args, 3, "");
-            }
-            LLVMBuildStore(g->b, cur, acc[v]);
+            dot_acc(g, &d, acc[v], wv, hv, pieces);
         }
         loop_end(g, &lk);
     }
     if (K % 2) { /* the last row alone, widened */
-        LLVMValueRef s = ldf(g, gepf(g, a, ci(g, K - 1)));
-        s = LLVMBuildShuffleVector(
-            g->b,
-            LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s, LLVMConstInt(g->i32, 0, 0), ""),
-            LLVMGetPoison(g->vf), LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+        LLVMValueRef s = bcast(g, ldf(g, gepf(g, a, ci(g, K - 1))), w);
         brow = gepwc(g, b, (K - 1) * ldb);
         for (v = 0; v < nv; v++) {
             LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[v], "");
@@ -376,10 +400,9 @@ emit_tile_dot(kg *g, LLVMValueRef a, LLVMValueRef hs, int64_t ldq, int pieces, L
 static void
 dot_rows_block(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, int pieces,
                LLVMValueRef b, int64_t ldb, LLVMValueRef kb, int64_t kn, LLVMValueRef *acc, int nv,
-               int w, LLVMValueRef fn, LLVMTypeRef fty)
+               int w, const dpbf *d)
 {
-    LLVMTypeRef bfv = LLVMVectorType(LLVMBFloatTypeInContext(g->cx), (unsigned)(2 * w));
-    LLVMTypeRef i32v = LLVMVectorType(g->i32, (unsigned)w), i16 = LLVMInt16TypeInContext(g->cx);
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(g->cx);
     LLVMValueRef hv[8][3], p, brow;
     kloop lp;
     int r, v, q;
@@ -392,36 +415,14 @@ dot_rows_block(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, int 
     p = loop_begin(g, &lp, ci(g, 0), ci(g, kn / 2));
     brow = gepw(g, b, mul(g, add(g, kb, mul(g, p, ci(g, 2))), ci(g, ldb)));
     for (r = 0; r < rb; r++)
-        for (q = 0; q < pieces; q++) {
-            LLVMValueRef s =
-                LLVMBuildLoad2(g->b, g->i32,
-                               LLVMBuildInBoundsGEP2(
-                                   g->b, i16, hs,
-                                   (LLVMValueRef[]){add(g, mul(g, p, ci(g, 2)),
-                                                        ci(g, ((int64_t)q * rb + r) * KG_DOT_KB))},
-                                   1, ""),
-                               "");
-            LLVMSetAlignment(s, 2);
-            s = LLVMBuildShuffleVector(g->b,
-                                       LLVMBuildInsertElement(g->b, LLVMGetPoison(i32v), s,
-                                                              LLVMConstInt(g->i32, 0, 0), ""),
-                                       LLVMGetPoison(i32v), LLVMConstNull(i32v), "");
-            hv[r][q] = LLVMBuildBitCast(g->b, s, bfv, "");
-        }
+        for (q = 0; q < pieces; q++)
+            hv[r][q] = dot_pair(
+                g, d, hs, add(g, mul(g, p, ci(g, 2)), ci(g, ((int64_t)q * rb + r) * KG_DOT_KB)), w);
     for (v = 0; v < nv; v++) {
-        LLVMValueRef wv = LLVMBuildLoad2(g->b, bfv, gepwc(g, brow, 2 * (int64_t)v * w), "");
+        LLVMValueRef wv = LLVMBuildLoad2(g->b, d->bfv, gepwc(g, brow, 2 * (int64_t)v * w), "");
         LLVMSetAlignment(wv, 2);
-        for (r = 0; r < rb; r++) {
-            LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[r * nv + v], "");
-            for (q = pieces - 1; q >= 0; q--) {
-                LLVMValueRef args[3];
-                args[0] = cur;
-                args[1] = wv;
-                args[2] = hv[r][q];
-                cur = LLVMBuildCall2(g->b, fty, fn, args, 3, "");
-            }
-            LLVMBuildStore(g->b, cur, acc[r * nv + v]);
-        }
+        for (r = 0; r < rb; r++)
+            dot_acc(g, d, acc[r * nv + v], wv, hv[r], pieces);
     }
     loop_end(g, &lp);
 }
@@ -431,13 +432,7 @@ emit_tile_dot_rows(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, 
                    LLVMValueRef b, int64_t ldb, int64_t K, LLVMValueRef init, int64_t ldi,
                    LLVMValueRef out, int64_t ldo, int nv, int w)
 {
-    static const char *const dp[3] = {"llvm.x86.avx512bf16.dpbf16ps.128",
-                                      "llvm.x86.avx512bf16.dpbf16ps.256",
-                                      "llvm.x86.avx512bf16.dpbf16ps.512"};
-    const char *name = dp[w == 16 ? 2 : w == 8 ? 1 : 0];
-    const unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(g->cx, id, NULL, 0);
+    const dpbf d = dpbf_of(g, w);
     const int64_t K2 = K / 2 * 2, nkb = K2 / KG_DOT_KB, kt = K2 % KG_DOT_KB;
     LLVMValueRef acc[KG_MAX_ACC];
     int r, v;
@@ -452,23 +447,18 @@ emit_tile_dot_rows(kg *g, LLVMValueRef a, int64_t lda, int rb, LLVMValueRef hs, 
     if (nkb > 0) {
         kloop lb;
         LLVMValueRef kb = mul(g, loop_begin(g, &lb, ci(g, 0), ci(g, nkb)), ci(g, KG_DOT_KB));
-        dot_rows_block(g, a, lda, rb, hs, pieces, b, ldb, kb, KG_DOT_KB, acc, nv, w, fn, fty);
+        dot_rows_block(g, a, lda, rb, hs, pieces, b, ldb, kb, KG_DOT_KB, acc, nv, w, &d);
         loop_end(g, &lb);
     }
     if (kt > 0)
         dot_rows_block(g, a, lda, rb, hs, pieces, b, ldb, ci(g, nkb * KG_DOT_KB), kt, acc, nv, w,
-                       fn, fty);
+                       &d);
     if (K % 2) { /* the last term alone, widened */
         LLVMValueRef brow = gepwc(g, b, (K - 1) * ldb), bv[KG_MAX_ACC];
         for (v = 0; v < nv; v++)
             bv[v] = ldw(g, gepwc(g, brow, (int64_t)v * w), w);
         for (r = 0; r < rb; r++) {
-            LLVMValueRef s = ldf(g, gepc(g, a, r * lda + K - 1));
-            s = LLVMBuildShuffleVector(g->b,
-                                       LLVMBuildInsertElement(g->b, LLVMGetPoison(g->vf), s,
-                                                              LLVMConstInt(g->i32, 0, 0), ""),
-                                       LLVMGetPoison(g->vf),
-                                       LLVMConstNull(LLVMVectorType(g->i32, (unsigned)w)), "");
+            LLVMValueRef s = bcast(g, ldf(g, gepc(g, a, r * lda + K - 1)), w);
             for (v = 0; v < nv; v++)
                 LLVMBuildStore(
                     g->b,

@@ -613,3 +613,9 @@ driver_host_streams_without_prefetch(void)
 {
     return cg_cpu_streams_without_prefetch(NULL);
 }
+
+int
+driver_host_bf16_dot(void)
+{
+    return cg_host_bf16_dot();
+}

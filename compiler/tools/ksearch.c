@@ -238,18 +238,6 @@ widest_vector(void)
     return 128;
 }
 
-/* Whether this CPU has the AVX-512 BF16 dot product (vdpbf16ps). */
-static int
-bf16_dot(void)
-{
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512bf16");
-#else
-    return 0;
-#endif
-}
-
 /* --- one candidate ------------------------------------------------------------------ */
 
 typedef struct ks_class {
@@ -777,7 +765,7 @@ ks_run(const ks_options *o, ks_result *res)
     S.cc = cc && *cc ? cc : "cc";
     S.t_end = S.t_all = now_s() + o->budget_s;
     S.widest = widest_vector();
-    res->dot_default = bf16_dot() ? 2 : -1; /* codegen/llvm/kparams.c */
+    res->dot_default = driver_host_bf16_dot() ? 2 : -1; /* codegen/llvm/kparams.c */
     res->cores = host->cores;
     res->l1d = (int)host->l1d_bytes;
     res->l2 = host->l2_bytes;
