@@ -284,8 +284,9 @@ cg_const_bytes(const ir_graph *g, const memplan *mp)
 }
 
 /*
- * Issue 23: the LLVM kernel parameters of node n's recurrent products and projections (the
- * calls from i on), and which of them the target profile set:
+ * Issue 23: the LLVM kernel parameters of node n's recurrent products and projections, or of
+ * its full-integer VNNI kernel ("int": tile, rows, alternate, pipe) (the calls from i on), and
+ * which of them the target profile set:
  *   , "kernels": [{"kind": "rec", "class": "llc", "vector_bits": 512, "tile": 8,
  *                  "prefetch": 8, "from_profile": ["tile"]}, ...]
  * nothing when the node has none (the C kernels run it, or no such call).
@@ -293,18 +294,23 @@ cg_const_bytes(const ir_graph *g, const memplan *mp)
 static void
 put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
 {
-    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate", "dot"};
+    static const char *const names[TK_N_PARAMS] = {"tile",      "rows", "prefetch",
+                                                   "alternate", "dot",  "pipe"};
+    static const unsigned char shown[4][TK_N_PARAMS] = {
+        {0}, {1, 0, 1, 1, 1, 0}, {1, 1, 1, 0, 1, 0}, {1, 1, 0, 1, 0, 1}};
     int j, k, first = 1, firstp;
     for (j = i; j < kp->n_calls; j++) {
         const kp_tuning *t = &kp->calls[j].tune;
         if (kp->calls[j].node != n || !t->kind)
             continue;
         fprintf(f, "%s{\"kind\": \"%s\", \"class\": \"%s\", \"vector_bits\": %d",
-                first ? ", \"kernels\": [" : ", ", t->kind == 1 ? "rec" : "proj",
+                first ? ", \"kernels\": [" : ", ",
+                t->kind == 1   ? "rec"
+                : t->kind == 2 ? "proj"
+                               : "int",
                 target_class_names[t->cls], t->vector_bits);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if ((t->kind == 2 ? k != TK_ALTERNATE : k != TK_ROWS) &&
-                (k != TK_DOT || kp->calls[j].wfmt == LSTMC_RT_WFMT_BF16))
+            if (shown[t->kind][k] && (k != TK_DOT || kp->calls[j].wfmt == LSTMC_RT_WFMT_BF16))
                 fprintf(f, ", \"%s\": %d", names[k], t->v[k]);
         fputs(", \"from_profile\": [", f);
         firstp = 1;
@@ -453,7 +459,8 @@ cg_size_report(const ir_graph *g, const kprog *kp, const memplan *mp, const cg_o
     for (i = j = 0; i < kp->n_calls; i++) /* issue 23 */
         j += kp->calls[i].tune.vector_set || kp->calls[i].tune.set[TK_TILE] ||
              kp->calls[i].tune.set[TK_ROWS] || kp->calls[i].tune.set[TK_PREFETCH] ||
-             kp->calls[i].tune.set[TK_ALTERNATE] || kp->calls[i].tune.set[TK_DOT];
+             kp->calls[i].tune.set[TK_ALTERNATE] || kp->calls[i].tune.set[TK_DOT] ||
+             kp->calls[i].tune.set[TK_PIPE];
     if (j)
         printf("lstmc: %s: %d kernel(s) compiled with parameters from target profile '%s' "
                "(per layer: \"kernels\" in %s_size.json)\n",

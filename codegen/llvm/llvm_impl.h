@@ -428,12 +428,13 @@ void emit_prefetch(kg *g, LLVMValueRef p);
 
 /* --- kparams.c ------------------------------------------------------------------------ */
 
-/* The parameters of call c's kernel (a REC or PROJ call; kind 0 for any other) on t with
- * vectors of vl floats: the profile's for the call's shape class, else the defaults (bf16dot:
- * the CPU has vdpbf16ps at that width, where a bf16 U's default is dot 2; hwpf: its hardware
- * prefetchers stream better alone, cg_cpu_streams_without_prefetch, where the default prefetch
- * beyond L2 is 0). */
-void kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, kp_tuning *k);
+/* The parameters of call c's kernel (a REC or PROJ call, or a KP_RNN_Q call whose kernel is
+ * the VNNI one: vnni; kind 0 for any other) on t with vectors of vl floats on nt threads: the
+ * profile's for the call's shape class, else the defaults (bf16dot: the CPU has vdpbf16ps at
+ * that width, where a bf16 U's default is dot 2; hwpf: its hardware prefetchers stream better
+ * alone, cg_cpu_streams_without_prefetch, where the default prefetch beyond L2 is 0). */
+void kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, int nt, int vnni,
+                kp_tuning *k);
 /* The vector width in floats the kernels use: vl (the CPU's widest), or the narrower one
  * t->kernels.vector_bits asks for; -1 after reporting through d when it asks for wider. */
 int kparams_vl(const target *t, int vl, diag *d);
@@ -494,9 +495,13 @@ int rnnq_lays_out(const kg *g, const kp_call *c);
  * (u = 0) or U (u = 1): those of emit_rnnq_body; returns how many (at most 4 * MT_MAX). */
 int rnnq_ranges(const lstmc_rt_rnnq_params *p, int nt, int u, int64_t *r0, int64_t *n);
 
-/* The blocks of 16 rows per register tile of call p's W (u = 0) or U (u = 1) laid out, on nt
- * threads. */
-int rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u, int nt);
+/* The blocks of 16 rows per register tile of call c's W (u = 0) or U (u = 1) laid out, on nt
+ * threads (its tune, kparams_of). */
+int rnnq_tile_blocks(const kp_call *c, int u, int nt);
+/* The input rows per W.x tile of KP_RNN_Q call c (VNNI, W laid out) with tuning k on nt
+ * threads: k's when the profile set them, else 16 on one thread and 4 on threads; 1 for
+ * chunks of other sizes than 4, 8, 12, 16 (kparams.c). */
+int rnnq_rows(const kp_call *c, const kp_tuning *k, int nt);
 /* The layout key of a KP_RNN_Q call's W (u = 0) or U (u = 1) in lanes = rows blocks, in tiles
  * of nb blocks (kp_call.wlayout, .ulayout), on nt threads (< 64). */
 #define RNNQ_KEY(nt, u, nb) (1 + (u) + 2 * ((nt) + 64 * (nb)))

@@ -462,10 +462,25 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
             goto out_module;
         }
     }
+    for (i = 0; i < TK_N_CLASSES * TK_N_PARAMS; i++) /* the VNNI kernel's, if there is one */
+        if (t->kernels.ints[i / TK_N_PARAMS][i % TK_N_PARAMS] && !g.x86_vnni) {
+            static const char *const names[TK_N_PARAMS] = {"tile",      "rows", "",
+                                                           "alternate", "",     "pipe"};
+            const int(*q)[TK_N_PARAMS] = t->kernels.ints, k = i % TK_N_PARAMS;
+            const int all = q[0][k] == q[1][k] && q[1][k] == q[2][k];
+            diag_error(d,
+                       "target profile '%s': field 'kernels.int.%s.%s' sets a parameter of the "
+                       "full-integer AVX-512 VNNI kernel; its CPU (%s) has no AVX-512 VNNI",
+                       t->name, all ? "all" : target_class_names[i / TK_N_PARAMS], names[k],
+                       lt.cpu);
+            diag_note(d, NULL, "the kernels.int parameters are this machine's: remove them");
+            goto out_module;
+        }
     hwpf = cg_cpu_streams_without_prefetch(lt.cpu);
     for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
         if (handled[i])
-            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, hwpf, &kp->calls[i].tune);
+            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, hwpf, 1,
+                       rnnq_lays_out(&g, &kp->calls[i]), &kp->calls[i].tune);
         else
             memset(&kp->calls[i].tune, 0, sizeof kp->calls[i].tune);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);
@@ -508,6 +523,9 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
         }
     }
 
+    for (i = 0; i < kp->n_calls; i++) /* the int kernel's W.x rows on its threads, reported */
+        if (kp->calls[i].tune.kind == 3)
+            kp->calls[i].tune.v[TK_ROWS] = rnnq_rows(&kp->calls[i], &kp->calls[i].tune, handled[i]);
     if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &err)) {
         diag_error(d, "internal error: the LLVM kernels do not verify: %s", err);
         LLVMDisposeMessage(err);
@@ -567,8 +585,7 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
             if (c->in[1 + u] && c->in[1 + u]->data && (*kp_wlayout(kp, c->in[1 + u]) || laid) &&
                 rnnq_relayout(
                     gr, kp, i, u,
-                    laid ? RNNQ_KEY(handled[i], u, rnnq_tile_blocks(&c->p.rnnq, u, handled[i])) : 0,
-                    d) < 0)
+                    laid ? RNNQ_KEY(handled[i], u, rnnq_tile_blocks(c, u, handled[i])) : 0, d) < 0)
                 goto out_module;
         }
     }

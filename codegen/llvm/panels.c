@@ -346,8 +346,8 @@ rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
                 q->hidden != p->hidden || q->input_size != p->input_size ||
                 q->n_dirs != p->n_dirs || q->bits != p->bits ||
                 q->linear_before_reset != p->linear_before_reset ||
-                rnnq_tile_blocks(q, u, 1) != rnnq_tile_blocks(p, u, 1) ||
-                rnnq_tile_blocks(q, u, 2) != rnnq_tile_blocks(p, u, 2))
+                rnnq_tile_blocks(x, u, 1) != rnnq_tile_blocks(c, u, 1) ||
+                rnnq_tile_blocks(x, u, 2) != rnnq_tile_blocks(c, u, 2))
                 return 0;
         }
     }

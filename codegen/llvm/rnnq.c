@@ -69,6 +69,7 @@ enum { QD_VNNI, QD_WD512, QD_WD256, QD_SDOT, QD_SMLAD, QD_MVE, QD_GEN };
 
 typedef struct qctx {
     const lstmc_rt_rnnq_params *p;
+    const kp_call *kc; /* its tune: the VNNI kernel's tiles, order and pipelined steps */
     kp_rnnq_scratch L;
     int mode, vk, masked, ab; /* ab: bytes per stored activation (1: int8; VNNI: biased) */
     int biased;               /* VNNI: the activations stored as a + 128 */
@@ -1385,8 +1386,8 @@ emit_corr_laid(kg *g, const qctx *q, LLVMValueRef w, int u, int64_t rows, int64_
     raw.post = NULL;
     raw.flip = NULL;
     for (k = 0; k < nr; k++)
-        emit_lanes(g, &raw, w, K, rnnq_tile_blocks(q->p, u, g->threads > 1 ? g->threads : 1), r0[k],
-                   r0[k] + n[k], ones, 0, 1, NULL, tmp, 0);
+        emit_lanes(g, &raw, w, K, rnnq_tile_blocks(q->kc, u, g->threads > 1 ? g->threads : 1),
+                   r0[k], r0[k] + n[k], ones, 0, 1, NULL, tmp, 0);
     r = loop_begin(g, &l, ci(g, 0), ci(g, rows));
     sti(g, g->i32, mul(g, ldi(g, g->i64, tmp, r), ci(g, -128)), corr, r);
     loop_end(g, &l);
@@ -1683,15 +1684,14 @@ rnnq_lays_out(const kg *g, const kp_call *c)
 }
 
 int
-rnnq_tile_blocks(const lstmc_rt_rnnq_params *p, int u, int nt)
+rnnq_tile_blocks(const kp_call *c, int u, int nt)
 {
+    /* U.h: tile blocks x 1 activation row (8 by default). W.x: 16 / rows blocks x rows rows
+     * of the chunk (kparams_int: 1 x 16 on one thread, where the pipelined steps take 1 block
+     * x 8 rows; 4 x 4 on threads), 8 x 1 for chunks of other sizes than 4, 8, 12, 16 */
     kp_rnnq_scratch L;
-    kp_rnnq_scratch_of(p, &L);
-    /* U.h: 8 blocks x 1 activation row. W.x: on one thread with chunks of 16 (the pipelined
-     * steps, pipe_pair: 8 rows at a time) 1 block; else 4 blocks x the 4 rows of a chunk (16
-     * accumulators, a load of weights or activations per two vpdpbusd: faster than 1 x 16
-     * on threads, where U.h is L2-resident), 8 x 1 for chunks of other sizes */
-    return u || L.tc % 4 != 0 ? 8 : L.tc % 16 == 0 && nt == 1 ? 1 : 4;
+    kp_rnnq_scratch_of(&c->p.rnnq, &L);
+    return u ? c->tune.v[TK_TILE] : L.tc % 4 != 0 ? 8 : 16 / rnnq_rows(c, &c->tune, nt);
 }
 
 /* The ranges of emit_rnnq_body's emit_dot calls, slice by slice: W.x the gate rows of the
@@ -1729,6 +1729,7 @@ qctx_init(kg *g, const kp_call *kc, LLVMValueRef scratch, qctx *q)
 
     memset(q, 0, sizeof *q);
     q->p = p;
+    q->kc = kc;
     kp_rnnq_scratch_of(p, &q->L);
     q->scratch = scratch;
     q->i8 = LLVMInt8TypeInContext(g->cx);
@@ -1788,8 +1789,9 @@ static int
 pipe_wanted(const qctx *q, const qdir *e, int nt)
 {
     const lstmc_rt_rnnq_params *p = q->p;
-    return nt == 1 && q->mode == QD_VNNI && e->wl == 1 && e->ul && e->zw &&
-           q->L.tc == 2 * PIPE_ROWS && !(p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset);
+    return nt == 1 && q->mode == QD_VNNI && q->kc->tune.v[TK_PIPE] && e->wl == 1 && e->ul &&
+           e->zw && q->L.tc == 2 * PIPE_ROWS &&
+           !(p->cell == LSTMC_RT_CELL_GRU && !p->linear_before_reset);
 }
 
 /* The input rows of sequence n for the steps [r0, r1), columns [k0, k1), as the dot product
@@ -1829,7 +1831,7 @@ step_begin(kg *g, const qctx *q, qdir *e, const lstmc_rt_rnn_params *lp, const r
     e->ha = sel(g, odd, ha1, ha0);
     e->ha_next = sel(g, odd, ha0, ha1);
     *qu = *q;
-    if (q->vw)
+    if (q->vw && (q->kc->tune.kind != 3 || q->kc->tune.v[TK_ALTERNATE]))
         qu->flip = LLVMBuildTrunc(g->b, step, g->i1, "");
     return Y ? gepb(g, Y, mul(g, rec_y_at(g, lp, dm, tt, d, n), ci(g, q->p->bits / 8))) : NULL;
 }
@@ -2004,7 +2006,7 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         const int64_t tc = q.L.tc, qb = tc % 4 != 0        ? 1
-                                        : g->rnnq_laid & 1 ? 16 / rnnq_tile_blocks(p, 0, nt)
+                                        : g->rnnq_laid & 1 ? rnnq_rows(kc, &kc->tune, nt)
                                                            : 4;
         LLVMValueRef n, s, st, j, nch, t0, tcn, qi, tt, y, corr, ha0, ha1;
         kloop ln, lj, lc, ls, lz;
@@ -2029,8 +2031,8 @@ emit_rnnq_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValu
             e.zb = !(p->cell == LSTMC_RT_CELL_GRU && p->linear_before_reset);
         }
         if (q.mode == QD_VNNI) { /* laid out at compile time (rnnq_relayout) */
-            e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(p, 0, nt) : 0;
-            e.ul = g->rnnq_laid & 2 ? rnnq_tile_blocks(p, 1, nt) : 0;
+            e.wl = g->rnnq_laid & 1 ? rnnq_tile_blocks(kc, 0, nt) : 0;
+            e.ul = g->rnnq_laid & 2 ? rnnq_tile_blocks(kc, 1, nt) : 0;
         }
         if (q.vw && !e.wl && pack_pays(&q, I)) /* packed by emit_rnnq */
             e.Pw = gepb(g, q.scratch, ci(g, q.L.pw + d * GH * ((I + 3) / 4 * 4)));

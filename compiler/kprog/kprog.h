@@ -56,18 +56,20 @@ extern const kp_kind_info kp_kinds[KP_KIND_COUNT];
 #define KP_MAX_ARGS 11
 
 /*
- * Issue 23: the parameters of the LLVM kernel of a KP_RNN_REC or KP_RNN_PROJ call
- * (codegen/llvm/kparams.c, target.h target_kernels), set by the LLVM backend, read by the size
- * report; kind 0 when the call has none (the C kernels run it, or another kind of call).
+ * Issue 23: the parameters of the LLVM kernel of a KP_RNN_REC, KP_RNN_PROJ or (x86 VNNI)
+ * KP_RNN_Q call (codegen/llvm/kparams.c, target.h target_kernels), set by the LLVM backend,
+ * read by the kernels and the size report; kind 0 when the call has none (the C kernels run it, or
+ * another kind of call).
  */
 typedef struct kp_tuning {
-    int kind;             /* 0 none, 1 rec (h U), 2 proj (x W) */
+    int kind;             /* 0 none, 1 rec (h U), 2 proj (x W), 3 int (KP_RNN_Q on VNNI) */
     int cls;              /* TK_L2, TK_LLC, TK_DRAM: where the weight matrix lives */
-    int v[5];             /* TK_TILE, TK_ROWS (proj only), TK_PREFETCH (0: none), TK_ALTERNATE
-                             (rec only; 1: U's tiles backwards on every other step), TK_DOT
-                             (rec with bf16 weights only: bf16 pieces of h for vdpbf16ps, 0:
-                             U widened to fp32) */
-    unsigned char set[5]; /* 1: v[k] came from the target profile, 0: the built-in default */
+    int v[6];             /* TK_TILE, TK_ROWS (proj, int), TK_PREFETCH (0: none; rec, proj),
+                             TK_ALTERNATE (rec, int; 1: U's tiles backwards on every other
+                             step), TK_DOT (rec with bf16 weights only: bf16 pieces of h for
+                             vdpbf16ps, 0: U widened to fp32), TK_PIPE (int: 1 the pipelined
+                             steps where they apply) */
+    unsigned char set[6]; /* 1: v[k] came from the target profile, 0: the built-in default */
     int vector_bits;      /* of the whole kernels object */
     unsigned char vector_set;
 } kp_tuning;

@@ -463,14 +463,21 @@ target_kernel_class(const target *t, int64_t bytes)
 }
 
 /* One class's {"tile": .., "rows": .., "prefetch": ..} of kernel kind `kind` ("rec" takes no
- * rows) into p[class] (every class for "all", which a named class overrides whatever the
- * order of the keys: named classes are read after "all", by load_kernels). */
+ * rows; "int": tile, rows, alternate, pipe) into p[class] (every class for "all", which a
+ * named class overrides whatever the order of the keys: named classes are read after "all",
+ * by load_kernels). */
 static void
 load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[TK_N_PARAMS])
 {
-    static const char *const names[TK_N_PARAMS] = {"tile", "rows", "prefetch", "alternate", "dot"};
-    const int proj = strcmp(kind, "proj") == 0;
-    const int64_t hi[TK_N_PARAMS] = {proj ? 8 : 16, 8, 64, 1, 3};
+    static const char *const names[TK_N_PARAMS] = {"tile",      "rows", "prefetch",
+                                                   "alternate", "dot",  "pipe"};
+    static const char *const lists[3] = {"a rec parameter (tile, prefetch, alternate, dot)",
+                                         "a proj parameter (tile, rows, prefetch, dot)",
+                                         "an int parameter (tile, rows, alternate, pipe)"};
+    static const unsigned char takes[3][TK_N_PARAMS] = {
+        {1, 0, 1, 1, 1, 0}, {1, 1, 1, 0, 1, 0}, {1, 1, 0, 1, 0, 1}};
+    const int kk = kind[0] == 'r' ? 0 : kind[0] == 'p' ? 1 : 2;
+    const int64_t hi[TK_N_PARAMS] = {kk == 1 ? 8 : kk == 2 ? 8 : 16, kk == 2 ? 16 : 8, 64, 1, 3, 1};
     const cJSON *v;
     char f[96];
     int k;
@@ -484,13 +491,10 @@ load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[
         int64_t x = 0;
         snprintf(f, sizeof f, "kernels.%s.%s.%.40s", kind, cls, v->string);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if (strcmp(v->string, names[k]) == 0 && (proj ? k != TK_ALTERNATE : k != TK_ROWS))
+            if (strcmp(v->string, names[k]) == 0 && takes[kk][k])
                 break;
         if (k == TK_N_PARAMS) {
-            bad(L, f,
-                proj ? "is not a proj parameter (tile, rows, prefetch, dot)%s"
-                     : "is not a rec parameter (tile, prefetch, alternate, dot)%s",
-                "");
+            bad(L, f, "is not %s", lists[kk]);
             continue;
         }
         x = -1;
@@ -498,7 +502,7 @@ load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[
         if (x < 0)
             continue;
         if (k == TK_ROWS && (x & (x - 1))) { /* proj.c divides the run's rows by it */
-            bad(L, f, "must be 1, 2, 4 or 8%s", "");
+            bad(L, f, kk == 2 ? "must be 1, 2, 4, 8 or 16%s" : "must be 1, 2, 4 or 8%s", "");
             continue;
         }
         p[k] = (int)(k >= TK_PREFETCH ? x + 1 : x);
@@ -533,8 +537,11 @@ load_kernels(loader *L, const cJSON *o, target *t)
             x = 0;
             get_int(L, v, f, 1, 1 << 20, &x);
             k->mt_min_hidden = (int)x;
-        } else if (strcmp(v->string, "rec") == 0 || strcmp(v->string, "proj") == 0) {
-            int(*p)[TK_N_PARAMS] = v->string[0] == 'r' ? k->rec : k->proj;
+        } else if (strcmp(v->string, "rec") == 0 || strcmp(v->string, "proj") == 0 ||
+                   strcmp(v->string, "int") == 0) {
+            int(*p)[TK_N_PARAMS] = v->string[0] == 'r'   ? k->rec
+                                   : v->string[0] == 'p' ? k->proj
+                                                         : k->ints;
             if (!cJSON_IsObject(v)) {
                 bad(L, f, "must be an object, got %s", kind_of(v));
                 continue;
@@ -564,7 +571,7 @@ load_kernels(loader *L, const cJSON *o, target *t)
                     load_kclass(L, c, v->string, c->string, p[i]);
                 }
         } else
-            bad(L, f, "is not a kernels field (vector_bits, mt_min_hidden, rec, proj)%s", "");
+            bad(L, f, "is not a kernels field (vector_bits, mt_min_hidden, rec, proj, int)%s", "");
     }
 }
 

@@ -29,11 +29,14 @@ typedef struct diag diag;
  * built-in default (codegen/llvm/kparams.c); prefetch, alternate and dot are stored + 1 so
  * that 0 stays unset. dot (rec only): how a bf16 U meets h, 0 widened to fp32 for FMAs, 1..3
  * the AVX-512 BF16 dot product vdpbf16ps against h cut into that many bf16 pieces
- * (codegen/llvm/tile.c emit_tile_dot; docs/PRECISION.md).
+ * (codegen/llvm/tile.c emit_tile_dot; docs/PRECISION.md). The full-integer layers' VNNI
+ * kernel ("int", codegen/llvm/rnnq.c) takes tile (16-row blocks per U.h register tile), rows
+ * (input rows per W.x tile), alternate and pipe (stored + 1: W.x of the next steps in the
+ * loops of U.h); its class is that of its int8 U.
  */
 struct target;
 enum { TK_L2, TK_LLC, TK_DRAM, TK_N_CLASSES };
-enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_DOT, TK_N_PARAMS };
+enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_DOT, TK_PIPE, TK_N_PARAMS };
 
 /* The built-in values of the fp32 kernels (codegen/llvm/kparams.c; the LLVM backend's REC_NB,
  * PROJ_NB, PROJ_RB and KG_PF_ROWS are these), which a profile's kernels object overrides and
@@ -42,12 +45,14 @@ enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_DOT, TK_N_PARAMS };
 #define TK_DEFAULT_PROJ_TILE 4 /* of x W */
 #define TK_DEFAULT_PROJ_ROWS 4 /* rows of X per tile of x W */
 #define TK_DEFAULT_PREFETCH  8 /* panel rows ahead, both */
+#define TK_DEFAULT_INT_TILE  8 /* 16-row blocks per tile of the full-integer U.h */
 
 typedef struct target_kernels {
     int vector_bits;                     /* 128, 256, 512 */
     int mt_min_hidden;                   /* the smallest H that gets threads by default */
     int rec[TK_N_CLASSES][TK_N_PARAMS];  /* h U: tile, -, prefetch, alternate, dot */
     int proj[TK_N_CLASSES][TK_N_PARAMS]; /* x W: tile, rows, prefetch, - */
+    int ints[TK_N_CLASSES][TK_N_PARAMS]; /* full-integer VNNI: tile, rows, -, alternate, -, pipe */
 } target_kernels;
 
 /* The class of a weight matrix of `bytes` on t (TK_L2, TK_LLC, TK_DRAM). */

@@ -172,6 +172,14 @@ refuse dotc '{"cpu": {"triple": "x86_64-unknown-linux-gnu", "cpu": "skylake-avx5
     "field 'kernels.rec.llc.dot' asks for the AVX-512 BF16 dot product" ""
 refuse dotcp '{"cpu": {"triple": "x86_64-unknown-linux-gnu", "cpu": "skylake-avx512", "features": ""}, "kernels": {"proj": {"all": {"dot": 3}}}}' \
     "field 'kernels.proj.all.dot' asks for the AVX-512 BF16 dot product" ""
+# the full-integer VNNI kernel's parameters (the kernels themselves: tests/e2e/kparams_int.py)
+refuse intp '{"kernels": {"int": {"all": {"prefetch": 4}}}}' "field 'kernels.int.all.prefetch' is not an int parameter (tile, rows, alternate, pipe)" ""
+refuse intr '{"kernels": {"int": {"llc": {"rows": 3}}}}' "field 'kernels.int.llc.rows' must be 1, 2, 4, 8 or 16" ""
+refuse intt '{"kernels": {"int": {"l2": {"tile": 9}}}}' "field 'kernels.int.l2.tile' must be an integer from 1 to 8" ""
+refuse intq '{"kernels": {"int": {"dram": {"pipe": 2}}}}' "field 'kernels.int.dram.pipe' must be an integer from 0 to 1" ""
+# foreign: the VNNI kernel's parameters for a CPU without AVX-512 VNNI (any model)
+refuse intc '{"cpu": {"triple": "x86_64-unknown-linux-gnu", "cpu": "skylake-avx512", "features": ""}, "kernels": {"int": {"l2": {"pipe": 0}}}}' \
+    "field 'kernels.int.l2.pipe' sets a parameter of the full-integer AVX-512 VNNI kernel; its CPU (skylake-avx512) has no AVX-512 VNNI" ""
 # foreign: 256-bit vectors for a CPU whose vectors are 128 bits
 refuse arm '{"cpu": {"triple": "armv7-unknown-linux-gnueabihf", "cpu": "cortex-a9", "features": "+neon"}, "kernels": {"vector_bits": 256}}' \
     "field 'kernels.vector_bits' asks for 256-bit vectors" ""

@@ -127,6 +127,11 @@ if(NOT LSTMC_SANITIZE AND LSTMC_HAVE_LLVM)
                      ${CMAKE_SOURCE_DIR}/tests/train/${_m} ${WORK}/Allvm_${_m} ${_ncal} ${_nrun})
     set_tests_properties(e2e_activations_llvm_vs_c_${_m} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   endforeach()
+  # issue 23: a profile's parameters of the VNNI kernel (kernels.int) reach it, bit for bit
+  add_test(NAME e2e_kernel_params_int
+           COMMAND /usr/bin/python3 ${E2E}/kparams_int.py $<TARGET_FILE:lstmc>
+                   ${CMAKE_SOURCE_DIR}/tests/train ${WORK}/Kint)
+  set_tests_properties(e2e_kernel_params_int PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   # the LLVM kernel sliced on two threads of the runtime pool
   add_test(NAME e2e_activations_llvm_vs_c_har_threads
            COMMAND /usr/bin/python3 ${E2E}/qact_llvm.py $<TARGET_FILE:lstmc>
