@@ -61,7 +61,15 @@ kernels_in_range(const target_kernels *k)
             (k->proj[c][TK_ROWS] & (k->proj[c][TK_ROWS] - 1)) || k->proj[c][TK_PREFETCH] < 0 ||
             k->proj[c][TK_PREFETCH] > 65 || k->rec[c][TK_ALTERNATE] < 0 ||
             k->rec[c][TK_ALTERNATE] > 2 || k->proj[c][TK_ALTERNATE] != 0 || k->rec[c][TK_DOT] < 0 ||
-            k->rec[c][TK_DOT] > 4 || k->proj[c][TK_DOT] < 0 || k->proj[c][TK_DOT] > 4)
+            k->rec[c][TK_DOT] > 4 || k->proj[c][TK_DOT] < 0 || k->proj[c][TK_DOT] > 4 ||
+            k->rec[c][TK_PIPE] != 0 || k->proj[c][TK_PIPE] != 0)
+            abort();
+    for (c = 0; c < TK_N_CLASSES; c++) /* the full-integer VNNI kernel's */
+        if (k->ints[c][TK_TILE] < 0 || k->ints[c][TK_TILE] > 8 || k->ints[c][TK_ROWS] < 0 ||
+            k->ints[c][TK_ROWS] > 16 || (k->ints[c][TK_ROWS] & (k->ints[c][TK_ROWS] - 1)) ||
+            k->ints[c][TK_PREFETCH] != 0 || k->ints[c][TK_ALTERNATE] < 0 ||
+            k->ints[c][TK_ALTERNATE] > 2 || k->ints[c][TK_DOT] != 0 || k->ints[c][TK_PIPE] < 0 ||
+            k->ints[c][TK_PIPE] > 2)
             abort();
 }
 

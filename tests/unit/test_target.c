@@ -179,7 +179,9 @@ Test(target, kernels_fields)
                             " \"rec\": {\"llc\": {\"tile\": 6, \"alternate\": 0}, \"all\": "
                             "{\"tile\": 4, \"prefetch\": 0}, \"dram\": {\"dot\": 0}, "
                             "\"l2\": {\"dot\": 3}},"
-                            " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16, \"dot\": 1}}}}");
+                            " \"proj\": {\"dram\": {\"rows\": 2, \"prefetch\": 16, \"dot\": 1}},"
+                            " \"int\": {\"l2\": {\"tile\": 3, \"pipe\": 0}, \"all\": "
+                            "{\"rows\": 16, \"alternate\": 0}}}}");
     const target *t = target_find(p);
     cr_assert_not_null(t);
     cr_assert_eq(t->kernels.vector_bits, 256);
@@ -197,6 +199,13 @@ Test(target, kernels_fields)
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_PREFETCH], 17);
     cr_assert_eq(t->kernels.proj[TK_L2][TK_ROWS], 0, "unset");
     cr_assert_eq(t->kernels.proj[TK_DRAM][TK_DOT], 2, "proj dot 1, stored + 1");
+    cr_assert_eq(t->kernels.ints[TK_L2][TK_TILE], 3);
+    cr_assert_eq(t->kernels.ints[TK_LLC][TK_TILE], 0, "unset");
+    cr_assert_eq(t->kernels.ints[TK_L2][TK_PIPE], 1, "pipe 0, stored + 1");
+    cr_assert_eq(t->kernels.ints[TK_DRAM][TK_PIPE], 0, "unset");
+    cr_assert_eq(t->kernels.ints[TK_L2][TK_ROWS], 16, "all, under the named class's own");
+    cr_assert_eq(t->kernels.ints[TK_DRAM][TK_ALTERNATE], 1, "alternate 0, stored + 1");
+    cr_assert_eq(t->kernels.rec[TK_L2][TK_PIPE], 0, "int's only");
     /* the classes by the matrix's bytes against these caches */
     cr_assert_eq(target_kernel_class(t, 1048576), TK_L2);
     cr_assert_eq(target_kernel_class(t, 1048577), TK_LLC);
@@ -230,7 +239,16 @@ Test(target, kernels_fields_bad)
                  "field 'kernels.proj.l2.rows' must be 1, 2, 4 or 8");
     expect_error("k6.json", "{\"kernels\": {\"gemm\": {}}}",
                  "field 'kernels.gemm' is not a kernels field (vector_bits, mt_min_hidden, rec, "
-                 "proj)");
+                 "proj, int)");
+    expect_error("k11.json", "{\"kernels\": {\"int\": {\"all\": {\"dot\": 1}}}}",
+                 "field 'kernels.int.all.dot' is not an int parameter (tile, rows, alternate, "
+                 "pipe)");
+    expect_error("k12.json", "{\"kernels\": {\"rec\": {\"all\": {\"pipe\": 1}}}}",
+                 "field 'kernels.rec.all.pipe' is not a rec parameter");
+    expect_error("k13.json", "{\"kernels\": {\"int\": {\"llc\": {\"rows\": 32}}}}",
+                 "field 'kernels.int.llc.rows' must be an integer from 1 to 16");
+    expect_error("k14.json", "{\"kernels\": {\"int\": {\"llc\": {\"rows\": 12}}}}",
+                 "field 'kernels.int.llc.rows' must be 1, 2, 4, 8 or 16");
     expect_error("k7.json", "{\"kernels\": {\"rec\": {\"all\": {\"prefetch\": -1}}}}",
                  "field 'kernels.rec.all.prefetch' must be an integer from 0 to 64");
     expect_error("k8.json", "{\"kernels\": [8]}",
