@@ -266,6 +266,9 @@ int cg_cpu_streams_without_prefetch(const char *cpu);
 /* 1 when the host CPU's kernels at its widest vectors have vdpbf16ps (AVX-512 BF16), where a
  * bf16 U's built-in kernels.rec.dot is 2 (codegen/llvm/kparams.c). */
 int cg_host_bf16_dot(void);
+/* 1 when the host CPU has AVX-512 BW and VNNI: its int8 full-integer layers run the VNNI
+ * kernel (codegen/llvm/rnnq.c), whose parameters kernels.int sets. */
+int cg_host_vnni(void);
 
 /* 1 when call c gets an LLVM kernel (KP_RNN_PROJ / KP_RNN_REC with packed weights and
  * activations other than softplus); every other call keeps its C runtime kernel. */

@@ -622,6 +622,22 @@ cg_host_bf16_dot(void)
 }
 
 int
+cg_host_vnni(void)
+{
+    char *f;
+    int r;
+#if defined(__x86_64__)
+    f = LLVMGetHostCPUFeatures();
+    r = feature_state(f, "avx512bw") == 1 && feature_state(f, "avx512vnni") == 1;
+    LLVMDisposeMessage(f);
+#else
+    (void)f;
+    r = 0;
+#endif
+    return r;
+}
+
+int
 cg_cpu_streams_without_prefetch(const char *cpu)
 {
     char *host = NULL;
@@ -670,6 +686,12 @@ cg_cpu_streams_without_prefetch(const char *cpu)
 
 int
 cg_host_bf16_dot(void)
+{
+    return 0;
+}
+
+int
+cg_host_vnni(void)
 {
     return 0;
 }

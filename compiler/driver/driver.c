@@ -619,3 +619,9 @@ driver_host_bf16_dot(void)
 {
     return cg_host_bf16_dot();
 }
+
+int
+driver_host_vnni(void)
+{
+    return cg_host_vnni();
+}

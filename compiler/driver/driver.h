@@ -172,6 +172,8 @@ const char *driver_relevance_name(int relevance);
 int driver_host_streams_without_prefetch(void);
 /* 1 when the host's kernels have the AVX-512 BF16 dot product (cg_host_bf16_dot). */
 int driver_host_bf16_dot(void);
+/* 1 when the host's full-integer layers run the AVX-512 VNNI kernel (cg_host_vnni). */
+int driver_host_vnni(void);
 
 /* A C identifier derived from a model path ("models/har-lstm.onnx" -> "har_lstm"). */
 const char *driver_default_name(arena *a, const char *model);

@@ -59,19 +59,22 @@ on_signal(int sig)
 }
 
 const ks_params ks_defaults = {{0, TK_DEFAULT_REC_TILE, TK_DEFAULT_PREFETCH, 1,
-                                TK_DEFAULT_PROJ_TILE, TK_DEFAULT_PROJ_ROWS, TK_DEFAULT_PREFETCH,
-                                0}};
+                                TK_DEFAULT_PROJ_TILE, TK_DEFAULT_PROJ_ROWS, TK_DEFAULT_PREFETCH, 0,
+                                0, 0, 0, 0}};
+const int ks_int_defaults[4] = {TK_DEFAULT_INT_TILE, 16, 1, 1};
 
-const char *const ks_param_names[KS_N_PARAMS] = {"vector_bits",   "rec.tile",  "rec.prefetch",
-                                                 "rec.alternate", "proj.tile", "proj.rows",
-                                                 "proj.prefetch", "rec.dot"};
+const char *const ks_param_names[KS_N_PARAMS] = {
+    "vector_bits",   "rec.tile", "rec.prefetch", "rec.alternate", "proj.tile",     "proj.rows",
+    "proj.prefetch", "rec.dot",  "int.tile",     "int.rows",      "int.alternate", "int.pipe"};
 
 /* The values tried per parameter (rows: the parser takes powers of two only); rec.dot has
- * its own comparison (search_dot), after the fp32 coordinate search. */
+ * its own comparison (search_dot), after the fp32 coordinate search, and the int fields their
+ * own coordinate search on the full-integer model (search_int). */
 static const int ks_values[KS_N_PARAMS][4] = {
-    {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16}, {0},
+    {0},        {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1},     {2, 3, 4, 6}, {2, 4, 8},
+    {0, 8, 16}, {0},           {4, 6, 8},     {4, 8, 16}, {0, 1},       {0, 1},
 };
-static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3, 0};
+static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3, 0, 3, 3, 2, 2};
 
 /* --- pure parts --------------------------------------------------------------------- */
 
@@ -124,7 +127,13 @@ params_ok(const ks_params *p)
            v[KS_PROJ_TILE] <= 8 &&
            (v[KS_PROJ_ROWS] == 1 || v[KS_PROJ_ROWS] == 2 || v[KS_PROJ_ROWS] == 4 ||
             v[KS_PROJ_ROWS] == 8) &&
-           v[KS_PROJ_PF] >= 0 && v[KS_PROJ_PF] <= 64 && v[KS_REC_DOT] >= 0 && v[KS_REC_DOT] <= 4;
+           v[KS_PROJ_PF] >= 0 && v[KS_PROJ_PF] <= 64 && v[KS_REC_DOT] >= 0 && v[KS_REC_DOT] <= 4 &&
+           v[KS_INT_TILE] >= 0 && v[KS_INT_TILE] <= 8 &&
+           (v[KS_INT_TILE] == 0 ? v[KS_INT_ROWS] == 0 && v[KS_INT_ALT] == 0 && v[KS_INT_PIPE] == 0
+                                : v[KS_INT_ROWS] >= 1 && v[KS_INT_ROWS] <= 16 &&
+                                      !(v[KS_INT_ROWS] & (v[KS_INT_ROWS] - 1)) &&
+                                      (v[KS_INT_ALT] == 0 || v[KS_INT_ALT] == 1) &&
+                                      (v[KS_INT_PIPE] == 0 || v[KS_INT_PIPE] == 1));
 }
 
 int
@@ -144,8 +153,8 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             return -1;
         }
         if (ln == 1) {
-            if (strcmp(line, "lstmc-kernel-search 3") != 0) {
-                snprintf(why, n_why, "line 1 is not 'lstmc-kernel-search 3'");
+            if (strcmp(line, "lstmc-kernel-search 4") != 0) {
+                snprintf(why, n_why, "line 1 is not 'lstmc-kernel-search 4'");
                 return -1;
             }
             continue;
@@ -162,13 +171,16 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             }
             continue;
         }
-        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls, &r.step, &r.p.v[0],
-                   &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5], &r.p.v[6], &r.p.v[7],
-                   &r.med, &r.lo, &r.hi, extra) != 13 ||
+        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls,
+                   &r.step, &r.p.v[0], &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5],
+                   &r.p.v[6], &r.p.v[7], &r.p.v[8], &r.p.v[9], &r.p.v[10], &r.p.v[11], &r.med,
+                   &r.lo, &r.hi, extra) != 17 ||
             (r.cls = class_of(cls)) < 0 || r.step < 0 || r.step > 100000 || !params_ok(&r.p) ||
             !(r.lo > 0) || !(r.lo <= r.med) || !(r.med <= r.hi) || !(r.hi < 1e12)) {
-            snprintf(why, n_why,
-                     "line %d is not 'CLASS STEP VB RT RP RA PT PR PP RD MEDIAN MIN MAX'", ln);
+            snprintf(
+                why, n_why,
+                "line %d is not 'CLASS STEP VB RT RP RA PT PR PP RD IT IR IA IP MEDIAN MIN MAX'",
+                ln);
             return -1;
         }
         if (st->n >= KS_MAX_RECS) {
@@ -187,9 +199,11 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
 void
 ks_state_write_rec(FILE *f, const ks_rec *r)
 {
-    fprintf(f, "%s %d %d %d %d %d %d %d %d %d %.3f %.3f %.3f\n", target_class_names[r->cls],
-            r->step, r->p.v[0], r->p.v[1], r->p.v[2], r->p.v[3], r->p.v[4], r->p.v[5], r->p.v[6],
-            r->p.v[7], r->med, r->lo, r->hi);
+    int i;
+    fprintf(f, "%s %d", target_class_names[r->cls], r->step);
+    for (i = 0; i < KS_N_PARAMS; i++)
+        fprintf(f, " %d", r->p.v[i]);
+    fprintf(f, " %.3f %.3f %.3f\n", r->med, r->lo, r->hi);
 }
 
 /* --- the machine -------------------------------------------------------------------- */
@@ -263,7 +277,7 @@ typedef struct ks_run_state {
     double t_end;   /* now_s() at which the budget (of the class being searched) is spent */
     double t_all;   /* now_s() at which the whole budget is spent */
     double build_s; /* the slowest build so far */
-    int reps[3];    /* harness repetitions per call, per class */
+    int reps[6];    /* harness repetitions per call, per class (3 + class: its int8 model) */
     ks_built *built;
     int n_built;
     int widest;
@@ -278,6 +292,9 @@ params_str(const ks_params *p)
              p->v[KS_PROJ_PF]);
     if (p->v[KS_REC_DOT]) /* the bf16 model */
         snprintf(s + strlen(s), sizeof s - strlen(s), " bf16 dot %d", p->v[KS_REC_DOT] - 1);
+    if (p->v[KS_INT_TILE]) /* the full-integer model */
+        snprintf(s, sizeof s, "int8 tile %d rows %d alternate %d pipe %d", p->v[KS_INT_TILE],
+                 p->v[KS_INT_ROWS], p->v[KS_INT_ALT], p->v[KS_INT_PIPE]);
     return s;
 }
 
@@ -301,6 +318,11 @@ write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *
         fprintf(f, ", \"dot\": %d", p->v[KS_REC_DOT] - 1);
     fprintf(f, "}}, \"proj\": {\"%s\": {\"tile\": %d, \"rows\": %d, \"prefetch\": %d", c,
             p->v[KS_PROJ_TILE], p->v[KS_PROJ_ROWS], p->v[KS_PROJ_PF]);
+    if (p->v[KS_INT_TILE]) /* for every class: the int8 U's may not be the model's fp32 one */
+        fprintf(f,
+                "}}, \"int\": {\"all\": {\"tile\": %d, \"rows\": %d, \"alternate\": %d, "
+                "\"pipe\": %d",
+                p->v[KS_INT_TILE], p->v[KS_INT_ROWS], p->v[KS_INT_ALT], p->v[KS_INT_PIPE]);
     fprintf(f, "}}}}\n");
     return fclose(f) == 0 ? 0 : -1;
 }
@@ -360,6 +382,10 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     o.threads = 1; /* the kernels' parameters, not the threads' share, are measured */
     if (p->v[KS_REC_DOT])
         o.weights = "bf16";
+    if (p->v[KS_INT_TILE]) { /* calibrated on the input it is timed on */
+        o.activations = 8;
+        o.calib_data = k->data;
+    }
     fflush(stdout); /* the compile's summary is not the search's */
     saved = dup(1);
     i = open("/dev/null", O_WRONLY);
@@ -435,7 +461,7 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
 {
     const char *dir[16];
     double t[16][KS_ROUNDS], round_s = 0;
-    int i, j, r, rounds = KS_ROUNDS, hit = 0;
+    int i, j, r, rounds = KS_ROUNDS, hit = 0, ri = k->cls + (c[0].v[KS_INT_TILE] ? 3 : 0);
     for (i = 0; i < n; i++) /* replay */
         for (j = 0; S->memo && j < S->memo->n; j++) {
             const ks_rec *m = &S->memo->r[j];
@@ -459,18 +485,18 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
         if (!(dir[i] = candidate(S, k, &c[i])))
             return -1;
     }
-    if (!S->reps[k->cls]) { /* calibrate: one call of about KS_ROUND_MS */
+    if (!S->reps[ri]) { /* calibrate: one call of about KS_ROUND_MS */
         double us = time_once(S, k, dir[0], 3);
         if (us < 0) {
             if (!ks_interrupted)
                 fprintf(stderr, "lstmc profile: the harness of %s failed\n", dir[0]);
             return -1;
         }
-        S->reps[k->cls] = (int)(KS_ROUND_MS * 1e3 / us);
-        if (S->reps[k->cls] < 3)
-            S->reps[k->cls] = 3;
-        if (S->reps[k->cls] > 200)
-            S->reps[k->cls] = 200;
+        S->reps[ri] = (int)(KS_ROUND_MS * 1e3 / us);
+        if (S->reps[ri] < 3)
+            S->reps[ri] = 3;
+        if (S->reps[ri] > 200)
+            S->reps[ri] = 200;
     }
     for (r = 0; r < rounds; r++) {
         double t0 = now_s();
@@ -482,7 +508,7 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
             return 0;
         for (j = 0; j < n; j++) {
             i = (j + r) % n;
-            if (ks_interrupted || (t[i][r] = time_once(S, k, dir[i], S->reps[k->cls])) < 0) {
+            if (ks_interrupted || (t[i][r] = time_once(S, k, dir[i], S->reps[ri])) < 0) {
                 if (ks_interrupted)
                     return -1;
                 fprintf(stderr, "lstmc profile: the harness of %s failed\n", dir[i]);
@@ -522,16 +548,15 @@ beats(const ks_rec *m, const ks_rec *b)
     return m->med < b->med * (1 - KS_MIN_GAIN) && m->med < b->lo;
 }
 
-/* The coordinate search of class k from S->res->chosen[k->cls] (its vb already decided).
- * *step counts the comparisons. 0 (the budget may have ended it), or -1. */
+/* The coordinate search of class k's parameters [q0, q1) from *best, which it updates.
+ * *step counts the comparisons. 1 when done, 0 when the budget ended it, or -1. */
 static int
-search_class(ks_run_state *S, const ks_class *k, int *step)
+coordinates(ks_run_state *S, const ks_class *k, int *step, ks_params *best, int q0, int q1)
 {
-    ks_params *best = &S->res->chosen[k->cls];
     int pass, q, changed = 1;
     for (pass = 0; pass < KS_PASSES && changed; pass++) {
         changed = 0;
-        for (q = KS_REC_TILE; q < KS_N_PARAMS; q++) {
+        for (q = q0; q < q1; q++) {
             ks_params c[8];
             ks_rec m[8];
             int n = 1, i, w = 0, rc;
@@ -554,9 +579,58 @@ search_class(ks_run_state *S, const ks_class *k, int *step)
                 *best = c[w];
                 changed = 1;
             }
-            S->res->measured[k->cls] = 1;
+            if (q0 == KS_REC_TILE)
+                S->res->measured[k->cls] = 1;
         }
     }
+    return 1;
+}
+
+/* The fp32 kernels' coordinate search of class k from S->res->chosen[k->cls] (its vb
+ * already decided). */
+static int
+search_class(ks_run_state *S, const ks_class *k, int *step)
+{
+    return coordinates(S, k, step, &S->res->chosen[k->cls], KS_REC_TILE, KS_REC_DOT);
+}
+
+/* The full-integer VNNI kernel, on a CPU with it: class k's model in --activations=int8
+ * (calibrated on its input), its int fields searched from the built-in values (one thread:
+ * ks_int_defaults), then the chosen measured against those side by side; the result is that
+ * of the class of the model's int8 U (4 H^2 bytes), unless an earlier model had it. 0 (the
+ * budget may have ended it), or -1. */
+static int
+search_int(ks_run_state *S, const ks_class *k, int step)
+{
+    ks_result *res = S->res;
+    const int ic = target_kernel_class(target_find("host"), 4LL * k->H * k->H);
+    ks_params best = res->chosen[k->cls], c[2];
+    ks_rec m[2];
+    int i, rc;
+    if (res->int_searched[ic])
+        return 0;
+    best.v[KS_REC_DOT] = 0; /* fp32 weights: --activations=int8 quantizes them */
+    for (i = 0; i < 4; i++)
+        best.v[KS_INT_TILE + i] = ks_int_defaults[i];
+    c[0] = best;
+    if ((rc = coordinates(S, k, &step, &best, KS_INT_TILE, KS_N_PARAMS)) < 0)
+        return rc;
+    if (rc == 0 && !memcmp(&c[0], &best, sizeof best))
+        return 0; /* nothing measured: not searched */
+    c[1] = best;
+    res->int_hidden[ic] = k->H;
+    for (i = 0; i < 4; i++)
+        res->int_chosen[ic][i] = best.v[KS_INT_TILE + i];
+    res->int_def_us[ic] = res->int_best_us[ic] = 1;
+    if (memcmp(&c[0], &c[1], sizeof c[0])) { /* the chosen against the defaults */
+        if ((rc = compare(S, k, step, c, 2, m, 1)) < 0)
+            return -1;
+        progress(S, k, &m[1], m[1].med);
+        progress(S, k, &m[0], m[1].med);
+        res->int_def_us[ic] = m[0].med;
+        res->int_best_us[ic] = m[1].med;
+    }
+    res->int_searched[ic] = 1;
     return 0;
 }
 
@@ -741,6 +815,25 @@ print_table(const ks_result *res)
             printf("| %s | %ld | rec.dot (bf16 weights) | %d | (not measured: no budget) | |\n",
                    target_class_names[c], res->hidden[c], res->dot_default);
     }
+    for (c = 0; c < 3 && res->int_search; c++) { /* by the class of the int8 U */
+        if (!res->int_searched[c]) {
+            printf("| %s | - | int (full-integer kernel) | | (not measured: no model's int8 U in "
+                   "this class, or no budget) | |\n",
+                   target_class_names[c]);
+            continue;
+        }
+        for (q = 0; q < 4; q++) {
+            printf("| %s | %ld | %s (int8) | %d | %d |", target_class_names[c], res->int_hidden[c],
+                   ks_param_names[KS_INT_TILE + q], ks_int_defaults[q], res->int_chosen[c][q]);
+            if (q < 3)
+                printf(" |\n");
+            else if (res->int_def_us[c] == 1 && res->int_best_us[c] == 1)
+                printf(" 1 (the defaults) |\n");
+            else
+                printf(" %.3fx (%.1f -> %.1f us) |\n", res->int_def_us[c] / res->int_best_us[c],
+                       res->int_def_us[c], res->int_best_us[c]);
+        }
+    }
 }
 
 int
@@ -766,6 +859,7 @@ ks_run(const ks_options *o, ks_result *res)
     S.t_end = S.t_all = now_s() + o->budget_s;
     S.widest = widest_vector();
     res->dot_default = driver_host_bf16_dot() ? 2 : -1; /* codegen/llvm/kparams.c */
+    res->int_search = driver_host_vnni();
     res->cores = host->cores;
     res->l1d = (int)host->l1d_bytes;
     res->l2 = host->l2_bytes;
@@ -799,7 +893,7 @@ ks_run(const ks_options *o, ks_result *res)
         fprintf(stderr, "lstmc profile: cannot write %s: %s\n", state_path, strerror(errno));
         return -1;
     }
-    fprintf(S.state, "lstmc-kernel-search 3\nmachine %s\n", S.fingerprint);
+    fprintf(S.state, "lstmc-kernel-search 4\nmachine %s\n", S.fingerprint);
     snprintf(S.work, sizeof S.work, "%s/lstmc-ksearch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(S.work)) {
         fprintf(stderr, "lstmc profile: cannot create a work folder: %s\n", strerror(errno));
@@ -846,6 +940,8 @@ ks_run(const ks_options *o, ks_result *res)
                 res->searched[k[c].cls] = 1;
                 if (res->dot_default >= 0) /* the bf16 kernel's dot, with what was chosen */
                     rc = search_dot(&S, &k[c], step[k[c].cls] + 1);
+                if (rc >= 0 && res->int_search) /* the full-integer kernel */
+                    rc = search_int(&S, &k[c], step[k[c].cls] + 2);
             }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -872,12 +968,25 @@ ks_run(const ks_options *o, ks_result *res)
     return 0;
 }
 
+/* Class c's chosen value of q as the profile writes it (rec.dot stored 1 + d, the int
+ * fields in int_chosen). */
+static int
+chosen(const ks_result *res, int c, int q)
+{
+    if (q >= KS_INT_TILE)
+        return res->int_chosen[c][q - KS_INT_TILE];
+    return res->chosen[c].v[q] - (q == KS_REC_DOT);
+}
+
 /* Whether class c's chosen q is not what the kernels take without a profile (rec.dot: 1 + d
- * once measured, against the CPU's default d). */
+ * once measured, against the CPU's default d; the int fields once searched, against the
+ * one-thread defaults). */
 static int
 differs(const ks_result *res, int c, int q)
 {
     const int v = res->chosen[c].v[q];
+    if (q >= KS_INT_TILE)
+        return res->int_searched[c] && chosen(res, c, q) != ks_int_defaults[q - KS_INT_TILE];
     if (q == KS_REC_DOT)
         return v != 0 && v - 1 != res->dot_default;
     return v != res->def[c].v[q];
@@ -886,9 +995,10 @@ differs(const ks_result *res, int c, int q)
 void
 ks_write_kernels(FILE *f, const ks_result *res)
 {
-    static const char *const kinds[2] = {"rec", "proj"};
-    static const int params[2][5] = {{KS_REC_TILE, KS_REC_PF, KS_REC_ALT, KS_REC_DOT, -1},
-                                     {KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF, -1}};
+    static const char *const kinds[3] = {"rec", "proj", "int"};
+    static const int params[3][5] = {{KS_REC_TILE, KS_REC_PF, KS_REC_ALT, KS_REC_DOT, -1},
+                                     {KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF, -1},
+                                     {KS_INT_TILE, KS_INT_ROWS, KS_INT_ALT, KS_INT_PIPE, -1}};
     int vb = res->chosen[0].v[KS_VB], kind, c, q, j, any = vb != 0, first_kind = 1;
     for (c = 0; c < 3; c++)
         for (q = KS_REC_TILE; q < KS_N_PARAMS; q++)
@@ -898,7 +1008,7 @@ ks_write_kernels(FILE *f, const ks_result *res)
     fprintf(f, "  \"kernels\": {");
     if (vb)
         fprintf(f, "\"vector_bits\": %d", vb), first_kind = 0;
-    for (kind = 0; kind < 2; kind++) {
+    for (kind = 0; kind < 3; kind++) {
         int first_cls = 1;
         for (c = 0; c < 3; c++) {
             int first = 1;
@@ -911,8 +1021,7 @@ ks_write_kernels(FILE *f, const ks_result *res)
                         fprintf(f, "%s\"%s\": {", first_cls ? "" : ", ", target_class_names[c]),
                             first_cls = 0;
                     fprintf(f, "%s\"%s\": %d", first ? "" : ", ",
-                            strchr(ks_param_names[q], '.') + 1,
-                            res->chosen[c].v[q] - (q == KS_REC_DOT));
+                            strchr(ks_param_names[q], '.') + 1, chosen(res, c, q));
                     first = 0;
                 }
             if (!first)

@@ -12,13 +12,15 @@
 #include <stdio.h>
 
 /* vector_bits, rec.tile, rec.prefetch, rec.alternate, proj.tile, proj.rows, proj.prefetch,
- * rec.dot */
-#define KS_N_PARAMS 8
+ * rec.dot, int.tile, int.rows, int.alternate, int.pipe */
+#define KS_N_PARAMS 12
 #define KS_MAX_RECS 4096
 
 /* One candidate: vb 0 = the CPU's widest (the default), else 128, 256, 512; the rest as in
  * the profile (prefetch 0 = none), but rec.dot: 0 = the class's fp32 model (no dot field),
- * 1 + d = the same model in bf16 weights (--weights=bf16) with "dot": d. */
+ * 1 + d = the same model in bf16 weights (--weights=bf16) with "dot": d; int.tile 0 = not the
+ * full-integer model, else the model in --activations=int8 with the int fields (the VNNI
+ * kernel's, codegen/llvm/rnnq.c; alternate and pipe as in the profile, 0 or 1). */
 typedef struct ks_params {
     int v[KS_N_PARAMS];
 } ks_params;
@@ -31,11 +33,18 @@ enum {
     KS_PROJ_TILE,
     KS_PROJ_ROWS,
     KS_PROJ_PF,
-    KS_REC_DOT
+    KS_REC_DOT,
+    KS_INT_TILE,
+    KS_INT_ROWS,
+    KS_INT_ALT,
+    KS_INT_PIPE
 };
 
-/* The built-in values (codegen/llvm, docs/TARGETS.md), vb 0. */
+/* The built-in values (codegen/llvm, docs/TARGETS.md), vb 0, int fields 0 (the fp32 model). */
 extern const ks_params ks_defaults;
+/* The full-integer VNNI kernel's built-in values on one thread: tile 8, rows 16, alternate 1,
+ * pipe 1 (KS_INT_TILE .. KS_INT_PIPE). */
+extern const int ks_int_defaults[4];
 
 /* "vector_bits", "rec.tile", ... */
 extern const char *const ks_param_names[KS_N_PARAMS];
@@ -65,9 +74,10 @@ typedef struct ks_state {
 
 /*
  * Read a state file (board.json.search) from f into st (appending):
- *   lstmc-kernel-search 3
+ *   lstmc-kernel-search 4
  *   machine FINGERPRINT
- *   CLASS STEP VB RT RP RA PT PR PP RD MEDIAN_US MIN_US MAX_US      (one line per measurement)
+ *   CLASS STEP VB RT RP RA PT PR PP RD IT IR IA IP MEDIAN_US MIN_US MAX_US   (one line per
+ *                                                                         measurement)
  * Returns 1 when read, 0 when the file belongs to another machine or lstmc build (the
  * fingerprint differs: st is left empty), -1 on a malformed line; why says which (line N).
  */
@@ -99,6 +109,14 @@ typedef struct ks_result {
      * default dot_default, its time and the chosen's in dot_def_us, dot_best_us */
     int dot_default; /* 2 where the CPU has vdpbf16ps, -1: no bf16 search */
     double dot_def_us[3], dot_best_us[3];
+    /* the full-integer VNNI kernel (a CPU with AVX-512 VNNI): per class of its int8 U (the
+     * class model whose int8 U falls in it: int_hidden), int_chosen[c] (KS_INT_TILE ..
+     * KS_INT_PIPE) against ks_int_defaults, measured side by side in int_def_us, int_best_us */
+    int int_search;       /* the CPU has the kernel */
+    int int_searched[3];  /* class c's int kernel was searched */
+    long int_hidden[3];   /* by the model of this H */
+    int int_chosen[3][4]; /* tile, rows, alternate, pipe */
+    double int_def_us[3], int_best_us[3];
     int l1d, cores;
     long long l2, llc;
     char cpu_name[96];

@@ -18,11 +18,20 @@ grep -q '^| llc | - |' "$work/table.txt"
 grep -q '"l2_bytes": [0-9]*, "llc_bytes": [0-9]*' "$work/board.json"
 grep -q 'kernels searched .*, budget 60 s' "$work/board.json"
 grep -q '^lstmc profile: search l2 H=[0-9]*: .* us .*best .* s left$' "$work/progress.txt"
-head -1 "$work/board.json.search" | grep -qx 'lstmc-kernel-search 3'
+head -1 "$work/board.json.search" | grep -qx 'lstmc-kernel-search 4'
 # a bf16 U's dot product is searched on a CPU that has it (the class's model in bf16 weights)
 if grep -q avx512_bf16 /proc/cpuinfo 2>/dev/null && ! grep -q 'budget is spent' "$work/progress.txt"; then
     grep -q '^| l2 | [0-9]* | rec.dot (bf16 weights) | 2 | [023] | [0-9.]*x ' "$work/table.txt"
-    grep -q '^l2 [0-9]* 0 [0-9 ]* [134] [0-9.]* [0-9.]* [0-9.]*$' "$work/board.json.search"
+    grep -q '^l2 [0-9]* 0 [0-9 ]* [134] 0 0 0 0 [0-9.]* [0-9.]* [0-9.]*$' "$work/board.json.search"
+fi
+# the full-integer VNNI kernel is searched on a CPU that has it (the model in --activations=int8:
+# its int8 U, a quarter of the fp32 one, is in the l2 class too)
+if grep -q avx512_vnni /proc/cpuinfo 2>/dev/null && ! grep -q 'budget is spent' "$work/progress.txt"; then
+    grep -q '^| l2 | [0-9]* | int.tile (int8) | 8 | [468] | |$' "$work/table.txt"
+    grep -q '^| l2 | [0-9]* | int.pipe (int8) | 1 | [01] | ' "$work/table.txt"
+    grep -q '^lstmc profile: search l2 H=[0-9]*: int8 tile [468] rows [0-9]* alternate [01] pipe [01]: ' \
+        "$work/progress.txt"
+    grep -q '^l2 [0-9]* 0 [0-9 ]* 0 [468] \(4\|8\|16\) [01] [01] [0-9.]* [0-9.]* [0-9.]*$' "$work/board.json.search"
 fi
 n=$(grep -c '^l2 ' "$work/board.json.search")
 [ "$n" -ge 2 ] || { echo "only $n measurements recorded" >&2; exit 1; }
@@ -48,7 +57,7 @@ sed 's/^machine .*/machine cpu=elsewhere/' "$work/saved.search" > "$work/board.j
 # shellcheck disable=SC2086
 "$lstmc" $prof --budget=5 --resume -o "$work/board.json" > /dev/null 2> "$work/progress3.txt"
 grep -q 'ignoring .*board.json.search: measured on another machine' "$work/progress3.txt"
-{ head -2 "$work/saved.search"; echo 'l2 0 0 8 8 1 4 6 8 0 1 1 1'; } > "$work/board.json.search"
+{ head -2 "$work/saved.search"; echo 'l2 0 0 8 8 1 4 6 8 0 0 0 0 0 1 1 1'; } > "$work/board.json.search"
 # shellcheck disable=SC2086
 if "$lstmc" $prof --budget=5 --resume -o "$work/board.json" > /dev/null 2> "$work/err.txt"; then
     echo "a corrupted state file was accepted" >&2

@@ -79,16 +79,16 @@ read_text(const char *text, const char *fp, char *why, size_t n)
 Test(ksearch, state_reads_its_own_lines)
 {
     char why[256] = "", line[256];
-    ks_rec r = {1, 3, {{256, 12, 0, 0, 6, 8, 16, 4}}, 100.5, 99.25, 120.0};
+    ks_rec r = {1, 3, {{256, 12, 0, 0, 6, 8, 16, 4, 6, 8, 0, 1}}, 100.5, 99.25, 120.0};
     FILE *f = tmpfile();
     cr_assert_not_null(f);
-    fputs("lstmc-kernel-search 3\nmachine cpu=X;l2=1\n", f);
+    fputs("lstmc-kernel-search 4\nmachine cpu=X;l2=1\n", f);
     ks_state_write_rec(f, &r);
     rewind(f);
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_not_null(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "llc 3 256 12 0 0 6 8 16 4 100.500 99.250 120.000\n");
+    cr_expect_str_eq(line, "llc 3 256 12 0 0 6 8 16 4 6 8 0 1 100.500 99.250 120.000\n");
     rewind(f);
     memset(&st, 0, sizeof st);
     cr_assert_eq(ks_state_read(f, "cpu=X;l2=1", &st, why, sizeof why), 1, "%s", why);
@@ -104,8 +104,8 @@ Test(ksearch, state_reads_its_own_lines)
 Test(ksearch, state_of_another_machine_is_ignored)
 {
     char why[256] = "";
-    cr_assert_eq(read_text("lstmc-kernel-search 3\nmachine cpu=Y;l2=1\n"
-                           "l2 0 0 8 8 1 4 4 8 0 1.0 1.0 1.0\n",
+    cr_assert_eq(read_text("lstmc-kernel-search 4\nmachine cpu=Y;l2=1\n"
+                           "l2 0 0 8 8 1 4 4 8 0 0 0 0 0 1.0 1.0 1.0\n",
                            "cpu=X;l2=1", why, sizeof why),
                  0);
     cr_expect_eq(st.n, 0);
@@ -118,18 +118,35 @@ static const struct bcase {
     {"", "empty"},
     {"lstmc-kernel-search 1\n", "line 1"}, /* the format before rec.alternate */
     {"lstmc-kernel-search 2\n", "line 1"}, /* the format before rec.dot */
-    {"lstmc-kernel-search 3\nmachin cpu=X\n", "line 2"},
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl3 0 0 8 8 1 4 4 8 0 1 1 1\n", "line 3"},   /* class */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 1 4 6 8 0 1 1 1\n", "line 3"},   /* rows 6 */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 384 8 8 1 4 4 8 0 1 1 1\n", "line 3"}, /* vb */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 17 8 1 4 4 8 0 1 1 1\n", "line 3"},  /* tile */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 2 4 4 8 0 1 1 1\n",
+    {"lstmc-kernel-search 3\n", "line 1"}, /* the format before the int fields */
+    {"lstmc-kernel-search 4\nmachin cpu=X\n", "line 2"},
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl3 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1\n",
+     "line 3"}, /* class */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 6 8 0 0 0 0 0 1 1 1\n",
+     "line 3"}, /* rows 6 */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 384 8 8 1 4 4 8 0 0 0 0 0 1 1 1\n",
+     "line 3"}, /* vb */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 17 8 1 4 4 8 0 0 0 0 0 1 1 1\n",
+     "line 3"}, /* tile */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 2 4 4 8 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* alternate */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 5 1 1 1\n", "line 3"}, /* dot 4 */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 1 2 3\n", "line 3"}, /* lo > med */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 1 1 1 x\n", "line 3"}, /* extra */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 1 1\n", "line 3"},     /* short */
-    {"lstmc-kernel-search 3\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 1 1 1\nl2 x\n", "line 4"},
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 5 0 0 0 0 1 1 1\n",
+     "line 3"}, /* dot 4 */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 2 3\n",
+     "line 3"}, /* lo > med */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1 x\n",
+     "line 3"}, /* extra */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1\n",
+     "line 3"}, /* short */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1\nl2 x\n", "line 4"},
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 9 16 1 1 1 1 1\n",
+     "line 3"}, /* int tile 9 */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 8 12 1 1 1 1 1\n",
+     "line 3"}, /* int rows 12 */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 16 1 1 1 1 1\n",
+     "line 3"}, /* int fields without the int model */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 8 16 1 2 1 1 1\n",
+     "line 3"}, /* pipe 2 */
 };
 
 Test(ksearch, bad_state_lines_are_refused)
@@ -161,6 +178,13 @@ Test(ksearch, kernels_object_parses)
     res.dot_default = 2;             /* a CPU with vdpbf16ps: */
     res.chosen[0].v[KS_REC_DOT] = 3; /* l2 measured dot 2, the default: not written */
     res.chosen[1].v[KS_REC_DOT] = 1; /* llc measured dot 0 */
+    res.int_search = 1;              /* a CPU with VNNI: */
+    res.int_searched[0] = res.int_searched[1] = 1;
+    memcpy(res.int_chosen[0], ks_int_defaults, sizeof res.int_chosen[0]); /* not written */
+    memcpy(res.int_chosen[1], ks_int_defaults, sizeof res.int_chosen[1]);
+    res.int_chosen[1][0] = 6; /* llc: tile 6, pipe 0 */
+    res.int_chosen[1][3] = 0;
+    res.int_chosen[2][0] = 4; /* dram not searched: not written */
     snprintf(path, sizeof path, "/tmp/lstmc_ksearch_%d.json", (int)getpid());
     f = fopen(path, "w");
     cr_assert_not_null(f);
@@ -181,9 +205,15 @@ Test(ksearch, kernels_object_parses)
     cr_expect_eq(t->kernels.rec[TK_LLC][TK_DOT], 1); /* dot 0, stored + 1 */
     cr_expect_eq(t->kernels.rec[TK_DRAM][TK_DOT], 0);
     cr_expect_eq(t->kernels.proj[TK_LLC][TK_DOT], 0); /* not searched */
+    cr_expect_eq(t->kernels.ints[TK_LLC][TK_TILE], 6);
+    cr_expect_eq(t->kernels.ints[TK_LLC][TK_PIPE], 1); /* pipe 0, stored + 1 */
+    cr_expect_eq(t->kernels.ints[TK_LLC][TK_ROWS], 0); /* the default: unset */
+    cr_expect_eq(t->kernels.ints[TK_L2][TK_TILE], 0);
+    cr_expect_eq(t->kernels.ints[TK_DRAM][TK_TILE], 0);
     target_forget_files();
     /* every class at the defaults: no kernels object at all */
     res.chosen[0] = res.chosen[1] = res.chosen[2] = ks_defaults;
+    memcpy(res.int_chosen[1], ks_int_defaults, sizeof res.int_chosen[1]);
     f = fopen(path, "w");
     cr_assert_not_null(f);
     ks_write_kernels(f, &res);
