@@ -605,36 +605,33 @@ cg_llvm_available(void)
     return 1;
 }
 
+/* The host CPU's x86 feature: 0 the bf16 dot product, 1 AVX-512 VNNI (0 on another host). */
+static int
+host_x86_has(int what)
+{
+#if defined(__x86_64__)
+    char *f = LLVMGetHostCPUFeatures();
+    const int r = what == 0
+                      ? bf16_dot(f, vector_floats("x86_64", f))
+                      : feature_state(f, "avx512bw") == 1 && feature_state(f, "avx512vnni") == 1;
+    LLVMDisposeMessage(f);
+    return r;
+#else
+    (void)what;
+    return 0;
+#endif
+}
+
 int
 cg_host_bf16_dot(void)
 {
-    char *f;
-    int r;
-#if defined(__x86_64__)
-    f = LLVMGetHostCPUFeatures();
-    r = bf16_dot(f, vector_floats("x86_64", f));
-    LLVMDisposeMessage(f);
-#else
-    (void)f;
-    r = 0;
-#endif
-    return r;
+    return host_x86_has(0);
 }
 
 int
 cg_host_vnni(void)
 {
-    char *f;
-    int r;
-#if defined(__x86_64__)
-    f = LLVMGetHostCPUFeatures();
-    r = feature_state(f, "avx512bw") == 1 && feature_state(f, "avx512vnni") == 1;
-    LLVMDisposeMessage(f);
-#else
-    (void)f;
-    r = 0;
-#endif
-    return r;
+    return host_x86_has(1);
 }
 
 int
