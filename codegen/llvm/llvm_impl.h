@@ -344,6 +344,9 @@ typedef struct rec_ctx {
     LLVMValueRef flip;     /* an i1: this step walks U's tiles backwards (kparams order); NULL */
     LLVMValueRef hs;       /* a bf16 U with vdpbf16ps (rec_dot): the bf16 pieces of the gemv's
                               a, [3][H] int16 on the stack (made by the first emit_gemv) */
+    LLVMValueRef hs_of;    /* the a whose pieces hs holds where the code emitted next runs
+                              (set by emit_gemv; a caller sets it to NULL where control flow
+                              may not have passed the split, NULL: split again) */
 } rec_ctx;
 
 void emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueRef init,

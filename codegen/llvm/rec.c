@@ -38,7 +38,7 @@ emit_gemv(kg *g, rec_ctx *c, LLVMValueRef a, int64_t col0, int64_t n, LLVMValueR
           LLVMValueRef out)
 {
     const int dot = rec_dot(g, c->tune, g->wfmt, c->panels);
-    if (dot) { /* the bf16 pieces of a, for every tile of this product */
+    if (dot && c->hs_of != a) { /* the bf16 pieces of a, for every tile of this product */
         if (!c->hs)
             c->hs = entry_alloca(
                 g, LLVMArrayType2(LLVMInt16TypeInContext(g->cx), (uint64_t)(3 * c->H + 2)));

@@ -161,9 +161,12 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
             if (j1 == j0)
                 continue;
             join = slice_begin(g, first, end, t);
-            for (q = 0; q < 4; q++)
+            for (q = 0; q < 4; q++) { /* a bf16 U's h cut into pieces once, by the first */
                 emit_gemv(g, &c, hc, q * H + j0, j1 - j0, gepc(g, x, q * H + j0),
                           gepc(g, c.gates, q * H + j0));
+                c.hs_of = hc;
+            }
+            c.hs_of = NULL; /* the next slice's code runs on another thread */
             emit_lstm_units(g, &c, j0, j1, hn, y);
             slice_end(g, join);
         }
