@@ -354,11 +354,6 @@ rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
     return 1;
 }
 
-/* Smallest hidden size that gets threads by default (without --threads): below it the
- * per-step barrier costs more than the slices save. A profile may set another
- * (kernels.mt_min_hidden). */
-#define MT_MIN_HIDDEN 128
-
 /* 1 when call i can run on thread slices (emit_rec_mt, emit_proj_mt_body): an LLVM LSTM
  * RnnRec whose U can be cut into panels, or an LLVM RnnProj, in any weights format (the
  * reduced-precision panels are cut by the slices as fp32's), an integer layer (rnnq.c) or a
@@ -397,7 +392,7 @@ rec_threads(const kprog *kp, int i, const cg_options *o, const target *t)
          : c->kind == KP_RNN_Q                                        ? c->p.rnnq.hidden
          : c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS ? c->p.tissue.p.rnn.hidden
                                                                       : c->p.rnn.hidden) <
-            (t->kernels.mt_min_hidden ? t->kernels.mt_min_hidden : MT_MIN_HIDDEN))
+            (t->kernels.mt_min_hidden ? t->kernels.mt_min_hidden : TK_DEFAULT_MT_MIN_HIDDEN))
         return 1;
     if (o->threads == 0 && c->kind == KP_RNN_PROJ && c->p.proj.cell != LSTMC_RT_CELL_LSTM)
         return 1;

@@ -46,6 +46,9 @@ enum { TK_TILE, TK_ROWS, TK_PREFETCH, TK_ALTERNATE, TK_DOT, TK_PIPE, TK_N_PARAMS
 #define TK_DEFAULT_PROJ_ROWS 4 /* rows of X per tile of x W */
 #define TK_DEFAULT_PREFETCH  8 /* panel rows ahead, both */
 #define TK_DEFAULT_INT_TILE  8 /* 16-row blocks per tile of the full-integer U.h */
+/* The smallest hidden size that gets threads without --threads (kernels.mt_min_hidden): below
+ * it the per-step barrier costs more than the slices save (codegen/llvm/panels.c) */
+#define TK_DEFAULT_MT_MIN_HIDDEN 128
 
 typedef struct target_kernels {
     int vector_bits;                     /* 128, 256, 512 */

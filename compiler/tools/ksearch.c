@@ -60,21 +60,32 @@ on_signal(int sig)
 
 const ks_params ks_defaults = {{0, TK_DEFAULT_REC_TILE, TK_DEFAULT_PREFETCH, 1,
                                 TK_DEFAULT_PROJ_TILE, TK_DEFAULT_PROJ_ROWS, TK_DEFAULT_PREFETCH, 0,
-                                0, 0, 0, 0}};
+                                0, 0, 0, 0, 0}};
 const int ks_int_defaults[4] = {TK_DEFAULT_INT_TILE, 16, 1, 1};
 
 const char *const ks_param_names[KS_N_PARAMS] = {
-    "vector_bits",   "rec.tile", "rec.prefetch", "rec.alternate", "proj.tile",     "proj.rows",
-    "proj.prefetch", "rec.dot",  "int.tile",     "int.rows",      "int.alternate", "int.pipe"};
+    "vector_bits",   "rec.tile",      "rec.prefetch", "rec.alternate", "proj.tile",
+    "proj.rows",     "proj.prefetch", "rec.dot",      "int.tile",      "int.rows",
+    "int.alternate", "int.pipe",      "threads"};
 
 /* The values tried per parameter (rows: the parser takes powers of two only); rec.dot has
  * its own comparison (search_dot), after the fp32 coordinate search, and the int fields their
  * own coordinate search on the full-integer model (search_int). */
 static const int ks_values[KS_N_PARAMS][4] = {
-    {0},        {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1},     {2, 3, 4, 6}, {2, 4, 8},
-    {0, 8, 16}, {0},           {4, 6, 8},     {4, 8, 16}, {0, 1},       {0, 1},
+    {0}, {4, 6, 8, 12}, {0, 4, 8, 16}, {0, 1}, {2, 3, 4, 6}, {2, 4, 8}, {0, 8, 16},
+    {0}, {4, 6, 8},     {4, 8, 16},    {0, 1}, {0, 1},       {0},
 };
-static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3, 0, 3, 3, 2, 2};
+static const int ks_n_values[KS_N_PARAMS] = {0, 4, 4, 2, 4, 3, 3, 0, 3, 3, 2, 2, 0};
+
+/* The threads step's hidden sizes, ascending (search_mt) */
+static const long ks_mt_sizes[KS_MT_SIZES] = {32, 64, 96, 128, 160, 192, 256, 384, 512};
+
+/* The name of class c in the state file and the table: target.h's, or "mt". */
+static const char *
+cls_name(int c)
+{
+    return c == KS_MT ? "mt" : target_class_names[c];
+}
 
 /* --- pure parts --------------------------------------------------------------------- */
 
@@ -113,7 +124,7 @@ class_of(const char *s)
     for (c = 0; c < TK_N_CLASSES; c++) /* ks_result's classes are target.h's */
         if (strcmp(s, target_class_names[c]) == 0)
             return c;
-    return -1;
+    return strcmp(s, "mt") == 0 ? KS_MT : -1;
 }
 
 /* p in the documented ranges, and one the search could have made */
@@ -133,7 +144,8 @@ params_ok(const ks_params *p)
                                 : v[KS_INT_ROWS] >= 1 && v[KS_INT_ROWS] <= 16 &&
                                       !(v[KS_INT_ROWS] & (v[KS_INT_ROWS] - 1)) &&
                                       (v[KS_INT_ALT] == 0 || v[KS_INT_ALT] == 1) &&
-                                      (v[KS_INT_PIPE] == 0 || v[KS_INT_PIPE] == 1));
+                                      (v[KS_INT_PIPE] == 0 || v[KS_INT_PIPE] == 1)) &&
+           (v[KS_THREADS] == 0 || (v[KS_THREADS] >= 2 && v[KS_THREADS] <= 16));
 }
 
 int
@@ -171,15 +183,15 @@ ks_state_read(FILE *f, const char *fingerprint, ks_state *st, char *why, size_t 
             }
             continue;
         }
-        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls,
+        if (sscanf(line, "%15s %d %d %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %1s", cls,
                    &r.step, &r.p.v[0], &r.p.v[1], &r.p.v[2], &r.p.v[3], &r.p.v[4], &r.p.v[5],
-                   &r.p.v[6], &r.p.v[7], &r.p.v[8], &r.p.v[9], &r.p.v[10], &r.p.v[11], &r.med,
-                   &r.lo, &r.hi, extra) != 17 ||
+                   &r.p.v[6], &r.p.v[7], &r.p.v[8], &r.p.v[9], &r.p.v[10], &r.p.v[11], &r.p.v[12],
+                   &r.med, &r.lo, &r.hi, extra) != 18 ||
             (r.cls = class_of(cls)) < 0 || r.step < 0 || r.step > 100000 || !params_ok(&r.p) ||
             !(r.lo > 0) || !(r.lo <= r.med) || !(r.med <= r.hi) || !(r.hi < 1e12)) {
             snprintf(
                 why, n_why,
-                "line %d is not 'CLASS STEP VB RT RP RA PT PR PP RD IT IR IA IP MEDIAN MIN MAX'",
+                "line %d is not 'CLASS STEP VB RT RP RA PT PR PP RD IT IR IA IP TH MEDIAN MIN MAX'",
                 ln);
             return -1;
         }
@@ -200,7 +212,7 @@ void
 ks_state_write_rec(FILE *f, const ks_rec *r)
 {
     int i;
-    fprintf(f, "%s %d", target_class_names[r->cls], r->step);
+    fprintf(f, "%s %d", cls_name(r->cls), r->step);
     for (i = 0; i < KS_N_PARAMS; i++)
         fprintf(f, " %d", r->p.v[i]);
     fprintf(f, " %.3f %.3f %.3f\n", r->med, r->lo, r->hi);
@@ -262,6 +274,7 @@ typedef struct ks_class {
 
 typedef struct ks_built {
     int cls;
+    long H; /* the model's (the threads step's models share a class) */
     ks_params p;
     char dir[4200];
 } ks_built;
@@ -277,14 +290,15 @@ typedef struct ks_run_state {
     double t_end;   /* now_s() at which the budget (of the class being searched) is spent */
     double t_all;   /* now_s() at which the whole budget is spent */
     double build_s; /* the slowest build so far */
-    int reps[6];    /* harness repetitions per call, per class (3 + class: its int8 model) */
+    int reps[7];    /* harness repetitions per call, per class (3 + class: its int8 model; 6:
+                       the threads step's current model) */
     ks_built *built;
     int n_built;
     int widest;
 } ks_run_state;
 
 static const char *
-params_str(const ks_params *p)
+params_str(int cls, const ks_params *p)
 {
     static char s[128];
     snprintf(s, sizeof s, "vb=%d rec %d/%d/%d proj %d/%d/%d", p->v[KS_VB], p->v[KS_REC_TILE],
@@ -295,6 +309,9 @@ params_str(const ks_params *p)
     if (p->v[KS_INT_TILE]) /* the full-integer model */
         snprintf(s, sizeof s, "int8 tile %d rows %d alternate %d pipe %d", p->v[KS_INT_TILE],
                  p->v[KS_INT_ROWS], p->v[KS_INT_ALT], p->v[KS_INT_PIPE]);
+    if (cls == KS_MT) /* the threads step: this machine's defaults on 1 or n threads */
+        snprintf(s, sizeof s, "%d thread%s", p->v[KS_THREADS] ? p->v[KS_THREADS] : 1,
+                 p->v[KS_THREADS] ? "s" : "");
     return s;
 }
 
@@ -303,13 +320,18 @@ static int
 write_candidate(const ks_run_state *S, int cls, const ks_params *p, const char *path)
 {
     FILE *f = fopen(path, "w");
-    const char *c = target_class_names[cls];
+    const char *c = cls == KS_MT ? "all" : target_class_names[cls];
     if (!f)
         return -1;
     fprintf(f,
             "{\"name\": \"search\", \"cpu\": {\"cores\": %d, \"l1d_bytes\": %d, \"l2_bytes\": "
-            "%lld, \"llc_bytes\": %lld},\n \"kernels\": {",
+            "%lld, \"llc_bytes\": %lld}",
             S->res->cores, S->res->l1d, S->res->l2, S->res->llc);
+    if (cls == KS_MT) { /* the threads step: the kernels' defaults for this machine */
+        const int e = fprintf(f, "}\n") < 0;
+        return fclose(f) != 0 || e ? -1 : 0;
+    }
+    fprintf(f, ",\n \"kernels\": {");
     if (p->v[KS_VB])
         fprintf(f, "\"vector_bits\": %d, ", p->v[KS_VB]);
     fprintf(f, "\"rec\": {\"%s\": {\"tile\": %d, \"prefetch\": %d, \"alternate\": %d", c,
@@ -356,7 +378,8 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     int i, rc, saved;
     double t0 = now_s();
     for (i = 0; i < S->n_built; i++)
-        if (S->built[i].cls == k->cls && !memcmp(&S->built[i].p, p, sizeof *p))
+        if (S->built[i].cls == k->cls && S->built[i].H == k->H &&
+            !memcmp(&S->built[i].p, p, sizeof *p))
             return S->built[i].dir;
     if (S->n_built == KS_MAX_BUILT) {
         fprintf(stderr, "lstmc profile: more than %d candidates\n", KS_MAX_BUILT);
@@ -364,8 +387,9 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     }
     b = &S->built[S->n_built];
     b->cls = k->cls;
+    b->H = k->H;
     b->p = *p;
-    snprintf(b->dir, sizeof b->dir, "%s/%s-%d", S->work, target_class_names[k->cls], S->n_built);
+    snprintf(b->dir, sizeof b->dir, "%s/%s-%d", S->work, cls_name(k->cls), S->n_built);
     snprintf(prof, sizeof prof, "%s.json", b->dir);
     if (proc_mkdirs(b->dir) != 0 || write_candidate(S, k->cls, p, prof) < 0) {
         fprintf(stderr, "lstmc profile: cannot write %s: %s\n", prof, strerror(errno));
@@ -379,7 +403,8 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
     o.name = "m";
     o.outdir = b->dir;
     o.no_budget = 1;
-    o.threads = 1; /* the kernels' parameters, not the threads' share, are measured */
+    /* the kernels' parameters, not the threads' share, are measured; but in the threads step */
+    o.threads = p->v[KS_THREADS] ? p->v[KS_THREADS] : 1;
     if (p->v[KS_REC_DOT])
         o.weights = "bf16";
     if (p->v[KS_INT_TILE]) { /* calibrated on the input it is timed on */
@@ -405,7 +430,7 @@ candidate(ks_run_state *S, const ks_class *k, const ks_params *p)
         if (ks_interrupted)
             return NULL;
         fprintf(stderr, "lstmc profile: the candidate %s of class %s did not build\n",
-                params_str(p), target_class_names[k->cls]);
+                params_str(k->cls, p), cls_name(k->cls));
         return NULL;
     }
     S->n_built++;
@@ -461,7 +486,8 @@ compare(ks_run_state *S, const ks_class *k, int step, const ks_params *c, int n,
 {
     const char *dir[16];
     double t[16][KS_ROUNDS], round_s = 0;
-    int i, j, r, rounds = KS_ROUNDS, hit = 0, ri = k->cls + (c[0].v[KS_INT_TILE] ? 3 : 0);
+    const int ri = k->cls == KS_MT ? 6 : k->cls + (c[0].v[KS_INT_TILE] ? 3 : 0);
+    int i, j, r, rounds = KS_ROUNDS, hit = 0;
     for (i = 0; i < n; i++) /* replay */
         for (j = 0; S->memo && j < S->memo->n; j++) {
             const ks_rec *m = &S->memo->r[j];
@@ -537,7 +563,7 @@ progress(const ks_run_state *S, const ks_class *k, const ks_rec *m, double best)
     double left = S->t_all - now_s();
     fprintf(stderr,
             "lstmc profile: search %s H=%ld: %s: %.1f us (%.1f..%.1f), best %.1f us, %.0f s left\n",
-            target_class_names[k->cls], k->H, params_str(&m->p), m->med, m->lo, m->hi, best,
+            cls_name(k->cls), k->H, params_str(k->cls, &m->p), m->med, m->lo, m->hi, best,
             left > 0 ? left : 0);
 }
 
@@ -690,30 +716,26 @@ search_dot(ks_run_state *S, const ks_class *k, int step)
     return 0;
 }
 
-/* The representative model of class c and its input X [1, T, 1, H]. */
+/* A one-layer LSTM (I = H) of k->H units and k->T steps as k->model, its input X
+ * [1, T, 1, H] as k->data, named `name` in the work folder. 0, or -1 after a message. */
 static int
-make_class(ks_run_state *S, int c, ks_class *k)
+make_model(ks_run_state *S, ks_class *k, const char *name)
 {
     mkmodel_config mc;
-    char err[256];
+    char err[4400]; /* "cannot write " and the model's path */
     int64_t dims[4];
     float *x;
     size_t i, n;
     unsigned long long seed = 0x5eedULL;
     int rc;
-    k->cls = c;
-    k->H = ks_class_hidden(c, S->res->l2, S->res->llc);
-    k->T = c == 0 ? 64 : c == 1 ? 32 : 16;
     (void)mkmodel_write_input; /* X is written below, with the harness's sample axis */
-    if (!k->H)
-        return 0;
     memset(&mc, 0, sizeof mc);
     mc.hidden = mc.input = k->H;
     mc.layers = mc.batch = 1;
     mc.seq = k->T;
     mc.seed = 7;
-    snprintf(k->model, sizeof k->model, "%s/%s.onnx", S->work, target_class_names[c]);
-    snprintf(k->data, sizeof k->data, "%s/%s_x.npy", S->work, target_class_names[c]);
+    snprintf(k->model, sizeof k->model, "%s/%s.onnx", S->work, name);
+    snprintf(k->data, sizeof k->data, "%s/%s_x.npy", S->work, name);
     if (mkmodel_write(&mc, k->model, err, sizeof err) != 0) {
         fprintf(stderr, "lstmc profile: %s\n", err);
         return -1;
@@ -733,7 +755,68 @@ make_class(ks_run_state *S, int c, ks_class *k)
         fprintf(stderr, "lstmc profile: %s\n", err);
         return -1;
     }
-    return 1;
+    return 0;
+}
+
+/* The representative model of class c: 1 when made, 0 when the machine has no such class,
+ * -1 after a message. */
+static int
+make_class(ks_run_state *S, int c, ks_class *k)
+{
+    k->cls = c;
+    k->H = ks_class_hidden(c, S->res->l2, S->res->llc);
+    k->T = c == 0 ? 64 : c == 1 ? 32 : 16;
+    if (!k->H)
+        return 0;
+    return make_model(S, k, target_class_names[c]) < 0 ? -1 : 1;
+}
+
+/*
+ * The threads step (a machine with 2 cores or more): for each hidden size of ks_mt_sizes, a
+ * one-layer LSTM (I = H, T 64) compiled with this machine's default kernels for one thread
+ * and for two, compared as the parameters are (7 rounds, the order rotated); two threads
+ * "win" when they beat one beyond the noise (beats). mt_min_hidden is then the smallest
+ * measured H from which they win at every larger measured H: the hidden size from which a
+ * layer gets threads without --threads (kernels.mt_min_hidden). It stops at the budget, and
+ * after two sizes in a row that two threads win (the larger ones win too: the slices' share
+ * grows as H^2, the per-step barrier does not). 0, or -1.
+ */
+static int
+search_mt(ks_run_state *S)
+{
+    ks_result *res = S->res;
+    int i, rc, run = 0;
+    res->mt_n = res->mt_min_hidden = 0;
+    for (i = 0; i < KS_MT_SIZES && run < 2; i++) {
+        ks_class k;
+        ks_params c[2];
+        ks_rec m[2];
+        char name[32];
+        memset(&k, 0, sizeof k);
+        k.cls = KS_MT;
+        k.H = ks_mt_sizes[i];
+        k.T = 64;
+        snprintf(name, sizeof name, "mt%ld", k.H);
+        if (make_model(S, &k, name) < 0)
+            return -1;
+        c[0] = c[1] = ks_defaults;
+        c[1].v[KS_THREADS] = 2;
+        S->reps[6] = 0; /* calibrated again for this size */
+        if ((rc = compare(S, &k, (int)k.H, c, 2, m, 0)) <= 0)
+            return rc;
+        progress(S, &k, &m[1], m[0].med < m[1].med ? m[0].med : m[1].med);
+        progress(S, &k, &m[0], m[0].med < m[1].med ? m[0].med : m[1].med);
+        res->mt_h[i] = k.H;
+        res->mt_us1[i] = m[0].med;
+        res->mt_us2[i] = m[1].med;
+        res->mt_win[i] = beats(&m[1], &m[0]);
+        res->mt_n = i + 1;
+        run = res->mt_win[i] ? run + 1 : 0;
+    }
+    if (res->mt_n && res->mt_win[res->mt_n - 1]) /* the run of wins that ends the list */
+        for (i = res->mt_n - 1; i >= 0 && res->mt_win[i]; i--)
+            res->mt_min_hidden = (int)res->mt_h[i];
+    return 0;
 }
 
 /* vector_bits, for every class at once: the default (the widest) against 256 bits, by the
@@ -815,6 +898,14 @@ print_table(const ks_result *res)
             printf("| %s | %ld | rec.dot (bf16 weights) | %d | (not measured: no budget) | |\n",
                    target_class_names[c], res->hidden[c], res->dot_default);
     }
+    for (q = 0; q < res->mt_n; q++)
+        printf("| mt | %ld | threads (2 against 1) | | | %.3fx (%.1f -> %.1f us)%s |\n",
+               res->mt_h[q], res->mt_us1[q] / res->mt_us2[q], res->mt_us1[q], res->mt_us2[q],
+               res->mt_win[q] ? "" : " (two threads do not win)");
+    if (res->mt_n)
+        printf("| mt | - | mt_min_hidden | %d | %s%.0d | |\n", TK_DEFAULT_MT_MIN_HIDDEN,
+               res->mt_min_hidden ? "" : "(undetermined: two threads lost at the largest size)",
+               res->mt_min_hidden);
     for (c = 0; c < 3 && res->int_search; c++) { /* by the class of the int8 U */
         if (!res->int_searched[c]) {
             printf("| %s | - | int (full-integer kernel) | | (not measured: no model's int8 U in "
@@ -922,6 +1013,8 @@ ks_run(const ks_options *o, ks_result *res)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    if ((o->classes & (1u << KS_MT)) && res->cores >= 2) /* a fifth of it for the threads */
+        S.t_end = S.t_all - 0.2 * o->budget_s;
     if (rc >= 0 && nk && S.widest == 512) {
         rc = search_vb(&S, k, nk);
         for (c = 0; c < nk; c++)
@@ -943,6 +1036,9 @@ ks_run(const ks_options *o, ks_result *res)
                 if (rc >= 0 && res->int_search) /* the full-integer kernel */
                     rc = search_int(&S, &k[c], step[k[c].cls] + 2);
             }
+    S.t_end = S.t_all;
+    if (rc >= 0 && (o->classes & (1u << KS_MT)) && res->cores >= 2)
+        rc = search_mt(&S);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     fclose(S.state);
@@ -999,15 +1095,19 @@ ks_write_kernels(FILE *f, const ks_result *res)
     static const int params[3][5] = {{KS_REC_TILE, KS_REC_PF, KS_REC_ALT, KS_REC_DOT, -1},
                                      {KS_PROJ_TILE, KS_PROJ_ROWS, KS_PROJ_PF, -1},
                                      {KS_INT_TILE, KS_INT_ROWS, KS_INT_ALT, KS_INT_PIPE, -1}};
-    int vb = res->chosen[0].v[KS_VB], kind, c, q, j, any = vb != 0, first_kind = 1;
+    const int mt = res->mt_min_hidden && res->mt_min_hidden != TK_DEFAULT_MT_MIN_HIDDEN;
+    int vb = res->chosen[0].v[KS_VB], kind, c, q, j, any = vb != 0 || mt, first_kind = 1;
     for (c = 0; c < 3; c++)
-        for (q = KS_REC_TILE; q < KS_N_PARAMS; q++)
+        for (q = KS_REC_TILE; q < KS_THREADS; q++)
             any |= differs(res, c, q);
     if (!any)
         return;
     fprintf(f, "  \"kernels\": {");
     if (vb)
         fprintf(f, "\"vector_bits\": %d", vb), first_kind = 0;
+    if (mt)
+        fprintf(f, "%s\"mt_min_hidden\": %d", first_kind ? "" : ", ", res->mt_min_hidden),
+            first_kind = 0;
     for (kind = 0; kind < 3; kind++) {
         int first_cls = 1;
         for (c = 0; c < 3; c++) {

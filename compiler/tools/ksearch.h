@@ -12,15 +12,20 @@
 #include <stdio.h>
 
 /* vector_bits, rec.tile, rec.prefetch, rec.alternate, proj.tile, proj.rows, proj.prefetch,
- * rec.dot, int.tile, int.rows, int.alternate, int.pipe */
-#define KS_N_PARAMS 12
+ * rec.dot, int.tile, int.rows, int.alternate, int.pipe, threads */
+#define KS_N_PARAMS 13
+/* The pseudo-class "mt" of the threads step (search_mt), beside target.h's TK_L2 .. TK_DRAM */
+#define KS_MT 3
+/* The hidden sizes the threads step measures, at most */
+#define KS_MT_SIZES 9
 #define KS_MAX_RECS 4096
 
 /* One candidate: vb 0 = the CPU's widest (the default), else 128, 256, 512; the rest as in
  * the profile (prefetch 0 = none), but rec.dot: 0 = the class's fp32 model (no dot field),
  * 1 + d = the same model in bf16 weights (--weights=bf16) with "dot": d; int.tile 0 = not the
  * full-integer model, else the model in --activations=int8 with the int fields (the VNNI
- * kernel's, codegen/llvm/rnnq.c; alternate and pipe as in the profile, 0 or 1). */
+ * kernel's, codegen/llvm/rnnq.c; alternate and pipe as in the profile, 0 or 1); threads 0 =
+ * compiled for one thread, n = --threads=n (the threads step's candidates). */
 typedef struct ks_params {
     int v[KS_N_PARAMS];
 } ks_params;
@@ -37,7 +42,8 @@ enum {
     KS_INT_TILE,
     KS_INT_ROWS,
     KS_INT_ALT,
-    KS_INT_PIPE
+    KS_INT_PIPE,
+    KS_THREADS
 };
 
 /* The built-in values (codegen/llvm, docs/TARGETS.md), vb 0, int fields 0 (the fp32 model). */
@@ -76,8 +82,9 @@ typedef struct ks_state {
  * Read a state file (board.json.search) from f into st (appending):
  *   lstmc-kernel-search 4
  *   machine FINGERPRINT
- *   CLASS STEP VB RT RP RA PT PR PP RD IT IR IA IP MEDIAN_US MIN_US MAX_US   (one line per
- *                                                                         measurement)
+ *   CLASS STEP VB RT RP RA PT PR PP RD IT IR IA IP TH MEDIAN_US MIN_US MAX_US   (one line
+ *                                                                            per measurement)
+ * CLASS: l2, llc, dram, or mt (the threads step: STEP is the model's hidden size).
  * Returns 1 when read, 0 when the file belongs to another machine or lstmc build (the
  * fingerprint differs: st is left empty), -1 on a malformed line; why says which (line N).
  */
@@ -91,7 +98,8 @@ typedef struct ks_options {
     const char *out;  /* the profile being written; the state file is out + ".search" */
     double budget_s;  /* wall-clock seconds for the whole search */
     int resume;       /* reuse out.search's measurements */
-    unsigned classes; /* bit c: search class c (test option --search-classes) */
+    unsigned classes; /* bit c: search class c, bit KS_MT: the threads step (test option
+                         --search-classes) */
 } ks_options;
 
 /* The search's result, for the profile. */
@@ -117,6 +125,14 @@ typedef struct ks_result {
     long int_hidden[3];   /* by the model of this H */
     int int_chosen[3][4]; /* tile, rows, alternate, pipe */
     double int_def_us[3], int_best_us[3];
+    /* threads (search_mt, cores >= 2): one-layer LSTMs of mt_h[i] units, one thread against
+     * two (mt_us1, mt_us2, medians) and whether two beat one beyond the noise (mt_win);
+     * mt_min_hidden the smallest measured H from which two threads win at every larger one
+     * measured (0: undetermined: not measured, or two threads lost at the largest) */
+    int mt_n, mt_min_hidden;
+    long mt_h[KS_MT_SIZES];
+    double mt_us1[KS_MT_SIZES], mt_us2[KS_MT_SIZES];
+    int mt_win[KS_MT_SIZES];
     int l1d, cores;
     long long l2, llc;
     char cpu_name[96];

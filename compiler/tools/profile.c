@@ -621,7 +621,7 @@ profile_main(int argc, char **argv)
     P.hidden[0] = 128;
     P.hidden[1] = 256;
     P.ks.budget_s = 180;
-    P.ks.classes = 7;
+    P.ks.classes = 15; /* l2, llc, dram and the threads step (ksearch.h KS_MT) */
     for (i = 1; i < argc; i++) {
         if ((v = value(argc, argv, &i, "--device"))) {
             device = v;
@@ -660,7 +660,7 @@ profile_main(int argc, char **argv)
             if ((P.ks.budget_s = (double)number(v, 1, 86400)) < 0)
                 return usage("--budget takes a number of seconds from 1 to 86400");
         } else if ((v = value(argc, argv, &i, "--search-classes"))) {
-            /* tests: which shape classes to search, e.g. l2 or l2,llc */
+            /* tests: which shape classes to search, e.g. l2 or l2,llc, and mt the threads */
             char buf[64], *tok, *save = NULL;
             snprintf(buf, sizeof buf, "%s", v);
             P.ks.classes = 0;
@@ -668,9 +668,10 @@ profile_main(int argc, char **argv)
                 P.ks.classes |= strcmp(tok, "l2") == 0     ? 1u
                                 : strcmp(tok, "llc") == 0  ? 2u
                                 : strcmp(tok, "dram") == 0 ? 4u
-                                                           : 8u;
-            if (!P.ks.classes || (P.ks.classes & 8u))
-                return usage("--search-classes takes l2, llc and dram, comma-separated");
+                                : strcmp(tok, "mt") == 0   ? 8u
+                                                           : 16u;
+            if (!P.ks.classes || (P.ks.classes & 16u))
+                return usage("--search-classes takes l2, llc, dram and mt, comma-separated");
         } else {
             fprintf(stderr, "lstmc profile: unknown option '%s'\n", argv[i]);
             return usage(NULL);
@@ -678,7 +679,7 @@ profile_main(int argc, char **argv)
     }
     if (!device || !P.out)
         return usage("--device and -o are required");
-    if ((P.ks.resume || budget_set || P.ks.classes != 7) && !P.search)
+    if ((P.ks.resume || budget_set || P.ks.classes != 15) && !P.search)
         return usage("--budget, --resume and --search-classes go with --search");
     if (P.search && strcmp(device, "cpu") != 0)
         return usage("--search searches the CPU kernels: it takes --device=cpu");

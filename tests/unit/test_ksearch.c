@@ -79,7 +79,7 @@ read_text(const char *text, const char *fp, char *why, size_t n)
 Test(ksearch, state_reads_its_own_lines)
 {
     char why[256] = "", line[256];
-    ks_rec r = {1, 3, {{256, 12, 0, 0, 6, 8, 16, 4, 6, 8, 0, 1}}, 100.5, 99.25, 120.0};
+    ks_rec r = {1, 3, {{256, 12, 0, 0, 6, 8, 16, 4, 6, 8, 0, 1, 0}}, 100.5, 99.25, 120.0};
     FILE *f = tmpfile();
     cr_assert_not_null(f);
     fputs("lstmc-kernel-search 4\nmachine cpu=X;l2=1\n", f);
@@ -88,7 +88,7 @@ Test(ksearch, state_reads_its_own_lines)
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_not_null(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "llc 3 256 12 0 0 6 8 16 4 6 8 0 1 100.500 99.250 120.000\n");
+    cr_expect_str_eq(line, "llc 3 256 12 0 0 6 8 16 4 6 8 0 1 0 100.500 99.250 120.000\n");
     rewind(f);
     memset(&st, 0, sizeof st);
     cr_assert_eq(ks_state_read(f, "cpu=X;l2=1", &st, why, sizeof why), 1, "%s", why);
@@ -101,11 +101,28 @@ Test(ksearch, state_reads_its_own_lines)
     cr_expect_float_eq(st.r[0].lo, 99.25, 1e-9);
 }
 
+/* The threads step's lines: class mt, the step is the hidden size, TH the threads. */
+Test(ksearch, state_reads_the_threads_step)
+{
+    char why[256] = "";
+    cr_assert_eq(read_text("lstmc-kernel-search 4\nmachine cpu=X\n"
+                           "mt 64 0 8 8 1 4 4 8 0 0 0 0 0 0 56.0 55.8 57.1\n"
+                           "mt 64 0 8 8 1 4 4 8 0 0 0 0 0 2 40.1 39.9 41.0\n",
+                           "cpu=X", why, sizeof why),
+                 1, "%s", why);
+    cr_assert_eq(st.n, 2);
+    cr_expect_eq(st.r[1].cls, KS_MT);
+    cr_expect_eq(st.r[1].step, 64);
+    cr_expect_eq(st.r[0].p.v[KS_THREADS], 0);
+    cr_expect_eq(st.r[1].p.v[KS_THREADS], 2);
+    cr_expect_float_eq(st.r[1].med, 40.1, 1e-9);
+}
+
 Test(ksearch, state_of_another_machine_is_ignored)
 {
     char why[256] = "";
     cr_assert_eq(read_text("lstmc-kernel-search 4\nmachine cpu=Y;l2=1\n"
-                           "l2 0 0 8 8 1 4 4 8 0 0 0 0 0 1.0 1.0 1.0\n",
+                           "l2 0 0 8 8 1 4 4 8 0 0 0 0 0 0 1.0 1.0 1.0\n",
                            "cpu=X;l2=1", why, sizeof why),
                  0);
     cr_expect_eq(st.n, 0);
@@ -120,32 +137,39 @@ static const struct bcase {
     {"lstmc-kernel-search 2\n", "line 1"}, /* the format before rec.dot */
     {"lstmc-kernel-search 3\n", "line 1"}, /* the format before the int fields */
     {"lstmc-kernel-search 4\nmachin cpu=X\n", "line 2"},
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl3 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl3 0 0 8 8 1 4 4 8 0 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* class */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 6 8 0 0 0 0 0 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 6 8 0 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* rows 6 */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 384 8 8 1 4 4 8 0 0 0 0 0 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 384 8 8 1 4 4 8 0 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* vb */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 17 8 1 4 4 8 0 0 0 0 0 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 17 8 1 4 4 8 0 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* tile */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 2 4 4 8 0 0 0 0 0 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 2 4 4 8 0 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* alternate */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 5 0 0 0 0 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 5 0 0 0 0 0 1 1 1\n",
      "line 3"}, /* dot 4 */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 2 3\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 0 1 2 3\n",
      "line 3"}, /* lo > med */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1 x\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 0 1 1 1 x\n",
      "line 3"}, /* extra */
     {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1\n",
      "line 3"}, /* short */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1\nl2 x\n", "line 4"},
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 9 16 1 1 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 0 0 0 0 1 1 1\nl2 x\n",
+     "line 4"},
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 9 16 1 1 0 1 1 1\n",
      "line 3"}, /* int tile 9 */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 8 12 1 1 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 8 12 1 1 0 1 1 1\n",
      "line 3"}, /* int rows 12 */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 16 1 1 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 0 16 1 1 0 1 1 1\n",
      "line 3"}, /* int fields without the int model */
-    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 8 16 1 2 1 1 1\n",
+    {"lstmc-kernel-search 4\nmachine cpu=X\nmt 64 0 8 8 1 4 4 8 0 0 0 0 0 1 1 1 1\n",
+     "line 3"}, /* threads 1: the one-thread candidate is 0 */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nmt 64 0 8 8 1 4 4 8 0 0 0 0 0 17 1 1 1\n",
+     "line 3"}, /* threads 17 */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nmx 64 0 8 8 1 4 4 8 0 0 0 0 0 2 1 1 1\n",
+     "line 3"}, /* class */
+    {"lstmc-kernel-search 4\nmachine cpu=X\nl2 0 0 8 8 1 4 4 8 0 8 16 1 2 0 1 1 1\n",
      "line 3"}, /* pipe 2 */
 };
 
@@ -211,6 +235,24 @@ Test(ksearch, kernels_object_parses)
     cr_expect_eq(t->kernels.ints[TK_L2][TK_TILE], 0);
     cr_expect_eq(t->kernels.ints[TK_DRAM][TK_TILE], 0);
     target_forget_files();
+    cr_expect_eq(t->kernels.mt_min_hidden, 0); /* not measured: not written */
+    target_forget_files();
+    /* the threads step chose 64: written, alone */
+    res.chosen[0] = res.chosen[1] = res.chosen[2] = ks_defaults;
+    memcpy(res.int_chosen[1], ks_int_defaults, sizeof res.int_chosen[1]);
+    res.mt_min_hidden = 64;
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("{\n  \"name\": \"x\",\n", f);
+    ks_write_kernels(f, &res);
+    fputs("  \"passes\": \"dce\"\n}\n", f);
+    cr_assert_eq(fclose(f), 0);
+    t = target_parse_file(path, NULL);
+    cr_assert_not_null(t);
+    cr_expect_eq(t->kernels.mt_min_hidden, 64);
+    cr_expect_eq(t->kernels.vector_bits, 0);
+    target_forget_files();
+    res.mt_min_hidden = TK_DEFAULT_MT_MIN_HIDDEN; /* the default: not written */
     /* every class at the defaults: no kernels object at all */
     res.chosen[0] = res.chosen[1] = res.chosen[2] = ks_defaults;
     memcpy(res.int_chosen[1], ks_int_defaults, sizeof res.int_chosen[1]);
