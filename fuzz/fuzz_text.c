@@ -1,14 +1,16 @@
 /*
  * fuzz_text.c — libFuzzer harness for lstmc's text readers: the first byte picks the
  * reader, the rest is written to a temporary file and parsed.
- *   byte & 1 == 0: a JSON target profile (compiler/target/target.c, cJSON + field checks)
- *   byte & 1 == 1: a calibration file (compiler/tools/calibrate.c, calib_read)
+ *   byte % 3 == 0: a JSON target profile (compiler/target/target.c, cJSON + field checks)
+ *   byte % 3 == 1: a calibration file (compiler/tools/calibrate.c, calib_read)
+ *   byte % 3 == 2: a kernel search's state file (compiler/tools/ksearch.c, ks_state_read)
  * A reader must accept or refuse with a message; it must never crash, leak, or accept a
  * profile whose numbers are outside the documented ranges (checked here).
  */
 #include "arena.h"
 #include "calibrate.h"
 #include "diag.h"
+#include "ksearch.h"
 #include "target.h"
 
 #include <stdint.h>
@@ -83,7 +85,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_file(data + 1, size - 1);
     a = arena_new(64 << 20);
     d = diag_new(a, "fuzz", NULL);
-    if ((data[0] & 1) == 0) {
+    if (data[0] % 3 == 2) { /* the records it keeps are ones the search could have made */
+        static ks_state st;
+        char why[256] = "";
+        FILE *f = fopen(path, "r");
+        int rc, i;
+        if (!f)
+            abort();
+        st.n = 0;
+        rc = ks_state_read(f, "cpu=X", &st, why, sizeof why);
+        fclose(f);
+        if ((rc < 0 && !why[0]) || st.n < 0 || st.n > KS_MAX_RECS)
+            abort();
+        for (i = 0; rc > 0 && i < st.n; i++)
+            if (st.r[i].cls < 0 || st.r[i].cls > KS_MT || !(st.r[i].lo > 0) ||
+                !(st.r[i].lo <= st.r[i].med) || !(st.r[i].med <= st.r[i].hi))
+                abort();
+    } else if (data[0] % 3 == 0) {
         const target *t = target_parse_file(path, d);
         if (t) {
             if (t->cores < 0 || t->cores > 1024 || t->mts < 0 || t->mts > 1024 || t->n_mts < 0 ||
