@@ -234,7 +234,6 @@ Test(ksearch, kernels_object_parses)
     cr_expect_eq(t->kernels.ints[TK_LLC][TK_ROWS], 0); /* the default: unset */
     cr_expect_eq(t->kernels.ints[TK_L2][TK_TILE], 0);
     cr_expect_eq(t->kernels.ints[TK_DRAM][TK_TILE], 0);
-    target_forget_files();
     cr_expect_eq(t->kernels.mt_min_hidden, 0); /* not measured: not written */
     target_forget_files();
     /* the threads step chose 64: written, alone */
