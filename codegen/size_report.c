@@ -294,8 +294,7 @@ cg_const_bytes(const ir_graph *g, const memplan *mp)
 static void
 put_tuning(FILE *f, const kprog *kp, int i, const ir_node *n)
 {
-    static const char *const names[TK_N_PARAMS] = {"tile",      "rows", "prefetch",
-                                                   "alternate", "dot",  "pipe"};
+    const char *const *names = target_kernel_param_names;
     static const unsigned char shown[4][TK_N_PARAMS] = {
         {0}, {1, 0, 1, 1, 1, 0}, {1, 1, 1, 0, 1, 0}, {1, 1, 0, 1, 0, 1}};
     int j, k, first = 1, firstp;

@@ -28,7 +28,7 @@ rnnq_rows(const kp_call *c, const kp_tuning *k, int nt)
 }
 
 static void
-kparams_int(const target *t, const kp_call *c, int nt, kp_tuning *k)
+kparams_int(const target *t, const kp_call *c, kp_tuning *k)
 {
     const lstmc_rt_rnnq_params *p = &c->p.rnnq;
     const int(*q)[TK_N_PARAMS] = t->kernels.ints;
@@ -48,12 +48,11 @@ kparams_int(const target *t, const kp_call *c, int nt, kp_tuning *k)
     if (k->set[TK_ROWS])
         for (k->v[TK_ROWS] = q[k->cls][TK_ROWS]; L.tc % k->v[TK_ROWS];)
             k->v[TK_ROWS] /= 2;
-    k->v[TK_ROWS] = rnnq_rows(c, k, nt);
+    k->v[TK_ROWS] = rnnq_rows(c, k, 1); /* cg_llvm_kernels: the layer's threads' once known */
 }
 
 void
-kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, int nt, int vnni,
-           kp_tuning *k)
+kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, int vnni, kp_tuning *k)
 {
     const int proj = c->kind == KP_RNN_PROJ;
     int64_t H, K;
@@ -64,7 +63,7 @@ kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, int
     k->vector_bits = 32 * vl;
     k->vector_set = t->kernels.vector_bits != 0;
     if (c->kind == KP_RNN_Q && vnni)
-        kparams_int(t, c, nt, k);
+        kparams_int(t, c, k);
     if (!proj && c->kind != KP_RNN_REC)
         return;
     H = proj ? c->p.proj.hidden : c->p.rnn.hidden;

@@ -432,11 +432,12 @@ void emit_prefetch(kg *g, LLVMValueRef p);
 /* --- kparams.c ------------------------------------------------------------------------ */
 
 /* The parameters of call c's kernel (a REC or PROJ call, or a KP_RNN_Q call whose kernel is
- * the VNNI one: vnni; kind 0 for any other) on t with vectors of vl floats on nt threads: the
- * profile's for the call's shape class, else the defaults (bf16dot: the CPU has vdpbf16ps at
- * that width, where a bf16 U's default is dot 2; hwpf: its hardware prefetchers stream better
- * alone, cg_cpu_streams_without_prefetch, where the default prefetch beyond L2 is 0). */
-void kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, int nt, int vnni,
+ * the VNNI one: vnni; kind 0 for any other) on t with vectors of vl floats: the profile's for
+ * the call's shape class, else the defaults (bf16dot: the CPU has vdpbf16ps at that width,
+ * where a bf16 U's default is dot 2; hwpf: its hardware prefetchers stream better alone,
+ * cg_cpu_streams_without_prefetch, where the default prefetch beyond L2 is 0). A KP_RNN_Q
+ * call's rows are one thread's (rnnq_rows gives another count's). */
+void kparams_of(const target *t, const kp_call *c, int vl, int bf16dot, int hwpf, int vnni,
                 kp_tuning *k);
 /* The vector width in floats the kernels use: vl (the CPU's widest), or the narrower one
  * t->kernels.vector_bits asks for; -1 after reporting through d when it asks for wider. */

@@ -464,23 +464,21 @@ cg_llvm_kernels(ir_graph *gr, kprog *kp, const cg_options *o, unsigned char *han
     }
     for (i = 0; i < TK_N_CLASSES * TK_N_PARAMS; i++) /* the VNNI kernel's, if there is one */
         if (t->kernels.ints[i / TK_N_PARAMS][i % TK_N_PARAMS] && !g.x86_vnni) {
-            static const char *const names[TK_N_PARAMS] = {"tile",      "rows", "",
-                                                           "alternate", "",     "pipe"};
             const int(*q)[TK_N_PARAMS] = t->kernels.ints, k = i % TK_N_PARAMS;
             const int all = q[0][k] == q[1][k] && q[1][k] == q[2][k];
             diag_error(d,
                        "target profile '%s': field 'kernels.int.%s.%s' sets a parameter of the "
                        "full-integer AVX-512 VNNI kernel; its CPU (%s) has no AVX-512 VNNI",
-                       t->name, all ? "all" : target_class_names[i / TK_N_PARAMS], names[k],
-                       lt.cpu);
+                       t->name, all ? "all" : target_class_names[i / TK_N_PARAMS],
+                       target_kernel_param_names[k], lt.cpu);
             diag_note(d, NULL, "the kernels.int parameters are this machine's: remove them");
             goto out_module;
         }
     hwpf = cg_cpu_streams_without_prefetch(lt.cpu);
     for (i = 0; i < kp->n_calls; i++) /* issue 23: each LLVM call's tile and prefetch */
         if (handled[i])
-            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, hwpf, 1,
-                       rnnq_lays_out(&g, &kp->calls[i]), &kp->calls[i].tune);
+            kparams_of(t, &kp->calls[i], g.vl, g.x86_bf16, hwpf, rnnq_lays_out(&g, &kp->calls[i]),
+                       &kp->calls[i].tune);
         else
             memset(&kp->calls[i].tune, 0, sizeof kp->calls[i].tune);
     g.vf = LLVMVectorType(g.f32, (unsigned)g.vl);

@@ -449,6 +449,8 @@ load_mts(loader *L, const cJSON *o, target *t)
 }
 
 const char *const target_class_names[TK_N_CLASSES] = {"l2", "llc", "dram"};
+const char *const target_kernel_param_names[TK_N_PARAMS] = {"tile",      "rows", "prefetch",
+                                                            "alternate", "dot",  "pipe"};
 
 int
 target_kernel_class(const target *t, int64_t bytes)
@@ -469,8 +471,6 @@ target_kernel_class(const target *t, int64_t bytes)
 static void
 load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[TK_N_PARAMS])
 {
-    static const char *const names[TK_N_PARAMS] = {"tile",      "rows", "prefetch",
-                                                   "alternate", "dot",  "pipe"};
     static const char *const lists[3] = {"a rec parameter (tile, prefetch, alternate, dot)",
                                          "a proj parameter (tile, rows, prefetch, dot)",
                                          "an int parameter (tile, rows, alternate, pipe)"};
@@ -491,7 +491,7 @@ load_kclass(loader *L, const cJSON *o, const char *kind, const char *cls, int p[
         int64_t x = 0;
         snprintf(f, sizeof f, "kernels.%s.%s.%.40s", kind, cls, v->string);
         for (k = 0; k < TK_N_PARAMS; k++)
-            if (strcmp(v->string, names[k]) == 0 && takes[kk][k])
+            if (strcmp(v->string, target_kernel_param_names[k]) == 0 && takes[kk][k])
                 break;
         if (k == TK_N_PARAMS) {
             bad(L, f, "is not %s", lists[kk]);

@@ -62,6 +62,9 @@ typedef struct target_kernels {
 int target_kernel_class(const struct target *t, int64_t bytes);
 
 extern const char *const target_class_names[TK_N_CLASSES]; /* "l2", "llc", "dram" */
+/* The profile's names of TK_TILE .. TK_PIPE: "tile", "rows", "prefetch", "alternate", "dot",
+ * "pipe" */
+extern const char *const target_kernel_param_names[TK_N_PARAMS];
 
 typedef struct target {
     const char *name;

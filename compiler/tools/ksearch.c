@@ -574,6 +574,29 @@ beats(const ks_rec *m, const ks_rec *b)
     return m->med < b->med * (1 - KS_MIN_GAIN) && m->med < b->lo;
 }
 
+/* The chosen parameters c1 against the defaults c0 on class k's model, side by side (5
+ * rounds, after the budget if need be): their medians in *def_us, *best_us; 1 and 1 without
+ * measuring when they are the same. 0, or -1. */
+static int
+side_by_side(ks_run_state *S, const ks_class *k, int step, const ks_params *c0, const ks_params *c1,
+             double *def_us, double *best_us)
+{
+    ks_params c[2];
+    ks_rec m[2];
+    *def_us = *best_us = 1;
+    if (!memcmp(c0, c1, sizeof *c0))
+        return 0;
+    c[0] = *c0;
+    c[1] = *c1;
+    if (compare(S, k, step, c, 2, m, 1) < 0)
+        return -1;
+    progress(S, k, &m[1], m[1].med);
+    progress(S, k, &m[0], m[1].med);
+    *def_us = m[0].med;
+    *best_us = m[1].med;
+    return 0;
+}
+
 /* The coordinate search of class k's parameters [q0, q1) from *best, which it updates.
  * *step counts the comparisons. 1 when done, 0 when the budget ended it, or -1. */
 static int
@@ -630,58 +653,33 @@ search_int(ks_run_state *S, const ks_class *k, int step)
 {
     ks_result *res = S->res;
     const int ic = target_kernel_class(target_find("host"), 4LL * k->H * k->H);
-    ks_params best = res->chosen[k->cls], c[2];
-    ks_rec m[2];
+    ks_params best = res->chosen[k->cls], c0;
     int i, rc;
     if (res->int_searched[ic])
         return 0;
     best.v[KS_REC_DOT] = 0; /* fp32 weights: --activations=int8 quantizes them */
     for (i = 0; i < 4; i++)
         best.v[KS_INT_TILE + i] = ks_int_defaults[i];
-    c[0] = best;
+    c0 = best;
     if ((rc = coordinates(S, k, &step, &best, KS_INT_TILE, KS_N_PARAMS)) < 0)
         return rc;
-    if (rc == 0 && !memcmp(&c[0], &best, sizeof best))
+    if (rc == 0 && !memcmp(&c0, &best, sizeof best))
         return 0; /* nothing measured: not searched */
-    c[1] = best;
     res->int_hidden[ic] = k->H;
     for (i = 0; i < 4; i++)
         res->int_chosen[ic][i] = best.v[KS_INT_TILE + i];
-    res->int_def_us[ic] = res->int_best_us[ic] = 1;
-    if (memcmp(&c[0], &c[1], sizeof c[0])) { /* the chosen against the defaults */
-        if ((rc = compare(S, k, step, c, 2, m, 1)) < 0)
-            return -1;
-        progress(S, k, &m[1], m[1].med);
-        progress(S, k, &m[0], m[1].med);
-        res->int_def_us[ic] = m[0].med;
-        res->int_best_us[ic] = m[1].med;
-    }
+    if (side_by_side(S, k, step, &c0, &best, &res->int_def_us[ic], &res->int_best_us[ic]) < 0)
+        return -1;
     res->int_searched[ic] = 1;
     return 0;
 }
 
-/* The speed-up of class k's chosen parameters over the defaults, measured side by side
- * (5 rounds, after the budget if need be); 1 without measuring when they are the defaults. */
+/* The speed-up of class k's chosen parameters over the defaults. */
 static int
 final_check(ks_run_state *S, const ks_class *k, int step)
 {
-    ks_params c[2];
-    ks_rec m[2];
-    int rc;
-    c[0] = S->res->def[k->cls];
-    c[1] = S->res->chosen[k->cls];
-    if (!memcmp(&c[0], &c[1], sizeof c[0])) {
-        S->res->def_us[k->cls] = S->res->best_us[k->cls] = 1;
-        return 0;
-    }
-    rc = compare(S, k, step, c, 2, m, 1);
-    if (rc < 0)
-        return -1;
-    progress(S, k, &m[1], m[1].med);
-    progress(S, k, &m[0], m[1].med);
-    S->res->def_us[k->cls] = m[0].med;
-    S->res->best_us[k->cls] = m[1].med;
-    return 0;
+    return side_by_side(S, k, step, &S->res->def[k->cls], &S->res->chosen[k->cls],
+                        &S->res->def_us[k->cls], &S->res->best_us[k->cls]);
 }
 
 /* rec.dot, on a CPU with vdpbf16ps: class k's model in bf16 weights with the chosen fp32
