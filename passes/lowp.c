@@ -143,6 +143,70 @@ convert_tissue_int8(ir_graph *g, const ir_node *n, ir_tensor *w, diag *d)
     return t;
 }
 
+/* The copy of DRS's Ufic w [D, H*3*H] (lstmc_rt_drs_pack: unit j's rows of U_i, U_f, U_c, H
+ * contiguous floats each) in fmt: fp16 / bf16 element by element; int8 as D x [H, 3H] of the
+ * runtime's layout, D x 3H row scales (each lowp_quant_row of its row, the same values as the
+ * exact int8 recurrence's column of U) in front of the q rows. NULL after reporting. */
+static ir_tensor *
+convert_drs_rows(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
+{
+    const int64_t D = w->shape.d[0], H = ir_attr_int(n, "hidden_size", 0), R = 3 * H;
+    const int64_t ne = ir_shape_numel(&w->shape), words = D * R + (ne + 3) / 4;
+    const float *src = w->data;
+    ir_shape s = {0};
+    ir_tensor *t;
+    signed char *q;
+    int64_t i, r;
+    int nq;
+    const float *qs = ir_qscales(g, &nq);
+
+    if (fmt != LSTMC_RT_WFMT_INT8)
+        return convert_flat(g, n, w, fmt, d);
+    if (H < 1 || ne != D * R * H)
+        return NULL;
+    for (i = 0; i < ne; i++)
+        if (!isfinite(src[i])) {
+            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=int8 cannot store",
+                      w->name, (double)src[i]);
+            return NULL;
+        }
+    s.rank = 1;
+    s.d[0] = words;
+    t = ir_const_new(g, arena_printf(g->a, "%s.int8", w->name), IR_DT_I32, &s, NULL);
+    q = (signed char *)((float *)t->data + D * R); /* zeroed: the padding stays 0 */
+    for (r = 0; r < D * R; r++) {
+        float sc = lowp_quant_row(src + r * H, H, 1, qs, nq, q + r * H, 1);
+        memcpy((float *)t->data + r, &sc, 4);
+    }
+    return t;
+}
+
+/* DRS's weights (RnnDrs inputs 1, 2; a DRS tissue's 9, 10) in fmt, the attribute set; -1 after
+ * reporting. */
+static int
+convert_drs(ir_graph *g, ir_node *n, int uo, int fmt, diag *d)
+{
+    n->inputs[uo] = convert(g, n, n->inputs[uo], fmt, d);
+    if (!n->inputs[uo])
+        return -1;
+    n->inputs[uo + 1] = convert_drs_rows(g, n, n->inputs[uo + 1], fmt, d);
+    if (!n->inputs[uo + 1])
+        return -1;
+    ir_attr_set_int(g, n, "wfmt", fmt);
+    return 0;
+}
+
+/* Why DRS's weights (inputs uo, uo + 1) cannot be converted, or NULL. */
+static const char *
+drs_refusal(const ir_node *n, int uo)
+{
+    const ir_tensor *a = ir_in(n, uo), *b = ir_in(n, uo + 1);
+    if (!a || !a->data || a->dtype != IR_DT_F32 || a->shape.rank != 3 || !b || !b->data ||
+        b->dtype != IR_DT_F32)
+        return "its U_o and U_f,i,c (the drs pass's split) are not constants";
+    return NULL;
+}
+
 /* Why node n cannot take reduced-precision weights, or NULL when it can (or has none): every
  * format has the same kernels. */
 static const char *
@@ -156,20 +220,21 @@ refusal(const ir_node *n, int opencl)
         return "schedule A (split_gates disabled) has no reduced-precision kernel; keep the "
                "split_gates pass";
     case IR_OP_RNN_TISSUE: /* issue 24: fp16 / bf16 / int8 U panels, widened as the tissue
-                              reads them */
-        if (n->n_inputs > 9)
-            return "dynamic row skip inside tissues (--alpha-inter with --alpha-intra) reads fp32 "
-                   "U; it does not combine with reduced-precision weights";
+                              reads them; with DRS, its U_o and U_f,i,c */
         if (opencl)
             return "breakpoints and tissues (--alpha-inter) read fp32 U in the OpenCL tissue "
                    "kernel; they do not combine with reduced-precision weights there";
+        if (n->n_inputs > 9)
+            return drs_refusal(n, 9);
         w = ir_in(n, 1);
         if (!w || !w->data || w->dtype != IR_DT_F32)
             return "its U panels are not constants";
         return NULL;
-    case IR_OP_RNN_DRS:
-        return "dynamic row skip (--alpha-intra, MICRO'18 §V) reads fp32 U; it does not "
-               "combine with reduced-precision weights";
+    case IR_OP_RNN_DRS: /* issue 24: U_o and U_f,i,c in every format */
+        if (opencl)
+            return "dynamic row skip (--alpha-intra) reads fp32 U in the OpenCL DRS kernels; it "
+                   "does not combine with reduced-precision weights there";
+        return drs_refusal(n, 1);
     case IR_OP_RNN_PROJ:
     case IR_OP_RNN_REC:
         break;
@@ -228,9 +293,14 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
         ir_node *n = g->nodes[i];
         ir_tensor *w, *t = NULL;
         int k;
-        if (n->dead ||
-            (n->op != IR_OP_RNN_PROJ && n->op != IR_OP_RNN_REC && n->op != IR_OP_RNN_TISSUE))
+        if (n->dead || (n->op != IR_OP_RNN_PROJ && n->op != IR_OP_RNN_REC &&
+                        n->op != IR_OP_RNN_TISSUE && n->op != IR_OP_RNN_DRS))
             continue;
+        if (n->op == IR_OP_RNN_DRS || (n->op == IR_OP_RNN_TISSUE && n->n_inputs > 9)) {
+            if (convert_drs(g, n, n->op == IR_OP_RNN_DRS ? 1 : 9, fmt, d) < 0)
+                return -1;
+            continue;
+        }
         w = ir_in(n, 1);
         if (n->op == IR_OP_RNN_TISSUE) { /* the panels [D, H * 4H], element by element */
             n->inputs[1] = fmt == LSTMC_RT_WFMT_INT8 ? convert_tissue_int8(g, n, w, d)

@@ -51,14 +51,16 @@ drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v)
     return fadd(g, start, r);
 }
 
-/* Line 7 for unit j (an i64 value): the pre-activations of i, f, c into gates. */
+/* Line 7 for unit j (an i64 value): the pre-activations of i, f, c into gates. Ufic this
+ * direction's rows in g->wfmt (fp16 / bf16 widened as read); int8: scale its 3H row scales,
+ * the sums from 0 and x + s * sum at the end (the exact int8 recurrence's order), else NULL. */
 void
-drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef h, LLVMValueRef x,
-              LLVMValueRef gates)
+drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j,
+              LLVMValueRef h, LLVMValueRef x, LLVMValueRef gates)
 {
     static const int64_t goff[3] = {0, 2, 3}; /* gate i, f, c in P and gates (i o f c) */
     const int64_t step = (int64_t)DRS_NA * g->vl, nfull = H / step;
-    LLVMValueRef rows = gepf(g, Ufic, mul(g, j, ci(g, 3 * H))), acc[3][DRS_NA], sum[3];
+    LLVMValueRef rows = gepw(g, Ufic, mul(g, j, ci(g, 3 * H))), acc[3][DRS_NA], sum[3], xr;
     int64_t k0 = nfull * step, k;
     int r, a;
 
@@ -76,7 +78,7 @@ drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef 
             LLVMValueRef hv = ldt(g, g->vf, gepf(g, h, ka));
 
             for (r = 0; r < 3; r++) {
-                LLVMValueRef uv = ldt(g, g->vf, gepf(g, gepc(g, rows, r * H), ka));
+                LLVMValueRef uv = emit_ldw(g, gepw(g, gepwc(g, rows, r * H), ka), g->vl);
                 LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[r][a], "");
                 LLVMBuildStore(g->b, fma_(g, g->vf, hv, uv, cur), acc[r][a]);
             }
@@ -88,16 +90,23 @@ drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef 
 
         for (a = 1; a < DRS_NA; a++)
             v = fadd(g, v, LLVMBuildLoad2(g->b, g->vf, acc[r][a], ""));
-        sum[r] = drs_hsum(g, ldf(g, gepf(g, gepc(g, x, goff[r] * H), j)), v);
+        xr = ldf(g, gepf(g, gepc(g, x, goff[r] * H), j));
+        sum[r] = drs_hsum(g, scale ? cf(g, 0.0) : xr, v);
     }
     for (k = k0; k < H; k++) { /* scalar tail (H not a multiple of DRS_NA vectors) */
         LLVMValueRef hk = ldf(g, gepc(g, h, k));
 
         for (r = 0; r < 3; r++)
-            sum[r] = fma_(g, g->f32, hk, ldf(g, gepc(g, rows, r * H + k)), sum[r]);
+            sum[r] = fma_(g, g->f32, hk, emit_ldw(g, gepwc(g, rows, r * H + k), 1), sum[r]);
     }
-    for (r = 0; r < 3; r++)
+    for (r = 0; r < 3; r++) {
+        if (scale) {
+            LLVMValueRef s = ldf(g, gepf(g, gepc(g, scale, r), mul(g, j, ci(g, 3))));
+            xr = ldf(g, gepf(g, gepc(g, x, goff[r] * H), j));
+            sum[r] = fadd(g, xr, fmul(g, s, sum[r]));
+        }
         stf(g, sum[r], gepf(g, gepc(g, gates, goff[r] * H), j));
+    }
 }
 
 /* *stats = {cells, 3H cells, 3H cells - 3 kept, 3 kept} when stats is not NULL. */
@@ -230,7 +239,7 @@ emit_drs(kg *g, const kp_call *kc)
         LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * G)));
         LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
         LLVMValueRef n, s, st, t, x, row, s0, j, r, nk;
-        LLVMValueRef o, keep;
+        LLVMValueRef o, keep, ufd = gepc(g, Ufic, d * 3 * H * H), ufs = NULL;
         rec_ctx rc;
         kloop ln, ls, lj, lr, lz;
 
@@ -238,8 +247,13 @@ emit_drs(kg *g, const kp_call *kc)
         rc.p = p;
         rc.act = act;
         rc.H = H;
-        rc.GH = H; /* the tiles read Uo [H, H] */
-        rc.Rt = gepc(g, Uo, d * H * H);
+        rc.GH = H;     /* the tiles read Uo [H, H] */
+        if (g->wfmt) { /* issue 24: Uo as D x [H, H], Ufic as D x [H, 3H] in g->wfmt */
+            lowp_dir(g, Uo, D, H, H, d, &rc.Rt, &rc.scale);
+            lowp_dir(g, Ufic, D, H, 3 * H, d, &ufd, &ufs);
+        } else {
+            rc.Rt = gepc(g, Uo, d * H * H);
+        }
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
         s = has_sl ? LLVMBuildSExt(
@@ -283,7 +297,7 @@ emit_drs(kg *g, const kp_call *kc)
             g->b,
             LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
             g->i64, "");
-        drs_unit_rows(g, H, gepc(g, Ufic, d * 3 * H * H), j, h, x, gates);
+        drs_unit_rows(g, H, ufd, ufs, j, h, x, gates);
         loop_end(g, &lr);
         /* line 8 */
         drs_update(g, p, act, pe, gates, alpha, h, c, NULL, 0, H);

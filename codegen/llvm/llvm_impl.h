@@ -405,8 +405,8 @@ void emit_proj_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, 
 LLVMValueRef drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32_t d,
                       LLVMValueRef n);
 LLVMValueRef drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v);
-void drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef j, LLVMValueRef h,
-                   LLVMValueRef x, LLVMValueRef gates);
+void drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j,
+                   LLVMValueRef h, LLVMValueRef x, LLVMValueRef gates);
 void drs_ret_if(kg *g, LLVMValueRef cond, int code);
 LLVMValueRef emit_cell_state(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act,
                              LLVMValueRef peep, LLVMValueRef gr, LLVMValueRef cj, LLVMValueRef j);

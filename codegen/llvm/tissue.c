@@ -329,11 +329,11 @@ tis_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LL
 
 /* --- KP_LSTM_TISSUE_DRS: DRS inside tissues (§IV tissues + §V, rt_tissue.c) ------------ */
 
-/* go[c][j0..j1) += hbuf[c] x Uo[:, j0..j1) for r cells: Uo [H, H] k-major, column blocks of
- * vectors. */
+/* go[c][j0..j1) += hbuf[c] x Uo[:, j0..j1) for r cells: Uo [H, H] k-major in g->wfmt, column
+ * blocks of vectors; int8: Us its H column scales (tis_tile), else NULL. */
 static void
-tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValueRef go, int64_t j0,
-             int64_t j1)
+tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValueRef Us,
+             LLVMValueRef go, int64_t j0, int64_t j1)
 {
     const int w = g->vl, nb0 = tis_acc_budget(g) / r > 0 ? tis_acc_budget(g) / r : 1;
     const int nb = nb0 > 8 ? 8 : nb0;
@@ -345,19 +345,21 @@ tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValu
         kloop l;
         LLVMValueRef c0 =
             add(g, mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, tw)), ci(g, j0));
-        tis_tile(g, H, hb, r, gepf(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H, NULL);
+        tis_tile(g, H, hb, r, gepw(g, Uo, c0), 1, 0, H, nb, w, gepf(g, go, c0), 4 * H,
+                 Us ? gepf(g, Us, c0) : NULL);
         loop_end(g, &l);
     }
     nv = (int)((j1 - col) / w);
     if (nv > 0 && w > 1) {
-        tis_tile(g, H, hb, r, gepc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H, NULL);
+        tis_tile(g, H, hb, r, gepwc(g, Uo, col), 1, 0, H, nv, w, gepc(g, go, col), 4 * H,
+                 Us ? gepc(g, Us, col) : NULL);
         col += (int64_t)nv * w;
     }
     for (ns = (int)(j1 - col); ns > 0;) { /* scalar columns, per cell */
         int k = ns > 8 ? 8 : ns, c;
         for (c = 0; c < r; c++)
-            tis_tile(g, H, gepc(g, hb, c * H), 1, gepc(g, Uo, col), 1, 0, H, k, 1,
-                     gepc(g, go, c * 4 * H + col), 4 * H, NULL);
+            tis_tile(g, H, gepc(g, hb, c * H), 1, gepwc(g, Uo, col), 1, 0, H, k, 1,
+                     gepc(g, go, c * 4 * H + col), 4 * H, Us ? gepc(g, Us, col) : NULL);
         col += k;
         ns -= k;
     }
@@ -366,14 +368,14 @@ tdrs_o_cells(kg *g, int64_t H, int r, LLVMValueRef hb, LLVMValueRef Uo, LLVMValu
 /* What a block of tdrs_o_product's cells needs. */
 typedef struct tdrs_prod {
     int64_t H, j0, j1;
-    LLVMValueRef hbuf, Uo, gates;
+    LLVMValueRef hbuf, Uo, Us, gates;
 } tdrs_prod;
 
 static void
 tdrs_o_block(kg *g, int r, LLVMValueRef i0, void *ctx)
 {
     const tdrs_prod *x = ctx;
-    tdrs_o_cells(g, x->H, r, gepf(g, x->hbuf, mul(g, i0, ci(g, x->H))), x->Uo,
+    tdrs_o_cells(g, x->H, r, gepf(g, x->hbuf, mul(g, i0, ci(g, x->H))), x->Uo, x->Us,
                  gepf(g, x->gates, add(g, mul(g, i0, ci(g, 4 * x->H)), ci(g, x->H))), x->j0, x->j1);
 }
 
@@ -381,10 +383,11 @@ tdrs_o_block(kg *g, int r, LLVMValueRef i0, void *ctx)
  * tis_product. */
 static void
 tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf, LLVMValueRef Uo,
-               LLVMValueRef gates, int64_t j0, int64_t j1)
+               LLVMValueRef Us, LLVMValueRef gates, int64_t j0, int64_t j1)
 {
     tdrs_prod x;
 
+    x.Us = Us;
     x.H = H;
     x.j0 = j0;
     x.j1 = j1;
@@ -401,8 +404,8 @@ tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf,
  */
 static void
 tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef m,
-          LLVMValueRef hbuf, LLVMValueRef Ufic, LLVMValueRef gates, LLVMValueRef alpha,
-          LLVMValueRef kept, LLVMValueRef uni, int64_t j0, int64_t j1)
+          LLVMValueRef hbuf, LLVMValueRef Ufic, LLVMValueRef Ufs, LLVMValueRef gates,
+          LLVMValueRef alpha, LLVMValueRef kept, LLVMValueRef uni, int64_t j0, int64_t j1)
 {
     const int64_t H = p->hidden, G = 4 * H;
     LLVMValueRef i, j, go, o, any = entry_alloca(g, g->i64), gi, keep, cur;
@@ -425,7 +428,7 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
     LLVMBuildStore(g->b, ci(g, 1), any);
     cur = LLVMBuildLoad2(g->b, g->i64, kept, "");
     LLVMBuildStore(g->b, add(g, cur, ci(g, 1)), kept);
-    drs_unit_rows(g, H, Ufic, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
+    drs_unit_rows(g, H, Ufic, Ufs, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
     tis_endif(g, join);
     loop_end(g, &li);
     LLVMBuildStore(
@@ -954,9 +957,15 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
                 if (t == 0)
                     LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, x->dcells, ""), m),
                                    x->dcells);
-                tdrs_o_product(g, H, L->cap, m, hbuf, gepc(g, x->Uo, d * H * H), gates, j0, j1);
-                tdrs_rows(g, p, &p->act[d * 3], m, hbuf, gepc(g, x->Ufic, d * 3 * H * H), gates,
-                          x->alpha_intra, tis_cnt(g, x->dkept, t), tis_cnt(g, x->duni, t), j0, j1);
+                LLVMValueRef uo = gepc(g, x->Uo, d * H * H), uos = NULL;
+                LLVMValueRef uf = gepc(g, x->Ufic, d * 3 * H * H), ufs = NULL;
+                if (g->wfmt) { /* issue 24: D x [H, H] and D x [H, 3H] in g->wfmt */
+                    lowp_dir(g, x->Uo, p->n_dirs, H, H, d, &uo, &uos);
+                    lowp_dir(g, x->Ufic, p->n_dirs, H, 3 * H, d, &uf, &ufs);
+                }
+                tdrs_o_product(g, H, L->cap, m, hbuf, uo, uos, gates, j0, j1);
+                tdrs_rows(g, p, &p->act[d * 3], m, hbuf, uf, ufs, gates, x->alpha_intra,
+                          tis_cnt(g, x->dkept, t), tis_cnt(g, x->duni, t), j0, j1);
             } else {
                 tis_cols_of(H, j0, j1, &cols);
                 tis_product(g, H, L->cap, m, hbuf, Ud, Us, gates, &cols);
@@ -1107,6 +1116,7 @@ tissue_handles(const kp_call *c)
     if (c->kind == KP_LSTM_TISSUE_DRS) /* keep, count, R after the plain kernel's words */
         return c->in[9] && c->in[10] && lstmc_rt_tissue_layout_of(&c->p.tissue.p, &L) == 0 &&
                c->scratch_bytes >= 4 * lstmc_rt_lstm_tissue_drs_scratch(&c->p.tissue.p) &&
+               c->wfmt >= LSTMC_RT_WFMT_FP32 && c->wfmt <= LSTMC_RT_WFMT_INT8 &&
                p->hsparse_th == 0.0f && tissue_act_ok(p);
     if (c->kind != KP_LSTM_TISSUE || !c->in[1] || p->hsparse_th != 0.0f ||
         c->wfmt < LSTMC_RT_WFMT_FP32 || c->wfmt > LSTMC_RT_WFMT_INT8 ||

@@ -155,13 +155,6 @@ tune_load(arena *a, const char *path, driver_options *o, diag *d)
         o->alpha_inter = 0;
     if (!o->has_alpha_intra)
         o->alpha_intra = 0;
-    if (weights && approx && o->has_alpha_intra && strcmp(weights, "fp32") != 0) {
-        diag_error(d,
-                   "--thresholds %s: weights %s with row skip (alpha_intra): row skip reads fp32 "
-                   "weights only",
-                   path, weights);
-        return -1;
-    }
     if (weights && !o->weights) /* an explicit --weights wins */
         o->weights = weights;
     if (!approx)

@@ -157,7 +157,7 @@ lower_tissue(arena *a, kprog *kp, const ir_node *n, diag *d)
     p->mts = (int32_t)ir_attr_int(n, "mts", 8);
     p->relevance = (int32_t)ir_attr_int(n, "relevance", 0); /* lstmc_rt_relevance */
     p->max_run = (int32_t)ir_attr_int(n, "max_run", 0);     /* --max-sublayer */
-    p->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0);           /* passes/lowp.c: fp16, bf16 U */
+    p->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* passes/lowp.c: U (with DRS: Uo, Ufic) */
     c->wfmt = p->wfmt;
     c->p.tissue.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
     for (i = 0; i < c->n_in; i++)
@@ -210,6 +210,7 @@ lower_drs(arena *a, kprog *kp, const ir_node *n, diag *d)
 
     rnn_params(n, &c->p.drs.p);
     c->p.drs.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
+    c->wfmt = (int32_t)ir_attr_int(n, "wfmt", 0); /* passes/lowp.c: Uo, Ufic (issue 24) */
     for (i = 0; i < c->n_in; i++)
         c->in[i] = ir_in(n, i);
     for (i = 0; i < 3; i++)

@@ -582,7 +582,8 @@ typedef struct lstmc_rt_tissue_params {
      * the same panels as 2-byte elements (lstmc_rt_lowp_pack's conversion, widened to float as
      * they are read), or _INT8, Up then holding D x 4H float column scales s[d][g] and then
      * the panels as int8 q (U[d][k][g] = s[d][g] q; each gate adds s[g] sum_k h_k q[k][g], as
-     * the exact int8 recurrence); not with DRS inside tissues (lstmc_rt_lstm_tissue_drs) */
+     * the exact int8 recurrence); with DRS inside tissues (lstmc_rt_lstm_tissue_drs) Uo and
+     * Ufic are in this format too (lstmc_rt_lstm_drs_f16's layouts) */
     int32_t wfmt;
 } lstmc_rt_tissue_params;
 
@@ -684,13 +685,20 @@ int64_t lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p);
  * LSTMC_RT_ERR_SEQ_LEN.
  */
 typedef lstmc_rt_status lstmc_rt_lstm_drs_fn(const lstmc_rt_rnn_params *p, float alpha_intra,
-                                             const float *P, const float *Uo,
-                                             const float *Ufic, const int32_t *seq_lens,
+                                             const float *P, const void *Uo,
+                                             const void *Ufic, const int32_t *seq_lens,
                                              const float *init_h, const float *init_c,
                                              const float *Peep, float *Y, float *Y_h,
                                              float *Y_c, lstmc_rt_drs_stats *stats,
                                              void *scratch);
 lstmc_rt_lstm_drs_fn lstmc_rt_lstm_drs;
+/* Issue 24: lstmc_rt_lstm_drs with Uo and Ufic stored in fp16, bf16 or int8 ("reduced-precision
+ * weights" below: Uo as D x [H, H], Ufic as D x [H, 3H], int8 with one scale per column of Uo
+ * and per row of Ufic in front, so each gate adds s * sum_k h_k q as the exact int8
+ * recurrence). alpha_intra = 0 gives the floats of lstmc_rt_rnn_rec_f16 / _bf16 / _i8 with the
+ * same values (lstmc_rt_drs_pack's split of U before conversion). */
+typedef lstmc_rt_lstm_drs_fn lstmc_rt_lstm_drs_lowp_fn;
+lstmc_rt_lstm_drs_lowp_fn lstmc_rt_lstm_drs_f16, lstmc_rt_lstm_drs_bf16, lstmc_rt_lstm_drs_i8;
 
 /*
  * DRS inside tissues (MICRO'18 §IV + §V): lstmc_rt_lstm_tissue with every tissue's cells run
@@ -713,11 +721,13 @@ lstmc_rt_lstm_drs_fn lstmc_rt_lstm_drs;
 int64_t lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p);
 typedef lstmc_rt_status lstmc_rt_lstm_tissue_drs_fn(
     const lstmc_rt_tissue_params *p, float alpha_inter, float alpha_intra, const float *P,
-    const float *Up, const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,
+    const void *Up, const float *row_abs_sum, const int32_t *seq_lens, const float *init_h,
     const float *init_c, const float *Peep, const float *h_pred, const float *c_pred,
-    const float *Uo, const float *Ufic, float *Y, float *Y_h, float *Y_c,
+    const void *Uo, const void *Ufic, float *Y, float *Y_h, float *Y_c,
     lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats, void *scratch);
 lstmc_rt_lstm_tissue_drs_fn lstmc_rt_lstm_tissue_drs;
+/* p->wfmt says Uo's and Ufic's format (lstmc_rt_lstm_drs_f16's layouts); one function for all */
+typedef lstmc_rt_lstm_tissue_drs_fn lstmc_rt_lstm_tissue_drs_lowp_fn;
 
 /*
  * The tissue plan, shared by lstmc_rt_lstm_tissue(_drs) and the LLVM tissue kernels

@@ -18,9 +18,10 @@
  *
  * No allocation: h, c, the gate buffer and R live in the caller's scratch.
  */
-#include "lstmc_rt_kernels.h"
 #include "internal/cell.h"
+#include "internal/lowp_view.h"
 #include "internal/testing.h"
+#include "lstmc_rt_kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,31 +75,45 @@ lstmc_rt_drs_compact(int64_t hidden, const float *o, float alpha_intra, int32_t 
 
 /* --- one cell ------------------------------------------------------------------------ */
 
-/* Line 7 for unit j: gi/gf/gc[j] = x + h . (rows i, f, c of unit j), summed in k order. */
+/* Line 7 for unit j: gi/gf/gc[j] = x + h . (rows i, f, c of unit j), summed in k order (int8:
+ * from 0, then x + s * sum, as the exact int8 recurrence). */
 static void
-unit_rows(int64_t H, const float *restrict rows, const float *restrict h, float *gi, float *gf,
+unit_rows(int64_t H, const lowp_view *uf, int64_t j, const float *restrict h, float *gi, float *gf,
           float *gc)
 {
-    const float *ri = rows, *rf = rows + H, *rc = rows + 2 * H;
-    float ai = *gi, af = *gf, ac = *gc;
+    const int64_t e = j * 3 * H;
+    float ai = lowp_view_start(uf, *gi), af = lowp_view_start(uf, *gf);
+    float ac = lowp_view_start(uf, *gc);
     int64_t k;
 
-    for (k = 0; k < H; k++) {
-        const float hk = h[k];
+    if (uf->fmt == LSTMC_RT_WFMT_FP32) {
+        const float *ri = (const float *)uf->w + e, *rf = ri + H, *rc = rf + H;
+        for (k = 0; k < H; k++) {
+            const float hk = h[k];
 
-        ai += hk * ri[k];
-        af += hk * rf[k];
-        ac += hk * rc[k];
+            ai += hk * ri[k];
+            af += hk * rf[k];
+            ac += hk * rc[k];
+        }
+    } else {
+        for (k = 0; k < H; k++) {
+            const float hk = h[k];
+
+            ai += hk * lowp_view_at(uf, e + k);
+            af += hk * lowp_view_at(uf, e + H + k);
+            ac += hk * lowp_view_at(uf, e + 2 * H + k);
+        }
     }
-    *gi = ai;
-    *gf = af;
-    *gc = ac;
+    *gi = lowp_view_finish(uf, 3 * j, *gi, ai);
+    *gf = lowp_view_finish(uf, 3 * j + 1, *gf, af);
+    *gc = lowp_view_finish(uf, 3 * j + 2, *gc, ac);
 }
 
-int32_t
-lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_intra,
-                       const float *x, const float *Uo, const float *Ufic, const float *Peep,
-                       float *h, float *c, void *work, lstmc_rt_drs_stats *stats)
+/* One cell of lstmc_rt_lstm_drs_cell's contract, U_o and U_f,i,c this direction's views. */
+static int32_t
+drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_intra, const float *x,
+         const lowp_view *uo, const lowp_view *uf, const float *Peep, float *h, float *c,
+         void *work, lstmc_rt_drs_stats *stats)
 {
     const int64_t H = p->hidden;
     const lstmc_rt_act *act = &p->act[dir * 3];
@@ -108,14 +123,30 @@ lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_in
     int32_t n, r;
     int64_t j, k;
 
-    /* line 4: go = P_o + h_{t-1} U_o, U_o k-major (one contiguous row per k) */
-    memcpy(go, x + H, (size_t)H * sizeof(float));
-    for (k = 0; k < H; k++) {
-        const float hk = h[k];
-        const float *restrict row = Uo + k * H;
+    /* line 4: go = P_o + h_{t-1} U_o, U_o k-major (one contiguous row per k); int8: the sums
+     * from 0 in gi (free until line 7), then P_o + s * sum */
+    if (uo->fmt == LSTMC_RT_WFMT_FP32) {
+        memcpy(go, x + H, (size_t)H * sizeof(float));
+        for (k = 0; k < H; k++) {
+            const float hk = h[k];
+            const float *restrict row = (const float *)uo->w + k * H;
+
+            for (j = 0; j < H; j++)
+                go[j] += hk * row[j];
+        }
+    } else {
+        float *acc = uo->scale ? gi : go;
 
         for (j = 0; j < H; j++)
-            go[j] += hk * row[j];
+            acc[j] = lowp_view_start(uo, x[H + j]);
+        for (k = 0; k < H; k++) {
+            const float hk = h[k];
+
+            for (j = 0; j < H; j++)
+                acc[j] += hk * lowp_view_at(uo, k * H + j);
+        }
+        for (j = 0; j < H; j++)
+            go[j] = lowp_view_finish(uo, j, x[H + j], acc[j]);
     }
     /* line 5: o_t (the output gate's peephole is zero: the drs pass checks it) */
     for (j = 0; j < H; j++)
@@ -128,7 +159,7 @@ lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_in
         gi[j] = x[j];
         gf[j] = x[2 * H + j];
         gc[j] = x[3 * H + j];
-        unit_rows(H, Ufic + j * 3 * H, h, gi + j, gf + j, gc + j);
+        unit_rows(H, uf, j, h, gi + j, gf + j, gc + j);
     }
     /* line 8: rt_rnn.c's cell update (lstmc_rt_lstm_cn) for the units in R, the approximation for
      * the others */
@@ -160,6 +191,18 @@ lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_in
     return n;
 }
 
+int32_t
+lstmc_rt_lstm_drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_intra, const float *x,
+                       const float *Uo, const float *Ufic, const float *Peep, float *h, float *c,
+                       void *work, lstmc_rt_drs_stats *stats)
+{
+    const int64_t H = p->hidden;
+    const lowp_view uo = lowp_view_of(LSTMC_RT_WFMT_FP32, Uo, 1, H, H, 0);
+    const lowp_view uf = lowp_view_of(LSTMC_RT_WFMT_FP32, Ufic, 1, H, 3 * H, 0);
+
+    return drs_cell(p, dir, alpha_intra, x, &uo, &uf, Peep, h, c, work, stats);
+}
+
 /* --- the layer ----------------------------------------------------------------------- */
 
 static int
@@ -180,12 +223,12 @@ lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p)
     return 7 * p->hidden; /* h, c [H] | gates [4H] | R [H] int32 */
 }
 
-/* Contract in lstmc_rt_kernels.h. The loop is rt_rnn.c's run_direction. */
-lstmc_rt_status
-lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *P,
-                  const float *Uo, const float *Ufic, const int32_t *seq_lens,
-                  const float *init_h, const float *init_c, const float *Peep, float *Y,
-                  float *Y_h, float *Y_c, lstmc_rt_drs_stats *stats, void *scratch)
+/* lstmc_rt_lstm_drs in weight format wfmt (the loop is rt_rnn.c's run_direction). */
+static lstmc_rt_status
+drs_run(int32_t wfmt, const lstmc_rt_rnn_params *p, float alpha_intra, const float *P,
+        const void *Uo, const void *Ufic, const int32_t *seq_lens, const float *init_h,
+        const float *init_c, const float *Peep, float *Y, float *Y_h, float *Y_c,
+        lstmc_rt_drs_stats *stats, void *scratch)
 {
     lstmc_rt_drs_stats local;
     int64_t H, G, T, n, step, t, j;
@@ -222,8 +265,10 @@ lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *
     c = h + H;
     for (d = 0; d < p->n_dirs; d++) {
         const int32_t rev = p->n_dirs == 2 ? d : p->reverse;
-        const float *Pd = P + d * T * p->batch * G, *Uod = Uo + d * H * H;
-        const float *Ufd = Ufic + d * 3 * H * H, *Pe = Peep ? Peep + d * 3 * H : NULL;
+        const float *Pd = P + d * T * p->batch * G, *Pe = Peep ? Peep + d * 3 * H : NULL;
+        /* Uo [D, H, H] and Ufic [D, H, 3H] in wfmt (int8: H and 3H row scales in front) */
+        const lowp_view uo = lowp_view_of(wfmt, Uo, p->n_dirs, H, H, d);
+        const lowp_view uf = lowp_view_of(wfmt, Ufic, p->n_dirs, H, 3 * H, d);
 
         for (n = 0; n < p->batch; n++) {
             const int64_t s = seq_lens ? seq_lens[n] : T, st = lstmc_rt_state_at(p, d, n);
@@ -238,8 +283,8 @@ lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *
                 memset(c, 0, hbytes);
             for (step = 0; step < s; step++) {
                 t = rev ? s - 1 - step : step;
-                lstmc_rt_lstm_drs_cell(p, d, alpha_intra, Pd + lstmc_rt_row_at(p, t, n) * G, Uod,
-                                       Ufd, Pe, h, c, c + H, stats);
+                drs_cell(p, d, alpha_intra, Pd + lstmc_rt_row_at(p, t, n) * G, &uo, &uf, Pe, h, c,
+                         c + H, stats);
                 if (Y)
                     memcpy(Y + lstmc_rt_y_at(p, t, d, n), h, hbytes);
             }
@@ -258,3 +303,29 @@ lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *
     }
     return LSTMC_RT_OK;
 }
+
+/* Contract in lstmc_rt_kernels.h. */
+lstmc_rt_status
+lstmc_rt_lstm_drs(const lstmc_rt_rnn_params *p, float alpha_intra, const float *P, const void *Uo,
+                  const void *Ufic, const int32_t *seq_lens, const float *init_h,
+                  const float *init_c, const float *Peep, float *Y, float *Y_h, float *Y_c,
+                  lstmc_rt_drs_stats *stats, void *scratch)
+{
+    return drs_run(LSTMC_RT_WFMT_FP32, p, alpha_intra, P, Uo, Ufic, seq_lens, init_h, init_c, Peep,
+                   Y, Y_h, Y_c, stats, scratch);
+}
+
+/* lstmc_rt_lstm_drs with Uo and Ufic in a reduced-precision format (lstmc_rt_kernels.h). */
+#define DRS_LOWP(suffix, fmt)                                                                      \
+    lstmc_rt_status lstmc_rt_lstm_drs_##suffix(                                                    \
+        const lstmc_rt_rnn_params *p, float alpha_intra, const float *P, const void *Uo,           \
+        const void *Ufic, const int32_t *seq_lens, const float *init_h, const float *init_c,       \
+        const float *Peep, float *Y, float *Y_h, float *Y_c, lstmc_rt_drs_stats *stats,            \
+        void *scratch)                                                                             \
+    {                                                                                              \
+        return drs_run(fmt, p, alpha_intra, P, Uo, Ufic, seq_lens, init_h, init_c, Peep, Y, Y_h,   \
+                       Y_c, stats, scratch);                                                       \
+    }
+DRS_LOWP(f16, LSTMC_RT_WFMT_FP16)
+DRS_LOWP(bf16, LSTMC_RT_WFMT_BF16)
+DRS_LOWP(i8, LSTMC_RT_WFMT_INT8)

@@ -37,6 +37,7 @@
  * with register-tiled, vectorised code and keep these cuts, tissues and slots.
  */
 #include "internal/cell.h"
+#include "internal/lowp_view.h"
 #include "internal/testing.h"
 #include "lstmc_rt_kernels.h"
 
@@ -398,13 +399,41 @@ tissue_gemm_lowp(int64_t m, int64_t H, const float *restrict hbuf, const void *U
 
 /* This direction's DRS weights and threshold; NULL drs = the plain tissue kernel. */
 typedef struct drs_in {
-    const float *Uo, *Ufic; /* this direction's, lstmc_rt_drs_pack's layouts */
+    lowp_view uo, uf; /* this direction's, lstmc_rt_drs_pack's layouts in tp->wfmt */
     float alpha;
     int32_t *keep;  /* scratch [cap, H]: 1 where cell i keeps unit j */
     int32_t *count; /* scratch [H]: cells of the tissue keeping unit j */
     int32_t *R;     /* scratch [H]: one cell's R, then the tissue's union */
     lstmc_rt_drs_stats *st;
 } drs_in;
+
+/* Lines 4 and 7 of one cell with U_o and U_f,i,c in a reduced-precision format (the reference:
+ * one sum per gate row in k order; int8 from 0, then x + s * sum). keep NULL: line 4 (the o
+ * columns of gr); else line 7 for the units keep marks. */
+static void
+drs_cell_lowp(const drs_in *dr, int64_t H, const float *restrict h, const int32_t *keep,
+              float *restrict gr)
+{
+    int64_t j, k, g;
+
+    for (j = 0; j < H; j++) {
+        if (!keep) {
+            float acc = lowp_view_start(&dr->uo, gr[H + j]);
+            for (k = 0; k < H; k++)
+                acc += h[k] * lowp_view_at(&dr->uo, k * H + j);
+            gr[H + j] = lowp_view_finish(&dr->uo, j, gr[H + j], acc);
+            continue;
+        }
+        if (!keep[j])
+            continue;
+        for (g = 0; g < 3; g++) { /* i, f, c: gate columns 0, 2H, 3H */
+            float *x = gr + (g == 0 ? 0 : (g + 1) * H) + j, acc = lowp_view_start(&dr->uf, *x);
+            for (k = 0; k < H; k++)
+                acc += h[k] * lowp_view_at(&dr->uf, (j * 3 + g) * H + k);
+            *x = lowp_view_finish(&dr->uf, j * 3 + g, *x, acc);
+        }
+    }
+}
 
 /* Lines 4 (U_o part of the tissue's Sgemm) to 7 for the m cells of a tissue: the o columns
  * of gates get P_o + H_prev x U_o (summed in lstmc_rt_rnn_rec's order), o_t is applied in
@@ -420,7 +449,9 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
     int32_t n, r;
 
     /* line 4: go[i] = P_o + hbuf[i] x U_o, MR cells x NR columns in registers */
-    for (j0 = 0; j0 < H; j0 += NR) {
+    for (i = 0; dr->uo.fmt != LSTMC_RT_WFMT_FP32 && i < m; i++)
+        drs_cell_lowp(dr, H, hbuf + i * H, NULL, gates + i * G);
+    for (j0 = 0; dr->uo.fmt == LSTMC_RT_WFMT_FP32 && j0 < H; j0 += NR) {
         const int64_t jn = H - j0 < NR ? H - j0 : NR;
 
         for (i = 0; i < m; i += MR) {
@@ -431,7 +462,7 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
                 for (g = 0; g < jn; g++)
                     acc[c][g] = gates[(i + c) * G + H + j0 + g];
             for (k = 0; k < H; k++) {
-                const float *restrict row = dr->Uo + k * H + j0;
+                const float *restrict row = (const float *)dr->uo.w + k * H + j0;
 
                 for (c = 0; c < mi; c++) {
                     const float hk = hbuf[(i + c) * H + k];
@@ -467,6 +498,11 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
         if (dr->count[j] > 0)
             dr->R[n_union++] = (int32_t)j;
     dr->st->rows_loaded += 3 * n_union;
+    if (dr->uf.fmt != LSTMC_RT_WFMT_FP32) {
+        for (i = 0; i < m; i++)
+            drs_cell_lowp(dr, H, hbuf + i * H, dr->keep + i * H, gates + i * G);
+        return;
+    }
     /* line 7: a unit's three rows (3H contiguous floats) are loaded once for the tissue and
      * multiplied for the cells that keep it, up to MR cells at a time (3 MR independent sums,
      * each in k order) */
@@ -475,7 +511,7 @@ drs_tissue_product(const dir_ctx *a, const drs_in *dr, int64_t m, const float *r
         int64_t cell[MR], nc = 0;
 
         j = dr->R[r];
-        ri = dr->Ufic + j * 3 * H;
+        ri = (const float *)dr->uf.w + j * 3 * H;
         rf = ri + H;
         rc = rf + H;
         for (i = 0; i <= m; i++) {
@@ -900,7 +936,7 @@ run_direction(const dir_ctx *a, const lstmc_rt_tissue_params *tp, const lstmc_rt
 
 /* DRS weights of lstmc_rt_lstm_tissue_drs (NULL: the plain kernel). */
 typedef struct drs_args {
-    const float *Uo, *Ufic;
+    const void *Uo, *Ufic;
     float alpha;
     lstmc_rt_drs_stats *st;
 } drs_args;
@@ -930,8 +966,6 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         return LSTMC_RT_OK;
     if (!P || (!Up && !da) || !scratch || (alpha_inter > 0.0f && !row_abs_sum))
         return LSTMC_RT_ERR_NULL;
-    if (da && tp->wfmt != LSTMC_RT_WFMT_FP32)
-        return LSTMC_RT_ERR_BAD_PARAMS; /* DRS inside tissues reads fp32 U_o, U_f,i,c */
     if (da && (!da->Uo || !da->Ufic))
         return LSTMC_RT_ERR_NULL;
     if (da && Peep) /* o_t must not depend on c_t */
@@ -953,8 +987,8 @@ tissue_run(const lstmc_rt_tissue_params *tp, float alpha_inter, const float *P, 
         lstmc_rt_status s;
 
         if (da) { /* after the plan: keep [cap, H] | count [H] | R [H] */
-            dr.Uo = da->Uo + d * H * H;
-            dr.Ufic = da->Ufic + d * 3 * H * H;
+            dr.uo = lowp_view_of(tp->wfmt, da->Uo, p->n_dirs, H, H, d);
+            dr.uf = lowp_view_of(tp->wfmt, da->Ufic, p->n_dirs, H, 3 * H, d);
             dr.alpha = da->alpha;
             dr.keep = (int32_t *)scratch + l.words;
             dr.count = dr.keep + l.cap * H;
@@ -1016,10 +1050,10 @@ lstmc_rt_lstm_tissue_drs_scratch(const lstmc_rt_tissue_params *p)
 /* Contract in lstmc_rt_kernels.h ("DRS inside tissues"). */
 lstmc_rt_status
 lstmc_rt_lstm_tissue_drs(const lstmc_rt_tissue_params *tp, float alpha_inter, float alpha_intra,
-                         const float *P, const float *Up, const float *row_abs_sum,
+                         const float *P, const void *Up, const float *row_abs_sum,
                          const int32_t *seq_lens, const float *init_h, const float *init_c,
                          const float *Peep, const float *h_pred, const float *c_pred,
-                         const float *Uo, const float *Ufic, float *Y, float *Y_h, float *Y_c,
+                         const void *Uo, const void *Ufic, float *Y, float *Y_h, float *Y_c,
                          lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats, void *scratch)
 {
     lstmc_rt_drs_stats local;

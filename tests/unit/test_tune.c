@@ -196,9 +196,6 @@ Test(tune, load_refuses_bad_files)
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nmax_sublayer 0\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nthreads 17\n",
         "lstmc-thresholds 1\nschedule approx\nalpha_inter 1\nalpha_intra 0\nthreads 2x\n",
-        /* row skip reads fp32 U only */
-        "lstmc-thresholds 1\nvary both\nschedule approx\nalpha_inter 1\nalpha_intra 0.5\n"
-        "weights int8\n",
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {

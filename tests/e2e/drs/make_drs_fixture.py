@@ -15,6 +15,10 @@ Algorithm 3 per cell (gates i o f c as ONNX stores them; "." element-wise):
 ALPHA is chosen (from a list) so that no |o| lies within MARGIN of it, so float32 rounding in
 the compiled code cannot flip a decision.
 
+Issue 24: the same at ALPHA with W and R as --weights=fp16, bf16 and int8 store them (rounded by
+tests/e2e/relevance/make_relevance_fixture.py's rnd16, rndbf, rnd8, the margin held for every
+format too): expected/<fmt>/Y.npy, Y_h.npy, Y_c.npy, counts.txt.
+
     /usr/bin/python3 tests/e2e/drs/make_drs_fixture.py
 """
 import os
@@ -23,6 +27,9 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "relevance"))
+from make_relevance_fixture import rnd8, rnd16, rndbf  # noqa: E402
 
 T, N, I, H = 10, 2, 4, 16
 SEQ = np.array([10, 7], dtype=np.int32)
@@ -83,9 +90,11 @@ def main():
     B = (rng.standard_normal((2, 8 * H)) * 0.5).astype(np.float32)
     x = rng.standard_normal((T, N, I)).astype(np.float32)
 
+    fmts = (("fp16", rnd16), ("bf16", rndbf), ("int8", rnd8))
     for alpha in (0.3, 0.31, 0.29, 0.32, 0.28, 0.33):
         res = drs_layer(x, W, R, B, alpha)
-        if res[6] > MARGIN:
+        lowp = [(f, drs_layer(x, rnd(W), rnd(R), B, alpha)) for f, rnd in fmts]
+        if min([res[6]] + [r[6] for _, r in lowp]) > MARGIN:
             break
     else:
         sys.exit("no alpha with a safe margin")
@@ -112,6 +121,15 @@ def main():
         np.save(os.path.join(OUT, "expected", name + ".npy"), v.astype(np.float32))
     with open(os.path.join(OUT, "expected", "counts.txt"), "w") as f:
         f.write("%r %d %d %d\n" % (alpha, cells, total, skipped))
+    for fmt, r in lowp:
+        os.makedirs(os.path.join(OUT, "expected", fmt), exist_ok=True)
+        for name, v in (("Y", r[0]), ("Y_h", r[1]), ("Y_c", r[2])):
+            np.save(os.path.join(OUT, "expected", fmt, name + ".npy"), v.astype(np.float32))
+        with open(os.path.join(OUT, "expected", fmt, "counts.txt"), "w") as f:
+            f.write("%r %d %d %d\n" % (alpha, r[3], r[4], r[5]))
+        assert 0 < r[5] < r[4]
+        print("%s: %d of %d rows skipped, largest |Y| change from fp32 %.4f" %
+              (fmt, r[5], r[4], float(np.max(np.abs(r[0] - Y)))))
     print("alpha %r: %d cells, %d of %d rows skipped (%.1f %%), nearest |o| %.4f from alpha"
           % (alpha, cells, skipped, total, 100.0 * skipped / total, near))
 
