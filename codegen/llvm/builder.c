@@ -7,6 +7,10 @@
 #include "llvm_impl.h"
 
 #ifdef LSTMC_HAVE_LLVM
+#include <llvm-c/DebugInfo.h>
+#endif
+
+#ifdef LSTMC_HAVE_LLVM
 
 /* --- loops --------------------------------------------------------------------------- */
 
@@ -35,6 +39,26 @@ loop_end(kg *g, kloop *l)
 {
     LLVMBuildStore(g->b, add(g, l->iv, ci(g, 1)), l->var);
     LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+/* loop_end with the loop marked "llvm.loop.unroll.disable": a loop whose body LLVM would
+ * otherwise unroll completely and whose loads an enclosing loop would then hoist (and spill). */
+void
+loop_end_rolled(kg *g, kloop *l)
+{
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(g->cx, NULL, 0), ops[2], self;
+    LLVMValueRef br;
+
+    LLVMBuildStore(g->b, add(g, l->iv, ci(g, 1)), l->var);
+    br = LLVMBuildBr(g->b, l->cond);
+    ops[0] = tmp;
+    ops[1] = LLVMMDStringInContext2(g->cx, "llvm.loop.unroll.disable", 24);
+    ops[1] = LLVMMDNodeInContext2(g->cx, &ops[1], 1);
+    self = LLVMMDNodeInContext2(g->cx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, self);
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->cx, "llvm.loop", 9),
+                    LLVMMetadataAsValue(g->cx, self));
     LLVMPositionBuilderAtEnd(g->b, l->exit);
 }
 

@@ -51,62 +51,83 @@ drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v)
     return fadd(g, start, r);
 }
 
-/* Line 7 for unit j (an i64 value): the pre-activations of i, f, c into gates. Ufic this
- * direction's rows in g->wfmt (fp16 / bf16 widened as read); int8: scale its 3H row scales,
- * the sums from 0 and x + s * sum at the end (the exact int8 recurrence's order), else NULL. */
+/* Line 7 for unit j (an i64 value) and nc cells (nc <= DRS_MAX_CELLS): the pre-activations of
+ * i, f, c of cell c from its x[c] into its gates[c], against its h[c]. The rows are loaded once
+ * per vector for the nc cells; each cell's sums are those of one cell alone (DRS_NA vectors of
+ * accumulators per row, then one horizontal sum), so a cell's floats do not depend on nc.
+ * Ufic this direction's rows in g->wfmt (fp16 / bf16 widened as read); int8: scale its 3H row
+ * scales, the sums from 0 and x + s * sum at the end (the exact int8 recurrence's order), else
+ * NULL. */
 void
-drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j,
-              LLVMValueRef h, LLVMValueRef x, LLVMValueRef gates)
+drs_unit_rows_n(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j, int nc,
+                const LLVMValueRef *h, const LLVMValueRef *x, const LLVMValueRef *gates)
 {
     static const int64_t goff[3] = {0, 2, 3}; /* gate i, f, c in P and gates (i o f c) */
     const int64_t step = (int64_t)DRS_NA * g->vl, nfull = H / step;
-    LLVMValueRef rows = gepw(g, Ufic, mul(g, j, ci(g, 3 * H))), acc[3][DRS_NA], sum[3], xr;
+    LLVMValueRef rows = gepw(g, Ufic, mul(g, j, ci(g, 3 * H)));
+    LLVMValueRef acc[DRS_MAX_CELLS][3][DRS_NA], sum[DRS_MAX_CELLS][3], xr, uv[3][DRS_NA];
     int64_t k0 = nfull * step, k;
-    int r, a;
+    int r, a, c;
 
-    for (r = 0; r < 3; r++)
-        for (a = 0; a < DRS_NA; a++) {
-            acc[r][a] = entry_alloca(g, g->vf);
-            LLVMBuildStore(g->b, LLVMConstNull(g->vf), acc[r][a]);
-        }
+    for (c = 0; c < nc; c++)
+        for (r = 0; r < 3; r++)
+            for (a = 0; a < DRS_NA; a++) {
+                acc[c][r][a] = entry_alloca(g, g->vf);
+                LLVMBuildStore(g->b, LLVMConstNull(g->vf), acc[c][r][a]);
+            }
     if (nfull > 0) {
         kloop l;
         LLVMValueRef kk = mul(g, loop_begin(g, &l, ci(g, 0), ci(g, nfull)), ci(g, step));
 
-        for (a = 0; a < DRS_NA; a++) {
-            LLVMValueRef ka = add(g, kk, ci(g, (int64_t)a * g->vl));
-            LLVMValueRef hv = ldt(g, g->vf, gepf(g, h, ka));
+        for (a = 0; a < DRS_NA; a++)
+            for (r = 0; r < 3; r++)
+                uv[r][a] = emit_ldw(
+                    g, gepw(g, gepwc(g, rows, r * H), add(g, kk, ci(g, (int64_t)a * g->vl))),
+                    g->vl);
+        for (c = 0; c < nc; c++)
+            for (a = 0; a < DRS_NA; a++) {
+                LLVMValueRef hv =
+                    ldt(g, g->vf, gepf(g, h[c], add(g, kk, ci(g, (int64_t)a * g->vl))));
 
-            for (r = 0; r < 3; r++) {
-                LLVMValueRef uv = emit_ldw(g, gepw(g, gepwc(g, rows, r * H), ka), g->vl);
-                LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[r][a], "");
-                LLVMBuildStore(g->b, fma_(g, g->vf, hv, uv, cur), acc[r][a]);
+                for (r = 0; r < 3; r++) {
+                    LLVMValueRef cur = LLVMBuildLoad2(g->b, g->vf, acc[c][r][a], "");
+                    LLVMBuildStore(g->b, fma_(g, g->vf, hv, uv[r][a], cur), acc[c][r][a]);
+                }
             }
-        }
-        loop_end(g, &l);
+        loop_end_rolled(g, &l); /* else the cell loops around it hoist the rows (tissue.c) */
     }
-    for (r = 0; r < 3; r++) {
-        LLVMValueRef v = LLVMBuildLoad2(g->b, g->vf, acc[r][0], "");
+    for (c = 0; c < nc; c++)
+        for (r = 0; r < 3; r++) {
+            LLVMValueRef v = LLVMBuildLoad2(g->b, g->vf, acc[c][r][0], "");
 
-        for (a = 1; a < DRS_NA; a++)
-            v = fadd(g, v, LLVMBuildLoad2(g->b, g->vf, acc[r][a], ""));
-        xr = ldf(g, gepf(g, gepc(g, x, goff[r] * H), j));
-        sum[r] = drs_hsum(g, scale ? cf(g, 0.0) : xr, v);
-    }
-    for (k = k0; k < H; k++) { /* scalar tail (H not a multiple of DRS_NA vectors) */
-        LLVMValueRef hk = ldf(g, gepc(g, h, k));
-
-        for (r = 0; r < 3; r++)
-            sum[r] = fma_(g, g->f32, hk, emit_ldw(g, gepwc(g, rows, r * H + k), 1), sum[r]);
-    }
-    for (r = 0; r < 3; r++) {
-        if (scale) {
-            LLVMValueRef s = ldf(g, gepf(g, gepc(g, scale, r), mul(g, j, ci(g, 3))));
-            xr = ldf(g, gepf(g, gepc(g, x, goff[r] * H), j));
-            sum[r] = fadd(g, xr, fmul(g, s, sum[r]));
+            for (a = 1; a < DRS_NA; a++)
+                v = fadd(g, v, LLVMBuildLoad2(g->b, g->vf, acc[c][r][a], ""));
+            xr = ldf(g, gepf(g, gepc(g, x[c], goff[r] * H), j));
+            sum[c][r] = drs_hsum(g, scale ? cf(g, 0.0) : xr, v);
         }
-        stf(g, sum[r], gepf(g, gepc(g, gates, goff[r] * H), j));
-    }
+    for (k = k0; k < H; k++) /* scalar tail (H not a multiple of DRS_NA vectors) */
+        for (r = 0; r < 3; r++) {
+            LLVMValueRef u = emit_ldw(g, gepwc(g, rows, r * H + k), 1);
+            for (c = 0; c < nc; c++)
+                sum[c][r] = fma_(g, g->f32, ldf(g, gepc(g, h[c], k)), u, sum[c][r]);
+        }
+    for (c = 0; c < nc; c++)
+        for (r = 0; r < 3; r++) {
+            if (scale) {
+                LLVMValueRef sc = ldf(g, gepf(g, gepc(g, scale, r), mul(g, j, ci(g, 3))));
+                xr = ldf(g, gepf(g, gepc(g, x[c], goff[r] * H), j));
+                sum[c][r] = fadd(g, xr, fmul(g, sc, sum[c][r]));
+            }
+            stf(g, sum[c][r], gepf(g, gepc(g, gates[c], goff[r] * H), j));
+        }
+}
+
+/* drs_unit_rows_n for one cell. */
+void
+drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j,
+              LLVMValueRef h, LLVMValueRef x, LLVMValueRef gates)
+{
+    drs_unit_rows_n(g, H, Ufic, scale, j, 1, &h, &x, &gates);
 }
 
 /* *stats = {cells, 3H cells, 3H cells - 3 kept, 3 kept} when stats is not NULL. */

@@ -247,6 +247,7 @@ typedef struct kloop {
 
 LLVMValueRef loop_begin(kg *g, kloop *l, LLVMValueRef start, LLVMValueRef end);
 void loop_end(kg *g, kloop *l);
+void loop_end_rolled(kg *g, kloop *l);
 LLVMBasicBlockRef if_begin(kg *g, LLVMValueRef c);
 LLVMBasicBlockRef fn_begin(kg *g, LLVMValueRef f);
 LLVMValueRef ld_param_i64(kg *g, LLVMValueRef p, size_t off);
@@ -407,6 +408,10 @@ LLVMValueRef drs_y_at(kg *g, const lstmc_rt_rnn_params *p, LLVMValueRef t, int32
 LLVMValueRef drs_hsum(kg *g, LLVMValueRef start, LLVMValueRef v);
 void drs_unit_rows(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j,
                    LLVMValueRef h, LLVMValueRef x, LLVMValueRef gates);
+#define DRS_MAX_CELLS 4 /* cells of one drs_unit_rows_n */
+void drs_unit_rows_n(kg *g, int64_t H, LLVMValueRef Ufic, LLVMValueRef scale, LLVMValueRef j,
+                     int nc, const LLVMValueRef *h, const LLVMValueRef *x,
+                     const LLVMValueRef *gates);
 void drs_ret_if(kg *g, LLVMValueRef cond, int code);
 LLVMValueRef emit_cell_state(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act,
                              LLVMValueRef peep, LLVMValueRef gr, LLVMValueRef cj, LLVMValueRef j);

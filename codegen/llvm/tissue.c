@@ -397,20 +397,34 @@ tdrs_o_product(kg *g, int64_t H, int64_t cap, LLVMValueRef m, LLVMValueRef hbuf,
     tis_cell_blocks(g, tis_acc_budget(g) / 2, cap, m, tdrs_o_block, &x);
 }
 
+/* Cells of one drs_unit_rows_n call in tdrs_rows: as many as leave each its 3 DRS_NA vector
+ * accumulators and the rows' 3 DRS_NA vectors in registers (AVX-512, AArch64: 3; else 1). */
+static int
+tdrs_cells(const kg *g)
+{
+    const int n = tis_acc_budget(g) / 6 - 1;
+    return n < 1 ? 1 : n > DRS_MAX_CELLS ? DRS_MAX_CELLS : n;
+}
+
 /*
  * Lines 5-7 for the m cells of a tissue, units [j0, j1): o_t in place, then per unit j the
- * rows of U_f,i,c (3H contiguous floats) for every cell keeping j; the rows come from memory
- * once per tissue (then from cache). Adds the kept units to *kept and the union to *uni.
+ * list of the cells keeping it and the rows of U_f,i,c (3H contiguous weights) multiplied for
+ * them, tdrs_cells at a time (the rows loaded once per vector for those cells, as the tissue
+ * tiles share U's); the rows come from memory once per tissue (then from cache). Adds the kept
+ * units to *kept and the union to *uni.
  */
 static void
-tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef m,
+tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef m, int64_t cap,
           LLVMValueRef hbuf, LLVMValueRef Ufic, LLVMValueRef Ufs, LLVMValueRef gates,
           LLVMValueRef alpha, LLVMValueRef kept, LLVMValueRef uni, int64_t j0, int64_t j1)
 {
     const int64_t H = p->hidden, G = 4 * H;
-    LLVMValueRef i, j, go, o, any = entry_alloca(g, g->i64), gi, keep, cur;
-    LLVMBasicBlockRef join;
-    kloop li, lj;
+    const int nb = tdrs_cells(g);
+    LLVMTypeRef lty = LLVMArrayType(g->i32, (unsigned)cap);
+    LLVMValueRef list = entry_alloca(g, lty), cnt = entry_alloca(g, g->i64);
+    LLVMValueRef i, j, go, o, gi, nk, q, ngrp, hs[DRS_MAX_CELLS], gs[DRS_MAX_CELLS];
+    kloop li, lj, lq;
+    int c;
 
     i = loop_begin(g, &li, ci(g, 0), m); /* line 5 */
     go = gepf(g, gates, add(g, mul(g, i, ci(g, G)), ci(g, H)));
@@ -419,21 +433,45 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
     loop_end(g, &lj);
     loop_end(g, &li);
     j = loop_begin(g, &lj, ci(g, j0), ci(g, j1)); /* lines 6-7 */
-    LLVMBuildStore(g->b, ci(g, 0), any);
-    i = loop_begin(g, &li, ci(g, 0), m);
-    gi = gepf(g, gates, mul(g, i, ci(g, G)));
-    o = ldf(g, gepf(g, gepc(g, gi, H), j));
-    keep = drs_keep(g, o, alpha);
-    join = if_begin(g, keep);
-    LLVMBuildStore(g->b, ci(g, 1), any);
-    cur = LLVMBuildLoad2(g->b, g->i64, kept, "");
-    LLVMBuildStore(g->b, add(g, cur, ci(g, 1)), kept);
-    drs_unit_rows(g, H, Ufic, Ufs, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
-    tis_endif(g, join);
+    LLVMBuildStore(g->b, ci(g, 0), cnt);
+    i = loop_begin(g, &li, ci(g, 0), m); /* the cells keeping j, branch-free */
+    o = ldf(g, gepf(g, gepf(g, gates, add(g, mul(g, i, ci(g, G)), ci(g, H))), j));
+    nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
+    LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, i, g->i32, ""),
+                   LLVMBuildInBoundsGEP2(g->b, g->i32, list, &nk, 1, ""));
+    LLVMBuildStore(g->b, add(g, nk, LLVMBuildZExt(g->b, drs_keep(g, o, alpha), g->i64, "")), cnt);
     loop_end(g, &li);
+    nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
+    LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, kept, ""), nk), kept);
     LLVMBuildStore(
-        g->b, add(g, LLVMBuildLoad2(g->b, g->i64, uni, ""), LLVMBuildLoad2(g->b, g->i64, any, "")),
+        g->b,
+        add(g, LLVMBuildLoad2(g->b, g->i64, uni, ""),
+            LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, nk, ci(g, 0), ""), g->i64, "")),
         uni);
+    ngrp = nb > 1 ? LLVMBuildSDiv(g->b, nk, ci(g, nb), "") : ci(g, 0);
+    if (nb > 1) { /* groups of nb cells */
+        q = mul(g, loop_begin(g, &lq, ci(g, 0), ngrp), ci(g, nb));
+        for (c = 0; c < nb; c++) {
+            LLVMValueRef qc = add(g, q, ci(g, c));
+            LLVMValueRef ic = LLVMBuildSExt(
+                g->b,
+                LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, list, &qc, 1, ""),
+                               ""),
+                g->i64, "");
+            hs[c] = gepf(g, hbuf, mul(g, ic, ci(g, H)));
+            gs[c] = gepf(g, gates, mul(g, ic, ci(g, G)));
+        }
+        drs_unit_rows_n(g, H, Ufic, Ufs, j, nb, hs, gs, gs);
+        loop_end(g, &lq);
+    }
+    q = loop_begin(g, &lq, mul(g, ngrp, ci(g, nb)), nk); /* the cells left, one at a time */
+    i = LLVMBuildSExt(
+        g->b,
+        LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, list, &q, 1, ""), ""),
+        g->i64, "");
+    gi = gepf(g, gates, mul(g, i, ci(g, G)));
+    drs_unit_rows(g, H, Ufic, Ufs, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
+    loop_end(g, &lq);
     loop_end(g, &lj);
 }
 
@@ -964,7 +1002,7 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
                     lowp_dir(g, x->Ufic, p->n_dirs, H, 3 * H, d, &uf, &ufs);
                 }
                 tdrs_o_product(g, H, L->cap, m, hbuf, uo, uos, gates, j0, j1);
-                tdrs_rows(g, p, &p->act[d * 3], m, hbuf, uf, ufs, gates, x->alpha_intra,
+                tdrs_rows(g, p, &p->act[d * 3], m, L->cap, hbuf, uf, ufs, gates, x->alpha_intra,
                           tis_cnt(g, x->dkept, t), tis_cnt(g, x->duni, t), j0, j1);
             } else {
                 tis_cols_of(H, j0, j1, &cols);
