@@ -33,6 +33,8 @@ tune_point_sub(tune_run *r, const tune_point *p)
     if (p->max_run)
         return p->wfmt ? arena_printf(r->a, "approx_w%d_%s", p->max_run, lowp_name(p->wfmt))
                        : arena_printf(r->a, "approx_w%d", p->max_run);
+    if (p->set)
+        return arena_printf(r->a, "approx_%s", lowp_name(p->wfmt));
     if (p->act || p->wfmt != LSTMC_RT_WFMT_FP32)
         return tune_fmt_sub(r, p->wfmt, p->act);
     return "approx";
@@ -54,19 +56,24 @@ tune_point_name(tune_run *r, const tune_point *p, int i)
                    ? arena_printf(r->a, "breakpoints forced every <= %d cells with %s weights",
                                   p[i].max_run, lowp_name(p[i].wfmt))
                    : arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
+    if (p[i].set)
+        return arena_printf(r->a, "set %d with %s weights", p[i].set - 1, lowp_name(p[i].wfmt));
     return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
            : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
                : arena_printf(r->a, "set %d", i);
 }
 
-/* The first column of point i: the set's number or the weights' format. */
+/* The first column of point i: the set's number (and its weights' format), or the weights'
+ * format, or the window. */
 static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
     if (p[i].max_run)
         snprintf(buf, n, "win %d%s%s", p[i].max_run, p[i].wfmt ? " " : "",
                  p[i].wfmt ? lowp_name(p[i].wfmt) : "");
+    else if (p[i].set)
+        snprintf(buf, n, "%d %s", p[i].set - 1, lowp_name(p[i].wfmt));
     else if (p[i].act)
         snprintf(buf, n, "act-int%d", p[i].act);
     else if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
@@ -160,7 +167,8 @@ tune_svg(const char *path, const tune_run *r, const tune_point *p, int n, int ao
     fprintf(f,
             "<text x=\"%g\" y=\"%g\">bars: speed-up over the exact schedule (left); red: "
             "accuracy / exact accuracy (right); threshold set 0..10%s</text>\n",
-            x0, H - 12, n > TUNE_SETS ? ", then the exact schedule per weights format" : "");
+            x0, H - 12,
+            n > TUNE_SETS ? ", then formats, windows and sets with reduced weights" : "");
     fputs("</svg>\n", f);
     return fclose(f);
 }

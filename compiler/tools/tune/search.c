@@ -273,15 +273,22 @@ load_labels(tune_run *r)
     return 0;
 }
 
+/* Whether point i is the exact schedule with reduced-precision weights or integer layers. */
+static int
+exact_fmt(const tune_point *p, int i)
+{
+    return i >= 0 && !p[i].max_run && !p[i].set && (p[i].act || p[i].wfmt != LSTMC_RT_WFMT_FP32);
+}
+
 /* The threshold pairs point i's harness takes (exact, formats, integer modes: none). */
 static const double *
 point_pairs(const tune_point *p, int i, const double *pairs, int *n)
 {
     static const double zero[2] = {0, 0};
-    *n = i >= 0 && (p[i].max_run || p[i].wfmt == LSTMC_RT_WFMT_FP32) ? 1 : 0;
-    if (i < 0 || !*n)
+    *n = i >= 0 && !exact_fmt(p, i) ? 1 : 0;
+    if (!*n)
         return NULL;
-    return p[i].max_run ? zero : pairs + 2 * i;
+    return p[i].max_run ? zero : pairs + 2 * (p[i].set ? p[i].set - 1 : i);
 }
 
 /*
@@ -387,6 +394,7 @@ tune_search(tune_run *r)
     long long n_min;
     int mts, i, j, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, nwf = 0;
     int wins[TUNE_WINDOWS], wfmt[TUNE_WIN_FMTS * TUNE_WINDOWS], thr_best, n_cores;
+    int sfmt[TUNE_WIN_FMTS], nsf = 0; /* the formats of the sets with reduced weights */
     double thr_us[TUNE_MAX_THREADS + 1];
 
     if (!tg)
@@ -521,7 +529,24 @@ tune_search(tune_run *r)
                 return -1;
         }
     }
-    n = TUNE_SETS + t->n_fmts + t->n_acts + nw + nwf;
+    /* and the threshold sets with those weights (tissues and row skip read them) */
+    for (j = 0; j < t->n_fmts; j++) {
+        const int f = t->fmts[j];
+        if (f != LSTMC_RT_WFMT_FP16 && f != LSTMC_RT_WFMT_INT8)
+            continue;
+        if (tune_compile(r, arena_printf(r->a, "approx_%s", lowp_name(f)), 1, calib, &xi, f, 0) <
+            0) {
+            fprintf(stderr,
+                    "lstmc: tune: threshold sets with %s weights left out: the model does not "
+                    "compile so\n",
+                    lowp_name(f));
+            continue;
+        }
+        sfmt[nsf++] = f;
+        if (tune_stopped(r))
+            return -1;
+    }
+    n = TUNE_SETS + t->n_fmts + t->n_acts + nw + nwf + nsf * TUNE_SETS;
 
     /* 3. the exact outputs and time */
     if (tune_harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &r->exact_tune) < 0)
@@ -634,6 +659,36 @@ tune_search(tune_run *r)
         if (tune_stopped(r))
             return -1;
     }
+    /* 5d. the threshold sets with reduced weights */
+    for (j = 0; j < nsf; j++) {
+        tune_point *q0 = &p[TUNE_SETS + t->n_fmts + t->n_acts + nw + nwf + j * TUNE_SETS];
+        fprintf(stderr, "lstmc: tune: measuring the %d threshold sets with %s weights\n", TUNE_SETS,
+                lowp_name(sfmt[j]));
+        if (tune_harness(r, arena_printf(r->a, "approx_%s", lowp_name(sfmt[j])), 0, r->n_tune,
+                         t->reps, pairs, TUNE_SETS, h, &y) < 0)
+            return -1;
+        for (i = 0; i < TUNE_SETS; i++) {
+            tune_point *q = &q0[i];
+            q->wfmt = sfmt[j];
+            q->set = i + 1;
+            q->alpha_inter = pairs[2 * i];
+            q->alpha_intra = pairs[2 * i + 1];
+            q->us = h[i].us;
+            q->tissues = h[i].tissues;
+            q->skipped = h[i].skipped;
+            q->accuracy = score(r, y + i * r->n_tune * r->numel, r->exact_tune, 0, r->n_tune);
+            q->norm_acc = q->accuracy / r->exact_acc_tune;
+            fprintf(stderr,
+                    "lstmc: tune: [%2d/%d %s] tissues %6.2f rows skipped %5.1f %% accuracy %.4f "
+                    "time %.1f us\n",
+                    i + 1, TUNE_SETS, lowp_name(sfmt[j]), q->tissues, 100 * q->skipped, q->accuracy,
+                    q->us);
+        }
+        free(y);
+        y = NULL;
+        if (tune_stopped(r))
+            return -1;
+    }
     /* the exact time again, after the sets: drift hits both */
     if (tune_harness(r, "exact", 0, r->n_tune, t->reps, NULL, 0, h, &y) < 0)
         return -1;
@@ -645,13 +700,15 @@ tune_search(tune_run *r)
      * U_f,i,c (3/4 of U) only for the units dynamic row skip keeps; a reduced format reads
      * fewer bytes of the same weights */
     for (i = 0; i < n; i++)
-        p[i].speedup = r->measured ? r->exact_us / p[i].us
-                       : p[i].wfmt != LSTMC_RT_WFMT_FP32
-                           ? 4.0 / lowp_elem_bytes(p[i].wfmt)
-                           : (double)r->T / ((p[i].tissues > 0 ? p[i].tissues : r->T) *
-                                             (0.25 + 0.75 * (1 - p[i].skipped)));
+        p[i].speedup =
+            r->measured
+                ? r->exact_us / p[i].us
+                : (p[i].wfmt != LSTMC_RT_WFMT_FP32 ? 4.0 / lowp_elem_bytes(p[i].wfmt) : 1) *
+                      (exact_fmt(p, i) ? 1
+                                       : (double)r->T / ((p[i].tissues > 0 ? p[i].tissues : r->T) *
+                                                         (0.25 + 0.75 * (1 - p[i].skipped))));
     tune_pick(p, n, t->accuracy, &ao, &bpa);
-    /* 5d. threads for AO's library (a speed knob only: the outputs are the same floats) */
+    /* 5e. threads for AO's library (a speed knob only: the outputs are the same floats) */
     thr_best = 0;
     n_cores = tg->cores;
     if (t->threads == 0 && r->measured && n_cores > 1) {
@@ -669,7 +726,7 @@ tune_search(tune_run *r)
         char *tmp = arena_printf(r->a, "%s.tmp", t->out);
         const char *base = strrchr(t->out, '/');
         double hold[2] = {0, 0};
-        static const double zero2[2] = {0, 0};
+        int n_pp;
         int which[2] = {ao, bpa};
         if (r->n_hold > 0) {
             if (tune_harness(r, "exact", r->n_tune, r->n_hold, 1, NULL, 0, h, &r->exact_hold) < 0)
@@ -680,12 +737,9 @@ tune_search(tune_run *r)
                     hold[j] = r->exact_acc_hold;
                     continue;
                 }
-                if (p[which[j]].wfmt != LSTMC_RT_WFMT_FP32 && !p[which[j]].max_run
-                        ? tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1,
-                                       NULL, 0, h, &y) < 0
-                        : tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1,
-                                       p[which[j]].max_run ? zero2 : pairs + 2 * which[j], 1, h,
-                                       &y) < 0)
+                const double *pp = point_pairs(p, which[j], pairs, &n_pp);
+                if (tune_harness(r, tune_point_sub(r, &p[which[j]]), r->n_tune, r->n_hold, 1, pp,
+                                 n_pp, h, &y) < 0)
                     return -1;
                 hold[j] = score(r, y, r->exact_hold, r->n_tune, r->n_hold);
                 free(y);
@@ -763,8 +817,8 @@ tune_search(tune_run *r)
         fprintf(fo, "vary %s\n", ao >= 0 && p[ao].max_run ? "inter" : t->vary);
         /* a format candidate is the exact schedule: its alphas are 0 */
         fprintf(fo, "schedule %s\nalpha_inter %.9g\nalpha_intra %.9g\n",
-                ao < 0 || (p[ao].wfmt != LSTMC_RT_WFMT_FP32 && !p[ao].max_run) ? "exact" : "approx",
-                ao < 0 ? 0.0 : p[ao].alpha_inter, ao < 0 ? 0.0 : p[ao].alpha_intra);
+                ao < 0 || exact_fmt(p, ao) ? "exact" : "approx", ao < 0 ? 0.0 : p[ao].alpha_inter,
+                ao < 0 ? 0.0 : p[ao].alpha_intra);
         if (ao >= 0 && p[ao].wfmt != LSTMC_RT_WFMT_FP32)
             fprintf(fo, "weights %s\n", lowp_name(p[ao].wfmt));
         if (ao >= 0 && p[ao].max_run)
