@@ -210,6 +210,85 @@ drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMVal
     loop_end(g, &l);
 }
 
+/* The checks of lstmc_rt_lstm_drs before anything is written (g->fn, the kernel's arguments):
+ * *stats zeroed, seq_lens in [0, T], P_o peepholes zero; returns 1 when the kernel is complete
+ * (no batch). */
+static int
+drs_entry(kg *g, const kp_call *kc, const rec_dims *dm)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.drs.p;
+    const int64_t H = p->hidden;
+    LLVMValueRef Peep = kc->in[6] ? LLVMGetParam(g->fn, 8) : NULL;
+    int32_t d;
+    kloop l;
+
+    drs_store_stats(g, H, LLVMGetParam(g->fn, 12), ci(g, 0), ci(g, 0));
+    if (p->batch == 0) { /* N <= 0 at run time too */
+        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+        return 1;
+    }
+    if (kc->in[3]) /* every entry in [0, T] before anything is written */
+        emit_seq_len_check(g, LLVMGetParam(g->fn, 5), dm->N, dm->T);
+    if (Peep) /* o_t must not depend on c_t: P_o == 0 */
+        for (d = 0; d < p->n_dirs; d++) {
+            LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
+            drs_ret_if(g,
+                       LLVMBuildFCmp(g->b, LLVMRealUNE,
+                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)), cf(g, 0.0),
+                                     ""),
+                       LSTMC_RT_ERR_BAD_PARAMS);
+            loop_end(g, &l);
+        }
+    return 0;
+}
+
+/* Line 6 for the units [j0, j1) of the o_t in go: R[j0 ..) = the kept units, ascending;
+ * returns their count (an i64 value; cnt an i64 alloca). */
+static LLVMValueRef
+drs_compact(kg *g, LLVMValueRef go, LLVMValueRef alpha, LLVMValueRef R, LLVMValueRef cnt,
+            int64_t j0, int64_t j1)
+{
+    LLVMValueRef j, o, nk, at;
+    kloop l;
+
+    LLVMBuildStore(g->b, ci(g, 0), cnt);
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1));
+    o = ldf(g, gepf(g, go, j));
+    nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
+    at = add(g, nk, ci(g, j0));
+    LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, j, g->i32, ""),
+                   LLVMBuildInBoundsGEP2(g->b, g->i32, R, &at, 1, ""));
+    LLVMBuildStore(g->b, add(g, nk, LLVMBuildZExt(g->b, drs_keep(g, o, alpha), g->i64, "")), cnt);
+    loop_end(g, &l);
+    return LLVMBuildLoad2(g->b, g->i64, cnt, "");
+}
+
+/* Lines 5 (o_t of the units [j0, j1) in place), 6 and 7 of one cell: x its P row, h its
+ * h_{t-1}, go = gates + H; adds the kept units to *kept. */
+static void
+drs_cell_units(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValueRef x,
+               LLVMValueRef h, LLVMValueRef gates, LLVMValueRef alpha, LLVMValueRef R,
+               LLVMValueRef cnt, LLVMValueRef ufd, LLVMValueRef ufs, LLVMValueRef kept, int64_t j0,
+               int64_t j1)
+{
+    const int64_t H = p->hidden;
+    LLVMValueRef go = gepc(g, gates, H), j, o, nk, r;
+    kloop l;
+
+    j = loop_begin(g, &l, ci(g, j0), ci(g, j1)); /* line 5, a loop of its own: it vectorises */
+    o = emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, go, j))));
+    stf(g, o, gepf(g, go, j));
+    loop_end(g, &l);
+    nk = drs_compact(g, go, alpha, R, cnt, j0, j1); /* line 6 */
+    LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, kept, ""), nk), kept);
+    r = add(g, loop_begin(g, &l, ci(g, 0), nk), ci(g, j0)); /* line 7: the units in R only */
+    j = LLVMBuildSExt(
+        g->b, LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
+        g->i64, "");
+    drs_unit_rows(g, H, ufd, ufs, j, h, x, gates);
+    loop_end(g, &l);
+}
+
 void
 emit_drs(kg *g, const kp_call *kc)
 {
@@ -232,37 +311,20 @@ emit_drs(kg *g, const kp_call *kc)
     const int has_sl = kc->in[3] != NULL;
     rec_dims dm; /* T and N, read from p where kc->dyn says (issue 21) */
     int32_t d;
-    kloop l;
 
     rec_dims_of(g, p, kc->dyn, LLVMGetParam(g->fn, 0), 1, &dm);
     LLVMBuildStore(g->b, ci(g, 0), cells);
     LLVMBuildStore(g->b, ci(g, 0), kept);
-    drs_store_stats(g, H, stats, ci(g, 0), ci(g, 0));
-    if (p->batch == 0) { /* N <= 0 at run time too */
-        LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+    if (drs_entry(g, kc, &dm))
         return;
-    }
-    if (has_sl) /* every entry in [0, T] before anything is written */
-        emit_seq_len_check(g, sl, dm.N, dm.T);
-    if (Peep) /* o_t must not depend on c_t: P_o == 0 */
-        for (d = 0; d < D; d++) {
-            LLVMValueRef j = loop_begin(g, &l, ci(g, 0), ci(g, H));
-            drs_ret_if(g,
-                       LLVMBuildFCmp(g->b, LLVMRealUNE,
-                                     ldf(g, gepf(g, gepc(g, Peep, d * 3 * H + H), j)), cf(g, 0.0),
-                                     ""),
-                       LSTMC_RT_ERR_BAD_PARAMS);
-            loop_end(g, &l);
-        }
     for (d = 0; d < D; d++) {
         const int rev = D == 2 ? d : p->reverse;
         const lstmc_rt_act *act = &p->act[d * 3];
         LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * G)));
         LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
-        LLVMValueRef n, s, st, t, x, row, s0, j, r, nk;
-        LLVMValueRef o, keep, ufd = gepc(g, Ufic, d * 3 * H * H), ufs = NULL;
+        LLVMValueRef n, s, st, t, x, row, s0, ufd = gepc(g, Ufic, d * 3 * H * H), ufs = NULL;
         rec_ctx rc;
-        kloop ln, ls, lj, lr, lz;
+        kloop ln, ls, lz;
 
         memset(&rc, 0, sizeof rc);
         rc.p = p;
@@ -292,34 +354,9 @@ emit_drs(kg *g, const kp_call *kc)
             t = LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), t, "");
         row = rec_row_at(g, p, &dm, t, n);
         x = gepf(g, Pp, mul(g, row, ci(g, G)));
-        /* line 4 */
-        emit_gemv(g, &rc, h, 0, H, gepc(g, x, H), gepc(g, gates, H));
-        /* line 5, a loop of its own so that it vectorises */
-        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
-        o = emit_act(g, &act[0], emit_clip(g, p, ldf(g, gepf(g, gepc(g, gates, H), j))));
-        stf(g, o, gepf(g, gepc(g, gates, H), j));
-        loop_end(g, &lj);
-        /* line 6 */
-        LLVMBuildStore(g->b, ci(g, 0), cnt);
-        j = loop_begin(g, &lj, ci(g, 0), ci(g, H));
-        o = ldf(g, gepf(g, gepc(g, gates, H), j));
-        nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
-        LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, j, g->i32, ""),
-                       LLVMBuildInBoundsGEP2(g->b, g->i32, R, &nk, 1, ""));
-        keep = drs_keep(g, o, alpha);
-        LLVMBuildStore(g->b, add(g, nk, LLVMBuildZExt(g->b, keep, g->i64, "")), cnt);
-        loop_end(g, &lj);
-        nk = LLVMBuildLoad2(g->b, g->i64, cnt, "");
-        LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, kept, ""), nk), kept);
+        emit_gemv(g, &rc, h, 0, H, gepc(g, x, H), gepc(g, gates, H)); /* line 4 */
+        drs_cell_units(g, p, act, x, h, gates, alpha, R, cnt, ufd, ufs, kept, 0, H);
         LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cells, ""), ci(g, 1)), cells);
-        /* line 7: the units in R only */
-        r = loop_begin(g, &lr, ci(g, 0), nk);
-        j = LLVMBuildSExt(
-            g->b,
-            LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
-            g->i64, "");
-        drs_unit_rows(g, H, ufd, ufs, j, h, x, gates);
-        loop_end(g, &lr);
         /* line 8 */
         drs_update(g, p, act, pe, gates, alpha, h, c, NULL, 0, H);
         if (Y)
@@ -341,6 +378,157 @@ emit_drs(kg *g, const kp_call *kc)
     drs_store_stats(g, H, stats, LLVMBuildLoad2(g->b, g->i64, cells, ""),
                     LLVMBuildLoad2(g->b, g->i64, kept, ""));
     LLVMBuildRet(g->b, LLVMConstInt(g->i32, LSTMC_RT_OK, 0));
+}
+
+/* &counts[t] of an i64 array */
+static LLVMValueRef
+drs_cnt(kg *g, LLVMValueRef counts, int t)
+{
+    LLVMValueRef idx = ci(g, t);
+    return LLVMBuildInBoundsGEP2(g->b, g->i64, counts, &idx, 1, "");
+}
+
+/*
+ * KP_LSTM_DRS on nt threads of the runtime pool (rec_mt.c's pattern): slice t owns the hidden
+ * units [j0, j1) (mt_slice) and at every step computes their o columns (h U_o[:, j0..j1)),
+ * o_t, their part of R and the rows of U_f,i,c of its kept units, then updates their c and h;
+ * h is double-buffered (scratch h and hB: a step reads one, writes the other), one barrier per
+ * step. Each unit's sums are the one-thread kernel's, so the floats are the same bit for bit.
+ * The extra values after the 14 arguments: kept[MT_MAX] (i64, one count per slice) and
+ * cells (i64), zeroed by <name>_k<i>; slice 0 writes *stats after the last barrier.
+ */
+static void
+emit_drs_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMValueRef first,
+                 LLVMValueRef end)
+{
+    const lstmc_rt_rnn_params *p = &kc->p.drs.p;
+    const int64_t H = p->hidden, G = 4 * H, D = p->n_dirs;
+    LLVMValueRef alpha = a[1], P = a[2], Uo = a[3], Ufic = a[4], sl = kc->in[3] ? a[5] : NULL;
+    LLVMValueRef init_h = kc->in[4] ? a[6] : NULL, init_c = kc->in[5] ? a[7] : NULL;
+    LLVMValueRef Peep = kc->in[6] ? a[8] : NULL, Y = kc->out[0] ? a[9] : NULL;
+    LLVMValueRef Y_h = kc->out[1] ? a[10] : NULL, Y_c = kc->out[2] ? a[11] : NULL;
+    LLVMValueRef stats = a[12], scratch = a[13], kept = a[14], cells = a[15];
+    LLVMValueRef hA = scratch, c = gepc(g, scratch, H), gates = gepc(g, scratch, 2 * H);
+    LLVMValueRef R = gepc(g, scratch, 6 * H), hB = gepc(g, scratch, 7 * H);
+    LLVMValueRef cnt = entry_alloca(g, g->i64), sum;
+    LLVMBasicBlockRef join;
+    rec_dims dm;
+    int64_t j0, j1;
+    int32_t d;
+    int t;
+
+    rec_dims_of(g, p, kc->dyn, a[0], 0, &dm); /* checked by <name>_k<i> (emit_drs_mt) */
+    for (d = 0; d < D; d++) {
+        const int rev = D == 2 ? d : p->reverse;
+        const lstmc_rt_act *act = &p->act[d * 3];
+        LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * G)));
+        LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
+        LLVMValueRef n, s, st, i, tt, x, y, odd, hc, hn, s0, ufd = gepc(g, Ufic, d * 3 * H * H);
+        LLVMValueRef ufs = NULL;
+        rec_ctx rc;
+        kloop ln, ls, lz;
+
+        memset(&rc, 0, sizeof rc);
+        rc.p = p;
+        rc.act = act;
+        rc.H = H;
+        rc.GH = H; /* the tiles read Uo [H, H] */
+        if (g->wfmt) {
+            lowp_dir(g, Uo, D, H, H, d, &rc.Rt, &rc.scale);
+            lowp_dir(g, Ufic, D, H, 3 * H, d, &ufd, &ufs);
+        } else {
+            rc.Rt = gepc(g, Uo, d * H * H);
+        }
+        n = loop_begin(g, &ln, ci(g, 0), dm.N);
+        s = sl ? LLVMBuildSExt(g->b,
+                               LLVMBuildLoad2(g->b, g->i32,
+                                              LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
+                                              ""),
+                               g->i64, "")
+               : dm.T;
+        st = rec_state_at(g, p, &dm, d, n);
+        for (t = 0; t < nt; t++) {
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            join = slice_begin(g, first, end, t);
+            emit_copy(g, gepc(g, hA, j0), init_h ? gepc(g, gepf(g, init_h, st), j0) : NULL, j1 - j0,
+                      NULL);
+            emit_copy(g, gepc(g, c, j0), init_c ? gepc(g, gepf(g, init_c, st), j0) : NULL, j1 - j0,
+                      NULL);
+            slice_end(g, join);
+        }
+        emit_barrier(g); /* the whole initial h before anyone reads it */
+
+        i = loop_begin(g, &ls, ci(g, 0), s);
+        tt = rev ? LLVMBuildSub(g->b, LLVMBuildSub(g->b, s, ci(g, 1), ""), i, "") : i;
+        x = gepf(g, Pp, mul(g, rec_row_at(g, p, &dm, tt, n), ci(g, G)));
+        y = Y ? gepf(g, Y, rec_y_at(g, p, &dm, tt, d, n)) : NULL;
+        odd = LLVMBuildTrunc(g->b, i, g->i1, "");
+        hc = sel(g, odd, hB, hA);
+        hn = sel(g, odd, hA, hB);
+        for (t = 0; t < nt; t++) {
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            rc.hs_of = NULL; /* a bf16 U's pieces of h: this slice's own */
+            emit_gemv(g, &rc, hc, j0, j1 - j0, gepc(g, x, H + j0), gepc(g, gates, H + j0));
+            drs_cell_units(g, p, act, x, hc, gates, alpha, R, cnt, ufd, ufs, drs_cnt(g, kept, t),
+                           j0, j1);
+            if (t == 0)
+                LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cells, ""), ci(g, 1)),
+                               cells);
+            drs_update(g, p, act, pe, gates, alpha, hn, c, y, j0, j1); /* line 8 */
+            slice_end(g, join);
+        }
+        emit_barrier(g); /* this step's h complete before the next step reads it */
+        loop_end(g, &ls);
+
+        hc = sel(g, LLVMBuildTrunc(g->b, s, g->i1, ""), hB, hA); /* the state after s steps */
+        s0 = sl || dm.dyn_T ? LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, 0), "") : NULL;
+        for (t = 0; t < nt; t++) {
+            mt_slice(H, nt, g->vl, t, &j0, &j1);
+            if (j1 == j0)
+                continue;
+            join = slice_begin(g, first, end, t);
+            if (Y && sl) { /* rows t >= s are zero */
+                tt = loop_begin(g, &lz, s, dm.T);
+                emit_copy(g, gepc(g, gepf(g, Y, rec_y_at(g, p, &dm, tt, d, n)), j0), NULL, j1 - j0,
+                          NULL);
+                loop_end(g, &lz);
+            }
+            if (Y_h)
+                emit_copy(g, gepc(g, gepf(g, Y_h, st), j0), gepc(g, hc, j0), j1 - j0, s0);
+            if (Y_c)
+                emit_copy(g, gepc(g, gepf(g, Y_c, st), j0), gepc(g, c, j0), j1 - j0, s0);
+            slice_end(g, join);
+        }
+        loop_end(g, &ln);
+    }
+    join = slice_begin(g, first, end, 0); /* every slice's counts are in: the stats */
+    sum = ci(g, 0);
+    for (t = 0; t < nt; t++)
+        sum = add(g, sum, LLVMBuildLoad2(g->b, g->i64, drs_cnt(g, kept, t), ""));
+    drs_store_stats(g, H, stats, LLVMBuildLoad2(g->b, g->i64, cells, ""), sum);
+    slice_end(g, join);
+    LLVMBuildRetVoid(g->b);
+}
+
+/* <name>_k<i> (g->fn, lstmc_rt_lstm_drs's signature) on nt threads and its slices. */
+void
+emit_drs_mt(kg *g, const kp_call *kc, const char *fname, int nt)
+{
+    LLVMTypeRef kty = LLVMArrayType(g->i64, MT_MAX);
+    LLVMValueRef extra[2];
+    rec_dims dm;
+
+    rec_dims_of(g, &kc->p.drs.p, kc->dyn, LLVMGetParam(g->fn, 0), 1, &dm);
+    if (drs_entry(g, kc, &dm))
+        return;
+    extra[0] = entry_alloca(g, kty);
+    LLVMBuildStore(g->b, LLVMConstNull(kty), extra[0]);
+    extra[1] = entry_alloca(g, g->i64);
+    LLVMBuildStore(g->b, ci(g, 0), extra[1]);
+    emit_mt_ex(g, kc, fname, nt, 14, extra, 2, NULL, emit_drs_mt_body);
 }
 
 #endif /* LSTMC_HAVE_LLVM */

@@ -420,6 +420,7 @@ void drs_update(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LL
                 LLVMValueRef gr, LLVMValueRef alpha, LLVMValueRef hs, LLVMValueRef cs,
                 LLVMValueRef y, int64_t j0, int64_t j1);
 void emit_drs(kg *g, const kp_call *kc);
+void emit_drs_mt(kg *g, const kp_call *kc, const char *fname, int nt);
 
 /* --- tissue.c ------------------------------------------------------------------------- */
 

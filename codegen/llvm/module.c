@@ -308,6 +308,8 @@ emit_call(kg *g, const char *name, const kp_call *c, int i)
         emit_mt(g, c, fname, g->threads, 5, emit_proj_mt_body);
     } else if (c->kind == KP_RNN_PROJ)
         emit_proj(g, c);
+    else if (c->kind == KP_LSTM_DRS && g->threads > 1)
+        emit_drs_mt(g, c, fname, g->threads);
     else if (c->kind == KP_LSTM_DRS)
         emit_drs(g, c);
     else if (c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS)

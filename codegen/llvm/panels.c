@@ -356,8 +356,8 @@ rnnq_pack_ok(const kprog *kp, int i, int u, const cg_options *o)
 
 /* 1 when call i can run on thread slices (emit_rec_mt, emit_proj_mt_body): an LLVM LSTM
  * RnnRec whose U can be cut into panels, or an LLVM RnnProj, in any weights format (the
- * reduced-precision panels are cut by the slices as fp32's), an integer layer (rnnq.c) or a
- * tissue kernel (tissue.c), and no OpenCL side. */
+ * reduced-precision panels are cut by the slices as fp32's), an integer layer (rnnq.c), a
+ * tissue kernel (tissue.c) or a DRS layer (drs.c), and no OpenCL side. */
 static int
 rec_mt_ok(const kprog *kp, int i, const cg_options *o)
 {
@@ -371,6 +371,8 @@ rec_mt_ok(const kprog *kp, int i, const cg_options *o)
         return 0;
     if (c->kind == KP_RNN_PROJ)
         return 1;
+    if (c->kind == KP_LSTM_DRS) /* drs.c: sliced by units, h double-buffered (issue 24) */
+        return c->scratch_bytes >= 32 * c->p.drs.p.hidden;
     return c->kind == KP_RNN_REC && c->p.rnn.cell == LSTMC_RT_CELL_LSTM &&
            c->scratch_bytes >= 28 * c->p.rnn.hidden && rec_pack_ok(kp, i, o);
 }

@@ -671,7 +671,8 @@ lstmc_rt_lstm_tissue_fn lstmc_rt_lstm_tissue;
 lstmc_rt_status lstmc_rt_drs_pack(int64_t n_dirs, int64_t hidden, const float *Ut, float *Uo,
                                   float *Ufic);
 
-/* Scratch lstmc_rt_lstm_drs needs, in 4-byte words (h, c, 4H work, R); -1 for bad p. */
+/* Scratch lstmc_rt_lstm_drs needs, in 4-byte words (h, c, 4H work, R, a second h for the LLVM
+ * kernel on threads); -1 for bad p. */
 int64_t lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p);
 
 /*

@@ -220,7 +220,8 @@ lstmc_rt_lstm_drs_scratch(const lstmc_rt_rnn_params *p)
 {
     if (!p || !params_ok(p))
         return -1;
-    return 7 * p->hidden; /* h, c [H] | gates [4H] | R [H] int32 */
+    return 8 * p->hidden; /* h, c [H] | gates [4H] | R [H] int32 | the LLVM kernel's second h on
+                             threads [H] */
 }
 
 /* lstmc_rt_lstm_drs in weight format wfmt (the loop is rt_rnn.c's run_direction). */
