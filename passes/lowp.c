@@ -104,6 +104,27 @@ convert_flat(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
     return t;
 }
 
+/* A new int32-word tensor for the int8 copy of w: n_scales float scales, then the ne int8 q
+ * (zeroed: the padding stays 0); NULL after reporting a value int8 cannot store. */
+static ir_tensor *
+int8_tensor(ir_graph *g, const ir_node *n, const ir_tensor *w, int64_t n_scales, diag *d)
+{
+    const int64_t ne = ir_shape_numel(&w->shape);
+    const float *src = w->data;
+    ir_shape s = {0};
+    int64_t i;
+
+    for (i = 0; i < ne; i++)
+        if (!isfinite(src[i])) {
+            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=int8 cannot store",
+                      w->name, (double)src[i]);
+            return NULL;
+        }
+    s.rank = 1;
+    s.d[0] = n_scales + (ne + 3) / 4;
+    return ir_const_new(g, arena_printf(g->a, "%s.int8", w->name), IR_DT_I32, &s, NULL);
+}
+
 /* The int8 copy of a tissue's U panels w [D, H * 4H] (lstmc_rt_lstm_tissue_pack's 16-column
  * panels): D x 4H float column scales, each lowp_quant_row of its column's H values in the
  * panel, then the q panels in the same order (lstmc_rt_tissue_params.wfmt); NULL after
@@ -112,27 +133,16 @@ static ir_tensor *
 convert_tissue_int8(ir_graph *g, const ir_node *n, ir_tensor *w, diag *d)
 {
     const int64_t D = w->shape.d[0], H = ir_attr_int(n, "hidden_size", 0), G = 4 * H;
-    const int64_t ne = ir_shape_numel(&w->shape), words = D * G + (ne + 3) / 4;
     const float *src = w->data;
-    ir_shape s = {0};
     ir_tensor *t;
     signed char *q;
-    int64_t i, dd, c;
+    int64_t dd, c;
     int nq;
     const float *qs = ir_qscales(g, &nq);
 
-    if (H < 1 || ne != D * H * G)
+    if (H < 1 || ir_shape_numel(&w->shape) != D * H * G || !(t = int8_tensor(g, n, w, D * G, d)))
         return NULL;
-    for (i = 0; i < ne; i++)
-        if (!isfinite(src[i])) {
-            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=int8 cannot store",
-                      w->name, (double)src[i]);
-            return NULL;
-        }
-    s.rank = 1;
-    s.d[0] = words;
-    t = ir_const_new(g, arena_printf(g->a, "%s.int8", w->name), IR_DT_I32, &s, NULL);
-    q = (signed char *)((float *)t->data + D * G); /* zeroed: the padding stays 0 */
+    q = (signed char *)((float *)t->data + D * G);
     for (dd = 0; dd < D; dd++)
         for (c = 0; c < G; c++) { /* column c: panel c / 16, width 16 (the last: G % 16) */
             const int64_t p0 = c / 16 * 16, wp = G - p0 < 16 ? G - p0 : 16;
@@ -151,29 +161,18 @@ static ir_tensor *
 convert_drs_rows(ir_graph *g, const ir_node *n, ir_tensor *w, int fmt, diag *d)
 {
     const int64_t D = w->shape.d[0], H = ir_attr_int(n, "hidden_size", 0), R = 3 * H;
-    const int64_t ne = ir_shape_numel(&w->shape), words = D * R + (ne + 3) / 4;
     const float *src = w->data;
-    ir_shape s = {0};
     ir_tensor *t;
     signed char *q;
-    int64_t i, r;
+    int64_t r;
     int nq;
     const float *qs = ir_qscales(g, &nq);
 
     if (fmt != LSTMC_RT_WFMT_INT8)
         return convert_flat(g, n, w, fmt, d);
-    if (H < 1 || ne != D * R * H)
+    if (H < 1 || ir_shape_numel(&w->shape) != D * R * H || !(t = int8_tensor(g, n, w, D * R, d)))
         return NULL;
-    for (i = 0; i < ne; i++)
-        if (!isfinite(src[i])) {
-            diag_node(d, n, "weight tensor '%s' holds %g, which --weights=int8 cannot store",
-                      w->name, (double)src[i]);
-            return NULL;
-        }
-    s.rank = 1;
-    s.d[0] = words;
-    t = ir_const_new(g, arena_printf(g->a, "%s.int8", w->name), IR_DT_I32, &s, NULL);
-    q = (signed char *)((float *)t->data + D * R); /* zeroed: the padding stays 0 */
+    q = (signed char *)((float *)t->data + D * R);
     for (r = 0; r < D * R; r++) {
         float sc = lowp_quant_row(src + r * H, H, 1, qs, nq, q + r * H, 1);
         memcpy((float *)t->data + r, &sc, 4);

@@ -263,6 +263,29 @@ drs_compact(kg *g, LLVMValueRef go, LLVMValueRef alpha, LLVMValueRef R, LLVMValu
     return LLVMBuildLoad2(g->b, g->i64, cnt, "");
 }
 
+/* Direction d's weights: rc reads U_o [H, H] (its tiles), *ufd its rows of U_f,i,c and *ufs
+ * their int8 scales (else NULL), in g->wfmt (issue 24: reduced-precision layouts). */
+static void
+drs_dir(kg *g, const lstmc_rt_rnn_params *p, int32_t d, LLVMValueRef Uo, LLVMValueRef Ufic,
+        rec_ctx *rc, LLVMValueRef *ufd, LLVMValueRef *ufs)
+{
+    const int64_t H = p->hidden, D = p->n_dirs;
+
+    memset(rc, 0, sizeof *rc);
+    rc->p = p;
+    rc->act = &p->act[d * 3];
+    rc->H = H;
+    rc->GH = H;
+    if (g->wfmt) {
+        lowp_dir(g, Uo, D, H, H, d, &rc->Rt, &rc->scale);
+        lowp_dir(g, Ufic, D, H, 3 * H, d, ufd, ufs);
+    } else {
+        rc->Rt = gepc(g, Uo, d * H * H);
+        *ufd = gepc(g, Ufic, d * 3 * H * H);
+        *ufs = NULL;
+    }
+}
+
 /* Lines 5 (o_t of the units [j0, j1) in place), 6 and 7 of one cell: x its P row, h its
  * h_{t-1}, go = gates + H; adds the kept units to *kept. */
 static void
@@ -322,21 +345,11 @@ emit_drs(kg *g, const kp_call *kc)
         const lstmc_rt_act *act = &p->act[d * 3];
         LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * G)));
         LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
-        LLVMValueRef n, s, st, t, x, row, s0, ufd = gepc(g, Ufic, d * 3 * H * H), ufs = NULL;
+        LLVMValueRef n, s, st, t, x, row, s0, ufd, ufs;
         rec_ctx rc;
         kloop ln, ls, lz;
 
-        memset(&rc, 0, sizeof rc);
-        rc.p = p;
-        rc.act = act;
-        rc.H = H;
-        rc.GH = H;     /* the tiles read Uo [H, H] */
-        if (g->wfmt) { /* issue 24: Uo as D x [H, H], Ufic as D x [H, 3H] in g->wfmt */
-            lowp_dir(g, Uo, D, H, H, d, &rc.Rt, &rc.scale);
-            lowp_dir(g, Ufic, D, H, 3 * H, d, &ufd, &ufs);
-        } else {
-            rc.Rt = gepc(g, Uo, d * H * H);
-        }
+        drs_dir(g, p, d, Uo, Ufic, &rc, &ufd, &ufs);
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
         s = has_sl ? LLVMBuildSExt(
@@ -423,22 +436,11 @@ emit_drs_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         const lstmc_rt_act *act = &p->act[d * 3];
         LLVMValueRef Pp = d == 0 ? P : gepf(g, P, mul(g, rec_rows(g, &dm), ci(g, d * G)));
         LLVMValueRef pe = Peep ? gepc(g, Peep, d * 3 * H) : NULL;
-        LLVMValueRef n, s, st, i, tt, x, y, odd, hc, hn, s0, ufd = gepc(g, Ufic, d * 3 * H * H);
-        LLVMValueRef ufs = NULL;
+        LLVMValueRef n, s, st, i, tt, x, y, odd, hc, hn, s0, ufd, ufs;
         rec_ctx rc;
         kloop ln, ls, lz;
 
-        memset(&rc, 0, sizeof rc);
-        rc.p = p;
-        rc.act = act;
-        rc.H = H;
-        rc.GH = H; /* the tiles read Uo [H, H] */
-        if (g->wfmt) {
-            lowp_dir(g, Uo, D, H, H, d, &rc.Rt, &rc.scale);
-            lowp_dir(g, Ufic, D, H, 3 * H, d, &ufd, &ufs);
-        } else {
-            rc.Rt = gepc(g, Uo, d * H * H);
-        }
+        drs_dir(g, p, d, Uo, Ufic, &rc, &ufd, &ufs);
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
         s = sl ? LLVMBuildSExt(g->b,
                                LLVMBuildLoad2(g->b, g->i32,
