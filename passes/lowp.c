@@ -229,10 +229,7 @@ refusal(const ir_node *n, int opencl)
         if (!w || !w->data || w->dtype != IR_DT_F32)
             return "its U panels are not constants";
         return NULL;
-    case IR_OP_RNN_DRS: /* issue 24: U_o and U_f,i,c in every format */
-        if (opencl)
-            return "dynamic row skip (--alpha-intra) reads fp32 U in the OpenCL DRS kernels; it "
-                   "does not combine with reduced-precision weights there";
+    case IR_OP_RNN_DRS: /* issue 24: U_o and U_f,i,c in every format (CPU and OpenCL) */
         return drs_refusal(n, 1);
     case IR_OP_RNN_PROJ:
     case IR_OP_RNN_REC:

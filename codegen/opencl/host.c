@@ -57,7 +57,8 @@ put_signature(FILE *f, const char *name, const kp_call *c, int idx)
         int is_seq = (c->kind == KP_RNN && j == 4) ||
                      ((c->kind == KP_RNN_REC || tissue || drs) && j == 3);
         fprintf(f, ",%s%s%s *a%d", j % 4 == 3 ? "\n    " : " ", j < c->n_in ? "const " : "",
-                is_seq ? "int32_t" : j == 1 && c->wfmt ? "void" : "float", j);
+                is_seq ? "int32_t" : (j == 1 || (drs && j == 2)) && c->wfmt ? "void" : "float",
+                j); /* reduced-precision weights are words: R, or DRS's Uo and Ufic */
     }
     if (tissue)
         fputs(", lstmc_rt_tissue_stats *stats, void *scratch", f);

@@ -203,8 +203,8 @@ put_drs_layer(FILE *f, const ocl_plan *P, int idx)
     int k;
 
     put_lstm_macros(f, P, p);
-    fprintf(f, "#define UPI %lld\n#define BPI %lld\n#define DST_O %lld\n", (long long)per,
-            (long long)per, (long long)P->state_off[idx]);
+    fprintf(f, "#define UPI %lld\n#define BPI %lld\n#define DST_O %lld\n#define RFMT %d\n",
+            (long long)per, (long long)per, (long long)P->state_off[idx], c->wfmt);
     put_tensor_macros(f, P, "UO", c->in[1]);
     put_tensor_macros(f, P, "UF", c->in[2]);
     put_lstm_io(f, P, c, p);

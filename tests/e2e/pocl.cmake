@@ -72,6 +72,13 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
     # HAR at alpha_intra 0.2: 9 % of the U_f,i,c rows skipped on sample 3
     lstmc_e2e(pocl_drs_alpha ${CMAKE_SOURCE_DIR} pocl_drs_alpha 3 --alpha-intra=0.2
               SCRIPT pocl_alpha.sh ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
+    # issue 24: the same with U_o and U_f,i,c in int8 and fp16 (rnn.cl's LOWP_AT) against
+    # the C DRS runtime in that format
+    foreach(_w int8 fp16)
+      lstmc_e2e(pocl_drs_alpha_${_w} ${CMAKE_SOURCE_DIR} pocl_drs_alpha_${_w} 3
+                --alpha-intra=0.2 --weights=${_w} SCRIPT pocl_alpha.sh ENV ${LSTMC_POCL_ENV}
+                TIMEOUT 180 LABELS pocl)
+    endforeach()
   endif()
   if(NOT LSTMC_SANITIZE)
     # HAR at alpha_inter 510.5: about 7 % of the first layer's links cut (RESULTS.md, issue 5)

@@ -63,13 +63,6 @@ set(_m ${FIX}/lstm_fwd_b1/model.onnx)
 add_test(NAME e2e_weights_refuse_scheduleA
          COMMAND ${E2E}/expect_fail.sh 1 "--weights=fp16: schedule A" $<TARGET_FILE:lstmc> ${_m}
                  --weights=fp16 --disable-pass=split_gates -o ${WORK}/Wref_a --force)
-# tissues and dynamic row skip read fp16, bf16 and int8 U on the CPU (issue 24; tested against
-# their references with e2e_drs_alpha_* and e2e_relevance_window_*), not on OpenCL
-add_test(NAME e2e_weights_refuse_opencl_drs
-         COMMAND ${E2E}/expect_fail.sh 1
-                 "--weights=bf16 on an OpenCL target: dynamic row skip (--alpha-intra) reads fp32"
-                 $<TARGET_FILE:lstmc> ${_m} --weights=bf16 --target=pocl --alpha-intra=0
-                 -o ${WORK}/Wref_d --force)
 add_test(NAME e2e_weights_refuse_unpacked
          COMMAND ${E2E}/expect_fail.sh 1 "not packed" $<TARGET_FILE:lstmc> ${_m} --weights=fp16
                  --disable-pass=fold_constants -o ${WORK}/Wref_u --force)

@@ -8,6 +8,9 @@
  *                 compaction (a contiguous block each, so R comes out in unit order)
  *   UO UF         U_o [D, H, H] k-major and U_f,i,c [D, H, 3, H] unit-major
  *                 (lstmc_rt_drs_pack), <T>_B / <T>_O
+ *   RFMT          their storage format (issue 24; rnn.cl's LOWP_AT): int8 with a scale per
+ *                 column of U_o [D, H] and per row of U_f,i,c [D, 3H] in front, each sum
+ *                 from 0 and P + s * sum at the end (rt_drs.c's order)
  *   DST_O         per chain (d, n): cells run and rows kept, for lstmc_rt_drs_stats
  *
  * One work-group per chain (direction, batch entry), the whole time loop in one launch; per
@@ -31,6 +34,13 @@
  * included); this comment, above the first marker, is not embedded.
  */
 //@ ocl_template_drs: k<i>_drs (after ocl_template_lstm_ew of rnn.cl)
+/* U_o[d][k][j] and row r of U_f,i,c of unit j, element k, in RFMT as floats (int8: q) */
+#define UO_AT(d, k, j) \
+    (RFMT ? LOWP_AT(RFMT, UO_B + UO_O, D * H, ((d) * H + (k)) * H + (j)) \
+     : UO_B[UO_O + ((d) * H + (k)) * H + (j)])
+#define UF_AT(d, j, r, k) \
+    (RFMT ? LOWP_AT(RFMT, UF_B + UF_O, D * 3 * H, (((d) * H + (j)) * 3 + (r)) * H + (k)) \
+     : UF_B[UF_O + (((d) * H + (j)) * 3 + (r)) * H + (k)])
 __kernel __attribute__((reqd_work_group_size(LW, 1, 1)))
 void KN(drs)(__global float *mem, __global const float *wts, const float alpha)
 {
@@ -39,8 +49,6 @@ void KN(drs)(__global float *mem, __global const float *wts, const float alpha)
     const int rev = D == 2 ? d : REV;
     __local float hl[H], ol[H], gl[3 * H];
     __local int R[H], cnt[LW + 1];
-    __global const float *Uo = UO_B + UO_O + d * H * H;
-    __global const float *Uf = UF_B + UF_O + d * 3 * H * H;
     __global const float *Pd = PI_B + PI_O + d * ROWS * GH;
     float cp[UPI];
     int kept = 0;
@@ -67,9 +75,12 @@ void KN(drs)(__global float *mem, __global const float *wts, const float alpha)
         /* lines 4-5: o_t = act(P_o + h U_o) */
         for (int r = 0; r < UPI; r++) {
             const int j = min(lid + r * LW, H - 1);
-            float acc = x[H + j];
+            float acc = RFMT == 3 ? 0.0f : x[H + j];
             for (int k = 0; k < H; k++)
-                acc += hl[k] * Uo[k * H + j];
+                acc += hl[k] * UO_AT(d, k, j);
+#if RFMT == 3
+            acc = x[H + j] + UO_B[UO_O + d * H + j] * acc;
+#endif
             if (lid + r * LW < H)
                 ol[j] = ACT0(CLIPF(acc));
         }
@@ -97,14 +108,19 @@ void KN(drs)(__global float *mem, __global const float *wts, const float alpha)
         /* line 7: only the rows of U_f,i,c of the kept units */
         for (int q = lid; q < nr; q += LW) {
             const int j = R[q];
-            __global const float *ri = Uf + j * 3 * H, *rf = ri + H, *rc = ri + 2 * H;
-            float ai = x[j], af = x[2 * H + j], ac = x[3 * H + j];
+            float ai = RFMT == 3 ? 0.0f : x[j], af = RFMT == 3 ? 0.0f : x[2 * H + j];
+            float ac = RFMT == 3 ? 0.0f : x[3 * H + j];
             for (int k = 0; k < H; k++) {
                 const float hk = hl[k];
-                ai += hk * ri[k];
-                af += hk * rf[k];
-                ac += hk * rc[k];
+                ai += hk * UF_AT(d, j, 0, k);
+                af += hk * UF_AT(d, j, 1, k);
+                ac += hk * UF_AT(d, j, 2, k);
             }
+#if RFMT == 3
+            ai = x[j] + UF_B[UF_O + d * 3 * H + 3 * j] * ai;
+            af = x[2 * H + j] + UF_B[UF_O + d * 3 * H + 3 * j + 1] * af;
+            ac = x[3 * H + j] + UF_B[UF_O + d * 3 * H + 3 * j + 2] * ac;
+#endif
             gl[j] = ai;
             gl[H + j] = af;
             gl[2 * H + j] = ac;
@@ -150,4 +166,5 @@ void KN(drs)(__global float *mem, __global const float *wts, const float alpha)
         ((__global int *)mem)[DST_O + 2 * dn + 1] = kept;
     }
 }
-
+#undef UO_AT
+#undef UF_AT
