@@ -209,7 +209,7 @@ drs_refusal(const ir_node *n, int uo)
 /* Why node n cannot take reduced-precision weights, or NULL when it can (or has none): every
  * format has the same kernels. */
 static const char *
-refusal(const ir_node *n, int opencl)
+refusal(const ir_node *n)
 {
     const ir_tensor *w;
     switch (n->op) {
@@ -220,9 +220,6 @@ refusal(const ir_node *n, int opencl)
                "split_gates pass";
     case IR_OP_RNN_TISSUE: /* issue 24: fp16 / bf16 / int8 U panels, widened as the tissue
                               reads them; with DRS, its U_o and U_f,i,c */
-        if (opencl)
-            return "breakpoints and tissues (--alpha-inter) read fp32 U in the OpenCL tissue "
-                   "kernel; they do not combine with reduced-precision weights there";
         if (n->n_inputs > 9)
             return drs_refusal(n, 9);
         w = ir_in(n, 1);
@@ -270,7 +267,7 @@ lowp_apply(ir_graph *g, const char *weights, int opencl, diag *d)
      * schedules they do not cover are refused as on the CPU, the target named */
     for (i = 0; i < g->n_nodes; i++) {
         const ir_node *n = g->nodes[i];
-        const char *why = n->dead ? NULL : refusal(n, opencl);
+        const char *why = n->dead ? NULL : refusal(n);
         if (!why)
             continue;
         if (!weights) {

@@ -16,8 +16,8 @@ typedef struct ir_graph ir_graph;
  * Convert the weights of g (after the passes) to the format `weights` names, or, when weights
  * is NULL, to the format the model's own weights were stored in (g->weights_hint). opencl: the
  * target runs the recurrent layers on an OpenCL device (the messages name it; its exact
- * schedule reads every format). A schedule without reduced-precision kernels (schedule A,
- * --hsparse, unpacked weights; tissues and DRS on OpenCL) is refused with a
+ * schedule, tissue and DRS kernels read every format). A schedule without reduced-precision
+ * kernels (schedule A, --hsparse, unpacked weights) is refused with a
  * message naming the combination when the format was asked for, and keeps fp32 (with a note on
  * stderr) when it only comes from the model. Returns 0, or -1 after reporting through d.
  */

@@ -234,8 +234,10 @@ put_tissue_layer(FILE *f, const ocl_plan *P, int idx)
             (long long)so, (long long)(so + z.cap * 4 * H),
             (long long)(so + z.cap * 4 * H + z.slots * 2 * H),
             (long long)(so + p->n_dirs * z.f_str), (long long)z.f_str, (long long)z.i_str);
-    fprintf(f, "#define HAS_DS %d\n#define DS_SH %d\n#define HAS_HP %d\n#define HAS_CP %d\n",
-            c->in[2] != NULL, c->p.tissue.p.relevance, c->in[7] != NULL, c->in[8] != NULL);
+    fprintf(f,
+            "#define HAS_DS %d\n#define DS_SH %d\n#define HAS_HP %d\n#define HAS_CP %d\n"
+            "#define RFMT %d\n",
+            c->in[2] != NULL, c->p.tissue.p.relevance, c->in[7] != NULL, c->in[8] != NULL, c->wfmt);
     put_tensor_macros(f, P, "UP", c->in[1]);
     put_tensor_macros(f, P, "DS", c->in[2]);
     put_tensor_macros(f, P, "HP", c->in[7]);

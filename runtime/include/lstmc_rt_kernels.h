@@ -627,6 +627,8 @@ typedef lstmc_rt_status lstmc_rt_lstm_tissue_fn(const lstmc_rt_tissue_params *p,
                                                 float *Y, float *Y_h, float *Y_c,
                                                 lstmc_rt_tissue_stats *stats, void *scratch);
 lstmc_rt_lstm_tissue_fn lstmc_rt_lstm_tissue;
+/* p->wfmt says Up's format: one function (and type) for every format */
+typedef lstmc_rt_lstm_tissue_fn lstmc_rt_lstm_tissue_lowp_fn;
 
 /* --- intra-cell optimisation: dynamic row skip (MICRO'18 §V, Algorithm 3), LSTM ------- */
 

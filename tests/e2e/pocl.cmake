@@ -85,6 +85,16 @@ if(LSTMC_E2E_OPENCL AND EXISTS ${FIX}/index.txt)
     lstmc_e2e(pocl_tissue_alpha ${CMAKE_SOURCE_DIR} pocl_tissue_alpha 3 --alpha-inter=510.5
               --calib=@CALIB@ SCRIPT pocl_alpha.sh ENV ${LSTMC_POCL_ENV} TIMEOUT 180
               LABELS pocl)
+    # issue 24: tissues with int8 and fp16 U panels on the device (rnn.cl's LOWP_AT), and
+    # DRS inside them with bf16 weights (that kernel runs on the CPU side of the target)
+    foreach(_w int8 fp16)
+      lstmc_e2e(pocl_tissue_alpha_${_w} ${CMAKE_SOURCE_DIR} pocl_tissue_alpha_${_w} 3
+                --alpha-inter=510.5 --calib=@CALIB@ --weights=${_w} SCRIPT pocl_alpha.sh
+                ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
+    endforeach()
+    lstmc_e2e(pocl_tissue_drs_bf16 ${CMAKE_SOURCE_DIR} pocl_tissue_drs_bf16 3 --alpha-inter=510.5
+              --alpha-intra=0.2 --calib=@CALIB@ --weights=bf16 SCRIPT pocl_alpha.sh
+              ENV ${LSTMC_POCL_ENV} TIMEOUT 180 LABELS pocl)
     # issue 24: the calibrated relevances on the device (about a tenth of one layer's
     # links below these alphas: lstmc calibrate's percentiles on the eval set)
     lstmc_e2e(pocl_tissue_calibrated ${CMAKE_SOURCE_DIR} pocl_tissue_cal 3 --alpha-inter=151.9

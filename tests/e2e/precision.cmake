@@ -66,10 +66,6 @@ add_test(NAME e2e_weights_refuse_scheduleA
 add_test(NAME e2e_weights_refuse_unpacked
          COMMAND ${E2E}/expect_fail.sh 1 "not packed" $<TARGET_FILE:lstmc> ${_m} --weights=fp16
                  --disable-pass=fold_constants -o ${WORK}/Wref_u --force)
-add_test(NAME e2e_weights_refuse_opencl_tissue
-         COMMAND ${E2E}/expect_fail.sh 1 "--weights=fp16 on an OpenCL target: breakpoints"
-                 $<TARGET_FILE:lstmc> ${_m} --weights=fp16 --target=pocl --alpha-inter=0
-                 -o ${WORK}/Wref_o --force)
 add_test(NAME e2e_weights_bad_value
          COMMAND ${E2E}/expect_fail.sh 2 "--weights takes fp32, fp16, bf16 or int8"
                  $<TARGET_FILE:lstmc> ${_m} --weights=fp8 -o ${WORK}/Wref_b)

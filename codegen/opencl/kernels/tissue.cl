@@ -10,6 +10,9 @@
  *   HLOC             1: the tissue's h rows are staged in __local memory (they fit)
  *   UP DS HP CP      packed U panels (lstmc_rt_lstm_tissue_pack), row sums |U|, h_pred,
  *                    c_pred (<T>_B / <T>_O; HAS_HP, HAS_CP)
+ *   RFMT             the panels' storage format (issue 24; rnn.cl's LOWP_AT): int8 with D x 4H
+ *                    column scales in front, each gate's sum from 0 and P + s * sum at the
+ *                    end (rt_tissue.c's order)
  *   TG_O TS_O THB_O  device state per direction: tissue gates [CAP, 4H], sub-layer states
  *                    [SLOTS, 2H] (h, c), global h rows [CAP, H] (when !HLOC)
  *   TI_O TF_STR TI_STR  the int plan region and the per-direction strides
@@ -32,6 +35,9 @@
  * included); this comment, above the first marker, is not embedded.
  */
 //@ ocl_template_tissue: k<i>_tissue (after ocl_template_lstm_ew of rnn.cl)
+/* element e of direction d's U panels in RFMT as a float (int8: q) */
+#define UP_AT(d, e) \
+    (RFMT ? LOWP_AT(RFMT, UP_B + UP_O, D * GH, (d) * H * GH + (e)) : UP_B[UP_O + (d) * H * GH + (e)])
 /* Algorithm 2 (as lstmc_rt_lstm_relevance, same operation order, no contraction, so the
  * same links are cut as by the C runtime). */
 float KN(overlap)(float xb, float dd)
@@ -203,7 +209,6 @@ void KN(tissue)(__global float *mem, __global const float *wts, const float alph
     __global float *gates = mem + TG_O + d * TF_STR;
     __global float *state = mem + TS_O + d * TF_STR;
     __global const float *Pd = PI_B + PI_O + d * ROWS * GH;
-    __global const float *U = UP_B + UP_O + d * H * GH;
 #if HLOC
     __local float hb[CAP * H];
 #else
@@ -266,19 +271,28 @@ void KN(tissue)(__global float *mem, __global const float *wts, const float alph
                 const int ci = c0 + b0 + c;
                 __global const float *pr = Pd + ROW_AT(rt[ci], rn[ci]) * GH;
                 for (int r = 0; r < CPI; r++)
-                    acc[c * CPI + r] = pr[min(lid + r * LW, GH - 1)];
+                    acc[c * CPI + r] = RFMT == 3 ? 0.0f : pr[min(lid + r * LW, GH - 1)];
             }
             for (int k = 0; k < H; k++) {
                 for (int r = 0; r < CPI; r++) {
-                    const float u = U[uo[r] + k * us[r]];
+                    const float u = UP_AT(d, uo[r] + k * us[r]);
                     for (int c = 0; c < mb; c++)
                         acc[c * CPI + r] += hb[(b0 + c) * H + k] * u;
                 }
             }
-            for (int c = 0; c < mb; c++)
+            for (int c = 0; c < mb; c++) {
+#if RFMT == 3 /* int8: P + s * sum */
+                const int ci = c0 + b0 + c;
+                __global const float *pr = Pd + ROW_AT(rt[ci], rn[ci]) * GH;
+                for (int r = 0; r < CPI; r++) {
+                    const int g = min(lid + r * LW, GH - 1);
+                    acc[c * CPI + r] = pr[g] + UP_B[UP_O + d * GH + g] * acc[c * CPI + r];
+                }
+#endif
                 for (int r = 0; r < CPI; r++)
                     if (lid + r * LW < GH)
                         gates[(b0 + c) * GH + lid + r * LW] = acc[c * CPI + r];
+            }
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the element-wise update of every cell of the tissue (as the step kernel) */
@@ -338,4 +352,4 @@ void KN(tissue)(__global float *mem, __global const float *wts, const float alph
 #endif
     }
 }
-
+#undef UP_AT
