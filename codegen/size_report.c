@@ -167,44 +167,73 @@ tensor_bytes(const ir_tensor *t)
     return (n > 0 ? n : 1) * (int64_t)ir_dtype_size(t->dtype);
 }
 
+/* The weights of call c a format applies to (passes/lowp.c), as D x [K, GH] each: G1 and G2
+ * of the exact schedule, a tissue's U panels, DRS's U_o and U_f,i,c (issue 24). Returns how
+ * many (at most 2), their input slots in slot[], their shapes in dk[][3]. */
+static int
+lowp_weights_of(const kp_call *c, int slot[2], int64_t dk[2][3])
+{
+    const lstmc_rt_rnn_params *r = c->kind == KP_LSTM_DRS ? &c->p.drs.p
+                                   : c->kind == KP_LSTM_TISSUE || c->kind == KP_LSTM_TISSUE_DRS
+                                       ? &c->p.tissue.p.rnn
+                                       : &c->p.rnn;
+    const int64_t H = r->hidden, D = r->n_dirs;
+
+    if (c->kind == KP_RNN_PROJ && c->p.proj.packed) {
+        slot[0] = 1;
+        dk[0][0] = c->p.proj.n_dirs;
+        dk[0][1] = c->p.proj.input_size;
+        dk[0][2] = (c->p.proj.cell == 0 ? 4 : c->p.proj.cell == 1 ? 3 : 1) * c->p.proj.hidden;
+        return 1;
+    }
+    if ((c->kind == KP_RNN_REC || c->kind == KP_LSTM_TISSUE) && r->packed) {
+        slot[0] = 1;
+        dk[0][0] = D;
+        dk[0][1] = H;
+        dk[0][2] = (r->cell == 0 ? 4 : r->cell == 1 ? 3 : 1) * H;
+        return 1;
+    }
+    if (c->kind == KP_LSTM_DRS || c->kind == KP_LSTM_TISSUE_DRS) {
+        slot[0] = c->kind == KP_LSTM_DRS ? 1 : 9;
+        slot[1] = slot[0] + 1;
+        dk[0][0] = dk[1][0] = D;
+        dk[0][1] = dk[1][1] = H;
+        dk[0][2] = H;
+        dk[1][2] = 3 * H;
+        return 2;
+    }
+    return 0;
+}
+
 /*
  * Issue 12: "weights_format" (the storage of G1/G2, passes/lowp.c) and what the weights
- * would take in flash in each format: the other constants as they are, every packed G1/G2 of
- * D x [K, G*H] at lstmc_rt_lowp_bytes (whole 4-byte words). The arena does not depend on it.
+ * would take in flash in each format: the other constants as they are, every weight a format
+ * applies to (lowp_weights_of: D x [K, GH]) at lstmc_rt_lowp_bytes (whole 4-byte words). The
+ * arena does not depend on it.
  */
 void
 cg_weights_per_format(const ir_graph *g, const kprog *kp, const memplan *mp, int64_t weights,
                       int64_t per[4], int *fmt)
 {
     unsigned char *seen = calloc((size_t)g->n_tensors + 1, 1);
-    int64_t lowp = 0;
-    int i, k;
+    int64_t lowp = 0, dk[2][3];
+    int i, k, q, n, slot[2];
     *fmt = 0;
     for (k = 0; k < 4; k++)
         per[k] = 0;
     for (i = 0; seen && i < kp->n_calls; i++) {
         const kp_call *c = &kp->calls[i];
-        const ir_tensor *w = c->n_in > 1 ? c->in[1] : NULL;
-        int64_t D, K, GH;
-        if ((c->kind != KP_RNN_PROJ && c->kind != KP_RNN_REC) || !w ||
-            mp->tensor[w->id].kind != MEMPLAN_CONST || seen[w->id])
-            continue;
-        if (c->kind == KP_RNN_PROJ && c->p.proj.packed) {
-            D = c->p.proj.n_dirs;
-            K = c->p.proj.input_size;
-            GH = (c->p.proj.cell == 0 ? 4 : c->p.proj.cell == 1 ? 3 : 1) * c->p.proj.hidden;
-        } else if (c->kind == KP_RNN_REC && c->p.rnn.packed) {
-            D = c->p.rnn.n_dirs;
-            K = c->p.rnn.hidden;
-            GH = (c->p.rnn.cell == 0 ? 4 : c->p.rnn.cell == 1 ? 3 : 1) * c->p.rnn.hidden;
-        } else {
-            continue;
+        n = lowp_weights_of(c, slot, dk);
+        for (q = 0; q < n; q++) {
+            const ir_tensor *w = slot[q] < c->n_in ? c->in[slot[q]] : NULL;
+            if (!w || mp->tensor[w->id].kind != MEMPLAN_CONST || seen[w->id])
+                continue;
+            seen[w->id] = 1;
+            *fmt = c->wfmt ? c->wfmt : *fmt;
+            lowp += tensor_bytes(w);
+            for (k = 0; k < 4; k++)
+                per[k] += (lstmc_rt_lowp_bytes(k, dk[q][0], dk[q][1], dk[q][2]) + 3) / 4 * 4;
         }
-        seen[w->id] = 1;
-        *fmt = c->wfmt ? c->wfmt : *fmt;
-        lowp += tensor_bytes(w);
-        for (k = 0; k < 4; k++)
-            per[k] += (lstmc_rt_lowp_bytes(k, D, K, GH) + 3) / 4 * 4;
     }
     free(seen);
     for (k = 0; k < 4; k++)

@@ -151,6 +151,17 @@ if(NOT LSTMC_SANITIZE)
   add_test(NAME e2e_weights_size_report
          COMMAND ${E2E}/precision_size.sh $<TARGET_FILE:lstmc>
                  ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/Wsize)
+  # issue 24: row skip (U_o, U_f,i,c) and tissues (the panels; with row skip U_o, U_f,i,c)
+  add_test(NAME e2e_weights_size_report_drs
+         COMMAND ${E2E}/precision_size.sh $<TARGET_FILE:lstmc>
+                 ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/WsizeD --alpha-intra=0.2)
+  add_test(NAME e2e_weights_size_report_tissue
+         COMMAND ${E2E}/precision_size.sh $<TARGET_FILE:lstmc>
+                 ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/WsizeT --alpha-inter=0)
+  add_test(NAME e2e_weights_size_report_tissue_drs
+         COMMAND ${E2E}/precision_size.sh $<TARGET_FILE:lstmc>
+                 ${CMAKE_SOURCE_DIR}/tests/train/har/model.onnx ${WORK}/WsizeTD --alpha-inter=0
+                 --alpha-intra=0.2)
 endif()
 
 # the OpenCL kernels on PoCL (codegen/opencl/opencl.c, docs/PRECISION.md "OpenCL"): a subset per
