@@ -467,6 +467,9 @@ emit_drs_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         odd = LLVMBuildTrunc(g->b, i, g->i1, "");
         hc = sel(g, odd, hB, hA);
         hn = sel(g, odd, hA, hB);
+        join = slice_begin(g, first, end, 0); /* the cell, counted once (slice 0 may own no unit) */
+        LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cells, ""), ci(g, 1)), cells);
+        slice_end(g, join);
         for (t = 0; t < nt; t++) {
             mt_slice(H, nt, g->vl, t, &j0, &j1);
             if (j1 == j0)
@@ -476,9 +479,6 @@ emit_drs_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
             emit_gemv(g, &rc, hc, j0, j1 - j0, gepc(g, x, H + j0), gepc(g, gates, H + j0));
             drs_cell_units(g, p, act, x, hc, gates, alpha, R, cnt, ufd, ufs, drs_cnt(g, kept, t),
                            j0, j1);
-            if (t == 0)
-                LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, cells, ""), ci(g, 1)),
-                               cells);
             drs_update(g, p, act, pe, gates, alpha, hn, c, y, j0, j1); /* line 8 */
             slice_end(g, join);
         }
