@@ -305,9 +305,7 @@ drs_cell_units(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLV
     nk = drs_compact(g, go, alpha, R, cnt, j0, j1); /* line 6 */
     LLVMBuildStore(g->b, add(g, LLVMBuildLoad2(g->b, g->i64, kept, ""), nk), kept);
     r = add(g, loop_begin(g, &l, ci(g, 0), nk), ci(g, j0)); /* line 7: the units in R only */
-    j = LLVMBuildSExt(
-        g->b, LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, R, &r, 1, ""), ""),
-        g->i64, "");
+    j = ld_i32(g, R, r);
     drs_unit_rows(g, H, ufd, ufs, j, h, x, gates);
     loop_end(g, &l);
 }
@@ -352,12 +350,7 @@ emit_drs(kg *g, const kp_call *kc)
         drs_dir(g, p, d, Uo, Ufic, &rc, &ufd, &ufs);
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
-        s = has_sl ? LLVMBuildSExt(
-                         g->b,
-                         LLVMBuildLoad2(g->b, g->i32,
-                                        LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), ""),
-                         g->i64, "")
-                   : dm.T;
+        s = has_sl ? ld_i32(g, sl, n) : dm.T;
         st = rec_state_at(g, p, &dm, d, n);
         emit_copy(g, h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
         emit_copy(g, c, init_c ? gepf(g, init_c, st) : NULL, H, NULL);
@@ -442,12 +435,7 @@ emit_drs_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
 
         drs_dir(g, p, d, Uo, Ufic, &rc, &ufd, &ufs);
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
-        s = sl ? LLVMBuildSExt(g->b,
-                               LLVMBuildLoad2(g->b, g->i32,
-                                              LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
-                                              ""),
-                               g->i64, "")
-               : dm.T;
+        s = sl ? ld_i32(g, sl, n) : dm.T;
         st = rec_state_at(g, p, &dm, d, n);
         for (t = 0; t < nt; t++) {
             mt_slice(H, nt, g->vl, t, &j0, &j1);

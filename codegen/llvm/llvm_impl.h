@@ -107,6 +107,16 @@ entry_alloca(kg *g, LLVMTypeRef ty)
     return LLVMBuildAlloca(g->ab, ty, "");
 }
 
+/* The int32 at base[i] (i an i64 value), sign-extended to i64. */
+static inline LLVMValueRef
+ld_i32(kg *g, LLVMValueRef base, LLVMValueRef i)
+{
+    return LLVMBuildSExt(
+        g->b,
+        LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, base, &i, 1, ""), ""),
+        g->i64, "");
+}
+
 /* base + i floats (base a ptr, i an i64 value). */
 static inline LLVMValueRef
 gepf(kg *g, LLVMValueRef base, LLVMValueRef i)

@@ -239,9 +239,7 @@ emit_seq_len_check(kg *g, LLVMValueRef sl, LLVMValueRef N, LLVMValueRef T)
     kloop l;
     LLVMValueRef n = loop_begin(g, &l, ci(g, 0), N), s, bad;
     LLVMBasicBlockRef join;
-    s = LLVMBuildSExt(
-        g->b, LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""), ""),
-        g->i64, "");
+    s = ld_i32(g, sl, n);
     bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, ci(g, 0), ""),
                       LLVMBuildICmp(g->b, LLVMIntSGT, s, T, ""), "");
     join = if_begin(g, bad);
@@ -308,14 +306,7 @@ emit_rec(kg *g, const kp_call *kc)
         c.tune = &kc->tune;
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
-        if (has_sl)
-            s = LLVMBuildSExt(g->b,
-                              LLVMBuildLoad2(g->b, g->i32,
-                                             LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
-                                             ""),
-                              g->i64, "");
-        else
-            s = dm.T;
+        s = has_sl ? ld_i32(g, sl, n) : dm.T;
         st = rec_state_at(g, p, &dm, d, n);
         emit_copy(g, c.h, init_h ? gepf(g, init_h, st) : NULL, H, NULL);
         if (p->cell == LSTMC_RT_CELL_LSTM)

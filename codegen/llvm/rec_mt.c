@@ -129,12 +129,7 @@ emit_rec_mt_body(kg *g, const kp_call *kc, int nt, const LLVMValueRef *a, LLVMVa
         c.tune = &kc->tune;
 
         n = loop_begin(g, &ln, ci(g, 0), dm.N);
-        s = sl ? LLVMBuildSExt(g->b,
-                               LLVMBuildLoad2(g->b, g->i32,
-                                              LLVMBuildInBoundsGEP2(g->b, g->i32, sl, &n, 1, ""),
-                                              ""),
-                               g->i64, "")
-               : dm.T;
+        s = sl ? ld_i32(g, sl, n) : dm.T;
         st = rec_state_at(g, p, &dm, d, n);
         for (t = 0; t < nt; t++) {
             int64_t j0, j1;

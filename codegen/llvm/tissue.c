@@ -37,15 +37,6 @@ tis_acc_budget(const kg *g)
     return g->vl >= 16 || g->vl == 4 ? 24 : 12;
 }
 
-/* An int32 at base[i] (i an i64 value), sign-extended to i64. */
-static LLVMValueRef
-tis_ld32(kg *g, LLVMValueRef base, LLVMValueRef i)
-{
-    LLVMValueRef v =
-        LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, base, &i, 1, ""), "");
-    return LLVMBuildSExt(g->b, v, g->i64, "");
-}
-
 /* The end of an if_begin block that does not return: go on in join. */
 static void
 tis_endif(kg *g, LLVMBasicBlockRef join)
@@ -453,11 +444,7 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
         q = mul(g, loop_begin(g, &lq, ci(g, 0), ngrp), ci(g, nb));
         for (c = 0; c < nb; c++) {
             LLVMValueRef qc = add(g, q, ci(g, c));
-            LLVMValueRef ic = LLVMBuildSExt(
-                g->b,
-                LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, list, &qc, 1, ""),
-                               ""),
-                g->i64, "");
+            LLVMValueRef ic = ld_i32(g, list, qc);
             hs[c] = gepf(g, hbuf, mul(g, ic, ci(g, H)));
             gs[c] = gepf(g, gates, mul(g, ic, ci(g, G)));
         }
@@ -465,10 +452,7 @@ tdrs_rows(kg *g, const lstmc_rt_rnn_params *p, const lstmc_rt_act *act, LLVMValu
         loop_end(g, &lq);
     }
     q = loop_begin(g, &lq, mul(g, ngrp, ci(g, nb)), nk); /* the cells left, one at a time */
-    i = LLVMBuildSExt(
-        g->b,
-        LLVMBuildLoad2(g->b, g->i32, LLVMBuildInBoundsGEP2(g->b, g->i32, list, &q, 1, ""), ""),
-        g->i64, "");
+    i = ld_i32(g, list, q);
     gi = gepf(g, gates, mul(g, i, ci(g, G)));
     drs_unit_rows(g, H, Ufic, Ufs, j, gepf(g, hbuf, mul(g, i, ci(g, H))), gi, gi);
     loop_end(g, &lq);
@@ -759,7 +743,7 @@ tis_entry(kg *g, tis_args *x)
         drs_ret_if(g, LLVMBuildFCmp(g->b, LLVMRealOGT, x->alpha, cf(g, 0.0), ""),
                    LSTMC_RT_ERR_NULL);
     if (x->sl) { /* every entry in [0, T] before anything is written */
-        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s = tis_ld32(g, x->sl, n);
+        LLVMValueRef n = loop_begin(g, &l, ci(g, 0), ci(g, N)), s = ld_i32(g, x->sl, n);
         drs_ret_if(g,
                    LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, s, ci(g, 0), ""),
                                LLVMBuildICmp(g->b, LLVMIntSGT, s, ci(g, T), ""), ""),
@@ -818,10 +802,10 @@ tis_gather(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, 
     const lstmc_rt_rnn_params *p = x->p;
     const int64_t H = p->hidden, G = 4 * H, n_u = j1 - j0;
     const lstmc_rt_tissue_layout *L = &x->L;
-    LLVMValueRef n = tis_ld32(g, gepc(g, x->scratch, L->cell_n), e);
-    LLVMValueRef t = tis_ld32(g, gepc(g, x->scratch, L->cell_t), e);
-    LLVMValueRef slot = tis_ld32(g, gepc(g, x->scratch, L->cell_slot), e);
-    LLVMValueRef fl = tis_ld32(g, gepc(g, x->scratch, L->cell_flag), e);
+    LLVMValueRef n = ld_i32(g, gepc(g, x->scratch, L->cell_n), e);
+    LLVMValueRef t = ld_i32(g, gepc(g, x->scratch, L->cell_t), e);
+    LLVMValueRef slot = ld_i32(g, gepc(g, x->scratch, L->cell_slot), e);
+    LLVMValueRef fl = ld_i32(g, gepc(g, x->scratch, L->cell_flag), e);
     LLVMValueRef hs = gepf(g, gepc(g, x->scratch, L->state), mul(g, slot, ci(g, 2 * H)));
     LLVMValueRef cs = gepc(g, hs, H), s, gr, pr;
     LLVMBasicBlockRef j2, jelse, seq0, join;
@@ -869,10 +853,10 @@ tis_finish(kg *g, const tis_args *x, int32_t d, LLVMValueRef e, LLVMValueRef i, 
     const lstmc_rt_tissue_layout *L = &x->L;
     const lstmc_rt_act *act = &p->act[d * 3];
     LLVMValueRef pe = x->Peep ? gepc(g, x->Peep, d * 3 * H) : NULL;
-    LLVMValueRef n = tis_ld32(g, gepc(g, x->scratch, L->cell_n), e);
-    LLVMValueRef t = tis_ld32(g, gepc(g, x->scratch, L->cell_t), e);
-    LLVMValueRef slot = tis_ld32(g, gepc(g, x->scratch, L->cell_slot), e);
-    LLVMValueRef fl = tis_ld32(g, gepc(g, x->scratch, L->cell_flag), e);
+    LLVMValueRef n = ld_i32(g, gepc(g, x->scratch, L->cell_n), e);
+    LLVMValueRef t = ld_i32(g, gepc(g, x->scratch, L->cell_t), e);
+    LLVMValueRef slot = ld_i32(g, gepc(g, x->scratch, L->cell_slot), e);
+    LLVMValueRef fl = ld_i32(g, gepc(g, x->scratch, L->cell_flag), e);
     LLVMValueRef hs = gepf(g, gepc(g, x->scratch, L->state), mul(g, slot, ci(g, 2 * H)));
     LLVMValueRef cs = gepc(g, hs, H), s;
     LLVMValueRef gr = gepf(g, gepc(g, x->scratch, L->gates), mul(g, i, ci(g, G)));
@@ -974,8 +958,8 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
     hbuf = nt == 1 ? gepc(g, x->scratch, L->hbuf)
                    : sel(g, LLVMBuildTrunc(g->b, tau, g->i1, ""), gepc(g, x->scratch, L->hbuf2),
                          gepc(g, x->scratch, L->hbuf));
-    c0 = tis_ld32(g, gepc(g, x->scratch, L->tstart), tau);
-    m = LLVMBuildSub(g->b, tis_ld32(g, gepc(g, x->scratch, L->tstart), add(g, tau, ci(g, 1))), c0,
+    c0 = ld_i32(g, gepc(g, x->scratch, L->tstart), tau);
+    m = LLVMBuildSub(g->b, ld_i32(g, gepc(g, x->scratch, L->tstart), add(g, tau, ci(g, 1))), c0,
                      "");
     for (t = 0; t < nt; t++) { /* gather */
         sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
@@ -1022,7 +1006,7 @@ tis_direction(kg *g, tis_args *x, int32_t d, int nt, LLVMValueRef first, LLVMVal
             sj = tis_slice(g, H, nt, t, first, end, &j0, &j1);
             if (j1 > j0) {
                 n = loop_begin(g, &li, ci(g, 0), ci(g, N));
-                s = tis_ld32(g, x->sl, n);
+                s = ld_i32(g, x->sl, n);
                 if (x->Y) {
                     tt = loop_begin(g, &lt, s, ci(g, T));
                     emit_copy(g, gepc(g, gepf(g, x->Y, drs_y_at(g, p, tt, d, n)), j0), NULL,
