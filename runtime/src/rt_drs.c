@@ -75,11 +75,10 @@ lstmc_rt_drs_compact(int64_t hidden, const float *o, float alpha_intra, int32_t 
 
 /* --- one cell ------------------------------------------------------------------------ */
 
-/* Line 7 for unit j: gi/gf/gc[j] = x + h . (rows i, f, c of unit j), summed in k order (int8:
- * from 0, then x + s * sum, as the exact int8 recurrence). */
-static void
-unit_rows(int64_t H, const lowp_view *uf, int64_t j, const float *restrict h, float *gi, float *gf,
-          float *gc)
+/* Contract in internal/lowp_view.h. */
+void
+lstmc_rt_drs_unit_rows(int64_t H, const lowp_view *uf, int64_t j, const float *restrict h,
+                       float *gi, float *gf, float *gc)
 {
     const int64_t e = j * 3 * H;
     float ai = lowp_view_start(uf, *gi), af = lowp_view_start(uf, *gf);
@@ -159,7 +158,7 @@ drs_cell(const lstmc_rt_rnn_params *p, int32_t dir, float alpha_intra, const flo
         gi[j] = x[j];
         gf[j] = x[2 * H + j];
         gc[j] = x[3 * H + j];
-        unit_rows(H, uf, j, h, gi + j, gf + j, gc + j);
+        lstmc_rt_drs_unit_rows(H, uf, j, h, gi + j, gf + j, gc + j);
     }
     /* line 8: rt_rnn.c's cell update (lstmc_rt_lstm_cn) for the units in R, the approximation for
      * the others */

@@ -414,7 +414,7 @@ static void
 drs_cell_lowp(const drs_in *dr, int64_t H, const float *restrict h, const int32_t *keep,
               float *restrict gr)
 {
-    int64_t j, k, g;
+    int64_t j, k;
 
     for (j = 0; j < H; j++) {
         if (!keep) {
@@ -424,14 +424,8 @@ drs_cell_lowp(const drs_in *dr, int64_t H, const float *restrict h, const int32_
             gr[H + j] = lowp_view_finish(&dr->uo, j, gr[H + j], acc);
             continue;
         }
-        if (!keep[j])
-            continue;
-        for (g = 0; g < 3; g++) { /* i, f, c: gate columns 0, 2H, 3H */
-            float *x = gr + (g == 0 ? 0 : (g + 1) * H) + j, acc = lowp_view_start(&dr->uf, *x);
-            for (k = 0; k < H; k++)
-                acc += h[k] * lowp_view_at(&dr->uf, (j * 3 + g) * H + k);
-            *x = lowp_view_finish(&dr->uf, j * 3 + g, *x, acc);
-        }
+        if (keep[j]) /* i, f, c: gate columns 0, 2H, 3H */
+            lstmc_rt_drs_unit_rows(H, &dr->uf, j, h, gr + j, gr + 2 * H + j, gr + 3 * H + j);
     }
 }
 

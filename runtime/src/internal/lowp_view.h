@@ -63,4 +63,10 @@ lowp_view_start(const lowp_view *v, float x)
     return v->scale ? 0.0f : x;
 }
 
+/* DRS line 7 for unit j (rt_drs.c, shared with rt_tissue.c): *gi, *gf, *gc (each the gate's
+ * P value on entry) += h . its rows of U_f,i,c in uf, summed in k order (int8: from 0, then
+ * P + s * sum, as the exact int8 recurrence). */
+void lstmc_rt_drs_unit_rows(int64_t H, const lowp_view *uf, int64_t j, const float *h, float *gi,
+                            float *gf, float *gc);
+
 #endif /* LSTMC_RT_LOWP_VIEW_H */
