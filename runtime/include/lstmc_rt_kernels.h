@@ -778,6 +778,21 @@ int32_t lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *p, int32_t d, float a
                              const float *P, const float *row_abs_sum, const float *rel,
                              const int32_t *seq_lens, lstmc_rt_tissue_stats *stats, void *scratch);
 
+/*
+ * lstmc_rt_tissue_plan with the links' relevance as integer scores: score(score_ctx, r) is the
+ * score of the link into row r of P (direction d's rows), and a link is cut when its score is
+ * below alpha_key (alpha_key <= 0 cuts nothing; score may then be NULL, and it is NULL also
+ * when there is nothing to rank --max-sublayer's forced cuts by: they fall on the first link
+ * of the window). lstmc_rt_tissue_plan is this with the bits of the float S and alpha_inter
+ * as the scores (for S >= 0 the same order); the full-integer tissues (lstmc_rt_lstm_tissue_q)
+ * score in fixed point. Same result and errors as lstmc_rt_tissue_plan.
+ */
+typedef int64_t lstmc_rt_tissue_score_fn(const void *score_ctx, int64_t row);
+int32_t lstmc_rt_tissue_plan_scored(const lstmc_rt_tissue_params *p, int32_t d, int64_t alpha_key,
+                                    lstmc_rt_tissue_score_fn *score, const void *score_ctx,
+                                    const int32_t *seq_lens, lstmc_rt_tissue_stats *stats,
+                                    void *scratch);
+
 /* --- reduced-precision weights (issue 12, docs/PRECISION.md; rt_lowp.c) --------------- */
 
 /*

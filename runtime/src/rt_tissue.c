@@ -657,16 +657,37 @@ seq_of(const lstmc_rt_rnn_params *p, const int32_t *seq_lens, int64_t n)
     return seq_lens ? seq_lens[n] : p->seq_len;
 }
 
-/* S of the link into P's row r: the caller's (rel) or Algorithm 2's. */
-static float
-relevance(int64_t H, int32_t kind, const float *Pd, const float *dsum, const float *shift,
-          const float *rel, int64_t r)
+/* The float relevance as a plan score: S >= 0 (or NaN, which cuts nothing), and for such
+ * floats the order of their bit patterns as int32 is the order of the values, so S <
+ * alpha_inter (alpha_inter > 0) exactly when bits(S) < bits(alpha_inter), and the lowest S
+ * has the lowest bits. */
+static int64_t
+float_key(float v)
 {
-    if (rel)
-        return rel[r];
-    if (kind == LSTMC_RT_REL_SENSITIVITY)
-        return lstmc_rt_lstm_sensitivity(H, Pd + r * 4 * H, dsum, shift);
-    return lstmc_rt_lstm_relevance_shifted(H, Pd + r * 4 * H, dsum, shift);
+    int32_t b;
+
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+typedef struct float_scores {
+    int64_t H;
+    int32_t kind;
+    const float *Pd, *dsum, *shift, *rel;
+} float_scores;
+
+/* S of the link into P's row r: the caller's (rel) or Algorithm 2's. */
+static int64_t
+float_score(const void *ctx, int64_t r)
+{
+    const float_scores *f = ctx;
+
+    if (f->rel)
+        return float_key(f->rel[r]);
+    if (f->kind == LSTMC_RT_REL_SENSITIVITY)
+        return float_key(lstmc_rt_lstm_sensitivity(f->H, f->Pd + r * 4 * f->H, f->dsum, f->shift));
+    return float_key(
+        lstmc_rt_lstm_relevance_shifted(f->H, f->Pd + r * 4 * f->H, f->dsum, f->shift));
 }
 
 /* Contract in lstmc_rt_kernels.h. */
@@ -675,34 +696,53 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
                      const float *row_abs_sum, const float *rel, const int32_t *seq_lens,
                      lstmc_rt_tissue_stats *st, void *scratch)
 {
-    const lstmc_rt_rnn_params *p;
     const int cut_some = alpha_inter > 0.0f; /* S >= 0: alpha <= 0 (or NaN) cuts nothing */
+    float_scores f;
+    int64_t G;
+
+    if (!tp || d < 0 || d >= tp->rnn.n_dirs || tp->rnn.hidden < 1)
+        return -1;
+    if (tp->rnn.batch > 0 && (!P || (cut_some && !row_abs_sum && !rel)))
+        return -1;
+    G = 4 * tp->rnn.hidden;
+    f.H = tp->rnn.hidden;
+    f.kind = tp->relevance;
+    f.Pd = P ? P + d * tp->rnn.seq_len * tp->rnn.batch * G : NULL;
+    f.dsum = row_abs_sum ? row_abs_sum + d * G * (tp->relevance ? 2 : 1) : NULL;
+    f.shift = f.dsum && tp->relevance ? f.dsum + G : NULL; /* calibrated: radii, then shifts */
+    f.rel = rel;
+    return lstmc_rt_tissue_plan_scored(tp, d, cut_some ? float_key(alpha_inter) : 0,
+                                       row_abs_sum || rel ? float_score : NULL, &f, seq_lens, st,
+                                       scratch);
+}
+
+/* Contract in lstmc_rt_kernels.h. */
+int32_t
+lstmc_rt_tissue_plan_scored(const lstmc_rt_tissue_params *tp, int32_t d, int64_t alpha_key,
+                            lstmc_rt_tissue_score_fn *score, const void *score_ctx,
+                            const int32_t *seq_lens, lstmc_rt_tissue_stats *st, void *scratch)
+{
+    const lstmc_rt_rnn_params *p;
+    const int cut_some = alpha_key > 0;
     lstmc_rt_tissue_layout l;
     int32_t *w, *tstart, *cell_n, *cell_t, *cell_slot, *cell_flag;
     int32_t *sub_n, *sub_step0, *sub_len, *tissue, *order, *slot_of, *free_slots, *work;
-    const float *Pd, *dsum, *shift;
-    int64_t H, G, N, n, step, t, i, k;
-    int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free, rev, has_rel;
+    int64_t N, n, step, t, i, k;
+    int32_t n_sub = 0, n_cells = 0, K, s, tau, n_free, rev;
 
     if (!tp || lstmc_rt_tissue_layout_of(tp, &l) < 0 || !st || d < 0 || d >= tp->rnn.n_dirs)
         return -1;
     p = &tp->rnn;
-    H = p->hidden;
-    G = 4 * H;
     N = p->batch;
     if (N == 0)
         return 0;
-    if (!P || !scratch || (cut_some && !row_abs_sum && !rel))
+    if (!scratch || (cut_some && !score))
         return -1;
-    has_rel = row_abs_sum || rel;
     if (seq_lens)
         for (n = 0; n < N; n++)
             if (seq_lens[n] < 0 || seq_lens[n] > p->seq_len)
                 return -1;
     rev = p->n_dirs == 2 ? d : p->reverse;
-    Pd = P + d * l.cells * G;
-    dsum = row_abs_sum ? row_abs_sum + d * G * (tp->relevance ? 2 : 1) : NULL;
-    shift = dsum && tp->relevance ? dsum + G : NULL; /* calibrated: radii, then shifts */
     w = scratch;
     tstart = w + l.tstart;
     cell_n = w + l.cell_n;
@@ -724,8 +764,7 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
 
         for (step = 0; step < sn; step++) {
             t = rev ? sn - 1 - step : step;
-            if (step == 0 || (cut_some && relevance(H, tp->relevance, Pd, dsum, shift, rel,
-                                                    lstmc_rt_row_at(p, t, n)) < alpha_inter)) {
+            if (step == 0 || (cut_some && score(score_ctx, lstmc_rt_row_at(p, t, n)) < alpha_key)) {
                 sub_n[n_sub] = (int32_t)n;
                 sub_step0[n_sub] = (int32_t)step;
                 sub_len[n_sub++] = 1;
@@ -734,12 +773,10 @@ lstmc_rt_tissue_plan(const lstmc_rt_tissue_params *tp, int32_t d, float alpha_in
                  * the steps (step0 + max_run / 2, step] (the first one without relevance),
                  * which leaves at least max_run / 2 + 1 cells before the cut */
                 const int64_t s0 = sub_step0[n_sub - 1], lo = s0 + tp->max_run / 2 + 1;
-                int64_t cpos = lo, q;
-                float best = 0.0f;
-                for (q = lo; has_rel && q <= step; q++) {
+                int64_t cpos = lo, q, best = 0;
+                for (q = lo; score && q <= step; q++) {
                     const int64_t tq = rev ? sn - 1 - q : q;
-                    const float sq = relevance(H, tp->relevance, Pd, dsum, shift, rel,
-                                               lstmc_rt_row_at(p, tq, n));
+                    const int64_t sq = score(score_ctx, lstmc_rt_row_at(p, tq, n));
                     if (q == lo || sq < best) {
                         best = sq;
                         cpos = q;
