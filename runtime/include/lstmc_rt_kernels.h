@@ -923,6 +923,48 @@ typedef lstmc_rt_status lstmc_rt_rnn_q_fn(const lstmc_rt_rnnq_params *p, const v
                                           void *Y_h, int16_t *Y_c, int32_t *scratch);
 lstmc_rt_rnn_q_fn lstmc_rt_rnn_q;
 
+/*
+ * Breakpoints and tissues on a full-integer LSTM layer (issue 24; MICRO'18 §IV on the recipe
+ * above): lstmc_rt_lstm_tissue's schedule with lstmc_rt_rnn_q's integers. Per direction:
+ *   1. every step's W x as lstmc_rt_rnn_q, and from it the Q3.12 x_r = the recipe's W term
+ *      plus both biases of row r (z without the U h term);
+ *   2. the relevance of the link into each step in fixed point, no float: with R's radius
+ *      r_q and shift m_q ([D, 2, 4H] int32: per direction the 4H radii, then the 4H shifts,
+ *      Q3.12) and z = x + m, Algorithm 2's terms in Q.12 (2 = 8192, clamped at 0 as
+ *      lstmc_rt_lstm_relevance's) and S_q = sum_j so (sf 4096 + si sc), which is S * 2^36;
+ *      SENSITIVITY: radii in Q.24, T4 = max(0, 16384 - |z|), T2 = 2 max(0, 8192 - |z|)
+ *      (Q.14), S_q = sum_j T4i ri + T4o ro + T4f rf + 4 T2c rc = S * 2^40. A link is cut when
+ *      S_q < ceil(alpha_inter * 2^36) (2^40), computed from alpha_inter's bits;
+ *   3. lstmc_rt_tissue_plan_scored's sub-layers and tissues (mts, max_run as there);
+ *   4. per tissue one pass over U: each row of U is multiplied with the h of every cell of
+ *      the tissue while it is in L1, then every cell is updated exactly as lstmc_rt_rnn_q's
+ *      step. A sub-layer after a cut starts from h_pred [D, H] (the layer's h type) and
+ *      c_pred [D, H] (int16, the cell's Q), zero when NULL.
+ * So every cell computes the integers of lstmc_rt_rnn_q's step on its own h and c: with
+ * alpha_inter <= 0 the result is lstmc_rt_rnn_q's, bit for bit. p->q.cell must be LSTM.
+ * Other arguments as lstmc_rt_rnn_q's; stats may be NULL; scratch holds
+ * lstmc_rt_lstm_tissue_q_scratch(p) int32 words.
+ */
+typedef struct lstmc_rt_tissueq_params {
+    lstmc_rt_rnnq_params q;
+    int32_t mts;       /* as lstmc_rt_tissue_params' */
+    int32_t relevance; /* lstmc_rt_relevance: what R holds */
+    int32_t max_run;   /* as lstmc_rt_tissue_params' */
+} lstmc_rt_tissueq_params;
+
+int64_t lstmc_rt_lstm_tissue_q_scratch(const lstmc_rt_tissueq_params *p);
+typedef lstmc_rt_status lstmc_rt_lstm_tissue_q_fn(
+    const lstmc_rt_tissueq_params *p, float alpha_inter, const void *X, const int8_t *W,
+    const int8_t *U, const int32_t *Q, const int32_t *R, const int32_t *seq_lens,
+    const void *init_h, const int16_t *init_c, const int16_t *Peep, const void *h_pred,
+    const int16_t *c_pred, void *Y, void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats,
+    int32_t *scratch);
+lstmc_rt_lstm_tissue_q_fn lstmc_rt_lstm_tissue_q;
+
+/* The fixed-point threshold of step 2: ceil(alpha * 2^frac) from alpha's bits (no float
+ * arithmetic); 0 for alpha <= 0 or NaN, INT64_MAX past int64. */
+int64_t lstmc_rt_fixed_threshold(float alpha, int32_t frac);
+
 /* The Q0.15 activation of a Q3.12 value through the interpolated table (the recipe's act). */
 int32_t lstmc_rt_q_sigmoid(int32_t v);
 int32_t lstmc_rt_q_tanh(int32_t v);

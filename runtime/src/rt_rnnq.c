@@ -325,47 +325,55 @@ typedef struct step_args {
     int32_t hmax;
 } step_args;
 
+/* Unit j of one LSTM step from its four U h sums (rows i, o, f, c): c[j] updated in place,
+ * hn[j] written. */
+static inline void
+lstm_unit(const step_args *a, const int64_t *pw, int64_t j, int64_t ui, int64_t uo, int64_t uf,
+          int64_t uc, void *hn, int32_t *c)
+{
+    const lstmc_rt_rnnq_params *p = a->p;
+    const int64_t H = p->hidden, ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
+    int64_t zi = gate_z(p->bits, a->Q + ri * LSTMC_RT_RNNQ_ROW, pw[ri], ui);
+    int64_t zo = gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro], uo);
+    int64_t zf = gate_z(p->bits, a->Q + rf * LSTMC_RT_RNNQ_ROW, pw[rf], uf);
+    int64_t zc = gate_z(p->bits, a->Q + rc * LSTMC_RT_RNNQ_ROW, pw[rc], uc);
+    int32_t i, f, g, o, tc;
+    int64_t cn;
+
+    if (a->Peep) {
+        zi += requant32(a->Peep[j] * c[j], p->peep_mult, p->peep_shift);
+        zf += requant32(a->Peep[2 * H + j] * c[j], p->peep_mult, p->peep_shift);
+    }
+    i = act(a->act[0], pre(p, zi));
+    f = p->input_forget ? 32768 - i : act(a->act[0], pre(p, zf));
+    g = act(a->act[1], pre(p, zc));
+    cn = sat(rshr((int64_t)f * c[j], 15) + rshr((int64_t)i * g, 30 - p->cell_exp), -32768, 32767);
+    if (a->Peep)
+        zo += requant32(a->Peep[H + j] * (int32_t)cn, p->peep_mult, p->peep_shift);
+    o = act(a->act[0], pre(p, zo));
+    tc = (int32_t)sat(p->cell_exp >= 12 ? rshr(cn, p->cell_exp - 12)
+                                        : cn * ((int64_t)1 << (12 - p->cell_exp)),
+                      -32768, 32767);
+    c[j] = (int32_t)cn;
+    st(hn, p->bits, j,
+       (int32_t)sat(requant32(o * act(a->act[2], tc), p->h_mult, p->h_shift), -a->hmax, a->hmax));
+}
+
 /* One LSTM step: pw [G*H] the step's W x (projected before the time loop), h [H] of the
  * layer's type read, hn written, c [H] updated in place. */
 static void
 lstm_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_t *c)
 {
-    const lstmc_rt_rnnq_params *p = a->p;
-    const int64_t H = p->hidden;
+    const int64_t H = a->p->hidden;
+    const int32_t bits = a->p->bits;
     int64_t j;
 
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
-        int64_t zi = gate_z(p->bits, a->Q + ri * LSTMC_RT_RNNQ_ROW, pw[ri],
-                            dot(a->U + ri * H, h, p->bits, H, a->usum + ri));
-        int64_t zo = gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro],
-                            dot(a->U + ro * H, h, p->bits, H, a->usum + ro));
-        int64_t zf = gate_z(p->bits, a->Q + rf * LSTMC_RT_RNNQ_ROW, pw[rf],
-                            dot(a->U + rf * H, h, p->bits, H, a->usum + rf));
-        int64_t zc = gate_z(p->bits, a->Q + rc * LSTMC_RT_RNNQ_ROW, pw[rc],
-                            dot(a->U + rc * H, h, p->bits, H, a->usum + rc));
-        int32_t i, f, g, o, tc;
-        int64_t cn;
-
-        if (a->Peep) {
-            zi += requant32(a->Peep[j] * c[j], p->peep_mult, p->peep_shift);
-            zf += requant32(a->Peep[2 * H + j] * c[j], p->peep_mult, p->peep_shift);
-        }
-        i = act(a->act[0], pre(p, zi));
-        f = p->input_forget ? 32768 - i : act(a->act[0], pre(p, zf));
-        g = act(a->act[1], pre(p, zc));
-        cn = sat(rshr((int64_t)f * c[j], 15) + rshr((int64_t)i * g, 30 - p->cell_exp), -32768,
-                 32767);
-        if (a->Peep)
-            zo += requant32(a->Peep[H + j] * (int32_t)cn, p->peep_mult, p->peep_shift);
-        o = act(a->act[0], pre(p, zo));
-        tc = (int32_t)sat(p->cell_exp >= 12 ? rshr(cn, p->cell_exp - 12)
-                                            : cn * ((int64_t)1 << (12 - p->cell_exp)),
-                          -32768, 32767);
-        c[j] = (int32_t)cn;
-        st(hn, p->bits, j,
-           (int32_t)sat(requant32(o * act(a->act[2], tc), p->h_mult, p->h_shift), -a->hmax,
-                        a->hmax));
+        lstm_unit(a, pw, j, dot(a->U + ri * H, h, bits, H, a->usum + ri),
+                  dot(a->U + ro * H, h, bits, H, a->usum + ro),
+                  dot(a->U + rf * H, h, bits, H, a->usum + rf),
+                  dot(a->U + rc * H, h, bits, H, a->usum + rc), hn, c);
     }
 }
 
@@ -562,6 +570,314 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
                 memcpy((char *)Y_h + st_at * (p->bits / 8), h, (size_t)(H * (p->bits / 8)));
             for (j = 0; Y_c && j < H; j++)
                 Y_c[st_at + j] = (int16_t)c[j];
+        }
+    }
+    return LSTMC_RT_OK;
+}
+
+/* --- breakpoints and tissues on the integer layer (issue 24) -------------------------- */
+
+/* Contract in lstmc_rt_kernels.h: ceil(alpha * 2^frac) from the IEEE bits. */
+int64_t
+lstmc_rt_fixed_threshold(float alpha, int32_t frac)
+{
+    uint32_t b;
+    int64_t m, e;
+
+    memcpy(&b, &alpha, sizeof b);
+    if ((b >> 31) || b == 0 || frac < 0 || frac > 62)
+        return 0; /* alpha <= 0 (or -NaN): nothing cut */
+    e = (b >> 23) & 0xff;
+    m = b & 0x7fffff;
+    if (e == 0xff)
+        return m ? 0 : INT64_MAX; /* NaN cuts nothing; +inf cuts every link */
+    if (e)
+        m |= 0x800000;
+    else
+        e = 1;          /* subnormal: m * 2^-149 */
+    e = e - 150 + frac; /* alpha * 2^frac = m * 2^e */
+    if (e >= 0)
+        return e > 38 ? INT64_MAX : m << e; /* m < 2^24 */
+    return -e >= 25 ? 1 : (m + ((int64_t)1 << -e) - 1) >> -e;
+}
+
+#define TQ_ONE 4096 /* 1.0 in Q.12 */
+
+static inline int64_t
+min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline int64_t
+max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Algorithm 2 line 5 in Q.12, clamped at 0 (lstmc_rt_lstm_relevance's gate_overlap) */
+static inline int64_t
+overlap_q(int64_t z, int64_t d)
+{
+    const int64_t a = z < 0 ? -z : z, two = 2 * TQ_ONE;
+    return max64(0, min64(two + min64(two, a), min64(two, two + d - max64(two, a))));
+}
+
+typedef struct tq_scores {
+    const lstmc_rt_rnnq_params *p;
+    const int64_t *P;   /* this direction's W x of every row */
+    const int32_t *Q;   /* this direction's rows */
+    const int32_t *rad; /* [4H] */
+    const int32_t *shf; /* [4H] */
+    int32_t kind;
+} tq_scores;
+
+/* x_r + m_r of row r: the recipe's z without U h, plus the calibrated shift */
+static inline int64_t
+tq_z(const tq_scores *s, const int64_t *pw, int64_t r)
+{
+    const int32_t *q = s->Q + r * LSTMC_RT_RNNQ_ROW;
+    return gate_w(s->p->bits, q, pw[r]) + q[LSTMC_RT_RNNQ_BR] + s->shf[r];
+}
+
+/* S_q of the link into P's row `row` (lstmc_rt_kernels.h, lstmc_rt_lstm_tissue_q step 2) */
+static int64_t
+tq_score(const void *ctx, int64_t row)
+{
+    const tq_scores *s = ctx;
+    const int64_t H = s->p->hidden, *pw = s->P + row * 4 * H;
+    const int32_t *r = s->rad;
+    int64_t S = 0, j;
+
+    for (j = 0; j < H; j++) {
+        const int64_t zi = tq_z(s, pw, j), zo = tq_z(s, pw, H + j), zf = tq_z(s, pw, 2 * H + j),
+                      zc = tq_z(s, pw, 3 * H + j);
+        if (s->kind == LSTMC_RT_REL_SENSITIVITY) {
+            const int64_t ai = zi < 0 ? -zi : zi, ao = zo < 0 ? -zo : zo, af = zf < 0 ? -zf : zf,
+                          ac = zc < 0 ? -zc : zc;
+            S += max64(0, 16384 - ai) * r[j] + max64(0, 16384 - ao) * r[H + j] +
+                 max64(0, 16384 - af) * r[2 * H + j] + 8 * max64(0, 8192 - ac) * r[3 * H + j];
+        } else {
+            const int64_t sf = min64(4 * TQ_ONE, max64(zf + r[2 * H + j] + 2 * TQ_ONE, 0));
+            const int64_t si = overlap_q(zi, r[j]), so = overlap_q(zo, r[H + j]),
+                          sc = overlap_q(zc, r[3 * H + j]);
+            S += so * (sf * TQ_ONE + si * sc);
+        }
+    }
+    return S;
+}
+
+/* The words after the plan's: usum [4H] | hbuf [cap, H] | state h [slots, H] | state c
+ * [slots, H] | acc int64 [cap, 4H] | P int64 [T*N, 4H] (even word offsets for the int64) */
+typedef struct tq_layout {
+    lstmc_rt_tissue_layout l;
+    int64_t usum, hbuf, sh, sc, acc, P, words;
+} tq_layout;
+
+static int
+tq_layout_of(const lstmc_rt_tissueq_params *p, lstmc_rt_tissue_params *tp, tq_layout *t)
+{
+    const lstmc_rt_rnnq_params *q = &p->q;
+    int64_t H, TN;
+
+    if (!params_ok(q) || q->cell != LSTMC_RT_CELL_LSTM)
+        return -1;
+    memset(tp, 0, sizeof *tp); /* the plan's view of the layer: sizes and directions */
+    tp->rnn.cell = LSTMC_RT_CELL_LSTM;
+    tp->rnn.seq_len = q->seq_len;
+    tp->rnn.batch = q->batch;
+    tp->rnn.input_size = q->input_size;
+    tp->rnn.hidden = q->hidden;
+    tp->rnn.n_dirs = q->n_dirs;
+    tp->rnn.reverse = q->reverse;
+    tp->rnn.layout = q->layout;
+    tp->rnn.packed = 1;
+    /* act[] all LSTMC_RT_ACT_SIGMOID (0): the plan does not read them */
+    tp->mts = p->mts;
+    tp->relevance = p->relevance;
+    tp->max_run = p->max_run;
+    if (lstmc_rt_tissue_layout_of(tp, &t->l) < 0)
+        return -1;
+    H = q->hidden;
+    TN = q->seq_len * q->batch;
+    if (TN > INT64_MAX / 64 / H)
+        return -1;
+    t->usum = t->l.words;
+    t->hbuf = t->usum + 4 * H;
+    t->sh = t->hbuf + t->l.cap * H;
+    t->sc = t->sh + t->l.slots * H;
+    t->acc = (t->sc + t->l.slots * H + 1) & ~(int64_t)1;
+    t->P = t->acc + 2 * t->l.cap * 4 * H;
+    t->words = t->P + 2 * TN * 4 * H;
+    return 0;
+}
+
+int64_t
+lstmc_rt_lstm_tissue_q_scratch(const lstmc_rt_tissueq_params *p)
+{
+    lstmc_rt_tissue_params tp;
+    tq_layout t;
+
+    return !p || tq_layout_of(p, &tp, &t) < 0 ? -1 : t.words;
+}
+
+/* dst[0..H) of the layer's type = src ? src[0..H) : 0 */
+static void
+copy_h(void *dst, const void *src, int32_t bits, int64_t H)
+{
+    if (src)
+        memcpy(dst, src, (size_t)(H * (bits / 8)));
+    else
+        memset(dst, 0, (size_t)(H * (bits / 8)));
+}
+
+static void
+copy_c(int32_t *dst, const int16_t *src, int64_t H)
+{
+    int64_t j;
+    for (j = 0; j < H; j++)
+        dst[j] = src ? src[j] : 0;
+}
+
+/* Contract in lstmc_rt_kernels.h. */
+lstmc_rt_status
+lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, const void *X,
+                       const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *R,
+                       const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
+                       const int16_t *Peep, const void *h_pred, const int16_t *c_pred, void *Y,
+                       void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats, int32_t *scratch)
+{
+    const lstmc_rt_rnnq_params *p = tqp ? &tqp->q : NULL;
+    lstmc_rt_tissue_stats local;
+    lstmc_rt_tissue_params tp;
+    tq_layout L;
+    int64_t H, G, T, N, es, n, t, j, alpha_q;
+    int32_t d;
+
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (!tqp || !X || !W || !U || !Q || !scratch)
+        return LSTMC_RT_ERR_NULL;
+    if (tq_layout_of(tqp, &tp, &L) < 0 || !rows_ok(Q, p->n_dirs * 4 * p->hidden))
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    H = p->hidden;
+    G = 4 * H;
+    T = p->seq_len;
+    N = p->batch;
+    es = p->bits / 8;
+    alpha_q =
+        lstmc_rt_fixed_threshold(alpha_inter, tqp->relevance == LSTMC_RT_REL_SENSITIVITY ? 40 : 36);
+    if (alpha_q > 0 && !R)
+        return LSTMC_RT_ERR_NULL;
+    for (d = 0; R && d < p->n_dirs; d++) /* radii that keep S_q within int64 */
+        for (j = 0; j < G; j++) {
+            const int32_t r = R[(int64_t)d * 2 * G + j];
+            if (r < 0 || r > (tqp->relevance == LSTMC_RT_REL_SENSITIVITY ? (1 << 26) : (1 << 30)))
+                return LSTMC_RT_ERR_BAD_PARAMS;
+        }
+    if (seq_lens)
+        for (n = 0; n < N; n++)
+            if (seq_lens[n] < 0 || seq_lens[n] > T)
+                return LSTMC_RT_ERR_SEQ_LEN;
+    if (N == 0)
+        return LSTMC_RT_OK;
+
+    for (d = 0; d < p->n_dirs; d++) {
+        const lstmc_rt_rnn_params *lp = &tp.rnn;
+        const int32_t *w = scratch, *tstart = w + L.l.tstart, *cell_n = w + L.l.cell_n;
+        const int32_t *cell_t = w + L.l.cell_t, *cell_slot = w + L.l.cell_slot;
+        const int32_t *cell_flag = w + L.l.cell_flag;
+        int32_t *usum = scratch + L.usum, *sc = scratch + L.sc;
+        char *hbuf = (char *)(scratch + L.hbuf), *sh = (char *)(scratch + L.sh);
+        int64_t *acc = (int64_t *)(void *)(scratch + L.acc);
+        int64_t *P = (int64_t *)(void *)(scratch + L.P);
+        step_args a;
+        tq_scores sc_ctx;
+        int32_t K, tau;
+
+        a.p = p;
+        a.W = W + (int64_t)d * G * p->input_size;
+        a.U = U + (int64_t)d * G * H;
+        a.Q = Q + (int64_t)d * G * LSTMC_RT_RNNQ_ROW;
+        a.Peep = Peep ? Peep + (int64_t)d * 3 * H : NULL;
+        a.act = p->act + d * 3;
+        a.hmax = p->bits == 8 ? 127 : 32767;
+        project(p, X, a.W, G, P);
+        for (j = 0; j < G; j++)
+            usum[j] = vnni_wsum(a.U + j * H, H);
+        a.usum = usum;
+
+        sc_ctx.p = p;
+        sc_ctx.P = P;
+        sc_ctx.Q = a.Q;
+        sc_ctx.rad = R ? R + (int64_t)d * 2 * G : NULL;
+        sc_ctx.shf = R ? sc_ctx.rad + G : NULL;
+        sc_ctx.kind = tqp->relevance;
+        K = lstmc_rt_tissue_plan_scored(&tp, d, alpha_q, R ? tq_score : NULL, &sc_ctx, seq_lens,
+                                        stats, scratch);
+        if (K < 0)
+            return LSTMC_RT_ERR_BAD_PARAMS;
+        for (tau = 0; tau < K; tau++) {
+            const int32_t c0 = tstart[tau], m = tstart[tau + 1] - c0;
+            int64_t i, r;
+
+            /* gather each cell's h_{t-1}; a sub-layer's first cell starts from init_h /
+             * init_c (its sequence's start) or from h_pred / c_pred (after a cut) */
+            for (i = 0; i < m; i++) {
+                char *hs = sh + cell_slot[c0 + i] * H * es;
+                int32_t *cs = sc + cell_slot[c0 + i] * H;
+                const int64_t at = lstmc_rt_state_at(lp, d, cell_n[c0 + i]);
+
+                if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_SEQ_START) {
+                    copy_h(hs, init_h ? (const char *)init_h + at * es : NULL, p->bits, H);
+                    copy_c(cs, init_c ? init_c + at : NULL, H);
+                } else if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_CUT_START) {
+                    copy_h(hs, h_pred ? (const char *)h_pred + d * H * es : NULL, p->bits, H);
+                    copy_c(cs, c_pred ? c_pred + d * H : NULL, H);
+                }
+                memcpy(hbuf + i * H * es, hs, (size_t)(H * es));
+            }
+            /* one pass over U: each row meets every cell's h while it is in L1 */
+            for (r = 0; r < G; r++)
+                for (i = 0; i < m; i++)
+                    acc[i * G + r] = dot(a.U + r * H, hbuf + i * H * es, p->bits, H, usum + r);
+            /* every cell's update, its outputs */
+            for (i = 0; i < m; i++) {
+                char *hs = sh + cell_slot[c0 + i] * H * es;
+                int32_t *cs = sc + cell_slot[c0 + i] * H;
+                const int64_t *ai = acc + i * G;
+
+                n = cell_n[c0 + i];
+                t = cell_t[c0 + i];
+                for (j = 0; j < H; j++)
+                    lstm_unit(&a, P + lstmc_rt_row_at(lp, t, n) * G, j, ai[j], ai[H + j],
+                              ai[2 * H + j], ai[3 * H + j], hs, cs);
+                if (Y)
+                    memcpy((char *)Y + lstmc_rt_y_at(lp, t, d, n) * es, hs, (size_t)(H * es));
+                if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_SEQ_END) {
+                    const int64_t at = lstmc_rt_state_at(lp, d, n);
+                    if (Y_h)
+                        memcpy((char *)Y_h + at * es, hs, (size_t)(H * es));
+                    for (j = 0; Y_c && j < H; j++)
+                        Y_c[at + j] = (int16_t)cs[j];
+                }
+            }
+        }
+        /* rows past each sequence's end are zero; an empty sequence keeps its initial state
+         * as lstmc_rt_rnn_q does */
+        for (n = 0; n < N; n++) {
+            const int64_t s = seq_lens ? seq_lens[n] : T, at = lstmc_rt_state_at(lp, d, n);
+            if (Y)
+                for (t = s; t < T; t++)
+                    memset((char *)Y + lstmc_rt_y_at(lp, t, d, n) * es, 0, (size_t)(H * es));
+            if (s == 0) {
+                if (Y_h)
+                    copy_h((char *)Y_h + at * es, init_h ? (const char *)init_h + at * es : NULL,
+                           p->bits, H);
+                for (j = 0; Y_c && j < H; j++)
+                    Y_c[at + j] = init_c ? init_c[at + j] : 0;
+            }
         }
     }
     return LSTMC_RT_OK;

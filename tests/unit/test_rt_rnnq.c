@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIXTURES LSTMC_SOURCE_DIR "/tests/fixtures/rnnq"
+#define FIXTURES   LSTMC_SOURCE_DIR "/tests/fixtures/rnnq"
+#define FIXTURES_T LSTMC_SOURCE_DIR "/tests/fixtures/tissueq"
 
 /* --- fixture cases ------------------------------------------------------------------- */
 
@@ -36,10 +37,13 @@ typedef struct qcase {
     char name[128];
     lstmc_rt_rnnq_params p;
     tensor X, W, U, Q, seq, ih, ic, peep; /* inputs */
+    tensor R, hp, cp;                     /* tissue cases: the bound, h_pred, c_pred */
     tensor Y, Yh, Yc;                     /* expected outputs (Yc: LSTM only) */
     void *x, *init_h;                     /* X, init_h as int8_t / int16_t (p.bits) */
     int8_t *w, *u;
     int16_t *init_c, *pp;
+    void *h_pred;
+    int16_t *c_pred;
 } qcase;
 
 /* Load dir/name.npy (int32) into t; a missing file leaves t empty. */
@@ -147,14 +151,14 @@ read_params(const char *dir, lstmc_rt_rnnq_params *p)
 }
 
 static void
-load_case(const char *name, qcase *c)
+load_case_in(const char *base, const char *name, qcase *c)
 {
     char dir[512];
     int bits;
 
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(dir, sizeof dir, "%s/%s", FIXTURES, name);
+    snprintf(dir, sizeof dir, "%s/%s", base, name);
     read_params(dir, &c->p);
     bits = c->p.bits;
     load(dir, "X", &c->X);
@@ -176,13 +180,24 @@ load_case(const char *name, qcase *c)
     c->u = narrow(&c->U, 8, "U");
     c->init_c = narrow(&c->ic, 16, "init_c");
     c->pp = narrow(&c->peep, 16, "Peep");
+    load(dir, "R", &c->R);
+    load(dir, "h_pred", &c->hp);
+    load(dir, "c_pred", &c->cp);
+    c->h_pred = narrow(&c->hp, bits, "h_pred");
+    c->c_pred = narrow(&c->cp, 16, "c_pred");
+}
+
+static void
+load_case(const char *name, qcase *c)
+{
+    load_case_in(FIXTURES, name, c);
 }
 
 static void
 free_case(qcase *c)
 {
-    tensor *ts[] = {&c->X,  &c->W,    &c->U, &c->Q,  &c->seq, &c->ih,
-                    &c->ic, &c->peep, &c->Y, &c->Yh, &c->Yc};
+    tensor *ts[] = {&c->X,    &c->W, &c->U,  &c->Q,  &c->seq, &c->ih, &c->ic,
+                    &c->peep, &c->Y, &c->Yh, &c->Yc, &c->R,   &c->hp, &c->cp};
     size_t i;
 
     for (i = 0; i < sizeof ts / sizeof ts[0]; i++)
@@ -193,6 +208,8 @@ free_case(qcase *c)
     free(c->u);
     free(c->init_c);
     free(c->pp);
+    free(c->h_pred);
+    free(c->c_pred);
 }
 
 static int32_t
@@ -291,6 +308,176 @@ Test(rt_rnnq, fixtures_bit_exact)
     fclose(f);
     cr_expect_geq(n_cases, 20, "only %d cases in %s", n_cases, FIXTURES);
     cr_expect_eq(n_bad, 0, "%d of %d cases differ from rnnq_ref.py", n_bad, n_cases);
+}
+
+/* --- breakpoints and tissues on the integer LSTM (issue 24) ------------------------------ */
+
+/* tissue.txt of a tissueq case: mts, relevance, max_run, alpha, n_sub */
+typedef struct tcase {
+    lstmc_rt_tissueq_params tp;
+    float alpha;
+    int64_t n_sub;
+} tcase;
+
+static void
+read_tissue(const char *name, tcase *t)
+{
+    char path[512], key[64];
+    double v;
+    int n = 0;
+    FILE *f;
+
+    memset(t, 0, sizeof *t);
+    snprintf(path, sizeof path, "%s/%s/tissue.txt", FIXTURES_T, name);
+    f = fopen(path, "r");
+    cr_assert(f, "%s: cannot open", path);
+    while (fscanf(f, "%63s %lf", key, &v) == 2) {
+        n++;
+        if (!strcmp(key, "mts"))
+            t->tp.mts = (int32_t)v;
+        else if (!strcmp(key, "relevance"))
+            t->tp.relevance = (int32_t)v;
+        else if (!strcmp(key, "max_run"))
+            t->tp.max_run = (int32_t)v;
+        else if (!strcmp(key, "alpha"))
+            t->alpha = (float)v;
+        else if (!strcmp(key, "n_sub"))
+            t->n_sub = (int64_t)v;
+        else
+            cr_assert_fail("%s: unknown key '%s'", path, key);
+    }
+    fclose(f);
+    cr_assert_eq(n, 5, "%s: %d keys, want 5", path, n);
+}
+
+/* Run c through lstmc_rt_lstm_tissue_q with t (R, h_pred, c_pred from the case) and compare
+ * every output with the case's expected ones; *n_sub gets the kernel's sub-layer count. */
+static int
+run_tissue(const qcase *c, const lstmc_rt_tissueq_params *tp, float alpha, int64_t *n_sub,
+           const char *what)
+{
+    const lstmc_rt_rnnq_params *p = &c->p;
+    const int64_t nY = p->seq_len * p->n_dirs * p->batch * p->hidden;
+    const int64_t nS = p->n_dirs * p->batch * p->hidden;
+    const int64_t nscr = lstmc_rt_lstm_tissue_q_scratch(tp);
+    void *Y = malloc((size_t)(nY * 2)), *Yh = malloc((size_t)(nS * 2));
+    int16_t *Yc = malloc((size_t)(nS * 2));
+    int32_t *scr;
+    lstmc_rt_tissue_stats stats;
+    lstmc_rt_status st;
+    int ok;
+
+    cr_assert(nscr > 0 && nscr < (1 << 24), "case %s: scratch %lld", c->name, (long long)nscr);
+    scr = malloc((size_t)nscr * sizeof *scr);
+    cr_assert(Y && Yh && Yc && scr);
+    memset(Y, 0x5a, (size_t)(nY * 2));
+    memset(Yh, 0x5a, (size_t)(nS * 2));
+    memset(Yc, 0x5a, (size_t)(nS * 2));
+    st = lstmc_rt_lstm_tissue_q(tp, alpha, c->x, c->w, c->u, c->Q.v, c->R.v, c->seq.v, c->init_h,
+                                c->init_c, c->pp, c->h_pred, c->c_pred, Y, Yh, Yc, &stats, scr);
+    cr_expect_eq(st, LSTMC_RT_OK, "case %s (%s): status %d", c->name, what, (int)st);
+    ok = st == LSTMC_RT_OK && same(c->name, what, "Y", Y, p->bits, &c->Y) &&
+         same(c->name, what, "Y_h", Yh, p->bits, &c->Yh) &&
+         same(c->name, what, "Y_c", Yc, 16, &c->Yc);
+    *n_sub = stats.sub_layers;
+    free(Y);
+    free(Yh);
+    free(Yc);
+    free(scr);
+    return ok;
+}
+
+/* The cases of tests/fixtures/tissueq: cuts, sub-layers from h_pred / c_pred, --max-sublayer's
+ * forced cuts, every relevance, against rnnq_ref.lstm_tissue_q; the same integers whatever
+ * the tissue size. */
+Test(rt_rnnq, tissue_fixtures_bit_exact)
+{
+    char line[256];
+    int n_cases = 0, n_bad = 0, n_cut = 0;
+    FILE *f = fopen(FIXTURES_T "/index.txt", "r");
+
+    cr_assert(f, "cannot open %s", FIXTURES_T "/index.txt");
+    while (fgets(line, sizeof line, f)) {
+        static const int32_t mts[] = {0, 1, 5};
+        qcase c;
+        tcase t;
+        size_t k;
+
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0])
+            continue;
+        load_case_in(FIXTURES_T, line, &c);
+        read_tissue(line, &t);
+        t.tp.q = c.p;
+        for (k = 0; k < sizeof mts / sizeof mts[0]; k++) {
+            lstmc_rt_tissueq_params tp = t.tp;
+            int64_t n_sub = -1;
+            if (mts[k])
+                tp.mts = mts[k];
+            if (!run_tissue(&c, &tp, t.alpha, &n_sub, mts[k] ? "another mts" : "its mts"))
+                n_bad++;
+            cr_expect_eq(n_sub, t.n_sub, "case %s: %lld sub-layers, want %lld", line,
+                         (long long)n_sub, (long long)t.n_sub);
+        }
+        n_cut += t.n_sub > c.p.batch * c.p.n_dirs;
+        free_case(&c);
+        n_cases++;
+    }
+    fclose(f);
+    cr_expect_geq(n_cases, 8, "only %d cases in %s", n_cases, FIXTURES_T);
+    cr_expect_geq(n_cut, 8, "only %d cases cut a link", n_cut);
+    cr_expect_eq(n_bad, 0, "%d runs differ from rnnq_ref.py", n_bad);
+}
+
+/* alpha_inter 0 cuts nothing: every LSTM case of tests/fixtures/rnnq through the tissue
+ * kernel (tissues of 1, 2 and 4 cells) gives lstmc_rt_rnn_q's expected integers */
+Test(rt_rnnq, tissue_alpha0_is_the_layer)
+{
+    char line[256];
+    int n_lstm = 0;
+    FILE *f = fopen(FIXTURES "/index.txt", "r");
+
+    cr_assert(f);
+    while (fgets(line, sizeof line, f)) {
+        qcase c;
+        int32_t m;
+
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0])
+            continue;
+        load_case(line, &c);
+        for (m = 1; c.p.cell == LSTMC_RT_CELL_LSTM && m <= 4; m *= 2) {
+            lstmc_rt_tissueq_params tp;
+            int64_t n_sub;
+            memset(&tp, 0, sizeof tp);
+            tp.q = c.p;
+            tp.mts = m;
+            cr_expect(run_tissue(&c, &tp, 0.0f, &n_sub, "alpha 0"), "case %s, mts %d", line, m);
+        }
+        n_lstm += c.p.cell == LSTMC_RT_CELL_LSTM;
+        free_case(&c);
+    }
+    fclose(f);
+    cr_expect_geq(n_lstm, 10);
+}
+
+/* ceil(alpha 2^frac) by hand */
+Test(rt_rnnq, fixed_threshold)
+{
+    cr_expect_eq(lstmc_rt_fixed_threshold(1.0f, 36), (int64_t)1 << 36);
+    cr_expect_eq(lstmc_rt_fixed_threshold(0.75f, 2), 3);
+    cr_expect_eq(lstmc_rt_fixed_threshold(0.7f, 0), 1); /* ceil */
+    cr_expect_eq(lstmc_rt_fixed_threshold(1.5f, 1), 3);
+    cr_expect_eq(lstmc_rt_fixed_threshold(1e-30f, 36), 1);
+    cr_expect_eq(lstmc_rt_fixed_threshold(0.0f, 36), 0);
+    cr_expect_eq(lstmc_rt_fixed_threshold(-2.0f, 36), 0);
+    cr_expect_eq(lstmc_rt_fixed_threshold(NAN, 36), 0);
+    cr_expect_eq(lstmc_rt_fixed_threshold(INFINITY, 36), INT64_MAX);
+    cr_expect_eq(lstmc_rt_fixed_threshold(1e30f, 36), INT64_MAX);
+    /* 1/3 as float32 = 11184811 * 2^-25: times 2^36 = 11184811 * 2^11 exactly */
+    cr_expect_eq(lstmc_rt_fixed_threshold(1.0f / 3.0f, 36), (int64_t)11184811 << 11);
+    /* times 2^20: 11184811 / 32 = 349525.34 -> 349526 */
+    cr_expect_eq(lstmc_rt_fixed_threshold(1.0f / 3.0f, 20), 349526);
 }
 
 /* --- the Q0.15 activations ----------------------------------------------------------- */
