@@ -20,7 +20,8 @@ static const struct rt_dep {
     {"rt_rnn", {"rt_spmv", "rt_hsparse", "rt_lowp"}}, /* the sparse and reduced-precision U */
     {"rt_lowp", {"rt_rnn"}},                           /* lstmc_rt_rnn_rec_fmt */
     {"rt_drs", {"rt_rnn"}},                            /* lstmc_rt_act_apply */
-    {"rt_tissue", {"rt_rnn", "rt_drs"}},               /* lstmc_rt_act_apply, _drs_compact */
+    {"rt_tissue", {"rt_rnn", "rt_drs", "rt_plan"}},    /* lstmc_rt_act_apply, _drs_compact, the plan */
+    {"rt_rnnq", {"rt_plan"}},                          /* lstmc_rt_tissue_plan_scored */
 };
 
 static void

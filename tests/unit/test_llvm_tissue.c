@@ -53,15 +53,16 @@ build_so(kprog *kp, const char *tag, int nt)
         snprintf(cmd, sizeof cmd,
                  "cd %s && cc -c -fPIC -O2 -I%s/runtime/include %s/runtime/src/rt_tissue.c "
                  "%s/runtime/src/rt_rnn.c %s/runtime/src/rt_drs.c %s/runtime/src/rt_hsparse.c "
-                 "%s/runtime/src/rt_lowp.c %s/runtime/src/rt_spmv.c",
+                 "%s/runtime/src/rt_lowp.c %s/runtime/src/rt_spmv.c %s/runtime/src/rt_plan.c",
                  WORK, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR,
-                 LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR);
+                 LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR, LSTMC_SOURCE_DIR);
         cr_assert(system(cmd) == 0, "%s", cmd);
         runtime_built = 1;
     }
     snprintf(extra, sizeof extra,
-             "%s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o %s/rt_hsparse.o %s/rt_lowp.o %s/rt_spmv.o -lm",
-             WORK, WORK, WORK, WORK, WORK, WORK);
+             "%s/rt_tissue.o %s/rt_rnn.o %s/rt_drs.o %s/rt_hsparse.o %s/rt_lowp.o %s/rt_spmv.o "
+             "%s/rt_plan.o -lm",
+             WORK, WORK, WORK, WORK, WORK, WORK, WORK);
     h = helpers_llvm_so(kp, WORK, tag, NULL, nt, extra, handled);
     cr_assert_eq(handled[0], nt, "%s: the kernel on %d threads", tag, handled[0]);
     return h;
