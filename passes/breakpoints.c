@@ -27,6 +27,7 @@
  * RNN layers, and LSTM layers whose weights are not constants (not packed), keep RnnRec.
  * Not in a default pass list: --passes=split_gates,fold_constants,breakpoints,dce.
  */
+#include "arena.h"
 #include "calib.h"
 #include "diag.h"
 #include "ir.h"
@@ -34,7 +35,9 @@
 #include "passes.h"
 #include "target.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -171,6 +174,189 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
     return 1;
 }
 
+/* --- the full-integer LSTM (issue 24): lstmc.RnnQ of passes/qact.c --------------------- */
+
+/* round(v * 2^frac) clamped to [lo, hi] */
+static int32_t
+fixed(double v, int frac, double lo, double hi)
+{
+    double x = nearbyint(ldexp(v, frac));
+    return (int32_t)(x < lo ? lo : x > hi ? hi : x);
+}
+
+/* The relevance bound of the integer layer, int32 [D, 2, 4H] (lstmc_rt_lstm_tissue_q): per
+ * direction the radii, then the shifts. Without --relevance, Algorithm 2's D for the h the
+ * layer can hold: |U_r h| <= sum|U_r| hmax, in Q.12 through row r's own multiplier (the
+ * recipe's requant of the U term); calibrated: lstmc calibrate's radii and shifts in Q.12;
+ * sensitivity: the radii scaled as the float layer's, in Q.24. */
+static ir_tensor *
+q_bound(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, const ir_node *q, int64_t D,
+        int64_t H)
+{
+    const int64_t G = 4 * H, hmax = ir_attr_int(q, "bits", 8) == 8 ? 127 : 32767;
+    const int8_t *U = ir_in(q, 2)->data;
+    const int32_t *Q = ir_in(q, 3)->data;
+    const int rel = cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND;
+    ir_shape s = {0};
+    ir_tensor *t;
+    int32_t *R;
+    int64_t dir, r, k;
+
+    s.rank = 3;
+    s.d[0] = D;
+    s.d[1] = 2;
+    s.d[2] = G;
+    t = ir_const_new(g, "relevance_bound_q", IR_DT_I32, &s, NULL);
+    R = t->data;
+    for (dir = 0; dir < D; dir++) {
+        int32_t *rad = R + dir * 2 * G, *shf = rad + G;
+        if (rel == LSTMC_RT_REL_BOUND) {
+            for (r = 0; r < G; r++) {
+                const int32_t *qr = Q + (dir * G + r) * LSTMC_RT_RNNQ_ROW;
+                const int32_t m = qr[LSTMC_RT_RNNQ_MU], n = qr[LSTMC_RT_RNNQ_NU];
+                int64_t sum = 0, v;
+                for (k = 0; k < H; k++)
+                    sum += llabs((long long)U[(dir * G + r) * H + k]);
+                /* sum * hmax * m < 2^16 * 2^7 * 2^15 * 2^31 would overflow: in double */
+                v = (int64_t)fmin(ldexp((double)sum * (double)hmax * (double)m, -n) + 0.5,
+                                  1073741824.0);
+                rad[r] = (int32_t)v;
+            }
+            continue;
+        }
+        {
+            float *ur = arena_alloc(g->a, (size_t)G * sizeof(float));
+            memcpy(ur, cl->ur + dir * G, (size_t)G * sizeof(float));
+            if (rel == LSTMC_RT_REL_SENSITIVITY)
+                lstmc_rt_lstm_sensitivity_scale(H, ur);
+            for (r = 0; r < G; r++) {
+                rad[r] = rel == LSTMC_RT_REL_SENSITIVITY ? fixed(ur[r], 24, 0.0, 67108864.0)
+                                                         : fixed(ur[r], 12, 0.0, 1073741824.0);
+                shf[r] = fixed(cl->um[dir * G + r], 12, -1073741824.0, 1073741824.0);
+            }
+        }
+    }
+    return t;
+}
+
+/* h_pred (which_c 0, the layer's h type and scale) or c_pred (1, int16 in the cell's Q),
+ * [D, H], from --calib; zero without. */
+static ir_tensor *
+q_pred(ir_graph *g, const calib_layer *cl, const ir_node *q, int64_t D, int64_t H, int which_c)
+{
+    const int bits = (int)ir_attr_int(q, "bits", 8);
+    const double hmax = bits == 8 ? 127.0 : 32767.0;
+    const double sh = ir_attr_float(q, "h_scale", 1.0f);
+    const int ce = (int)ir_attr_int(q, "cell_exp", 15);
+    ir_shape s = {0};
+    ir_tensor *t;
+    int64_t i;
+
+    s.rank = 2;
+    s.d[0] = D;
+    s.d[1] = H;
+    t = ir_const_new(g, which_c ? "c_pred_q" : "h_pred_q",
+                     which_c || bits == 16 ? IR_DT_I16 : IR_DT_I8, &s, NULL);
+    for (i = 0; cl && i < D * H; i++) {
+        double v = which_c ? ldexp(cl->c[i], ce) : cl->h[i] / sh;
+        const double lim = which_c ? 32767.0 : hmax;
+        v = nearbyint(v);
+        v = v < -lim ? -lim : v > lim ? lim : v;
+        if (which_c || bits == 16)
+            ((int16_t *)t->data)[i] = (int16_t)v;
+        else
+            ((int8_t *)t->data)[i] = (int8_t)v;
+    }
+    return t;
+}
+
+/* Replace the integer LSTM q by its tissue form (the same node with inputs 8-10 and the
+ * attribute "tissue": compiler/kprog/lower.c lower_rnnq). */
+static int
+to_tissue_q(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *q)
+{
+    int64_t H = ir_attr_int(q, "hidden_size", 0);
+    int64_t D = ir_attr_int(q, "direction", 0) == 2 ? 2 : 1;
+    int mts = cx && cx->t ? target_mts(cx->t, H) : 0;
+    char name[512];
+    ir_node *n;
+    int i;
+
+    if (!ir_in(q, 2) || !ir_in(q, 2)->data || !ir_in(q, 3) || !ir_in(q, 3)->data || H < 1 ||
+        H > 65536)
+        return 0;
+    snprintf(name, sizeof name, "%s/tissues", q->name);
+    n = ir_node_new(g, IR_OP_RNN_Q, name, "lstmc.RnnQ", 11, 3);
+    ir_node_origin(n, q);
+    for (i = 0; i < 8; i++)
+        n->inputs[i] = ir_in(q, i);
+    n->inputs[8] = q_bound(g, cx, cl, q, D, H);
+    n->inputs[9] = q_pred(g, cl, q, D, H, 0);
+    n->inputs[10] = q_pred(g, cl, q, D, H, 1);
+    for (i = 0; i < q->n_attrs; i++)
+        if (strcmp(q->attrs[i].name, "alpha_inter") != 0)
+            *ir_attr_add(g, n, q->attrs[i].name, q->attrs[i].kind) = q->attrs[i];
+    ir_attr_set_int(g, n, "tissue", 1);
+    ir_attr_set_float(g, n, "alpha_inter", default_alpha(cx, q));
+    ir_attr_set_int(g, n, "relevance", cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND);
+    if (cx && cx->max_sublayer > 0)
+        ir_attr_set_int(g, n, "max_run", cx->max_sublayer);
+    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
+    for (i = 0; i < 3 && i < q->n_outputs; i++)
+        if (q->outputs[i])
+            ir_node_set_output(n, i, q->outputs[i]);
+    q->dead = 1;
+    return 1;
+}
+
+/* The calibration entry of layer n (rec: an RnnRec; else an RnnQ "<lstm>/intB", whose float
+ * layer's RnnRec lstmc calibrate named "<lstm>/G2"), checked against the layer; *cl = NULL
+ * without --calib. -1 after a diagnostic. */
+static int
+calib_of(const pass_ctx *cx, const ir_node *n, int rec, const calib_layer **cl, diag *d)
+{
+    const calib_layer *c;
+    int64_t H = ir_attr_int(n, "hidden_size", 0);
+    int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
+    char key[512];
+
+    *cl = NULL;
+    if (!cx || !cx->calib_table) /* read once by the driver */
+        return 0;
+    snprintf(key, sizeof key, "%s", n->name);
+    if (!rec) {
+        char *slash = strrchr(key, '/');
+        if (slash)
+            snprintf(slash, sizeof key - (size_t)(slash - key), "/G2");
+    }
+    c = calib_find(cx->calib_table, key);
+    if (!c) {
+        diag_node(d, n,
+                  "--calib %s has no entry for this LSTM layer (run lstmc "
+                  "calibrate on this model)",
+                  cx->calib);
+        return -1;
+    }
+    if (c->hidden != H || c->n_dirs != D) {
+        diag_node(d, n,
+                  "--calib %s: the entry has %lld directions of hidden size "
+                  "%lld; the layer has %lld of %lld",
+                  cx->calib, (long long)c->n_dirs, (long long)c->hidden, (long long)D,
+                  (long long)H);
+        return -1;
+    }
+    if (cx->relevance && !c->um) {
+        diag_node(d, n,
+                  "--relevance=%s: --calib %s has no bound of U h for this layer "
+                  "(um / ur lines); run lstmc calibrate again",
+                  cx->relevance == LSTMC_RT_REL_SENSITIVITY ? "sensitivity" : "calibrated",
+                  cx->calib);
+        return -1;
+    }
+    *cl = c;
+    return 0;
+}
+
 int
 pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
 {
@@ -181,41 +367,21 @@ pass_breakpoints(ir_graph *g, const pass_ctx *cx, diag *d)
         ir_node *n = g->nodes[i];
         const ir_attr *sums;
 
+        if (!n->dead && n->op == IR_OP_RNN_Q && ir_attr_int(n, "cell", -1) == LSTMC_RT_CELL_LSTM &&
+            !ir_attr_int(n, "tissue", 0)) { /* issue 24: the full-integer LSTM */
+            if (calib_of(cx, n, 0, &cl, d) < 0)
+                return -1;
+            changed |= to_tissue_q(g, cx, cl, n);
+            continue;
+        }
         if (n->dead || n->op != IR_OP_RNN_REC || ir_attr_int(n, "cell", -1) != 0 ||
             ir_attr_int(n, "packed", 0) != 1)
             continue;
         sums = ir_attr_get(n, "row_abs_sum");
         if (!sums || sums->kind != IR_ATTR_TENSOR || !sums->t || !sums->t->data)
             continue;
-        if (cx && cx->calib_table) { /* read once by the driver */
-            const calib_layer *c = calib_find(cx->calib_table, n->name);
-            int64_t H = ir_attr_int(n, "hidden_size", 0);
-            int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
-            if (!c) {
-                diag_node(d, n,
-                          "--calib %s has no entry for this LSTM layer (run lstmc "
-                          "calibrate on this model)",
-                          cx->calib);
-                return -1;
-            }
-            if (c->hidden != H || c->n_dirs != D) {
-                diag_node(d, n,
-                          "--calib %s: the entry has %lld directions of hidden size "
-                          "%lld; the layer has %lld of %lld",
-                          cx->calib, (long long)c->n_dirs, (long long)c->hidden, (long long)D,
-                          (long long)H);
-                return -1;
-            }
-            if (cx->relevance && !c->um) {
-                diag_node(d, n,
-                          "--relevance=%s: --calib %s has no bound of U h for this layer "
-                          "(um / ur lines); run lstmc calibrate again",
-                          cx->relevance == LSTMC_RT_REL_SENSITIVITY ? "sensitivity" : "calibrated",
-                          cx->calib);
-                return -1;
-            }
-            cl = c;
-        }
+        if (calib_of(cx, n, 1, &cl, d) < 0)
+            return -1;
         changed |= to_tissue(g, cx, cl, n);
     }
     /* the new nodes were appended; restore topological order */

@@ -12,7 +12,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 36, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 37, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -169,9 +169,13 @@ cg_c_put_params(FILE *f, const kp_call *c)
                 c->p.tissue.p.mts, c->p.tissue.p.relevance, c->p.tissue.p.max_run,
                 c->p.tissue.p.wfmt);
         break;
-    case KP_RNN_Q: { /* issue 22 */
-        const lstmc_rt_rnnq_params *p = &c->p.rnnq;
-        fputs("static const lstmc_rt_rnnq_params p = {.cell = ", f);
+    case KP_RNN_Q: /* issue 22 */
+    case KP_LSTM_TISSUE_Q: {
+        const int tq = c->kind == KP_LSTM_TISSUE_Q;
+        const lstmc_rt_rnnq_params *p = tq ? &c->p.tissueq.p.q : &c->p.rnnq;
+        fputs(tq ? "static const lstmc_rt_tissueq_params p = {.q = {.cell = "
+                 : "static const lstmc_rt_rnnq_params p = {.cell = ",
+              f);
         put_enum(f, ENUM_NAME(cell_names, p->cell), p->cell);
         fprintf(f,
                 ", .bits = %d, .seq_len = %lld, .batch = %lld,\n"
@@ -186,9 +190,13 @@ cg_c_put_params(FILE *f, const kp_call *c)
         fprintf(f,
                 "},\n            .has_clip = %d, .clip_q = %d, .input_forget = %d, "
                 ".linear_before_reset = %d,\n            .cell_exp = %d, .h_mult = %d, "
-                ".h_shift = %d, .peep_mult = %d, .peep_shift = %d};\n",
+                ".h_shift = %d, .peep_mult = %d, .peep_shift = %d}",
                 p->has_clip, p->clip_q, p->input_forget, p->linear_before_reset, p->cell_exp,
                 p->h_mult, p->h_shift, p->peep_mult, p->peep_shift);
+        if (tq)
+            fprintf(f, ",\n            .mts = %d, .relevance = %d, .max_run = %d}",
+                    c->p.tissueq.p.mts, c->p.tissueq.p.relevance, c->p.tissueq.p.max_run);
+        fputs(";\n", f);
         break;
     }
     case KP_GEMM_Q:

@@ -123,11 +123,12 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
                    o->activations, o->weights);
         return -1;
     }
-    if (o->activations && (o->has_alpha_inter || o->has_alpha_intra || cx->hsparse.n ||
+    if (o->activations && (o->has_alpha_intra || cx->hsparse.n ||
                            cx->sparse.mode == PASS_SPARSE_ESELL)) {
         diag_error(d,
-                   "--activations=int%d does not combine with --alpha-inter, --alpha-intra, "
-                   "--hsparse or --sparse=esell yet: their kernels compute in float",
+                   "--activations=int%d does not combine with --alpha-intra, --hsparse or "
+                   "--sparse=esell yet: their kernels compute in float (--alpha-inter does: "
+                   "breakpoints and tissues on the integer LSTM)",
                    o->activations);
         return -1;
     }

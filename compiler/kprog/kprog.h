@@ -113,6 +113,10 @@ typedef struct kp_call {
         lstmc_rt_pool_params pool;           /* KP_POOL */
         lstmc_rt_batchnorm_params batchnorm; /* KP_BATCHNORM */
         lstmc_rt_rnnq_params rnnq;           /* KP_RNN_Q (issue 22) */
+        struct {
+            lstmc_rt_tissueq_params p;
+            float alpha_inter; /* a kernel argument: changeable per run */
+        } tissueq;             /* KP_LSTM_TISSUE_Q (issue 24) */
         lstmc_rt_quant_params quant;         /* KP_QUANT, KP_DEQUANT */
         lstmc_rt_gemmq_params gemmq;         /* KP_GEMM_Q */
         struct {

@@ -1103,12 +1103,15 @@ lower_scatter(arena *a, kprog *kp, const ir_node *n)
 }
 
 /* lstmc.RnnQ (passes/qact.c, issue 22): X W R Q seq_lens init_h init_c P -> Y Y_h Y_c, one
- * lstmc_rt_rnn_q call; the recipe's integers are the node's attributes. */
+ * lstmc_rt_rnn_q call; the recipe's integers are the node's attributes. With the attribute
+ * "tissue" (passes/breakpoints.c, issue 24) inputs 8-10 are the relevance bound, h_pred and
+ * c_pred, and the call is lstmc_rt_lstm_tissue_q's. */
 static int
 lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
-    kp_call *c = push(a, kp, KP_RNN_Q, n);
-    lstmc_rt_rnnq_params *p = &c->p.rnnq;
+    const int tissue = ir_attr_int(n, "tissue", 0) != 0;
+    kp_call *c = push(a, kp, tissue ? KP_LSTM_TISSUE_Q : KP_RNN_Q, n);
+    lstmc_rt_rnnq_params *p = tissue ? &c->p.tissueq.p.q : &c->p.rnnq;
     const ir_attr *acts = ir_attr_get(n, "activations");
     lstmc_rt_rnn_params rp;
     int i;
@@ -1140,6 +1143,18 @@ lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
+    if (tissue) {
+        lstmc_rt_tissueq_params *tp = &c->p.tissueq.p;
+        tp->mts = (int32_t)ir_attr_int(n, "mts", 8);
+        tp->relevance = (int32_t)ir_attr_int(n, "relevance", 0);
+        tp->max_run = (int32_t)ir_attr_int(n, "max_run", 0);
+        c->p.tissueq.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
+        c->scratch_bytes = lstmc_rt_lstm_tissue_q_scratch(tp) * 4;
+        if (c->scratch_bytes < 0) {
+            diag_node(d, n, "its shapes and attributes do not make a valid integer tissue layer");
+            return -1;
+        }
+    }
     if (p->hidden < 1) {
         diag_node(d, n, "its shapes and attributes do not make a valid integer recurrent layer");
         return -1;

@@ -942,7 +942,7 @@ lstmc_rt_rnn_q_fn lstmc_rt_rnn_q;
  *      c_pred [D, H] (int16, the cell's Q), zero when NULL.
  * So every cell computes the integers of lstmc_rt_rnn_q's step on its own h and c: with
  * alpha_inter <= 0 the result is lstmc_rt_rnn_q's, bit for bit. p->q.cell must be LSTM.
- * Other arguments as lstmc_rt_rnn_q's; stats may be NULL; scratch holds
+ * Other arguments as lstmc_rt_rnn_q's (R, h_pred, c_pred after them); stats may be NULL; scratch holds
  * lstmc_rt_lstm_tissue_q_scratch(p) int32 words.
  */
 typedef struct lstmc_rt_tissueq_params {
@@ -955,8 +955,8 @@ typedef struct lstmc_rt_tissueq_params {
 int64_t lstmc_rt_lstm_tissue_q_scratch(const lstmc_rt_tissueq_params *p);
 typedef lstmc_rt_status lstmc_rt_lstm_tissue_q_fn(
     const lstmc_rt_tissueq_params *p, float alpha_inter, const void *X, const int8_t *W,
-    const int8_t *U, const int32_t *Q, const int32_t *R, const int32_t *seq_lens,
-    const void *init_h, const int16_t *init_c, const int16_t *Peep, const void *h_pred,
+    const int8_t *U, const int32_t *Q, const int32_t *seq_lens, const void *init_h,
+    const int16_t *init_c, const int16_t *Peep, const int32_t *R, const void *h_pred,
     const int16_t *c_pred, void *Y, void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats,
     int32_t *scratch);
 lstmc_rt_lstm_tissue_q_fn lstmc_rt_lstm_tissue_q;

@@ -742,9 +742,9 @@ copy_c(int32_t *dst, const int16_t *src, int64_t H)
 /* Contract in lstmc_rt_kernels.h. */
 lstmc_rt_status
 lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, const void *X,
-                       const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *R,
-                       const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
-                       const int16_t *Peep, const void *h_pred, const int16_t *c_pred, void *Y,
+                       const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *seq_lens,
+                       const void *init_h, const int16_t *init_c, const int16_t *Peep,
+                       const int32_t *R, const void *h_pred, const int16_t *c_pred, void *Y,
                        void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats, int32_t *scratch)
 {
     const lstmc_rt_rnnq_params *p = tqp ? &tqp->q : NULL;

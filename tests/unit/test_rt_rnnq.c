@@ -373,8 +373,8 @@ run_tissue(const qcase *c, const lstmc_rt_tissueq_params *tp, float alpha, int64
     memset(Y, 0x5a, (size_t)(nY * 2));
     memset(Yh, 0x5a, (size_t)(nS * 2));
     memset(Yc, 0x5a, (size_t)(nS * 2));
-    st = lstmc_rt_lstm_tissue_q(tp, alpha, c->x, c->w, c->u, c->Q.v, c->R.v, c->seq.v, c->init_h,
-                                c->init_c, c->pp, c->h_pred, c->c_pred, Y, Yh, Yc, &stats, scr);
+    st = lstmc_rt_lstm_tissue_q(tp, alpha, c->x, c->w, c->u, c->Q.v, c->seq.v, c->init_h, c->init_c,
+                                c->pp, c->R.v, c->h_pred, c->c_pred, Y, Yh, Yc, &stats, scr);
     cr_expect_eq(st, LSTMC_RT_OK, "case %s (%s): status %d", c->name, what, (int)st);
     ok = st == LSTMC_RT_OK && same(c->name, what, "Y", Y, p->bits, &c->Y) &&
          same(c->name, what, "Y_h", Yh, p->bits, &c->Yh) &&
