@@ -102,6 +102,22 @@ if(NOT LSTMC_SANITIZE)
   endforeach()
 endif()
 
+# issue 24: breakpoints and tissues on the integer LSTM (lstmc_rt_lstm_tissue_q) on the
+# trained models: alpha 0 is the integer layer bit for bit, every link cut agrees with the
+# float tissues of the same cuts
+if(NOT LSTMC_SANITIZE)
+  foreach(m har:40:20 charlm:10:6)
+    string(REPLACE ":" ";" _mc ${m})
+    list(GET _mc 0 _m)
+    list(GET _mc 1 _ncal)
+    list(GET _mc 2 _nrun)
+    add_test(NAME e2e_activations_tissue_${_m}
+             COMMAND /usr/bin/python3 ${E2E}/qact_tissue.py $<TARGET_FILE:lstmc>
+                     ${CMAKE_SOURCE_DIR}/tests/train/${_m} ${WORK}/Atissue_${_m} ${_ncal} ${_nrun})
+    set_tests_properties(e2e_activations_tissue_${_m} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  endforeach()
+endif()
+
 # the LLVM kernel of the integer layer (codegen/llvm/rnnq.c) against the C reference, end to
 # end: --emit=c and the default LLVM kernels give the same outputs bit for bit (issue 22)
 if(NOT LSTMC_SANITIZE AND LSTMC_HAVE_LLVM)
