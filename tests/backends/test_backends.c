@@ -667,6 +667,18 @@ static const bcase cases[] = {
      .I = 3,
      .H = 5,
      .op = 8},
+    /* issue 24: breakpoints and tissues on the integer LSTM (exact: integers) */
+    {.name = "tissueq_lstm8_bidir",
+     .kind = KP_LSTM_TISSUE_Q,
+     .cell = LSTMC_RT_CELL_LSTM,
+     .dirs = 2,
+     .seql = 1,
+     .init = 1,
+     .T = 7,
+     .N = 2,
+     .I = 5,
+     .H = 9,
+     .op = 8},
     {.name = "quantize_int8", .kind = KP_QUANT, .m = 37, .op = 8, .nmse = 0},
     {.name = "dequantize_int16", .kind = KP_DEQUANT, .m = 37, .op = 16, .nmse = 0},
     {.name = "gemmq_int8", .kind = KP_GEMM_Q, .m = 3, .n = 37, .k = 70, .op = 8},
@@ -1583,6 +1595,35 @@ build_rnnq(bprog *b, const bcase *bc)
     c->scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
 }
 
+/* KP_LSTM_TISSUE_Q: build_rnnq's layer (p.rnnq is p.tissueq.p.q: the same first member) with
+ * a calibrated bound of random radii and shifts, h_pred, c_pred, and an alpha_inter that
+ * cuts some links. */
+static void
+build_tissueq(bprog *b, const bcase *bc)
+{
+    kp_call *c = b->c;
+    lstmc_rt_tissueq_params *tp = &c->p.tissueq.p;
+    const int64_t D = bc->dirs, G = 4 * bc->H, hm = bc->op == 8 ? 127 : 32767;
+    int32_t *R;
+    int64_t i;
+
+    build_rnnq(b, bc);
+    tp->mts = 3;
+    tp->relevance = LSTMC_RT_REL_CALIBRATED;
+    c->p.tissueq.alpha_inter = 30.0f;
+    R = ivec(b, D * 2 * G, LSTMC_RT_I32, 0, 3 * 4096);
+    for (i = 0; i < D * 2 * G; i++)
+        if ((i / G) % 2) /* the shifts */
+            R[i] -= 3 * 2048;
+    c->n_in = 11;
+    c->in[8] = weight(b, "R", IR_DT_I32, shp(3, D, 2, G, 0), R);
+    c->in[9] = weight(b, "h_pred", bc->op == 8 ? IR_DT_I8 : IR_DT_I16, shp(2, D, bc->H, 0, 0),
+                      qvec(b, D * bc->H, bc->op / 8, -hm, hm));
+    c->in[10] = weight(b, "c_pred", IR_DT_I16, shp(2, D, bc->H, 0, 0),
+                       qvec(b, D * bc->H, 2, -20000, 20000));
+    c->scratch_bytes = lstmc_rt_lstm_tissue_q_scratch(tp) * 4;
+}
+
 /* KP_QUANT / KP_DEQUANT of m values, bc->op bits. */
 static void
 build_quant(bprog *b, const bcase *bc)
@@ -1650,7 +1691,8 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_BATCHNORM] = build_batchnorm,
     [KP_LAYERNORM_STATS] = build_layernorm_stats, /* issue 20, ops */
     [KP_INSTANCENORM] = build_instancenorm,
-    [KP_RNN_Q] = build_rnnq, /* issue 22 */
+    [KP_RNN_Q] = build_rnnq,            /* issue 22 */
+    [KP_LSTM_TISSUE_Q] = build_tissueq, /* issue 24 */
     [KP_QUANT] = build_quant,
     [KP_DEQUANT] = build_quant,
     [KP_GEMM_Q] = build_gemmq,
@@ -1804,9 +1846,10 @@ generate(int i, int k)
 static void
 build_all(void)
 {
-    static const char *const rt[] = {
-        "rt_blob", "rt_drs",    "rt_hsparse", "rt_kernels",  "rt_lowp",   "rt_pool", "rt_rnn",
-        "rt_spmv", "rt_tissue", "rt_uo",      "rt_eltwise2", "rt_reduce", "rt_conv", "rt_rnnq"};
+    static const char *const rt[] = {"rt_blob",   "rt_drs",  "rt_hsparse",  "rt_kernels",
+                                     "rt_lowp",   "rt_pool", "rt_rnn",      "rt_spmv",
+                                     "rt_tissue", "rt_uo",   "rt_eltwise2", "rt_reduce",
+                                     "rt_conv",   "rt_rnnq", "rt_plan"};
     char mk[600], cmd[1400], dir[512];
     FILE *f;
     int i, k, n;
