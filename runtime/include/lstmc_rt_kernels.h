@@ -961,6 +961,27 @@ typedef lstmc_rt_status lstmc_rt_lstm_tissue_q_fn(
     int32_t *scratch);
 lstmc_rt_lstm_tissue_q_fn lstmc_rt_lstm_tissue_q;
 
+/*
+ * Dynamic row skip on a full-integer LSTM layer (issue 24; MICRO'18 §V, Algorithm 3 on the
+ * recipe above): per cell, the o rows of U first (U_o h_{t-1}) and o = the recipe's o gate
+ * (Q0.15); a unit j is kept when |o_j| >= ceil(alpha_intra * 2^15) (from alpha_intra's bits:
+ * alpha_intra <= 0 or NaN keeps every unit, and the result is lstmc_rt_rnn_q's bit for bit);
+ * for a kept unit the rows i, f, c of U are multiplied and the unit updated exactly as
+ * lstmc_rt_rnn_q's step; for a skipped one they are not read, c_j = 0 and h_j = the recipe's
+ * h of o_j and c = 0 (sat(requant(o_j h_act(0)))). U stays in the layer's row layout [D, 4H, H]
+ * (a unit's rows are j, 2H + j, 3H + j). Arguments as lstmc_rt_rnn_q's (p->cell LSTM; the
+ * peephole's P_o part must be zero: o may not depend on c_t), stats as lstmc_rt_lstm_drs's
+ * (may be NULL); scratch: lstmc_rt_rnnq_scratch(p) int32 words.
+ */
+typedef lstmc_rt_status lstmc_rt_lstm_drs_q_fn(const lstmc_rt_rnnq_params *p, float alpha_intra,
+                                               const void *X, const int8_t *W, const int8_t *U,
+                                               const int32_t *Q, const int32_t *seq_lens,
+                                               const void *init_h, const int16_t *init_c,
+                                               const int16_t *Peep, void *Y, void *Y_h,
+                                               int16_t *Y_c, lstmc_rt_drs_stats *stats,
+                                               int32_t *scratch);
+lstmc_rt_lstm_drs_q_fn lstmc_rt_lstm_drs_q;
+
 /* The fixed-point threshold of step 2: ceil(alpha * 2^frac) from alpha's bits (no float
  * arithmetic); 0 for alpha <= 0 or NaN, INT64_MAX past int64. */
 int64_t lstmc_rt_fixed_threshold(float alpha, int32_t frac);

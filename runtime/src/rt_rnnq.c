@@ -278,9 +278,9 @@ int64_t
 lstmc_rt_rnnq_scratch(const lstmc_rt_rnnq_params *p)
 {
     const int64_t G = p->cell == LSTMC_RT_CELL_LSTM ? 4 : p->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
-    /* h, hn, c, rg, rh [H], U's row sums [G*H], then one direction's W x of every step,
-     * int64 [T*N, G*H] */
-    return 5 * p->hidden + G * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
+    /* h, hn, c, rg, rh [H], U's row sums [G*H], DRS's o sums int64 [H], then one direction's
+     * W x of every step, int64 [T*N, G*H] */
+    return 7 * p->hidden + G * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
 }
 
 /* W x of every row of X (in X's row order) and every gate row, one direction: each row of W
@@ -323,6 +323,9 @@ typedef struct step_args {
     const int16_t *Peep;
     const int32_t *act; /* this direction's */
     int32_t hmax;
+    int64_t drs_alpha;       /* > 0: dynamic row skip at |o| >= drs_alpha (Q0.15) */
+    int64_t *uo;             /* DRS: [H], the o rows' U h sums */
+    lstmc_rt_drs_stats *drs; /* DRS: counts */
 } step_args;
 
 /* Unit j of one LSTM step from its four U h sums (rows i, o, f, c): c[j] updated in place,
@@ -359,6 +362,39 @@ lstm_unit(const step_args *a, const int64_t *pw, int64_t j, int64_t ui, int64_t 
        (int32_t)sat(requant32(o * act(a->act[2], tc), p->h_mult, p->h_shift), -a->hmax, a->hmax));
 }
 
+/* One LSTM step with dynamic row skip (lstmc_rt_lstm_drs_q): the o rows first, then the
+ * rows i, f, c of the kept units only. */
+static void
+lstm_step_drs(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_t *c)
+{
+    const lstmc_rt_rnnq_params *p = a->p;
+    const int64_t H = p->hidden;
+    int64_t j, kept = 0;
+
+    for (j = 0; j < H; j++)
+        a->uo[j] = dot(a->U + (H + j) * H, h, p->bits, H, a->usum + H + j);
+    for (j = 0; j < H; j++) {
+        const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
+        const int32_t o = act(
+            a->act[0], pre(p, gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro], a->uo[j])));
+        if ((o < 0 ? -(int64_t)o : o) >= a->drs_alpha) {
+            lstm_unit(a, pw, j, dot(a->U + ri * H, h, p->bits, H, a->usum + ri), a->uo[j],
+                      dot(a->U + rf * H, h, p->bits, H, a->usum + rf),
+                      dot(a->U + rc * H, h, p->bits, H, a->usum + rc), hn, c);
+            kept++;
+        } else { /* Algorithm 3 line 8: c = 0, h = o h(0) */
+            c[j] = 0;
+            st(hn, p->bits, j,
+               (int32_t)sat(requant32(o * act(a->act[2], 0), p->h_mult, p->h_shift), -a->hmax,
+                            a->hmax));
+        }
+    }
+    a->drs->cells++;
+    a->drs->rows_total += 3 * H;
+    a->drs->rows_skipped += 3 * (H - kept);
+    a->drs->rows_loaded += 3 * kept;
+}
+
 /* One LSTM step: pw [G*H] the step's W x (projected before the time loop), h [H] of the
  * layer's type read, hn written, c [H] updated in place. */
 static void
@@ -368,6 +404,10 @@ lstm_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_
     const int32_t bits = a->p->bits;
     int64_t j;
 
+    if (a->drs_alpha > 0) {
+        lstm_step_drs(a, pw, h, hn, c);
+        return;
+    }
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
         lstm_unit(a, pw, j, dot(a->U + ri * H, h, bits, H, a->usum + ri),
@@ -485,10 +525,11 @@ rows_ok(const int32_t *Q, int64_t rows)
     return 1;
 }
 
-lstmc_rt_status
-lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, const int8_t *U,
-               const int32_t *Q, const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
-               const int16_t *Peep, void *Y, void *Y_h, int16_t *Y_c, int32_t *scratch)
+static lstmc_rt_status
+layer_run(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, const int8_t *U,
+          const int32_t *Q, const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
+          const int16_t *Peep, void *Y, void *Y_h, int16_t *Y_c, int32_t *scratch,
+          int64_t drs_alpha, lstmc_rt_drs_stats *drs)
 {
     const int64_t T = p ? p->seq_len : 0, N = p ? p->batch : 0, H = p ? p->hidden : 0;
     const int64_t I = p ? p->input_size : 0;
@@ -497,6 +538,7 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
     lstmc_rt_rnn_params lp; /* the layout formulas of lstmc_rt_rnn_params */
     int64_t *P;             /* W x of every step, after the five [H] buffers and usum */
     int32_t *usum;
+    int64_t *uo; /* DRS: the o rows' sums */
 
     if (!p || !X || !W || !U || !Q || !scratch)
         return LSTMC_RT_ERR_NULL;
@@ -511,7 +553,8 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
             if (seq_lens[n] < 0 || seq_lens[n] > T)
                 return LSTMC_RT_ERR_SEQ_LEN;
     usum = scratch + 5 * H;
-    P = (int64_t *)(void *)(scratch + ((5 * H + G * H + 1) & ~(int64_t)1));
+    uo = (int64_t *)(void *)(scratch + ((5 * H + G * H + 1) & ~(int64_t)1));
+    P = uo + H;
     lp.seq_len = T;
     lp.batch = N;
     lp.hidden = H;
@@ -528,6 +571,9 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         a.Peep = Peep ? Peep + (int64_t)d * 3 * H : NULL;
         a.act = p->act + d * acts;
         a.hmax = p->bits == 8 ? 127 : 32767;
+        a.drs_alpha = drs_alpha;
+        a.uo = uo;
+        a.drs = drs;
         project(p, X, a.W, G * H, P);
         for (j = 0; j < G * H; j++)
             usum[j] = vnni_wsum(a.U + j * H, H);
@@ -573,6 +619,40 @@ lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, co
         }
     }
     return LSTMC_RT_OK;
+}
+
+lstmc_rt_status
+lstmc_rt_rnn_q(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, const int8_t *U,
+               const int32_t *Q, const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
+               const int16_t *Peep, void *Y, void *Y_h, int16_t *Y_c, int32_t *scratch)
+{
+    return layer_run(p, X, W, U, Q, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch, 0, NULL);
+}
+
+/* Contract in lstmc_rt_kernels.h. */
+lstmc_rt_status
+lstmc_rt_lstm_drs_q(const lstmc_rt_rnnq_params *p, float alpha_intra, const void *X,
+                    const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *seq_lens,
+                    const void *init_h, const int16_t *init_c, const int16_t *Peep, void *Y,
+                    void *Y_h, int16_t *Y_c, lstmc_rt_drs_stats *stats, int32_t *scratch)
+{
+    lstmc_rt_drs_stats local;
+    int64_t j;
+    int32_t d;
+
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (!p)
+        return LSTMC_RT_ERR_NULL;
+    if (p->cell != LSTMC_RT_CELL_LSTM || !params_ok(p))
+        return LSTMC_RT_ERR_BAD_PARAMS;
+    for (d = 0; Peep && d < p->n_dirs; d++) /* o must not depend on c_t */
+        for (j = 0; j < p->hidden; j++)
+            if (Peep[(int64_t)d * 3 * p->hidden + p->hidden + j] != 0)
+                return LSTMC_RT_ERR_BAD_PARAMS;
+    return layer_run(p, X, W, U, Q, seq_lens, init_h, init_c, Peep, Y, Y_h, Y_c, scratch,
+                     lstmc_rt_fixed_threshold(alpha_intra, 15), stats);
 }
 
 /* --- breakpoints and tissues on the integer layer (issue 24) -------------------------- */
@@ -803,6 +883,9 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
         a.Peep = Peep ? Peep + (int64_t)d * 3 * H : NULL;
         a.act = p->act + d * 3;
         a.hmax = p->bits == 8 ? 127 : 32767;
+        a.drs_alpha = 0; /* the tissues' cells run lstm_unit directly */
+        a.uo = NULL;
+        a.drs = NULL;
         project(p, X, a.W, G, P);
         for (j = 0; j < G; j++)
             usum[j] = vnni_wsum(a.U + j * H, H);

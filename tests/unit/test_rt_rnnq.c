@@ -24,6 +24,7 @@
 
 #define FIXTURES   LSTMC_SOURCE_DIR "/tests/fixtures/rnnq"
 #define FIXTURES_T LSTMC_SOURCE_DIR "/tests/fixtures/tissueq"
+#define FIXTURES_D LSTMC_SOURCE_DIR "/tests/fixtures/drsq"
 
 /* --- fixture cases ------------------------------------------------------------------- */
 
@@ -455,6 +456,129 @@ Test(rt_rnnq, tissue_alpha0_is_the_layer)
             cr_expect(run_tissue(&c, &tp, 0.0f, &n_sub, "alpha 0"), "case %s, mts %d", line, m);
         }
         n_lstm += c.p.cell == LSTMC_RT_CELL_LSTM;
+        free_case(&c);
+    }
+    fclose(f);
+    cr_expect_geq(n_lstm, 10);
+}
+
+/* --- dynamic row skip on the integer LSTM (issue 24) ------------------------------------ */
+
+/* Run c through lstmc_rt_lstm_drs_q at alpha and compare every output with the case's
+ * expected ones; *skipped gets the kernel's skipped units (rows_skipped / 3). */
+static int
+run_drs(const qcase *c, float alpha, int64_t *skipped, const char *what)
+{
+    const lstmc_rt_rnnq_params *p = &c->p;
+    const int64_t nY = p->seq_len * p->n_dirs * p->batch * p->hidden;
+    const int64_t nS = p->n_dirs * p->batch * p->hidden;
+    const int64_t nscr = lstmc_rt_rnnq_scratch(p);
+    void *Y = malloc((size_t)(nY * 2)), *Yh = malloc((size_t)(nS * 2));
+    int16_t *Yc = malloc((size_t)(nS * 2));
+    int32_t *scr = malloc((size_t)nscr * sizeof(int32_t));
+    lstmc_rt_drs_stats stats;
+    lstmc_rt_status st;
+    int ok;
+
+    cr_assert(Y && Yh && Yc && scr);
+    memset(Y, 0x5a, (size_t)(nY * 2));
+    memset(Yh, 0x5a, (size_t)(nS * 2));
+    memset(Yc, 0x5a, (size_t)(nS * 2));
+    st = lstmc_rt_lstm_drs_q(p, alpha, c->x, c->w, c->u, c->Q.v, c->seq.v, c->init_h, c->init_c,
+                             c->pp, Y, Yh, Yc, &stats, scr);
+    cr_expect_eq(st, LSTMC_RT_OK, "case %s (%s): status %d", c->name, what, (int)st);
+    ok = st == LSTMC_RT_OK && same(c->name, what, "Y", Y, p->bits, &c->Y) &&
+         same(c->name, what, "Y_h", Yh, p->bits, &c->Yh) &&
+         same(c->name, what, "Y_c", Yc, 16, &c->Yc);
+    cr_expect_eq(stats.rows_total, 3 * p->hidden * stats.cells, "case %s: rows_total", c->name);
+    cr_expect_eq(stats.rows_loaded + stats.rows_skipped, stats.rows_total, "case %s", c->name);
+    *skipped = stats.rows_skipped / 3;
+    free(Y);
+    free(Yh);
+    free(Yc);
+    free(scr);
+    return ok;
+}
+
+/* The cases of tests/fixtures/drsq against rnnq_ref.rnn_q(drs_alpha=...): outputs and the
+ * number of skipped units */
+Test(rt_rnnq, drs_fixtures_bit_exact)
+{
+    char line[256], path[512], key[64];
+    int n_cases = 0, n_bad = 0;
+    FILE *f = fopen(FIXTURES_D "/index.txt", "r");
+
+    cr_assert(f, "cannot open %s", FIXTURES_D "/index.txt");
+    while (fgets(line, sizeof line, f)) {
+        double alpha = -1.0, want = -1.0, v;
+        int64_t skipped = -1;
+        qcase c;
+        FILE *g;
+
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0])
+            continue;
+        load_case_in(FIXTURES_D, line, &c);
+        snprintf(path, sizeof path, "%s/%s/drs.txt", FIXTURES_D, line);
+        g = fopen(path, "r");
+        cr_assert(g, "%s", path);
+        while (fscanf(g, "%63s %lf", key, &v) == 2) {
+            if (!strcmp(key, "alpha"))
+                alpha = v;
+            else if (!strcmp(key, "skipped"))
+                want = v;
+        }
+        fclose(g);
+        cr_assert(alpha >= 0.0 && want >= 0.0, "%s: alpha and skipped", path);
+        if (!run_drs(&c, (float)alpha, &skipped, "drs"))
+            n_bad++;
+        cr_expect_eq(skipped, (int64_t)want, "case %s: %lld units skipped, want %lld", line,
+                     (long long)skipped, (long long)want);
+        cr_expect_gt(skipped, 0, "case %s skips nothing", line);
+        free_case(&c);
+        n_cases++;
+    }
+    fclose(f);
+    cr_expect_geq(n_cases, 6);
+    cr_expect_eq(n_bad, 0, "%d cases differ from rnnq_ref.py", n_bad);
+}
+
+/* alpha_intra 0 skips nothing: every LSTM case of tests/fixtures/rnnq through the DRS kernel
+ * gives the layer's expected integers; a P_o peephole is refused */
+Test(rt_rnnq, drs_alpha0_is_the_layer)
+{
+    char line[256];
+    int n_lstm = 0;
+    FILE *f = fopen(FIXTURES "/index.txt", "r");
+
+    cr_assert(f);
+    while (fgets(line, sizeof line, f)) {
+        qcase c;
+        int64_t skipped;
+
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0])
+            continue;
+        load_case(line, &c);
+        if (c.p.cell == LSTMC_RT_CELL_LSTM) {
+            int po = 0;
+            int64_t j;
+            for (j = 0; c.pp && j < c.p.n_dirs * 3 * c.p.hidden; j++)
+                po |= j % (3 * c.p.hidden) >= c.p.hidden && j % (3 * c.p.hidden) < 2 * c.p.hidden &&
+                      c.pp[j] != 0;
+            if (po) { /* o depends on c_t */
+                int32_t *scr = malloc((size_t)lstmc_rt_rnnq_scratch(&c.p) * 4);
+                cr_expect_eq(lstmc_rt_lstm_drs_q(&c.p, 0.5f, c.x, c.w, c.u, c.Q.v, c.seq.v,
+                                                 c.init_h, c.init_c, c.pp, NULL, NULL, NULL, NULL,
+                                                 scr),
+                             LSTMC_RT_ERR_BAD_PARAMS, "case %s: a P_o peephole", line);
+                free(scr);
+            } else {
+                cr_expect(run_drs(&c, 0.0f, &skipped, "alpha 0"), "case %s", line);
+                cr_expect_eq(skipped, 0);
+            }
+            n_lstm++;
+        }
         free_case(&c);
     }
     fclose(f);
