@@ -27,13 +27,13 @@
  * reach h_t — so they keep their RnnRec; so does an LSTM whose P_o peephole is not zero
  * (o_t then depends on c_t, which needs every row). Each is reported on stderr as a note.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "diag.h"
 #include "ir.h"
 #include "lstmc_rt_kernels.h"
 #include "passes.h"
+
+#include <stdio.h>
+#include <string.h>
 
 static void
 note(diag *d, const ir_node *n, const char *why)
@@ -140,13 +140,15 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
     int i;
 
     if (ir_attr_int(n, "cell", -1) != LSTMC_RT_CELL_LSTM) {
-        note(d, n, "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
-                   "whose o_t is near zero (MICRO'18 §V-A)");
+        note(d, n,
+             "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
+             "whose o_t is near zero (MICRO'18 §V-A)");
         return 0;
     }
     if (ir_attr_int(n, "packed", 0) != 1 || !U || !U->data || H < 1) {
-        note(d, n, "the recurrent weights are not packed constants (drs runs after "
-                   "fold_constants)");
+        note(d, n,
+             "the recurrent weights are not packed constants (drs runs after "
+             "fold_constants)");
         return 0;
     }
     if (!po_is_zero(ir_in(n, 6), D, H)) {
@@ -187,6 +189,47 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
     return 1;
 }
 
+/* Issue 24: the full-integer LSTM (qact's lstmc.RnnQ) keeps its node and its weights (U's
+ * rows are already a unit's rows i, o, f, c at j, H + j, 2H + j, 3H + j); the attributes
+ * "drs" and "alpha_intra" make it an lstmc_rt_lstm_drs_q call (compiler/kprog/lower.c). */
+static int
+to_drs_q(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
+{
+    const ir_tensor *Peep = ir_in(n, 7);
+    const int64_t H = ir_attr_int(n, "hidden_size", 0);
+    const int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
+    int64_t k;
+
+    if (ir_attr_int(n, "cell", -1) != LSTMC_RT_CELL_LSTM) {
+        note(d, n,
+             "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
+             "whose o_t is near zero (MICRO'18 §V-A)");
+        return 0;
+    }
+    if (ir_attr_int(n, "tissue", 0)) {
+        diag_node(d, n,
+                  "--alpha-intra inside the tissues of an integer LSTM (--activations with "
+                  "--alpha-inter) is not supported yet; use one of the two");
+        return -1;
+    }
+    if (Peep) { /* int16 [D, 3H]: P_o must be zero */
+        const int16_t *v = Peep->data;
+        int po = !v || Peep->dtype != IR_DT_I16 || ir_shape_numel(&Peep->shape) != D * 3 * H;
+        for (k = 0; !po && k < D * 3 * H; k++)
+            po = k % (3 * H) >= H && k % (3 * H) < 2 * H && v[k] != 0;
+        if (po) {
+            note(d, n,
+                 "the output gate has a peephole, so o_t depends on c_t, which needs "
+                 "every row");
+            return 0;
+        }
+    }
+    ir_attr_set_int(g, n, "drs", 1);
+    ir_attr_set_float(g, n, "alpha_intra",
+                      ir_attr_float(n, "alpha_intra", cx ? cx->alpha_intra : 0.0f));
+    return 0; /* the node stays where it is */
+}
+
 int
 pass_drs(ir_graph *g, const pass_ctx *cx, diag *d)
 {
@@ -195,6 +238,11 @@ pass_drs(ir_graph *g, const pass_ctx *cx, diag *d)
     for (i = 0; i < n0; i++) {
         ir_node *n = g->nodes[i];
 
+        if (!n->dead && n->op == IR_OP_RNN_Q && !ir_attr_int(n, "drs", 0)) {
+            if (to_drs_q(g, cx, n, d) < 0)
+                return -1;
+            continue;
+        }
         if (n->dead || (n->op != IR_OP_RNN_REC && n->op != IR_OP_RNN_TISSUE))
             continue;
         if (n->op == IR_OP_RNN_TISSUE && n->n_inputs > 9)

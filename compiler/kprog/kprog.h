@@ -117,6 +117,10 @@ typedef struct kp_call {
             lstmc_rt_tissueq_params p;
             float alpha_inter; /* a kernel argument: changeable per run */
         } tissueq;             /* KP_LSTM_TISSUE_Q (issue 24) */
+        struct {
+            lstmc_rt_rnnq_params p;
+            float alpha_intra; /* a kernel argument: changeable per run */
+        } drsq;                /* KP_LSTM_DRS_Q (issue 24) */
         lstmc_rt_quant_params quant;         /* KP_QUANT, KP_DEQUANT */
         lstmc_rt_gemmq_params gemmq;         /* KP_GEMM_Q */
         struct {

@@ -1105,13 +1105,14 @@ lower_scatter(arena *a, kprog *kp, const ir_node *n)
 /* lstmc.RnnQ (passes/qact.c, issue 22): X W R Q seq_lens init_h init_c P -> Y Y_h Y_c, one
  * lstmc_rt_rnn_q call; the recipe's integers are the node's attributes. With the attribute
  * "tissue" (passes/breakpoints.c, issue 24) inputs 8-10 are the relevance bound, h_pred and
- * c_pred, and the call is lstmc_rt_lstm_tissue_q's. */
+ * c_pred, and the call is lstmc_rt_lstm_tissue_q's; with "drs" (passes/drs.c) it is
+ * lstmc_rt_lstm_drs_q's, at the attribute "alpha_intra". */
 static int
 lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
-    const int tissue = ir_attr_int(n, "tissue", 0) != 0;
-    kp_call *c = push(a, kp, tissue ? KP_LSTM_TISSUE_Q : KP_RNN_Q, n);
-    lstmc_rt_rnnq_params *p = tissue ? &c->p.tissueq.p.q : &c->p.rnnq;
+    const int tissue = ir_attr_int(n, "tissue", 0) != 0, drs = ir_attr_int(n, "drs", 0) != 0;
+    kp_call *c = push(a, kp, tissue ? KP_LSTM_TISSUE_Q : drs ? KP_LSTM_DRS_Q : KP_RNN_Q, n);
+    lstmc_rt_rnnq_params *p = tissue ? &c->p.tissueq.p.q : drs ? &c->p.drsq.p : &c->p.rnnq;
     const ir_attr *acts = ir_attr_get(n, "activations");
     lstmc_rt_rnn_params rp;
     int i;
@@ -1143,6 +1144,8 @@ lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
+    if (drs)
+        c->p.drsq.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
     if (tissue) {
         lstmc_rt_tissueq_params *tp = &c->p.tissueq.p;
         tp->mts = (int32_t)ir_attr_int(n, "mts", 8);

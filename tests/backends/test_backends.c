@@ -679,6 +679,18 @@ static const bcase cases[] = {
      .I = 5,
      .H = 9,
      .op = 8},
+    /* issue 24: dynamic row skip on the integer LSTM (exact: integers) */
+    {.name = "drsq_lstm16_bidir",
+     .kind = KP_LSTM_DRS_Q,
+     .cell = LSTMC_RT_CELL_LSTM,
+     .dirs = 2,
+     .seql = 1,
+     .init = 1,
+     .T = 5,
+     .N = 3,
+     .I = 7,
+     .H = 37,
+     .op = 16},
     {.name = "quantize_int8", .kind = KP_QUANT, .m = 37, .op = 8, .nmse = 0},
     {.name = "dequantize_int16", .kind = KP_DEQUANT, .m = 37, .op = 16, .nmse = 0},
     {.name = "gemmq_int8", .kind = KP_GEMM_Q, .m = 3, .n = 37, .k = 70, .op = 8},
@@ -1610,7 +1622,8 @@ build_tissueq(bprog *b, const bcase *bc)
     build_rnnq(b, bc);
     tp->mts = 3;
     tp->relevance = LSTMC_RT_REL_CALIBRATED;
-    c->p.tissueq.alpha_inter = 30.0f;
+    c->p.tissueq.alpha_inter = 60.0f;     /* 30 cuts nothing here */
+    b->ainter = c->p.tissueq.alpha_inter; /* the generated library's default */
     R = ivec(b, D * 2 * G, LSTMC_RT_I32, 0, 3 * 4096);
     for (i = 0; i < D * 2 * G; i++)
         if ((i / G) % 2) /* the shifts */
@@ -1622,6 +1635,16 @@ build_tissueq(bprog *b, const bcase *bc)
     c->in[10] = weight(b, "c_pred", IR_DT_I16, shp(2, D, bc->H, 0, 0),
                        qvec(b, D * bc->H, 2, -20000, 20000));
     c->scratch_bytes = lstmc_rt_lstm_tissue_q_scratch(tp) * 4;
+}
+
+/* KP_LSTM_DRS_Q: build_rnnq's layer (p.rnnq is p.drsq.p) at an alpha_intra that skips some
+ * units. */
+static void
+build_drsq(bprog *b, const bcase *bc)
+{
+    build_rnnq(b, bc);
+    b->c->p.drsq.alpha_intra = 0.5f;
+    b->aintra = b->c->p.drsq.alpha_intra; /* the generated library's default */
 }
 
 /* KP_QUANT / KP_DEQUANT of m values, bc->op bits. */
@@ -1693,6 +1716,7 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_INSTANCENORM] = build_instancenorm,
     [KP_RNN_Q] = build_rnnq,            /* issue 22 */
     [KP_LSTM_TISSUE_Q] = build_tissueq, /* issue 24 */
+    [KP_LSTM_DRS_Q] = build_drsq,
     [KP_QUANT] = build_quant,
     [KP_DEQUANT] = build_quant,
     [KP_GEMM_Q] = build_gemmq,
