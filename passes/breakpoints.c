@@ -129,6 +129,30 @@ cal_bound(ir_graph *g, const calib_layer *cl, int64_t D, int64_t H, int rel)
     return t;
 }
 
+/* n takes old's place: old's attributes (less row_abs_sum and alpha_inter), the tissue ones
+ * (alpha_inter, relevance, max_run, the target's MTS for hidden size H), old's outputs. */
+static void
+take_place(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *old, ir_node *n,
+           int64_t H)
+{
+    const int mts = cx && cx->t ? target_mts(cx->t, H) : 0;
+    int i;
+
+    for (i = 0; i < old->n_attrs; i++)
+        if (strcmp(old->attrs[i].name, "row_abs_sum") != 0 &&
+            strcmp(old->attrs[i].name, "alpha_inter") != 0)
+            *ir_attr_add(g, n, old->attrs[i].name, old->attrs[i].kind) = old->attrs[i];
+    ir_attr_set_float(g, n, "alpha_inter", default_alpha(cx, old));
+    ir_attr_set_int(g, n, "relevance", cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND);
+    if (cx && cx->max_sublayer > 0)
+        ir_attr_set_int(g, n, "max_run", cx->max_sublayer);
+    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
+    for (i = 0; i < 3 && i < old->n_outputs; i++)
+        if (old->outputs[i])
+            ir_node_set_output(n, i, old->outputs[i]);
+    old->dead = 1;
+}
+
 /* Replace rec; 0 when it is left alone (U is not a constant of the expected shape). */
 static int
 to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
@@ -136,8 +160,6 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
     const ir_attr *sums = ir_attr_get(rec, "row_abs_sum");
     int64_t H = ir_attr_int(rec, "hidden_size", 0);
     int64_t D = ir_attr_int(rec, "direction", 0) == 2 ? 2 : 1;
-    int mts = cx && cx->t ? target_mts(cx->t, H) : 0;
-    float alpha = default_alpha(cx, rec);
     ir_tensor *Up = pack_u(g, ir_in(rec, 1), D, H);
     char name[512];
     ir_node *n;
@@ -158,19 +180,7 @@ to_tissue(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *rec)
         n->inputs[i] = ir_in(rec, i);
     n->inputs[7] = pred_tensor(g, cl, rec, D, H, 0);
     n->inputs[8] = pred_tensor(g, cl, rec, D, H, 1);
-    for (i = 0; i < rec->n_attrs; i++)
-        if (strcmp(rec->attrs[i].name, "row_abs_sum") != 0 &&
-            strcmp(rec->attrs[i].name, "alpha_inter") != 0)
-            *ir_attr_add(g, n, rec->attrs[i].name, rec->attrs[i].kind) = rec->attrs[i];
-    ir_attr_set_float(g, n, "alpha_inter", alpha);
-    ir_attr_set_int(g, n, "relevance", cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND);
-    if (cx && cx->max_sublayer > 0)
-        ir_attr_set_int(g, n, "max_run", cx->max_sublayer);
-    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
-    for (i = 0; i < 3 && i < rec->n_outputs; i++)
-        if (rec->outputs[i])
-            ir_node_set_output(n, i, rec->outputs[i]);
-    rec->dead = 1;
+    take_place(g, cx, cl, rec, n, H);
     return 1;
 }
 
@@ -277,7 +287,6 @@ to_tissue_q(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *q)
 {
     int64_t H = ir_attr_int(q, "hidden_size", 0);
     int64_t D = ir_attr_int(q, "direction", 0) == 2 ? 2 : 1;
-    int mts = cx && cx->t ? target_mts(cx->t, H) : 0;
     char name[512];
     ir_node *n;
     int i;
@@ -293,19 +302,8 @@ to_tissue_q(ir_graph *g, const pass_ctx *cx, const calib_layer *cl, ir_node *q)
     n->inputs[8] = q_bound(g, cx, cl, q, D, H);
     n->inputs[9] = q_pred(g, cl, q, D, H, 0);
     n->inputs[10] = q_pred(g, cl, q, D, H, 1);
-    for (i = 0; i < q->n_attrs; i++)
-        if (strcmp(q->attrs[i].name, "alpha_inter") != 0)
-            *ir_attr_add(g, n, q->attrs[i].name, q->attrs[i].kind) = q->attrs[i];
+    take_place(g, cx, cl, q, n, H);
     ir_attr_set_int(g, n, "tissue", 1);
-    ir_attr_set_float(g, n, "alpha_inter", default_alpha(cx, q));
-    ir_attr_set_int(g, n, "relevance", cx && cl && cl->um ? cx->relevance : LSTMC_RT_REL_BOUND);
-    if (cx && cx->max_sublayer > 0)
-        ir_attr_set_int(g, n, "max_run", cx->max_sublayer);
-    ir_attr_set_int(g, n, "mts", mts > 0 ? mts : TARGET_DEFAULT_MTS);
-    for (i = 0; i < 3 && i < q->n_outputs; i++)
-        if (q->outputs[i])
-            ir_node_set_output(n, i, q->outputs[i]);
-    q->dead = 1;
     return 1;
 }
 

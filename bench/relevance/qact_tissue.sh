@@ -2,8 +2,9 @@
 # bench/relevance/qact_tissue.sh: breakpoints and tissues on the full-integer LSTM (issue 24)
 # on charlm512: median time (m_run --bench 30, one window) and held-out accuracy (samples
 # 20-49; 0-19 calibrate) of fp32, int8 layers, and both with tissues at each of $ALPHAS
-# (--relevance=calibrated). Run from anywhere after building build/lstmc:
-#   ALPHAS="2071 2293" sh bench/relevance/qact_tissue.sh
+# (--relevance=calibrated), and with dynamic row skip at each of $INTRA (--alpha-intra).
+# Run from anywhere after building build/lstmc:
+#   ALPHAS="2071 2293" INTRA="0.3 0.5" sh bench/relevance/qact_tissue.sh
 set -e
 R=$(cd "$(dirname "$0")/../.." && pwd); L=$R/build/lstmc; M=$R/tests/train/charlm512; W=${W:-/tmp/tqb}; mkdir -p $W; cd $W
 /usr/bin/python3 -c "
@@ -32,3 +33,5 @@ run fp32
 run int8 --activations=int8 --calib-data=cal.npy
 for a in $ALPHAS; do run int8_a$a --activations=int8 --calib-data=cal.npy --calib=c.calib --relevance=calibrated --alpha-inter=$a; done
 for a in $ALPHAS; do run fp32_a$a --calib=c.calib --relevance=calibrated --alpha-inter=$a; done
+for a in $INTRA; do run int8_drs$a --activations=int8 --calib-data=cal.npy --alpha-intra=$a; done
+for a in $INTRA; do run fp32_drs$a --alpha-intra=$a; done
