@@ -278,23 +278,122 @@ int64_t
 lstmc_rt_rnnq_scratch(const lstmc_rt_rnnq_params *p)
 {
     const int64_t G = p->cell == LSTMC_RT_CELL_LSTM ? 4 : p->cell == LSTMC_RT_CELL_GRU ? 3 : 1;
-    /* h, hn, c, rg, rh [H], U's row sums [G*H], DRS's o sums int64 [H], then one direction's
-     * W x of every step, int64 [T*N, G*H] */
-    return 7 * p->hidden + G * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
+    /* h, hn, c, rg, rh [H], U's row sums [G*H], a step's U h sums int64 [G*H], then one
+     * direction's W x of every step, int64 [T*N, G*H] */
+    return 5 * p->hidden + 3 * G * p->hidden + 16 + 2 * p->seq_len * p->batch * G * p->hidden;
 }
 
-/* W x of every row of X (in X's row order) and every gate row, one direction: each row of W
- * is read once for all T*N inputs (the Arm paper's G1, hoisted out of the time loop). */
+/* ROWS (16) consecutive rows of w (row r at w + r * K) times x: out[r] = dot(w + r K, x), the
+ * same exact integers. With AVX-512 VNNI in int8 mode a vector of x meets the 16 rows in 16
+ * accumulators, summed by one tree of shuffles into a vector of the 16 row sums (rather than
+ * 16 horizontal reductions); elsewhere dot per row. wsum: vnni_wsum of each row. */
+#define ROWS 16
+
 static void
-project(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, int64_t R, int64_t *P)
+dot_rows(const int8_t *w, int64_t rows, const void *x, int32_t bits, int64_t K, const int32_t *wsum,
+         int64_t *out)
+{
+    int64_t r;
+#if RNNQ_VNNI
+    if (bits == 8 && rows == ROWS && K >= 64) {
+        const __m512i flip = _mm512_set1_epi8((char)0x80);
+        const int8_t *x8 = x;
+        const int32_t K64 = (int32_t)(K / 64 * 64);
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+                a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0,
+                a15 = a0, b01, b23, b45, b67, b89, bab, bcd, bef, c0, c1, c2, c3, d0, d1, s;
+        int32_t sums[ROWS], k;
+        for (k = 0; k < K64; k += 64) {
+            const __m512i b = _mm512_xor_si512(_mm512_loadu_si512((const void *)(x8 + k)), flip);
+#define ROW_ACC(i)                                                                                 \
+    a##i = _mm512_dpbusd_epi32(a##i, b, _mm512_loadu_si512((const void *)(w + i * K + k)))
+            ROW_ACC(0);
+            ROW_ACC(1);
+            ROW_ACC(2);
+            ROW_ACC(3);
+            ROW_ACC(4);
+            ROW_ACC(5);
+            ROW_ACC(6);
+            ROW_ACC(7);
+            ROW_ACC(8);
+            ROW_ACC(9);
+            ROW_ACC(10);
+            ROW_ACC(11);
+            ROW_ACC(12);
+            ROW_ACC(13);
+            ROW_ACC(14);
+            ROW_ACC(15);
+#undef ROW_ACC
+        }
+        /* pairs: per 128-bit lane [p, q, p, q] partial sums of rows 2i, 2i + 1 */
+#define PAIR(u, v) _mm512_add_epi32(_mm512_unpacklo_epi32(u, v), _mm512_unpackhi_epi32(u, v))
+        b01 = PAIR(a0, a1);
+        b23 = PAIR(a2, a3);
+        b45 = PAIR(a4, a5);
+        b67 = PAIR(a6, a7);
+        b89 = PAIR(a8, a9);
+        bab = PAIR(a10, a11);
+        bcd = PAIR(a12, a13);
+        bef = PAIR(a14, a15);
+#undef PAIR
+        /* quads: per 128-bit lane the partial sums of rows 4i .. 4i + 3 */
+#define QUAD(u, v) _mm512_add_epi32(_mm512_unpacklo_epi64(u, v), _mm512_unpackhi_epi64(u, v))
+        c0 = QUAD(b01, b23);
+        c1 = QUAD(b45, b67);
+        c2 = QUAD(b89, bab);
+        c3 = QUAD(bcd, bef);
+#undef QUAD
+        /* across the 128-bit lanes, twice: lanes [u0+u1, u2+u3, v0+v1, v2+v3] */
+#define LANES(u, v)                                                                                \
+    _mm512_add_epi32(_mm512_shuffle_i32x4(u, v, 0x88), _mm512_shuffle_i32x4(u, v, 0xdd))
+        d0 = LANES(c0, c1);
+        d1 = LANES(c2, c3);
+        s = LANES(d0, d1);
+#undef LANES
+        s = _mm512_sub_epi32(s, _mm512_slli_epi32(_mm512_loadu_si512((const void *)wsum), 7));
+        _mm512_storeu_si512((void *)sums, s);
+        for (r = 0; r < ROWS; r++) {
+            int32_t t = sums[r];
+            for (k = K64; k < (int32_t)K; k++)
+                t += (int32_t)w[r * K + k] * x8[k];
+            out[r] = t;
+        }
+        return;
+    }
+#endif
+    for (r = 0; r < rows; r++)
+        out[r] = dot(w + r * K, x, bits, K, wsum + r);
+}
+
+/* out[r] = U_r . x for rows [0, n) of w (each K terms), ROWS at a time */
+static void
+dot_all(const int8_t *w, int64_t n, const void *x, int32_t bits, int64_t K, const int32_t *wsum,
+        int64_t *out)
+{
+    int64_t r;
+    for (r = 0; r < n; r += ROWS)
+        dot_rows(w + r * K, n - r < ROWS ? n - r : ROWS, x, bits, K, wsum + r, out + r);
+}
+
+/* W x of every row of X (in X's row order) and every gate row, one direction: each block of
+ * ROWS rows of W is read once for all T*N inputs (the Arm paper's G1, hoisted out of the time
+ * loop). ws: [R] scratch for the rows' vnni_wsum. */
+static void
+project(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, int64_t R, int64_t *P,
+        int32_t *ws)
 {
     const int64_t TN = p->seq_len * p->batch, I = p->input_size, es = p->bits / 8;
-    int64_t r, tn;
+    int64_t r, tn, i, sums[ROWS];
 
-    for (r = 0; r < R; r++) {
-        const int32_t ws = vnni_wsum(W + r * I, I);
-        for (tn = 0; tn < TN; tn++)
-            P[tn * R + r] = dot(W + r * I, (const char *)X + tn * I * es, p->bits, I, &ws);
+    for (r = 0; r < R; r++)
+        ws[r] = vnni_wsum(W + r * I, I);
+    for (r = 0; r < R; r += ROWS) {
+        const int64_t n = R - r < ROWS ? R - r : ROWS;
+        for (tn = 0; tn < TN; tn++) {
+            dot_rows(W + r * I, n, (const char *)X + tn * I * es, p->bits, I, ws + r, sums);
+            for (i = 0; i < n; i++)
+                P[tn * R + r + i] = sums[i];
+        }
     }
 }
 
@@ -324,7 +423,7 @@ typedef struct step_args {
     const int32_t *act; /* this direction's */
     int32_t hmax;
     int64_t drs_alpha;       /* > 0: dynamic row skip at |o| >= drs_alpha (Q0.15) */
-    int64_t *uo;             /* DRS: [H], the o rows' U h sums */
+    int64_t *acc;            /* LSTM: [4H], the step's U h sums */
     lstmc_rt_drs_stats *drs; /* DRS: counts */
 } step_args;
 
@@ -369,16 +468,15 @@ lstm_step_drs(const step_args *a, const int64_t *pw, const void *h, void *hn, in
 {
     const lstmc_rt_rnnq_params *p = a->p;
     const int64_t H = p->hidden;
-    int64_t j, kept = 0;
+    int64_t j, kept = 0, *uo = a->acc + H;
 
-    for (j = 0; j < H; j++)
-        a->uo[j] = dot(a->U + (H + j) * H, h, p->bits, H, a->usum + H + j);
+    dot_all(a->U + H * H, H, h, p->bits, H, a->usum + H, uo); /* the o rows */
     for (j = 0; j < H; j++) {
         const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
-        const int32_t o = act(
-            a->act[0], pre(p, gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro], a->uo[j])));
+        const int32_t o =
+            act(a->act[0], pre(p, gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro], uo[j])));
         if ((o < 0 ? -(int64_t)o : o) >= a->drs_alpha) {
-            lstm_unit(a, pw, j, dot(a->U + ri * H, h, p->bits, H, a->usum + ri), a->uo[j],
+            lstm_unit(a, pw, j, dot(a->U + ri * H, h, p->bits, H, a->usum + ri), uo[j],
                       dot(a->U + rf * H, h, p->bits, H, a->usum + rf),
                       dot(a->U + rc * H, h, p->bits, H, a->usum + rc), hn, c);
             kept++;
@@ -408,13 +506,9 @@ lstm_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_
         lstm_step_drs(a, pw, h, hn, c);
         return;
     }
-    for (j = 0; j < H; j++) {
-        const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
-        lstm_unit(a, pw, j, dot(a->U + ri * H, h, bits, H, a->usum + ri),
-                  dot(a->U + ro * H, h, bits, H, a->usum + ro),
-                  dot(a->U + rf * H, h, bits, H, a->usum + rf),
-                  dot(a->U + rc * H, h, bits, H, a->usum + rc), hn, c);
-    }
+    dot_all(a->U, 4 * H, h, bits, H, a->usum, a->acc);
+    for (j = 0; j < H; j++)
+        lstm_unit(a, pw, j, a->acc[j], a->acc[H + j], a->acc[2 * H + j], a->acc[3 * H + j], hn, c);
 }
 
 /* One GRU step; rg [H], rh [H] (of the layer's type) scratch. */
@@ -538,7 +632,7 @@ layer_run(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, const i
     lstmc_rt_rnn_params lp; /* the layout formulas of lstmc_rt_rnn_params */
     int64_t *P;             /* W x of every step, after the five [H] buffers and usum */
     int32_t *usum;
-    int64_t *uo; /* DRS: the o rows' sums */
+    int64_t *acc; /* a step's U h sums */
 
     if (!p || !X || !W || !U || !Q || !scratch)
         return LSTMC_RT_ERR_NULL;
@@ -553,8 +647,8 @@ layer_run(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, const i
             if (seq_lens[n] < 0 || seq_lens[n] > T)
                 return LSTMC_RT_ERR_SEQ_LEN;
     usum = scratch + 5 * H;
-    uo = (int64_t *)(void *)(scratch + ((5 * H + G * H + 1) & ~(int64_t)1));
-    P = uo + H;
+    acc = (int64_t *)(void *)(scratch + ((5 * H + G * H + 1) & ~(int64_t)1));
+    P = acc + G * H;
     lp.seq_len = T;
     lp.batch = N;
     lp.hidden = H;
@@ -572,9 +666,9 @@ layer_run(const lstmc_rt_rnnq_params *p, const void *X, const int8_t *W, const i
         a.act = p->act + d * acts;
         a.hmax = p->bits == 8 ? 127 : 32767;
         a.drs_alpha = drs_alpha;
-        a.uo = uo;
+        a.acc = acc;
         a.drs = drs;
-        project(p, X, a.W, G * H, P);
+        project(p, X, a.W, G * H, P, usum);
         for (j = 0; j < G * H; j++)
             usum[j] = vnni_wsum(a.U + j * H, H);
         a.usum = usum;
@@ -884,9 +978,9 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
         a.act = p->act + d * 3;
         a.hmax = p->bits == 8 ? 127 : 32767;
         a.drs_alpha = 0; /* the tissues' cells run lstm_unit directly */
-        a.uo = NULL;
+        a.acc = NULL;
         a.drs = NULL;
-        project(p, X, a.W, G, P);
+        project(p, X, a.W, G, P, usum);
         for (j = 0; j < G; j++)
             usum[j] = vnni_wsum(a.U + j * H, H);
         a.usum = usum;
@@ -921,10 +1015,12 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
                 }
                 memcpy(hbuf + i * H * es, hs, (size_t)(H * es));
             }
-            /* one pass over U: each row meets every cell's h while it is in L1 */
-            for (r = 0; r < G; r++)
+            /* one pass over U: each block of ROWS rows meets every cell's h while it is in
+             * L1 */
+            for (r = 0; r < G; r += ROWS)
                 for (i = 0; i < m; i++)
-                    acc[i * G + r] = dot(a.U + r * H, hbuf + i * H * es, p->bits, H, usum + r);
+                    dot_rows(a.U + r * H, G - r < ROWS ? G - r : ROWS, hbuf + i * H * es, p->bits,
+                             H, usum + r, acc + i * G + r);
             /* every cell's update, its outputs */
             for (i = 0; i < m; i++) {
                 char *hs = sh + cell_slot[c0 + i] * H * es;
