@@ -960,6 +960,21 @@ typedef lstmc_rt_status lstmc_rt_lstm_tissue_q_fn(
     const int16_t *c_pred, void *Y, void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats,
     int32_t *scratch);
 lstmc_rt_lstm_tissue_q_fn lstmc_rt_lstm_tissue_q;
+/*
+ * Both (issue 24): lstmc_rt_lstm_tissue_q's tissues with every cell run as
+ * lstmc_rt_lstm_drs_q's (Algorithm 3 inside tissues, as lstmc_rt_lstm_tissue_drs): per
+ * tissue each cell's o rows, its kept units, and the rows i, f, c of a unit multiplied for
+ * the cells that keep it, loaded once for the tissue (drs_stats as there: rows_loaded 3 per
+ * unit some cell keeps, per tissue). alpha_intra 0 gives lstmc_rt_lstm_tissue_q's integers,
+ * alpha_inter 0 lstmc_rt_lstm_drs_q's. P_o must be zero. Scratch: lstmc_rt_lstm_tissue_q's.
+ */
+typedef lstmc_rt_status lstmc_rt_lstm_tissue_drs_q_fn(
+    const lstmc_rt_tissueq_params *p, float alpha_inter, float alpha_intra, const void *X,
+    const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *seq_lens,
+    const void *init_h, const int16_t *init_c, const int16_t *Peep, const int32_t *R,
+    const void *h_pred, const int16_t *c_pred, void *Y, void *Y_h, int16_t *Y_c,
+    lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats, int32_t *scratch);
+lstmc_rt_lstm_tissue_drs_q_fn lstmc_rt_lstm_tissue_drs_q;
 
 /*
  * Dynamic row skip on a full-integer LSTM layer (issue 24; MICRO'18 §V, Algorithm 3 on the

@@ -461,6 +461,25 @@ lstm_unit(const step_args *a, const int64_t *pw, int64_t j, int64_t ui, int64_t 
        (int32_t)sat(requant32(o * act(a->act[2], tc), p->h_mult, p->h_shift), -a->hmax, a->hmax));
 }
 
+/* The recipe's o gate of unit j (Q0.15) from its U h sum (no P_o peephole under DRS) */
+static inline int32_t
+drs_o(const step_args *a, const int64_t *pw, int64_t j, int64_t uo)
+{
+    const lstmc_rt_rnnq_params *p = a->p;
+    const int64_t ro = p->hidden + j;
+    return act(a->act[0], pre(p, gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro], uo)));
+}
+
+/* Algorithm 3 line 8 for a skipped unit j: c = 0, h = o h(0) */
+static inline void
+drs_skip(const step_args *a, int64_t j, int32_t o, void *hn, int32_t *c)
+{
+    const lstmc_rt_rnnq_params *p = a->p;
+    c[j] = 0;
+    st(hn, p->bits, j,
+       (int32_t)sat(requant32(o * act(a->act[2], 0), p->h_mult, p->h_shift), -a->hmax, a->hmax));
+}
+
 /* One LSTM step with dynamic row skip (lstmc_rt_lstm_drs_q): the o rows first, then the
  * rows i, f, c of the kept units only. */
 static void
@@ -472,19 +491,15 @@ lstm_step_drs(const step_args *a, const int64_t *pw, const void *h, void *hn, in
 
     dot_all(a->U + H * H, H, h, p->bits, H, a->usum + H, uo); /* the o rows */
     for (j = 0; j < H; j++) {
-        const int64_t ri = j, ro = H + j, rf = 2 * H + j, rc = 3 * H + j;
-        const int32_t o =
-            act(a->act[0], pre(p, gate_z(p->bits, a->Q + ro * LSTMC_RT_RNNQ_ROW, pw[ro], uo[j])));
+        const int64_t ri = j, rf = 2 * H + j, rc = 3 * H + j;
+        const int32_t o = drs_o(a, pw, j, uo[j]);
         if ((o < 0 ? -(int64_t)o : o) >= a->drs_alpha) {
             lstm_unit(a, pw, j, dot(a->U + ri * H, h, p->bits, H, a->usum + ri), uo[j],
                       dot(a->U + rf * H, h, p->bits, H, a->usum + rf),
                       dot(a->U + rc * H, h, p->bits, H, a->usum + rc), hn, c);
             kept++;
-        } else { /* Algorithm 3 line 8: c = 0, h = o h(0) */
-            c[j] = 0;
-            st(hn, p->bits, j,
-               (int32_t)sat(requant32(o * act(a->act[2], 0), p->h_mult, p->h_shift), -a->hmax,
-                            a->hmax));
+        } else {
+            drs_skip(a, j, o, hn, c);
         }
     }
     a->drs->cells++;
@@ -842,10 +857,11 @@ tq_score(const void *ctx, int64_t row)
 }
 
 /* The words after the plan's: usum [4H] | hbuf [cap, H] | state h [slots, H] | state c
- * [slots, H] | acc int64 [cap, 4H] | P int64 [T*N, 4H] (even word offsets for the int64) */
+ * [slots, H] | ob [cap, H] (DRS: each cell's o, Q0.15) | acc int64 [cap, 4H] | P int64
+ * [T*N, 4H] (even word offsets for the int64) */
 typedef struct tq_layout {
     lstmc_rt_tissue_layout l;
-    int64_t usum, hbuf, sh, sc, acc, P, words;
+    int64_t usum, hbuf, sh, sc, ob, acc, P, words;
 } tq_layout;
 
 static int
@@ -880,7 +896,8 @@ tq_layout_of(const lstmc_rt_tissueq_params *p, lstmc_rt_tissue_params *tp, tq_la
     t->hbuf = t->usum + 4 * H;
     t->sh = t->hbuf + t->l.cap * H;
     t->sc = t->sh + t->l.slots * H;
-    t->acc = (t->sc + t->l.slots * H + 1) & ~(int64_t)1;
+    t->ob = t->sc + t->l.slots * H;
+    t->acc = (t->ob + t->l.cap * H + 1) & ~(int64_t)1;
     t->P = t->acc + 2 * t->l.cap * 4 * H;
     t->words = t->P + 2 * TN * 4 * H;
     return 0;
@@ -913,13 +930,57 @@ copy_c(int32_t *dst, const int16_t *src, int64_t H)
         dst[j] = src ? src[j] : 0;
 }
 
-/* Contract in lstmc_rt_kernels.h. */
-lstmc_rt_status
-lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, const void *X,
-                       const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *seq_lens,
-                       const void *init_h, const int16_t *init_c, const int16_t *Peep,
-                       const int32_t *R, const void *h_pred, const int16_t *c_pred, void *Y,
-                       void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats, int32_t *scratch)
+/* One tissue's U h products (drs_q 0), or Algorithm 3 inside it: every cell's o rows, its
+ * keep flags, the rows i, f, c of the units some cell keeps, loaded once for the tissue and
+ * multiplied for the cells that keep them (ob: each cell's o). */
+static void
+tissue_product(const step_args *a, int64_t m, const char *hbuf, const int64_t *P,
+               const lstmc_rt_rnn_params *lp, const int32_t *cn, const int32_t *ct, int64_t drs_q,
+               int32_t *ob, int64_t *acc, lstmc_rt_drs_stats *ds)
+{
+    const lstmc_rt_rnnq_params *p = a->p;
+    const int64_t H = p->hidden, G = 4 * H, es = p->bits / 8;
+    int64_t r, i, j;
+
+    if (drs_q <= 0) { /* each block of ROWS rows meets every cell's h while it is in L1 */
+        for (r = 0; r < G; r += ROWS)
+            for (i = 0; i < m; i++)
+                dot_rows(a->U + r * H, G - r < ROWS ? G - r : ROWS, hbuf + i * H * es, p->bits, H,
+                         a->usum + r, acc + i * G + r);
+        return;
+    }
+    for (i = 0; i < m; i++) { /* line 4-5: o of every cell */
+        const int64_t *pw = P + lstmc_rt_row_at(lp, ct[i], cn[i]) * G;
+        dot_all(a->U + H * H, H, hbuf + i * H * es, p->bits, H, a->usum + H, acc + i * G + H);
+        for (j = 0; j < H; j++)
+            ob[i * H + j] = drs_o(a, pw, j, acc[i * G + H + j]);
+    }
+    for (j = 0; j < H; j++) { /* lines 6-7: a unit's rows for the cells that keep it */
+        int64_t kept = 0;
+        for (i = 0; i < m; i++) {
+            const int32_t o = ob[i * H + j];
+            const char *h = hbuf + i * H * es;
+            if ((o < 0 ? -(int64_t)o : o) < drs_q)
+                continue;
+            for (r = j; r < G; r += H)
+                if (r != H + j)
+                    acc[i * G + r] = dot(a->U + r * H, h, p->bits, H, a->usum + r);
+            kept++;
+        }
+        ds->rows_total += 3 * m;
+        ds->rows_skipped += 3 * (m - kept);
+        ds->rows_loaded += kept ? 3 : 0;
+    }
+    ds->cells += m;
+}
+
+static lstmc_rt_status
+tissue_q_run(const lstmc_rt_tissueq_params *tqp, float alpha_inter, float alpha_intra,
+             const void *X, const int8_t *W, const int8_t *U, const int32_t *Q,
+             const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
+             const int16_t *Peep, const int32_t *R, const void *h_pred, const int16_t *c_pred,
+             void *Y, void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *ds,
+             int32_t *scratch)
 {
     const lstmc_rt_rnnq_params *p = tqp ? &tqp->q : NULL;
     lstmc_rt_tissue_stats local;
@@ -928,13 +989,21 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
     int64_t H, G, T, N, es, n, t, j, alpha_q;
     int32_t d;
 
+    const int64_t drs_q = ds ? lstmc_rt_fixed_threshold(alpha_intra, 15) : 0;
+
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof *stats);
+    if (ds)
+        memset(ds, 0, sizeof *ds);
     if (!tqp || !X || !W || !U || !Q || !scratch)
         return LSTMC_RT_ERR_NULL;
     if (tq_layout_of(tqp, &tp, &L) < 0 || !rows_ok(Q, p->n_dirs * 4 * p->hidden))
         return LSTMC_RT_ERR_BAD_PARAMS;
+    for (d = 0; ds && Peep && d < p->n_dirs; d++) /* DRS: o must not depend on c_t */
+        for (j = 0; j < p->hidden; j++)
+            if (Peep[(int64_t)d * 3 * p->hidden + p->hidden + j] != 0)
+                return LSTMC_RT_ERR_BAD_PARAMS;
     H = p->hidden;
     G = 4 * H;
     T = p->seq_len;
@@ -962,7 +1031,7 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
         const int32_t *w = scratch, *tstart = w + L.l.tstart, *cell_n = w + L.l.cell_n;
         const int32_t *cell_t = w + L.l.cell_t, *cell_slot = w + L.l.cell_slot;
         const int32_t *cell_flag = w + L.l.cell_flag;
-        int32_t *usum = scratch + L.usum, *sc = scratch + L.sc;
+        int32_t *usum = scratch + L.usum, *sc = scratch + L.sc, *ob = scratch + L.ob;
         char *hbuf = (char *)(scratch + L.hbuf), *sh = (char *)(scratch + L.sh);
         int64_t *acc = (int64_t *)(void *)(scratch + L.acc);
         int64_t *P = (int64_t *)(void *)(scratch + L.P);
@@ -997,7 +1066,7 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
             return LSTMC_RT_ERR_BAD_PARAMS;
         for (tau = 0; tau < K; tau++) {
             const int32_t c0 = tstart[tau], m = tstart[tau + 1] - c0;
-            int64_t i, r;
+            int64_t i;
 
             /* gather each cell's h_{t-1}; a sub-layer's first cell starts from init_h /
              * init_c (its sequence's start) or from h_pred / c_pred (after a cut) */
@@ -1015,12 +1084,8 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
                 }
                 memcpy(hbuf + i * H * es, hs, (size_t)(H * es));
             }
-            /* one pass over U: each block of ROWS rows meets every cell's h while it is in
-             * L1 */
-            for (r = 0; r < G; r += ROWS)
-                for (i = 0; i < m; i++)
-                    dot_rows(a.U + r * H, G - r < ROWS ? G - r : ROWS, hbuf + i * H * es, p->bits,
-                             H, usum + r, acc + i * G + r);
+            /* one pass over U (with DRS, over the rows some cell keeps) */
+            tissue_product(&a, m, hbuf, P, lp, cell_n + c0, cell_t + c0, drs_q, ob, acc, ds);
             /* every cell's update, its outputs */
             for (i = 0; i < m; i++) {
                 char *hs = sh + cell_slot[c0 + i] * H * es;
@@ -1029,9 +1094,14 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
 
                 n = cell_n[c0 + i];
                 t = cell_t[c0 + i];
-                for (j = 0; j < H; j++)
-                    lstm_unit(&a, P + lstmc_rt_row_at(lp, t, n) * G, j, ai[j], ai[H + j],
-                              ai[2 * H + j], ai[3 * H + j], hs, cs);
+                for (j = 0; j < H; j++) {
+                    const int32_t o = drs_q > 0 ? ob[i * H + j] : 0;
+                    if (drs_q > 0 && (o < 0 ? -(int64_t)o : o) < drs_q)
+                        drs_skip(&a, j, o, hs, cs);
+                    else
+                        lstm_unit(&a, P + lstmc_rt_row_at(lp, t, n) * G, j, ai[j], ai[H + j],
+                                  ai[2 * H + j], ai[3 * H + j], hs, cs);
+                }
                 if (Y)
                     memcpy((char *)Y + lstmc_rt_y_at(lp, t, d, n) * es, hs, (size_t)(H * es));
                 if (cell_flag[c0 + i] & LSTMC_RT_TISSUE_SEQ_END) {
@@ -1060,6 +1130,34 @@ lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, co
         }
     }
     return LSTMC_RT_OK;
+}
+
+/* Contract in lstmc_rt_kernels.h. */
+lstmc_rt_status
+lstmc_rt_lstm_tissue_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, const void *X,
+                       const int8_t *W, const int8_t *U, const int32_t *Q, const int32_t *seq_lens,
+                       const void *init_h, const int16_t *init_c, const int16_t *Peep,
+                       const int32_t *R, const void *h_pred, const int16_t *c_pred, void *Y,
+                       void *Y_h, int16_t *Y_c, lstmc_rt_tissue_stats *stats, int32_t *scratch)
+{
+    return tissue_q_run(tqp, alpha_inter, 0.0f, X, W, U, Q, seq_lens, init_h, init_c, Peep, R,
+                        h_pred, c_pred, Y, Y_h, Y_c, stats, NULL, scratch);
+}
+
+/* Contract in lstmc_rt_kernels.h. */
+lstmc_rt_status
+lstmc_rt_lstm_tissue_drs_q(const lstmc_rt_tissueq_params *tqp, float alpha_inter, float alpha_intra,
+                           const void *X, const int8_t *W, const int8_t *U, const int32_t *Q,
+                           const int32_t *seq_lens, const void *init_h, const int16_t *init_c,
+                           const int16_t *Peep, const int32_t *R, const void *h_pred,
+                           const int16_t *c_pred, void *Y, void *Y_h, int16_t *Y_c,
+                           lstmc_rt_tissue_stats *stats, lstmc_rt_drs_stats *drs_stats,
+                           int32_t *scratch)
+{
+    lstmc_rt_drs_stats local;
+    return tissue_q_run(tqp, alpha_inter, alpha_intra, X, W, U, Q, seq_lens, init_h, init_c, Peep,
+                        R, h_pred, c_pred, Y, Y_h, Y_c, stats, drs_stats ? drs_stats : &local,
+                        scratch);
 }
 
 /* --- the integer Gemm after the layers (--io=int) ------------------------------------- */

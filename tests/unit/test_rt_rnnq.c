@@ -318,6 +318,8 @@ typedef struct tcase {
     lstmc_rt_tissueq_params tp;
     float alpha;
     int64_t n_sub;
+    float alpha_intra; /* both thresholds (lstmc_rt_lstm_tissue_drs_q): >= 0 */
+    int64_t skipped;   /* its skipped units */
 } tcase;
 
 static void
@@ -329,6 +331,7 @@ read_tissue(const char *name, tcase *t)
     FILE *f;
 
     memset(t, 0, sizeof *t);
+    t->alpha_intra = -1.0f;
     snprintf(path, sizeof path, "%s/%s/tissue.txt", FIXTURES_T, name);
     f = fopen(path, "r");
     cr_assert(f, "%s: cannot open", path);
@@ -344,18 +347,22 @@ read_tissue(const char *name, tcase *t)
             t->alpha = (float)v;
         else if (!strcmp(key, "n_sub"))
             t->n_sub = (int64_t)v;
+        else if (!strcmp(key, "alpha_intra"))
+            t->alpha_intra = (float)v;
+        else if (!strcmp(key, "skipped"))
+            t->skipped = (int64_t)v;
         else
             cr_assert_fail("%s: unknown key '%s'", path, key);
     }
     fclose(f);
-    cr_assert_eq(n, 5, "%s: %d keys, want 5", path, n);
+    cr_assert(n == 5 || (n == 7 && t->alpha_intra >= 0.0f), "%s: %d keys, want 5 or 7", path, n);
 }
 
 /* Run c through lstmc_rt_lstm_tissue_q with t (R, h_pred, c_pred from the case) and compare
  * every output with the case's expected ones; *n_sub gets the kernel's sub-layer count. */
 static int
-run_tissue(const qcase *c, const lstmc_rt_tissueq_params *tp, float alpha, int64_t *n_sub,
-           const char *what)
+run_tissue(const qcase *c, const lstmc_rt_tissueq_params *tp, float alpha, float alpha_intra,
+           int64_t *n_sub, int64_t *skipped, const char *what)
 {
     const lstmc_rt_rnnq_params *p = &c->p;
     const int64_t nY = p->seq_len * p->n_dirs * p->batch * p->hidden;
@@ -365,22 +372,36 @@ run_tissue(const qcase *c, const lstmc_rt_tissueq_params *tp, float alpha, int64
     int16_t *Yc = malloc((size_t)(nS * 2));
     int32_t *scr;
     lstmc_rt_tissue_stats stats;
+    lstmc_rt_drs_stats ds;
     lstmc_rt_status st;
     int ok;
 
+    memset(&ds, 0, sizeof ds);
     cr_assert(nscr > 0 && nscr < (1 << 24), "case %s: scratch %lld", c->name, (long long)nscr);
     scr = malloc((size_t)nscr * sizeof *scr);
     cr_assert(Y && Yh && Yc && scr);
     memset(Y, 0x5a, (size_t)(nY * 2));
     memset(Yh, 0x5a, (size_t)(nS * 2));
     memset(Yc, 0x5a, (size_t)(nS * 2));
-    st = lstmc_rt_lstm_tissue_q(tp, alpha, c->x, c->w, c->u, c->Q.v, c->seq.v, c->init_h, c->init_c,
-                                c->pp, c->R.v, c->h_pred, c->c_pred, Y, Yh, Yc, &stats, scr);
+    if (alpha_intra >= 0.0f)
+        st = lstmc_rt_lstm_tissue_drs_q(tp, alpha, alpha_intra, c->x, c->w, c->u, c->Q.v, c->seq.v,
+                                        c->init_h, c->init_c, c->pp, c->R.v, c->h_pred, c->c_pred,
+                                        Y, Yh, Yc, &stats, &ds, scr);
+    else
+        st = lstmc_rt_lstm_tissue_q(tp, alpha, c->x, c->w, c->u, c->Q.v, c->seq.v, c->init_h,
+                                    c->init_c, c->pp, c->R.v, c->h_pred, c->c_pred, Y, Yh, Yc,
+                                    &stats, scr);
     cr_expect_eq(st, LSTMC_RT_OK, "case %s (%s): status %d", c->name, what, (int)st);
     ok = st == LSTMC_RT_OK && same(c->name, what, "Y", Y, p->bits, &c->Y) &&
          same(c->name, what, "Y_h", Yh, p->bits, &c->Yh) &&
          same(c->name, what, "Y_c", Yc, 16, &c->Yc);
     *n_sub = stats.sub_layers;
+    *skipped = ds.rows_skipped / 3;
+    if (alpha_intra >= 0.0f) {
+        cr_expect_eq(ds.cells, stats.cells, "case %s: DRS cells", c->name);
+        cr_expect_eq(ds.rows_total, 3 * p->hidden * ds.cells, "case %s: rows_total", c->name);
+        cr_expect_leq(ds.rows_loaded, ds.rows_total - ds.rows_skipped, "case %s", c->name);
+    }
     free(Y);
     free(Yh);
     free(Yc);
@@ -412,13 +433,17 @@ Test(rt_rnnq, tissue_fixtures_bit_exact)
         t.tp.q = c.p;
         for (k = 0; k < sizeof mts / sizeof mts[0]; k++) {
             lstmc_rt_tissueq_params tp = t.tp;
-            int64_t n_sub = -1;
+            int64_t n_sub = -1, skipped = -1;
             if (mts[k])
                 tp.mts = mts[k];
-            if (!run_tissue(&c, &tp, t.alpha, &n_sub, mts[k] ? "another mts" : "its mts"))
+            if (!run_tissue(&c, &tp, t.alpha, t.alpha_intra, &n_sub, &skipped,
+                            mts[k] ? "another mts" : "its mts"))
                 n_bad++;
             cr_expect_eq(n_sub, t.n_sub, "case %s: %lld sub-layers, want %lld", line,
                          (long long)n_sub, (long long)t.n_sub);
+            if (t.alpha_intra >= 0.0f)
+                cr_expect_eq(skipped, t.skipped, "case %s: %lld units skipped, want %lld", line,
+                             (long long)skipped, (long long)t.skipped);
         }
         n_cut += t.n_sub > c.p.batch * c.p.n_dirs;
         free_case(&c);
@@ -449,11 +474,12 @@ Test(rt_rnnq, tissue_alpha0_is_the_layer)
         load_case(line, &c);
         for (m = 1; c.p.cell == LSTMC_RT_CELL_LSTM && m <= 4; m *= 2) {
             lstmc_rt_tissueq_params tp;
-            int64_t n_sub;
+            int64_t n_sub, skipped;
             memset(&tp, 0, sizeof tp);
             tp.q = c.p;
             tp.mts = m;
-            cr_expect(run_tissue(&c, &tp, 0.0f, &n_sub, "alpha 0"), "case %s, mts %d", line, m);
+            cr_expect(run_tissue(&c, &tp, 0.0f, -1.0f, &n_sub, &skipped, "alpha 0"),
+                      "case %s, mts %d", line, m);
         }
         n_lstm += c.p.cell == LSTMC_RT_CELL_LSTM;
         free_case(&c);
