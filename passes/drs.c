@@ -191,7 +191,8 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
 
 /* Issue 24: the full-integer LSTM (qact's lstmc.RnnQ) keeps its node and its weights (U's
  * rows are already a unit's rows i, o, f, c at j, H + j, 2H + j, 3H + j); the attributes
- * "drs" and "alpha_intra" make it an lstmc_rt_lstm_drs_q call (compiler/kprog/lower.c). */
+ * "drs" and "alpha_intra" make it an lstmc_rt_lstm_drs_q call, or with the breakpoints
+ * pass's "tissue" an lstmc_rt_lstm_tissue_drs_q one (compiler/kprog/lower.c). */
 static int
 to_drs_q(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
 {
@@ -205,12 +206,6 @@ to_drs_q(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
              "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
              "whose o_t is near zero (MICRO'18 §V-A)");
         return 0;
-    }
-    if (ir_attr_int(n, "tissue", 0)) {
-        diag_node(d, n,
-                  "--alpha-intra inside the tissues of an integer LSTM (--activations with "
-                  "--alpha-inter) is not supported yet; use one of the two");
-        return -1;
     }
     if (Peep) { /* int16 [D, 3H]: P_o must be zero */
         const int16_t *v = Peep->data;

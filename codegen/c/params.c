@@ -12,7 +12,7 @@
 
 /* ORDER KP_KIND: cg_c_put_params has a case for every row of kp_kinds.def that declares
  * params (all but KP_COPY). */
-static_assert(KP_KIND_COUNT == 38, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
+static_assert(KP_KIND_COUNT == 39, "ORDER KP_KIND: give the new kind a case in cg_c_put_params");
 
 /* The names of the runtime's enum constants (lstmc_rt.h), by value. */
 static const char *const cell_names[] = {"LSTMC_RT_CELL_LSTM", "LSTMC_RT_CELL_GRU",
@@ -171,8 +171,9 @@ cg_c_put_params(FILE *f, const kp_call *c)
         break;
     case KP_RNN_Q: /* issue 22 */
     case KP_LSTM_TISSUE_Q:
+    case KP_LSTM_TISSUE_DRS_Q:
     case KP_LSTM_DRS_Q: {
-        const int tq = c->kind == KP_LSTM_TISSUE_Q;
+        const int tq = c->kind == KP_LSTM_TISSUE_Q || c->kind == KP_LSTM_TISSUE_DRS_Q;
         const lstmc_rt_rnnq_params *p = tq                         ? &c->p.tissueq.p.q
                                         : c->kind == KP_LSTM_DRS_Q ? &c->p.drsq.p
                                                                    : &c->p.rnnq;

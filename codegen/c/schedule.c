@@ -16,7 +16,7 @@
 
 /* ORDER KP_KIND: the OWN calls of kp_kinds.def (FILL, COPY) are written by hand in
  * cg_c_put_call; every other call is its row's standard argument list. */
-static_assert(KP_KIND_COUNT == 38, "ORDER KP_KIND: a new OWN row needs its call in cg_c_put_call");
+static_assert(KP_KIND_COUNT == 39, "ORDER KP_KIND: a new OWN row needs its call in cg_c_put_call");
 
 /* NAME_OFF_<tensor>: the arena offset of tensor id of g (name: the lower-case prefix). */
 static void

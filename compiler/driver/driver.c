@@ -126,16 +126,7 @@ pass_context(const target *t, const cg_backend *be, const driver_options *o, pas
     if (o->activations && (cx->hsparse.n || cx->sparse.mode == PASS_SPARSE_ESELL)) {
         diag_error(d,
                    "--activations=int%d does not combine with --hsparse or --sparse=esell "
-                   "yet: their kernels compute in float (--alpha-inter and --alpha-intra do, "
-                   "one at a time)",
-                   o->activations);
-        return -1;
-    }
-    if (o->activations && o->has_alpha_inter && o->has_alpha_intra) {
-        diag_error(d,
-                   "--activations=int%d with both --alpha-inter and --alpha-intra: row skip "
-                   "inside the tissues of an integer LSTM is not supported yet; use one of "
-                   "the two",
+                   "yet: their kernels compute in float (--alpha-inter and --alpha-intra do)",
                    o->activations);
         return -1;
     }

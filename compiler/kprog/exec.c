@@ -53,7 +53,7 @@ static_assert(KP_WFMT_COUNT == 4, "a new weight format needs its kernel in KP_CA
         KP_CALL_##wfmts(fn, args)
 
 /* ORDER KP_KIND: the OWN calls below are the FILL and COPY rows of kp_kinds.def. */
-static_assert(KP_KIND_COUNT == 38, "ORDER KP_KIND: a new OWN row needs its case in kp_exec");
+static_assert(KP_KIND_COUNT == 39, "ORDER KP_KIND: a new OWN row needs its case in kp_exec");
 
 lstmc_rt_status
 kp_exec(const kp_call *c, const void *const *in, void *const *out, void *scratch)

@@ -115,8 +115,9 @@ typedef struct kp_call {
         lstmc_rt_rnnq_params rnnq;           /* KP_RNN_Q (issue 22) */
         struct {
             lstmc_rt_tissueq_params p;
-            float alpha_inter; /* a kernel argument: changeable per run */
-        } tissueq;             /* KP_LSTM_TISSUE_Q (issue 24) */
+            float alpha_inter; /* kernel arguments: changeable per run */
+            float alpha_intra; /* KP_LSTM_TISSUE_DRS_Q */
+        } tissueq;             /* KP_LSTM_TISSUE_Q, KP_LSTM_TISSUE_DRS_Q (issue 24) */
         struct {
             lstmc_rt_rnnq_params p;
             float alpha_intra; /* a kernel argument: changeable per run */

@@ -1111,7 +1111,12 @@ static int
 lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
 {
     const int tissue = ir_attr_int(n, "tissue", 0) != 0, drs = ir_attr_int(n, "drs", 0) != 0;
-    kp_call *c = push(a, kp, tissue ? KP_LSTM_TISSUE_Q : drs ? KP_LSTM_DRS_Q : KP_RNN_Q, n);
+    kp_call *c = push(a, kp,
+                      tissue && drs ? KP_LSTM_TISSUE_DRS_Q
+                      : tissue      ? KP_LSTM_TISSUE_Q
+                      : drs         ? KP_LSTM_DRS_Q
+                                    : KP_RNN_Q,
+                      n);
     lstmc_rt_rnnq_params *p = tissue ? &c->p.tissueq.p.q : drs ? &c->p.drsq.p : &c->p.rnnq;
     const ir_attr *acts = ir_attr_get(n, "activations");
     lstmc_rt_rnn_params rp;
@@ -1144,7 +1149,7 @@ lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
     for (i = 0; i < 3; i++)
         c->out[i] = ir_out(n, i);
     c->scratch_bytes = lstmc_rt_rnnq_scratch(p) * 4;
-    if (drs)
+    if (drs && !tissue)
         c->p.drsq.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
     if (tissue) {
         lstmc_rt_tissueq_params *tp = &c->p.tissueq.p;
@@ -1152,6 +1157,7 @@ lower_rnnq(arena *a, kprog *kp, const ir_node *n, diag *d)
         tp->relevance = (int32_t)ir_attr_int(n, "relevance", 0);
         tp->max_run = (int32_t)ir_attr_int(n, "max_run", 0);
         c->p.tissueq.alpha_inter = ir_attr_float(n, "alpha_inter", 0.0f);
+        c->p.tissueq.alpha_intra = ir_attr_float(n, "alpha_intra", 0.0f);
         c->scratch_bytes = lstmc_rt_lstm_tissue_q_scratch(tp) * 4;
         if (c->scratch_bytes < 0) {
             diag_node(d, n, "its shapes and attributes do not make a valid integer tissue layer");

@@ -691,6 +691,17 @@ static const bcase cases[] = {
      .I = 7,
      .H = 37,
      .op = 16},
+    {.name = "tissuedrsq_lstm8",
+     .kind = KP_LSTM_TISSUE_DRS_Q,
+     .cell = LSTMC_RT_CELL_LSTM,
+     .dirs = 1,
+     .seql = 1,
+     .init = 1,
+     .T = 7,
+     .N = 3,
+     .I = 5,
+     .H = 9,
+     .op = 8},
     {.name = "quantize_int8", .kind = KP_QUANT, .m = 37, .op = 8, .nmse = 0},
     {.name = "dequantize_int16", .kind = KP_DEQUANT, .m = 37, .op = 16, .nmse = 0},
     {.name = "gemmq_int8", .kind = KP_GEMM_Q, .m = 3, .n = 37, .k = 70, .op = 8},
@@ -1622,8 +1633,12 @@ build_tissueq(bprog *b, const bcase *bc)
     build_rnnq(b, bc);
     tp->mts = 3;
     tp->relevance = LSTMC_RT_REL_CALIBRATED;
-    c->p.tissueq.alpha_inter = 60.0f;     /* 30 cuts nothing here */
-    b->ainter = c->p.tissueq.alpha_inter; /* the generated library's default */
+    c->p.tissueq.alpha_inter = 60.0f;       /* 30 cuts nothing here */
+    b->ainter = c->p.tissueq.alpha_inter;   /* the generated library's default */
+    if (bc->kind == KP_LSTM_TISSUE_DRS_Q) { /* both: row skip in the tissues too */
+        c->p.tissueq.alpha_intra = 0.5f;
+        b->aintra = c->p.tissueq.alpha_intra;
+    }
     R = ivec(b, D * 2 * G, LSTMC_RT_I32, 0, 3 * 4096);
     for (i = 0; i < D * 2 * G; i++)
         if ((i / G) % 2) /* the shifts */
@@ -1717,6 +1732,7 @@ static const builder builders[KP_KIND_COUNT] = {
     [KP_RNN_Q] = build_rnnq,            /* issue 22 */
     [KP_LSTM_TISSUE_Q] = build_tissueq, /* issue 24 */
     [KP_LSTM_DRS_Q] = build_drsq,
+    [KP_LSTM_TISSUE_DRS_Q] = build_tissueq,
     [KP_QUANT] = build_quant,
     [KP_DEQUANT] = build_quant,
     [KP_GEMM_Q] = build_gemmq,

@@ -21,7 +21,8 @@ N_CALIB samples of its eval set, run on the next N_RUN.
      integer layer bit for bit (--emit=c and LLVM); at --alpha-intra=0.5 the integer and the
      float row skip (--emit=c) agree on at least 90 % of the argmax (units whose o is near
      the threshold may be kept by one and skipped by the other), and the skips change the
-     integer outputs.
+     integer outputs; the same with both (cuts at the median, row skip at 0.3:
+     lstmc_rt_lstm_tissue_drs_q against the float DRS inside tissues).
 Exit 0 on success, 1 otherwise, 77 (skip) without numpy.
 """
 import os
@@ -92,7 +93,9 @@ def main():
         ok &= same
     for tag, flags in (("all", t + ["--alpha-inter=1e30"]),
                        ("median", t + ["--alpha-inter=%.9g" % med, "--relevance=calibrated"]),
-                       ("drs", ["--alpha-intra=0.5"])):
+                       ("drs", ["--alpha-intra=0.5"]),
+                       ("both", t + ["--alpha-inter=%.9g" % med, "--relevance=calibrated",
+                                     "--alpha-intra=0.3"])):
         yi = out(tag + "_int8", q + flags + ["--emit=c"])
         yf = out(tag + "_fp32", flags + ["--emit=c"])
         d = np.abs(yi - yf).max()
