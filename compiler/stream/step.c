@@ -346,7 +346,7 @@ stream_check(stream_info *si)
 {
     int i;
     for (i = 0; i < si->kp.n_calls; i++)
-        if (si->kp.calls[i].kind == KP_LSTM_TISSUE || si->kp.calls[i].kind == KP_LSTM_TISSUE_Q) {
+        if (kp_kinds[si->kp.calls[i].kind].stats & KP_STATS_TISSUE) { /* any tissue kernel */
             si->ok = 0;
             snprintf(si->why, sizeof si->why,
                      "compiled with breakpoints (--alpha-inter): they cut links inside a "
