@@ -5,6 +5,8 @@ set -eu
 pkgs="build-essential cmake make libprotobuf-c-dev protobuf-c-compiler libonnx-dev libcriterion-dev libcjson-dev llvm-19-dev clang-19 libclang-rt-19-dev valgrind ocl-icd-opencl-dev opencl-headers pocl-opencl-icd"
 # the tests' builds of the generated libraries, each file once per run (scripts/test.sh)
 pkgs="$pkgs ccache"
+# numpy for the e2e scripts that score the trained models (precision_*.py, qact_*.py, kparams_int.py)
+pkgs="$pkgs python3-numpy"
 # Arm cross builds run under user-mode emulation (tests/cross, examples/aarch64_linux)
 pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
 # bare-metal Cortex-M firmware under system emulation (examples/cortex_m)
