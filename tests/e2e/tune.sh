@@ -14,7 +14,7 @@ mkdir -p "$work"
 
 # under the sanitizers (LSTMC_TEST_SANITIZE, tests/e2e/CMakeLists.txt) int8 alone: the same
 # instrumented search code, half the libraries to build (CI time)
-weights=all fmts="fp16:0.9946 bf16:0.9946 int8:0.9892" wins=" fp16 int8"
+weights=all fmts="fp16:0.9946 bf16:0.9946 int8:0.9892" wins=" fp16 int8 act-int8 act-int16"
 if [ -n "${LSTMC_TEST_SANITIZE:-}" ]; then
     weights=int8 fmts="int8:0.9892" wins=" int8"
 fi
@@ -71,12 +71,26 @@ for fmt in $wins; do
         b=$(grep "^| $k $fmt |" "$work/stdout" | awk -F'|' '{ print $3 $4 }')
         [ "$a" = "$b" ] || fail "set $k with $fmt weights has thresholds $b, the fp32 set $a"
     done
-    grep -q "measuring the 11 threshold sets with $fmt weights" "$work/stderr" ||
-        fail "no progress line for the sets with $fmt weights"
+    case $fmt in act-*) what=layers ;; *) what=weights ;; esac
+    grep -q "measuring the 11 threshold sets with $fmt $what" "$work/stderr" ||
+        fail "no progress line for the sets with $fmt $what"
+done
+# the integer layers' tissues at alpha 0 are the integer layer bit for bit (set 0: nothing
+# cut, no row skipped), so they score what the exact schedule in those layers scores
+for a in $wins; do
+    case $a in act-*) ;; *) continue ;; esac
+    x=$(grep "^| $a\( AO\)\{0,1\}\( BPA\)\{0,1\} |" "$work/stdout" | awk -F'|' '{ print $7 }')
+    y=$(grep "^| 0 $a\( AO\)\{0,1\}\( BPA\)\{0,1\} |" "$work/stdout" | awk -F'|' '{ print $7 }')
+    [ -n "$x" ] && [ "$x" = "$y" ] ||
+        fail "set 0 in $a layers scores '$y', the exact schedule in them '$x'"
 done
 # TUNED names a format exactly when AO is a format row; int8 or int16 activations when AO is
 # an act- row (with the int8 weights they imply); a set with weights: approx and the format
-if grep -q '^| [0-9]* [a-z0-9]* AO' "$work/stdout"; then
+if grep -q '^| [0-9]* act-int[0-9]* AO' "$work/stdout"; then
+    a=$(sed -n 's/^| [0-9]* act-int\([0-9]*\) AO.*/\1/p' "$work/stdout")
+    grep -qx "activations int$a" "$work/har.tuned" || fail "AO is a set in int$a layers: TUNED?"
+    grep -qx "schedule approx" "$work/har.tuned" || fail "AO is a set but TUNED is not approx"
+elif grep -q '^| [0-9]* [a-z0-9]* AO' "$work/stdout"; then
     ao=$(sed -n 's/^| [0-9]* \([a-z0-9]*\) AO.*/\1/p' "$work/stdout")
     grep -qx "weights $ao" "$work/har.tuned" || fail "AO is a set with $ao but TUNED does not say so"
     grep -qx "schedule approx" "$work/har.tuned" || fail "AO is a set but TUNED is not approx"
@@ -137,6 +151,20 @@ sed -e 's/^schedule exact/schedule approx/' -e 's/^alpha_intra_max 0/alpha_intra
     fail "weights int8 with row skip (issue 24: DRS reads int8 U) was refused"
 grep -q '"weights_format": "int8"' "$work/d8/m_size.json" ||
     fail "TUNED's weights int8 with row skip was not honoured"
+# a set in int8 layers (issue 24): TUNED's activations, its calibration samples and the
+# approximate schedule compile to the integer tissue kernel with row skip
+if [ -z "${LSTMC_TEST_SANITIZE:-}" ]; then
+    sed -e 's/^schedule exact/schedule approx/' -e 's/^alpha_inter 0/alpha_inter 0.6/' \
+        -e 's/^alpha_intra 0/alpha_intra 0.1/' -e 's/^alpha_intra_max 0/alpha_intra_max 0.5/' \
+        -e 's/^alpha_inter_max 0/alpha_inter_max 0.9/' "$work/int8.tuned" >"$work/q8.tuned"
+    printf 'activations int8\ncalib_data %s\ncalib har.tuned.calib\n' "$har/eval_x.npy" \
+        >>"$work/q8.tuned"
+    "$lstmc" "$har/model.onnx" --thresholds="$work/q8.tuned" --name=m -o "$work/q8" \
+        >/dev/null 2>"$work/q8.err" || { cat "$work/q8.err"; fail "a set in int8 layers failed"; }
+    grep -q 'lstmc_rt_lstm_tissue_drs_q(' "$work/q8/m.c" ||
+        fail "TUNED's set in int8 layers did not compile to lstmc_rt_lstm_tissue_drs_q"
+    grep -q '^#define M_ALPHA_INTER 0.6' "$work/q8/m.h" || fail "alpha_inter 0.6 not the default"
+fi
 sed 's/^weights int8/weights int4/' "$work/int8.tuned" >"$work/bad4.tuned"
 "$lstmc" "$har/model.onnx" --thresholds="$work/bad4.tuned" -o "$work/y" 2>"$work/err" &&
     fail "weights int4 was accepted"

@@ -60,7 +60,9 @@ static const char tune_usage[] =
     "                    formats: a comma list of fp16, bf16, int8 (fp32 is always the\n"
     "                    baseline), act-int8, act-int16 (full-integer layers, calibrated\n"
     "                    on the tuning samples), or all (the default, each left out with a\n"
-    "                    note when the model does not compile so); fp32: none of them\n"
+    "                    note when the model does not compile so); fp32: none of them.\n"
+    "                    fp16, int8 and the integer layers are also tried with the\n"
+    "                    threshold sets and the forced-breakpoint windows\n"
     "  --threads N       compile every library (the exact baseline too) with --threads=N;\n"
     "                    TUNED then says threads N (default: lstmc's for the target)\n"
     "writes TUNED (for lstmc --thresholds=TUNED), TUNED.calib, TUNED.txt and TUNED.svg\n";

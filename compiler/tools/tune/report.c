@@ -27,14 +27,22 @@
 /* --- reporting -------------------------------------------------------------------------- */
 
 /* The work sub-folder of the exact schedule with its weights in fmt. */
+/* What a set's or window's weights are: "fp16", "int8", or "act-int8" (integer layers). */
+const char *
+tune_variant_name(tune_run *r, const tune_point *p)
+{
+    return p->act ? arena_printf(r->a, "act-int%d", p->act) : lowp_name(p->wfmt);
+}
+
 const char *
 tune_point_sub(tune_run *r, const tune_point *p)
 {
+    const char *v = p->act ? arena_printf(r->a, "act_int%d", p->act) : lowp_name(p->wfmt);
     if (p->max_run)
-        return p->wfmt ? arena_printf(r->a, "approx_w%d_%s", p->max_run, lowp_name(p->wfmt))
+        return p->wfmt ? arena_printf(r->a, "approx_w%d_%s", p->max_run, v)
                        : arena_printf(r->a, "approx_w%d", p->max_run);
     if (p->set)
-        return arena_printf(r->a, "approx_%s", lowp_name(p->wfmt));
+        return arena_printf(r->a, "approx_%s", v);
     if (p->act || p->wfmt != LSTMC_RT_WFMT_FP32)
         return tune_fmt_sub(r, p->wfmt, p->act);
     return "approx";
@@ -52,12 +60,16 @@ const char *
 tune_point_name(tune_run *r, const tune_point *p, int i)
 {
     if (p[i].max_run)
-        return p[i].wfmt
+        return p[i].act ? arena_printf(r->a, "breakpoints forced every <= %d cells in int%d layers",
+                                       p[i].max_run, p[i].act)
+               : p[i].wfmt
                    ? arena_printf(r->a, "breakpoints forced every <= %d cells with %s weights",
                                   p[i].max_run, lowp_name(p[i].wfmt))
                    : arena_printf(r->a, "breakpoints forced every <= %d cells", p[i].max_run);
     if (p[i].set)
-        return arena_printf(r->a, "set %d with %s weights", p[i].set - 1, lowp_name(p[i].wfmt));
+        return p[i].act ? arena_printf(r->a, "set %d in int%d layers", p[i].set - 1, p[i].act)
+                        : arena_printf(r->a, "set %d with %s weights", p[i].set - 1,
+                                       lowp_name(p[i].wfmt));
     return p[i].act ? arena_printf(r->a, "the exact schedule with int%d activations", p[i].act)
            : p[i].wfmt != LSTMC_RT_WFMT_FP32
                ? arena_printf(r->a, "the exact schedule with %s weights", lowp_name(p[i].wfmt))
@@ -69,11 +81,15 @@ tune_point_name(tune_run *r, const tune_point *p, int i)
 static void
 point_label(char *buf, size_t n, const tune_point *p, int i)
 {
+    char v[16];
+    if (p[i].act)
+        snprintf(v, sizeof v, "act-int%d", p[i].act);
+    else
+        snprintf(v, sizeof v, "%s", lowp_name(p[i].wfmt));
     if (p[i].max_run)
-        snprintf(buf, n, "win %d%s%s", p[i].max_run, p[i].wfmt ? " " : "",
-                 p[i].wfmt ? lowp_name(p[i].wfmt) : "");
+        snprintf(buf, n, "win %d%s%s", p[i].max_run, p[i].wfmt ? " " : "", p[i].wfmt ? v : "");
     else if (p[i].set)
-        snprintf(buf, n, "%d %s", p[i].set - 1, lowp_name(p[i].wfmt));
+        snprintf(buf, n, "%d %s", p[i].set - 1, v);
     else if (p[i].act)
         snprintf(buf, n, "act-int%d", p[i].act);
     else if (p[i].wfmt != LSTMC_RT_WFMT_FP32)
@@ -94,7 +110,7 @@ tune_table(FILE *f, const tune_run *r, const tune_point *p, int n, int ao, int b
     fprintf(f, "| exact | - | - | %lld | - | %.4f | 1.0000 | %.1f | 1.00x |\n", (long long)r->T,
             r->exact_acc_tune, r->exact_us);
     for (i = 0; i < n; i++) {
-        char tis[32], label[24];
+        char tis[32], label[40];
         if (p[i].tissues > 0) /* 0: no layer in tissues (--vary=intra, a format candidate) */
             snprintf(tis, sizeof tis, "%.2f", p[i].tissues);
         else
@@ -114,7 +130,7 @@ tune_svg(const char *path, const tune_run *r, const tune_point *p, int n, int ao
     FILE *f = fopen(path, "w");
     const double W = 640, H = 360, x0 = 60, y0 = 40, pw = 520, ph = 260;
     double smax = 1, bw = pw / n;
-    char label[24];
+    char label[40];
     int i;
     if (!f)
         return -1;

@@ -393,8 +393,12 @@ tune_search(tune_run *r)
     float *y = NULL;
     long long n_min;
     int mts, i, j, ao, bpa, n = TUNE_SETS + t->n_fmts + t->n_acts, nw = 0, nwf = 0;
-    int wins[TUNE_WINDOWS], wfmt[TUNE_WIN_FMTS * TUNE_WINDOWS], thr_best, n_cores;
-    int sfmt[TUNE_WIN_FMTS], nsf = 0; /* the formats of the sets with reduced weights */
+    int wins[TUNE_WINDOWS], thr_best, n_cores;
+    /* the variants of the windows (beyond fp32) and of the sets: fp16 or int8 weights, int8
+     * or int16 layers (the formats and integer modes of --weights) */
+    int wfmt[TUNE_VARIANTS * TUNE_WINDOWS], wact[TUNE_VARIANTS * TUNE_WINDOWS];
+    int sfmt[TUNE_VARIANTS], sact[TUNE_VARIANTS], nsf = 0, nv = 0, vfmt[TUNE_VARIANTS],
+                                                  vact[TUNE_VARIANTS];
     double thr_us[TUNE_MAX_THREADS + 1];
 
     if (!tg)
@@ -507,42 +511,54 @@ tune_search(tune_run *r)
             return -1;
         wins[nw++] = w;
     }
-    for (j = 0; j < t->n_fmts; j++) { /* fp16 or int8 tried: the windows with it */
-        const int f = t->fmts[j], nwf0 = nwf;
-        if (f != LSTMC_RT_WFMT_FP16 && f != LSTMC_RT_WFMT_INT8)
-            continue;
+    /* the variants: fp16 and int8 weights (tissues and row skip read them) and the integer
+     * layers (their tissues and row skip: lstmc_rt_lstm_tissue_q and the like), those of
+     * --weights that compiled */
+    for (j = 0; j < t->n_fmts; j++)
+        if (t->fmts[j] == LSTMC_RT_WFMT_FP16 || t->fmts[j] == LSTMC_RT_WFMT_INT8) {
+            vfmt[nv] = t->fmts[j];
+            vact[nv++] = 0;
+        }
+    for (j = 0; j < t->n_acts; j++) {
+        vfmt[nv] = LSTMC_RT_WFMT_INT8;
+        vact[nv++] = t->acts[j];
+    }
+    for (j = 0; j < nv; j++) { /* the windows in each variant */
+        const int nwf0 = nwf;
+        tune_point q;
+        memset(&q, 0, sizeof q);
+        q.wfmt = vfmt[j];
+        q.act = vact[j];
         for (i = 0; i < nw; i++) {
-            tune_point q;
-            memset(&q, 0, sizeof q);
-            q.wfmt = f;
             q.max_run = wins[i];
-            if (tune_compile(r, tune_point_sub(r, &q), wins[i], calib, &xi, f, 0) < 0) {
+            if (tune_compile(r, tune_point_sub(r, &q), wins[i], calib, &xi, vfmt[j], vact[j]) < 0) {
                 fprintf(stderr,
-                        "lstmc: tune: windows with %s weights left out: the model does not "
-                        "compile so\n",
-                        lowp_name(f));
+                        "lstmc: tune: windows with %s left out: the model does not compile so\n",
+                        tune_variant_name(r, &q));
                 nwf = nwf0;
                 break;
             }
-            wfmt[nwf++] = f;
+            wfmt[nwf] = vfmt[j];
+            wact[nwf++] = vact[j];
             if (tune_stopped(r))
                 return -1;
         }
     }
-    /* and the threshold sets with those weights (tissues and row skip read them) */
-    for (j = 0; j < t->n_fmts; j++) {
-        const int f = t->fmts[j];
-        if (f != LSTMC_RT_WFMT_FP16 && f != LSTMC_RT_WFMT_INT8)
-            continue;
-        if (tune_compile(r, arena_printf(r->a, "approx_%s", lowp_name(f)), 1, calib, &xi, f, 0) <
-            0) {
+    for (j = 0; j < nv; j++) { /* and the threshold sets */
+        tune_point q;
+        memset(&q, 0, sizeof q);
+        q.wfmt = vfmt[j];
+        q.act = vact[j];
+        q.set = 1;
+        if (tune_compile(r, tune_point_sub(r, &q), 1, calib, &xi, vfmt[j], vact[j]) < 0) {
             fprintf(stderr,
-                    "lstmc: tune: threshold sets with %s weights left out: the model does not "
-                    "compile so\n",
-                    lowp_name(f));
+                    "lstmc: tune: threshold sets with %s left out: the model does not compile "
+                    "so\n",
+                    tune_variant_name(r, &q));
             continue;
         }
-        sfmt[nsf++] = f;
+        sfmt[nsf] = vfmt[j];
+        sact[nsf++] = vact[j];
         if (tune_stopped(r))
             return -1;
     }
@@ -644,6 +660,7 @@ tune_search(tune_run *r)
         static const double zero[2] = {0, 0};
         tune_point *q = &p[TUNE_SETS + t->n_fmts + t->n_acts + i];
         q->wfmt = i < nw ? LSTMC_RT_WFMT_FP32 : wfmt[i - nw];
+        q->act = i < nw ? 0 : wact[i - nw];
         q->max_run = wins[i < nw ? i : (i - nw) % nw];
         if (tune_harness(r, tune_point_sub(r, q), 0, r->n_tune, t->reps, zero, 1, h, &y) < 0)
             return -1;
@@ -654,22 +671,27 @@ tune_search(tune_run *r)
         free(y);
         y = NULL;
         fprintf(stderr,
-                "lstmc: tune: [sub-layers <= %d] tissues %6.2f accuracy %.4f time %.1f us\n",
-                q->max_run, q->tissues, q->accuracy, q->us);
+                "lstmc: tune: [sub-layers <= %d%s%s] tissues %6.2f accuracy %.4f time %.1f us\n",
+                q->max_run, i < nw ? "" : " ", i < nw ? "" : tune_variant_name(r, q), q->tissues,
+                q->accuracy, q->us);
         if (tune_stopped(r))
             return -1;
     }
     /* 5d. the threshold sets with reduced weights */
     for (j = 0; j < nsf; j++) {
         tune_point *q0 = &p[TUNE_SETS + t->n_fmts + t->n_acts + nw + nwf + j * TUNE_SETS];
-        fprintf(stderr, "lstmc: tune: measuring the %d threshold sets with %s weights\n", TUNE_SETS,
-                lowp_name(sfmt[j]));
-        if (tune_harness(r, arena_printf(r->a, "approx_%s", lowp_name(sfmt[j])), 0, r->n_tune,
-                         t->reps, pairs, TUNE_SETS, h, &y) < 0)
+        q0->wfmt = sfmt[j];
+        q0->act = sact[j];
+        q0->set = 1;
+        fprintf(stderr, "lstmc: tune: measuring the %d threshold sets with %s%s\n", TUNE_SETS,
+                tune_variant_name(r, q0), sact[j] ? " layers" : " weights");
+        if (tune_harness(r, tune_point_sub(r, q0), 0, r->n_tune, t->reps, pairs, TUNE_SETS, h, &y) <
+            0)
             return -1;
         for (i = 0; i < TUNE_SETS; i++) {
             tune_point *q = &q0[i];
             q->wfmt = sfmt[j];
+            q->act = sact[j];
             q->set = i + 1;
             q->alpha_inter = pairs[2 * i];
             q->alpha_intra = pairs[2 * i + 1];
@@ -681,8 +703,8 @@ tune_search(tune_run *r)
             fprintf(stderr,
                     "lstmc: tune: [%2d/%d %s] tissues %6.2f rows skipped %5.1f %% accuracy %.4f "
                     "time %.1f us\n",
-                    i + 1, TUNE_SETS, lowp_name(sfmt[j]), q->tissues, 100 * q->skipped, q->accuracy,
-                    q->us);
+                    i + 1, TUNE_SETS, tune_variant_name(r, q), q->tissues, 100 * q->skipped,
+                    q->accuracy, q->us);
         }
         free(y);
         y = NULL;

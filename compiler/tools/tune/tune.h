@@ -34,11 +34,13 @@ typedef struct driver_options driver_options;
 
 #define TUNE_SETS    11
 #define TUNE_WINDOWS 4 /* forced-breakpoint points: sub-layers of at most T/2, T/4, T/6, T/8 */
-/* the sets, fp16, bf16, int8, act-int8, act-int16, the windows in fp32 and fp16 */
-#define TUNE_WIN_FMTS    2  /* the windows' and sets' reduced weight formats: fp16, int8 */
+/* the windows' and sets' variants beside fp32: fp16 and int8 weights, int8 and int16 layers */
+#define TUNE_VARIANTS    4
 #define TUNE_MAX_THREADS 16 /* thread counts the search tries at most (1..cores) */
+/* the fp32 sets, fp16, bf16, int8, act-int8, act-int16, the windows and the sets in fp32 and
+ * in each variant */
 #define TUNE_MAX_POINTS                                                                            \
-    (TUNE_SETS + 5 + (1 + TUNE_WIN_FMTS) * TUNE_WINDOWS + TUNE_WIN_FMTS * TUNE_SETS)
+    (TUNE_SETS + 5 + (1 + TUNE_VARIANTS) * TUNE_WINDOWS + TUNE_VARIANTS * TUNE_SETS)
 
 /* One measured threshold set. */
 typedef struct tune_point {
@@ -56,8 +58,9 @@ typedef struct tune_point {
     int max_run;     /* > 0: the approximate schedule at alpha 0 with --max-sublayer=max_run
                         (issue 24: forced breakpoints at the lowest-S links) */
     int set;         /* 1 + k: threshold set k (alpha_inter, alpha_intra) of the approximate
-                        schedule with wfmt weights (issue 24: tissues and row skip read them);
-                        0 otherwise (the fp32 sets are points 0 .. TUNE_SETS - 1) */
+                        schedule with wfmt weights (issue 24: tissues and row skip read them),
+                        in int<act> layers when act; 0 otherwise (the fp32 sets are points
+                        0 .. TUNE_SETS - 1) */
 } tune_point;
 
 /*

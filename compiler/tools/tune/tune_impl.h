@@ -5,13 +5,13 @@
 #ifndef LSTMC_TUNE_IMPL_H
 #define LSTMC_TUNE_IMPL_H
 
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-
 #include "lstmc_rt_npy.h"
 #include "tune.h"
 #include "wfmt.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 
 typedef struct topts {
     const char *model, *target, *data, *labels, *out, *keep, *metric;
@@ -36,7 +36,7 @@ typedef struct tune_run {
     int64_t K, n_tune, n_hold, n_layers, T;
     int64_t C, numel; /* output 0: last dim, elements */
     int top1;
-    int64_t *labels;  /* K * positions, or NULL */
+    int64_t *labels;                /* K * positions, or NULL */
     float *exact_tune, *exact_hold; /* output 0 of the exact model */
     double exact_acc_tune, exact_acc_hold;
     double exact_us;
@@ -75,10 +75,15 @@ int tune_harness(tune_run *r, const char *sub, int64_t first, int64_t count, int
 
 /* report.c */
 
-/* The work sub-folder of the exact schedule with its weights in fmt. */
-/* The work sub-folder of point p's library: approx, approx_wN, exact_<fmt>, exact_act_intN. */
+/* The work sub-folder of point p's library: approx, approx_<fmt>, approx_act_intN, approx_wN,
+ * approx_wN_<fmt>, approx_wN_act_intN, exact_<fmt>, exact_act_intN; tune_fmt_sub: the exact
+ * schedule's with its weights in fmt, or its integer layers. */
 const char *tune_point_sub(tune_run *r, const tune_point *p);
 const char *tune_fmt_sub(tune_run *r, int fmt, int act);
+
+/* What a set's or window's weights are: "fp32", "fp16", "int8", or "act-int8" (integer layers,
+ * int8 weights). */
+const char *tune_variant_name(tune_run *r, const tune_point *p);
 
 /* "set 3", or "the exact schedule with fp16 weights". */
 const char *tune_point_name(tune_run *r, const tune_point *p, int i);
