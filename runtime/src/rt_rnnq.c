@@ -147,17 +147,27 @@ ror8(uint32_t v)
 }
 #endif
 
-/* sum of w over the part of a row the VNNI loop below takes (whole blocks of 64), which the
- * unsigned-times-signed product needs subtracted 128 times; computed once per row. */
+/* sum of w over a row, which the VNNI loops below (the unsigned-times-signed product, every
+ * term of the row: whole blocks of 64 and a masked tail) need subtracted 128 times; computed
+ * once per row. */
 static int32_t
 vnni_wsum(const int8_t *w, int64_t K)
 {
     int32_t s = 0;
     int64_t k;
-    for (k = 0; k < K / 64 * 64; k++)
+    for (k = 0; k < K; k++)
         s += w[k];
     return s;
 }
+
+#if RNNQ_VNNI
+/* the lanes [0, n) of a 64-byte block, n in [1, 63]: the tail of a row */
+static inline __mmask64
+tail_mask(int32_t n)
+{
+    return (__mmask64)(~0ULL >> (64 - n));
+}
+#endif
 
 static int64_t
 dot(const int8_t *w, const void *x, int32_t bits, int64_t K64, const int32_t *wsum)
@@ -169,7 +179,7 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64, const int32_t *ws
         const int8_t *x8 = x;
         int32_t s = 0;
 #if RNNQ_VNNI
-        if (K >= 64 && wsum) { /* VPDPBUSD: (x + 128) as u8 times w, less 128 * sum w */
+        if (wsum) { /* VPDPBUSD: (x + 128) as u8 times w, less 128 * sum w */
             const __m512i flip = _mm512_set1_epi8((char)0x80);
             __m512i acc = _mm512_setzero_si512();
             for (; k + 64 <= K; k += 64) {
@@ -177,6 +187,13 @@ dot(const int8_t *w, const void *x, int32_t bits, int64_t K64, const int32_t *ws
                 const __m512i b =
                     _mm512_xor_si512(_mm512_loadu_si512((const void *)(x8 + k)), flip);
                 acc = _mm512_dpbusd_epi32(acc, b, a);
+            }
+            if (k < K) { /* the tail: w 0 in the lanes past K, so they add nothing */
+                const __mmask64 m = tail_mask(K - k);
+                acc = _mm512_dpbusd_epi32(
+                    acc, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x8 + k), flip),
+                    _mm512_maskz_loadu_epi8(m, w + k));
+                k = K;
             }
             s = _mm512_reduce_add_epi32(acc) - 128 * *wsum;
         }
@@ -295,7 +312,7 @@ dot_rows(const int8_t *w, int64_t rows, const void *x, int32_t bits, int64_t K, 
 {
     int64_t r;
 #if RNNQ_VNNI
-    if (bits == 8 && rows == ROWS && K >= 64) {
+    if (bits == 8 && rows == ROWS) {
         const __m512i flip = _mm512_set1_epi8((char)0x80);
         const int8_t *x8 = x;
         const int32_t K64 = (int32_t)(K / 64 * 64);
@@ -303,10 +320,11 @@ dot_rows(const int8_t *w, int64_t rows, const void *x, int32_t bits, int64_t K, 
                 a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0,
                 a15 = a0, b01, b23, b45, b67, b89, bab, bcd, bef, c0, c1, c2, c3, d0, d1, s;
         int32_t sums[ROWS], k;
-        for (k = 0; k < K64; k += 64) {
-            const __m512i b = _mm512_xor_si512(_mm512_loadu_si512((const void *)(x8 + k)), flip);
-#define ROW_ACC(i)                                                                                 \
-    a##i = _mm512_dpbusd_epi32(a##i, b, _mm512_loadu_si512((const void *)(w + i * K + k)))
+        /* blocks of 64, then the tail with every row's lanes past K loaded as 0 */
+        for (k = 0; k < (int32_t)K; k += 64) {
+            const __mmask64 m = k < K64 ? ~(__mmask64)0 : tail_mask((int32_t)K - k);
+            const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x8 + k), flip);
+#define ROW_ACC(i) a##i = _mm512_dpbusd_epi32(a##i, b, _mm512_maskz_loadu_epi8(m, w + i * K + k))
             ROW_ACC(0);
             ROW_ACC(1);
             ROW_ACC(2);
@@ -352,12 +370,8 @@ dot_rows(const int8_t *w, int64_t rows, const void *x, int32_t bits, int64_t K, 
 #undef LANES
         s = _mm512_sub_epi32(s, _mm512_slli_epi32(_mm512_loadu_si512((const void *)wsum), 7));
         _mm512_storeu_si512((void *)sums, s);
-        for (r = 0; r < ROWS; r++) {
-            int32_t t = sums[r];
-            for (k = K64; k < (int32_t)K; k++)
-                t += (int32_t)w[r * K + k] * x8[k];
-            out[r] = t;
-        }
+        for (r = 0; r < ROWS; r++)
+            out[r] = sums[r];
         return;
     }
 #endif
