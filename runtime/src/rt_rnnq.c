@@ -33,6 +33,11 @@
 #else
 #define RNNQ_VNNI 0
 #endif
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#define RNNQ_AVX512 1 /* the LSTM cell's element-wise part on 8 units at a time */
+#else
+#define RNNQ_AVX512 0
+#endif
 #include "lstmc_rt_kernels.h"
 
 /* The recipe's shifts of negative values are floors: an arithmetic right shift. */
@@ -489,6 +494,130 @@ lstm_unit(const step_args *a, const int64_t *pw, int64_t j, int64_t ui, int64_t 
        (int32_t)sat(requant32(o * act(a->act[2], tc), p->h_mult, p->h_shift), -a->hmax, a->hmax));
 }
 
+#if RNNQ_AVX512
+/* --- lstm_unit on 8 units at a time (AVX-512): the same integers, lane by lane ----------- */
+/* Each value of the recipe lives in an int64 lane, as in lstm_unit; every product below is
+ * of two values that fit int32 (vpmuldq: the low 32 bits of each lane, signed). */
+
+/* rshr with a shift per lane in [0, 63]: (x + (2^n >> 1)) >> n, n = 0 giving x */
+static inline __m512i
+rshr8v(__m512i x, __m512i n)
+{
+    const __m512i half = _mm512_srli_epi64(_mm512_sllv_epi64(_mm512_set1_epi64(1), n), 1);
+    return _mm512_srav_epi64(_mm512_add_epi64(x, half), n);
+}
+
+static inline __m512i
+rshr8(__m512i x, int32_t n)
+{
+    return n ? _mm512_srai_epi64(_mm512_add_epi64(x, _mm512_set1_epi64((int64_t)1 << (n - 1))), n)
+             : x;
+}
+
+static inline __m512i
+sat8(__m512i x, int64_t lo, int64_t hi)
+{
+    return _mm512_min_epi64(_mm512_max_epi64(x, _mm512_set1_epi64(lo)), _mm512_set1_epi64(hi));
+}
+
+/* field f of Q's rows r .. r + 7, sign-extended to int64 lanes */
+static inline __m512i
+qfield8(const int32_t *Q, int64_t r, int f)
+{
+    const __m256i at = _mm256_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56);
+    return _mm512_cvtepi32_epi64(
+        _mm256_i32gather_epi32((const int *)(Q + r * LSTMC_RT_RNNQ_ROW + f), at, 4));
+}
+
+/* gate_z of rows r .. r + 7 */
+static inline __m512i
+gate_z8(const int32_t *Q, int64_t r, const int64_t *pw, const int64_t *acc)
+{
+    const __m512i w = _mm512_add_epi64(_mm512_loadu_si512((const void *)(pw + r)),
+                                       qfield8(Q, r, LSTMC_RT_RNNQ_ZC));
+    const __m512i zw = rshr8v(_mm512_mul_epi32(w, qfield8(Q, r, LSTMC_RT_RNNQ_MW)),
+                              qfield8(Q, r, LSTMC_RT_RNNQ_NW));
+    const __m512i zu = rshr8v(_mm512_mul_epi32(_mm512_loadu_si512((const void *)(acc + r)),
+                                               qfield8(Q, r, LSTMC_RT_RNNQ_MU)),
+                              qfield8(Q, r, LSTMC_RT_RNNQ_NU));
+    return _mm512_add_epi64(
+        _mm512_add_epi64(zw, zu),
+        _mm512_add_epi64(qfield8(Q, r, LSTMC_RT_RNNQ_BW), qfield8(Q, r, LSTMC_RT_RNNQ_BR)));
+}
+
+static inline __m512i
+pre8(const lstmc_rt_rnnq_params *p, __m512i z)
+{
+    if (p->has_clip)
+        z = sat8(z, -(int64_t)p->clip_q, p->clip_q);
+    return sat8(z, -32768, 32767);
+}
+
+/* table_act per lane of v in [-32768, 32767]: T[i] and T[i + 1] in one 32-bit gather */
+static inline __m512i
+act8(int32_t kind, __m512i v)
+{
+    const int16_t *T = kind == LSTMC_RT_ACT_TANH ? lstmc_rt_q_tanh_table : lstmc_rt_q_sigmoid_table;
+    const __m512i u = _mm512_add_epi64(v, _mm512_set1_epi64(32768));
+    const __m256i pair = _mm512_i64gather_epi32(_mm512_srli_epi64(u, 7), (const void *)T, 2);
+    const __m256i lo = _mm256_srai_epi32(_mm256_slli_epi32(pair, 16), 16);
+    const __m256i hi = _mm256_srai_epi32(pair, 16);
+    const __m256i f = _mm512_cvtepi64_epi32(_mm512_and_si512(u, _mm512_set1_epi64(127)));
+    const __m256i d = _mm256_mullo_epi32(_mm256_sub_epi32(hi, lo), f);
+    return _mm512_cvtepi32_epi64(
+        _mm256_add_epi32(lo, _mm256_srai_epi32(_mm256_add_epi32(d, _mm256_set1_epi32(64)), 7)));
+}
+
+/* lstm_unit for units j .. j + 7 from acc [4H] (rows i, o, f, c), without peepholes */
+static void
+lstm_units8(const step_args *a, const int64_t *pw, int64_t j, const int64_t *acc, void *hn,
+            int32_t *c)
+{
+    const lstmc_rt_rnnq_params *p = a->p;
+    const int64_t H = p->hidden;
+    const __m512i zi = gate_z8(a->Q, j, pw, acc), zo = gate_z8(a->Q, H + j, pw, acc);
+    const __m512i zc = gate_z8(a->Q, 3 * H + j, pw, acc);
+    const __m512i i = act8(a->act[0], pre8(p, zi));
+    const __m512i f = p->input_forget ? _mm512_sub_epi64(_mm512_set1_epi64(32768), i)
+                                      : act8(a->act[0], pre8(p, gate_z8(a->Q, 2 * H + j, pw, acc)));
+    const __m512i g = act8(a->act[1], pre8(p, zc));
+    const __m512i c0 = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(c + j)));
+    const __m512i cn = sat8(_mm512_add_epi64(rshr8(_mm512_mul_epi32(f, c0), 15),
+                                             rshr8(_mm512_mul_epi32(i, g), 30 - p->cell_exp)),
+                            -32768, 32767);
+    const __m512i o = act8(a->act[0], pre8(p, zo));
+    const __m512i tc = sat8(p->cell_exp >= 12 ? rshr8(cn, p->cell_exp - 12)
+                                              : _mm512_slli_epi64(cn, 12 - p->cell_exp),
+                            -32768, 32767);
+    const __m512i hv = sat8(rshr8(_mm512_mul_epi32(_mm512_mul_epi32(o, act8(a->act[2], tc)),
+                                                   _mm512_set1_epi64(p->h_mult)),
+                                  p->h_shift),
+                            -a->hmax, a->hmax);
+    _mm256_storeu_si256((__m256i *)(c + j), _mm512_cvtepi64_epi32(cn));
+    if (p->bits == 8)
+        _mm_storel_epi64((__m128i *)((int8_t *)hn + j), _mm512_cvtepi64_epi8(hv));
+    else
+        _mm_storeu_si128((__m128i *)((int16_t *)hn + j), _mm512_cvtepi64_epi16(hv));
+}
+#endif
+
+/* Units [j0, H) of one LSTM step from acc [4H] (rows i, o, f, c): lstm_unit on each, 8 at a
+ * time where AVX-512 is there and the cell has no peepholes. */
+static void
+lstm_units(const step_args *a, const int64_t *pw, int64_t j0, const int64_t *acc, void *hn,
+           int32_t *c)
+{
+    const int64_t H = a->p->hidden;
+    int64_t j = j0;
+#if RNNQ_AVX512
+    if (!a->Peep)
+        for (; j + 8 <= H; j += 8)
+            lstm_units8(a, pw, j, acc, hn, c);
+#endif
+    for (; j < H; j++)
+        lstm_unit(a, pw, j, acc[j], acc[H + j], acc[2 * H + j], acc[3 * H + j], hn, c);
+}
+
 /* The recipe's o gate of unit j (Q0.15) from its U h sum (no P_o peephole under DRS) */
 static inline int32_t
 drs_o(const step_args *a, const int64_t *pw, int64_t j, int64_t uo)
@@ -508,6 +637,26 @@ drs_skip(const step_args *a, int64_t j, int32_t o, void *hn, int32_t *c)
        (int32_t)sat(requant32(o * act(a->act[2], 0), p->h_mult, p->h_shift), -a->hmax, a->hmax));
 }
 
+#if RNNQ_AVX512
+/* Units j .. j + 7 under row skip, keep's bit k set for the units kept (o[k] their o gates):
+ * lstm_units8 on all 8, the skipped units' U h sums of rows i, f, c zeroed first (they were
+ * not computed), then Algorithm 3's c = 0, h = o h(0) written over the skipped ones. */
+static void
+lstm_units8_drs(const step_args *a, const int64_t *pw, int64_t j, int64_t *acc, int32_t keep,
+                const int32_t *o, void *hn, int32_t *c)
+{
+    const int64_t H = a->p->hidden;
+    int64_t k;
+    for (k = 0; k < 8; k++)
+        if (!(keep >> k & 1))
+            acc[j + k] = acc[2 * H + j + k] = acc[3 * H + j + k] = 0;
+    lstm_units8(a, pw, j, acc, hn, c);
+    for (k = 0; k < 8; k++)
+        if (!(keep >> k & 1))
+            drs_skip(a, j + k, o[k], hn, c);
+}
+#endif
+
 /* One LSTM step with dynamic row skip (lstmc_rt_lstm_drs_q): the o rows first, then the
  * rows i, f, c of the kept units only. */
 static void
@@ -518,17 +667,31 @@ lstm_step_drs(const step_args *a, const int64_t *pw, const void *h, void *hn, in
     int64_t j, kept = 0, *uo = a->acc + H;
 
     dot_all(a->U + H * H, H, h, p->bits, H, a->usum + H, uo); /* the o rows */
-    for (j = 0; j < H; j++) {
-        const int64_t ri = j, rf = 2 * H + j, rc = 3 * H + j;
-        const int32_t o = drs_o(a, pw, j, uo[j]);
-        if ((o < 0 ? -(int64_t)o : o) >= a->drs_alpha) {
-            lstm_unit(a, pw, j, dot(a->U + ri * H, h, p->bits, H, a->usum + ri), uo[j],
-                      dot(a->U + rf * H, h, p->bits, H, a->usum + rf),
-                      dot(a->U + rc * H, h, p->bits, H, a->usum + rc), hn, c);
-            kept++;
-        } else {
-            drs_skip(a, j, o, hn, c);
+    for (j = 0; j < H; j += 8) { /* blocks of 8 units: lstm_units8 when all 8 are kept */
+        const int64_t je = H - j < 8 ? H : j + 8;
+        int32_t o[8], keep = 0;
+        int64_t u;
+        for (u = j; u < je; u++) {
+            o[u - j] = drs_o(a, pw, u, uo[u]);
+            if ((o[u - j] < 0 ? -(int64_t)o[u - j] : o[u - j]) >= a->drs_alpha) {
+                a->acc[u] = dot(a->U + u * H, h, p->bits, H, a->usum + u);
+                a->acc[2 * H + u] = dot(a->U + (2 * H + u) * H, h, p->bits, H, a->usum + 2 * H + u);
+                a->acc[3 * H + u] = dot(a->U + (3 * H + u) * H, h, p->bits, H, a->usum + 3 * H + u);
+                keep |= 1 << (u - j);
+                kept++;
+            }
         }
+#if RNNQ_AVX512
+        if (je - j == 8 && keep && !a->Peep) { /* every unit, then the skipped ones again */
+            lstm_units8_drs(a, pw, j, a->acc, keep, o, hn, c);
+            continue;
+        }
+#endif
+        for (u = j; u < je; u++)
+            if (keep >> (u - j) & 1)
+                lstm_unit(a, pw, u, a->acc[u], uo[u], a->acc[2 * H + u], a->acc[3 * H + u], hn, c);
+            else
+                drs_skip(a, u, o[u - j], hn, c);
     }
     a->drs->cells++;
     a->drs->rows_total += 3 * H;
@@ -543,15 +706,13 @@ lstm_step(const step_args *a, const int64_t *pw, const void *h, void *hn, int32_
 {
     const int64_t H = a->p->hidden;
     const int32_t bits = a->p->bits;
-    int64_t j;
 
     if (a->drs_alpha > 0) {
         lstm_step_drs(a, pw, h, hn, c);
         return;
     }
     dot_all(a->U, 4 * H, h, bits, H, a->usum, a->acc);
-    for (j = 0; j < H; j++)
-        lstm_unit(a, pw, j, a->acc[j], a->acc[H + j], a->acc[2 * H + j], a->acc[3 * H + j], hn, c);
+    lstm_units(a, pw, 0, a->acc, hn, c);
 }
 
 /* One GRU step; rg [H], rh [H] (of the layer's type) scratch. */
@@ -1118,13 +1279,30 @@ tissue_q_run(const lstmc_rt_tissueq_params *tqp, float alpha_inter, float alpha_
             for (i = 0; i < m; i++) {
                 char *hs = sh + cell_slot[c0 + i] * H * es;
                 int32_t *cs = sc + cell_slot[c0 + i] * H;
-                const int64_t *ai = acc + i * G;
+                int64_t *ai = acc + i * G;
 
                 n = cell_n[c0 + i];
                 t = cell_t[c0 + i];
-                for (j = 0; j < H; j++) {
-                    const int32_t o = drs_q > 0 ? ob[i * H + j] : 0;
-                    if (drs_q > 0 && (o < 0 ? -(int64_t)o : o) < drs_q)
+                if (drs_q <= 0)
+                    lstm_units(&a, P + lstmc_rt_row_at(lp, t, n) * G, 0, ai, hs, cs);
+                for (j = 0; drs_q > 0 && j < H; j++) {
+                    const int32_t o = ob[i * H + j];
+#if RNNQ_AVX512
+                    if (j % 8 == 0 && j + 8 <= H && !a.Peep) { /* 8 units at a time */
+                        int32_t k, keep = 0;
+                        for (k = 0; k < 8; k++) {
+                            const int32_t ok = ob[i * H + j + k];
+                            keep |= ((ok < 0 ? -(int64_t)ok : ok) >= drs_q) << k;
+                        }
+                        if (keep) {
+                            lstm_units8_drs(&a, P + lstmc_rt_row_at(lp, t, n) * G, j, ai, keep,
+                                            ob + i * H + j, hs, cs);
+                            j += 7;
+                            continue;
+                        }
+                    }
+#endif
+                    if ((o < 0 ? -(int64_t)o : o) < drs_q)
                         drs_skip(&a, j, o, hs, cs);
                     else
                         lstm_unit(&a, P + lstmc_rt_row_at(lp, t, n) * G, j, ai[j], ai[H + j],
