@@ -201,6 +201,25 @@ echo "garbage" >"$work/bad.tuned"
 grep -q 'bad.tuned' "$work/err" || fail "the message does not name the bad TUNED file"
 [ ! -e "$work/y" ] || fail "a failed compile left an output folder"
 
+# a model with several outputs (a PyTorch LSTM returning y, h_n and c_n): tune scores output 0
+# and runs the library with a buffer for each of the others (it failed with 'run failed')
+m3=$src/tests/fixtures/cases/pt_lstm3_batchfirst
+/usr/bin/python3 - "$work/m3.npy" <<'EOT' || fail "cannot write the samples of pt_lstm3_batchfirst"
+import random, struct, sys
+K = 12  # samples of the model's input [2, 5, 8]
+head = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 2, 5, 8), }" % K
+head += " " * (63 - (10 + len(head)) % 64) + "\n"
+rng = random.Random(7)
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
+    f.write(struct.pack("<%df" % (K * 80), *[rng.gauss(0, 1) for _ in range(K * 80)]))
+EOT
+"$lstmc" tune "$m3/model.onnx" --data "$work/m3.npy" --accuracy 0.9 --reps 1 --weights=fp32 \
+    --vary=inter -o "$work/m3.tuned" >"$work/m3.out" 2>"$work/m3.err" ||
+    { cat "$work/m3.err"; fail "lstmc tune on a model with 3 outputs failed"; }
+grep -q '^| exact | - | - | 5 |' "$work/m3.out" || fail "no table for the model with 3 outputs"
+grep -q 'Held out (3 samples)' "$work/m3.out" || fail "no held-out line for the 3-output model"
+
 # interrupted: exit 130, no TUNED, no work folder left in TMPDIR
 mkdir -p "$work/tmp"
 TMPDIR="$work/tmp" "$lstmc" tune "$har/model.onnx" --data "$har/eval_x.npy" \

@@ -20,7 +20,9 @@
  * runtime's tissue_stats, which sum the layers of a run, over N_LAYERS, averaged over the
  * samples; 0 with -DBASELINE; the fraction is ctx.drs_stats' rows skipped over rows, dynamic
  * row skip, over every run). OUT.npy receives output 0 of every run: float32
- * [SETS, COUNT, OUTPUT_0_NUMEL]. The caller (lstmc) scores the outputs.
+ * [SETS, COUNT, OUTPUT_0_NUMEL]; the model's other outputs (a PyTorch LSTM's h_n and c_n,
+ * say; up to MAX_OUTS in all) are written to buffers of their own and not kept. The caller
+ * (lstmc) scores the outputs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -38,6 +40,79 @@
 #define MAC(s)     CAT(UPFX, s)
 
 static unsigned char arena_raw[MAC(_ARENA_SIZE) + LSTMC_RT_ALIGN];
+
+#define MAX_OUTS 16
+/* output i's bytes, rounded up to whole 64-byte lines (0 past the model's outputs) */
+#define OUT_BYTES(i)                                                                               \
+    (((size_t)MAC(_OUTPUT_##i##_NUMEL) * lstmc_rt_dtype_size(MAC(_OUTPUT_##i##_DTYPE)) + 63) /     \
+     64 * 64)
+
+/* the buffers of outputs 1 .. N_OUTPUTS - 1 (output 0 goes to the results) */
+static int
+other_outputs(void **o)
+{
+    size_t bytes[MAX_OUTS] = {0}, total = 0;
+    unsigned char *buf;
+    int i;
+#if MAC(_N_OUTPUTS) > MAX_OUTS
+    return -1;
+#endif
+#if MAC(_N_OUTPUTS) > 1
+    bytes[1] = OUT_BYTES(1);
+#endif
+#if MAC(_N_OUTPUTS) > 2
+    bytes[2] = OUT_BYTES(2);
+#endif
+#if MAC(_N_OUTPUTS) > 3
+    bytes[3] = OUT_BYTES(3);
+#endif
+#if MAC(_N_OUTPUTS) > 4
+    bytes[4] = OUT_BYTES(4);
+#endif
+#if MAC(_N_OUTPUTS) > 5
+    bytes[5] = OUT_BYTES(5);
+#endif
+#if MAC(_N_OUTPUTS) > 6
+    bytes[6] = OUT_BYTES(6);
+#endif
+#if MAC(_N_OUTPUTS) > 7
+    bytes[7] = OUT_BYTES(7);
+#endif
+#if MAC(_N_OUTPUTS) > 8
+    bytes[8] = OUT_BYTES(8);
+#endif
+#if MAC(_N_OUTPUTS) > 9
+    bytes[9] = OUT_BYTES(9);
+#endif
+#if MAC(_N_OUTPUTS) > 10
+    bytes[10] = OUT_BYTES(10);
+#endif
+#if MAC(_N_OUTPUTS) > 11
+    bytes[11] = OUT_BYTES(11);
+#endif
+#if MAC(_N_OUTPUTS) > 12
+    bytes[12] = OUT_BYTES(12);
+#endif
+#if MAC(_N_OUTPUTS) > 13
+    bytes[13] = OUT_BYTES(13);
+#endif
+#if MAC(_N_OUTPUTS) > 14
+    bytes[14] = OUT_BYTES(14);
+#endif
+#if MAC(_N_OUTPUTS) > 15
+    bytes[15] = OUT_BYTES(15);
+#endif
+    for (i = 1; i < MAX_OUTS; i++)
+        total += bytes[i];
+    buf = total ? aligned_alloc(64, total) : NULL;
+    if (total && !buf)
+        return -1;
+    for (i = 1; i < MAX_OUTS; i++) {
+        o[i] = buf;
+        buf += bytes[i];
+    }
+    return 0;
+}
 
 static double
 now_us(void)
@@ -76,12 +151,15 @@ main(int argc, char **argv)
     int reps, s, r, n_sets, progress = getenv("LSTMC_TUNE_PROGRESS") != NULL;
     double *stats; /* per set: tissues, sub-layers, rows, rows skipped (summed, round 0) */
     size_t sample_bytes;
+    void *o[MAX_OUTS] = {0};
     API(_ctx) ctx;
 
     if (argc < 6 || (argc - 6) % 2 != 0)
         return fail("usage: harness X.npy FIRST COUNT REPS OUT.npy [ALPHA_INTER ALPHA_INTRA]...");
     if (MAC(_OUTPUT_0_DTYPE) != LSTMC_RT_F32)
         return fail("output 0 is not float32");
+    if (other_outputs(o) != 0)
+        return fail("more than 16 outputs, or out of memory");
     if (lstmc_npy_info_read(argv[1], &xi, err, sizeof err) != 0 || xi.rank < 1 || xi.dims[0] < 1)
         return fail(err);
     first = atoll(argv[2]);
@@ -127,7 +205,6 @@ main(int argc, char **argv)
                         n_sets);
             for (k = 0; k < count; k++) {
                 const void *in[1];
-                void *o[1];
                 double t0;
                 in[0] = X + (size_t)(first + k) * sample_bytes;
                 o[0] = outs + (s * count + k) * numel;
