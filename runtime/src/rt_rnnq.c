@@ -667,31 +667,46 @@ lstm_step_drs(const step_args *a, const int64_t *pw, const void *h, void *hn, in
     int64_t j, kept = 0, *uo = a->acc + H;
 
     dot_all(a->U + H * H, H, h, p->bits, H, a->usum + H, uo); /* the o rows */
-    for (j = 0; j < H; j += 8) { /* blocks of 8 units: lstm_units8 when all 8 are kept */
-        const int64_t je = H - j < 8 ? H : j + 8;
-        int32_t o[8], keep = 0;
-        int64_t u;
+    for (j = 0; j < H; j += ROWS) {                           /* blocks of ROWS units */
+        const int64_t je = H - j < ROWS ? H : j + ROWS;
+        int32_t o[ROWS], keep = 0;
+        int64_t u, v;
         for (u = j; u < je; u++) {
             o[u - j] = drs_o(a, pw, u, uo[u]);
             if ((o[u - j] < 0 ? -(int64_t)o[u - j] : o[u - j]) >= a->drs_alpha) {
-                a->acc[u] = dot(a->U + u * H, h, p->bits, H, a->usum + u);
-                a->acc[2 * H + u] = dot(a->U + (2 * H + u) * H, h, p->bits, H, a->usum + 2 * H + u);
-                a->acc[3 * H + u] = dot(a->U + (3 * H + u) * H, h, p->bits, H, a->usum + 3 * H + u);
                 keep |= 1 << (u - j);
                 kept++;
             }
         }
-#if RNNQ_AVX512
-        if (je - j == 8 && keep && !a->Peep) { /* every unit, then the skipped ones again */
-            lstm_units8_drs(a, pw, j, a->acc, keep, o, hn, c);
-            continue;
+        if (je - j == ROWS && keep == (1 << ROWS) - 1) { /* all kept: the rows as one block */
+            for (v = 0; v < 4; v++)
+                if (v != 1)
+                    dot_rows(a->U + (v * H + j) * H, ROWS, h, p->bits, H, a->usum + v * H + j,
+                             a->acc + v * H + j);
+        } else {
+            for (u = j; u < je; u++)
+                for (v = 0; (keep >> (u - j) & 1) && v < 4; v++)
+                    if (v != 1)
+                        a->acc[v * H + u] =
+                            dot(a->U + (v * H + u) * H, h, p->bits, H, a->usum + v * H + u);
         }
+        for (u = j; u < je; u += 8) { /* the cells: lstm_units8 where 8 units are there */
+            const int64_t ue = je - u < 8 ? je : u + 8;
+            const int32_t k8 = keep >> (u - j) & 0xff;
+            int64_t w;
+#if RNNQ_AVX512
+            if (ue - u == 8 && k8 && !a->Peep) { /* every unit, then the skipped ones again */
+                lstm_units8_drs(a, pw, u, a->acc, k8, o + (u - j), hn, c);
+                continue;
+            }
 #endif
-        for (u = j; u < je; u++)
-            if (keep >> (u - j) & 1)
-                lstm_unit(a, pw, u, a->acc[u], uo[u], a->acc[2 * H + u], a->acc[3 * H + u], hn, c);
-            else
-                drs_skip(a, u, o[u - j], hn, c);
+            for (w = u; w < ue; w++)
+                if (k8 >> (w - u) & 1)
+                    lstm_unit(a, pw, w, a->acc[w], uo[w], a->acc[2 * H + w], a->acc[3 * H + w], hn,
+                              c);
+                else
+                    drs_skip(a, w, o[w - j], hn, c);
+        }
     }
     a->drs->cells++;
     a->drs->rows_total += 3 * H;
@@ -1144,21 +1159,38 @@ tissue_product(const step_args *a, int64_t m, const char *hbuf, const int64_t *P
         for (j = 0; j < H; j++)
             ob[i * H + j] = drs_o(a, pw, j, acc[i * G + H + j]);
     }
-    for (j = 0; j < H; j++) { /* lines 6-7: a unit's rows for the cells that keep it */
-        int64_t kept = 0;
+    /* lines 6-7: a unit's rows for the cells that keep it, a block of ROWS units at a time
+     * (a cell that keeps the whole block: its rows as one dot_rows per gate) */
+    for (j = 0; j < H; j += ROWS) {
+        const int64_t je = H - j < ROWS ? H : j + ROWS;
+        int64_t u, kept[ROWS] = {0};
         for (i = 0; i < m; i++) {
-            const int32_t o = ob[i * H + j];
             const char *h = hbuf + i * H * es;
-            if ((o < 0 ? -(int64_t)o : o) < drs_q)
+            int32_t keep = 0;
+            for (u = j; u < je; u++) {
+                const int32_t o = ob[i * H + u];
+                if ((o < 0 ? -(int64_t)o : o) >= drs_q) {
+                    keep |= 1 << (u - j);
+                    kept[u - j]++;
+                }
+            }
+            if (je - j == ROWS && keep == (1 << ROWS) - 1) {
+                for (r = 0; r < G; r += H)
+                    if (r != H)
+                        dot_rows(a->U + (r + j) * H, ROWS, h, p->bits, H, a->usum + r + j,
+                                 acc + i * G + r + j);
                 continue;
-            for (r = j; r < G; r += H)
-                if (r != H + j)
-                    acc[i * G + r] = dot(a->U + r * H, h, p->bits, H, a->usum + r);
-            kept++;
+            }
+            for (u = j; u < je; u++)
+                for (r = u; (keep >> (u - j) & 1) && r < G; r += H)
+                    if (r != H + u)
+                        acc[i * G + r] = dot(a->U + r * H, h, p->bits, H, a->usum + r);
         }
-        ds->rows_total += 3 * m;
-        ds->rows_skipped += 3 * (m - kept);
-        ds->rows_loaded += kept ? 3 : 0;
+        for (u = j; u < je; u++) {
+            ds->rows_total += 3 * m;
+            ds->rows_skipped += 3 * (m - kept[u - j]);
+            ds->rows_loaded += kept[u - j] ? 3 : 0;
+        }
     }
     ds->cells += m;
 }
