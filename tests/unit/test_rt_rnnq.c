@@ -96,6 +96,18 @@ narrow(const tensor *t, int bits, const char *what)
     return out;
 }
 
+/* The next case name of an index file into line (blank lines skipped): 1, or 0 at its end. */
+static int
+next_name(FILE *f, char *line, int n)
+{
+    while (fgets(line, n, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0])
+            return 1;
+    }
+    return 0;
+}
+
 /* Read <dir>/params.txt: one "key value..." line per field of lstmc_rt_rnnq_params. */
 static void
 read_params(const char *dir, lstmc_rt_rnnq_params *p)
@@ -291,12 +303,9 @@ Test(rt_rnnq, fixtures_bit_exact)
     FILE *f = fopen(FIXTURES "/index.txt", "r");
 
     cr_assert(f, "cannot open %s", FIXTURES "/index.txt");
-    while (fgets(line, sizeof line, f)) {
+    while (next_name(f, line, sizeof line)) {
         qcase c;
 
-        line[strcspn(line, "\r\n")] = 0;
-        if (!line[0])
-            continue;
         load_case(line, &c);
         /* every output, then each one left out in turn (with another sentinel, so that an
          * element the kernel never writes cannot match twice by chance) */
@@ -419,15 +428,12 @@ Test(rt_rnnq, tissue_fixtures_bit_exact)
     FILE *f = fopen(FIXTURES_T "/index.txt", "r");
 
     cr_assert(f, "cannot open %s", FIXTURES_T "/index.txt");
-    while (fgets(line, sizeof line, f)) {
+    while (next_name(f, line, sizeof line)) {
         static const int32_t mts[] = {0, 1, 5};
         qcase c;
         tcase t;
         size_t k;
 
-        line[strcspn(line, "\r\n")] = 0;
-        if (!line[0])
-            continue;
         load_case_in(FIXTURES_T, line, &c);
         read_tissue(line, &t);
         t.tp.q = c.p;
@@ -464,13 +470,10 @@ Test(rt_rnnq, tissue_alpha0_is_the_layer)
     FILE *f = fopen(FIXTURES "/index.txt", "r");
 
     cr_assert(f);
-    while (fgets(line, sizeof line, f)) {
+    while (next_name(f, line, sizeof line)) {
         qcase c;
         int32_t m;
 
-        line[strcspn(line, "\r\n")] = 0;
-        if (!line[0])
-            continue;
         load_case(line, &c);
         for (m = 1; c.p.cell == LSTMC_RT_CELL_LSTM && m <= 4; m *= 2) {
             lstmc_rt_tissueq_params tp;
@@ -535,15 +538,12 @@ Test(rt_rnnq, drs_fixtures_bit_exact)
     FILE *f = fopen(FIXTURES_D "/index.txt", "r");
 
     cr_assert(f, "cannot open %s", FIXTURES_D "/index.txt");
-    while (fgets(line, sizeof line, f)) {
+    while (next_name(f, line, sizeof line)) {
         double alpha = -1.0, want = -1.0, v;
         int64_t skipped = -1;
         qcase c;
         FILE *g;
 
-        line[strcspn(line, "\r\n")] = 0;
-        if (!line[0])
-            continue;
         load_case_in(FIXTURES_D, line, &c);
         snprintf(path, sizeof path, "%s/%s/drs.txt", FIXTURES_D, line);
         g = fopen(path, "r");
@@ -578,13 +578,10 @@ Test(rt_rnnq, drs_alpha0_is_the_layer)
     FILE *f = fopen(FIXTURES "/index.txt", "r");
 
     cr_assert(f);
-    while (fgets(line, sizeof line, f)) {
+    while (next_name(f, line, sizeof line)) {
         qcase c;
         int64_t skipped;
 
-        line[strcspn(line, "\r\n")] = 0;
-        if (!line[0])
-            continue;
         load_case(line, &c);
         if (c.p.cell == LSTMC_RT_CELL_LSTM) {
             int po = 0;
