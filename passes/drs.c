@@ -41,6 +41,18 @@ note(diag *d, const ir_node *n, const char *why)
     diag_note(d, n, "dynamic row skip left out: %s", why);
 }
 
+/* An LSTM has the output gate o_t DRS reads; a GRU or RNN cell gets a note and is left. */
+static int
+has_o_gate(const ir_node *n, diag *d)
+{
+    if (ir_attr_int(n, "cell", -1) == LSTMC_RT_CELL_LSTM)
+        return 1;
+    note(d, n,
+         "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows whose o_t "
+         "is near zero (MICRO'18 §V-A)");
+    return 0;
+}
+
 /* 1 when the peephole input is absent or its P_o part [D, H..2H) is constant zero. */
 static int
 po_is_zero(const ir_tensor *Peep, int64_t D, int64_t H)
@@ -139,12 +151,8 @@ to_drs(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
     ir_node *m;
     int i;
 
-    if (ir_attr_int(n, "cell", -1) != LSTMC_RT_CELL_LSTM) {
-        note(d, n,
-             "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
-             "whose o_t is near zero (MICRO'18 §V-A)");
+    if (!has_o_gate(n, d))
         return 0;
-    }
     if (ir_attr_int(n, "packed", 0) != 1 || !U || !U->data || H < 1) {
         note(d, n,
              "the recurrent weights are not packed constants (drs runs after "
@@ -201,12 +209,8 @@ to_drs_q(ir_graph *g, const pass_ctx *cx, ir_node *n, diag *d)
     const int64_t D = ir_attr_int(n, "direction", 0) == 2 ? 2 : 1;
     int64_t k;
 
-    if (ir_attr_int(n, "cell", -1) != LSTMC_RT_CELL_LSTM) {
-        note(d, n,
-             "a GRU or vanilla RNN cell has no output gate o_t, and DRS skips the rows "
-             "whose o_t is near zero (MICRO'18 §V-A)");
+    if (!has_o_gate(n, d))
         return 0;
-    }
     if (Peep) { /* int16 [D, 3H]: P_o must be zero */
         const int16_t *v = Peep->data;
         int po = !v || Peep->dtype != IR_DT_I16 || ir_shape_numel(&Peep->shape) != D * 3 * H;
